@@ -1,0 +1,88 @@
+# tracebench - one Makefile for the binary, the tests and the benchmarks.
+#
+#   make            build ./tracebench
+#   make test       build and run every test (ends with "N passed, N failed")
+#   make demo       the whole pipeline on the built-in mock (sweep, report, plot)
+#   make asan       build with ASan+UBSan into build-asan/ and run the tests
+#   make valgrind   run the tests with every tracebench call under valgrind
+#   make install    install to $(PREFIX)/bin (PREFIX=/usr/local)
+
+VERSION  = 0.1.0
+PREFIX  ?= /usr/local
+O       ?= build
+PKGS     = libcurl libevent libcjson sqlite3 zlib
+
+CC      ?= cc
+WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wwrite-strings -Wvla -Werror
+CFLAGS  ?= -O2 -g
+SAN     ?=
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(SAN) -D_DEFAULT_SOURCE \
+           -DTB_VERSION='"$(VERSION)"' -I. $(shell pkg-config --cflags $(PKGS))
+LIBS     = $(shell pkg-config --libs $(PKGS)) -lm
+
+LIB_SRC  = $(wildcard lib/*.c)
+PROG_SRC = $(wildcard record/*.c replay/*.c analyze/*.c mock/*.c)
+TEST_SRC = $(wildcard tests/unit/test_*.c)
+
+LIB_OBJ  = $(LIB_SRC:%.c=$(O)/%.o)
+PROG_OBJ = $(PROG_SRC:%.c=$(O)/%.o) $(O)/schema_sql.o
+TESTS    = $(TEST_SRC:tests/unit/%.c=$(O)/tests/%)
+BIN      = $(O)/tracebench
+
+.PHONY: all test demo asan valgrind bench install clean deps
+all: tracebench
+
+tracebench: $(BIN)
+	ln -sf $(BIN) tracebench
+
+$(BIN): $(O)/tracebench.o $(O)/libtracebench.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+
+# Everything but main(), so unit tests can link any module.
+$(O)/libtracebench.a: $(PROG_OBJ) $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(O)/%.o: %.c $(wildcard */*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -c -o $@ $<
+
+# The SQL schema is compiled in, so the binary needs no data files.
+$(O)/schema_sql.c: schema/tracebench.sql
+	@mkdir -p $(O)
+	{ echo '/* generated from schema/tracebench.sql */'; \
+	  echo 'const char tracebench_schema_sql[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } > $@
+
+$(O)/tests/%: tests/unit/%.c tests/unit/harness.h $(O)/libtracebench.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libtracebench.a $(LIBS)
+
+test: tracebench $(TESTS)
+	@O=$(O) sh tests/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory tracebench
+	@sh scripts/demo.sh
+
+deps:
+	@sh scripts/deps.sh
+
+asan:
+	$(MAKE) O=build-asan SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' CFLAGS='-O1 -g -fno-omit-frame-pointer' test
+
+valgrind: tracebench $(TESTS)
+	@O=$(O) TB_VALGRIND=1 sh tests/run.sh
+
+bench: tracebench
+	@sh scripts/bench.sh
+
+install: tracebench
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tracebench
+
+clean:
+	rm -rf build build-asan tracebench
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,24 @@
+/*
+ * cli.h - strict parsing of option values, shared by every program, so
+ * "-c 1,2,x" or "-n 10k" is refused the same way everywhere (no atoi).
+ */
+#ifndef TB_CLI_H
+#define TB_CLI_H
+
+#include <stddef.h>
+
+/* Parses a whole decimal integer in [min, max]. Returns 0, or -1 when s is
+ * not one (nothing written to *out then). */
+int cli_parse_long(const char *s, long min, long max, long *out);
+
+/* Parses a whole finite number in [min, max]. Returns 0 or -1. */
+int cli_parse_double(const char *s, double min, double max, double *out);
+
+/*
+ * Parses a comma-separated list of integers in [min, max], e.g. "1,2,4,8".
+ * Returns the count (1..cap) written to out, or -1 when malformed, empty or
+ * longer than cap.
+ */
+int cli_parse_long_list(const char *s, long min, long max, long *out, size_t cap);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * json.c - typed accessors over cJSON; see json.h.
+ */
+#include "json.h"
+
+#include <math.h>
+
+int json_get_int64(const cJSON *obj, const char *key, int64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	double d;
+
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsNumber(v))
+		return -1;
+	d = v->valuedouble;
+	if (d != floor(d) || fabs(d) > 9007199254740992.0)
+		return -1;
+	*out = (int64_t)d;
+	return 1;
+}
+
+const char *json_get_string(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+void json_add_int64(cJSON *obj, const char *key, int64_t v, int null_if_negative)
+{
+	if (v < 0 && null_if_negative)
+		cJSON_AddNullToObject(obj, key);
+	else
+		cJSON_AddNumberToObject(obj, key, (double)v);
+}

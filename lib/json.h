@@ -1,0 +1,21 @@
+/*
+ * json.h - small typed accessors over cJSON objects, shared by the record
+ * readers (traces, results) so each field is checked the same way.
+ */
+#ifndef TB_JSON_H
+#define TB_JSON_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+/* Returns 1 and sets *out for an integral number, 0 when the field is
+ * absent or null, -1 when it has another type or is not integral. */
+int json_get_int64(const cJSON *obj, const char *key, int64_t *out);
+
+/* The string value of obj[key], or NULL when absent or not a string. */
+const char *json_get_string(const cJSON *obj, const char *key);
+
+/* Adds key: v, or key: null when v < 0 and null_if_negative. */
+void json_add_int64(cJSON *obj, const char *key, int64_t v, int null_if_negative);
+
+#endif

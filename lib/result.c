@@ -1,0 +1,157 @@
+/*
+ * result.c - a replayed request's measurements and their JSON form; see
+ * result.h and schema/FORMAT.md ("Results files").
+ */
+#include "result.h"
+#include "json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void result_init(struct result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->ttft_ns = r->ttfa_ns = -1;
+	r->input_tokens = -1;
+}
+
+void result_release(struct result *r)
+{
+	free(r->error_detail);
+	free(r->itl_ns);
+	result_init(r);
+}
+
+bool result_ok(const struct result *r)
+{
+	return r->error[0] == '\0';
+}
+
+void result_set_error(struct result *r, const char *cls, const char *detail)
+{
+	snprintf(r->error, sizeof(r->error), "%s", cls);
+	free(r->error_detail);
+	r->error_detail = NULL;
+	if (detail)
+		r->error_detail = strndup(detail, RESULT_DETAIL_MAX);
+}
+
+cJSON *result_to_json(const struct result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *itl;
+	size_t i;
+
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "level", r->level);
+	cJSON_AddNumberToObject(o, "seq", (double)r->seq);
+	cJSON_AddNumberToObject(o, "trace_id", (double)r->trace_id);
+	cJSON_AddBoolToObject(o, "warmup", r->warmup);
+	cJSON_AddNumberToObject(o, "status", r->status);
+	if (result_ok(r)) {
+		cJSON_AddNullToObject(o, "error");
+	} else {
+		cJSON_AddStringToObject(o, "error", r->error);
+		if (r->error_detail)
+			cJSON_AddStringToObject(o, "error_detail", r->error_detail);
+	}
+	json_add_int64(o, "sched_ns", r->sched_ns, 0);
+	json_add_int64(o, "send_ns", r->send_ns, 0);
+	json_add_int64(o, "ttft_ns", r->ttft_ns, 1);
+	json_add_int64(o, "ttfa_ns", r->ttfa_ns, 1);
+	json_add_int64(o, "e2e_ns", r->e2e_ns, 0);
+	json_add_int64(o, "input_tokens", r->input_tokens, 1);
+	json_add_int64(o, "output_tokens", r->output_tokens, 0);
+	cJSON_AddBoolToObject(o, "tokens_estimated", r->tokens_estimated);
+	itl = cJSON_AddArrayToObject(o, "itl_us");
+	for (i = 0; itl && i < r->n_itl; i++)
+		cJSON_AddItemToArray(itl, cJSON_CreateNumber((double)((r->itl_ns[i] + 500) / 1000)));
+	return o;
+}
+
+/* Reads a required (req) or optional integer field; -1 stands for null. */
+static int get_int(const cJSON *obj, const char *key, int req, int64_t *out,
+		   char *err, size_t errlen)
+{
+	int rc = json_get_int64(obj, key, out);
+
+	if (rc < 0 || (rc == 0 && req)) {
+		snprintf(err, errlen, "field '%s' %s", key,
+			 rc < 0 ? "is not an integer" : "is missing");
+		return -1;
+	}
+	if (rc == 0)
+		*out = -1;
+	return 0;
+}
+
+int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errlen)
+{
+	const cJSON *warmup, *error, *itl, *v;
+	const char *detail;
+	int64_t level, seq, trace_id, status, estimated = 0;
+	size_t i, n;
+
+	if (get_int(obj, "level", 1, &level, err, errlen) ||
+	    get_int(obj, "seq", 1, &seq, err, errlen) ||
+	    get_int(obj, "trace_id", 0, &trace_id, err, errlen) ||
+	    get_int(obj, "status", 0, &status, err, errlen) ||
+	    get_int(obj, "sched_ns", 0, &r->sched_ns, err, errlen) ||
+	    get_int(obj, "send_ns", 1, &r->send_ns, err, errlen) ||
+	    get_int(obj, "ttft_ns", 0, &r->ttft_ns, err, errlen) ||
+	    get_int(obj, "ttfa_ns", 0, &r->ttfa_ns, err, errlen) ||
+	    get_int(obj, "e2e_ns", 1, &r->e2e_ns, err, errlen) ||
+	    get_int(obj, "input_tokens", 0, &r->input_tokens, err, errlen) ||
+	    get_int(obj, "output_tokens", 1, &r->output_tokens, err, errlen))
+		return -1;
+	if (level < 0 || level > 1000000 || seq < 0) {
+		snprintf(err, errlen, "field 'level' or 'seq' is out of range");
+		return -1;
+	}
+	r->level = (int)level;
+	r->seq = (long)seq;
+	r->trace_id = (long)trace_id;
+	r->status = status < 0 ? 0 : (int)status;
+	if (r->sched_ns < 0)
+		r->sched_ns = r->send_ns;
+
+	warmup = cJSON_GetObjectItemCaseSensitive(obj, "warmup");
+	r->warmup = cJSON_IsTrue(warmup);
+	estimated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "tokens_estimated"));
+	r->tokens_estimated = estimated != 0;
+
+	error = cJSON_GetObjectItemCaseSensitive(obj, "error");
+	if (cJSON_IsString(error) && error->valuestring[0]) {
+		detail = json_get_string(obj, "error_detail");
+		result_set_error(r, error->valuestring, detail);
+	} else if (error && !cJSON_IsNull(error)) {
+		snprintf(err, errlen, "field 'error' is not a string or null");
+		return -1;
+	}
+
+	itl = cJSON_GetObjectItemCaseSensitive(obj, "itl_us");
+	n = (size_t)cJSON_GetArraySize(itl);
+	if (itl && !cJSON_IsArray(itl)) {
+		snprintf(err, errlen, "field 'itl_us' is not an array");
+		return -1;
+	}
+	if (n) {
+		r->itl_ns = malloc(n * sizeof(*r->itl_ns));
+		if (!r->itl_ns) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		i = 0;
+		cJSON_ArrayForEach(v, itl) {
+			if (!cJSON_IsNumber(v)) {
+				snprintf(err, errlen, "field 'itl_us' holds a non-number");
+				return -1;
+			}
+			r->itl_ns[i++] = (int64_t)v->valuedouble * 1000;
+		}
+		r->n_itl = n;
+	}
+	return 0;
+}

@@ -1,0 +1,70 @@
+/*
+ * result.h - one replayed request's measurements, as replay writes them
+ * into a results file and analyze reads them back (schema/FORMAT.md).
+ *
+ * Times are nanoseconds. sched_ns and send_ns are offsets from the run's
+ * start; ttft/ttfa/e2e are measured from 'start' as DESIGN.md defines it
+ * (closed loop: send time; open loop: scheduled time). -1 means "none"
+ * (no token arrived, no answer token, ...).
+ */
+#ifndef TB_RESULT_H
+#define TB_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+/* Error classes; "" means the request succeeded. */
+#define RESULT_ERR_HTTP       "http"        /* non-2xx status */
+#define RESULT_ERR_CONNECT    "connect"     /* could not connect */
+#define RESULT_ERR_TIMEOUT    "timeout"     /* request or connect timeout */
+#define RESULT_ERR_TRANSFER   "transfer"    /* reset or broken mid-response */
+#define RESULT_ERR_SERVER     "server"      /* an SSE error event / error object */
+#define RESULT_ERR_MALFORMED  "malformed"   /* unparseable event or body */
+#define RESULT_ERR_INCOMPLETE "incomplete"  /* stream ended without [DONE] */
+#define RESULT_ERR_CANCELLED  "cancelled"   /* stopped by the user */
+
+#define RESULT_ERROR_MAX 16
+#define RESULT_DETAIL_MAX 512
+
+struct result {
+	int level;               /* concurrency of the level it ran in */
+	long seq;                /* order of sending within the run */
+	long trace_id;           /* "id" of the trace record replayed */
+	bool warmup;             /* sent before measuring; excluded from stats */
+	int status;              /* HTTP status, 0 when no response */
+	char error[RESULT_ERROR_MAX];  /* error class, "" when ok */
+	char *error_detail;      /* owned; NULL or at most RESULT_DETAIL_MAX bytes */
+	int64_t sched_ns;        /* scheduled send time, from run start */
+	int64_t send_ns;         /* actual hand-over to the HTTP client */
+	int64_t ttft_ns;         /* start -> first token of any kind, or -1 */
+	int64_t ttfa_ns;         /* start -> first answer token, or -1 */
+	int64_t e2e_ns;          /* start -> end of response */
+	int64_t input_tokens;    /* usage.prompt_tokens, else the trace's, or -1 */
+	int64_t output_tokens;   /* usage.completion_tokens, else counted events */
+	bool tokens_estimated;   /* output_tokens counted, no usage reported */
+	int64_t *itl_ns;         /* owned: gaps between token events */
+	size_t n_itl;
+};
+
+void result_init(struct result *r);
+/* Frees what r owns and re-initializes it. */
+void result_release(struct result *r);
+
+/* True when the request succeeded (no error class). */
+bool result_ok(const struct result *r);
+
+/* Sets the error class and a detail message (copied, capped). */
+void result_set_error(struct result *r, const char *cls, const char *detail);
+
+/* Serializes r; the caller frees the returned object with cJSON_Delete. */
+cJSON *result_to_json(const struct result *r);
+
+/*
+ * Fills r (already initialized) from a record object. Returns 0, or -1 with
+ * a message naming the bad field in err (errlen bytes).
+ */
+int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * tracefile.h - gzip-compressed JSON Lines files with a versioned header.
+ *
+ * Traces (written by record, read by replay) and results (written by replay,
+ * read by analyze) share one container, specified in schema/FORMAT.md:
+ * a gzip stream of UTF-8 lines, each one JSON object; the first line is a
+ * header naming the kind of file and its format version.
+ *
+ * The writer flushes the gzip stream (Z_SYNC_FLUSH) at least once a second
+ * while records arrive, so a killed process leaves a readable prefix missing
+ * at most about a second of records. The reader returns every complete line
+ * of a truncated or damaged file and then says what it had to drop.
+ */
+#ifndef TB_TRACEFILE_H
+#define TB_TRACEFILE_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#define TRACEFILE_KIND_TRACE   "tracebench-trace"
+#define TRACEFILE_KIND_RESULTS "tracebench-results"
+#define TRACEFILE_VERSION      1
+
+/* Longest line the reader accepts (one record); longer lines are an error. */
+#define TRACEFILE_MAX_LINE (64u << 20)
+
+/* Size of the 'err' buffers the functions below fill. */
+#define TRACEFILE_ERRLEN 512
+
+struct tracefile_writer;
+struct tracefile_reader;
+
+/*
+ * Creates 'path' and writes the header line: 'header' (may be NULL) with
+ * "format": kind and "version": TRACEFILE_VERSION put first. The caller
+ * keeps ownership of 'header'. An existing file is refused unless 'force'.
+ * Returns NULL and fills err (TRACEFILE_ERRLEN bytes) on failure.
+ */
+struct tracefile_writer *tracefile_writer_open(const char *path, const char *kind,
+					       const cJSON *header, int force,
+					       char *err);
+
+/* Appends one record as a line. Returns 0, or -1 (see tracefile_writer_error). */
+int tracefile_writer_append(struct tracefile_writer *w, const cJSON *record);
+
+/* Appends an already serialized JSON object (no newline). Returns 0 or -1. */
+int tracefile_writer_append_raw(struct tracefile_writer *w, const char *json, size_t len);
+
+/* Flushes the gzip stream if the last flush is more than a second old. */
+int tracefile_writer_flush_if_due(struct tracefile_writer *w);
+
+/* Ends the gzip stream and closes the file; frees w (NULL is a no-op).
+ * Returns 0, or -1 with a message in err (TRACEFILE_ERRLEN bytes, may be NULL). */
+int tracefile_writer_close(struct tracefile_writer *w, char *err);
+
+/* Last error of w, e.g. "cannot write 'x.gz': No space left on device". */
+const char *tracefile_writer_error(const struct tracefile_writer *w);
+
+/*
+ * Opens 'path' and reads its header. When 'kind' is not NULL the header
+ * must name that kind ("'r.jsonl.gz' is a results file, not a trace").
+ * A file of a newer format version than this build knows is refused.
+ * Returns NULL and fills err (TRACEFILE_ERRLEN bytes) on failure.
+ */
+struct tracefile_reader *tracefile_reader_open(const char *path, const char *kind, char *err);
+
+/* The header object; owned by the reader. */
+const cJSON *tracefile_reader_header(const struct tracefile_reader *r);
+
+/*
+ * Reads the next record. Returns 1 and sets *record (the caller frees it
+ * with cJSON_Delete), 0 at the end of the data (check tracefile_reader_damage),
+ * or -1 on a malformed record (message from tracefile_reader_error names the
+ * file and line). Blank lines are skipped.
+ */
+int tracefile_reader_next(struct tracefile_reader *r, cJSON **record);
+
+/* Same as tracefile_reader_next, but hands out the raw line (owned by the
+ * reader, valid until the next call; NUL-terminated, no newline). */
+int tracefile_reader_next_line(struct tracefile_reader *r, const char **line, size_t *len);
+
+/* Line number (1 = header) of the record last returned. */
+size_t tracefile_reader_lineno(const struct tracefile_reader *r);
+
+/* After the end: NULL when the file was whole, else a sentence such as
+ * "truncated gzip stream: dropped 1 incomplete record (37 bytes)". */
+const char *tracefile_reader_damage(const struct tracefile_reader *r);
+
+/* Message of the last error. */
+const char *tracefile_reader_error(const struct tracefile_reader *r);
+
+/* "crc32:xxxxxxxx" of every uncompressed byte read so far. Read to the end
+ * first to get the digest of the whole file. Owned by the reader. */
+const char *tracefile_reader_digest(struct tracefile_reader *r);
+
+/* Closes the file and frees r (NULL is a no-op). */
+void tracefile_reader_close(struct tracefile_reader *r);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * record.c - `tracebench record SOURCE`: routes to the trace source.
+ *
+ * Every source writes the same trace format (schema/FORMAT.md) through
+ * lib/tracefile, so replay never knows where a trace came from.
+ */
+#include "record.h"
+#include "synth.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: tracebench record <source> [options] -o TRACE\n"
+		"\n"
+		"sources:\n"
+		"  synth     generate requests with chosen lengths (no endpoint needed)\n"
+		"\n"
+		"Run 'tracebench record <source> --help' for its options.\n"
+		"\n"
+		"example:\n"
+		"  tracebench record synth -n 64 --input-tokens 512 --output-tokens 500 -o trace.jsonl.gz\n");
+}
+
+int record_main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "synth") == 0)
+		return synth_main(argc - 1, argv + 1);
+	fprintf(stderr, "tracebench record: '%s' is not a trace source; see 'tracebench record --help'\n",
+		argv[1]);
+	return 2;
+}

@@ -1,0 +1,590 @@
+/*
+ * client.c - concurrent streaming HTTP requests on libevent + libcurl multi;
+ * see client.h.
+ *
+ * The integration is libcurl's multi socket API: libcurl tells us which
+ * sockets to watch (on_socket) and when to call it back (on_timer_change);
+ * libevent watches them and we hand readiness back with
+ * curl_multi_socket_action. Response bytes arrive in on_data, where they
+ * are stamped with the clock and parsed as SSE; each event updates the
+ * request's struct result (TTFT, TTFA, gaps, usage) on the spot.
+ */
+#include "client.h"
+#include "lib/clock.h"
+#include "lib/sse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <curl/curl.h>
+#include <cjson/cJSON.h>
+
+/* Most gaps kept per request; a longer stream still counts its tokens. */
+#define MAX_ITL (1u << 20)
+
+enum body_mode { MODE_UNKNOWN, MODE_SSE, MODE_BODY };
+
+struct client {
+	struct event_base *base;
+	CURLM *multi;
+	struct event *timer;
+	struct client_options opt;
+	char *auth_header;                /* "Authorization: Bearer ...", or NULL */
+	struct client_request *active;    /* doubly linked list of running requests */
+	size_t n_active;
+};
+
+struct client_request {
+	struct client *client;
+	CURL *easy;
+	struct curl_slist *headers;
+	struct result *result;
+	client_done_fn done;
+	void *ctx;
+	int64_t start_ns;        /* latencies are measured from here */
+	int64_t now_ns;          /* arrival time of the bytes being parsed */
+	int64_t last_token_ns;   /* arrival of the previous token event */
+	long token_events;
+	size_t itl_cap;
+	enum body_mode mode;
+	int done_seen;           /* data: [DONE] arrived */
+	int have_usage;
+	int64_t usage_completion, usage_prompt;
+	struct sse_parser sse;
+	char *body;              /* non-SSE response body, capped */
+	size_t body_len, body_cap;
+	char abort_class[RESULT_ERROR_MAX];   /* why on_data stopped the transfer */
+	char abort_detail[128];
+	char errbuf[CURL_ERROR_SIZE];
+	struct client_request *prev, *next;
+};
+
+static void check_finished(struct client *c);
+
+static void set_error(struct result *r, const char *cls, const char *detail)
+{
+	if (result_ok(r))       /* the first error is the cause; keep it */
+		result_set_error(r, cls, detail);
+}
+
+/* ---- measurements ---------------------------------------------------- */
+
+static void token_event(struct client_request *q, int answer)
+{
+	struct result *r = q->result;
+	int64_t since = q->now_ns - q->start_ns;
+
+	if (r->ttft_ns < 0) {
+		r->ttft_ns = since;
+	} else if (r->n_itl < MAX_ITL) {
+		if (r->n_itl == q->itl_cap) {
+			size_t cap = q->itl_cap ? q->itl_cap * 2 : 64;
+			int64_t *n = realloc(r->itl_ns, cap * sizeof(*n));
+
+			if (!n)
+				goto count;
+			r->itl_ns = n;
+			q->itl_cap = cap;
+		}
+		r->itl_ns[r->n_itl++] = q->now_ns - q->last_token_ns;
+	}
+count:
+	if (answer && r->ttfa_ns < 0)
+		r->ttfa_ns = since;
+	q->last_token_ns = q->now_ns;
+	q->token_events++;
+}
+
+static int nonempty_string(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) && v->valuestring[0];
+}
+
+static void read_usage(struct client_request *q, const cJSON *obj)
+{
+	const cJSON *usage = cJSON_GetObjectItemCaseSensitive(obj, "usage");
+	const cJSON *ct = cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens");
+	const cJSON *pt = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens");
+
+	if (cJSON_IsNumber(ct)) {
+		q->have_usage = 1;
+		q->usage_completion = (int64_t)ct->valuedouble;
+		if (cJSON_IsNumber(pt))
+			q->usage_prompt = (int64_t)pt->valuedouble;
+	}
+}
+
+/* An error object inside a chunk or body: {"error": {"message": ...}}. */
+static int read_error(struct client_request *q, const cJSON *obj)
+{
+	const cJSON *err = cJSON_GetObjectItemCaseSensitive(obj, "error");
+	char *text;
+
+	if (!err || cJSON_IsNull(err))
+		return 0;
+	text = cJSON_PrintUnformatted(err);
+	set_error(q->result, RESULT_ERR_SERVER, text ? text : "error");
+	cJSON_free(text);
+	return 1;
+}
+
+/*
+ * One streamed chunk. It carries a token when any choice has answer text
+ * (delta.content, or text for /v1/completions), reasoning text
+ * (delta.reasoning_content or delta.reasoning) or a tool call; a role-only
+ * chunk carries none.
+ */
+static void handle_chunk(struct client_request *q, const cJSON *obj)
+{
+	const cJSON *choices = cJSON_GetObjectItemCaseSensitive(obj, "choices");
+	const cJSON *choice;
+	int answer = 0, other = 0;
+
+	if (read_error(q, obj))
+		return;
+	read_usage(q, obj);
+	cJSON_ArrayForEach(choice, choices) {
+		const cJSON *delta = cJSON_GetObjectItemCaseSensitive(choice, "delta");
+		const cJSON *tools = cJSON_GetObjectItemCaseSensitive(delta, "tool_calls");
+
+		if (nonempty_string(delta, "content") || nonempty_string(choice, "text"))
+			answer = 1;
+		if (nonempty_string(delta, "reasoning_content") || nonempty_string(delta, "reasoning") ||
+		    cJSON_GetArraySize(tools) > 0 ||
+		    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(delta, "function_call")))
+			other = 1;
+	}
+	if (answer || other)
+		token_event(q, answer);
+}
+
+static int on_sse_event(void *ctx, const char *event, const char *data, size_t len)
+{
+	struct client_request *q = ctx;
+	cJSON *obj;
+
+	if (len == 6 && memcmp(data, "[DONE]", 6) == 0) {
+		q->done_seen = 1;
+		return 0;
+	}
+	if (strcmp(event, "error") == 0) {
+		set_error(q->result, RESULT_ERR_SERVER, data);
+		return 0;
+	}
+	obj = cJSON_ParseWithLength(data, len);
+	if (!cJSON_IsObject(obj)) {
+		char detail[96];
+
+		snprintf(detail, sizeof(detail), "event is not a JSON object: %.60s", data);
+		set_error(q->result, RESULT_ERR_MALFORMED, detail);
+	} else {
+		handle_chunk(q, obj);
+	}
+	cJSON_Delete(obj);
+	return 0;
+}
+
+/* ---- libcurl callbacks ----------------------------------------------- */
+
+static void decide_mode(struct client_request *q)
+{
+	long status = 0;
+	char *ctype = NULL;
+
+	curl_easy_getinfo(q->easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(q->easy, CURLINFO_CONTENT_TYPE, &ctype);
+	q->result->status = (int)status;
+	if (status >= 200 && status < 300 && ctype &&
+	    strncasecmp(ctype, "text/event-stream", 17) == 0)
+		q->mode = MODE_SSE;
+	else
+		q->mode = MODE_BODY;
+}
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
+{
+	struct client_request *q = userp;
+	size_t len = size * nmemb;
+	int rc;
+
+	q->now_ns = clock_now_ns();
+	if (q->mode == MODE_UNKNOWN)
+		decide_mode(q);
+	if (q->mode == MODE_SSE) {
+		rc = sse_parser_feed(&q->sse, ptr, len);
+		if (rc != SSE_OK) {
+			snprintf(q->abort_class, sizeof(q->abort_class), "%s", RESULT_ERR_MALFORMED);
+			snprintf(q->abort_detail, sizeof(q->abort_detail), "SSE stream: %s",
+				 sse_strerror(rc));
+			return 0;
+		}
+		return len;
+	}
+	if (q->body_len + len > q->client->opt.max_event) {
+		snprintf(q->abort_class, sizeof(q->abort_class), "%s", RESULT_ERR_MALFORMED);
+		snprintf(q->abort_detail, sizeof(q->abort_detail),
+			 "response body larger than %zu bytes", q->client->opt.max_event);
+		return 0;
+	}
+	if (q->body_len + len + 1 > q->body_cap) {
+		size_t cap = q->body_cap ? q->body_cap : 4096;
+		char *nb;
+
+		while (cap < q->body_len + len + 1)
+			cap *= 2;
+		nb = realloc(q->body, cap);
+		if (!nb)
+			return 0;
+		q->body = nb;
+		q->body_cap = cap;
+	}
+	memcpy(q->body + q->body_len, ptr, len);
+	q->body_len += len;
+	q->body[q->body_len] = '\0';
+	return len;
+}
+
+/* A complete non-streamed body: its usage; TTFT and TTFA equal E2E. */
+static void finish_body(struct client_request *q)
+{
+	struct result *r = q->result;
+	cJSON *obj = cJSON_ParseWithLength(q->body ? q->body : "", q->body_len);
+
+	if (!cJSON_IsObject(obj)) {
+		set_error(r, RESULT_ERR_MALFORMED, "response body is not a JSON object");
+	} else if (!read_error(q, obj)) {
+		read_usage(q, obj);
+		r->ttft_ns = r->ttfa_ns = r->e2e_ns;
+		q->token_events = 1;
+	}
+	cJSON_Delete(obj);
+}
+
+static const char *curl_error_class(CURLcode code)
+{
+	switch (code) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return RESULT_ERR_TIMEOUT;
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_SSL_CONNECT_ERROR:
+		return RESULT_ERR_CONNECT;
+	default:
+		return RESULT_ERR_TRANSFER;
+	}
+}
+
+static void request_free(struct client_request *q)
+{
+	curl_slist_free_all(q->headers);
+	sse_parser_release(&q->sse);
+	free(q->body);
+	free(q);
+}
+
+static void unlink_request(struct client *c, struct client_request *q)
+{
+	if (q->prev)
+		q->prev->next = q->next;
+	else
+		c->active = q->next;
+	if (q->next)
+		q->next->prev = q->prev;
+	c->n_active--;
+}
+
+/* Completes q's result from how the transfer ended and hands it over. */
+static void finish(struct client_request *q, CURLcode code)
+{
+	struct client *c = q->client;
+	struct result *r = q->result;
+	client_done_fn done = q->done;
+	void *ctx = q->ctx;
+
+	r->e2e_ns = clock_now_ns() - q->start_ns;
+	if (q->mode == MODE_UNKNOWN)
+		decide_mode(q);
+	if (code != CURLE_OK) {
+		if (q->abort_class[0])
+			set_error(r, q->abort_class, q->abort_detail);
+		else
+			set_error(r, curl_error_class(code),
+				  q->errbuf[0] ? q->errbuf : curl_easy_strerror(code));
+	} else if (r->status < 200 || r->status >= 300) {
+		char detail[RESULT_DETAIL_MAX + 32];
+
+		snprintf(detail, sizeof(detail), "HTTP %d: %.*s", r->status,
+			 RESULT_DETAIL_MAX, q->body ? q->body : "");
+		set_error(r, RESULT_ERR_HTTP, detail);
+	} else if (q->mode == MODE_BODY) {
+		finish_body(q);
+	} else if (!q->done_seen) {
+		set_error(r, RESULT_ERR_INCOMPLETE, sse_parser_pending(&q->sse) ?
+			  "stream ended inside an event, without [DONE]" :
+			  "stream ended without [DONE]");
+	}
+	r->output_tokens = q->have_usage ? q->usage_completion : q->token_events;
+	r->tokens_estimated = !q->have_usage;
+	if (q->have_usage && q->usage_prompt > 0)
+		r->input_tokens = q->usage_prompt;
+
+	curl_multi_remove_handle(c->multi, q->easy);
+	curl_easy_cleanup(q->easy);
+	unlink_request(c, q);
+	request_free(q);
+	done(ctx, r);
+}
+
+static void check_finished(struct client *c)
+{
+	CURLMsg *msg;
+	int left;
+
+	while ((msg = curl_multi_info_read(c->multi, &left))) {
+		struct client_request *q;
+
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&q);
+		finish(q, msg->data.result);
+	}
+}
+
+/* ---- libevent <-> libcurl glue --------------------------------------- */
+
+static void on_socket_ready(evutil_socket_t fd, short events, void *arg)
+{
+	struct client *c = arg;
+	int action = ((events & EV_READ) ? CURL_CSELECT_IN : 0) |
+		     ((events & EV_WRITE) ? CURL_CSELECT_OUT : 0);
+	int running;
+
+	curl_multi_socket_action(c->multi, fd, action, &running);
+	check_finished(c);
+}
+
+static void on_timeout(evutil_socket_t fd, short events, void *arg)
+{
+	struct client *c = arg;
+	int running;
+
+	(void)fd;
+	(void)events;
+	curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	check_finished(c);
+}
+
+/* libcurl: watch socket s for 'what' (CURL_POLL_*); socketp is our event. */
+static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
+{
+	struct client *c = userp;
+	struct event *ev = socketp;
+	short kind;
+
+	(void)easy;
+	if (what == CURL_POLL_REMOVE) {
+		if (ev)
+			event_free(ev);
+		curl_multi_assign(c->multi, s, NULL);
+		return 0;
+	}
+	kind = EV_PERSIST | ((what & CURL_POLL_IN) ? EV_READ : 0) |
+	       ((what & CURL_POLL_OUT) ? EV_WRITE : 0);
+	if (ev) {
+		event_del(ev);
+		event_assign(ev, c->base, s, kind, on_socket_ready, c);
+	} else {
+		ev = event_new(c->base, s, kind, on_socket_ready, c);
+		if (!ev)
+			return -1;
+		curl_multi_assign(c->multi, s, ev);
+	}
+	return event_add(ev, NULL);
+}
+
+/* libcurl: call back in timeout_ms (-1: never). */
+static int on_timer_change(CURLM *multi, long timeout_ms, void *userp)
+{
+	struct client *c = userp;
+	struct timeval tv;
+
+	(void)multi;
+	if (timeout_ms < 0)
+		return evtimer_del(c->timer);
+	tv.tv_sec = timeout_ms / 1000;
+	tv.tv_usec = (timeout_ms % 1000) * 1000;
+	return evtimer_add(c->timer, &tv);
+}
+
+/* ---- public API ------------------------------------------------------ */
+
+struct client *client_new(const struct client_options *o, char *err)
+{
+	struct event_config *cfg = NULL;
+	struct client *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		snprintf(err, 256, "out of memory");
+		return NULL;
+	}
+	c->opt = *o;
+	if (!c->opt.max_event)
+		c->opt.max_event = SSE_DEFAULT_MAX_EVENT;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		snprintf(err, 256, "cannot initialize libcurl");
+		goto fail;
+	}
+	cfg = event_config_new();
+	if (cfg)
+		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+	c->base = cfg ? event_base_new_with_config(cfg) : NULL;
+	event_config_free(cfg);
+	c->multi = curl_multi_init();
+	c->timer = c->base ? evtimer_new(c->base, on_timeout, c) : NULL;
+	if (!c->base || !c->multi || !c->timer) {
+		snprintf(err, 256, "cannot set up the event loop");
+		goto fail;
+	}
+	if (o->api_key && *o->api_key) {
+		size_t len = strlen(o->api_key) + 32;
+
+		c->auth_header = malloc(len);
+		if (!c->auth_header) {
+			snprintf(err, 256, "out of memory");
+			goto fail;
+		}
+		snprintf(c->auth_header, len, "Authorization: Bearer %s", o->api_key);
+	}
+	curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
+	curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, on_timer_change);
+	curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
+	return c;
+
+fail:
+	client_free(c);
+	return NULL;
+}
+
+void client_free(struct client *c)
+{
+	if (!c)
+		return;
+	while (c->active) {
+		struct client_request *q = c->active;
+
+		curl_multi_remove_handle(c->multi, q->easy);
+		curl_easy_cleanup(q->easy);
+		unlink_request(c, q);
+		request_free(q);
+	}
+	if (c->multi)
+		curl_multi_cleanup(c->multi);
+	if (c->timer)
+		event_free(c->timer);
+	if (c->base)
+		event_base_free(c->base);
+	if (c->auth_header) {
+		memset(c->auth_header, 0, strlen(c->auth_header));
+		free(c->auth_header);
+	}
+	free(c);
+	curl_global_cleanup();
+}
+
+struct event_base *client_base(struct client *c)
+{
+	return c->base;
+}
+
+size_t client_active(const struct client *c)
+{
+	return c->n_active;
+}
+
+int client_start(struct client *c, const char *method, const char *path,
+		 char *const *headers, size_t n_headers, const char *body, size_t body_len,
+		 struct result *result, int64_t origin_ns, int64_t start_ns,
+		 client_done_fn done, void *ctx)
+{
+	struct client_request *q = calloc(1, sizeof(*q));
+	struct curl_slist *h;
+	size_t i, url_len;
+	char *url = NULL;
+	int64_t now;
+
+	if (!q)
+		return -1;
+	q->client = c;
+	q->result = result;
+	q->done = done;
+	q->ctx = ctx;
+	sse_parser_init(&q->sse, c->opt.max_event, on_sse_event, q);
+	q->easy = curl_easy_init();
+	url_len = strlen(c->opt.endpoint) + strlen(path) + 1;
+	url = malloc(url_len);
+	if (!q->easy || !url)
+		goto fail;
+	snprintf(url, url_len, "%s%s", c->opt.endpoint, path);
+
+	/* "Expect:" stops libcurl from waiting for 100-continue on large bodies. */
+	q->headers = curl_slist_append(NULL, "Expect:");
+	for (i = 0; q->headers && i < n_headers; i++)
+		if ((h = curl_slist_append(q->headers, headers[i])))
+			q->headers = h;
+	if (c->auth_header && (h = curl_slist_append(q->headers, c->auth_header)))
+		q->headers = h;
+
+	curl_easy_setopt(q->easy, CURLOPT_URL, url);
+	curl_easy_setopt(q->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	curl_easy_setopt(q->easy, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(q->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+	if (strcmp(method, "POST") != 0)
+		curl_easy_setopt(q->easy, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(q->easy, CURLOPT_HTTPHEADER, q->headers);
+	curl_easy_setopt(q->easy, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(q->easy, CURLOPT_WRITEDATA, q);
+	curl_easy_setopt(q->easy, CURLOPT_PRIVATE, q);
+	curl_easy_setopt(q->easy, CURLOPT_ERRORBUFFER, q->errbuf);
+	curl_easy_setopt(q->easy, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(q->easy, CURLOPT_TCP_NODELAY, 1L);
+	curl_easy_setopt(q->easy, CURLOPT_TIMEOUT_MS, c->opt.timeout_ms);
+	if (c->opt.connect_timeout_ms)
+		curl_easy_setopt(q->easy, CURLOPT_CONNECTTIMEOUT_MS, c->opt.connect_timeout_ms);
+
+	now = clock_now_ns();
+	q->start_ns = start_ns >= 0 ? start_ns : now;
+	result->sched_ns = q->start_ns - origin_ns;
+	result->send_ns = now - origin_ns;
+	if (curl_multi_add_handle(c->multi, q->easy) != CURLM_OK)
+		goto fail;
+	free(url);
+	q->next = c->active;
+	if (c->active)
+		c->active->prev = q;
+	c->active = q;
+	c->n_active++;
+	return 0;
+
+fail:
+	free(url);
+	if (q->easy)
+		curl_easy_cleanup(q->easy);
+	request_free(q);
+	return -1;
+}
+
+void client_cancel_all(struct client *c)
+{
+	while (c->active) {
+		struct client_request *q = c->active;
+
+		snprintf(q->abort_class, sizeof(q->abort_class), "%s", RESULT_ERR_CANCELLED);
+		snprintf(q->abort_detail, sizeof(q->abort_detail), "cancelled by a signal");
+		finish(q, CURLE_ABORTED_BY_CALLBACK);
+	}
+}

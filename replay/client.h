@@ -1,0 +1,65 @@
+/*
+ * client.h - the HTTP side of replay: many concurrent streaming requests on
+ * one libevent loop, driven through libcurl's multi socket interface.
+ *
+ * Every SSE event is timestamped when libcurl hands its bytes over, on the
+ * monotonic clock, and folded into a struct result as it arrives: no
+ * response is buffered whole, and no measurement waits for the end.
+ */
+#ifndef TB_CLIENT_H
+#define TB_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <event2/event.h>
+
+#include "lib/result.h"
+
+struct client;
+struct client_request;
+
+struct client_options {
+	const char *endpoint;     /* base URL, "http://127.0.0.1:8000" */
+	long timeout_ms;          /* whole request; 0 = none */
+	long connect_timeout_ms;  /* 0 = libcurl's default */
+	const char *api_key;      /* sent as a Bearer token; NULL = none */
+	size_t max_event;         /* cap on one SSE event / response body */
+};
+
+/*
+ * Called when a request ends, successfully or not; 'result' is the one given
+ * to client_start, now filled. The callback may start more requests.
+ */
+typedef void (*client_done_fn)(void *ctx, struct result *result);
+
+/* Creates a client on its own event loop. Returns NULL (err filled, 256
+ * bytes) when libcurl or libevent cannot be set up. */
+struct client *client_new(const struct client_options *o, char *err);
+
+/* Frees the client; requests still running are abandoned. NULL is a no-op. */
+void client_free(struct client *c);
+
+/* The event loop, for the caller's own timers and signals. */
+struct event_base *client_base(struct client *c);
+
+/*
+ * Starts one request: 'method' and 'path' against the endpoint, with
+ * 'headers' ("Name: value", n of them) and 'body' (not copied: it must live
+ * until done is called). Measurements go into 'result', which must stay
+ * valid until then; its sched_ns/send_ns are set relative to 'origin_ns'.
+ * 'start_ns' is the instant latencies are measured from (the send time for
+ * closed loop, the scheduled time for open loop); pass -1 for "now".
+ * Returns 0, or -1 when libcurl refuses the request (nothing started).
+ */
+int client_start(struct client *c, const char *method, const char *path,
+		 char *const *headers, size_t n_headers, const char *body, size_t body_len,
+		 struct result *result, int64_t origin_ns, int64_t start_ns,
+		 client_done_fn done, void *ctx);
+
+/* Requests in flight. */
+size_t client_active(const struct client *c);
+
+/* Ends every request in flight now, recording them as cancelled. */
+void client_cancel_all(struct client *c);
+
+#endif

@@ -1,0 +1,81 @@
+-- tracebench.sql - the analysis database, schema version 1.
+-- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
+-- Plain SQL only: the sqlite3 shell can query everything here.
+
+PRAGMA user_version = 1;
+
+CREATE TABLE IF NOT EXISTS runs (
+	run_id       TEXT PRIMARY KEY,
+	label        TEXT NOT NULL,
+	created      TEXT,
+	tool         TEXT,
+	endpoint     TEXT,
+	model        TEXT,
+	trace_path   TEXT,
+	trace_digest TEXT,
+	mode         TEXT,
+	params       TEXT,          -- JSON object of the results header
+	source       TEXT,          -- results file it was loaded from
+	loaded_at    TEXT
+);
+
+CREATE TABLE IF NOT EXISTS requests (
+	run_id           TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+	seq              INTEGER NOT NULL,
+	level            INTEGER NOT NULL,
+	trace_id         INTEGER,
+	warmup           INTEGER NOT NULL,
+	status           INTEGER,
+	error            TEXT,      -- NULL on success
+	error_detail     TEXT,
+	sched_ns         INTEGER,
+	send_ns          INTEGER,
+	ttft_ns          INTEGER,
+	ttfa_ns          INTEGER,
+	e2e_ns           INTEGER,
+	input_tokens     INTEGER,
+	output_tokens    INTEGER,
+	tokens_estimated INTEGER NOT NULL,
+	itl_us           TEXT,      -- JSON array of inter-token gaps
+	PRIMARY KEY (run_id, seq)
+);
+
+CREATE INDEX IF NOT EXISTS requests_level ON requests(run_id, level);
+
+CREATE VIEW IF NOT EXISTS v_requests AS
+SELECT r.label              AS run,
+       q.run_id             AS run_id,
+       q.level              AS concurrency,
+       q.seq                AS seq,
+       q.warmup             AS warmup,
+       q.status             AS status,
+       q.error              AS error,
+       q.ttft_ns / 1e6      AS ttft_ms,
+       q.ttfa_ns / 1e6      AS ttfa_ms,
+       q.e2e_ns / 1e6       AS e2e_ms,
+       CASE WHEN q.output_tokens >= 2 AND q.ttft_ns IS NOT NULL
+            THEN (q.e2e_ns - q.ttft_ns) / 1e6 / (q.output_tokens - 1) END AS tpot_ms,
+       q.input_tokens       AS input_tokens,
+       q.output_tokens      AS output_tokens,
+       q.tokens_estimated   AS tokens_estimated,
+       q.sched_ns / 1e6     AS sched_ms,
+       q.send_ns / 1e6      AS send_ms
+FROM requests q JOIN runs r USING (run_id);
+
+-- Per run and level, over non-warm-up requests. Percentiles need sorting
+-- and interpolation; `tracebench analyze report` computes those.
+CREATE VIEW IF NOT EXISTS v_summary AS
+SELECT run, run_id, concurrency,
+       count(*)                                        AS requests,
+       sum(error IS NULL)                              AS ok,
+       sum(error IS NOT NULL)                          AS errors,
+       sum(CASE WHEN error IS NULL THEN output_tokens END) AS tokens,
+       (max(send_ms + e2e_ms) - min(send_ms)) / 1e3    AS wall_s,
+       sum(CASE WHEN error IS NULL THEN output_tokens END)
+         / ((max(send_ms + e2e_ms) - min(send_ms)) / 1e3) AS agg_tok_s,
+       avg(CASE WHEN error IS NULL THEN ttft_ms END)   AS avg_ttft_ms,
+       avg(CASE WHEN error IS NULL THEN e2e_ms END)    AS avg_e2e_ms,
+       avg(CASE WHEN error IS NULL THEN tpot_ms END)   AS avg_tpot_ms
+FROM v_requests
+WHERE warmup = 0
+GROUP BY run_id, concurrency;

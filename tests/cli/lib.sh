@@ -1,0 +1,60 @@
+# lib.sh - helpers sourced by the command-line tests (tests/cli/t*.sh).
+#
+#   check "what it shows" COMMAND...   PASS when COMMAND succeeds
+#   start_mock [MOCK FLAGS]            a mock on a free port; sets $ENDPOINT
+#   tb ARGS...                         the tracebench under test
+
+set -u
+T=$(basename "$0" .sh)
+TB=${TB:-$(pwd)/build/tracebench}
+WORK=$(mktemp -d)
+MOCK_PID=""
+
+cleanup() {
+	[ -n "$MOCK_PID" ] && kill "$MOCK_PID" 2>/dev/null && wait "$MOCK_PID" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+tb() {
+	if [ -n "${TB_VALGRIND:-}" ]; then
+		valgrind -q --error-exitcode=99 --leak-check=full \
+			--errors-for-leak-kinds=definite "$TB" "$@"
+	else
+		"$TB" "$@"
+	fi
+}
+
+check() {
+	desc=$1
+	shift
+	if "$@"; then
+		echo "PASS $T: $desc"
+	else
+		echo "FAIL $T: $desc"
+	fi
+}
+
+# Starts the mock on a free loopback port and waits until it listens.
+start_mock() {
+	rm -f "$WORK/port"
+	tb mock --quiet --listen 127.0.0.1:0 --port-file "$WORK/port" "$@" &
+	MOCK_PID=$!
+	i=0
+	while [ ! -s "$WORK/port" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	ENDPOINT=http://127.0.0.1:$(cat "$WORK/port")
+}
+
+stop_mock() {
+	kill "$MOCK_PID" && wait "$MOCK_PID"
+	MOCK_PID=""
+}
+
+# Value of column $2 (by header name) of csv file $1, row $3 (1 = first data row).
+csv_field() {
+	awk -F, -v col="$2" -v row="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		NR - 1 == row { print $c }' "$1"
+}

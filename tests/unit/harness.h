@@ -1,0 +1,75 @@
+/*
+ * harness.h - the unit test harness: a few macros, no framework.
+ *
+ * Each test binary prints one line per test, "PASS name" or "FAIL name"
+ * preceded by the failed checks (file:line: expression). tests/run.sh adds
+ * the lines of every binary and script up into "N passed, N failed".
+ *
+ *   TEST(parses_empty) { CHECK_EQ_INT(parse(""), 0); }
+ *   int main(void) { RUN(parses_empty); return harness_done(); }
+ */
+#ifndef TB_HARNESS_H
+#define TB_HARNESS_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int harness_failed_checks;
+static int harness_passed, harness_failed;
+
+#define TEST(name) static void name(void)
+
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		harness_failed_checks++; \
+		fprintf(stdout, "  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+	} \
+} while (0)
+
+#define CHECK_EQ_INT(a, b) do { \
+	long long a_ = (long long)(a), b_ = (long long)(b); \
+	if (a_ != b_) { \
+		harness_failed_checks++; \
+		fprintf(stdout, "  %s:%d: %s == %lld, expected %s == %lld\n", \
+			__FILE__, __LINE__, #a, a_, #b, b_); \
+	} \
+} while (0)
+
+#define CHECK_NEAR(a, b, tol) do { \
+	double a_ = (double)(a), b_ = (double)(b); \
+	if (!(fabs(a_ - b_) <= (tol))) { \
+		harness_failed_checks++; \
+		fprintf(stdout, "  %s:%d: %s == %.9g, expected %.9g (tolerance %g)\n", \
+			__FILE__, __LINE__, #a, a_, b_, (double)(tol)); \
+	} \
+} while (0)
+
+#define CHECK_STR(a, b) do { \
+	const char *a_ = (a), *b_ = (b); \
+	if (!a_ || !b_ || strcmp(a_, b_) != 0) { \
+		harness_failed_checks++; \
+		fprintf(stdout, "  %s:%d: %s == \"%s\", expected \"%s\"\n", \
+			__FILE__, __LINE__, #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+	} \
+} while (0)
+
+#define RUN(name) do { \
+	int before_ = harness_failed_checks; \
+	name(); \
+	if (harness_failed_checks == before_) { \
+		harness_passed++; \
+		printf("PASS %s\n", #name); \
+	} else { \
+		harness_failed++; \
+		printf("FAIL %s\n", #name); \
+	} \
+	fflush(stdout); \
+} while (0)
+
+static inline int harness_done(void)
+{
+	return harness_failed ? 1 : 0;
+}
+
+#endif

@@ -1,0 +1,211 @@
+/*
+ * test_tracefile.c - the gzip JSON Lines container: round trip, recovery of
+ * every complete record from a file cut at any byte, and clear refusals.
+ */
+#include "harness.h"
+#include "lib/tracefile.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/tb-test-XXXXXX";
+
+static char *path_of(const char *name)
+{
+	static char buf[8][256];
+	static int i;
+
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}
+
+static void write_text(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	fwrite(text, 1, len, f);
+	fclose(f);
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = malloc(1 << 20);
+
+	*len = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	return buf;
+}
+
+/* Writes n records {"i": k, "pad": "..."} to path. */
+static void write_sample(const char *path, int n)
+{
+	char err[TRACEFILE_ERRLEN];
+	cJSON *h = cJSON_CreateObject();
+	struct tracefile_writer *w;
+	int k;
+
+	cJSON_AddStringToObject(h, "label", "sample");
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err);
+	CHECK(w != NULL);
+	cJSON_Delete(h);
+	for (k = 0; w && k < n; k++) {
+		cJSON *r = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(r, "i", k);
+		cJSON_AddStringToObject(r, "pad", "some text that repeats some text that repeats");
+		CHECK_EQ_INT(tracefile_writer_append(w, r), 0);
+		cJSON_Delete(r);
+	}
+	CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+}
+
+/* Reads path; returns the number of records, checking they are 0, 1, 2... */
+static int read_prefix(const char *path, int *opened, int *damaged)
+{
+	char err[TRACEFILE_ERRLEN];
+	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_RESULTS, err);
+	cJSON *rec;
+	int n = 0, rc;
+
+	*opened = r != NULL;
+	*damaged = 0;
+	if (!r)
+		return 0;
+	while ((rc = tracefile_reader_next(r, &rec)) == 1) {
+		CHECK_EQ_INT(cJSON_GetObjectItem(rec, "i")->valueint, n);
+		cJSON_Delete(rec);
+		n++;
+	}
+	CHECK_EQ_INT(rc, 0);
+	*damaged = tracefile_reader_damage(r) != NULL;
+	tracefile_reader_close(r);
+	return n;
+}
+
+TEST(round_trip)
+{
+	char err[TRACEFILE_ERRLEN];
+	struct tracefile_reader *r;
+	const cJSON *h;
+	int opened, damaged;
+
+	write_sample(path_of("rt.jsonl.gz"), 100);
+	CHECK_EQ_INT(read_prefix(path_of("rt.jsonl.gz"), &opened, &damaged), 100);
+	CHECK(opened);
+	CHECK(!damaged);
+
+	r = tracefile_reader_open(path_of("rt.jsonl.gz"), NULL, err);
+	CHECK(r != NULL);
+	h = tracefile_reader_header(r);
+	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(h, "format")), TRACEFILE_KIND_RESULTS);
+	CHECK_EQ_INT(cJSON_GetObjectItem(h, "version")->valueint, TRACEFILE_VERSION);
+	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(h, "label")), "sample");
+	CHECK(strncmp(tracefile_reader_digest(r), "crc32:", 6) == 0);
+	tracefile_reader_close(r);
+}
+
+TEST(truncated_at_every_byte_keeps_a_prefix)
+{
+	size_t len, cut;
+	char *full;
+	int prev = 0, opened, damaged, n;
+
+	write_sample(path_of("full.jsonl.gz"), 40);
+	full = read_all(path_of("full.jsonl.gz"), &len);
+	for (cut = 0; cut < len; cut++) {
+		write_text(path_of("cut.jsonl.gz"), full, cut);
+		n = read_prefix(path_of("cut.jsonl.gz"), &opened, &damaged);
+		CHECK(n >= prev);       /* more bytes never give fewer records */
+		CHECK(n < 40 || cut + 16 >= len);  /* only the last bytes can go unmissed */
+		if (opened)
+			CHECK(damaged);  /* a cut stream always says so */
+		prev = n;
+	}
+	/* Only the 8-byte gzip trailer missing: every record is there. */
+	write_text(path_of("cut.jsonl.gz"), full, len - 8);
+	CHECK_EQ_INT(read_prefix(path_of("cut.jsonl.gz"), &opened, &damaged), 40);
+	CHECK(damaged);
+	free(full);
+}
+
+TEST(refuses_to_overwrite_without_force)
+{
+	char err[TRACEFILE_ERRLEN];
+	struct tracefile_writer *w;
+
+	write_sample(path_of("exists.jsonl.gz"), 1);
+	w = tracefile_writer_open(path_of("exists.jsonl.gz"), TRACEFILE_KIND_TRACE, NULL, 0, err);
+	CHECK(w == NULL);
+	CHECK(strstr(err, "already exists") != NULL);
+	w = tracefile_writer_open("/nonexistent-dir/x.jsonl.gz", TRACEFILE_KIND_TRACE, NULL, 0, err);
+	CHECK(w == NULL);
+	CHECK(strstr(err, "No such file or directory") != NULL);
+}
+
+static void expect_open_error(const char *name, const char *text, const char *kind,
+			      const char *message)
+{
+	char err[TRACEFILE_ERRLEN] = "";
+	struct tracefile_reader *r;
+
+	write_text(path_of(name), text, strlen(text));
+	r = tracefile_reader_open(path_of(name), kind, err);
+	CHECK(r == NULL);
+	if (!strstr(err, message) || !strstr(err, name))
+		printf("  got: %s\n", err);
+	CHECK(strstr(err, message) != NULL);
+	CHECK(strstr(err, name) != NULL);
+	tracefile_reader_close(r);
+}
+
+TEST(bad_files_are_refused_with_a_reason)
+{
+	expect_open_error("empty.gz", "", NULL, "is empty");
+	expect_open_error("garbage.gz", "\x1f\x8b\x08garbage that is not deflate", NULL, "cannot read");
+	expect_open_error("text.gz", "hello world\n", NULL, "not a tracebench file");
+	expect_open_error("future.gz", "{\"format\":\"tracebench-trace\",\"version\":99}\n",
+			  NULL, "format version 99");
+	expect_open_error("kind.gz", "{\"format\":\"tracebench-results\",\"version\":1}\n",
+			  TRACEFILE_KIND_TRACE, "is a results file, not a trace");
+}
+
+TEST(malformed_record_names_its_line)
+{
+	static const char text[] =
+		"{\"format\":\"tracebench-trace\",\"version\":1}\n{\"id\":0}\n\n{\"id\": oops}\n";
+	char err[TRACEFILE_ERRLEN];
+	struct tracefile_reader *r;
+	cJSON *rec;
+
+	write_text(path_of("bad.jsonl"), text, sizeof(text) - 1);
+	r = tracefile_reader_open(path_of("bad.jsonl"), TRACEFILE_KIND_TRACE, err);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK_EQ_INT(tracefile_reader_next(r, &rec), 1);
+	cJSON_Delete(rec);
+	CHECK_EQ_INT(tracefile_reader_next(r, &rec), -1);
+	CHECK(strstr(tracefile_reader_error(r), "line 4") != NULL);
+	tracefile_reader_close(r);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	RUN(round_trip);
+	RUN(truncated_at_every_byte_keeps_a_prefix);
+	RUN(refuses_to_overwrite_without_force);
+	RUN(bad_files_are_refused_with_a_reason);
+	RUN(malformed_record_names_its_line);
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			return 1;
+	}
+	return harness_done();
+}
