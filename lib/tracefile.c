@@ -52,6 +52,16 @@ static const char *kind_noun(const char *kind)
 	return "an unknown kind of file";
 }
 
+/* zlib's message without the "<fd:3>: " it prefixes for gzdopen'ed files. */
+static const char *zlib_text(const char *msg)
+{
+	const char *p;
+
+	if (msg && strncmp(msg, "<fd:", 4) == 0 && (p = strstr(msg, ": ")))
+		return p + 2;
+	return msg;
+}
+
 /* Message for the last gz error of 'gz', with errno for Z_ERRNO. */
 static const char *gz_message(gzFile gz, int saved_errno)
 {
@@ -60,7 +70,7 @@ static const char *gz_message(gzFile gz, int saved_errno)
 
 	if (errnum == Z_ERRNO || !msg || !*msg)
 		return strerror(saved_errno ? saved_errno : EIO);
-	return msg;
+	return zlib_text(msg);
 }
 
 struct tracefile_writer *tracefile_writer_open(const char *path, const char *kind,
@@ -232,7 +242,7 @@ static size_t reader_fill(struct tracefile_reader *r)
 		const char *msg = gzerror(r->gz, &errnum);
 
 		if (n < 0 || errnum != Z_OK)
-			r->zerror = strdup(errnum == Z_ERRNO ? strerror(errno ? errno : EIO) : msg);
+			r->zerror = strdup(errnum == Z_ERRNO ? strerror(errno ? errno : EIO) : zlib_text(msg));
 	}
 	return 0;
 }

@@ -507,6 +507,7 @@ int replay_main(int argc, char **argv)
 	struct client *client = NULL;
 	struct prepared *reqs = NULL;
 	struct event *tick = NULL, *sigint = NULL, *sigterm = NULL;
+	struct level_summary warmup = { 0 };
 	struct level_run lr;
 	size_t n_reqs = 0, cursor = 0, total_ok = 0, total = 0;
 	long seq = 0;
@@ -594,9 +595,8 @@ int replay_main(int argc, char **argv)
 			summary_print_row(stdout, o.format, o.label, &s, first_row);
 			first_row = 0;
 		}
-		if (s.warmup && o.format == SUMMARY_TEXT)
-			fprintf(stderr, "warm-up: %zu request%s, cold-start TTFT %.1f ms\n",
-				s.warmup, s.warmup == 1 ? "" : "s", s.warmup_ttft_ms);
+		if (s.warmup)
+			warmup = s;
 		total_ok += s.ok;
 		total += s.requests;
 		for (k = 0; k < lr.warmup + lr.n; k++)
@@ -605,6 +605,9 @@ int replay_main(int argc, char **argv)
 		lr.results = NULL;
 	}
 	summary_print_end(stdout, o.format);
+	if (warmup.warmup)
+		fprintf(stderr, "warm-up: %zu request%s, cold-start TTFT %.1f ms\n",
+			warmup.warmup, warmup.warmup == 1 ? "" : "s", warmup.warmup_ttft_ms);
 
 	if (tracefile_writer_close(out, err) < 0) {
 		out = NULL;

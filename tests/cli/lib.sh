@@ -16,13 +16,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
+VG=""
+if [ -n "${TB_VALGRIND:-}" ]; then
+	VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
+fi
+
 tb() {
-	if [ -n "${TB_VALGRIND:-}" ]; then
-		valgrind -q --error-exitcode=99 --leak-check=full \
-			--errors-for-leak-kinds=definite "$TB" "$@"
-	else
-		"$TB" "$@"
-	fi
+	$VG "$TB" "$@"
 }
 
 check() {
@@ -38,7 +38,8 @@ check() {
 # Starts the mock on a free loopback port and waits until it listens.
 start_mock() {
 	rm -f "$WORK/port"
-	tb mock --quiet --listen 127.0.0.1:0 --port-file "$WORK/port" "$@" &
+	# Not through tb(): $! must be the mock itself, not a subshell.
+	$VG "$TB" mock --quiet --listen 127.0.0.1:0 --port-file "$WORK/port" "$@" &
 	MOCK_PID=$!
 	i=0
 	while [ ! -s "$WORK/port" ] && [ $i -lt 100 ]; do

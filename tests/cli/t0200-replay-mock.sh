@@ -1,0 +1,45 @@
+#!/bin/sh
+# replay against the mock, end to end: mock (TTFT 50 ms, 10 ms per token,
+# 40 tokens) -> replay at C=1 and C=8 -> analyze. TTFT P50 must be within
+# 50-53 ms, every request exactly 40 tokens, E2E within 5% of 440 ms.
+. tests/cli/lib.sh
+
+start_mock --ttft-ms 50 --itl-ms 10
+tb record synth -n 16 --input-tokens 32 --output-tokens 40 -o "$WORK/trace.jsonl.gz" 2>/dev/null
+tb replay --endpoint "$ENDPOINT" -c 1,8 --warmup 1 --label e2e \
+	-o "$WORK/run.jsonl.gz" "$WORK/trace.jsonl.gz" >"$WORK/table" 2>"$WORK/err"
+check "replay exits 0" test $? -eq 0
+check "replay prints a row per level" test "$(grep -c '^ *[18] ' "$WORK/table")" -eq 2
+check "results: header + 1 warm-up + 4 (C=1) + 16 (C=8) records" \
+	test "$(zcat "$WORK/run.jsonl.gz" | wc -l)" -eq 22
+
+tb analyze load --db "$WORK/bench.db" "$WORK/run.jsonl.gz" 2>/dev/null
+tb analyze report --db "$WORK/bench.db" --format csv >"$WORK/report.csv"
+tb analyze export --db "$WORK/bench.db" --format csv >"$WORK/requests.csv"
+
+for row in 1 2; do
+	c=$(csv_field "$WORK/report.csv" concurrency $row)
+	p50=$(csv_field "$WORK/report.csv" p50_ttft_ms $row)
+	check "C=$c: TTFT P50 $p50 ms is within 50-53 ms" \
+		awk -v v="$p50" 'BEGIN { exit !(v >= 50 && v <= 53) }'
+	ok=$(csv_field "$WORK/report.csv" ok $row)
+	check "C=$c: every request succeeded ($ok)" test "$ok" -eq $((c == 1 ? 4 : 16))
+done
+check "every request has exactly 40 output tokens, from usage" awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$col["output_tokens"] != 40 || $col["tokens_estimated"] != 0 { bad++ }
+	END { exit bad || NR != 22 }' "$WORK/requests.csv"
+check "every E2E is within 5% of 440 ms" awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	{ e = $col["e2e_ms"]; if (e < 418 || e > 462) { print "e2e " e; bad++ } }
+	END { exit bad }' "$WORK/requests.csv"
+check "the warm-up is flagged" test "$(csv_field "$WORK/requests.csv" warmup 1)" = 1
+
+# Reasoning tokens: TTFT counts them, TTFA waits for the answer.
+stop_mock
+start_mock --ttft-ms 20 --itl-ms 10 --reasoning-tokens 5
+tb replay --endpoint "$ENDPOINT" -c 1 -n 2 --warmup 0 -o "$WORK/reason.jsonl.gz" \
+	"$WORK/trace.jsonl.gz" >/dev/null 2>&1
+check "reasoning: TTFA is 5 tokens later than TTFT" sh -c "zcat '$WORK/reason.jsonl.gz' | sed -n 2p |
+	awk -F'[:,]' '{ for (i = 1; i < NF; i++) { if (\$i == \"\\\"ttft_ns\\\"\") t = \$(i+1); if (\$i == \"\\\"ttfa_ns\\\"\") a = \$(i+1) } }
+	END { d = (a - t) / 1e6; exit !(d > 45 && d < 55) }'"

@@ -1,0 +1,17 @@
+#!/bin/sh
+# The README's demo, shortened (50 tokens per request instead of 500):
+# sweep table for C=1..16, a report, and a rendered PNG.
+. tests/cli/lib.sh
+
+DEMO_OUT="$WORK/demo" DEMO_TOKENS=50 sh scripts/demo.sh >"$WORK/out" 2>"$WORK/err"
+check "the demo exits 0" test $? -eq 0
+check "the sweep table has a row for each of C=1,2,4,8,16" \
+	test "$(grep -Ec '^\| (1|2|4|8|16) \|' "$WORK/out")" -eq 5
+check "every request succeeded (no errors column above 0)" \
+	sh -c "grep -E '^\| [0-9]+ \|' '$WORK/out' | awk -F'|' '\$12 + 0 != 0 { exit 1 }'"
+check "aggregate tok/s rises from C=1 to C=16" sh -c "grep -E '^\| (1|16) \|' '$WORK/out' |
+	awk -F'|' 'NR == 1 { a = \$3 } NR == 2 { exit !(\$3 > 2 * a) }'"
+check "the cold start is reported" grep -q "cold-start TTFT 1[0-9][0-9][0-9]" "$WORK/out"
+check "the plot is a PNG" sh -c "head -c 8 '$WORK/demo/plots/scaling.png' | od -An -c | grep -q 'P   N   G'"
+check "the plot has its gnuplot script and data beside it" \
+	test -s "$WORK/demo/plots/scaling.gp" -a -s "$WORK/demo/plots/scaling.dat"
