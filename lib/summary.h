@@ -44,8 +44,9 @@ int summary_format_parse(const char *s, enum summary_format *out);
 void summary_compute(const struct result *r, size_t n, int level, struct level_summary *out);
 
 /*
- * Table output. A table is begin, rows, end; 'title' (may be NULL) names the
- * run in text and Markdown output and is a column in CSV and JSON.
+ * Table output. A table is begin, rows, end; 'title' (may be NULL) is the
+ * "run" column of CSV and JSON rows. Text and Markdown tables have no run
+ * column: callers print a heading above each run's table.
  */
 void summary_print_begin(FILE *out, enum summary_format fmt);
 void summary_print_row(FILE *out, enum summary_format fmt, const char *title,

@@ -2,6 +2,8 @@
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
 -- Plain SQL only: the sqlite3 shell can query everything here.
 
+-- Applied by analyze only after it has checked that the database is not of
+-- a newer version (analyze/db.c), so this never downgrades one.
 PRAGMA user_version = 1;
 
 CREATE TABLE IF NOT EXISTS runs (
@@ -47,9 +49,11 @@ SELECT r.label              AS run,
        q.run_id             AS run_id,
        q.level              AS concurrency,
        q.seq                AS seq,
+       q.trace_id           AS trace_id,
        q.warmup             AS warmup,
        q.status             AS status,
        q.error              AS error,
+       q.error_detail       AS error_detail,
        q.ttft_ns / 1e6      AS ttft_ms,
        q.ttfa_ns / 1e6      AS ttfa_ms,
        q.e2e_ns / 1e6       AS e2e_ms,

@@ -21,6 +21,16 @@ if [ -n "${TB_VALGRIND:-}" ]; then
 	VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
 fi
 
+# Timing bounds are for the native build. Under valgrind (make valgrind, a
+# memory check) every program runs tens of times slower: bounds widen by SLACK.
+SLACK=1
+[ -n "$VG" ] && SLACK=4
+
+# True when $1 lies in [$2, $3].
+within() {
+	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'
+}
+
 tb() {
 	$VG "$TB" "$@"
 }

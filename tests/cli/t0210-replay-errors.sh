@@ -46,6 +46,8 @@ tb record synth -n 4 --input-tokens 8 --output-tokens 10 -o "$WORK/slow.jsonl.gz
 $VG "$TB" replay --endpoint "$ENDPOINT" -c 2 -n 8 --warmup 0 --quiet \
 	-o "$WORK/int.jsonl.gz" "$WORK/slow.jsonl.gz" >"$WORK/table" 2>/dev/null &
 pid=$!
+i=0
+while [ ! -s "$WORK/int.jsonl.gz" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 sleep 0.5
 kill -INT $pid
 wait $pid

@@ -1,0 +1,399 @@
+/*
+ * analyze.c - `tracebench analyze load|report|export|plot`: option parsing,
+ * help texts and exit codes; the work is in db.c, report.c and plot.c.
+ *
+ * Results files go into one SQLite database (load); everything else reads
+ * it. Exit status: 0 success, 1 the work failed (a SQLite or write error,
+ * gnuplot failing), 2 a usage or input error (missing or malformed file,
+ * unknown run). Messages are one line on stderr; data goes to stdout.
+ */
+#include "analyze/analyze.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/db.h"
+#include "analyze/plot.h"
+#include "analyze/report.h"
+#include "lib/summary.h"
+
+/* Most --run options plot accepts. */
+#define ANALYZE_MAX_RUNS 64
+
+static const char analyze_usage_text[] =
+	"usage: tracebench analyze <subcommand> --db FILE [options]\n"
+	"\n"
+	"Keep results files in a SQLite database and report on them.\n"
+	"\n"
+	"subcommands:\n"
+	"  load      add results files (from 'tracebench replay') to the database\n"
+	"  report    print the sweep table of each run (text, markdown, csv, json)\n"
+	"  export    write one CSV row per request\n"
+	"  plot      write a gnuplot script of tok/s by concurrency, render it to PNG\n"
+	"\n"
+	"options:\n"
+	"  -h, --help   show this help\n"
+	"\n"
+	"Run 'tracebench analyze <subcommand> --help' for its options.\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze load --db bench.db before.jsonl.gz after.jsonl.gz\n"
+	"  tracebench analyze report --db bench.db --format markdown > report.md\n"
+	"  tracebench analyze plot --db bench.db --out plots\n";
+
+static const char load_usage_text[] =
+	"usage: tracebench analyze load --db FILE [--label L] RESULTS...\n"
+	"\n"
+	"Add results files to the database (created if missing), one transaction\n"
+	"per file. A run already in the database (same run_id) is skipped. The\n"
+	"complete records of a truncated file are loaded, with a warning.\n"
+	"Files loaded under one label are reported as one run (shards of a sweep).\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE      the database (SQLite) to add to\n"
+	"  -l, --label L      store the runs as L instead of their own label\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze load --db bench.db results.jsonl.gz\n"
+	"  tracebench analyze load --db bench.db --label after-tuning r.jsonl.gz\n";
+
+static const char report_usage_text[] =
+	"usage: tracebench analyze report --db FILE [--run LABEL] [--format FMT]\n"
+	"\n"
+	"Print the sweep table of each run: one row per concurrency level with\n"
+	"throughput, TTFT mean and percentiles, tokens, wall time, ok and errors.\n"
+	"Text and markdown add a heading and the warm-up (cold-start) TTFT per run;\n"
+	"csv and json print one table with the run in its first column.\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE        the database to read\n"
+	"  -r, --run LABEL      only the run LABEL\n"
+	"  -f, --format FMT     text (default), markdown, csv or json\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze report --db bench.db\n"
+	"  tracebench analyze report --db bench.db --run baseline --format markdown\n";
+
+static const char export_usage_text[] =
+	"usage: tracebench analyze export --db FILE [--run LABEL] [--format csv]\n"
+	"\n"
+	"Write one CSV row per request, warm-ups included (warmup=1), with a\n"
+	"header row. Columns: run, concurrency, seq, trace_id, warmup, status,\n"
+	"error, ttft_ms, ttfa_ms, e2e_ms, tpot_ms, input_tokens, output_tokens,\n"
+	"tokens_estimated, run_id, error_detail. Empty fields are NULL.\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE        the database to read\n"
+	"  -r, --run LABEL      only the run LABEL\n"
+	"  -f, --format csv     the output format (csv, the only one)\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze export --db bench.db --format csv > requests.csv\n"
+	"  tracebench analyze export --db bench.db --run baseline > baseline.csv\n";
+
+static const char plot_usage_text[] =
+	"usage: tracebench analyze plot --db FILE [--run LABEL]... --out DIR\n"
+	"\n"
+	"Write DIR/scaling.dat and DIR/scaling.gp (aggregate and per-request\n"
+	"tok/s by concurrency, one pair of lines per run) and render\n"
+	"DIR/scaling.png when gnuplot is installed. Prints the files written.\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE      the database to read\n"
+	"  -r, --run LABEL    plot the run LABEL (repeatable; default: all runs)\n"
+	"  -o, --out DIR      the output directory (created if missing)\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze plot --db bench.db --out plots\n"
+	"  tracebench analyze plot --db bench.db --run before --run after --out plots\n"
+	"  cd plots && gnuplot scaling.gp      # re-render after editing the script\n";
+
+/* Maps a DB_ERR_* code to the exit status. */
+static int analyze_exit_code(int rc)
+{
+	if (rc == DB_OK || rc == DB_ALREADY_LOADED)
+		return 0;
+	return rc == DB_ERR_INPUT ? 2 : 1;
+}
+
+/* Prints "tracebench analyze SUB: MSG" and returns the exit status for rc. */
+static int analyze_fail(const char *sub, int rc, const char *msg)
+{
+	fprintf(stderr, "tracebench analyze %s: %s\n", sub, msg);
+	return analyze_exit_code(rc);
+}
+
+/* One line for a getopt_long error ('?' or ':'); returns 2. */
+static int analyze_bad_option(const char *sub, int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':')
+		fprintf(stderr, "tracebench analyze %s: option '%s' needs a value\n", sub, arg);
+	else if (optopt)
+		fprintf(stderr, "tracebench analyze %s: unknown option '-%c'; see "
+			"'tracebench analyze %s --help'\n", sub, optopt, sub);
+	else
+		fprintf(stderr, "tracebench analyze %s: unknown option '%s'; see "
+			"'tracebench analyze %s --help'\n", sub, arg, sub);
+	return 2;
+}
+
+static int analyze_usage_error(const char *sub, const char *msg)
+{
+	fprintf(stderr, "tracebench analyze %s: %s; see 'tracebench analyze %s --help'\n",
+		sub, msg, sub);
+	return 2;
+}
+
+static void analyze_print_load_info(const char *path, int rc, const struct db_load_info *info)
+{
+	if (info->damage)
+		fprintf(stderr, "tracebench analyze load: warning: '%s': %s\n", path, info->damage);
+	if (rc == DB_ALREADY_LOADED)
+		fprintf(stderr, "tracebench analyze load: '%s': run '%s' already loaded (run_id %s); "
+			"nothing to do\n", path, info->label, info->run_id);
+	else
+		fprintf(stderr, "loaded '%s': run '%s', %zu request%s\n", path, info->label,
+			info->requests, info->requests == 1 ? "" : "s");
+}
+
+/* Loads each file; an input error skips to the next file, a SQLite failure stops. */
+static int analyze_load_files(struct db *db, const char *label, char **paths, int n)
+{
+	struct db_load_info info;
+	char err[DB_ERRLEN];
+	int status = 0;
+	int i, rc;
+
+	for (i = 0; i < n; i++) {
+		rc = db_load_results(db, paths[i], label, &info, err, sizeof(err));
+		if (rc == DB_OK || rc == DB_ALREADY_LOADED) {
+			analyze_print_load_info(paths[i], rc, &info);
+			db_load_info_release(&info);
+			continue;
+		}
+		analyze_fail("load", rc, err);
+		if (rc != DB_ERR_INPUT)
+			return analyze_exit_code(rc);
+		status = 2;
+	}
+	return status;
+}
+
+static int analyze_load(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db_path = NULL, *label = NULL;
+	char err[DB_ERRLEN];
+	struct db *db = NULL;
+	int c, rc;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:l:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db_path = optarg; break;
+		case 'l': label = optarg; break;
+		case 'h': fputs(load_usage_text, stdout); return 0;
+		default: return analyze_bad_option("load", c, argv);
+		}
+	}
+	if (!db_path)
+		return analyze_usage_error("load", "no database; give --db FILE");
+	if (label && !*label)
+		return analyze_usage_error("load", "empty --label");
+	if (optind >= argc)
+		return analyze_usage_error("load", "no results files given");
+	rc = db_open(db_path, DB_WRITE, &db, err, sizeof(err));
+	if (rc)
+		return analyze_fail("load", rc, err);
+	rc = analyze_load_files(db, label, argv + optind, argc - optind);
+	db_close(db);
+	return rc;
+}
+
+/* Options shared by report and export. */
+struct analyze_read_opts {
+	const char *db_path;
+	const char *run;
+	enum summary_format fmt;
+};
+
+/* Parses --db, --run, --format for report and export; returns -1 to go on,
+ * else the exit status (help printed, or a usage error). */
+static int analyze_parse_read_opts(const char *sub, const char *usage, int argc, char **argv,
+				   struct analyze_read_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char msg[256];
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:r:f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o->db_path = optarg; break;
+		case 'r': o->run = optarg; break;
+		case 'f':
+			if (summary_format_parse(optarg, &o->fmt) != 0) {
+				snprintf(msg, sizeof(msg), "unknown format '%s' "
+					 "(text, markdown, csv or json)", optarg);
+				return analyze_usage_error(sub, msg);
+			}
+			break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: return analyze_bad_option(sub, c, argv);
+		}
+	}
+	if (optind < argc) {
+		snprintf(msg, sizeof(msg), "unexpected argument '%s'", argv[optind]);
+		return analyze_usage_error(sub, msg);
+	}
+	if (!o->db_path)
+		return analyze_usage_error(sub, "no database; give --db FILE");
+	return -1;
+}
+
+static int analyze_report(int argc, char **argv)
+{
+	struct analyze_read_opts o = { NULL, NULL, SUMMARY_TEXT };
+	char err[DB_ERRLEN];
+	struct db *db = NULL;
+	int rc;
+
+	rc = analyze_parse_read_opts("report", report_usage_text, argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
+	if (!rc)
+		rc = report_print(db, o.run, o.fmt, stdout, err, sizeof(err));
+	db_close(db);
+	return rc ? analyze_fail("report", rc, err) : 0;
+}
+
+static int analyze_export(int argc, char **argv)
+{
+	struct analyze_read_opts o = { NULL, NULL, SUMMARY_CSV };
+	char err[DB_ERRLEN];
+	struct db *db = NULL;
+	int rc;
+
+	rc = analyze_parse_read_opts("export", export_usage_text, argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	if (o.fmt != SUMMARY_CSV)
+		return analyze_usage_error("export", "export writes csv only (--format csv)");
+	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
+	if (!rc)
+		rc = report_export_csv(db, o.run, stdout, err, sizeof(err));
+	db_close(db);
+	return rc ? analyze_fail("export", rc, err) : 0;
+}
+
+static void analyze_print_plot_files(const char *dir, const struct plot_output *po)
+{
+	printf("%s/%s\n%s/%s\n", dir, PLOT_DAT_NAME, dir, PLOT_SCRIPT_NAME);
+	if (po->rendered)
+		printf("%s/%s\n", dir, PLOT_PNG_NAME);
+	if (po->gnuplot_missing)
+		fprintf(stderr, "tracebench analyze plot: note: gnuplot not found on PATH; "
+			"to render: cd '%s' && gnuplot %s\n", dir, PLOT_SCRIPT_NAME);
+}
+
+static int analyze_plot(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *runs[ANALYZE_MAX_RUNS];
+	const char *db_path = NULL, *dir = NULL;
+	struct plot_output po = { 0, 0 };
+	char err[DB_ERRLEN];
+	struct db *db = NULL;
+	size_t n_runs = 0;
+	int c, rc;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:r:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db_path = optarg; break;
+		case 'o': dir = optarg; break;
+		case 'r':
+			if (n_runs == ANALYZE_MAX_RUNS)
+				return analyze_usage_error("plot", "too many --run options");
+			runs[n_runs++] = optarg;
+			break;
+		case 'h': fputs(plot_usage_text, stdout); return 0;
+		default: return analyze_bad_option("plot", c, argv);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tracebench analyze plot: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!db_path)
+		return analyze_usage_error("plot", "no database; give --db FILE");
+	if (!dir || !*dir)
+		return analyze_usage_error("plot", "no output directory; give --out DIR");
+	rc = db_open(db_path, DB_READ, &db, err, sizeof(err));
+	if (!rc)
+		rc = plot_scaling(db, runs, n_runs, dir, &po, err, sizeof(err));
+	db_close(db);
+	if (rc)
+		return analyze_fail("plot", rc, err);
+	analyze_print_plot_files(dir, &po);
+	return 0;
+}
+
+int analyze_main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*run)(int argc, char **argv);
+	} subs[] = {
+		{ "load", analyze_load },
+		{ "report", analyze_report },
+		{ "export", analyze_export },
+		{ "plot", analyze_plot },
+	};
+	size_t i;
+
+	if (argc < 2) {
+		fprintf(stderr, "tracebench analyze: no subcommand (load, report, export, plot); "
+			"see 'tracebench analyze --help'\n");
+		return 2;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		fputs(analyze_usage_text, stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+		if (strcmp(argv[1], subs[i].name) == 0)
+			return subs[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "tracebench analyze: '%s' is not a subcommand; "
+		"see 'tracebench analyze --help'\n", argv[1]);
+	return 2;
+}

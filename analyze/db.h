@@ -1,0 +1,132 @@
+/*
+ * db.h - the analysis database: results files in, struct result arrays out.
+ *
+ * `tracebench analyze` keeps every run it is given in one SQLite file whose
+ * schema is schema/tracebench.sql (compiled in). This module is the only
+ * part of analyze that speaks SQL: it opens and migrates the database, loads
+ * results files (lib/tracefile.h + lib/result.h) and reads runs back as
+ * struct result arrays, so that report and plot compute their numbers with
+ * lib/summary.h exactly as replay does.
+ *
+ * A "run" here is a label: every results file loaded under one label (the
+ * shards of one sweep, see DESIGN.md "Scale past one machine") is reported
+ * as one run. Loading the same file (same run_id) twice is a no-op.
+ *
+ * Errors are values: functions return 0 or a negative DB_ERR_* code and put
+ * a one-line message naming the file or run into 'err' (errlen bytes); they
+ * never print.
+ */
+#ifndef TB_ANALYZE_DB_H
+#define TB_ANALYZE_DB_H
+
+#include <stddef.h>
+#include "lib/result.h"
+
+/* Schema version this build creates and reads (PRAGMA user_version). */
+#define DB_SCHEMA_VERSION 1
+
+/* Suggested size of the 'err' buffers below. */
+#define DB_ERRLEN 1024
+
+enum db_status {
+	DB_ALREADY_LOADED = 1,  /* db_load_results: run_id present, nothing done */
+	DB_OK = 0,
+	DB_ERR_WORK = -1,       /* SQLite or I/O failure: the work failed (exit 1) */
+	DB_ERR_INPUT = -2,      /* bad input: missing/bad file, unknown run (exit 2) */
+};
+
+enum db_mode {
+	DB_READ,                /* the file must exist and hold a tracebench db */
+	DB_WRITE,               /* created if missing; schema applied */
+};
+
+struct db;
+
+/*
+ * Opens the database at 'path'. DB_WRITE creates the file if needed and
+ * applies the schema; DB_READ opens an existing database read-only. Either
+ * way a database of a newer schema version is refused (DB_ERR_INPUT).
+ * On success sets *out (free with db_close) and returns DB_OK.
+ */
+int db_open(const char *path, enum db_mode mode, struct db **out, char *err, size_t errlen);
+
+/* Closes the database and frees db (NULL is a no-op). */
+void db_close(struct db *db);
+
+/* What db_load_results did; strings owned by the struct (db_load_info_release). */
+struct db_load_info {
+	char *run_id;
+	char *label;        /* label the run was stored under */
+	size_t requests;    /* records stored (warm-ups included) */
+	char *damage;       /* NULL, or the reader's damage sentence (file truncated) */
+};
+
+void db_load_info_release(struct db_load_info *info);
+
+/*
+ * Loads the results file 'path' in one transaction; 'label' (may be NULL)
+ * overrides the label in the file's header. Returns DB_OK, DB_ALREADY_LOADED
+ * when its run_id is in the database already (nothing changed), DB_ERR_INPUT
+ * for an unreadable or malformed file (message names file and line; the
+ * database is left as it was), or DB_ERR_WORK. 'info' is filled on DB_OK and
+ * DB_ALREADY_LOADED; the caller releases it with db_load_info_release. The
+ * complete records of a truncated file are loaded, and info->damage says what
+ * was dropped.
+ */
+int db_load_results(struct db *db, const char *path, const char *label,
+		    struct db_load_info *info, char *err, size_t errlen);
+
+/* One run (label) as the report heading shows it. Strings may be NULL. */
+struct db_run {
+	char *label;
+	char *endpoint;
+	char *model;
+	char *trace_digest;
+	int files;          /* results files loaded under this label */
+};
+
+/*
+ * Lists the runs in the order they were created, or only the one labelled
+ * 'label' (NULL: all). An unknown label, or a database without runs, is
+ * DB_ERR_INPUT. On success sets *runs (free with db_runs_free) and *n >= 1.
+ */
+int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
+	    char *err, size_t errlen);
+void db_runs_free(struct db_run *runs, size_t n);
+
+/*
+ * Concurrency levels of the run 'label', ascending. On success sets *levels
+ * (the caller frees it with free(); NULL when *n is 0) and *n.
+ */
+int db_levels(struct db *db, const char *label, int **levels, size_t *n,
+	      char *err, size_t errlen);
+
+/*
+ * Every request (warm-ups included) of one level of the run 'label', in
+ * sending order, as initialized struct results. On success sets *out (free
+ * with db_results_free; NULL when *n is 0) and *n.
+ */
+int db_results(struct db *db, const char *label, int level, struct result **out,
+	       size_t *n, char *err, size_t errlen);
+void db_results_free(struct result *r, size_t n);
+
+/*
+ * Called by db_export_rows: first once with cells NULL (the header), then
+ * once per request. 'names' are the column names, 'cells' the values as
+ * text: integers in decimal, milliseconds with three decimals, NULL for SQL
+ * NULL. Both arrays are valid during the call only. Return 0 to go on,
+ * non-zero to stop (that value is then returned by db_export_rows).
+ */
+typedef int (*db_row_fn)(void *ctx, int ncols, const char *const *names,
+			 const char *const *cells);
+
+/*
+ * Calls fn for every request of the run 'label' (not NULL), warm-ups
+ * included, in sending order. Columns: run, concurrency, seq, trace_id,
+ * warmup, status, error, ttft_ms, ttfa_ms, e2e_ms, tpot_ms, input_tokens,
+ * output_tokens, tokens_estimated, run_id, error_detail.
+ */
+int db_export_rows(struct db *db, const char *label, db_row_fn fn, void *ctx,
+		   char *err, size_t errlen);
+
+#endif

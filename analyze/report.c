@@ -1,0 +1,292 @@
+/*
+ * report.c - `tracebench analyze report` and `export`; see report.h.
+ *
+ * This file decides the structure of a report (which runs, which levels,
+ * headings, the warm-up line); the table itself is lib/summary.c's, and all
+ * SQL is in db.c.
+ */
+#include "analyze/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void report_seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void report_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* Turns a failed write to out (a closed pipe, a full disk) into an error. */
+static int report_check_output(FILE *out, char *err, size_t errlen)
+{
+	if (fflush(out) != 0 || ferror(out)) {
+		report_seterr(err, errlen, "cannot write output: %s", strerror(errno));
+		return DB_ERR_WORK;
+	}
+	return DB_OK;
+}
+
+void report_run_release(struct report_run *r)
+{
+	free(r->levels);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Remembers the earliest warm-up (lowest seq) of the run: the cold start. */
+static void report_note_warmups(struct report_run *run, const struct result *r, size_t n,
+				long *cold_seq)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!r[i].warmup)
+			continue;
+		if (run->warmups++ == 0 || r[i].seq < *cold_seq) {
+			*cold_seq = r[i].seq;
+			run->cold_ttft_ms = r[i].ttft_ns >= 0 ? (double)r[i].ttft_ns / 1e6 : NAN;
+			snprintf(run->cold_error, sizeof(run->cold_error), "%s", r[i].error);
+		}
+	}
+}
+
+int report_summarize(struct db *db, const char *label, struct report_run *out,
+		     char *err, size_t errlen)
+{
+	struct report_run run = { NULL, 0, 0, NAN, "" };
+	struct result *res = NULL;
+	int *levels = NULL;
+	size_t n_levels = 0, n_res = 0, i;
+	long cold_seq = 0;
+	int rc;
+
+	rc = db_levels(db, label, &levels, &n_levels, err, errlen);
+	if (rc)
+		goto cleanup;
+	if (n_levels && !(run.levels = calloc(n_levels, sizeof(*run.levels)))) {
+		report_seterr(err, errlen, "run '%s': out of memory", label);
+		rc = DB_ERR_WORK;
+		goto cleanup;
+	}
+	for (i = 0; i < n_levels; i++) {
+		rc = db_results(db, label, levels[i], &res, &n_res, err, errlen);
+		if (rc)
+			goto cleanup;
+		report_note_warmups(&run, res, n_res, &cold_seq);
+		summary_compute(res, n_res, levels[i], &run.levels[run.n_levels]);
+		/* A level holding only warm-ups has nothing to show in the table. */
+		if (run.levels[run.n_levels].requests > 0)
+			run.n_levels++;
+		db_results_free(res, n_res);
+		res = NULL;
+	}
+	*out = run;
+	run.levels = NULL;
+cleanup:
+	free(run.levels);
+	free(levels);
+	return rc;
+}
+
+/* Prints s with control characters (a newline in a label) as spaces. */
+static void report_put_oneline(FILE *out, const char *s)
+{
+	for (; s && *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
+}
+
+/* "run 'L': endpoint E, model M, trace D" (text) or "### L — ..." (Markdown). */
+static void report_heading(FILE *out, enum summary_format fmt, const struct db_run *run)
+{
+	if (fmt == SUMMARY_MARKDOWN) {
+		fputs("### ", out);
+		report_put_oneline(out, run->label);
+		fputs(" —", out);
+	} else {
+		fputs("run '", out);
+		report_put_oneline(out, run->label);
+		fputs("':", out);
+	}
+	fputs(" endpoint ", out);
+	report_put_oneline(out, run->endpoint ? run->endpoint : "unknown");
+	if (run->model) {
+		fputs(", model ", out);
+		report_put_oneline(out, run->model);
+	}
+	if (run->trace_digest) {
+		fputs(", trace ", out);
+		report_put_oneline(out, run->trace_digest);
+	}
+	if (run->files > 1)
+		fprintf(out, ", merged from %d results files", run->files);
+	fputs(fmt == SUMMARY_MARKDOWN ? "\n\n" : "\n", out);
+}
+
+/* "warm-up: 1 request, cold-start TTFT 1012.3 ms", when the run had warm-ups. */
+static void report_warmup_line(FILE *out, const struct report_run *run)
+{
+	if (!run->warmups)
+		return;
+	fprintf(out, "warm-up: %zu request%s, ", run->warmups, run->warmups == 1 ? "" : "s");
+	if (run->cold_error[0])
+		fprintf(out, "cold-start request failed (%s)\n", run->cold_error);
+	else if (isnan(run->cold_ttft_ms))
+		fputs("cold-start request had no token\n", out);
+	else
+		fprintf(out, "cold-start TTFT %.1f ms\n", run->cold_ttft_ms);
+}
+
+/* Prints the rows of one run; *first is the summary_print_row flag. */
+static void report_rows(FILE *out, enum summary_format fmt, const char *label,
+			const struct report_run *run, int *first)
+{
+	size_t i;
+
+	for (i = 0; i < run->n_levels; i++) {
+		summary_print_row(out, fmt, label, &run->levels[i], *first);
+		*first = 0;
+	}
+}
+
+/* Text and Markdown: a heading, a table and a warm-up line per run. */
+static int report_print_per_run(struct db *db, const struct db_run *runs, size_t n,
+				enum summary_format fmt, FILE *out, char *err, size_t errlen)
+{
+	struct report_run run;
+	size_t i;
+	int first;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		rc = report_summarize(db, runs[i].label, &run, err, errlen);
+		if (rc)
+			return rc;
+		if (i > 0)
+			fputc('\n', out);
+		report_heading(out, fmt, &runs[i]);
+		first = 1;
+		summary_print_begin(out, fmt);
+		report_rows(out, fmt, runs[i].label, &run, &first);
+		summary_print_end(out, fmt);
+		if (run.warmups && fmt == SUMMARY_MARKDOWN)
+			fputc('\n', out);
+		report_warmup_line(out, &run);
+		report_run_release(&run);
+	}
+	return DB_OK;
+}
+
+/* CSV and JSON: one table, the run label in its "run" column. */
+static int report_print_one_table(struct db *db, const struct db_run *runs, size_t n,
+				  enum summary_format fmt, FILE *out, char *err, size_t errlen)
+{
+	struct report_run run;
+	size_t i;
+	int first = 1;
+	int rc;
+
+	summary_print_begin(out, fmt);
+	for (i = 0; i < n; i++) {
+		rc = report_summarize(db, runs[i].label, &run, err, errlen);
+		if (rc)
+			return rc;
+		report_rows(out, fmt, runs[i].label, &run, &first);
+		report_run_release(&run);
+	}
+	summary_print_end(out, fmt);
+	return DB_OK;
+}
+
+int report_print(struct db *db, const char *label, enum summary_format fmt, FILE *out,
+		 char *err, size_t errlen)
+{
+	struct db_run *runs = NULL;
+	size_t n = 0;
+	int rc;
+
+	rc = db_runs(db, label, &runs, &n, err, errlen);
+	if (rc)
+		goto cleanup;
+	if (fmt == SUMMARY_TEXT || fmt == SUMMARY_MARKDOWN)
+		rc = report_print_per_run(db, runs, n, fmt, out, err, errlen);
+	else
+		rc = report_print_one_table(db, runs, n, fmt, out, err, errlen);
+	if (!rc)
+		rc = report_check_output(out, err, errlen);
+cleanup:
+	db_runs_free(runs, n);
+	return rc;
+}
+
+/* Writes one CSV field (RFC 4180): quoted when it holds , " CR or LF. */
+static void report_csv_field(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+struct report_csv {
+	FILE *out;
+	int header_done;
+};
+
+/* db_row_fn: the header once for the whole export, then a row per request. */
+static int report_csv_row(void *ctx, int ncols, const char *const *names,
+			  const char *const *cells)
+{
+	struct report_csv *csv = ctx;
+	const char *const *v = cells ? cells : names;
+	int i;
+
+	if (!cells && csv->header_done)
+		return 0;
+	csv->header_done = 1;
+	for (i = 0; i < ncols; i++) {
+		if (i)
+			fputc(',', csv->out);
+		report_csv_field(csv->out, v[i]);
+	}
+	/* RFC 4180 ends records with CRLF; every CSV reader accepts LF too,
+	 * and LF keeps the file friendly to grep, cut and diff. */
+	fputc('\n', csv->out);
+	return ferror(csv->out) ? DB_ERR_WORK : 0;
+}
+
+int report_export_csv(struct db *db, const char *label, FILE *out, char *err, size_t errlen)
+{
+	struct report_csv csv = { out, 0 };
+	struct db_run *runs = NULL;
+	size_t n = 0, i;
+	int rc;
+
+	rc = db_runs(db, label, &runs, &n, err, errlen);
+	for (i = 0; !rc && i < n; i++)
+		rc = db_export_rows(db, runs[i].label, report_csv_row, &csv, err, errlen);
+	if (rc == DB_ERR_WORK && ferror(out))
+		report_seterr(err, errlen, "cannot write output: %s", strerror(errno));
+	if (!rc)
+		rc = report_check_output(out, err, errlen);
+	db_runs_free(runs, n);
+	return rc;
+}

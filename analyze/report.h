@@ -1,0 +1,50 @@
+/*
+ * report.h - `tracebench analyze report` and `export`: the sweep table of
+ * every run, and one CSV row per request, read from the analysis database.
+ *
+ * The table rows are computed by lib/summary.c from struct result arrays
+ * (db_results), the code replay uses for its live table, so a report shows
+ * the numbers replay printed. Output goes to a FILE * so tests can read it.
+ * Functions return DB_OK or a DB_ERR_* code (db.h) with a message in 'err'.
+ */
+#ifndef TB_ANALYZE_REPORT_H
+#define TB_ANALYZE_REPORT_H
+
+#include <stdio.h>
+#include "analyze/db.h"
+#include "lib/result.h"
+#include "lib/summary.h"
+
+/* One run summarized: its levels and its warm-up (cold start). */
+struct report_run {
+	struct level_summary *levels;  /* owned; ascending; levels with measured requests */
+	size_t n_levels;
+	size_t warmups;                /* warm-up requests of the run */
+	double cold_ttft_ms;           /* TTFT of the first warm-up, NaN if it had none */
+	char cold_error[RESULT_ERROR_MAX]; /* error class of the first warm-up, "" if ok */
+};
+
+/*
+ * Summarizes every level of the run 'label' with summary_compute.
+ * On success fills *out (release with report_run_release).
+ */
+int report_summarize(struct db *db, const char *label, struct report_run *out,
+		     char *err, size_t errlen);
+void report_run_release(struct report_run *r);
+
+/*
+ * Prints the table of each run (only 'label' when not NULL) to out. Text and
+ * Markdown get a heading per run and a warm-up line after its table; CSV and
+ * JSON one table covering all runs, the run label in the "run" column.
+ */
+int report_print(struct db *db, const char *label, enum summary_format fmt, FILE *out,
+		 char *err, size_t errlen);
+
+/*
+ * Writes one CSV row per request (warm-ups included, flagged) of each run
+ * (only 'label' when not NULL) to out, with a header row; RFC 4180 quoting,
+ * an empty field for NULL. Columns: see db_export_rows.
+ */
+int report_export_csv(struct db *db, const char *label, FILE *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,804 @@
+/*
+ * test_analyze.c - `tracebench analyze` end to end on real files: results
+ * written with lib/tracefile, loaded into a real SQLite database, reported,
+ * exported and plotted with the real gnuplot (when installed).
+ *
+ * The sample run has numbers worked out by hand (see write_sample): level 1
+ * has five measured requests with TTFT 100, 200, 300, 400 and 1000 ms, so
+ * numpy.percentile gives P50 300, P95 880 and P99 976 ms; one warm-up with a
+ * cold-start TTFT of 1012.3 ms; level 2 has one failed request.
+ */
+#define _XOPEN_SOURCE 700   /* nftw */
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "analyze/analyze.h"
+#include "analyze/db.h"
+#include "analyze/plot.h"
+#include "analyze/report.h"
+#include "lib/result.h"
+#include "lib/summary.h"
+#include "lib/tracefile.h"
+
+#define MS 1000000LL
+#define S  1000000000LL
+
+static char tmp[] = "/tmp/tb-analyze-XXXXXX";
+
+/* tmp/name in one of a few rotating buffers. */
+static const char *path_of(const char *name)
+{
+	static char buf[32][512];
+	static int i;
+
+	i = (i + 1) % 32;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmp, name);
+	return buf[i];
+}
+
+static int file_exists(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0;
+}
+
+static long file_size(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+/* Reads a whole small file; the caller frees it. */
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = calloc(1, 1 << 20);
+
+	if (f && buf) {
+		size_t n = fread(buf, 1, (1 << 20) - 1, f);
+		buf[n] = '\0';
+	}
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static void set_result(struct result *r, int level, long seq, int warmup,
+		       int64_t sched, int64_t ttft, int64_t e2e, int64_t tokens)
+{
+	static int64_t itl[] = { 10 * MS, 12 * MS };
+
+	result_init(r);
+	r->level = level;
+	r->seq = seq;
+	r->trace_id = seq % 3;
+	r->warmup = warmup;
+	r->status = 200;
+	r->sched_ns = r->send_ns = sched;
+	r->ttft_ns = r->ttfa_ns = ttft;
+	r->e2e_ns = e2e;
+	r->input_tokens = 512;
+	r->output_tokens = tokens;
+	r->itl_ns = malloc(sizeof(itl));
+	memcpy(r->itl_ns, itl, sizeof(itl));
+	r->n_itl = 2;
+}
+
+/*
+ * The sample run, 10 requests. Level 1: a warm-up (TTFT 1012.3 ms), then
+ * five requests 2 s apart, TTFT 100..1000 ms, E2E = TTFT + 500 ms, 50 tokens:
+ * wall = 2 s .. 11.5 s = 9.5 s, aggregate 250 / 9.5 = 26.316 tok/s,
+ * per request 50 / 0.5 s = 100 tok/s. Level 2: three ok requests of 40
+ * tokens (80 tok/s each) and one HTTP 500 with a detail holding , and ".
+ */
+static size_t sample_results(struct result *v)
+{
+	static const int64_t ttft[] = { 100, 200, 300, 400, 1000 };
+	size_t n = 0;
+	int i;
+
+	set_result(&v[n++], 1, 0, 1, 0, 1012300000LL, 1500 * MS, 50);
+	for (i = 0; i < 5; i++)
+		set_result(&v[n++], 1, 1 + i, 0, (2 + 2 * i) * S, ttft[i] * MS,
+			   (ttft[i] + 500) * MS, 50);
+	set_result(&v[n++], 2, 6, 0, 12 * S, 150 * MS, 650 * MS, 40);
+	set_result(&v[n++], 2, 7, 0, 12 * S, 150 * MS, 650 * MS, 40);
+	set_result(&v[n++], 2, 8, 0, 13 * S, 150 * MS, 650 * MS, 40);
+	set_result(&v[n], 2, 9, 0, 13 * S, -1, 5 * MS, 0);
+	v[n].status = 500;
+	v[n].ttfa_ns = -1;
+	result_set_error(&v[n++], RESULT_ERR_HTTP, "upstream said \"no\", retry later");
+	return n;
+}
+
+/* Writes a results file of the sample run; extra_raw (may be NULL) is
+ * appended as one more, raw, record line. */
+static void write_results(const char *path, const char *run_id, const char *label,
+			  const char *extra_raw)
+{
+	char err[TRACEFILE_ERRLEN];
+	struct result v[16];
+	struct tracefile_writer *w;
+	cJSON *h = cJSON_CreateObject();
+	cJSON *trace, *params, *rec;
+	size_t n, i;
+
+	cJSON_AddStringToObject(h, "run_id", run_id);
+	cJSON_AddStringToObject(h, "label", label);
+	cJSON_AddStringToObject(h, "created", "2026-11-30T12:00:00Z");
+	cJSON_AddStringToObject(h, "tool", "tracebench 0.1.0");
+	cJSON_AddStringToObject(h, "endpoint", "http://127.0.0.1:8000");
+	cJSON_AddStringToObject(h, "model", "mock");
+	trace = cJSON_AddObjectToObject(h, "trace");
+	cJSON_AddStringToObject(trace, "path", "trace.jsonl.gz");
+	cJSON_AddStringToObject(trace, "digest", "crc32:0badf00d");
+	cJSON_AddNumberToObject(trace, "requests", 10);
+	params = cJSON_AddObjectToObject(h, "params");
+	cJSON_AddStringToObject(params, "mode", "closed");
+	cJSON_AddNumberToObject(params, "warmup", 1);
+
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err);
+	CHECK(w != NULL);
+	cJSON_Delete(h);
+	if (!w)
+		return;
+	n = sample_results(v);
+	for (i = 0; i < n; i++) {
+		rec = result_to_json(&v[i]);
+		CHECK_EQ_INT(tracefile_writer_append(w, rec), 0);
+		cJSON_Delete(rec);
+		result_release(&v[i]);
+	}
+	if (extra_raw)
+		CHECK_EQ_INT(tracefile_writer_append_raw(w, extra_raw, strlen(extra_raw)), 0);
+	CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+}
+
+/* Opens a fresh database file tmp/name for writing. */
+static struct db *fresh_db(const char *name)
+{
+	char err[DB_ERRLEN];
+	struct db *db = NULL;
+
+	unlink(path_of(name));
+	CHECK_EQ_INT(db_open(path_of(name), DB_WRITE, &db, err, sizeof(err)), DB_OK);
+	return db;
+}
+
+static int load(struct db *db, const char *file, const char *label, size_t *requests)
+{
+	struct db_load_info info;
+	char err[DB_ERRLEN];
+	int rc = db_load_results(db, file, label, &info, err, sizeof(err));
+
+	if (rc >= 0) {
+		if (requests)
+			*requests = info.requests;
+		db_load_info_release(&info);
+	}
+	return rc;
+}
+
+/* SELECT count(*) FROM 'table' of the database file at path, read with
+ * plain SQLite so the check does not trust the code under test. */
+static long count_rows(const char *path, const char *table)
+{
+	char sql[128];
+	sqlite3 *s = NULL;
+	sqlite3_stmt *st = NULL;
+	long n = -1;
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
+	if (sqlite3_open_v2(path, &s, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(s, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+	return n;
+}
+
+/* Runs fn on a memory stream and returns what it wrote (caller frees). */
+static char *report_to_string(struct db *db, const char *run, enum summary_format fmt,
+			      int export, int *rc)
+{
+	char err[DB_ERRLEN];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	*rc = export ? report_export_csv(db, run, out, err, sizeof(err))
+		     : report_print(db, run, fmt, out, err, sizeof(err));
+	fclose(out);
+	return buf;
+}
+
+TEST(load_twice_does_not_double_rows)
+{
+	const char *file = path_of("r1.jsonl.gz");
+	struct db *db = fresh_db("twice.db");
+	char err[DB_ERRLEN];
+	size_t n = 0;
+
+	write_results(file, "00aa", "baseline", NULL);
+	CHECK_EQ_INT(load(db, file, NULL, &n), DB_OK);
+	CHECK_EQ_INT(n, 10);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_ALREADY_LOADED);
+	db_close(db);
+	/* Reopened later, and under another label: still the same run. */
+	db = NULL;
+	CHECK_EQ_INT(db_open(path_of("twice.db"), DB_WRITE, &db, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(load(db, file, "other-label", NULL), DB_ALREADY_LOADED);
+	db_close(db);
+	CHECK_EQ_INT(count_rows(path_of("twice.db"), "runs"), 1);
+	CHECK_EQ_INT(count_rows(path_of("twice.db"), "requests"), 10);
+}
+
+TEST(levels_summarize_like_numpy)
+{
+	const char *file = path_of("r2.jsonl.gz");
+	struct db *db = fresh_db("numbers.db");
+	struct level_summary s;
+	struct result *r = NULL;
+	char err[DB_ERRLEN];
+	int *levels = NULL;
+	size_t n = 0, nl = 0;
+
+	write_results(file, "00bb", "baseline", NULL);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(db_levels(db, "baseline", &levels, &nl, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(nl, 2);
+	if (nl == 2) {
+		CHECK_EQ_INT(levels[0], 1);
+		CHECK_EQ_INT(levels[1], 2);
+	}
+	free(levels);
+
+	CHECK_EQ_INT(db_results(db, "baseline", 1, &r, &n, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(n, 6);
+	if (n == 6) {
+		CHECK(r[0].warmup);
+		CHECK_EQ_INT(r[0].ttft_ns, 1012300000LL);
+		CHECK_EQ_INT(r[1].input_tokens, 512);
+		CHECK_EQ_INT(r[1].n_itl, 2);
+		CHECK_EQ_INT(r[1].itl_ns[1], 12 * MS);
+		summary_compute(r, n, 1, &s);
+		CHECK_EQ_INT(s.requests, 5);
+		CHECK_EQ_INT(s.warmup, 1);
+		CHECK_NEAR(s.ttft_mean_ms, 400.0, 1e-9);
+		CHECK_NEAR(s.ttft_p50_ms, 300.0, 1e-9);
+		CHECK_NEAR(s.ttft_p95_ms, 880.0, 1e-9);
+		CHECK_NEAR(s.ttft_p99_ms, 976.0, 1e-9);
+		CHECK_NEAR(s.agg_tps, 250.0 / 9.5, 1e-9);
+		CHECK_NEAR(s.per_req_tps, 100.0, 1e-9);
+	}
+	db_results_free(r, n);
+
+	CHECK_EQ_INT(db_results(db, "baseline", 2, &r, &n, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(n, 4);
+	if (n == 4) {
+		CHECK_STR(r[3].error, "http");
+		CHECK_STR(r[3].error_detail, "upstream said \"no\", retry later");
+		CHECK_EQ_INT(r[3].ttft_ns, -1);
+		summary_compute(r, n, 2, &s);
+		CHECK_EQ_INT(s.ok, 3);
+		CHECK_EQ_INT(s.errors, 1);
+		CHECK_NEAR(s.agg_tps, 120.0 / 1.65, 1e-9);
+	}
+	db_results_free(r, n);
+	db_close(db);
+}
+
+/* True if any number in the JSON tree is within tol of want. */
+static int json_has_number(const cJSON *node, double want, double tol)
+{
+	const cJSON *c;
+
+	if (cJSON_IsNumber(node) && fabs(node->valuedouble - want) <= tol)
+		return 1;
+	cJSON_ArrayForEach(c, node)
+		if (json_has_number(c, want, tol))
+			return 1;
+	return 0;
+}
+
+TEST(report_prints_heading_table_and_warmup)
+{
+	const char *file = path_of("r3.jsonl.gz");
+	struct db *db = fresh_db("report.db");
+	cJSON *json;
+	char *out;
+	int rc;
+
+	write_results(file, "00cc", "baseline", NULL);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+
+	out = report_to_string(db, NULL, SUMMARY_TEXT, 0, &rc);
+	CHECK_EQ_INT(rc, DB_OK);
+	CHECK(strstr(out, "run 'baseline': endpoint http://127.0.0.1:8000, model mock, "
+		      "trace crc32:0badf00d\n") != NULL);
+	CHECK(strstr(out, "warm-up: 1 request, cold-start TTFT 1012.3 ms\n") != NULL);
+	CHECK(strstr(out, "880.0") != NULL);
+	free(out);
+
+	out = report_to_string(db, "baseline", SUMMARY_MARKDOWN, 0, &rc);
+	CHECK_EQ_INT(rc, DB_OK);
+	CHECK(strncmp(out, "### baseline", 12) == 0);
+	CHECK(strstr(out, "| 1 |") != NULL);
+	free(out);
+
+	/* JSON: valid, with the hand-computed percentiles in it. */
+	out = report_to_string(db, NULL, SUMMARY_JSON, 0, &rc);
+	CHECK_EQ_INT(rc, DB_OK);
+	json = cJSON_Parse(out);
+	CHECK(cJSON_IsArray(json));
+	CHECK_EQ_INT(cJSON_GetArraySize(json), 2);
+	CHECK(json_has_number(json, 300.0, 1e-6));
+	CHECK(json_has_number(json, 880.0, 1e-6));
+	CHECK(json_has_number(json, 976.0, 1e-6));
+	cJSON_Delete(json);
+	free(out);
+
+	out = report_to_string(db, "no-such-run", SUMMARY_TEXT, 0, &rc);
+	CHECK_EQ_INT(rc, DB_ERR_INPUT);
+	free(out);
+	db_close(db);
+}
+
+TEST(files_under_one_label_report_as_one_run)
+{
+	const char *a = path_of("shard0.jsonl.gz"), *b = path_of("shard1.jsonl.gz");
+	struct db *db = fresh_db("shards.db");
+	struct report_run run;
+	char err[DB_ERRLEN];
+	char *out;
+	int rc;
+
+	write_results(a, "5a0", "shard-a", NULL);
+	write_results(b, "5a1", "shard-b", NULL);
+	CHECK_EQ_INT(load(db, a, "sweep", NULL), DB_OK);
+	CHECK_EQ_INT(load(db, b, "sweep", NULL), DB_OK);
+	CHECK_EQ_INT(report_summarize(db, "sweep", &run, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(run.n_levels, 2);
+	CHECK_EQ_INT(run.warmups, 2);
+	if (run.n_levels == 2) {
+		/* Same offsets from a common start: twice the tokens, same wall. */
+		CHECK_EQ_INT(run.levels[0].requests, 10);
+		CHECK_NEAR(run.levels[0].agg_tps, 500.0 / 9.5, 1e-9);
+		CHECK_NEAR(run.levels[0].ttft_p50_ms, 300.0, 1e-9);
+	}
+	report_run_release(&run);
+	out = report_to_string(db, NULL, SUMMARY_TEXT, 0, &rc);
+	CHECK_EQ_INT(rc, DB_OK);
+	CHECK(strstr(out, "merged from 2 results files\n") != NULL);
+	CHECK(strstr(out, "warm-up: 2 requests, cold-start TTFT 1012.3 ms\n") != NULL);
+	free(out);
+	db_close(db);
+}
+
+TEST(export_writes_quoted_csv)
+{
+	const char *file = path_of("r4.jsonl.gz");
+	static const char header[] =
+		"run,concurrency,seq,trace_id,warmup,status,error,ttft_ms,ttfa_ms,e2e_ms,"
+		"tpot_ms,input_tokens,output_tokens,tokens_estimated,run_id,error_detail\n";
+	struct db *db = fresh_db("export.db");
+	char *out, *line;
+	int rc, lines = 0;
+
+	write_results(file, "00dd", "a,\"b\"", NULL);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	out = report_to_string(db, NULL, SUMMARY_CSV, 1, &rc);
+	CHECK_EQ_INT(rc, DB_OK);
+	CHECK(strncmp(out, header, strlen(header)) == 0);
+	/* The warm-up row, all columns; TPOT = (1500 - 1012.3) / 49 ms. */
+	CHECK(strstr(out, "\n\"a,\"\"b\"\"\",1,0,0,1,200,,1012.300,1012.300,1500.000,"
+		      "9.953,512,50,0,00dd,\n") != NULL);
+	/* The failed row: NULL TTFT and TPOT are empty; the detail quoted. */
+	CHECK(strstr(out, ",2,9,0,0,500,http,,,5.000,,512,0,0,00dd,"
+		      "\"upstream said \"\"no\"\", retry later\"\n") != NULL);
+	for (line = out; (line = strchr(line, '\n')); line++)
+		lines++;
+	CHECK_EQ_INT(lines, 11);
+	free(out);
+	db_close(db);
+}
+
+TEST(malformed_record_rolls_back)
+{
+	const char *good = path_of("good.jsonl.gz"), *bad = path_of("bad.jsonl.gz");
+	struct db *db = fresh_db("rollback.db");
+	struct db_load_info info;
+	char err[DB_ERRLEN];
+
+	write_results(good, "00ee", "good", NULL);
+	write_results(bad, "00ef", "bad", "{\"level\":1,\"seq\":\"ten\",\"send_ns\":0}");
+	CHECK_EQ_INT(load(db, good, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(db_load_results(db, bad, NULL, &info, err, sizeof(err)), DB_ERR_INPUT);
+	CHECK(strstr(err, bad) != NULL);
+	CHECK(strstr(err, "line 12") != NULL);
+	db_close(db);
+	CHECK_EQ_INT(count_rows(path_of("rollback.db"), "runs"), 1);
+	CHECK_EQ_INT(count_rows(path_of("rollback.db"), "requests"), 10);
+}
+
+/* Counts the records a plain reader gets from path. */
+static size_t reader_count(const char *path)
+{
+	char err[TRACEFILE_ERRLEN];
+	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_RESULTS, err);
+	cJSON *rec;
+	size_t n = 0;
+
+	while (r && tracefile_reader_next(r, &rec) == 1) {
+		cJSON_Delete(rec);
+		n++;
+	}
+	tracefile_reader_close(r);
+	return n;
+}
+
+TEST(truncated_file_loads_complete_records)
+{
+	const char *file = path_of("cut.jsonl.gz");
+	struct db *db = fresh_db("cut.db");
+	struct db_load_info info;
+	char err[DB_ERRLEN];
+	size_t whole;
+
+	write_results(file, "00ff", "cut", NULL);
+	whole = (size_t)file_size(file);
+	CHECK_EQ_INT(truncate(file, (off_t)(whole - 40)), 0);
+	CHECK_EQ_INT(db_load_results(db, file, NULL, &info, err, sizeof(err)), DB_OK);
+	CHECK(info.damage != NULL);
+	CHECK(info.requests > 0 && info.requests < 10);
+	CHECK_EQ_INT(info.requests, reader_count(file));
+	db_load_info_release(&info);
+	db_close(db);
+	CHECK_EQ_INT(count_rows(path_of("cut.db"), "requests"), reader_count(file));
+}
+
+TEST(newer_schema_is_refused)
+{
+	const char *path = path_of("newer.db");
+	char err[DB_ERRLEN];
+	struct db *db = fresh_db("newer.db");
+	sqlite3 *s = NULL;
+
+	db_close(db);
+	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_exec(s, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(s);
+	db = NULL;
+	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_ERR_INPUT);
+	CHECK(strstr(err, "schema version 7") != NULL);
+	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_ERR_INPUT);
+	CHECK_EQ_INT(db_open(path_of("missing.db"), DB_READ, &db, err, sizeof(err)),
+		     DB_ERR_INPUT);
+	CHECK(strstr(err, "No such file or directory") != NULL);
+	CHECK(!file_exists(path_of("missing.db")));
+}
+
+/* Loads the sample under each label (a run_id per label) into name. */
+static struct db *db_with_labels(const char *name, const char *const *labels, size_t n)
+{
+	const char *file = path_of("labels.jsonl.gz");
+	struct db *db = fresh_db(name);
+	char run_id[32];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(run_id, sizeof(run_id), "%s-%zu", name, i);
+		write_results(file, run_id, labels[i], NULL);
+		CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	}
+	return db;
+}
+
+/* True when gnuplot can be run from PATH. */
+static int have_gnuplot(void)
+{
+	const char *path = getenv("PATH");
+	char buf[4096], *dir, *save = NULL, exe[4200];
+
+	snprintf(buf, sizeof(buf), "%s", path ? path : "");
+	for (dir = strtok_r(buf, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(exe, sizeof(exe), "%s/gnuplot", dir);
+		if (access(exe, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Checks that path is a PNG file of more than 1000 bytes. */
+static void check_png(const char *path)
+{
+	unsigned char sig[8] = { 0 };
+	FILE *f = fopen(path, "rb");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_EQ_INT(fread(sig, 1, 8, f), 8);
+	fclose(f);
+	CHECK(memcmp(sig, "\x89PNG\r\n\x1a\n", 8) == 0);
+	CHECK(file_size(path) > 1000);
+}
+
+TEST(plot_writes_data_script_and_png)
+{
+	static const char *const labels[] = { "baseline" };
+	struct db *db = db_with_labels("plot.db", labels, 1);
+	struct plot_output po = { 0, 0 };
+	char err[DB_ERRLEN], *dat, *gp;
+	const char *out = path_of("plots");
+
+	CHECK_EQ_INT(plot_scaling(db, NULL, 0, out, &po, err, sizeof(err)), DB_OK);
+	dat = read_text(path_of("plots/scaling.dat"));
+	CHECK(strstr(dat, "\n1 26.316 100.000\n2 72.727 80.000\n") != NULL);
+	gp = read_text(path_of("plots/scaling.gp"));
+	CHECK(strstr(gp, "set logscale x 2\n") != NULL);
+	CHECK(strstr(gp, "title 'baseline: aggregate'") != NULL);
+	CHECK(strstr(gp, "/tmp") == NULL);   /* relative paths only */
+	if (have_gnuplot()) {
+		CHECK(po.rendered);
+		check_png(path_of("plots/scaling.png"));
+	} else {
+		printf("  note: gnuplot not installed, PNG not checked\n");
+		CHECK(po.gnuplot_missing);
+	}
+	free(dat);
+	free(gp);
+
+	CHECK_EQ_INT(plot_scaling(db, (const char *const[]){ "nope" }, 1, out, &po,
+				  err, sizeof(err)), DB_ERR_INPUT);
+	CHECK(strstr(err, "'nope'") != NULL);
+	db_close(db);
+}
+
+TEST(plot_labels_cannot_inject_gnuplot_commands)
+{
+	static const char *const labels[] = {
+		"\"; system(\"touch pwned\"); \"",
+		"'; system('touch pwned'); '",
+		"`touch pwned`",
+		"x'\nsystem('touch pwned')\nprint '",
+		"@x $(touch pwned) \\' ; system('touch pwned') #",
+	};
+	struct db *db = db_with_labels("hostile.db", labels, 5);
+	struct plot_output po = { 0, 0 };
+	char err[DB_ERRLEN], *gp;
+	const char *out = path_of("hostile");
+
+	CHECK_EQ_INT(plot_scaling(db, NULL, 0, out, &po, err, sizeof(err)), DB_OK);
+	gp = read_text(path_of("hostile/scaling.gp"));
+	CHECK(strstr(gp, "title tb_quote . '; system(' . tb_quote . 'touch pwned' . "
+		      "tb_quote . '); ' . tb_quote . ': aggregate'") != NULL);
+	CHECK(strstr(gp, "title 'x' . tb_quote . ' system(' . tb_quote . 'touch pwned' . "
+		      "tb_quote . ') print ' . tb_quote . ': per request'") != NULL);
+	free(gp);
+	if (have_gnuplot()) {
+		/* The script ran to the end (the PNG exists) and ran nothing else. */
+		CHECK(po.rendered);
+		check_png(path_of("hostile/scaling.png"));
+	}
+	CHECK(!file_exists(path_of("hostile/pwned")));
+	CHECK(!file_exists("pwned"));
+	db_close(db);
+}
+
+TEST(plot_without_gnuplot_writes_script_only)
+{
+	static const char *const labels[] = { "nognuplot" };
+	struct db *db = db_with_labels("nogp.db", labels, 1);
+	struct plot_output po = { 0, 0 };
+	char err[DB_ERRLEN], *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	const char *out = path_of("nogp");
+
+	mkdir(path_of("emptybin"), 0777);
+	setenv("PATH", path_of("emptybin"), 1);
+	CHECK_EQ_INT(plot_scaling(db, NULL, 0, out, &po, err, sizeof(err)), DB_OK);
+	if (saved)
+		setenv("PATH", saved, 1);
+	free(saved);
+	CHECK(po.gnuplot_missing);
+	CHECK(!po.rendered);
+	CHECK(file_exists(path_of("nogp/scaling.gp")));
+	CHECK(file_exists(path_of("nogp/scaling.dat")));
+	CHECK(!file_exists(path_of("nogp/scaling.png")));
+	db_close(db);
+}
+
+/* plot_put_gp_string(s) into a string; the caller frees it. */
+static char *gp_string(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	plot_put_gp_string(f, s);
+	fclose(f);
+	return buf;
+}
+
+/* Runs gnuplot on script (in tmp, nothing but argv, no shell); its exit status. */
+static int run_gnuplot(const char *script)
+{
+	int status = -1;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(gp_strings_hold_no_quote_in_literals)
+{
+	static const char *const tricky[] = {
+		"'", "''", "''''", "'a'''''b'", "it's", "\\'", "`id`", "@x", "\"q\"", "",
+	};
+	const char *script = path_of("roundtrip.gp"), *printed = path_of("roundtrip.txt");
+	char *s, *got, *line;
+	FILE *f;
+	size_t i;
+
+	s = gp_string("it's \"x\"\n`y`");
+	CHECK_STR(s, "'it' . tb_quote . 's \"x\" `y`'");
+	free(s);
+	s = gp_string("'");
+	CHECK_STR(s, "tb_quote");
+	free(s);
+	s = gp_string("");
+	CHECK_STR(s, "''");
+	free(s);
+	if (!have_gnuplot())
+		return;
+	/* What gnuplot makes of them: each prints back exactly. */
+	f = fopen(script, "w");
+	fprintf(f, "tb_quote = sprintf('%%c', 39)\nset print '%s'\n", printed);
+	for (i = 0; i < sizeof(tricky) / sizeof(tricky[0]); i++) {
+		s = gp_string(tricky[i]);
+		fprintf(f, "print %s\n", s);
+		free(s);
+	}
+	fclose(f);
+	CHECK_EQ_INT(run_gnuplot(script), 0);
+	got = read_text(printed);
+	line = got;
+	for (i = 0; i < sizeof(tricky) / sizeof(tricky[0]) && line; i++) {
+		char *nl = strchr(line, '\n');
+
+		if (nl)
+			*nl = '\0';
+		CHECK_STR(line, tricky[i]);
+		line = nl ? nl + 1 : NULL;
+	}
+	free(got);
+}
+
+/* Runs analyze_main with stdout and stderr captured into *output (freed
+ * by the caller). Returns its exit status. */
+static int run_cli(char **output, const char **args)
+{
+	const char *cap = path_of("cli.out");
+	char *argv[16];
+	int saved_out = dup(1), saved_err = dup(2), fd, argc = 0, rc;
+
+	while (args[argc] && argc < 15) {
+		argv[argc] = (char *)args[argc];
+		argc++;
+	}
+	argv[argc] = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	fd = open(cap, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	close(fd);
+	rc = analyze_main(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	*output = read_text(cap);
+	return rc;
+}
+
+TEST(cli_exit_codes_and_messages)
+{
+	char file[512], dbp[512];
+	char *out = NULL;
+
+	snprintf(file, sizeof(file), "%s", path_of("cli.jsonl.gz"));
+	snprintf(dbp, sizeof(dbp), "%s", path_of("cli.db"));
+
+	write_results(file, "0c11", "cli", NULL);
+	unlink(dbp);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "--help", NULL }), 0);
+	CHECK(strncmp(out, "usage: tracebench analyze", 25) == 0);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "plot", "--help", NULL }), 0);
+	CHECK(strstr(out, "  -o, --out DIR") != NULL);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", NULL }), 2);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "report", "--bogus", NULL }), 2);
+	CHECK_STR(out, "tracebench analyze report: unknown option '--bogus'; "
+		  "see 'tracebench analyze report --help'\n");
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "load", "--db", dbp, file, NULL }), 0);
+	CHECK(strstr(out, "': run 'cli', 10 requests\n") != NULL);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "load", "--db", dbp, file, NULL }), 0);
+	CHECK(strstr(out, "already loaded") != NULL);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "load", "--db", dbp,
+						      path_of("none.jsonl.gz"), NULL }), 2);
+	CHECK(strstr(out, "none.jsonl.gz") != NULL);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "report", "--db", dbp,
+						      "--run", "ghost", NULL }), 2);
+	CHECK(strstr(out, "'ghost'") != NULL);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "report", "--db", dbp,
+						      "--format", "yaml", NULL }), 2);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "export", "--db",
+						      path_of("nodb.db"), NULL }), 2);
+	CHECK(strstr(out, "nodb.db") != NULL);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "report", "--db", dbp,
+						      "--format", "csv", NULL }), 0);
+	CHECK(strncmp(out, "run,concurrency,", 16) == 0);
+	free(out);
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	(void)type;
+	(void)ftw;
+	return remove(path);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmp)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN(load_twice_does_not_double_rows);
+	RUN(levels_summarize_like_numpy);
+	RUN(report_prints_heading_table_and_warmup);
+	RUN(files_under_one_label_report_as_one_run);
+	RUN(export_writes_quoted_csv);
+	RUN(malformed_record_rolls_back);
+	RUN(truncated_file_loads_complete_records);
+	RUN(newer_schema_is_refused);
+	RUN(plot_writes_data_script_and_png);
+	RUN(plot_labels_cannot_inject_gnuplot_commands);
+	RUN(plot_without_gnuplot_writes_script_only);
+	RUN(gp_strings_hold_no_quote_in_literals);
+	RUN(cli_exit_codes_and_messages);
+	/* Keep the files of a failed run for a look; remove them otherwise. */
+	if (!harness_failed)
+		nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return harness_done();
+}
