@@ -1,0 +1,1194 @@
+/*
+ * mock.c - `tracebench mock`: a deterministic OpenAI-compatible streaming
+ * server.
+ *
+ * It is the endpoint the demo and the tests replay against, and the way
+ * tracebench measures its own overhead: every token leaves on a known
+ * schedule, so whatever replay measures beyond that schedule is the
+ * toolkit's (or the network's) doing, not the model's.
+ *
+ * One process, one libevent loop, one timer per in-flight request; nothing
+ * ever sleeps, so thousands of concurrent streams cost a few kilobytes each.
+ * HTTP is libevent's evhttp; request bodies are parsed with cJSON.
+ *
+ * Timing model (CLOCK_MONOTONIC, see lib/clock.h): token k of a request that
+ * arrived at A is due at
+ *
+ *     A + ttft + k * itl
+ *
+ * Each due time is the previous one plus a gap, never "now" plus a gap, so a
+ * late timer does not push later tokens back. With --profile batching, ttft
+ * and each gap are stretched by 1 + slope * (active - 1), active being the
+ * number of requests in flight when that timer is set: a continuous-batching
+ * server shares its decode steps between the requests in its batch.
+ *
+ * Request lifecycle: on_request() routes; parse_request() reads the body;
+ * stream_start() creates a struct mock_stream and arms its timer;
+ * stream_tick() emits one token per firing; stream_finish() sends the tail
+ * and frees the stream. If the client goes away first, on_conn_close() frees
+ * it instead. Fault injection (error rates, resets, stalls) belongs in
+ * stream_start() (decide per request) and stream_tick() (act per token).
+ */
+#include "mock/mock.h"
+#include "lib/clock.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#define MOCK_MAX_TOKENS  1000000L            /* per request, clamped to it */
+#define MOCK_MAX_BODY    (16L * 1024 * 1024) /* request body cap, bytes */
+#define MOCK_MAX_HEADERS (64L * 1024)        /* request headers cap, bytes */
+#define MOCK_TIMEOUT_S   600                 /* idle or not-reading client */
+#define MOCK_BACKLOG     4096                /* listen() queue */
+
+enum mock_profile { MOCK_PROFILE_NONE, MOCK_PROFILE_BATCHING };
+enum mock_api { MOCK_API_CHAT, MOCK_API_COMPLETIONS };
+
+/* The command line, parsed once; the strings point into argv. */
+struct mock_options {
+	char host[256];
+	int port;
+	int64_t ttft_ns;
+	int64_t itl_ns;
+	int64_t cold_start_ns;
+	long tokens;            /* when the request has no max_tokens */
+	long reasoning_tokens;  /* leading tokens sent as reasoning_content */
+	enum mock_profile profile;
+	double slope;
+	const char *model;
+	const char *port_file;
+	int quiet;
+};
+
+struct mock_stream;
+
+struct mock_server {
+	struct mock_options opt;
+	struct event_base *base;
+	struct evhttp *http;
+	struct event *sigint;
+	struct event *sigterm;
+	struct evbuffer *scratch;       /* reused to build each SSE event */
+	struct mock_stream *streams;    /* in-flight requests, for shutdown */
+	long active;                    /* length of that list */
+	unsigned long long next_id;     /* chatcmpl-mock-N / cmpl-mock-N */
+	int cold_pending;               /* next request pays --cold-start-ms */
+};
+
+/* One generation request in flight, streaming or not. */
+struct mock_stream {
+	struct mock_server *srv;
+	struct evhttp_request *req;     /* libevent's; see on_conn_close() */
+	struct event *timer;
+	struct mock_stream *prev, *next;
+	enum mock_api api;
+	int stream;                     /* "stream": true */
+	int include_usage;              /* stream_options.include_usage */
+	long n;                         /* output tokens */
+	long reasoning;                 /* of which reasoning: min(R, n) */
+	long prompt_tokens;
+	long k;                         /* next token to emit */
+	int64_t due_ns;                 /* when token k is due */
+	unsigned long long id;
+	char *model;                    /* echoed in replies (malloc) */
+	char *head;                     /* SSE event prefix (malloc) */
+};
+
+/* What parse_request() read from a request body. */
+struct mock_request {
+	enum mock_api api;
+	int stream;
+	int include_usage;
+	long n;
+	long prompt_tokens;
+	const char *model;
+};
+
+/* The deterministic vocabulary: token k is " " + mock_words[k % 16]. */
+static const char *const mock_words[] = {
+	"the", "quick", "brown", "fox", "jumps", "over", "a", "lazy",
+	"dog", "while", "mock", "tokens", "stream", "on", "time", "again",
+};
+
+static const char *token_word(long k)
+{
+	size_t nwords = sizeof(mock_words) / sizeof(mock_words[0]);
+
+	return mock_words[(unsigned long)k % nwords];
+}
+
+/* printf into a new string (malloc, caller frees); NULL when out of memory. */
+static char *str_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *out;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (len < 0 || !(out = malloc((size_t)len + 1)))
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(out, (size_t)len + 1, fmt, ap);
+	va_end(ap);
+	return out;
+}
+
+/* ---- command line ------------------------------------------------------ */
+
+static void usage(FILE *out)
+{
+	fputs(
+"usage: tracebench mock [options]\n"
+"\n"
+"Serve a deterministic OpenAI-compatible API (POST /v1/chat/completions,\n"
+"POST /v1/completions, GET /v1/models, GET /health). Token k of a request\n"
+"is sent at ttft + k * itl after it arrived; the request's max_tokens (or\n"
+"max_completion_tokens) says how many tokens, else --tokens does.\n"
+"\n"
+"options:\n"
+"  -l, --listen HOST:PORT      address to listen on (default 127.0.0.1:8000;\n"
+"                              port 0 picks a free port)\n"
+"      --port-file FILE        write the bound port to FILE once listening\n"
+"      --ttft-ms MS            time to first token (default 50)\n"
+"      --itl-ms MS             gap between tokens (default 10)\n"
+"      --tokens N              tokens when the request has no max_tokens\n"
+"                              (default 16; a request's max_tokens wins)\n"
+"      --reasoning-tokens N    send the first N tokens as reasoning_content\n"
+"                              (chat only; default 0)\n"
+"      --profile NAME          none (default): constant timing;\n"
+"                              batching: ttft and itl grow with load\n"
+"      --slope X               batching slowdown per extra active request\n"
+"                              (default 0.133)\n"
+"      --cold-start-ms MS      extra ttft for the first request (default 0)\n"
+"      --model NAME            model in /v1/models, and in replies to\n"
+"                              requests that name none (default mock)\n"
+"  -q, --quiet                 no start-up line on stderr\n"
+"  -h, --help                  show this help\n"
+"\n"
+"examples:\n"
+"  tracebench mock\n"
+"  tracebench mock --listen 127.0.0.1:0 --port-file mock.port --quiet\n"
+"  tracebench mock --profile batching --itl-ms 37 --cold-start-ms 12000\n",
+	    out);
+}
+
+/* Print "tracebench mock: <message> (see ...)" to stderr; returns -1. */
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tracebench mock: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see 'tracebench mock --help')\n", stderr);
+	return -1;
+}
+
+static int parse_double(const char *opt, const char *s, double max,
+			double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > max)
+		return usage_error("%s wants a number in 0..%g, not '%s'",
+				   opt, max, s);
+	*out = v;
+	return 0;
+}
+
+/* Milliseconds (fractions allowed) into nanoseconds. */
+static int parse_ms(const char *opt, const char *s, int64_t *out_ns)
+{
+	double ms;
+
+	if (parse_double(opt, s, 1e9, &ms))
+		return -1;
+	*out_ns = llround(ms * NS_PER_MS);
+	return 0;
+}
+
+static int parse_long(const char *opt, const char *s, long min, long max,
+		      long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return usage_error("%s wants an integer in %ld..%ld, not '%s'",
+				   opt, min, max, s);
+	*out = v;
+	return 0;
+}
+
+/* "HOST:PORT" or "[V6ADDR]:PORT" into o->host and o->port. */
+static int parse_listen(const char *s, struct mock_options *o)
+{
+	const char *colon = strrchr(s, ':');
+	const char *host = s;
+	size_t hlen;
+	long port;
+
+	if (!colon || colon == s)
+		return usage_error("--listen wants HOST:PORT, not '%s'", s);
+	hlen = (size_t)(colon - s);
+	if (s[0] == '[' && hlen >= 2 && s[hlen - 1] == ']') {
+		host = s + 1;
+		hlen -= 2;
+	}
+	if (hlen == 0 || hlen >= sizeof(o->host))
+		return usage_error("--listen wants HOST:PORT, not '%s'", s);
+	if (parse_long("--listen port", colon + 1, 0, 65535, &port))
+		return -1;
+	memcpy(o->host, host, hlen);
+	o->host[hlen] = '\0';
+	o->port = (int)port;
+	return 0;
+}
+
+/*
+ * Fill *o from argv (argv[0] is "mock"). Returns 0 to run, 1 when --help was
+ * printed, -1 after printing a usage error.
+ */
+static int parse_args(int argc, char **argv, struct mock_options *o)
+{
+	enum { O_PORT_FILE = 256, O_TTFT, O_ITL, O_TOKENS, O_REASONING,
+	       O_PROFILE, O_SLOPE, O_COLD, O_MODEL };
+	static const struct option longopts[] = {
+		{ "listen",           required_argument, NULL, 'l' },
+		{ "port-file",        required_argument, NULL, O_PORT_FILE },
+		{ "ttft-ms",          required_argument, NULL, O_TTFT },
+		{ "itl-ms",           required_argument, NULL, O_ITL },
+		{ "tokens",           required_argument, NULL, O_TOKENS },
+		{ "reasoning-tokens", required_argument, NULL, O_REASONING },
+		{ "profile",          required_argument, NULL, O_PROFILE },
+		{ "slope",            required_argument, NULL, O_SLOPE },
+		{ "cold-start-ms",    required_argument, NULL, O_COLD },
+		{ "model",            required_argument, NULL, O_MODEL },
+		{ "quiet",            no_argument,       NULL, 'q' },
+		{ "help",             no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c, err = 0;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(o->host, sizeof(o->host), "127.0.0.1");
+	o->port = 8000;
+	o->ttft_ns = 50 * NS_PER_MS;
+	o->itl_ns = 10 * NS_PER_MS;
+	o->tokens = 16;
+	o->slope = 0.133;
+	o->model = "mock";
+
+	optind = 0;     /* glibc: start afresh; argv[0] is not an option */
+	opterr = 0;
+	while (!err &&
+	       (c = getopt_long(argc, argv, ":l:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			err = parse_listen(optarg, o);
+			break;
+		case O_PORT_FILE:
+			o->port_file = optarg;
+			break;
+		case O_TTFT:
+			err = parse_ms("--ttft-ms", optarg, &o->ttft_ns);
+			break;
+		case O_ITL:
+			err = parse_ms("--itl-ms", optarg, &o->itl_ns);
+			break;
+		case O_COLD:
+			err = parse_ms("--cold-start-ms", optarg,
+				       &o->cold_start_ns);
+			break;
+		case O_TOKENS:
+			err = parse_long("--tokens", optarg, 1,
+					 MOCK_MAX_TOKENS, &o->tokens);
+			break;
+		case O_REASONING:
+			err = parse_long("--reasoning-tokens", optarg, 0,
+					 MOCK_MAX_TOKENS, &o->reasoning_tokens);
+			break;
+		case O_PROFILE:
+			if (!strcmp(optarg, "none"))
+				o->profile = MOCK_PROFILE_NONE;
+			else if (!strcmp(optarg, "batching"))
+				o->profile = MOCK_PROFILE_BATCHING;
+			else
+				err = usage_error("unknown profile '%s' "
+						  "(none, batching)", optarg);
+			break;
+		case O_SLOPE:
+			err = parse_double("--slope", optarg, 1000, &o->slope);
+			break;
+		case O_MODEL:
+			if (!*optarg)
+				err = usage_error("--model wants a name");
+			o->model = optarg;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			return usage_error("option '%s' needs a value",
+					   argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (!err && optind < argc)
+		err = usage_error("unexpected argument '%s'", argv[optind]);
+	return err;
+}
+
+/* ---- replies ----------------------------------------------------------- */
+
+/* Send 'obj' as the whole reply, as JSON, then free it (cJSON_Delete). */
+static void reply_cjson(struct evhttp_request *req, int code,
+			const char *reason, cJSON *obj)
+{
+	char *text = obj ? cJSON_PrintUnformatted(obj) : NULL;
+	struct evbuffer *body = evbuffer_new();
+
+	if (text && body && evbuffer_add_printf(body, "%s\n", text) > 0) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+				  "Content-Type", "application/json");
+		evhttp_send_reply(req, code, reason, body);
+	} else {
+		evhttp_send_error(req, HTTP_INTERNAL, "out of memory");
+	}
+	if (body)
+		evbuffer_free(body);
+	cJSON_free(text);
+	cJSON_Delete(obj);
+}
+
+/* An OpenAI-style error: {"error":{"message":...,"type":...,"code":N}}. */
+static void reply_error(struct evhttp_request *req, int code,
+			const char *reason, const char *fmt, ...)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *err = cJSON_AddObjectToObject(root, "error");
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cJSON_AddStringToObject(err, "message", msg);
+	cJSON_AddStringToObject(err, "type", code >= 500 ?
+				"server_error" : "invalid_request_error");
+	cJSON_AddNumberToObject(err, "code", code);
+	reply_cjson(req, code, reason, root);
+}
+
+/* ---- streams ----------------------------------------------------------- */
+
+/* How much slower generation runs with srv->active requests in flight. */
+static double load_factor(const struct mock_server *srv)
+{
+	if (srv->opt.profile != MOCK_PROFILE_BATCHING || srv->active <= 1)
+		return 1.0;
+	return 1.0 + srv->opt.slope * (double)(srv->active - 1);
+}
+
+/* Arm the stream's timer for when token k is due (at once if overdue). */
+static void stream_arm(struct mock_stream *s)
+{
+	int64_t us = (s->due_ns - clock_now_ns() + 999) / 1000; /* round up */
+	struct timeval tv;
+
+	if (us < 0)
+		us = 0;
+	tv.tv_sec = (time_t)(us / 1000000);
+	tv.tv_usec = (suseconds_t)(us % 1000000);
+	/* libevent adds tv to the time it cached when this loop pass began;
+	 * refresh it, or a busy pass would make the timer fire early. */
+	event_base_update_cache_time(s->srv->base);
+	evtimer_add(s->timer, &tv);
+}
+
+/* Unlink and free s; the request itself is left to the caller. */
+static void stream_free(struct mock_stream *s)
+{
+	struct mock_server *srv = s->srv;
+
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		srv->streams = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	srv->active--;
+	event_free(s->timer);
+	free(s->model);
+	free(s->head);
+	free(s);
+}
+
+/*
+ * While a request generates, its client is silent by design: lift the
+ * connection's read timeout, or a TTFT or gap longer than it would cut the
+ * stream. The write timeout still drops a client that stops reading.
+ * 'generating' 0 puts the idle keep-alive timeout back.
+ */
+static void conn_set_generating(struct evhttp_connection *conn, int generating)
+{
+	struct bufferevent *bev = evhttp_connection_get_bufferevent(conn);
+	struct timeval idle = { MOCK_TIMEOUT_S, 0 };
+	int one = 1;
+
+	bufferevent_set_timeouts(bev, generating ? NULL : &idle, &idle);
+	/* Small SSE events must leave now, not when Nagle thinks they may. */
+	if (generating)
+		setsockopt(bufferevent_getfd(bev), IPPROTO_TCP, TCP_NODELAY,
+			   &one, sizeof(one));
+}
+
+/* Stop hearing about the connection's closing: s is about to go away. */
+static void stream_forget_conn(struct mock_stream *s)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(s->req);
+
+	if (conn) {
+		evhttp_connection_set_closecb(conn, NULL, NULL);
+		conn_set_generating(conn, 0);
+	}
+}
+
+/*
+ * Send one SSE event: "data: " + (with_head ? s->head : "") + the printf of
+ * fmt + "\n\n", as one HTTP chunk.
+ */
+static void stream_event(struct mock_stream *s, int with_head,
+			 const char *fmt, ...)
+{
+	struct evbuffer *b = s->srv->scratch;
+	va_list ap;
+
+	evbuffer_add(b, "data: ", 6);
+	if (with_head)
+		evbuffer_add(b, s->head, strlen(s->head));
+	va_start(ap, fmt);
+	evbuffer_add_vprintf(b, fmt, ap);
+	va_end(ap);
+	evbuffer_add(b, "\n\n", 2);
+	evhttp_send_reply_chunk(s->req, b);     /* moves b's contents out */
+	evbuffer_drain(b, evbuffer_get_length(b));
+}
+
+/*
+ * Write what evhttp has queued now, from the timer callback, rather than on
+ * the next pass of the loop: the token leaves on time, and the write interest
+ * evhttp registered is dropped before the epoll changelist reaches the
+ * kernel, so an event costs one writev instead of a writev and two epoll_ctl
+ * (that made the mock, not the client, the bottleneck at 1000 streams).
+ * What the socket does not take stays queued for the bufferevent, and a
+ * write error is left for it to find, so it reaches on_conn_close().
+ */
+static void stream_flush(struct mock_stream *s)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(s->req);
+	struct bufferevent *bev = evhttp_connection_get_bufferevent(conn);
+	struct evbuffer *out = bufferevent_get_output(bev);
+
+	if (evbuffer_write(out, bufferevent_getfd(bev)) >= 0 &&
+	    evbuffer_get_length(out) == 0)
+		bufferevent_disable(bev, EV_WRITE);
+}
+
+/* Send token k as its own event; the last one carries finish_reason. */
+static void stream_send_token(struct mock_stream *s, long k)
+{
+	const char *finish = k == s->n - 1 ? "\"length\"" : "null";
+
+	if (s->api == MOCK_API_COMPLETIONS)
+		stream_event(s, 1, "\"choices\":[{\"index\":0,\"text\":\" %s\","
+			     "\"finish_reason\":%s}]}", token_word(k), finish);
+	else
+		stream_event(s, 1, "\"choices\":[{\"index\":0,\"delta\":"
+			     "{\"%s\":\" %s\"},\"finish_reason\":%s}]}",
+			     k < s->reasoning ? "reasoning_content" : "content",
+			     token_word(k), finish);
+}
+
+/* Tokens from..to-1, each with its leading space (malloc, caller frees). */
+static char *words_join(long from, long to)
+{
+	size_t len = 1;
+	char *out, *p;
+	long k;
+
+	for (k = from; k < to; k++)
+		len += 1 + strlen(token_word(k));
+	if (!(out = malloc(len)))
+		return NULL;
+	for (p = out, k = from; k < to; k++) {
+		size_t wl = strlen(token_word(k));
+
+		*p++ = ' ';
+		memcpy(p, token_word(k), wl);
+		p += wl;
+	}
+	*p = '\0';
+	return out;
+}
+
+/* The whole non-streaming response, sent when the last token is due. */
+static void stream_reply_whole(struct mock_stream *s)
+{
+	int chat = s->api == MOCK_API_CHAT;
+	char *content = words_join(s->reasoning, s->n);
+	char *reasoning = words_join(0, s->reasoning);
+	char *id = str_printf(chat ? "chatcmpl-mock-%llu" : "cmpl-mock-%llu",
+			      s->id);
+	cJSON *root = cJSON_CreateObject();
+	cJSON *choice = cJSON_CreateObject();
+	cJSON *usage, *msg;
+
+	cJSON_AddStringToObject(root, "id", id ? id : "");
+	cJSON_AddStringToObject(root, "object",
+				chat ? "chat.completion" : "text_completion");
+	cJSON_AddNumberToObject(root, "created", 0);
+	cJSON_AddStringToObject(root, "model", s->model);
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "choices"), choice);
+	cJSON_AddNumberToObject(choice, "index", 0);
+	if (chat) {
+		msg = cJSON_AddObjectToObject(choice, "message");
+		cJSON_AddStringToObject(msg, "role", "assistant");
+		cJSON_AddStringToObject(msg, "content", content ? content : "");
+		if (s->reasoning > 0)
+			cJSON_AddStringToObject(msg, "reasoning_content",
+						reasoning ? reasoning : "");
+	} else {
+		cJSON_AddStringToObject(choice, "text", content ? content : "");
+	}
+	cJSON_AddStringToObject(choice, "finish_reason", "length");
+	usage = cJSON_AddObjectToObject(root, "usage");
+	cJSON_AddNumberToObject(usage, "prompt_tokens",
+				(double)s->prompt_tokens);
+	cJSON_AddNumberToObject(usage, "completion_tokens", (double)s->n);
+	cJSON_AddNumberToObject(usage, "total_tokens",
+				(double)(s->prompt_tokens + s->n));
+	if (s->reasoning > 0)
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(usage,
+					"completion_tokens_details"),
+					"reasoning_tokens",
+					(double)s->reasoning);
+	if (!id || !content || !reasoning) {    /* out of memory: say so */
+		cJSON_Delete(root);
+		root = NULL;
+	}
+	reply_cjson(s->req, HTTP_OK, "OK", root);
+	free(id);
+	free(content);
+	free(reasoning);
+}
+
+/* After the last token: usage, [DONE] and the end of the reply; frees s. */
+static void stream_finish(struct mock_stream *s)
+{
+	/* Ending the reply may close the connection, whose close callback
+	 * must not find s: detach first. */
+	stream_forget_conn(s);
+	if (!s->stream) {
+		stream_reply_whole(s);
+	} else {
+		if (s->include_usage) {
+			char details[80] = "";
+
+			if (s->reasoning > 0)
+				snprintf(details, sizeof(details),
+					 ",\"completion_tokens_details\":"
+					 "{\"reasoning_tokens\":%ld}",
+					 s->reasoning);
+			stream_event(s, 1, "\"choices\":[],\"usage\":{"
+				     "\"prompt_tokens\":%ld,"
+				     "\"completion_tokens\":%ld,"
+				     "\"total_tokens\":%ld%s}}",
+				     s->prompt_tokens, s->n,
+				     s->prompt_tokens + s->n, details);
+		}
+		stream_event(s, 0, "[DONE]");
+		evhttp_send_reply_end(s->req);
+	}
+	stream_free(s);
+}
+
+/* Timer callback: token k is due. Emit it and schedule token k + 1. */
+static void stream_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct mock_stream *s = arg;
+	struct mock_server *srv = s->srv;
+
+	(void)fd;
+	(void)what;
+	if (clock_now_ns() < s->due_ns) {       /* early: never send ahead */
+		stream_arm(s);
+		return;
+	}
+	if (s->stream)
+		stream_send_token(s, s->k);
+	if (++s->k >= s->n) {
+		stream_finish(s);       /* the tail goes out the ordinary way */
+		return;
+	}
+	if (s->stream)
+		stream_flush(s);
+	s->due_ns += llround((double)srv->opt.itl_ns * load_factor(srv));
+	stream_arm(s);
+}
+
+/*
+ * The connection of an unfinished request closed: the client went away, or
+ * a write failed. Cancel and free the stream. libevent has then detached the
+ * unfinished request from the connection and left it to us to free (were it
+ * still attached, the connection would free it).
+ */
+static void on_conn_close(struct evhttp_connection *conn, void *arg)
+{
+	struct mock_stream *s = arg;
+
+	(void)conn;
+	if (!evhttp_request_get_connection(s->req))
+		evhttp_request_free(s->req);
+	stream_free(s);
+}
+
+/* ---- generation requests ----------------------------------------------- */
+
+static long count_words(const char *s)
+{
+	long n = 0;
+
+	for (; *s; s++)
+		if (!isspace((unsigned char)*s) &&
+		    (s[1] == '\0' || isspace((unsigned char)s[1])))
+			n++;
+	return n;
+}
+
+/* Words of a chat message's content: a string, or an array of parts. */
+static long content_words(const cJSON *content)
+{
+	const cJSON *part, *text;
+	long n = 0;
+
+	if (cJSON_IsString(content))
+		return count_words(content->valuestring);
+	cJSON_ArrayForEach(part, content) {
+		text = cJSON_GetObjectItemCaseSensitive(part, "text");
+		if (cJSON_IsString(part))
+			n += count_words(part->valuestring);
+		else if (cJSON_IsString(text))
+			n += count_words(text->valuestring);
+	}
+	return n;
+}
+
+/*
+ * The prompt length in tokens, deterministically estimated as its number of
+ * whitespace-separated words (token ids count one each), at least 1.
+ * Returns -1 with *why set when the body has no messages / prompt.
+ */
+static long prompt_tokens(const cJSON *root, enum mock_api api,
+			  const char **why)
+{
+	const cJSON *item, *el;
+	long n = 0;
+
+	if (api == MOCK_API_CHAT) {
+		item = cJSON_GetObjectItemCaseSensitive(root, "messages");
+		if (!cJSON_IsArray(item)) {
+			*why = "'messages' must be an array";
+			return -1;
+		}
+		cJSON_ArrayForEach(el, item) {
+			const cJSON *c;
+
+			c = cJSON_GetObjectItemCaseSensitive(el, "content");
+			n += content_words(c);
+		}
+	} else {
+		item = cJSON_GetObjectItemCaseSensitive(root, "prompt");
+		if (!cJSON_IsString(item) && !cJSON_IsArray(item)) {
+			*why = "'prompt' must be a string or an array";
+			return -1;
+		}
+		if (cJSON_IsString(item))
+			n = count_words(item->valuestring);
+		cJSON_ArrayForEach(el, item) {
+			if (cJSON_IsString(el))
+				n += count_words(el->valuestring);
+			else if (cJSON_IsArray(el))
+				n += cJSON_GetArraySize(el);
+			else
+				n++;
+		}
+	}
+	return n > 0 ? n : 1;
+}
+
+/*
+ * Read the request body into *r. Returns the parsed body (the caller frees it
+ * with cJSON_Delete; r->model points into it or into srv->opt) or NULL after
+ * replying 400.
+ */
+static cJSON *parse_request(struct mock_server *srv,
+			    struct evhttp_request *req, struct mock_request *r)
+{
+	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	size_t len = evbuffer_get_length(in);
+	const char *why = "request body is not valid JSON";
+	const cJSON *item;
+	cJSON *root;
+
+	root = cJSON_ParseWithLength((char *)evbuffer_pullup(in, -1), len);
+	if (!root)
+		goto bad;
+	if (!cJSON_IsObject(root)) {
+		why = "request body must be a JSON object";
+		goto bad;
+	}
+
+	/* max_completion_tokens (the current name) wins over max_tokens, and
+	 * both over --tokens; out-of-range values are clamped, not refused. */
+	r->n = srv->opt.tokens;
+	item = cJSON_GetObjectItemCaseSensitive(root, "max_completion_tokens");
+	if (!item || cJSON_IsNull(item))
+		item = cJSON_GetObjectItemCaseSensitive(root, "max_tokens");
+	if (item && !cJSON_IsNull(item)) {
+		if (!cJSON_IsNumber(item)) {
+			why = "'max_tokens' must be an integer";
+			goto bad;
+		}
+		r->n = item->valuedouble < 1 ? 1 :
+		       item->valuedouble > MOCK_MAX_TOKENS ? MOCK_MAX_TOKENS :
+		       (long)item->valuedouble;
+	}
+
+	r->prompt_tokens = prompt_tokens(root, r->api, &why);
+	if (r->prompt_tokens < 0)
+		goto bad;
+
+	item = cJSON_GetObjectItemCaseSensitive(root, "model");
+	r->model = cJSON_IsString(item) && *item->valuestring ?
+		   item->valuestring : srv->opt.model;
+	item = cJSON_GetObjectItemCaseSensitive(root, "stream");
+	r->stream = cJSON_IsTrue(item);
+	item = cJSON_GetObjectItemCaseSensitive(root, "stream_options");
+	item = cJSON_GetObjectItemCaseSensitive(item, "include_usage");
+	r->include_usage = r->stream && cJSON_IsTrue(item);
+	return root;
+bad:
+	reply_error(req, HTTP_BADREQUEST, "Bad Request", "%s", why);
+	cJSON_Delete(root);
+	return NULL;
+}
+
+/* '{"id":"chatcmpl-mock-N","object":"...","created":0,"model":"M",', the
+ * common prefix of s's SSE events (malloc, caller frees). */
+static char *make_head(const struct mock_stream *s)
+{
+	int chat = s->api == MOCK_API_CHAT;
+	cJSON *model = cJSON_CreateString(s->model);
+	char *quoted = model ? cJSON_PrintUnformatted(model) : NULL;
+	char *head = NULL;
+
+	if (quoted)
+		head = str_printf("{\"id\":\"%s-mock-%llu\",\"object\":\"%s\","
+				  "\"created\":0,\"model\":%s,",
+				  chat ? "chatcmpl" : "cmpl", s->id, chat ?
+				  "chat.completion.chunk" : "text_completion",
+				  quoted);
+	cJSON_free(quoted);
+	cJSON_Delete(model);
+	return head;
+}
+
+/*
+ * Start serving a parsed generation request that arrived at 'arrival_ns'.
+ * The stream joins srv->streams and lives until stream_finish() or
+ * on_conn_close() frees it. Per-request fault decisions go here.
+ */
+static void stream_start(struct mock_server *srv, struct evhttp_request *req,
+			 const struct mock_request *r, int64_t arrival_ns)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(req);
+	struct mock_stream *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		goto oom;
+	s->srv = srv;
+	s->req = req;
+	s->api = r->api;
+	s->stream = r->stream;
+	s->include_usage = r->include_usage;
+	s->n = r->n;
+	if (r->api == MOCK_API_CHAT)
+		s->reasoning = srv->opt.reasoning_tokens < r->n ?
+			       srv->opt.reasoning_tokens : r->n;
+	s->prompt_tokens = r->prompt_tokens;
+	s->id = srv->next_id + 1;
+	s->model = strdup(r->model);
+	s->timer = evtimer_new(srv->base, stream_tick, s);
+	if (s->stream && s->model)
+		s->head = make_head(s);
+	if (!s->model || !s->timer || (s->stream && !s->head)) {
+		if (s->timer)
+			event_free(s->timer);
+		free(s->model);
+		free(s);
+		goto oom;
+	}
+	srv->next_id++;
+	s->next = srv->streams;
+	if (s->next)
+		s->next->prev = s;
+	srv->streams = s;
+	srv->active++;
+
+	s->due_ns = arrival_ns +
+		    llround((double)srv->opt.ttft_ns * load_factor(srv));
+	if (srv->cold_pending) {
+		s->due_ns += srv->opt.cold_start_ns;
+		srv->cold_pending = 0;
+	}
+
+	conn_set_generating(conn, 1);
+	if (s->stream) {
+		struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+
+		evhttp_add_header(h, "Content-Type", "text/event-stream");
+		evhttp_add_header(h, "Cache-Control", "no-cache");
+		evhttp_send_reply_start(req, HTTP_OK, "OK");
+		if (s->api == MOCK_API_CHAT)    /* role only: not a token */
+			stream_event(s, 1, "\"choices\":[{\"index\":0,"
+				     "\"delta\":{\"role\":\"assistant\","
+				     "\"content\":\"\"},"
+				     "\"finish_reason\":null}]}");
+		stream_flush(s);
+	}
+	evhttp_connection_set_closecb(conn, on_conn_close, s);
+	stream_arm(s);
+	return;
+oom:
+	reply_error(req, HTTP_INTERNAL, "Internal Server Error",
+		    "out of memory");
+}
+
+/* ---- routing ----------------------------------------------------------- */
+
+static void reply_models(struct mock_server *srv, struct evhttp_request *req)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *model = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(root, "object", "list");
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "data"), model);
+	cJSON_AddStringToObject(model, "id", srv->opt.model);
+	cJSON_AddStringToObject(model, "object", "model");
+	cJSON_AddNumberToObject(model, "created", 0);
+	cJSON_AddStringToObject(model, "owned_by", "tracebench");
+	reply_cjson(req, HTTP_OK, "OK", root);
+}
+
+static const char *method_name(enum evhttp_cmd_type m)
+{
+	switch (m) {
+	case EVHTTP_REQ_GET:     return "GET";
+	case EVHTTP_REQ_POST:    return "POST";
+	case EVHTTP_REQ_HEAD:    return "HEAD";
+	case EVHTTP_REQ_PUT:     return "PUT";
+	case EVHTTP_REQ_DELETE:  return "DELETE";
+	case EVHTTP_REQ_OPTIONS: return "OPTIONS";
+	case EVHTTP_REQ_PATCH:   return "PATCH";
+	default:                 return "?";
+	}
+}
+
+/* evhttp's callback for every complete request. */
+static void on_request(struct evhttp_request *req, void *arg)
+{
+	enum route { CHAT, COMPLETIONS, MODELS, HEALTH, NROUTES };
+	static const struct {
+		const char *path;
+		enum evhttp_cmd_type method;
+	} routes[NROUTES] = {
+		[CHAT]        = { "/v1/chat/completions", EVHTTP_REQ_POST },
+		[COMPLETIONS] = { "/v1/completions",      EVHTTP_REQ_POST },
+		[MODELS]      = { "/v1/models",           EVHTTP_REQ_GET },
+		[HEALTH]      = { "/health",              EVHTTP_REQ_GET },
+	};
+	struct mock_server *srv = arg;
+	int64_t arrival_ns = clock_now_ns();
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+	enum evhttp_cmd_type method = evhttp_request_get_command(req);
+	struct mock_request r = { .api = MOCK_API_CHAT };
+	cJSON *body;
+	int i;
+
+	if (!path)
+		path = "";
+	for (i = 0; i < NROUTES && strcmp(path, routes[i].path); i++)
+		;
+	if (i == NROUTES) {
+		reply_error(req, HTTP_NOTFOUND, "Not Found",
+			    "invalid URL (%s %s)", method_name(method), path);
+		return;
+	}
+	if (method != routes[i].method) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+				  "Allow", method_name(routes[i].method));
+		reply_error(req, HTTP_BADMETHOD, "Method Not Allowed",
+			    "method %s not allowed on %s",
+			    method_name(method), path);
+		return;
+	}
+	switch ((enum route)i) {
+	case COMPLETIONS:
+		r.api = MOCK_API_COMPLETIONS;
+		/* fall through */
+	case CHAT:
+		if ((body = parse_request(srv, req, &r))) {
+			stream_start(srv, req, &r, arrival_ns);
+			cJSON_Delete(body);
+		}
+		break;
+	case MODELS:
+		reply_models(srv, req);
+		break;
+	default:
+		reply_cjson(req, HTTP_OK, "OK",
+			    cJSON_Parse("{\"status\":\"ok\"}"));
+		break;
+	}
+}
+
+/* ---- start-up and shutdown --------------------------------------------- */
+
+/* libevent's own warnings (accept failures, mostly), in our format. */
+static void on_libevent_log(int severity, const char *msg)
+{
+	if (severity >= EVENT_LOG_WARN)
+		fprintf(stderr, "tracebench mock: libevent: %s\n", msg);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct mock_server *srv = arg;
+
+	(void)sig;
+	(void)what;
+	event_base_loopbreak(srv->base);
+}
+
+/* Write "PORT\n" to path.tmp, then rename it to path. Prints its errors. */
+static int write_port_file(const char *path, int port)
+{
+	char *tmp = str_printf("%s.tmp", path);
+	FILE *f = tmp ? fopen(tmp, "w") : NULL;
+	int rc = -1, ok;
+
+	if (!tmp) {
+		fprintf(stderr, "tracebench mock: out of memory\n");
+		return -1;
+	}
+	if (!f) {
+		fprintf(stderr, "tracebench mock: cannot write '%s': %s\n",
+			tmp, strerror(errno));
+		goto cleanup;
+	}
+	ok = fprintf(f, "%d\n", port) > 0;
+	if (fclose(f) != 0 || !ok) {
+		fprintf(stderr, "tracebench mock: cannot write '%s': %s\n",
+			tmp, strerror(errno));
+		remove(tmp);
+		goto cleanup;
+	}
+	if (rename(tmp, path) != 0) {
+		fprintf(stderr, "tracebench mock: cannot rename '%s' to '%s': "
+			"%s\n", tmp, path, strerror(errno));
+		remove(tmp);
+		goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	free(tmp);
+	return rc;
+}
+
+/* Bind srv->opt's address; set opt.port to the port actually bound. */
+static int server_listen(struct mock_server *srv)
+{
+	struct mock_options *o = &srv->opt;
+	struct evhttp_bound_socket *bound;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct addrinfo hints, *ai;
+	evutil_socket_t fd;
+	int rc;
+
+	/* Resolve first, for getaddrinfo's own message (libevent has none). */
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	rc = getaddrinfo(o->host, NULL, &hints, &ai);
+	if (rc != 0) {
+		fprintf(stderr, "tracebench mock: cannot listen on '%s:%d': "
+			"%s\n", o->host, o->port, gai_strerror(rc));
+		return -1;
+	}
+	freeaddrinfo(ai);
+
+	errno = 0;
+	bound = evhttp_bind_socket_with_handle(srv->http, o->host,
+					       (ev_uint16_t)o->port);
+	if (!bound) {
+		fprintf(stderr, "tracebench mock: cannot listen on '%s:%d': "
+			"%s\n", o->host, o->port,
+			strerror(errno ? errno : EADDRNOTAVAIL));
+		return -1;
+	}
+	fd = evhttp_bound_socket_get_fd(bound);
+	/* evhttp listens with a backlog of 128: a replay opening a thousand
+	 * streams at once would see SYNs dropped and retried a second later,
+	 * as a TTFT of a second. Linux lets listen() raise it in place. */
+	listen(fd, MOCK_BACKLOG);
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
+		fprintf(stderr, "tracebench mock: cannot read the bound "
+			"address: %s\n", strerror(errno));
+		return -1;
+	}
+	if (ss.ss_family == AF_INET)
+		o->port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	else if (ss.ss_family == AF_INET6)
+		o->port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return 0;
+}
+
+static void print_banner(const struct mock_options *o)
+{
+	int v6 = strchr(o->host, ':') != NULL;
+
+	fprintf(stderr, "tracebench mock: listening on http://%s%s%s:%d "
+		"(ttft %g ms, itl %g ms, profile %s",
+		v6 ? "[" : "", o->host, v6 ? "]" : "", o->port,
+		(double)o->ttft_ns / NS_PER_MS, (double)o->itl_ns / NS_PER_MS,
+		o->profile == MOCK_PROFILE_BATCHING ? "batching" : "none");
+	if (o->profile == MOCK_PROFILE_BATCHING)
+		fprintf(stderr, ", slope %g", o->slope);
+	if (o->reasoning_tokens)
+		fprintf(stderr, ", reasoning %ld tokens", o->reasoning_tokens);
+	if (o->cold_start_ns)
+		fprintf(stderr, ", cold start %g ms",
+			(double)o->cold_start_ns / NS_PER_MS);
+	fputs(")\n", stderr);
+}
+
+int mock_main(int argc, char **argv)
+{
+	struct mock_server srv;
+	struct event_config *cfg;
+	int rc = 1;
+
+	memset(&srv, 0, sizeof(srv));
+	switch (parse_args(argc, argv, &srv.opt)) {
+	case 0:
+		break;
+	case 1:
+		return 0;
+	default:
+		return 2;
+	}
+	srv.cold_pending = srv.opt.cold_start_ns > 0;
+	signal(SIGPIPE, SIG_IGN);       /* a vanished client is not fatal */
+	event_set_log_callback(on_libevent_log);
+
+	/* precise: timerfd rather than epoll's millisecond timeout;
+	 * changelist: see stream_flush() */
+	cfg = event_config_new();
+	if (cfg) {
+		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER |
+				      EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+		srv.base = event_base_new_with_config(cfg);
+		event_config_free(cfg);
+	}
+	if (srv.base) {
+		srv.http = evhttp_new(srv.base);
+		srv.sigint = evsignal_new(srv.base, SIGINT, on_signal, &srv);
+		srv.sigterm = evsignal_new(srv.base, SIGTERM, on_signal, &srv);
+	}
+	srv.scratch = evbuffer_new();
+	if (!srv.http || !srv.scratch || !srv.sigint || !srv.sigterm ||
+	    evsignal_add(srv.sigint, NULL) || evsignal_add(srv.sigterm, NULL)) {
+		fprintf(stderr, "tracebench mock: cannot set up the event "
+			"loop\n");
+		goto cleanup;
+	}
+	evhttp_set_gencb(srv.http, on_request, &srv);
+	evhttp_set_max_body_size(srv.http, MOCK_MAX_BODY);
+	evhttp_set_max_headers_size(srv.http, MOCK_MAX_HEADERS);
+	evhttp_set_timeout(srv.http, MOCK_TIMEOUT_S);
+
+	if (server_listen(&srv) != 0)
+		goto cleanup;
+	if (srv.opt.port_file &&
+	    write_port_file(srv.opt.port_file, srv.opt.port) != 0)
+		goto cleanup;
+	if (!srv.opt.quiet)
+		print_banner(&srv.opt);
+
+	if (event_base_dispatch(srv.base) != 0) {
+		fprintf(stderr, "tracebench mock: event loop failed\n");
+		goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	while (srv.streams) {
+		stream_forget_conn(srv.streams);
+		stream_free(srv.streams);
+	}
+	if (srv.http)
+		evhttp_free(srv.http);  /* closes connections, frees requests */
+	if (srv.sigint)
+		event_free(srv.sigint);
+	if (srv.sigterm)
+		event_free(srv.sigterm);
+	if (srv.scratch)
+		evbuffer_free(srv.scratch);
+	if (srv.base)
+		event_base_free(srv.base);
+	return rc;
+}
