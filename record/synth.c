@@ -1,14 +1,24 @@
 /*
- * synth.c - generated traces: N requests with a fixed prompt length and
- * output length, enough to reproduce a "500 tokens per request at
- * C=1,2,4,8,16" benchmark without capturing anything.
+ * synth.c - generated traces: N requests with prompt and output lengths
+ * drawn from chosen distributions, arrival offsets from a chosen arrival
+ * process, and optionally multi-turn sessions, enough to reproduce a
+ * "500 tokens per request at C=1,2,4,8,16" benchmark without capturing
+ * anything.
  *
- * Prompts are words drawn from a small vocabulary by a seeded generator;
- * one word stands for about one token (an approximation: real tokenizers
- * differ by model). The header carries no timestamp, so the same options
- * give byte-identical files.
+ * Prompts are seeded words (record/words.h): one word stands for about one
+ * token. Three independent streams derive from --seed (words, lengths,
+ * arrivals), so adding --rate does not change the prompts. The header
+ * carries no timestamp, so the same options give byte-identical files.
+ *
+ * Multi-turn sessions: with --turns T the N requests form ceil(N/T)
+ * sessions, ordered turn by turn (every session's first turn, then every
+ * second turn, ...) so a session's turns are spread over the run. Turn k
+ * sends the whole conversation so far - earlier prompts and (synthesized)
+ * answers of the requested output length - then a new prompt, so a server's
+ * prefix cache sees each earlier turn again as a prefix.
  */
 #include "synth.h"
+#include "words.h"
 #include "lib/cli.h"
 #include "lib/trace.h"
 #include "lib/tracefile.h"
@@ -18,69 +28,123 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const vocabulary[] = {
-	"the", "model", "server", "token", "latency", "request", "batch", "queue",
-	"stream", "answer", "cache", "prefix", "memory", "kernel", "schedule", "time",
-	"first", "second", "output", "input", "measure", "compare", "tail", "load",
+/* One conversation: user and assistant texts alternating. */
+struct session {
+	char **text;
+	long n;
+	long words;     /* words of every text so far */
 };
 
-/* splitmix64: small, fast, and the same sequence on every platform. */
-static uint64_t next_random(uint64_t *state)
+void synth_options_init(struct synth_options *o)
 {
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	memset(o, 0, sizeof(*o));
+	o->requests = 64;
+	o->input.kind = o->output.kind = DIST_FIXED;
+	o->input.a = o->input.b = 512;
+	o->output.a = o->output.b = 500;
+	o->model = "mock";
+	o->seed = 1;
+	o->arrival = ARRIVAL_CONSTANT;
+	o->burstiness = 1.0;
+	o->turns = 1;
 }
 
-/* A prompt of n words; the caller frees it. */
-static char *make_prompt(long n, uint64_t *state)
-{
-	size_t nv = sizeof(vocabulary) / sizeof(vocabulary[0]);
-	size_t cap = (size_t)n * 10 + 1, len = 0;
-	char *p = malloc(cap);
-	long i;
-
-	if (!p)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		const char *w = vocabulary[next_random(state) % nv];
-		size_t wl = strlen(w);
-
-		if (len + wl + 2 > cap)
-			break;
-		if (i)
-			p[len++] = ' ';
-		memcpy(p + len, w, wl);
-		len += wl;
-	}
-	p[len] = '\0';
-	return p;
-}
-
-/* The request body a client of the given kind would send. */
-static char *make_body(const struct synth_options *o, const char *prompt)
+/* The request body a client of the given kind would send: the session's
+ * earlier texts, then 'prompt'. The caller frees it with cJSON_free. */
+static char *make_body(const struct synth_options *o, const struct session *s,
+		       const char *prompt, long max_tokens)
 {
 	cJSON *body = cJSON_CreateObject();
-	char *text;
+	char *text = NULL;
+	long i;
 
+	if (!body)
+		return NULL;
 	cJSON_AddStringToObject(body, "model", o->model);
 	if (o->completions) {
-		cJSON_AddStringToObject(body, "prompt", prompt);
+		struct words_buf all = { 0 };
+		int bad = 0;
+
+		for (i = 0; s && i < s->n; i++)
+			bad |= words_append_text(&all, s->text[i]);
+		bad |= words_append_text(&all, prompt);
+		if (!bad)
+			cJSON_AddStringToObject(body, "prompt", all.p);
+		free(all.p);
+		if (bad)
+			goto cleanup;
 	} else {
 		cJSON *msgs = cJSON_AddArrayToObject(body, "messages");
-		cJSON *m = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(m, "role", "user");
-		cJSON_AddStringToObject(m, "content", prompt);
-		cJSON_AddItemToArray(msgs, m);
+		for (i = 0; s && i <= s->n; i++) {
+			cJSON *m = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(m, "role", i % 2 ? "assistant" : "user");
+			cJSON_AddStringToObject(m, "content", i < s->n ? s->text[i] : prompt);
+			cJSON_AddItemToArray(msgs, m);
+		}
+		if (!s) {
+			cJSON *m = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(m, "role", "user");
+			cJSON_AddStringToObject(m, "content", prompt);
+			cJSON_AddItemToArray(msgs, m);
+		}
 	}
-	cJSON_AddNumberToObject(body, "max_tokens", (double)o->output_tokens);
+	cJSON_AddNumberToObject(body, "max_tokens", (double)max_tokens);
 	cJSON_AddBoolToObject(body, "stream", 1);
 	text = cJSON_PrintUnformatted(body);
+cleanup:
 	cJSON_Delete(body);
 	return text;
+}
+
+static void add_spec(cJSON *source, const char *key, const struct dist *d, const char *spec)
+{
+	if (d->kind == DIST_FIXED)
+		cJSON_AddNumberToObject(source, key, d->a);
+	else
+		cJSON_AddStringToObject(source, key, spec ? spec : "?");
+}
+
+static cJSON *make_header(const struct synth_options *o, long sessions)
+{
+	static const char *const arrival_names[] = { "constant", "poisson", "gamma" };
+	cJSON *header = cJSON_CreateObject(), *source;
+
+	cJSON_AddStringToObject(header, "tool", "tracebench " TB_VERSION);
+	source = cJSON_AddObjectToObject(header, "source");
+	cJSON_AddStringToObject(source, "kind", "synth");
+	cJSON_AddNumberToObject(source, "seed", (double)o->seed);
+	cJSON_AddNumberToObject(source, "requests", (double)o->requests);
+	add_spec(source, "input_tokens", &o->input, o->input_spec);
+	add_spec(source, "output_tokens", &o->output, o->output_spec);
+	cJSON_AddStringToObject(source, "model", o->model);
+	cJSON_AddStringToObject(source, "endpoint_kind", o->completions ? "completions" : "chat");
+	if (o->rate > 0) {
+		cJSON_AddNumberToObject(source, "rate", o->rate);
+		cJSON_AddStringToObject(source, "arrival", arrival_names[o->arrival]);
+		if (o->arrival == ARRIVAL_GAMMA)
+			cJSON_AddNumberToObject(source, "burstiness", o->burstiness);
+	}
+	if (o->turns > 1) {
+		cJSON_AddNumberToObject(source, "turns", (double)o->turns);
+		cJSON_AddNumberToObject(source, "sessions", (double)sessions);
+	}
+	return header;
+}
+
+/* Appends text (taken over) to s. Returns 0 or -1. */
+static int session_add(struct session *s, char *text)
+{
+	char **t = realloc(s->text, (size_t)(s->n + 1) * sizeof(*t));
+
+	if (!t)
+		return -1;
+	s->text = t;
+	s->text[s->n++] = text;
+	s->words += words_count(text);
+	return 0;
 }
 
 int synth_write(const struct synth_options *o, const char *path, int force, char *err)
@@ -90,57 +154,92 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 	static char chat_path[] = "/v1/chat/completions";
 	static char completions_path[] = "/v1/completions";
 	char *headers[] = { content_type };
-	struct tracefile_writer *w;
-	cJSON *header, *source;
-	uint64_t state = o->seed;
+	struct tracefile_writer *w = NULL;
+	struct session *sessions = NULL;
+	int64_t *arrivals = NULL;
+	struct rng word_rng, length_rng, arrival_rng;
+	long n_sessions = (o->requests + o->turns - 1) / o->turns;
+	cJSON *header;
 	int rc = -1;
-	long i;
+	long i, j;
 
-	header = cJSON_CreateObject();
-	cJSON_AddStringToObject(header, "tool", "tracebench " TB_VERSION);
-	source = cJSON_AddObjectToObject(header, "source");
-	cJSON_AddStringToObject(source, "kind", "synth");
-	cJSON_AddNumberToObject(source, "seed", (double)o->seed);
-	cJSON_AddNumberToObject(source, "requests", (double)o->requests);
-	cJSON_AddNumberToObject(source, "input_tokens", (double)o->input_tokens);
-	cJSON_AddNumberToObject(source, "output_tokens", (double)o->output_tokens);
-	cJSON_AddStringToObject(source, "model", o->model);
-	cJSON_AddStringToObject(source, "endpoint_kind", o->completions ? "completions" : "chat");
+	err[0] = '\0';
+	rng_init(&word_rng, o->seed);
+	rng_init(&length_rng, words_seed(o->seed, 1));
+	rng_init(&arrival_rng, words_seed(o->seed, 2));
+	if (o->rate > 0) {
+		arrivals = malloc((size_t)o->requests * sizeof(*arrivals));
+		if (!arrivals) {
+			snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", path);
+			return -1;
+		}
+		dist_arrivals(o->arrival, o->rate, o->burstiness, o->requests, &arrival_rng, arrivals);
+	}
+	if (o->turns > 1) {
+		sessions = calloc((size_t)n_sessions, sizeof(*sessions));
+		if (!sessions) {
+			snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", path);
+			goto cleanup;
+		}
+	}
+	header = make_header(o, n_sessions);
 	w = tracefile_writer_open(path, TRACEFILE_KIND_TRACE, header, force, err);
 	cJSON_Delete(header);
 	if (!w)
-		return -1;
+		goto cleanup;
 
 	for (i = 0; i < o->requests; i++) {
+		struct session *s = sessions ? &sessions[i % n_sessions] : NULL;
+		long turn = i / n_sessions;
+		long in = dist_sample(&o->input, &length_rng);
+		long out = dist_sample(&o->output, &length_rng);
+		struct words_buf prompt = { 0 }, answer = { 0 };
 		struct trace_request t;
-		char *prompt = make_prompt(o->input_tokens, &state);
-		cJSON *rec;
+		cJSON *rec = NULL;
 
 		trace_request_init(&t);
 		t.id = i;
+		t.arrival_ns = arrivals ? arrivals[i] : 0;
 		t.method = method;
 		t.path = o->completions ? completions_path : chat_path;
 		t.headers = headers;
 		t.n_headers = 1;
-		t.body = prompt ? make_body(o, prompt) : NULL;
-		t.input_tokens = o->input_tokens;
-		t.output_tokens = o->output_tokens;
-		rec = t.body ? trace_request_to_json(&t) : NULL;
-		if (!rec) {
-			snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", path);
-		} else if (tracefile_writer_append(w, rec) < 0) {
-			snprintf(err, TRACEFILE_ERRLEN, "%s", tracefile_writer_error(w));
+		t.input_tokens = in + (s ? s->words : 0);
+		t.output_tokens = out;
+		if (words_append(&prompt, in, &word_rng) == 0)
+			t.body = make_body(o, s, prompt.p, out);
+		if (t.body)
+			rec = trace_request_to_json(&t);
+		/* the answer the next turn repeats, of the requested length */
+		if (rec && s && turn + 1 < o->turns &&
+		    (words_append(&answer, out, &word_rng) < 0 ||
+		     session_add(s, prompt.p) < 0 || (prompt.p = NULL, 0) ||
+		     session_add(s, answer.p) < 0 || (answer.p = NULL, 0))) {
+			cJSON_Delete(rec);
+			rec = NULL;
 		}
+		if (!rec)
+			snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", path);
+		else if (tracefile_writer_append(w, rec) < 0)
+			snprintf(err, TRACEFILE_ERRLEN, "%s", tracefile_writer_error(w));
 		cJSON_Delete(rec);
 		cJSON_free(t.body);
-		free(prompt);
-		if (!rec || err[0])
+		free(prompt.p);
+		free(answer.p);
+		if (err[0])
 			goto cleanup;
 	}
 	rc = 0;
 cleanup:
-	if (tracefile_writer_close(w, rc == 0 ? err : NULL) < 0)
+	if (w && tracefile_writer_close(w, rc == 0 ? err : NULL) < 0)
 		rc = -1;
+	for (i = 0; sessions && i < n_sessions; i++) {
+		for (j = 0; j < sessions[i].n; j++)
+			free(sessions[i].text[j]);
+		free(sessions[i].text);
+	}
+	free(sessions);
+	free(arrivals);
 	return rc;
 }
 
@@ -152,19 +251,29 @@ static void usage(FILE *out)
 		"Write a trace of N generated requests (one prompt word ~ one token).\n"
 		"\n"
 		"options:\n"
-		"  -n, --requests N        requests in the trace (default 64)\n"
-		"      --input-tokens N    prompt length in words (default 512)\n"
-		"      --output-tokens N   max_tokens of each request (default 500)\n"
-		"      --model NAME        model field of each request (default mock)\n"
-		"      --endpoint-kind K   chat (/v1/chat/completions, default) or completions\n"
-		"      --seed N            generator seed; same seed, same bytes (default 1)\n"
-		"  -o, --output FILE       trace file to write (.jsonl.gz)\n"
-		"  -f, --force             replace FILE if it exists\n"
-		"  -h, --help              show this help\n"
+		"  -n, --requests N          requests in the trace (default 64)\n"
+		"      --input-tokens LEN    prompt length in words (default 512)\n"
+		"      --output-tokens LEN   max_tokens of each request (default 500)\n"
+		"                            LEN: N, uniform:A:B, normal:MU:SD or lognormal:MU:SD\n"
+		"                            (mean and sd of the lengths), clamped to >= 1\n"
+		"      --rate R              arrival offsets at R requests/s (default: all at 0)\n"
+		"      --arrival KIND        constant (default), poisson or gamma\n"
+		"      --burstiness B        gamma shape: 1 Poisson, < 1 burstier, > 1 steadier\n"
+		"      --turns T             sessions of T turns; each turn resends the\n"
+		"                            conversation so far as a prefix (default 1)\n"
+		"      --model NAME          model field of each request (default mock)\n"
+		"      --endpoint-kind K     chat (/v1/chat/completions, default) or completions\n"
+		"      --seed N              generator seed; same seed, same bytes (default 1)\n"
+		"  -o, --output FILE         trace file to write (.jsonl.gz)\n"
+		"  -f, --force               replace FILE if it exists\n"
+		"  -h, --help                show this help\n"
 		"\n"
 		"examples:\n"
 		"  tracebench record synth -n 64 --input-tokens 512 --output-tokens 500 -o trace.jsonl.gz\n"
-		"  tracebench record synth -n 8 --endpoint-kind completions --model llama -o small.jsonl.gz\n");
+		"  tracebench record synth -n 8 --endpoint-kind completions --model llama -o small.jsonl.gz\n"
+		"  tracebench record synth -n 1000 --input-tokens lognormal:800:400 \\\n"
+		"      --output-tokens uniform:50:300 --rate 4 --arrival poisson -o open.jsonl.gz\n"
+		"  tracebench record synth -n 40 --turns 4 --input-tokens 100 -o chat4.jsonl.gz\n");
 }
 
 static int bad_value(const char *option, const char *value)
@@ -179,6 +288,10 @@ int synth_main(int argc, char **argv)
 		{ "requests", required_argument, NULL, 'n' },
 		{ "input-tokens", required_argument, NULL, 'I' },
 		{ "output-tokens", required_argument, NULL, 'O' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "arrival", required_argument, NULL, 'a' },
+		{ "burstiness", required_argument, NULL, 'b' },
+		{ "turns", required_argument, NULL, 't' },
 		{ "model", required_argument, NULL, 'm' },
 		{ "endpoint-kind", required_argument, NULL, 'k' },
 		{ "seed", required_argument, NULL, 's' },
@@ -187,15 +300,13 @@ int synth_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct synth_options o = {
-		.requests = 64, .input_tokens = 512, .output_tokens = 500,
-		.model = "mock", .seed = 1,
-	};
+	struct synth_options o;
 	const char *path = NULL;
 	char err[TRACEFILE_ERRLEN] = "";
+	int c, force = 0, arrival_given = 0, burstiness_given = 0;
 	long v;
-	int c, force = 0;
 
+	synth_options_init(&o);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "n:o:fh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -204,12 +315,38 @@ int synth_main(int argc, char **argv)
 				return bad_value("requests", optarg);
 			break;
 		case 'I':
-			if (cli_parse_long(optarg, 1, 10000000, &o.input_tokens) < 0)
+			if (dist_parse(optarg, &o.input) < 0)
 				return bad_value("input-tokens", optarg);
+			o.input_spec = optarg;
 			break;
 		case 'O':
-			if (cli_parse_long(optarg, 1, 10000000, &o.output_tokens) < 0)
+			if (dist_parse(optarg, &o.output) < 0)
 				return bad_value("output-tokens", optarg);
+			o.output_spec = optarg;
+			break;
+		case 'r':
+			if (cli_parse_double(optarg, 1e-6, 1e6, &o.rate) < 0)
+				return bad_value("rate", optarg);
+			break;
+		case 'a':
+			if (strcmp(optarg, "constant") == 0)
+				o.arrival = ARRIVAL_CONSTANT;
+			else if (strcmp(optarg, "poisson") == 0)
+				o.arrival = ARRIVAL_POISSON;
+			else if (strcmp(optarg, "gamma") == 0)
+				o.arrival = ARRIVAL_GAMMA;
+			else
+				return bad_value("arrival", optarg);
+			arrival_given = 1;
+			break;
+		case 'b':
+			if (cli_parse_double(optarg, 1e-3, 1e3, &o.burstiness) < 0)
+				return bad_value("burstiness", optarg);
+			burstiness_given = 1;
+			break;
+		case 't':
+			if (cli_parse_long(optarg, 1, 1000, &o.turns) < 0)
+				return bad_value("turns", optarg);
 			break;
 		case 'm':
 			o.model = optarg;
@@ -240,6 +377,14 @@ int synth_main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "tracebench record synth: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (arrival_given && o.rate <= 0) {
+		fprintf(stderr, "tracebench record synth: --arrival needs --rate R\n");
+		return 2;
+	}
+	if (burstiness_given && o.arrival != ARRIVAL_GAMMA) {
+		fprintf(stderr, "tracebench record synth: --burstiness needs --arrival gamma\n");
 		return 2;
 	}
 	if (!path) {

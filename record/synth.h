@@ -6,14 +6,25 @@
 
 #include <stdint.h>
 
+#include "dist.h"
+
 struct synth_options {
-	long requests;          /* -n */
-	long input_tokens;      /* prompt length, in words (≈ tokens) */
-	long output_tokens;     /* max_tokens of each request */
+	long requests;          /* -n: records in the trace */
+	struct dist input;      /* prompt length of each turn, in words (≈ tokens) */
+	struct dist output;     /* max_tokens of each request */
+	const char *input_spec; /* the specs as given, for the header */
+	const char *output_spec;
 	const char *model;
 	uint64_t seed;
 	int completions;        /* /v1/completions instead of chat */
+	double rate;            /* requests per second; 0: every arrival at 0 */
+	enum arrival_kind arrival;
+	double burstiness;      /* gamma shape (1 = Poisson) */
+	long turns;             /* turns per session (1: independent requests) */
 };
+
+/* Fills o with the defaults of the command line (64 requests of 512 words, 500 out). */
+void synth_options_init(struct synth_options *o);
 
 /*
  * Writes the trace to 'path' (refusing to replace a file unless force).
