@@ -46,6 +46,8 @@ cJSON *result_to_json(const struct result *r)
 	if (!o)
 		return NULL;
 	cJSON_AddNumberToObject(o, "level", r->level);
+	if (r->repeat)
+		cJSON_AddNumberToObject(o, "repeat", r->repeat);
 	cJSON_AddNumberToObject(o, "seq", (double)r->seq);
 	cJSON_AddNumberToObject(o, "trace_id", (double)r->trace_id);
 	cJSON_AddBoolToObject(o, "warmup", r->warmup);
@@ -91,10 +93,11 @@ int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errle
 {
 	const cJSON *warmup, *error, *itl, *v;
 	const char *detail;
-	int64_t level, seq, trace_id, status, estimated = 0;
+	int64_t level, repeat, seq, trace_id, status, estimated = 0;
 	size_t i, n;
 
 	if (get_int(obj, "level", 1, &level, err, errlen) ||
+	    get_int(obj, "repeat", 0, &repeat, err, errlen) ||
 	    get_int(obj, "seq", 1, &seq, err, errlen) ||
 	    get_int(obj, "trace_id", 0, &trace_id, err, errlen) ||
 	    get_int(obj, "status", 0, &status, err, errlen) ||
@@ -111,6 +114,7 @@ int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errle
 		return -1;
 	}
 	r->level = (int)level;
+	r->repeat = repeat > 0 && repeat < 1000000 ? (int)repeat : 0;
 	r->seq = (long)seq;
 	r->trace_id = (long)trace_id;
 	r->status = status < 0 ? 0 : (int)status;

@@ -29,7 +29,8 @@
 #define RESULT_DETAIL_MAX 512
 
 struct result {
-	int level;               /* concurrency of the level it ran in */
+	int level;               /* concurrency of the level; 0 in open-loop runs */
+	int repeat;              /* which repetition of the level (--repeat), from 0 */
 	long seq;                /* order of sending within the run */
 	long trace_id;           /* "id" of the trace record replayed */
 	bool warmup;             /* sent before measuring; excluded from stats */

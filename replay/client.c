@@ -463,6 +463,7 @@ struct client *client_new(const struct client_options *o, char *err)
 	curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
 	curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, on_timer_change);
 	curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
+	curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
 	return c;
 
 fail:
@@ -540,7 +541,17 @@ int client_start(struct client *c, const char *method, const char *path,
 		q->headers = h;
 
 	curl_easy_setopt(q->easy, CURLOPT_URL, url);
-	curl_easy_setopt(q->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	if (!c->opt.http2)
+		curl_easy_setopt(q->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	else if (strncmp(url, "https:", 6) == 0)
+		curl_easy_setopt(q->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	else
+		curl_easy_setopt(q->easy, CURLOPT_HTTP_VERSION,
+				 (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+	if (c->opt.insecure) {
+		curl_easy_setopt(q->easy, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(q->easy, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
 	curl_easy_setopt(q->easy, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(q->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
 	if (strcmp(method, "POST") != 0)

@@ -24,6 +24,8 @@ struct client_options {
 	long connect_timeout_ms;  /* 0 = libcurl's default */
 	const char *api_key;      /* sent as a Bearer token; NULL = none */
 	size_t max_event;         /* cap on one SSE event / response body */
+	int http2;                /* HTTP/2 (prior knowledge on http://), multiplexed */
+	int insecure;             /* do not verify the server's TLS certificate */
 };
 
 /*

@@ -1,9 +1,13 @@
 /*
- * replay.c - `tracebench replay`: re-issue a trace against an endpoint at
- * fixed concurrency levels and write one result per request.
+ * replay.c - `tracebench replay`: re-issue a trace against an endpoint and
+ * write one result per request.
  *
  * Closed loop: at level C, C requests are in flight at all times until the
  * level's N are done; a request is issued the moment another finishes.
+ * Open loop: requests leave on a schedule computed up front against one
+ * absolute start (replay/schedule.c), whatever the server does, and their
+ * latencies count from the scheduled instant, so queueing in a stalled
+ * server shows instead of hiding (no coordinated omission).
  * Warm-up requests go first, one at a time, and are recorded with
  * "warmup": true so analyze can show the cold start apart. Each level ends
  * with a row of the sweep table on stdout (lib/summary.c); results stream
@@ -12,8 +16,10 @@
  */
 #include "replay.h"
 #include "client.h"
+#include "schedule.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
+#include "lib/stats.h"
 #include "lib/summary.h"
 #include "lib/trace.h"
 #include "lib/tracefile.h"
@@ -24,10 +30,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <unistd.h>
 
 #define MAX_LEVELS 64
+#define MAX_EXTRA_HEADERS 32
 
 struct options {
 	const char *endpoint;
@@ -44,13 +52,27 @@ struct options {
 	const char *api_key_env;
 	int progress;             /* 1 on, 0 off, -1 when stderr is a terminal */
 	enum summary_format format;
+	long repeat;              /* closed loop: run each level this many times */
+	int open_loop;            /* --rate or --timing trace */
+	struct schedule_options sched;
+	long max_concurrency;     /* open loop: cap on requests in flight, 0 = none */
+	long shard_k, shard_n;    /* this process replays shard K of N */
+	double start_at;          /* UNIX time to start at, 0 = now */
+	const char *model;        /* overrides: NULL / -1 / 0 when not given */
+	long max_tokens;
+	int ignore_eos;
+	char *headers[MAX_EXTRA_HEADERS];
+	size_t n_headers;
+	int http2, insecure;
 };
 
 /* A trace request made ready to send: the body as it goes on the wire. */
 struct prepared {
 	struct trace_request req;
-	char *body;               /* the trace's body, with include_usage added */
+	char *body;               /* the trace's body, with include_usage and overrides */
 	size_t body_len;
+	char **headers;           /* the trace's headers, with -H ones replacing them */
+	size_t n_headers;
 };
 
 /* The state of the level being run; the done callback drives it. */
@@ -61,8 +83,14 @@ struct level_run {
 	size_t n_reqs;
 	size_t *cursor;           /* next trace request, shared across levels */
 	long *seq;                /* next sequence number, shared across levels */
-	int64_t origin_ns;
+	int64_t origin_ns;        /* the run's start: offsets in results count from it */
 	int level;
+	int repeat;
+	const int64_t *sched;     /* open loop: due offsets of the n requests, else NULL */
+	const size_t *req_index;  /* open loop: trace request of each of the n */
+	int64_t sched_origin_ns;  /* open loop: the instant offset 0 stands for */
+	size_t max_concurrency;   /* open loop cap, 0 = none */
+	struct event *due_timer;  /* open loop: wakes issue() when the next is due */
 	struct result *results;   /* warmup + n of them */
 	size_t warmup, n;
 	size_t issued, finished, in_flight;
@@ -79,50 +107,101 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: tracebench replay --endpoint URL [options] -o RESULTS TRACE\n"
 		"\n"
-		"Re-issue TRACE against an OpenAI-compatible endpoint at each concurrency\n"
-		"level and record TTFT, TTFA, inter-token gaps, E2E and tokens per request.\n"
+		"Re-issue TRACE against an OpenAI-compatible endpoint and record TTFT, TTFA,\n"
+		"inter-token gaps, E2E and tokens of every request.\n"
 		"\n"
 		"options:\n"
 		"  -e, --endpoint URL        base URL of the server, e.g. http://127.0.0.1:8000\n"
-		"  -c, --concurrency LIST    levels, e.g. 1,2,4,8,16 (default 1)\n"
-		"  -n, --requests N          requests per level (default max(4, 2*C))\n"
-		"      --warmup N            warm-up requests sent first, one at a time (default 1)\n"
-		"  -l, --label LABEL         name of the run (default run-YYYYmmdd-HHMMSS)\n"
 		"  -o, --output FILE         results file to write (.jsonl.gz)\n"
 		"  -f, --force               replace FILE if it exists\n"
+		"  -l, --label LABEL         name of the run (default run-YYYYmmdd-HHMMSS)\n"
+		"      --warmup N            warm-up requests sent first, one at a time (default 1)\n"
+		"\n"
+		"closed loop (the default):\n"
+		"  -c, --concurrency LIST    levels, e.g. 1,2,4,8,16 (default 1)\n"
+		"  -n, --requests N          requests per level (default max(4, 2*C))\n"
+		"      --repeat R            run every level R times (default 1)\n"
+		"\n"
+		"open loop (latency counts from each request's scheduled time):\n"
+		"      --rate R              send R requests per second\n"
+		"      --arrival KIND        constant (default), poisson or gamma\n"
+		"      --burstiness B        gamma shape: 1 is Poisson, below 1 burstier (default 1)\n"
+		"      --seed N              seed of the arrival process (default 1)\n"
+		"      --timing trace        send at the trace's own arrival offsets ...\n"
+		"      --speed X             ... divided by X (default 1)\n"
+		"  -n, --requests N          requests to send (default: the trace's count)\n"
+		"      --duration SECONDS    stop scheduling after this long\n"
+		"      --max-concurrency N   hold requests while N are in flight\n"
+		"\n"
+		"requests:\n"
+		"      --model NAME          set the body's model\n"
+		"      --max-tokens N        set max_tokens (and max_completion_tokens if present)\n"
+		"      --ignore-eos          set ignore_eos, so servers generate max_tokens\n"
+		"  -H, --header 'N: V'       add or replace a header (repeatable)\n"
+		"      --api-key-env NAME    take the API key from $NAME (default OPENAI_API_KEY)\n"
+		"      --http2               HTTP/2 (prior knowledge on http://, ALPN on https://)\n"
+		"  -k, --insecure            do not verify the server's TLS certificate\n"
 		"      --timeout SECONDS     limit per request (default 600)\n"
 		"      --connect-timeout S   limit per connection attempt (default 10)\n"
-		"      --api-key-env NAME    take the API key from $NAME (default OPENAI_API_KEY)\n"
+		"\n"
+		"several hosts:\n"
+		"      --shard K/N           replay shard K (0..N-1) of N of the trace\n"
+		"      --start-at UNIXTIME   start at this wall-clock time (seconds since 1970)\n"
+		"\n"
+		"output:\n"
 		"      --format FMT          table on stdout: text (default), markdown, csv, json\n"
 		"      --progress            progress line on stderr even when not a terminal\n"
 		"  -q, --quiet               no progress line\n"
 		"  -h, --help                show this help\n"
 		"\n"
-		"The request path and body come from the trace; streamed requests get\n"
-		"stream_options.include_usage so token counts come from the server.\n"
+		"Streamed requests get stream_options.include_usage so token counts come\n"
+		"from the server. The API key is never taken from the command line.\n"
 		"\n"
 		"examples:\n"
 		"  tracebench replay --endpoint http://127.0.0.1:8000 -c 1,2,4,8,16 -o run.jsonl.gz trace.jsonl.gz\n"
-		"  OPENAI_API_KEY=... tracebench replay -e https://host -c 4 -n 100 --label tuned -o tuned.jsonl.gz trace.jsonl.gz\n");
+		"  tracebench replay -e http://127.0.0.1:8000 --rate 20 --arrival poisson -n 600 -o open.jsonl.gz trace.jsonl.gz\n"
+		"  tracebench replay -e http://127.0.0.1:8000 --timing trace --speed 2 -o prod.jsonl.gz imported.jsonl.gz\n"
+		"  OPENAI_API_KEY=... tracebench replay -e https://host -c 4 --label tuned -o tuned.jsonl.gz trace.jsonl.gz\n");
 }
 
 /* ---- preparing the trace --------------------------------------------- */
 
-/* The body to send: streamed JSON requests ask for usage in the last chunk. */
-static int prepare_body(struct prepared *p)
+/* Replaces obj[key] with a new item (taking ownership of it). */
+static void set_field(cJSON *obj, const char *key, cJSON *item)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+	cJSON_AddItemToObject(obj, key, item);
+}
+
+/*
+ * The body to send: the command line's overrides applied, and streamed JSON
+ * requests asking for usage in the last chunk. A body that is not a JSON
+ * object goes out as recorded.
+ */
+static int prepare_body(struct prepared *p, const struct options *o)
 {
 	cJSON *body = cJSON_ParseWithLength(p->req.body, p->req.body_len);
-	cJSON *stream = cJSON_GetObjectItemCaseSensitive(body, "stream");
-	cJSON *opts;
 
-	if (cJSON_IsObject(body) && cJSON_IsTrue(stream)) {
-		opts = cJSON_GetObjectItemCaseSensitive(body, "stream_options");
-		if (!cJSON_IsObject(opts)) {
-			cJSON_DeleteItemFromObjectCaseSensitive(body, "stream_options");
-			opts = cJSON_AddObjectToObject(body, "stream_options");
+	if (cJSON_IsObject(body)) {
+		if (o->model)
+			set_field(body, "model", cJSON_CreateString(o->model));
+		if (o->max_tokens > 0) {
+			set_field(body, "max_tokens", cJSON_CreateNumber((double)o->max_tokens));
+			if (cJSON_HasObjectItem(body, "max_completion_tokens"))
+				set_field(body, "max_completion_tokens",
+					  cJSON_CreateNumber((double)o->max_tokens));
 		}
-		cJSON_DeleteItemFromObjectCaseSensitive(opts, "include_usage");
-		cJSON_AddBoolToObject(opts, "include_usage", 1);
+		if (o->ignore_eos)
+			set_field(body, "ignore_eos", cJSON_CreateTrue());
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(body, "stream"))) {
+			cJSON *opts = cJSON_GetObjectItemCaseSensitive(body, "stream_options");
+
+			if (!cJSON_IsObject(opts)) {
+				opts = cJSON_CreateObject();
+				set_field(body, "stream_options", opts);
+			}
+			set_field(opts, "include_usage", cJSON_CreateTrue());
+		}
 		p->body = cJSON_PrintUnformatted(body);
 	} else {
 		p->body = strdup(p->req.body);
@@ -134,6 +213,40 @@ static int prepare_body(struct prepared *p)
 	return 0;
 }
 
+/* Length of the name part of "Name: value". */
+static size_t header_name_len(const char *h)
+{
+	const char *colon = strchr(h, ':');
+
+	return colon ? (size_t)(colon - h) : strlen(h);
+}
+
+/* The trace's headers, less those a -H header replaces, plus the -H ones. */
+static int prepare_headers(struct prepared *p, const struct options *o)
+{
+	size_t i, j, n = 0;
+
+	p->headers = calloc(p->req.n_headers + o->n_headers + 1, sizeof(char *));
+	if (!p->headers)
+		return -1;
+	for (i = 0; i < p->req.n_headers; i++) {
+		const char *h = p->req.headers[i];
+		size_t len = header_name_len(h);
+		int replaced = 0;
+
+		for (j = 0; j < o->n_headers; j++)
+			if (header_name_len(o->headers[j]) == len &&
+			    strncasecmp(o->headers[j], h, len) == 0)
+				replaced = 1;
+		if (!replaced)
+			p->headers[n++] = p->req.headers[i];
+	}
+	for (j = 0; j < o->n_headers; j++)
+		p->headers[n++] = o->headers[j];
+	p->n_headers = n;
+	return 0;
+}
+
 static void free_trace(struct prepared *reqs, size_t n)
 {
 	size_t i;
@@ -141,6 +254,7 @@ static void free_trace(struct prepared *reqs, size_t n)
 	for (i = 0; i < n; i++) {
 		trace_request_release(&reqs[i].req);
 		free(reqs[i].body);
+		free(reqs[i].headers);   /* the strings belong to req and options */
 	}
 	free(reqs);
 }
@@ -150,7 +264,8 @@ static void free_trace(struct prepared *reqs, size_t n)
  * free_trace) and sets *n and digest (at least 32 bytes), or NULL after
  * printing why.
  */
-static struct prepared *load_trace(const char *path, size_t *n, char *digest)
+static struct prepared *load_trace(const char *path, const struct options *o, size_t *n,
+				   char *digest)
 {
 	char err[TRACEFILE_ERRLEN], ferr[256];
 	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, err);
@@ -189,7 +304,7 @@ static struct prepared *load_trace(const char *path, size_t *n, char *digest)
 				tracefile_reader_lineno(r), ferr);
 			goto fail;
 		}
-		if (prepare_body(p) < 0) {
+		if (prepare_body(p, o) < 0 || prepare_headers(p, o) < 0) {
 			fprintf(stderr, "tracebench replay: '%s': out of memory\n", path);
 			goto fail;
 		}
@@ -255,40 +370,82 @@ static void on_done(void *ctx, struct result *r)
 	issue(lr);
 }
 
+/*
+ * Picks the next request to send now, or returns NULL when it must wait:
+ * for a free slot (closed loop, or the open loop's cap), for the warm-ups
+ * to finish, or for its scheduled time (then the due timer is armed).
+ * Sets *start_ns to the instant its latencies count from (-1: when sent).
+ */
+static const struct prepared *next_request(struct level_run *lr, int64_t *start_ns)
+{
+	size_t k;
+	int64_t due, now;
+
+	*start_ns = -1;
+	if (lr->issued < lr->warmup)
+		return lr->in_flight ? NULL : &lr->reqs[*lr->cursor % lr->n_reqs];
+	if (lr->finished < lr->warmup)
+		return NULL;
+	if (!lr->sched)
+		return lr->in_flight < (size_t)lr->level ?
+		       &lr->reqs[*lr->cursor % lr->n_reqs] : NULL;
+
+	k = lr->issued - lr->warmup;
+	now = clock_now_ns();
+	if (!lr->sched_origin_ns)
+		lr->sched_origin_ns = now;
+	due = lr->sched_origin_ns + lr->sched[k];
+	if (due > now) {
+		struct timeval tv = {
+			.tv_sec = (time_t)((due - now) / NS_PER_S),
+			.tv_usec = (suseconds_t)((due - now) % NS_PER_S / 1000),
+		};
+
+		evtimer_add(lr->due_timer, &tv);
+		return NULL;
+	}
+	if (lr->max_concurrency && lr->in_flight >= lr->max_concurrency)
+		return NULL;    /* latency still counts from 'due': the wait is the server's */
+	*start_ns = due;
+	return &lr->reqs[lr->req_index[k]];
+}
+
 /* Starts what may start now; ends the loop when the level is over. */
 static void issue(struct level_run *lr)
 {
 	size_t total = lr->warmup + lr->n;
+	const struct prepared *p;
+	int64_t start_ns;
 
-	while (!stop_signal && lr->issued < total) {
-		int warm = lr->issued < lr->warmup;
-		size_t limit = warm ? 1 : (size_t)lr->level;
-		const struct prepared *p = &lr->reqs[*lr->cursor % lr->n_reqs];
+	while (!stop_signal && lr->issued < total && (p = next_request(lr, &start_ns))) {
 		struct result *r = &lr->results[lr->issued];
 
-		if (lr->in_flight >= limit || (!warm && lr->finished < lr->warmup))
-			break;
 		r->level = lr->level;
+		r->repeat = lr->repeat;
 		r->seq = (*lr->seq)++;
 		r->trace_id = p->req.id;
-		r->warmup = warm;
+		r->warmup = lr->issued < lr->warmup;
 		r->input_tokens = p->req.input_tokens;
-		if (client_start(lr->client, p->req.method, p->req.path, p->req.headers,
-				 p->req.n_headers, p->body, p->body_len, r, lr->origin_ns, -1,
-				 on_done, lr) < 0) {
-			result_set_error(r, RESULT_ERR_TRANSFER, "libcurl refused the request");
-			lr->issued++;
-			lr->in_flight++;
-			(*lr->cursor)++;
-			on_done(lr, r);
-			return;
-		}
 		lr->issued++;
 		lr->in_flight++;
 		(*lr->cursor)++;
+		if (client_start(lr->client, p->req.method, p->req.path, p->headers,
+				 p->n_headers, p->body, p->body_len, r, lr->origin_ns, start_ns,
+				 on_done, lr) < 0) {
+			result_set_error(r, RESULT_ERR_TRANSFER, "libcurl refused the request");
+			on_done(lr, r);
+			return;
+		}
 	}
 	if (lr->in_flight == 0 && (lr->issued == total || stop_signal))
 		event_base_loopbreak(client_base(lr->client));
+}
+
+static void on_due(evutil_socket_t fd, short events, void *arg)
+{
+	(void)fd;
+	(void)events;
+	issue(arg);
 }
 
 static void on_tick(evutil_socket_t fd, short events, void *arg)
@@ -339,6 +496,15 @@ static void make_run_id(char *buf, size_t len)
 		snprintf(buf + 2 * i, 3, "%02x", b[i]);
 }
 
+/* Adds key: v, or key: null when v is 0 (not set). */
+static void add_number_or_null(cJSON *obj, const char *key, double v)
+{
+	if (v != 0)
+		cJSON_AddNumberToObject(obj, key, v);
+	else
+		cJSON_AddNullToObject(obj, key);
+}
+
 static cJSON *results_header(const struct options *o, const char *label, const char *digest,
 			     const struct prepared *reqs, size_t n_reqs)
 {
@@ -366,43 +532,125 @@ static cJSON *results_header(const struct options *o, const char *label, const c
 	cJSON_AddStringToObject(trace, "digest", digest);
 	cJSON_AddNumberToObject(trace, "requests", (double)n_reqs);
 	params = cJSON_AddObjectToObject(h, "params");
-	cJSON_AddStringToObject(params, "mode", "closed");
-	levels = cJSON_AddArrayToObject(params, "concurrency");
-	for (i = 0; i < o->n_levels; i++)
-		cJSON_AddItemToArray(levels, cJSON_CreateNumber((double)o->levels[i]));
-	if (o->requests)
-		cJSON_AddNumberToObject(params, "requests", (double)o->requests);
-	else
-		cJSON_AddNullToObject(params, "requests");
+	if (o->open_loop) {
+		const struct schedule_options *so = &o->sched;
+
+		cJSON_AddStringToObject(params, "mode", "open");
+		cJSON_AddStringToObject(params, "arrival", schedule_arrival_name(so->arrival));
+		if (so->arrival == ARRIVAL_TRACE) {
+			cJSON_AddNumberToObject(params, "speed", so->speed);
+		} else {
+			cJSON_AddNumberToObject(params, "rate", so->rate);
+			cJSON_AddNumberToObject(params, "burstiness", so->burstiness);
+			cJSON_AddNumberToObject(params, "seed", (double)so->seed);
+		}
+		add_number_or_null(params, "requests", (double)so->max_requests);
+		add_number_or_null(params, "duration_s", (double)so->duration_ns / NS_PER_S);
+		add_number_or_null(params, "max_concurrency", (double)o->max_concurrency);
+	} else {
+		cJSON_AddStringToObject(params, "mode", "closed");
+		levels = cJSON_AddArrayToObject(params, "concurrency");
+		for (i = 0; i < o->n_levels; i++)
+			cJSON_AddItemToArray(levels, cJSON_CreateNumber((double)o->levels[i]));
+		add_number_or_null(params, "requests", (double)o->requests);
+		cJSON_AddNumberToObject(params, "repeat", (double)o->repeat);
+	}
 	cJSON_AddNumberToObject(params, "warmup", (double)o->warmup);
 	cJSON_AddNumberToObject(params, "timeout_s", (double)o->timeout_s);
+	if (o->shard_n > 1) {
+		char shard[48];
+
+		snprintf(shard, sizeof(shard), "%ld/%ld", o->shard_k, o->shard_n);
+		cJSON_AddStringToObject(params, "shard", shard);
+	}
+	if (o->model || o->max_tokens > 0 || o->ignore_eos || o->n_headers) {
+		cJSON *ov = cJSON_AddObjectToObject(params, "overrides");
+		cJSON *hs;
+		size_t j;
+
+		if (o->model)
+			cJSON_AddStringToObject(ov, "model", o->model);
+		if (o->max_tokens > 0)
+			cJSON_AddNumberToObject(ov, "max_tokens", (double)o->max_tokens);
+		if (o->ignore_eos)
+			cJSON_AddTrueToObject(ov, "ignore_eos");
+		/* Header names only: values may be credentials. */
+		hs = cJSON_AddArrayToObject(ov, "headers");
+		for (j = 0; j < o->n_headers; j++) {
+			char name[128];
+
+			snprintf(name, sizeof(name), "%.*s",
+				 (int)header_name_len(o->headers[j]), o->headers[j]);
+			cJSON_AddItemToArray(hs, cJSON_CreateString(name));
+		}
+	}
 	return h;
+}
+
+/* Parses "K/N" with 0 <= K < N. */
+static int parse_shard(const char *s, long *k, long *n)
+{
+	char buf[48];
+	const char *slash = strchr(s, '/');
+
+	if (!slash || (size_t)(slash - s) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(slash - s), s);
+	if (cli_parse_long(buf, 0, 100000, k) < 0 || cli_parse_long(slash + 1, 1, 100000, n) < 0)
+		return -1;
+	return *k < *n ? 0 : -1;
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
+	enum {
+		OPT_WARMUP = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_API_KEY_ENV, OPT_FORMAT,
+		OPT_PROGRESS, OPT_REPEAT, OPT_RATE, OPT_ARRIVAL, OPT_BURSTINESS, OPT_SEED,
+		OPT_TIMING, OPT_SPEED, OPT_DURATION, OPT_MAX_CONCURRENCY, OPT_MODEL,
+		OPT_MAX_TOKENS, OPT_IGNORE_EOS, OPT_HTTP2, OPT_SHARD, OPT_START_AT,
+	};
 	static const struct option longopts[] = {
 		{ "endpoint", required_argument, NULL, 'e' },
 		{ "concurrency", required_argument, NULL, 'c' },
 		{ "requests", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'w' },
+		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "label", required_argument, NULL, 'l' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "connect-timeout", required_argument, NULL, 'C' },
-		{ "api-key-env", required_argument, NULL, 'K' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "progress", no_argument, NULL, 'P' },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
+		{ "api-key-env", required_argument, NULL, OPT_API_KEY_ENV },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "rate", required_argument, NULL, OPT_RATE },
+		{ "arrival", required_argument, NULL, OPT_ARRIVAL },
+		{ "burstiness", required_argument, NULL, OPT_BURSTINESS },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "timing", required_argument, NULL, OPT_TIMING },
+		{ "speed", required_argument, NULL, OPT_SPEED },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "max-concurrency", required_argument, NULL, OPT_MAX_CONCURRENCY },
+		{ "model", required_argument, NULL, OPT_MODEL },
+		{ "max-tokens", required_argument, NULL, OPT_MAX_TOKENS },
+		{ "ignore-eos", no_argument, NULL, OPT_IGNORE_EOS },
+		{ "header", required_argument, NULL, 'H' },
+		{ "http2", no_argument, NULL, OPT_HTTP2 },
+		{ "insecure", no_argument, NULL, 'k' },
+		{ "shard", required_argument, NULL, OPT_SHARD },
+		{ "start-at", required_argument, NULL, OPT_START_AT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *bad = NULL;
-	int c, n;
+	double d;
+	long v;
+	int c, n, concurrency_given = 0;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "e:c:n:l:o:fqh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":e:c:n:l:o:fqH:kh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			o->endpoint = optarg;
@@ -412,12 +660,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (n < 0)
 				bad = "concurrency";
 			o->n_levels = n;
+			concurrency_given = 1;
 			break;
 		case 'n':
 			if (cli_parse_long(optarg, 1, 100000000, &o->requests) < 0)
 				bad = "requests";
 			break;
-		case 'w':
+		case OPT_WARMUP:
 			if (cli_parse_long(optarg, 0, 1000000, &o->warmup) < 0)
 				bad = "warmup";
 			break;
@@ -430,32 +679,108 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'f':
 			o->force = 1;
 			break;
-		case 'T':
+		case OPT_TIMEOUT:
 			if (cli_parse_long(optarg, 1, 86400, &o->timeout_s) < 0)
 				bad = "timeout";
 			break;
-		case 'C':
+		case OPT_CONNECT_TIMEOUT:
 			if (cli_parse_long(optarg, 1, 3600, &o->connect_timeout_s) < 0)
 				bad = "connect-timeout";
 			break;
-		case 'K':
+		case OPT_API_KEY_ENV:
 			o->api_key_env = optarg;
 			break;
-		case 'F':
+		case OPT_FORMAT:
 			if (summary_format_parse(optarg, &o->format) < 0)
 				bad = "format";
 			break;
-		case 'P':
+		case OPT_PROGRESS:
 			o->progress = 1;
 			break;
 		case 'q':
 			o->progress = 0;
 			break;
+		case OPT_REPEAT:
+			if (cli_parse_long(optarg, 1, 10000, &o->repeat) < 0)
+				bad = "repeat";
+			break;
+		case OPT_RATE:
+			if (cli_parse_double(optarg, 1e-6, 1e7, &o->sched.rate) < 0)
+				bad = "rate";
+			o->open_loop = 1;
+			break;
+		case OPT_ARRIVAL:
+			if (schedule_arrival_parse(optarg, &o->sched.arrival) < 0)
+				bad = "arrival";
+			break;
+		case OPT_BURSTINESS:
+			if (cli_parse_double(optarg, 1e-3, 1e6, &o->sched.burstiness) < 0)
+				bad = "burstiness";
+			break;
+		case OPT_SEED:
+			if (cli_parse_long(optarg, 0, 0x7fffffffL, &v) < 0)
+				bad = "seed";
+			o->sched.seed = (uint64_t)v;
+			break;
+		case OPT_TIMING:
+			if (strcmp(optarg, "trace") != 0)
+				bad = "timing";
+			o->sched.arrival = ARRIVAL_TRACE;
+			o->open_loop = 1;
+			break;
+		case OPT_SPEED:
+			if (cli_parse_double(optarg, 1e-6, 1e6, &o->sched.speed) < 0)
+				bad = "speed";
+			break;
+		case OPT_DURATION:
+			if (cli_parse_double(optarg, 1e-3, 1e7, &d) < 0)
+				bad = "duration";
+			o->sched.duration_ns = (int64_t)(d * NS_PER_S);
+			break;
+		case OPT_MAX_CONCURRENCY:
+			if (cli_parse_long(optarg, 1, 1000000, &o->max_concurrency) < 0)
+				bad = "max-concurrency";
+			break;
+		case OPT_MODEL:
+			o->model = optarg;
+			break;
+		case OPT_MAX_TOKENS:
+			if (cli_parse_long(optarg, 1, 10000000, &o->max_tokens) < 0)
+				bad = "max-tokens";
+			break;
+		case OPT_IGNORE_EOS:
+			o->ignore_eos = 1;
+			break;
+		case 'H':
+			if (!strchr(optarg, ':') || header_name_len(optarg) == 0 ||
+			    o->n_headers == MAX_EXTRA_HEADERS)
+				bad = "header";
+			else
+				o->headers[o->n_headers++] = optarg;
+			break;
+		case OPT_HTTP2:
+			o->http2 = 1;
+			break;
+		case 'k':
+			o->insecure = 1;
+			break;
+		case OPT_SHARD:
+			if (parse_shard(optarg, &o->shard_k, &o->shard_n) < 0)
+				bad = "shard";
+			break;
+		case OPT_START_AT:
+			if (cli_parse_double(optarg, 1, 1e11, &o->start_at) < 0)
+				bad = "start-at";
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case ':':
+			fprintf(stderr, "tracebench replay: option '%s' needs a value\n", argv[optind - 1]);
+			return -1;
 		default:
-			fprintf(stderr, "see 'tracebench replay --help'\n");
+			fprintf(stderr, "tracebench replay: unknown option '%s'; see 'tracebench replay --help'\n",
+				argv[optind - 1]);
 			return -1;
 		}
 		if (bad) {
@@ -478,20 +803,160 @@ static int parse_options(int argc, char **argv, struct options *o)
 		fprintf(stderr, "tracebench replay: no results file; give -o RESULTS\n");
 		return -1;
 	}
+	if (o->open_loop && (concurrency_given || o->repeat > 1)) {
+		fprintf(stderr, "tracebench replay: --concurrency and --repeat are closed-loop options; "
+			"with --rate or --timing use --max-concurrency\n");
+		return -1;
+	}
+	if (o->sched.rate > 0 && o->sched.arrival == ARRIVAL_TRACE) {
+		fprintf(stderr, "tracebench replay: give either --rate or --timing trace, not both\n");
+		return -1;
+	}
+	o->sched.max_requests = (size_t)o->requests;
 	return 0;
 }
 
-/* Runs one level to its end (or to a stop); returns its results count. */
-static size_t run_level(struct level_run *lr)
+/*
+ * Builds the open-loop schedule and keeps this shard's part of it: the due
+ * offsets in *sched and the trace request each one sends in *index.
+ * Returns how many, 0 when nothing is due (or out of memory).
+ */
+static size_t open_schedule(const struct options *o, const struct prepared *reqs,
+			    size_t n_reqs, int64_t **sched, size_t **index)
+{
+	int64_t *arrivals = malloc(n_reqs * sizeof(*arrivals)), *all = NULL;
+	size_t i, n_all, n = 0;
+
+	if (!arrivals)
+		return 0;
+	for (i = 0; i < n_reqs; i++)
+		arrivals[i] = reqs[i].req.arrival_ns;
+	n_all = schedule_build(&o->sched, arrivals, n_reqs, &all);
+	free(arrivals);
+	*index = n_all ? malloc(n_all * sizeof(**index)) : NULL;
+	if (!*index) {
+		free(all);
+		return 0;
+	}
+	for (i = 0; i < n_all; i++) {
+		if (o->shard_n > 1 && (long)(i % (size_t)o->shard_n) != o->shard_k)
+			continue;
+		all[n] = all[i];
+		(*index)[n++] = i % n_reqs;
+	}
+	*sched = all;
+	return n;
+}
+
+/* Closed loop: keeps the trace requests of this shard (every N-th from K). */
+static size_t keep_shard(const struct options *o, struct prepared *reqs, size_t n_reqs)
+{
+	size_t i, n = 0;
+
+	if (o->shard_n <= 1)
+		return n_reqs;
+	for (i = 0; i < n_reqs; i++) {
+		if ((long)(i % (size_t)o->shard_n) == o->shard_k) {
+			reqs[n++] = reqs[i];
+		} else {
+			trace_request_release(&reqs[i].req);
+			free(reqs[i].body);
+			free(reqs[i].headers);
+		}
+	}
+	return n;
+}
+
+/* Open loop: how closely the sends kept to the schedule, on stderr. */
+static void print_schedule_accuracy(const struct options *o, const struct level_run *lr)
+{
+	double *lag = malloc((lr->n ? lr->n : 1) * sizeof(double));
+	int64_t first = INT64_MAX, last = INT64_MIN, first_sched = INT64_MAX, last_sched = 0;
+	size_t i, n = 0;
+
+	if (!lag)
+		return;
+	for (i = lr->warmup; i < lr->issued; i++) {
+		const struct result *r = &lr->results[i];
+
+		if (r->send_ns < first)
+			first = r->send_ns;
+		if (r->send_ns > last)
+			last = r->send_ns;
+		if (r->sched_ns > last_sched)
+			last_sched = r->sched_ns;
+		if (r->sched_ns < first_sched)
+			first_sched = r->sched_ns;
+		lag[n++] = (double)(r->send_ns - r->sched_ns) / NS_PER_MS;
+	}
+	stats_sort(lag, n);
+	/*
+	 * A Poisson or gamma schedule's own rate differs from the target by
+	 * chance; what the sender controls is keeping to the schedule, so the
+	 * achieved rate is shown beside both.
+	 */
+	if (n >= 2 && last > first && last_sched > first_sched) {
+		double achieved = (double)(n - 1) * NS_PER_S / (double)(last - first);
+		double scheduled = (double)(n - 1) * NS_PER_S / (double)(last_sched - first_sched);
+
+		fprintf(stderr, "open loop (%s): ", schedule_arrival_name(o->sched.arrival));
+		if (o->sched.arrival != ARRIVAL_TRACE)
+			fprintf(stderr, "target %.2f req/s, ", o->sched.rate /
+				(o->shard_n > 1 ? (double)o->shard_n : 1.0));
+		fprintf(stderr, "scheduled %.2f req/s, achieved %.2f req/s; "
+			"send lag P50 %.3f ms, P99 %.3f ms, max %.3f ms\n", scheduled, achieved,
+			stats_percentile(lag, n, 50), stats_percentile(lag, n, 99), lag[n - 1]);
+	}
+	free(lag);
+}
+
+/* Runs one level (or the open-loop run) to its end or to a stop. */
+static int run_level(struct level_run *lr, struct level_summary *s)
 {
 	struct event_base *base = client_base(lr->client);
+	size_t k;
 
+	lr->issued = lr->finished = lr->in_flight = 0;
+	lr->sched_origin_ns = 0;
+	lr->results = calloc(lr->warmup + lr->n, sizeof(*lr->results));
+	if (!lr->results)
+		return -1;
+	for (k = 0; k < lr->warmup + lr->n; k++)
+		result_init(&lr->results[k]);
 	lr->level_start_ns = clock_now_ns();
 	issue(lr);
-	if (lr->in_flight)
+	if (lr->in_flight || evtimer_pending(lr->due_timer, NULL))
 		event_base_dispatch(base);
+	evtimer_del(lr->due_timer);
 	print_progress(lr, 1);
-	return lr->finished;
+	summary_compute(lr->results, lr->finished, lr->level, s);
+	return 0;
+}
+
+static void free_results(struct level_run *lr)
+{
+	size_t k;
+
+	for (k = 0; lr->results && k < lr->warmup + lr->n; k++)
+		result_release(&lr->results[k]);
+	free(lr->results);
+	lr->results = NULL;
+}
+
+/* Waits for the wall-clock instant 'at' (seconds since 1970). */
+static void wait_until(double at)
+{
+	struct timespec now;
+	double wait;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	wait = at - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
+	if (wait <= 0) {
+		fprintf(stderr, "tracebench replay: --start-at is %.3f s in the past; starting now\n", -wait);
+		return;
+	}
+	fprintf(stderr, "tracebench replay: starting in %.3f s\n", wait);
+	clock_sleep_until_ns(clock_now_ns() + (int64_t)(wait * NS_PER_S));
 }
 
 int replay_main(int argc, char **argv)
@@ -499,7 +964,8 @@ int replay_main(int argc, char **argv)
 	struct options o = {
 		.levels = { 1 }, .n_levels = 1, .warmup = 1, .timeout_s = 600,
 		.connect_timeout_s = 10, .api_key_env = "OPENAI_API_KEY", .progress = -1,
-		.format = SUMMARY_TEXT,
+		.format = SUMMARY_TEXT, .repeat = 1,
+		.sched = { .arrival = ARRIVAL_CONSTANT, .burstiness = 1, .speed = 1, .seed = 1 },
 	};
 	char err[TRACEFILE_ERRLEN], digest[32], label[64], endpoint[1024];
 	struct client_options co = { 0 };
@@ -509,11 +975,14 @@ int replay_main(int argc, char **argv)
 	struct event *tick = NULL, *sigint = NULL, *sigterm = NULL;
 	struct level_summary warmup = { 0 };
 	struct level_run lr;
+	int64_t *sched = NULL;
+	size_t *sched_index = NULL, n_sched = 0;
 	size_t n_reqs = 0, cursor = 0, total_ok = 0, total = 0;
 	long seq = 0;
 	cJSON *header;
-	int i, rc = 2, first_row = 1;
+	int i, rep, rc = 2, first_row = 1;
 
+	memset(&lr, 0, sizeof(lr));
 	if (parse_options(argc, argv, &o) < 0)
 		return 2;
 	snprintf(endpoint, sizeof(endpoint), "%s", o.endpoint);
@@ -528,14 +997,32 @@ int replay_main(int argc, char **argv)
 		strftime(label, sizeof(label), "run-%Y%m%d-%H%M%S", &tm);
 		o.label = label;
 	}
-	reqs = load_trace(o.trace_path, &n_reqs, digest);
+	reqs = load_trace(o.trace_path, &o, &n_reqs, digest);
 	if (!reqs)
 		return 2;
+	if (o.open_loop) {
+		if (o.sched.arrival != ARRIVAL_TRACE && !o.sched.max_requests && !o.sched.duration_ns)
+			o.sched.max_requests = n_reqs;
+		n_sched = open_schedule(&o, reqs, n_reqs, &sched, &sched_index);
+		if (!n_sched) {
+			fprintf(stderr, "tracebench replay: nothing to send: the schedule is empty\n");
+			goto cleanup;
+		}
+	} else {
+		n_reqs = keep_shard(&o, reqs, n_reqs);
+		if (!n_reqs) {
+			fprintf(stderr, "tracebench replay: shard %ld/%ld of '%s' holds no requests\n",
+				o.shard_k, o.shard_n, o.trace_path);
+			goto cleanup;
+		}
+	}
 
 	co.endpoint = o.endpoint;
 	co.timeout_ms = o.timeout_s * 1000;
 	co.connect_timeout_ms = o.connect_timeout_s * 1000;
 	co.api_key = getenv(o.api_key_env);
+	co.http2 = o.http2;
+	co.insecure = o.insecure;
 	client = client_new(&co, err);
 	if (!client) {
 		fprintf(stderr, "tracebench replay: %s\n", err);
@@ -550,7 +1037,6 @@ int replay_main(int argc, char **argv)
 		goto cleanup;
 	}
 
-	memset(&lr, 0, sizeof(lr));
 	lr.client = client;
 	lr.out = out;
 	lr.reqs = reqs;
@@ -558,10 +1044,13 @@ int replay_main(int argc, char **argv)
 	lr.cursor = &cursor;
 	lr.seq = &seq;
 	lr.show_progress = o.progress < 0 ? isatty(STDERR_FILENO) : o.progress;
+	lr.max_concurrency = (size_t)o.max_concurrency;
 	tick = event_new(client_base(client), -1, EV_PERSIST, on_tick, &lr);
+	lr.due_timer = evtimer_new(client_base(client), on_due, &lr);
 	sigint = evsignal_new(client_base(client), SIGINT, on_signal, &lr);
 	sigterm = evsignal_new(client_base(client), SIGTERM, on_signal, &lr);
-	if (!tick || !sigint || !sigterm || event_add(tick, &(struct timeval){ 1, 0 }) < 0 ||
+	if (!tick || !lr.due_timer || !sigint || !sigterm ||
+	    event_add(tick, &(struct timeval){ 1, 0 }) < 0 ||
 	    event_add(sigint, NULL) < 0 || event_add(sigterm, NULL) < 0) {
 		fprintf(stderr, "tracebench replay: cannot set up the event loop\n");
 		rc = 1;
@@ -571,38 +1060,41 @@ int replay_main(int argc, char **argv)
 
 	fprintf(stderr, "tracebench replay: %zu requests in '%s', endpoint %s, run '%s'\n",
 		n_reqs, o.trace_path, o.endpoint, o.label);
+	if (o.start_at > 0)
+		wait_until(o.start_at);
 	summary_print_begin(stdout, o.format);
 	lr.origin_ns = clock_now_ns();
-	for (i = 0; i < o.n_levels && !stop_signal; i++) {
-		struct level_summary s;
-		size_t done, k;
+	for (i = 0; i < (o.open_loop ? 1 : o.n_levels) && !stop_signal; i++) {
+		for (rep = 0; rep < (int)o.repeat && !stop_signal; rep++) {
+			struct level_summary s;
 
-		lr.level = (int)o.levels[i];
-		lr.warmup = i == 0 ? (size_t)o.warmup : 0;
-		lr.n = o.requests ? (size_t)o.requests : (size_t)(lr.level * 2 > 4 ? lr.level * 2 : 4);
-		lr.issued = lr.finished = lr.in_flight = 0;
-		lr.results = calloc(lr.warmup + lr.n, sizeof(*lr.results));
-		if (!lr.results) {
-			fprintf(stderr, "tracebench replay: out of memory\n");
-			rc = 1;
-			goto cleanup;
+			lr.level = o.open_loop ? 0 : (int)o.levels[i];
+			lr.repeat = rep;
+			lr.warmup = i == 0 && rep == 0 ? (size_t)o.warmup : 0;
+			lr.sched = sched;
+			lr.req_index = sched_index;
+			if (o.open_loop)
+				lr.n = n_sched;
+			else
+				lr.n = o.requests ? (size_t)o.requests :
+				       (size_t)(lr.level * 2 > 4 ? lr.level * 2 : 4);
+			if (run_level(&lr, &s) < 0) {
+				fprintf(stderr, "tracebench replay: out of memory\n");
+				rc = 1;
+				goto cleanup;
+			}
+			if (s.requests || s.warmup) {
+				summary_print_row(stdout, o.format, o.label, &s, first_row);
+				first_row = 0;
+			}
+			if (o.open_loop)
+				print_schedule_accuracy(&o, &lr);
+			if (s.warmup)
+				warmup = s;
+			total_ok += s.ok;
+			total += s.requests;
+			free_results(&lr);
 		}
-		for (k = 0; k < lr.warmup + lr.n; k++)
-			result_init(&lr.results[k]);
-		done = run_level(&lr);
-		summary_compute(lr.results, done, lr.level, &s);
-		if (s.requests || s.warmup) {
-			summary_print_row(stdout, o.format, o.label, &s, first_row);
-			first_row = 0;
-		}
-		if (s.warmup)
-			warmup = s;
-		total_ok += s.ok;
-		total += s.requests;
-		for (k = 0; k < lr.warmup + lr.n; k++)
-			result_release(&lr.results[k]);
-		free(lr.results);
-		lr.results = NULL;
 	}
 	summary_print_end(stdout, o.format);
 	if (warmup.warmup)
@@ -616,7 +1108,7 @@ int replay_main(int argc, char **argv)
 		goto cleanup;
 	}
 	out = NULL;
-	fprintf(stderr, "tracebench replay: wrote %zu results to '%s'\n", (size_t)seq, o.output);
+	fprintf(stderr, "tracebench replay: wrote %ld results to '%s'\n", seq, o.output);
 	if (lr.write_failed)
 		rc = 1;
 	else if (stop_signal > 0)
@@ -629,8 +1121,11 @@ int replay_main(int argc, char **argv)
 		fprintf(stderr, "tracebench replay: every request failed\n");
 
 cleanup:
+	free_results(&lr);
 	if (out)
 		tracefile_writer_close(out, NULL);
+	if (lr.due_timer)
+		event_free(lr.due_timer);
 	if (tick)
 		event_free(tick);
 	if (sigint)
@@ -639,5 +1134,7 @@ cleanup:
 		event_free(sigterm);
 	client_free(client);
 	free_trace(reqs, n_reqs);
+	free(sched);
+	free(sched_index);
 	return rc;
 }
