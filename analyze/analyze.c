@@ -61,22 +61,29 @@ static const char load_usage_text[] =
 	"  tracebench analyze load --db bench.db --label after-tuning r.jsonl.gz\n";
 
 static const char report_usage_text[] =
-	"usage: tracebench analyze report --db FILE [--run LABEL] [--format FMT]\n"
+	"usage: tracebench analyze report --db FILE [--run LABEL] [--format FMT] [--slo LIST]\n"
 	"\n"
-	"Print the sweep table of each run: one row per concurrency level with\n"
-	"throughput, TTFT mean and percentiles, tokens, wall time, ok and errors.\n"
-	"Text and markdown add a heading and the warm-up (cold-start) TTFT per run;\n"
-	"csv and json print one table with the run in its first column.\n"
+	"Print the sweep table of each run: one row per concurrency level with the\n"
+	"seed benchmark's columns first (C, Agg tok/s, Per-req tok/s, Avg TTFT,\n"
+	"Tokens, Wall(s), Ok), then TTFT P50/P95/P99, errors and scaling efficiency.\n"
+	"Text and markdown add per run a heading, the warm-up (cold-start) TTFT,\n"
+	"errors by class and a latency table: mean, P50, P90, P95, P99 and max of\n"
+	"TTFT, TTFA, TPOT, ITL and E2E per level. csv and json print one flat row\n"
+	"per run and level with all of these, the run in the first column.\n"
 	"\n"
 	"options:\n"
 	"  -d, --db FILE        the database to read\n"
 	"  -r, --run LABEL      only the run LABEL\n"
 	"  -f, --format FMT     text (default), markdown, csv or json\n"
+	"  -s, --slo LIST       goodput: share of requests within every limit, and\n"
+	"                       good requests/s; LIST of ttft|ttfa|tpot|e2e=LIMIT\n"
+	"                       with LIMIT in us, ms (default) or s\n"
 	"  -h, --help           show this help\n"
 	"\n"
 	"examples:\n"
 	"  tracebench analyze report --db bench.db\n"
-	"  tracebench analyze report --db bench.db --run baseline --format markdown\n";
+	"  tracebench analyze report --db bench.db --run baseline --format markdown\n"
+	"  tracebench analyze report --db bench.db --slo ttft=500ms,tpot=50ms,e2e=10s\n";
 
 static const char export_usage_text[] =
 	"usage: tracebench analyze export --db FILE [--run LABEL] [--format csv]\n"
@@ -229,6 +236,7 @@ struct analyze_read_opts {
 	const char *db_path;
 	const char *run;
 	enum summary_format fmt;
+	const char *slo;     /* report only */
 };
 
 /* Parses --db, --run, --format for report and export; returns -1 to go on,
@@ -240,6 +248,7 @@ static int analyze_parse_read_opts(const char *sub, const char *usage, int argc,
 		{ "db", required_argument, NULL, 'd' },
 		{ "run", required_argument, NULL, 'r' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "slo", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -248,10 +257,11 @@ static int analyze_parse_read_opts(const char *sub, const char *usage, int argc,
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:r:f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:r:f:s:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->db_path = optarg; break;
 		case 'r': o->run = optarg; break;
+		case 's': o->slo = optarg; break;
 		case 'f':
 			if (summary_format_parse(optarg, &o->fmt) != 0) {
 				snprintf(msg, sizeof(msg), "unknown format '%s' "
@@ -274,7 +284,8 @@ static int analyze_parse_read_opts(const char *sub, const char *usage, int argc,
 
 static int analyze_report(int argc, char **argv)
 {
-	struct analyze_read_opts o = { NULL, NULL, SUMMARY_TEXT };
+	struct analyze_read_opts o = { NULL, NULL, SUMMARY_TEXT, NULL };
+	struct summary_slo slo;
 	char err[DB_ERRLEN];
 	struct db *db = NULL;
 	int rc;
@@ -282,16 +293,19 @@ static int analyze_report(int argc, char **argv)
 	rc = analyze_parse_read_opts("report", report_usage_text, argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	if (o.slo && summary_slo_parse(o.slo, &slo, err, sizeof(err)) != 0)
+		return analyze_usage_error("report", err);
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
 	if (!rc)
-		rc = report_print(db, o.run, o.fmt, stdout, err, sizeof(err));
+		rc = report_print_slo(db, o.run, o.fmt, o.slo ? &slo : NULL, stdout,
+				      err, sizeof(err));
 	db_close(db);
 	return rc ? analyze_fail("report", rc, err) : 0;
 }
 
 static int analyze_export(int argc, char **argv)
 {
-	struct analyze_read_opts o = { NULL, NULL, SUMMARY_CSV };
+	struct analyze_read_opts o = { NULL, NULL, SUMMARY_CSV, NULL };
 	char err[DB_ERRLEN];
 	struct db *db = NULL;
 	int rc;
@@ -301,6 +315,8 @@ static int analyze_export(int argc, char **argv)
 		return rc;
 	if (o.fmt != SUMMARY_CSV)
 		return analyze_usage_error("export", "export writes csv only (--format csv)");
+	if (o.slo)
+		return analyze_usage_error("export", "--slo is an option of report");
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
 	if (!rc)
 		rc = report_export_csv(db, o.run, stdout, err, sizeof(err));

@@ -60,8 +60,29 @@ static void report_note_warmups(struct report_run *run, const struct result *r, 
 	}
 }
 
+/* Scaling efficiency of each level against the run's C=1 level, if any. */
+static void report_scaling(struct report_run *run)
+{
+	double base = NAN;
+	size_t i;
+
+	for (i = 0; i < run->n_levels; i++)
+		if (run->levels[i].level == 1)
+			base = run->levels[i].agg_tps;
+	for (i = 0; i < run->n_levels; i++)
+		if (!isnan(base) && base > 0 && run->levels[i].level > 0)
+			run->levels[i].scaling_eff = run->levels[i].agg_tps /
+				((double)run->levels[i].level * base);
+}
+
 int report_summarize(struct db *db, const char *label, struct report_run *out,
 		     char *err, size_t errlen)
+{
+	return report_summarize_slo(db, label, NULL, out, err, errlen);
+}
+
+int report_summarize_slo(struct db *db, const char *label, const struct summary_slo *slo,
+			 struct report_run *out, char *err, size_t errlen)
 {
 	struct report_run run = { NULL, 0, 0, NAN, "" };
 	struct result *res = NULL;
@@ -83,13 +104,14 @@ int report_summarize(struct db *db, const char *label, struct report_run *out,
 		if (rc)
 			goto cleanup;
 		report_note_warmups(&run, res, n_res, &cold_seq);
-		summary_compute(res, n_res, levels[i], &run.levels[run.n_levels]);
+		summary_compute_slo(res, n_res, levels[i], slo, &run.levels[run.n_levels]);
 		/* A level holding only warm-ups has nothing to show in the table. */
 		if (run.levels[run.n_levels].requests > 0)
 			run.n_levels++;
 		db_results_free(res, n_res);
 		res = NULL;
 	}
+	report_scaling(&run);
 	*out = run;
 	run.levels = NULL;
 cleanup:
@@ -146,41 +168,100 @@ static void report_warmup_line(FILE *out, const struct report_run *run)
 		fprintf(out, "cold-start TTFT %.1f ms\n", run->cold_ttft_ms);
 }
 
-/* Prints the rows of one run; *first is the summary_print_row flag. */
+/* Prints the rows of one run; *first is the summary_report_row flag. */
 static void report_rows(FILE *out, enum summary_format fmt, const char *label,
-			const struct report_run *run, int *first)
+			const struct report_run *run, int *first, int slo)
 {
 	size_t i;
 
 	for (i = 0; i < run->n_levels; i++) {
-		summary_print_row(out, fmt, label, &run->levels[i], *first);
+		summary_report_row(out, fmt, label, &run->levels[i], *first, slo);
 		*first = 0;
 	}
 }
 
-/* Text and Markdown: a heading, a table and a warm-up line per run. */
-static int report_print_per_run(struct db *db, const struct db_run *runs, size_t n,
-				enum summary_format fmt, FILE *out, char *err, size_t errlen)
+/* "errors: C=2: 1 http, 2 timeout; C=4: ..." when the run had errors. */
+static void report_error_line(FILE *out, const struct report_run *run)
 {
+	size_t i, k;
+	int any = 0, n;
+
+	for (i = 0; i < run->n_levels; i++) {
+		if (!run->levels[i].errors)
+			continue;
+		fprintf(out, "%s C=%d:", any ? ";" : "errors by class:", run->levels[i].level);
+		any = 1;
+		for (k = 0, n = 0; k < SUMMARY_N_ERROR_CLASSES; k++)
+			if (run->levels[i].errors_by_class[k])
+				fprintf(out, "%s %zu %s", n++ ? "," : "",
+					run->levels[i].errors_by_class[k], summary_error_classes[k]);
+	}
+	if (any)
+		fputc('\n', out);
+}
+
+static int report_has_errors(const struct report_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->n_levels; i++)
+		if (run->levels[i].errors)
+			return 1;
+	return 0;
+}
+
+/* "goodput: requests within TTFT <= 500 ms, TPOT <= 50 ms" under the table. */
+static void report_slo_line(FILE *out, const struct summary_slo *slo)
+{
+	static const char *const names[] = { "TTFT", "TTFA", "TPOT", "E2E" };
+	const double lim[] = { slo->ttft_ms, slo->ttfa_ms, slo->tpot_ms, slo->e2e_ms };
+	size_t i;
+	int n = 0;
+
+	fputs("goodput: share of requests that succeeded within ", out);
+	for (i = 0; i < 4; i++)
+		if (lim[i] > 0)
+			fprintf(out, "%s%s <= %g ms", n++ ? ", " : "", names[i], lim[i]);
+	fputs("; good req/s = those requests / wall time.\n", out);
+}
+
+/* Text and Markdown: per run a heading, the table, the warm-up and error
+ * lines, and the latency table with its legend. */
+static int report_print_per_run(struct db *db, const struct db_run *runs, size_t n,
+				enum summary_format fmt, const struct summary_slo *slo,
+				FILE *out, char *err, size_t errlen)
+{
+	const char *para = fmt == SUMMARY_MARKDOWN ? "\n" : "";
 	struct report_run run;
 	size_t i;
 	int first;
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		rc = report_summarize(db, runs[i].label, &run, err, errlen);
+		rc = report_summarize_slo(db, runs[i].label, slo, &run, err, errlen);
 		if (rc)
 			return rc;
 		if (i > 0)
 			fputc('\n', out);
 		report_heading(out, fmt, &runs[i]);
 		first = 1;
-		summary_print_begin(out, fmt);
-		report_rows(out, fmt, runs[i].label, &run, &first);
-		summary_print_end(out, fmt);
-		if (run.warmups && fmt == SUMMARY_MARKDOWN)
-			fputc('\n', out);
+		summary_report_begin(out, fmt, slo != NULL);
+		report_rows(out, fmt, runs[i].label, &run, &first, slo != NULL);
+		summary_report_end(out, fmt);
+		fputs(para, out);
+		if (slo) {
+			report_slo_line(out, slo);
+			fputs(para, out);
+		}
 		report_warmup_line(out, &run);
+		report_error_line(out, &run);
+		if (run.warmups || report_has_errors(&run))
+			fputs(para, out);
+		if (run.n_levels) {
+			if (fmt == SUMMARY_TEXT)
+				fputc('\n', out);
+			summary_print_latency(out, fmt, run.levels, run.n_levels);
+		}
 		report_run_release(&run);
 	}
 	return DB_OK;
@@ -188,27 +269,34 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 
 /* CSV and JSON: one table, the run label in its "run" column. */
 static int report_print_one_table(struct db *db, const struct db_run *runs, size_t n,
-				  enum summary_format fmt, FILE *out, char *err, size_t errlen)
+				  enum summary_format fmt, const struct summary_slo *slo,
+				  FILE *out, char *err, size_t errlen)
 {
 	struct report_run run;
 	size_t i;
 	int first = 1;
 	int rc;
 
-	summary_print_begin(out, fmt);
+	summary_report_begin(out, fmt, slo != NULL);
 	for (i = 0; i < n; i++) {
-		rc = report_summarize(db, runs[i].label, &run, err, errlen);
+		rc = report_summarize_slo(db, runs[i].label, slo, &run, err, errlen);
 		if (rc)
 			return rc;
-		report_rows(out, fmt, runs[i].label, &run, &first);
+		report_rows(out, fmt, runs[i].label, &run, &first, slo != NULL);
 		report_run_release(&run);
 	}
-	summary_print_end(out, fmt);
+	summary_report_end(out, fmt);
 	return DB_OK;
 }
 
 int report_print(struct db *db, const char *label, enum summary_format fmt, FILE *out,
 		 char *err, size_t errlen)
+{
+	return report_print_slo(db, label, fmt, NULL, out, err, errlen);
+}
+
+int report_print_slo(struct db *db, const char *label, enum summary_format fmt,
+		     const struct summary_slo *slo, FILE *out, char *err, size_t errlen)
 {
 	struct db_run *runs = NULL;
 	size_t n = 0;
@@ -218,9 +306,9 @@ int report_print(struct db *db, const char *label, enum summary_format fmt, FILE
 	if (rc)
 		goto cleanup;
 	if (fmt == SUMMARY_TEXT || fmt == SUMMARY_MARKDOWN)
-		rc = report_print_per_run(db, runs, n, fmt, out, err, errlen);
+		rc = report_print_per_run(db, runs, n, fmt, slo, out, err, errlen);
 	else
-		rc = report_print_one_table(db, runs, n, fmt, out, err, errlen);
+		rc = report_print_one_table(db, runs, n, fmt, slo, out, err, errlen);
 	if (!rc)
 		rc = report_check_output(out, err, errlen);
 cleanup:

@@ -30,6 +30,11 @@ struct report_run {
  */
 int report_summarize(struct db *db, const char *label, struct report_run *out,
 		     char *err, size_t errlen);
+
+/* report_summarize with goodput against slo (NULL: none). Also sets each
+ * level's scaling efficiency when the run has a level C=1. */
+int report_summarize_slo(struct db *db, const char *label, const struct summary_slo *slo,
+			 struct report_run *out, char *err, size_t errlen);
 void report_run_release(struct report_run *r);
 
 /*
@@ -39,6 +44,14 @@ void report_run_release(struct report_run *r);
  */
 int report_print(struct db *db, const char *label, enum summary_format fmt, FILE *out,
 		 char *err, size_t errlen);
+
+/*
+ * report_print with goodput columns against slo (NULL: none). Text and
+ * Markdown also get, per run, the errors by class, the latency table
+ * (summary_print_latency) and the warm-up line.
+ */
+int report_print_slo(struct db *db, const char *label, enum summary_format fmt,
+		     const struct summary_slo *slo, FILE *out, char *err, size_t errlen);
 
 /*
  * Writes one CSV row per request (warm-ups included, flagged) of each run

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -52,4 +53,158 @@ double stats_mean(const double *v, size_t n)
 	for (i = 0; i < n; i++)
 		sum += v[i];
 	return sum / (double)n;
+}
+
+void stats_describe(double *v, size_t n, struct stats_dist *d)
+{
+	stats_sort(v, n);
+	d->n = n;
+	d->mean = stats_mean(v, n);
+	d->p50 = stats_percentile(v, n, 50);
+	d->p90 = stats_percentile(v, n, 90);
+	d->p95 = stats_percentile(v, n, 95);
+	d->p99 = stats_percentile(v, n, 99);
+	d->max = n ? v[n - 1] : NAN;
+}
+
+uint64_t stats_splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+size_t stats_rand_below(uint64_t *state, size_t n)
+{
+	/* The high 64 bits of a 64x64 product: Lemire's multiply-shift. */
+	return (size_t)(((unsigned __int128)stats_splitmix64(state) * n) >> 64);
+}
+
+/*
+ * The p-th percentile (numpy's linear rule) of the n values of v, which it
+ * reorders: quickselect for the lower closest rank, then the least value
+ * above it for the upper one, without sorting all of v.
+ */
+double stats_select_percentile(double *v, size_t n, double p)
+{
+	double rank = p / 100.0 * (double)(n - 1), frac, pivot, t, next;
+	size_t k = (size_t)rank, lo = 0, hi = n - 1, i, j;
+
+	if (k >= n - 1)
+		k = n - 1;
+	frac = rank - (double)k;
+	while (lo < hi) {
+		pivot = v[lo + (hi - lo) / 2];
+		i = lo;
+		j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	if (frac == 0 || k + 1 >= n)
+		return v[k];
+	/* v[k+1..] are all >= v[k]; the upper closest rank is their least. */
+	next = v[k + 1];
+	for (i = k + 2; i < n; i++)
+		if (v[i] < next)
+			next = v[i];
+	return v[k] + (next - v[k]) * frac;
+}
+
+/* Sets *lo, *hi to the two-sided 'level' quantiles of the n values in d (sorted here). */
+static void stats_ci_of(double *d, size_t n, double level, double *lo, double *hi)
+{
+	stats_sort(d, n);
+	*lo = stats_percentile(d, n, 50.0 * (1.0 - level));
+	*hi = stats_percentile(d, n, 50.0 * (1.0 + level));
+}
+
+int stats_bootstrap_diff(const double *a, size_t na, const double *b, size_t nb, double p,
+			 double level, unsigned resamples, uint64_t seed,
+			 double *lo, double *hi)
+{
+	double *ra = NULL, *rb = NULL, *diff = NULL;
+	uint64_t state = seed;
+	size_t i;
+	unsigned r;
+	int rc = -1;
+
+	if (!na || !nb || !resamples)
+		return -1;
+	ra = malloc(na * sizeof(*ra));
+	rb = malloc(nb * sizeof(*rb));
+	diff = malloc(resamples * sizeof(*diff));
+	if (!ra || !rb || !diff)
+		goto cleanup;
+	for (r = 0; r < resamples; r++) {
+		for (i = 0; i < na; i++)
+			ra[i] = a[stats_rand_below(&state, na)];
+		for (i = 0; i < nb; i++)
+			rb[i] = b[stats_rand_below(&state, nb)];
+		diff[r] = stats_select_percentile(rb, nb, p) - stats_select_percentile(ra, na, p);
+	}
+	stats_ci_of(diff, resamples, level, lo, hi);
+	rc = 0;
+cleanup:
+	free(ra);
+	free(rb);
+	free(diff);
+	return rc;
+}
+
+/* sum(num)/sum(den) of n pairs drawn with replacement. */
+static double stats_resampled_ratio(const double *num, const double *den, size_t n,
+				    uint64_t *state)
+{
+	double sn = 0, sd = 0;
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		k = stats_rand_below(state, n);
+		sn += num[k];
+		sd += den[k];
+	}
+	return sd > 0 ? sn / sd : 0;
+}
+
+int stats_bootstrap_ratio_diff(const double *a_num, const double *a_den, size_t na,
+			       const double *b_num, const double *b_den, size_t nb,
+			       double level, unsigned resamples, uint64_t seed,
+			       double *lo, double *hi)
+{
+	uint64_t state = seed;
+	double *diff;
+	unsigned r;
+
+	if (!na || !nb || !resamples)
+		return -1;
+	diff = malloc(resamples * sizeof(*diff));
+	if (!diff)
+		return -1;
+	for (r = 0; r < resamples; r++)
+		diff[r] = stats_resampled_ratio(b_num, b_den, nb, &state) -
+			  stats_resampled_ratio(a_num, a_den, na, &state);
+	stats_ci_of(diff, resamples, level, lo, hi);
+	free(diff);
+	return 0;
 }

@@ -4,11 +4,16 @@
  * Percentiles follow DESIGN.md: linear interpolation between closest ranks,
  * the default of numpy.percentile, over the values given (callers pass only
  * successful, non-warm-up requests).
+ *
+ * The bootstrap below is what `analyze compare` bases its verdicts on. Its
+ * random numbers come from splitmix64 with a seed the caller gives, so the
+ * same data always gets the same confidence interval and the same verdict.
  */
 #ifndef TB_STATS_H
 #define TB_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Sorts v ascending in place. */
 void stats_sort(double *v, size_t n);
@@ -18,5 +23,48 @@ double stats_percentile(const double *sorted, size_t n, double p);
 
 /* Arithmetic mean; NaN when n == 0. */
 double stats_mean(const double *v, size_t n);
+
+/* The distribution of one metric as a report row shows it. */
+struct stats_dist {
+	size_t n;
+	double mean, p50, p90, p95, p99, max;   /* NaN when n == 0 */
+};
+
+/* Sorts v in place and describes it into *d. */
+void stats_describe(double *v, size_t n, struct stats_dist *d);
+
+/* splitmix64 (Steele, Lea, Flood 2014): a tiny, fast, seedable generator. */
+uint64_t stats_splitmix64(uint64_t *state);
+
+/* A uniform integer in [0, n) from *state (n > 0); bias below 2^-40 for n < 2^24. */
+size_t stats_rand_below(uint64_t *state, size_t n);
+
+/*
+ * The p-th percentile of the n > 0 values of v, equal to stats_percentile
+ * of v sorted, found by quickselect in O(n). Reorders v.
+ */
+double stats_select_percentile(double *v, size_t n, double p);
+
+/*
+ * Bootstrap confidence interval of percentile(b, p) - percentile(a, p):
+ * 'resamples' times, draws na values from a and nb from b with replacement
+ * and takes the difference of their p-th percentiles; *lo and *hi are the
+ * (1-level)/2 and (1+level)/2 quantiles of those differences (percentile
+ * method). a and b need not be sorted and are not modified. Returns 0, or
+ * -1 when na or nb is 0 or memory runs out (nothing written then).
+ */
+int stats_bootstrap_diff(const double *a, size_t na, const double *b, size_t nb, double p,
+			 double level, unsigned resamples, uint64_t seed,
+			 double *lo, double *hi);
+
+/*
+ * Bootstrap confidence interval of ratio(b) - ratio(a), where ratio(x) =
+ * sum(x.num) / sum(x.den) over a resample of pairs (num[i], den[i]). Same
+ * method and return values as stats_bootstrap_diff.
+ */
+int stats_bootstrap_ratio_diff(const double *a_num, const double *a_den, size_t na,
+			       const double *b_num, const double *b_den, size_t nb,
+			       double level, unsigned resamples, uint64_t seed,
+			       double *lo, double *hi);
 
 #endif

@@ -330,12 +330,26 @@ TEST(report_prints_heading_table_and_warmup)
 		      "trace crc32:0badf00d\n") != NULL);
 	CHECK(strstr(out, "warm-up: 1 request, cold-start TTFT 1012.3 ms\n") != NULL);
 	CHECK(strstr(out, "880.0") != NULL);
+	CHECK(strstr(out, "errors by class: C=2: 1 http\n") != NULL);
+	/* Latency table: TTFT at C=1 is 100 200 300 400 1000: P90 760, max 1000. */
+	CHECK(strstr(out, "  TTFT    1       5      400.0      300.0      760.0      880.0"
+		      "      976.0     1000.0\n") != NULL);
+	/* ITL pools 10 and 12 ms of each of the five requests. */
+	CHECK(strstr(out, "   ITL    1      10       11.0       11.0       12.0") != NULL);
+	CHECK(strstr(out, "as vLLM's benchmark does") != NULL);
+	/* Scaling at C=2: (120 / 1.65) / (2 * 250 / 9.5) = 138%. */
+	CHECK(strstr(out, "    0     100%\n") != NULL);
+	CHECK(strstr(out, "    1     138%\n") != NULL);
 	free(out);
 
 	out = report_to_string(db, "baseline", SUMMARY_MARKDOWN, 0, &rc);
 	CHECK_EQ_INT(rc, DB_OK);
 	CHECK(strncmp(out, "### baseline", 12) == 0);
-	CHECK(strstr(out, "| 1 |") != NULL);
+	CHECK(strstr(out, "\n| C | Agg tok/s | Per-req tok/s | Avg TTFT (ms) | Tokens | Wall(s) "
+		      "| Ok | P50 TTFT (ms) |") != NULL);
+	CHECK(strstr(out, "\n| 1 | 26.3 | 100.0 | 400.0 | 250 | 9.50 | 5 | 300.0 | 880.0 "
+		      "| 976.0 | 0 | 100% |\n") != NULL);
+	CHECK(strstr(out, "\n| E2E | 2 | 3 | 650.0 |") != NULL);
 	free(out);
 
 	/* JSON: valid, with the hand-computed percentiles in it. */
@@ -347,6 +361,14 @@ TEST(report_prints_heading_table_and_warmup)
 	CHECK(json_has_number(json, 300.0, 1e-6));
 	CHECK(json_has_number(json, 880.0, 1e-6));
 	CHECK(json_has_number(json, 976.0, 1e-6));
+	CHECK(json_has_number(json, 760.0, 1e-6));     /* p90_ttft_ms */
+	if (cJSON_GetArraySize(json) == 2) {
+		const cJSON *l2 = cJSON_GetArrayItem(json, 1);
+
+		CHECK_EQ_INT(cJSON_GetObjectItem(l2, "errors_http")->valueint, 1);
+		CHECK_NEAR(cJSON_GetObjectItem(l2, "scaling_eff")->valuedouble, 1.3818, 1e-4);
+		CHECK_NEAR(cJSON_GetObjectItem(l2, "max_e2e_ms")->valuedouble, 650, 1e-9);
+	}
 	cJSON_Delete(json);
 	free(out);
 

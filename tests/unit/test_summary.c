@@ -1,0 +1,259 @@
+/*
+ * test_summary.c - the report's numbers: distributions (mean, P50..P99, max)
+ * against values worked out by hand with numpy.percentile's linear rule,
+ * quickselect against sorting, the seeded bootstrap, errors by class, ITL
+ * pooling, goodput against SLOs, and the --slo parser.
+ */
+#include "harness.h"
+
+#include <stdlib.h>
+
+#include "lib/result.h"
+#include "lib/stats.h"
+#include "lib/summary.h"
+
+#define MS 1000000LL
+
+TEST(describe_with_ties_and_small_n)
+{
+	double one[] = { 5 };
+	double two[] = { 3, 1 };
+	double ties[] = { 9, 7, 7, 7, 10, 7 };
+	struct stats_dist d;
+
+	stats_describe(one, 1, &d);
+	CHECK_EQ_INT(d.n, 1);
+	CHECK_NEAR(d.mean, 5, 1e-12);
+	CHECK_NEAR(d.p50, 5, 1e-12);
+	CHECK_NEAR(d.p99, 5, 1e-12);
+	CHECK_NEAR(d.max, 5, 1e-12);
+
+	stats_describe(two, 2, &d);   /* numpy: p90 of [1,3] = 1 + 0.9*2 */
+	CHECK_NEAR(d.mean, 2, 1e-12);
+	CHECK_NEAR(d.p50, 2, 1e-12);
+	CHECK_NEAR(d.p90, 2.8, 1e-12);
+	CHECK_NEAR(d.p95, 2.9, 1e-12);
+	CHECK_NEAR(d.p99, 2.98, 1e-12);
+	CHECK_NEAR(d.max, 3, 1e-12);
+
+	/* sorted 7 7 7 7 9 10: rank p/100*5 */
+	stats_describe(ties, 6, &d);
+	CHECK_NEAR(d.mean, 47.0 / 6, 1e-12);
+	CHECK_NEAR(d.p50, 7, 1e-12);          /* rank 2.5 */
+	CHECK_NEAR(d.p90, 9.5, 1e-12);        /* rank 4.5: 9 + .5 */
+	CHECK_NEAR(d.p95, 9.75, 1e-12);       /* rank 4.75 */
+	CHECK_NEAR(d.p99, 9.95, 1e-12);       /* rank 4.95 */
+	CHECK_NEAR(d.max, 10, 1e-12);
+
+	stats_describe(NULL, 0, &d);
+	CHECK_EQ_INT(d.n, 0);
+	CHECK(isnan(d.mean) && isnan(d.p50) && isnan(d.max));
+}
+
+TEST(splitmix64_matches_the_reference)
+{
+	uint64_t s = 0;
+
+	/* First outputs of Vigna's splitmix64.c seeded with 0. */
+	CHECK(stats_splitmix64(&s) == 0xe220a8397b1dcdafULL);
+	CHECK(stats_splitmix64(&s) == 0x6e789e6aa1b965f4ULL);
+}
+
+TEST(quickselect_agrees_with_sorting)
+{
+	static const double ps[] = { 0, 1, 25, 50, 90, 95, 99, 99.9, 100 };
+	double v[257], w[257];
+	uint64_t s = 42;
+	size_t n, i, k;
+
+	for (n = 1; n <= 257; n += 16) {
+		for (i = 0; i < n; i++)
+			v[i] = (double)stats_rand_below(&s, 20);   /* many ties */
+		memcpy(w, v, n * sizeof(*v));
+		stats_sort(w, n);
+		for (k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+			double got, want = stats_percentile(w, n, ps[k]);
+			double x[257];
+
+			memcpy(x, v, n * sizeof(*v));
+			got = stats_select_percentile(x, n, ps[k]);
+			CHECK_NEAR(got, want, 1e-12);
+		}
+	}
+}
+
+TEST(bootstrap_is_seeded_and_brackets_the_shift)
+{
+	double a[60], b[60], c[60], lo, hi, lo2, hi2;
+	uint64_t s = 7;
+	size_t i;
+
+	for (i = 0; i < 60; i++) {
+		a[i] = 100 + (double)stats_rand_below(&s, 1000) / 100.0;   /* 100..110 ms */
+		b[i] = a[i] + 50;
+		c[i] = 5;
+	}
+	CHECK_EQ_INT(stats_bootstrap_diff(a, 60, b, 60, 50, 0.95, 500, 1, &lo, &hi), 0);
+	CHECK(lo > 40 && hi < 60 && lo <= hi);
+	CHECK_EQ_INT(stats_bootstrap_diff(a, 60, b, 60, 50, 0.95, 500, 1, &lo2, &hi2), 0);
+	CHECK(lo == lo2 && hi == hi2);       /* same seed, same interval */
+	CHECK_EQ_INT(stats_bootstrap_diff(c, 60, c, 60, 99, 0.95, 100, 3, &lo, &hi), 0);
+	CHECK(lo == 0 && hi == 0);
+	CHECK_EQ_INT(stats_bootstrap_diff(a, 0, b, 60, 50, 0.95, 100, 1, &lo, &hi), -1);
+	/* ratio: sum(num)/sum(den) of constant pairs is exact */
+	CHECK_EQ_INT(stats_bootstrap_ratio_diff(c, c, 60, a, a, 60, 0.95, 100, 1, &lo, &hi), 0);
+	CHECK(lo == 0 && hi == 0);
+}
+
+static void ok_result(struct result *r, long seq, int warmup, int64_t sched_ms,
+		      int64_t ttft_ms, int64_t e2e_ms, int64_t tokens, const int64_t *itl_ms,
+		      size_t n_itl)
+{
+	size_t i;
+
+	result_init(r);
+	r->level = 2;
+	r->seq = seq;
+	r->warmup = warmup;
+	r->status = 200;
+	r->sched_ns = r->send_ns = sched_ms * MS;
+	r->ttft_ns = r->ttfa_ns = ttft_ms * MS;
+	r->e2e_ns = e2e_ms * MS;
+	r->output_tokens = tokens;
+	r->itl_ns = malloc((n_itl ? n_itl : 1) * sizeof(int64_t));
+	for (i = 0; i < n_itl; i++)
+		r->itl_ns[i] = itl_ms[i] * MS;
+	r->n_itl = n_itl;
+}
+
+/*
+ * A handmade level: a warm-up, four good requests and two failures.
+ *   seq 1: TTFT 100, E2E 1100, 11 tokens -> TPOT 100, gaps 90 110
+ *   seq 2: TTFT 300, E2E  800,  6 tokens -> TPOT 100, gaps 100
+ *   seq 3: TTFT 600, E2E 2600, 21 tokens -> TPOT 100, gaps 50 150 100
+ *   seq 4: TTFT 200, E2E  200,  1 token  -> no TPOT
+ *   seq 5: timeout, seq 6: http 503
+ * All sent at 0 except seq 6 at 1000 (ends 1000+10): wall 0..2600 ms.
+ */
+static size_t handmade(struct result *v)
+{
+	static const int64_t g1[] = { 90, 110 }, g2[] = { 100 }, g3[] = { 50, 150, 100 };
+	size_t n = 0;
+
+	ok_result(&v[n++], 0, 1, 0, 5000, 6000, 11, g1, 2);
+	ok_result(&v[n++], 1, 0, 0, 100, 1100, 11, g1, 2);
+	ok_result(&v[n++], 2, 0, 0, 300, 800, 6, g2, 1);
+	ok_result(&v[n++], 3, 0, 0, 600, 2600, 21, g3, 3);
+	ok_result(&v[n++], 4, 0, 0, 200, 200, 1, NULL, 0);
+	ok_result(&v[n], 5, 0, 0, -1, 600, 0, NULL, 0);
+	v[n].ttfa_ns = -1;
+	result_set_error(&v[n++], RESULT_ERR_TIMEOUT, "timed out");
+	ok_result(&v[n], 6, 0, 1000, -1, 10, 0, NULL, 0);
+	v[n].status = 503;
+	v[n].ttfa_ns = -1;
+	result_set_error(&v[n++], RESULT_ERR_HTTP, "busy");
+	return n;
+}
+
+TEST(level_summary_counts_errors_pools_itl_and_describes_each_metric)
+{
+	struct result v[8];
+	struct level_summary s;
+	size_t n = handmade(v), i;
+
+	summary_compute(v, n, 2, &s);
+	CHECK_EQ_INT(s.requests, 6);
+	CHECK_EQ_INT(s.ok, 4);
+	CHECK_EQ_INT(s.errors, 2);
+	CHECK_EQ_INT(s.warmup, 1);
+	CHECK_NEAR(s.warmup_ttft_ms, 5000, 1e-9);
+	CHECK_EQ_INT(s.errors_by_class[0], 1);   /* http */
+	CHECK_EQ_INT(s.errors_by_class[2], 1);   /* timeout */
+	CHECK_EQ_INT(s.tokens, 39);
+	CHECK_NEAR(s.wall_s, 2.6, 1e-12);
+	CHECK_NEAR(s.agg_tps, 39 / 2.6, 1e-9);
+	/* TTFT 100 200 300 600 */
+	CHECK_EQ_INT(s.ttft.n, 4);
+	CHECK_NEAR(s.ttft.mean, 300, 1e-9);
+	CHECK_NEAR(s.ttft.p50, 250, 1e-9);
+	CHECK_NEAR(s.ttft.p90, 510, 1e-9);       /* rank 2.7: 300 + .7*300 */
+	CHECK_NEAR(s.ttft.p99, 591, 1e-9);       /* rank 2.97 */
+	CHECK_NEAR(s.ttft.max, 600, 1e-9);
+	/* ITL pooled: 90 110 100 50 150 100 -> sorted 50 90 100 100 110 150 */
+	CHECK_EQ_INT(s.itl.n, 6);
+	CHECK_NEAR(s.itl.p50, 100, 1e-9);
+	CHECK_NEAR(s.itl.p90, 130, 1e-9);        /* rank 4.5 */
+	CHECK_NEAR(s.itl.max, 150, 1e-9);
+	/* TPOT of the three multi-token requests, each 100 */
+	CHECK_EQ_INT(s.tpot.n, 3);
+	CHECK_NEAR(s.tpot.p99, 100, 1e-9);
+	/* E2E 200 800 1100 2600 */
+	CHECK_NEAR(s.e2e.mean, 1175, 1e-9);
+	CHECK_NEAR(s.e2e.p95, 2375, 1e-9);       /* rank 2.85: 1100 + .85*1500 */
+	CHECK(!s.has_slo);
+	CHECK(isnan(s.scaling_eff));
+	for (i = 0; i < n; i++)
+		result_release(&v[i]);
+}
+
+TEST(goodput_counts_requests_within_every_slo)
+{
+	struct result v[8];
+	struct level_summary s;
+	struct summary_slo slo;
+	char err[128];
+	size_t n = handmade(v), i;
+
+	/* TTFT <= 300 keeps seq 1, 2, 4; E2E <= 1s drops seq 1 -> 2 of 6 */
+	CHECK_EQ_INT(summary_slo_parse("ttft=300ms,e2e=1s", &slo, err, sizeof(err)), 0);
+	summary_compute_slo(v, n, 2, &slo, &s);
+	CHECK(s.has_slo);
+	CHECK_EQ_INT(s.good, 2);
+	CHECK_NEAR(s.goodput_share, 2.0 / 6.0, 1e-12);
+	CHECK_NEAR(s.good_rps, 2 / 2.6, 1e-9);
+	/* TPOT <= 99 ms fails every multi-token request; the one-token passes */
+	CHECK_EQ_INT(summary_slo_parse("tpot=99", &slo, err, sizeof(err)), 0);
+	summary_compute_slo(v, n, 2, &slo, &s);
+	CHECK_EQ_INT(s.good, 1);
+	CHECK_EQ_INT(summary_slo_parse("tpot=100000us", &slo, err, sizeof(err)), 0);
+	CHECK_NEAR(slo.tpot_ms, 100, 1e-12);
+	summary_compute_slo(v, n, 2, &slo, &s);
+	CHECK_EQ_INT(s.good, 4);   /* failed requests are never good */
+	for (i = 0; i < n; i++)
+		result_release(&v[i]);
+}
+
+TEST(slo_parser_refuses_nonsense)
+{
+	static const char *const bad[] = {
+		"", "ttft", "ttft=", "ttft=fast", "ttft=5min", "ttft=-1ms", "ttft=0",
+		"latency=5ms", "ttft=5ms,,", "ttft=inf",
+	};
+	struct summary_slo slo;
+	char err[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		CHECK_EQ_INT(summary_slo_parse(bad[i], &slo, err, sizeof(err)), -1);
+		CHECK(err[0] != '\0');
+	}
+	CHECK_EQ_INT(summary_slo_parse("ttft=0.5s,ttfa=600,tpot=50ms,e2e=10s", &slo, err,
+				       sizeof(err)), 0);
+	CHECK_NEAR(slo.ttft_ms, 500, 1e-9);
+	CHECK_NEAR(slo.ttfa_ms, 600, 1e-9);
+	CHECK_NEAR(slo.tpot_ms, 50, 1e-9);
+	CHECK_NEAR(slo.e2e_ms, 10000, 1e-9);
+}
+
+int main(void)
+{
+	RUN(describe_with_ties_and_small_n);
+	RUN(splitmix64_matches_the_reference);
+	RUN(quickselect_agrees_with_sorting);
+	RUN(bootstrap_is_seeded_and_brackets_the_shift);
+	RUN(level_summary_counts_errors_pools_itl_and_describes_each_metric);
+	RUN(goodput_counts_requests_within_every_slo);
+	RUN(slo_parser_refuses_nonsense);
+	return harness_done();
+}
