@@ -5,6 +5,8 @@
  * lib/tracefile, so replay never knows where a trace came from.
  */
 #include "record.h"
+#include "import.h"
+#include "info.h"
 #include "synth.h"
 
 #include <stdio.h>
@@ -16,12 +18,18 @@ static void usage(FILE *out)
 		"usage: tracebench record <source> [options] -o TRACE\n"
 		"\n"
 		"sources:\n"
-		"  synth     generate requests with chosen lengths (no endpoint needed)\n"
+		"  synth     generate requests with chosen lengths and arrivals (no endpoint needed)\n"
+		"  import    turn a published trace (Mooncake, Azure, BurstGPT, ShareGPT) into a trace\n"
+		"\n"
+		"and, to know a trace before replaying it:\n"
+		"  info      count, time span, rate, length percentiles, models, prefix sharing\n"
 		"\n"
 		"Run 'tracebench record <source> --help' for its options.\n"
 		"\n"
-		"example:\n"
-		"  tracebench record synth -n 64 --input-tokens 512 --output-tokens 500 -o trace.jsonl.gz\n");
+		"examples:\n"
+		"  tracebench record synth -n 64 --input-tokens 512 --output-tokens 500 -o trace.jsonl.gz\n"
+		"  tracebench record import --format mooncake mooncake_trace.jsonl -o mooncake.jsonl.gz\n"
+		"  tracebench record info mooncake.jsonl.gz\n");
 }
 
 int record_main(int argc, char **argv)
@@ -36,6 +44,10 @@ int record_main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "synth") == 0)
 		return synth_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "import") == 0)
+		return import_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "info") == 0)
+		return info_main(argc - 1, argv + 1);
 	fprintf(stderr, "tracebench record: '%s' is not a trace source; see 'tracebench record --help'\n",
 		argv[1]);
 	return 2;

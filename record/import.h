@@ -1,0 +1,31 @@
+/*
+ * import.h - `tracebench record import`: public production traces turned
+ * into tracebench traces (schema/FORMAT.md), keeping their arrival times
+ * and token lengths.
+ *
+ * Formats: Mooncake JSONL, Azure LLM inference CSV, BurstGPT CSV (6- and
+ * 8-column layouts) and ShareGPT-style JSON conversations. Prompts of the
+ * timing traces are synthesized words (record/words.h: one word ≈ one
+ * token); Mooncake rows sharing hash_ids share the text of those 512-word
+ * blocks, so a prefix cache sees the reuse the real workload had.
+ */
+#ifndef TB_IMPORT_H
+#define TB_IMPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define IMPORT_BLOCK_WORDS 512  /* Mooncake hash_ids block size, in tokens */
+
+enum import_format { IMPORT_MOONCAKE, IMPORT_AZURE, IMPORT_BURSTGPT, IMPORT_SHAREGPT };
+
+/*
+ * Parses an Azure trace timestamp, "2023-11-16 18:15:46.6805900" (UTC, up
+ * to 9 fraction digits, 'T' accepted for the space), into nanoseconds since
+ * the Unix epoch. Returns 0, or -1 when s is not one.
+ */
+int import_parse_azure_time(const char *s, int64_t *ns);
+
+int import_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * test_import.c - the pieces of record import and synth that parse input:
+ * the CSV splitter and line reader, Azure timestamps, length specs.
+ */
+#include "harness.h"
+#include "record/csv.h"
+#include "record/dist.h"
+#include "record/import.h"
+#include "record/words.h"
+
+#include <stdlib.h>
+
+static int split(const char *line, char **f, int max, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", line);
+	return csv_split(buf, f, max);
+}
+
+TEST(csv_splits_plain_and_quoted_fields)
+{
+	char buf[256], *f[8];
+
+	CHECK_EQ_INT(split("a,b,,d", f, 8, buf, sizeof(buf)), 4);
+	CHECK_STR(f[0], "a");
+	CHECK_STR(f[2], "");
+	CHECK_STR(f[3], "d");
+	CHECK_EQ_INT(split("\"1,300\",\"say \"\"hi\"\"\",x", f, 8, buf, sizeof(buf)), 3);
+	CHECK_STR(f[0], "1,300");
+	CHECK_STR(f[1], "say \"hi\"");
+	CHECK_STR(f[2], "x");
+	CHECK_EQ_INT(split("\"\"", f, 8, buf, sizeof(buf)), 1);
+	CHECK_STR(f[0], "");
+	CHECK_EQ_INT(split("", f, 8, buf, sizeof(buf)), 1);
+	CHECK_EQ_INT(split("a,", f, 8, buf, sizeof(buf)), 2);
+	CHECK_STR(f[1], "");
+}
+
+TEST(csv_refuses_malformed_quotes_and_too_many_fields)
+{
+	char buf[256], *f[3];
+
+	CHECK_EQ_INT(split("\"open", f, 3, buf, sizeof(buf)), -1);
+	CHECK_EQ_INT(split("\"a\"b,c", f, 3, buf, sizeof(buf)), -1);
+	CHECK_EQ_INT(split("\"", f, 3, buf, sizeof(buf)), -1);
+	CHECK_EQ_INT(split("a,b,c,d", f, 3, buf, sizeof(buf)), -2);
+	CHECK_EQ_INT(split("a,b,c", f, 3, buf, sizeof(buf)), 3);
+}
+
+TEST(csv_line_reader_caps_lines)
+{
+	FILE *f = tmpfile();
+	char buf[8];
+	size_t len = 99;
+
+	fputs("abc\r\n0123456789abc\nxy", f);
+	rewind(f);
+	CHECK_EQ_INT(csv_read_line(f, buf, sizeof(buf), &len), 1);
+	CHECK_STR(buf, "abc");
+	CHECK_EQ_INT(len, 3);
+	CHECK_EQ_INT(csv_read_line(f, buf, sizeof(buf), &len), -1);
+	CHECK_EQ_INT(csv_read_line(f, buf, sizeof(buf), &len), 1);
+	CHECK_STR(buf, "xy");
+	CHECK_EQ_INT(csv_read_line(f, buf, sizeof(buf), &len), 0);
+	fclose(f);
+}
+
+TEST(azure_timestamps)
+{
+	int64_t ns = 0;
+
+	CHECK_EQ_INT(import_parse_azure_time("1970-01-01 00:00:01", &ns), 0);
+	CHECK_EQ_INT(ns, 1000000000LL);
+	CHECK_EQ_INT(import_parse_azure_time("2023-11-16 18:15:46.6805900", &ns), 0);
+	CHECK_EQ_INT(ns, 1700158546680590000LL);
+	CHECK_EQ_INT(import_parse_azure_time("2024-02-29T00:00:00.000000001", &ns), 0);
+	CHECK_EQ_INT(ns, 1709164800000000001LL);
+	CHECK_EQ_INT(import_parse_azure_time("2023-11-31 00:00:00", &ns), -1);
+	CHECK_EQ_INT(import_parse_azure_time("2023-11-16 24:00:00", &ns), -1);
+	CHECK_EQ_INT(import_parse_azure_time("2023-11-16 18:15:46.", &ns), -1);
+	CHECK_EQ_INT(import_parse_azure_time("2023-11-16 18:15:46.1234567890", &ns), -1);
+	CHECK_EQ_INT(import_parse_azure_time("2023-11-16 18:15", &ns), -1);
+	CHECK_EQ_INT(import_parse_azure_time("", &ns), -1);
+}
+
+TEST(length_specs)
+{
+	struct dist d;
+	struct rng r;
+	int i, lo = 1, hi = 1;
+
+	CHECK_EQ_INT(dist_parse("512", &d), 0);
+	CHECK(dist_is_fixed(&d));
+	CHECK_EQ_INT(dist_parse("uniform:10:20", &d), 0);
+	CHECK(!dist_is_fixed(&d));
+	rng_init(&r, 3);
+	for (i = 0; i < 1000; i++) {
+		long v = dist_sample(&d, &r);
+
+		lo &= v >= 10;
+		hi &= v <= 20;
+	}
+	CHECK(lo && hi);
+	CHECK_EQ_INT(dist_parse("lognormal:100:0", &d), 0);
+	CHECK_EQ_INT(dist_sample(&d, &r), 100);
+	CHECK_EQ_INT(dist_parse("normal:5:100", &d), 0);
+	for (i = 0, lo = 1; i < 1000; i++)
+		lo &= dist_sample(&d, &r) >= DIST_MIN;
+	CHECK(lo);
+	CHECK_EQ_INT(dist_parse("uniform:20:10", &d), -1);
+	CHECK_EQ_INT(dist_parse("uniform:10.5:10.7", &d), -1);
+	CHECK_EQ_INT(dist_parse("normal:0:1", &d), -1);
+	CHECK_EQ_INT(dist_parse("normal:1", &d), -1);
+	CHECK_EQ_INT(dist_parse("normal:1:2:3", &d), -1);
+	CHECK_EQ_INT(dist_parse("0", &d), -1);
+	CHECK_EQ_INT(dist_parse("", &d), -1);
+}
+
+TEST(words_are_counted_and_seeded)
+{
+	struct words_buf a = { 0 }, b = { 0 };
+	struct rng r1, r2;
+
+	rng_init(&r1, 42);
+	rng_init(&r2, 42);
+	CHECK_EQ_INT(words_append(&a, 100, &r1), 0);
+	CHECK_EQ_INT(words_append(&b, 100, &r2), 0);
+	CHECK_STR(a.p, b.p);
+	CHECK_EQ_INT(words_count(a.p), 100);
+	CHECK_EQ_INT(words_append(&a, 0, &r1), 0);
+	CHECK_EQ_INT(words_count(a.p), 100);
+	CHECK_EQ_INT(words_count("  two\twords\n"), 2);
+	CHECK(words_seed(1, 2) != words_seed(1, 3));
+	free(a.p);
+	free(b.p);
+}
+
+int main(void)
+{
+	RUN(csv_splits_plain_and_quoted_fields);
+	RUN(csv_refuses_malformed_quotes_and_too_many_fields);
+	RUN(csv_line_reader_caps_lines);
+	RUN(azure_timestamps);
+	RUN(length_specs);
+	RUN(words_are_counted_and_seeded);
+	return harness_done();
+}
