@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/compare.h"
 #include "analyze/db.h"
 #include "analyze/plot.h"
 #include "analyze/report.h"
+#include "lib/cli.h"
 #include "lib/summary.h"
 
 /* Most --run options plot accepts. */
@@ -31,7 +33,10 @@ static const char analyze_usage_text[] =
 	"  load      add results files (from 'tracebench replay') to the database\n"
 	"  report    print the sweep table of each run (text, markdown, csv, json)\n"
 	"  export    write one CSV row per request\n"
-	"  plot      write a gnuplot script of tok/s by concurrency, render it to PNG\n"
+	"  runs      list the runs in the database\n"
+	"  compare   before/after: changes per level and metric, with a verdict\n"
+	"  rm        remove a run from the database\n"
+	"  plot      write gnuplot scripts and data, render them (png, svg, pdf)\n"
 	"\n"
 	"options:\n"
 	"  -h, --help   show this help\n"
@@ -41,7 +46,56 @@ static const char analyze_usage_text[] =
 	"examples:\n"
 	"  tracebench analyze load --db bench.db before.jsonl.gz after.jsonl.gz\n"
 	"  tracebench analyze report --db bench.db --format markdown > report.md\n"
+	"  tracebench analyze compare --db bench.db baseline tuned\n"
 	"  tracebench analyze plot --db bench.db --out plots\n";
+
+static const char compare_usage_text[] =
+	"usage: tracebench analyze compare --db FILE [--format FMT]\n"
+	"                                  [--fail-on-regression PCT] BEFORE AFTER\n"
+	"\n"
+	"Compare two runs (by label) level by level: TTFT, TPOT, ITL and E2E\n"
+	"(median and P99) and aggregate tok/s, before and after, the change, and a\n"
+	"verdict that accounts for noise: 'faster', 'slower' or 'no significant\n"
+	"change', from seeded bootstrap confidence intervals (reproducible). Warns\n"
+	"when the runs replayed different traces or used different parameters.\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE                  the database to read\n"
+	"  -f, --format FMT               text (default), markdown, csv or json\n"
+	"  -F, --fail-on-regression PCT   exit 1 when a metric got significantly\n"
+	"                                 worse by more than PCT percent\n"
+	"  -h, --help                     show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze compare --db bench.db baseline tuned\n"
+	"  tracebench analyze compare --db ci.db --fail-on-regression 5 main pr-123\n";
+
+static const char runs_usage_text[] =
+	"usage: tracebench analyze runs --db FILE [--format FMT]\n"
+	"\n"
+	"List the runs: label, created, endpoint, model, trace digest, mode,\n"
+	"concurrency levels, requests (without warm-ups) and errors.\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE      the database to read\n"
+	"  -f, --format FMT   text (default), markdown, csv or json\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze runs --db bench.db\n";
+
+static const char rm_usage_text[] =
+	"usage: tracebench analyze rm --db FILE RUN...\n"
+	"\n"
+	"Remove the runs labelled RUN (every results file loaded under the label)\n"
+	"and their requests from the database.\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE      the database to change\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze rm --db bench.db run-20261130-120000\n";
 
 static const char load_usage_text[] =
 	"usage: tracebench analyze load --db FILE [--label L] RESULTS...\n"
@@ -384,6 +438,242 @@ static int analyze_plot(int argc, char **argv)
 	return 0;
 }
 
+static int analyze_compare(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "fail-on-regression", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum summary_format fmt = SUMMARY_TEXT;
+	struct compare_result res = { NULL, 0, NULL, 0 };
+	const char *db_path = NULL;
+	double fail_pct = -1, worst;
+	char err[DB_ERRLEN], msg[256];
+	struct db *db = NULL;
+	size_t i;
+	int c, rc;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:f:F:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db_path = optarg; break;
+		case 'f':
+			if (summary_format_parse(optarg, &fmt) != 0) {
+				snprintf(msg, sizeof(msg), "unknown format '%s' "
+					 "(text, markdown, csv or json)", optarg);
+				return analyze_usage_error("compare", msg);
+			}
+			break;
+		case 'F':
+			if (cli_parse_double(optarg, 0, 1e9, &fail_pct) != 0) {
+				snprintf(msg, sizeof(msg), "bad --fail-on-regression '%s' "
+					 "(a percentage, e.g. 5)", optarg);
+				return analyze_usage_error("compare", msg);
+			}
+			break;
+		case 'h': fputs(compare_usage_text, stdout); return 0;
+		default: return analyze_bad_option("compare", c, argv);
+		}
+	}
+	if (!db_path)
+		return analyze_usage_error("compare", "no database; give --db FILE");
+	if (argc - optind != 2)
+		return analyze_usage_error("compare", "give two runs: BEFORE AFTER");
+	rc = db_open(db_path, DB_READ, &db, err, sizeof(err));
+	if (!rc)
+		rc = compare_runs(db, argv[optind], argv[optind + 1], COMPARE_RESAMPLES,
+				  COMPARE_SEED, &res, err, sizeof(err));
+	db_close(db);
+	if (rc)
+		return analyze_fail("compare", rc, err);
+	for (i = 0; i < res.n_warnings; i++)
+		fprintf(stderr, "tracebench analyze compare: warning: %s\n", res.warnings[i]);
+	compare_print(stdout, fmt, argv[optind], argv[optind + 1], &res);
+	worst = compare_worst_regression(&res);
+	compare_result_release(&res);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return analyze_fail("compare", DB_ERR_WORK, "cannot write output");
+	if (fail_pct >= 0 && worst > fail_pct) {
+		fprintf(stderr, "tracebench analyze compare: regression: a metric got "
+			"significantly worse by %.1f%% (limit %g%%)\n", worst, fail_pct);
+		return 1;
+	}
+	return 0;
+}
+
+static void analyze_put_cell(FILE *out, enum summary_format fmt, const char *s, int first)
+{
+	const char *p;
+
+	s = s ? s : "";
+	switch (fmt) {
+	case SUMMARY_CSV:
+		if (!first)
+			fputc(',', out);
+		if (strpbrk(s, ",\"\r\n")) {
+			fputc('"', out);
+			for (p = s; *p; p++) {
+				if (*p == '"')
+					fputc('"', out);
+				fputc(*p, out);
+			}
+			fputc('"', out);
+		} else {
+			fputs(s, out);
+		}
+		break;
+	case SUMMARY_JSON:
+		fputc('"', out);
+		for (p = s; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				fprintf(out, "\\%c", *p);
+			else if ((unsigned char)*p < 0x20)
+				fprintf(out, "\\u%04x", (unsigned char)*p);
+			else
+				fputc(*p, out);
+		}
+		fputc('"', out);
+		break;
+	default:
+		fputs(first ? (fmt == SUMMARY_MARKDOWN ? "| " : "") : (fmt == SUMMARY_MARKDOWN
+		      ? " | " : "  "), out);
+		for (p = s; *p; p++)
+			fputc((unsigned char)*p < 0x20 || (fmt == SUMMARY_MARKDOWN && *p == '|')
+			      ? ' ' : *p, out);
+	}
+}
+
+static int analyze_runs(int argc, char **argv)
+{
+	static const char *const heads[] = {
+		"label", "created", "endpoint", "model", "trace", "mode", "levels", "requests",
+		"errors",
+	};
+	struct analyze_read_opts o = { NULL, NULL, SUMMARY_TEXT, NULL };
+	struct db_run_counts cnt;
+	struct db_run *runs = NULL;
+	char err[DB_ERRLEN], num[2][32];
+	struct db *db = NULL;
+	size_t n = 0, i, k;
+	int rc;
+
+	rc = analyze_parse_read_opts("runs", runs_usage_text, argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	if (o.run || o.slo)
+		return analyze_usage_error("runs", "runs takes --db and --format only");
+	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
+	if (!rc)
+		rc = db_runs(db, NULL, &runs, &n, err, sizeof(err));
+	if (rc) {
+		db_close(db);
+		return analyze_fail("runs", rc, err);
+	}
+	if (o.fmt == SUMMARY_JSON)
+		fputs("[", stdout);
+	for (k = 0; o.fmt != SUMMARY_JSON && k < 9; k++)
+		analyze_put_cell(stdout, o.fmt, heads[k], k == 0);
+	if (o.fmt != SUMMARY_JSON)
+		fputs(o.fmt == SUMMARY_MARKDOWN ? " |\n|:--|:--|:--|:--|:--|:--|:--|--:|--:|\n"
+		      : "\n", stdout);
+	for (i = 0; i < n && !rc; i++) {
+		const char *cells[9];
+
+		rc = db_run_counts(db, runs[i].label, &cnt, err, sizeof(err));
+		if (rc)
+			break;
+		snprintf(num[0], sizeof(num[0]), "%ld", cnt.requests);
+		snprintf(num[1], sizeof(num[1]), "%ld", cnt.errors);
+		cells[0] = runs[i].label;
+		cells[1] = runs[i].created;
+		cells[2] = runs[i].endpoint;
+		cells[3] = runs[i].model;
+		cells[4] = runs[i].trace_digest;
+		cells[5] = runs[i].mode;
+		cells[6] = cnt.levels;
+		cells[7] = num[0];
+		cells[8] = num[1];
+		if (o.fmt == SUMMARY_JSON)
+			fputs(i ? ",\n  {" : "\n  {", stdout);
+		for (k = 0; k < 9; k++) {
+			if (o.fmt == SUMMARY_JSON) {
+				printf("%s\"%s\": ", k ? ", " : "", heads[k]);
+				if (k >= 7)
+					fputs(cells[k], stdout);
+				else if (cells[k])
+					analyze_put_cell(stdout, o.fmt, cells[k], 0);
+				else
+					fputs("null", stdout);
+			} else {
+				analyze_put_cell(stdout, o.fmt, cells[k] ? cells[k]
+						 : o.fmt == SUMMARY_CSV ? "" : "-", k == 0);
+			}
+		}
+		fputs(o.fmt == SUMMARY_JSON ? "}" : o.fmt == SUMMARY_MARKDOWN ? " |\n" : "\n",
+		      stdout);
+		free(cnt.levels);
+	}
+	if (o.fmt == SUMMARY_JSON && !rc)
+		fputs("\n]\n", stdout);
+	db_runs_free(runs, n);
+	db_close(db);
+	if (rc)
+		return analyze_fail("runs", rc, err);
+	return 0;
+}
+
+static int analyze_rm(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db_path = NULL;
+	char err[DB_ERRLEN];
+	struct db *db = NULL;
+	int c, rc, files = 0, status = 0;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db_path = optarg; break;
+		case 'h': fputs(rm_usage_text, stdout); return 0;
+		default: return analyze_bad_option("rm", c, argv);
+		}
+	}
+	if (!db_path)
+		return analyze_usage_error("rm", "no database; give --db FILE");
+	if (optind >= argc)
+		return analyze_usage_error("rm", "no run given");
+	/* DB_WRITE would create a missing file: check it exists and is ours first. */
+	rc = db_open(db_path, DB_READ, &db, err, sizeof(err));
+	db_close(db);
+	db = NULL;
+	if (!rc)
+		rc = db_open(db_path, DB_WRITE, &db, err, sizeof(err));
+	if (rc)
+		return analyze_fail("rm", rc, err);
+	for (; optind < argc; optind++) {
+		rc = db_remove_run(db, argv[optind], &files, err, sizeof(err));
+		if (rc) {
+			status = analyze_fail("rm", rc, err);
+			if (rc != DB_ERR_INPUT)
+				break;
+			continue;
+		}
+		fprintf(stderr, "removed run '%s' (%d results file%s)\n", argv[optind], files,
+			files == 1 ? "" : "s");
+	}
+	db_close(db);
+	return status;
+}
+
 int analyze_main(int argc, char **argv)
 {
 	static const struct {
@@ -394,11 +684,15 @@ int analyze_main(int argc, char **argv)
 		{ "report", analyze_report },
 		{ "export", analyze_export },
 		{ "plot", analyze_plot },
+		{ "compare", analyze_compare },
+		{ "runs", analyze_runs },
+		{ "rm", analyze_rm },
 	};
 	size_t i;
 
 	if (argc < 2) {
-		fprintf(stderr, "tracebench analyze: no subcommand (load, report, export, plot); "
+		fprintf(stderr, "tracebench analyze: no subcommand (load, report, export, "
+			"compare, runs, rm, plot); "
 			"see 'tracebench analyze --help'\n");
 		return 2;
 	}

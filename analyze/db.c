@@ -585,6 +585,9 @@ void db_runs_free(struct db_run *runs, size_t n)
 		free(runs[i].endpoint);
 		free(runs[i].model);
 		free(runs[i].trace_digest);
+		free(runs[i].created);
+		free(runs[i].mode);
+		free(runs[i].params);
 	}
 	free(runs);
 }
@@ -612,7 +615,8 @@ int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
 	/* One row per label, described by its first results file. */
 	static const char sql[] =
 		"SELECT r.label, r.endpoint, r.model, r.trace_digest,"
-		" (SELECT count(*) FROM runs c WHERE c.label = r.label)"
+		" (SELECT count(*) FROM runs c WHERE c.label = r.label),"
+		" r.created, r.mode, r.params"
 		" FROM runs r"
 		" WHERE r.rowid = (SELECT f.rowid FROM runs f WHERE f.label = r.label"
 		"                  ORDER BY f.created, f.rowid LIMIT 1)"
@@ -639,6 +643,9 @@ int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
 		v[len].model = db_column_strdup(st, 2);
 		v[len].trace_digest = db_column_strdup(st, 3);
 		v[len].files = sqlite3_column_int(st, 4);
+		v[len].created = db_column_strdup(st, 5);
+		v[len].mode = db_column_strdup(st, 6);
+		v[len].params = db_column_strdup(st, 7);
 		len++;
 	}
 	if (step != SQLITE_DONE) {
@@ -870,5 +877,84 @@ int db_export_rows(struct db *db, const char *label, db_row_fn fn, void *ctx,
 		rc = db_sqlerr(db, err, errlen);
 cleanup:
 	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_run_counts(struct db *db, const char *label, struct db_run_counts *out,
+		  char *err, size_t errlen)
+{
+	static const char sql[] =
+		"SELECT coalesce(sum(q.warmup = 0), 0),"
+		" coalesce(sum(q.warmup = 0 AND q.error IS NOT NULL), 0),"
+		" coalesce(sum(q.warmup != 0), 0),"
+		" (SELECT group_concat(level, ',') FROM (SELECT DISTINCT l.level FROM requests l"
+		"   JOIN runs lr USING (run_id) WHERE lr.label = ?1 ORDER BY l.level))"
+		" FROM requests q JOIN runs r USING (run_id) WHERE r.label = ?1";
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = db_prepare(db, sql, &st, err, errlen);
+	if (rc)
+		goto cleanup;
+	db_bind_text(st, 1, label);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = db_sqlerr(db, err, errlen);
+		goto cleanup;
+	}
+	out->requests = (long)sqlite3_column_int64(st, 0);
+	out->errors = (long)sqlite3_column_int64(st, 1);
+	out->warmups = (long)sqlite3_column_int64(st, 2);
+	out->levels = db_column_strdup(st, 3);
+	if (!out->levels)
+		out->levels = strdup("");
+	if (!out->levels) {
+		db_seterr(err, errlen, "'%s': out of memory", db->path);
+		rc = DB_ERR_WORK;
+	}
+cleanup:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_remove_run(struct db *db, const char *label, int *files, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = db_exec(db, "BEGIN IMMEDIATE", err, errlen);
+	if (rc)
+		return rc;
+	/* Requests first: no reliance on the foreign key's ON DELETE CASCADE. */
+	rc = db_prepare(db, "DELETE FROM requests WHERE run_id IN"
+			" (SELECT run_id FROM runs WHERE label = ?1)", &st, err, errlen);
+	if (rc)
+		goto cleanup;
+	db_bind_text(st, 1, label);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		rc = db_sqlerr(db, err, errlen);
+		goto cleanup;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	rc = db_prepare(db, "DELETE FROM runs WHERE label = ?1", &st, err, errlen);
+	if (rc)
+		goto cleanup;
+	db_bind_text(st, 1, label);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		rc = db_sqlerr(db, err, errlen);
+		goto cleanup;
+	}
+	*files = sqlite3_changes(db->sql);
+	if (*files == 0) {
+		db_seterr(err, errlen, "no run labelled '%s' in '%s'", label, db->path);
+		rc = DB_ERR_INPUT;
+		goto cleanup;
+	}
+	rc = db_exec(db, "COMMIT", err, errlen);
+cleanup:
+	sqlite3_finalize(st);
+	if (rc)
+		db_rollback(db);
 	return rc;
 }

@@ -83,6 +83,9 @@ struct db_run {
 	char *model;
 	char *trace_digest;
 	int files;          /* results files loaded under this label */
+	char *created;      /* of the first results file */
+	char *mode;         /* "closed", "open" */
+	char *params;       /* JSON object of the first results file's params */
 };
 
 /*
@@ -93,6 +96,25 @@ struct db_run {
 int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
 	    char *err, size_t errlen);
 void db_runs_free(struct db_run *runs, size_t n);
+
+/* Counts of one run, for `analyze runs`. */
+struct db_run_counts {
+	long requests;      /* non-warm-up requests */
+	long errors;        /* of which failed */
+	long warmups;
+	char *levels;       /* "1,2,4" (malloc'd), "" when none */
+};
+
+/* Fills *out for the run 'label' (which need not exist: zero counts). */
+int db_run_counts(struct db *db, const char *label, struct db_run_counts *out,
+		  char *err, size_t errlen);
+
+/*
+ * Deletes the run 'label' (every results file loaded under it) and its
+ * requests in one transaction. Sets *files to the number of results files
+ * removed; an unknown label is DB_ERR_INPUT. The db must be opened DB_WRITE.
+ */
+int db_remove_run(struct db *db, const char *label, int *files, char *err, size_t errlen);
 
 /*
  * Concurrency levels of the run 'label', ascending. On success sets *levels

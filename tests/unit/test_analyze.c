@@ -22,10 +22,12 @@
 #include <sqlite3.h>
 
 #include "analyze/analyze.h"
+#include "analyze/compare.h"
 #include "analyze/db.h"
 #include "analyze/plot.h"
 #include "analyze/report.h"
 #include "lib/result.h"
+#include "lib/stats.h"
 #include "lib/summary.h"
 #include "lib/tracefile.h"
 
@@ -792,6 +794,226 @@ TEST(cli_exit_codes_and_messages)
 	free(out);
 }
 
+/* A standard normal draw (Box-Muller) from splitmix64. */
+static double gen_normal(uint64_t *s)
+{
+	double u1 = ((double)(stats_splitmix64(s) >> 11) + 0.5) / 9007199254740992.0;
+	double u2 = (double)(stats_splitmix64(s) >> 11) / 9007199254740992.0;
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/*
+ * Writes a generated closed-loop run at C=1: n requests of 50 tokens, TTFT
+ * ~ N(100 + shift_ms, 8) ms, TPOT ~ N(20, 1) ms, ten gaps each ~ N(TPOT, 2),
+ * sent one after another. Same seed, same run.
+ */
+static void write_generated(const char *path, const char *run_id, const char *label,
+			    uint64_t seed, double shift_ms, size_t n, const char *digest)
+{
+	char err[TRACEFILE_ERRLEN];
+	struct tracefile_writer *w;
+	cJSON *h = cJSON_CreateObject(), *t, *rec;
+	uint64_t s = seed;
+	int64_t at = 0;
+	size_t i, j;
+
+	cJSON_AddStringToObject(h, "run_id", run_id);
+	cJSON_AddStringToObject(h, "label", label);
+	cJSON_AddStringToObject(h, "created", "2026-11-30T12:00:00Z");
+	cJSON_AddStringToObject(h, "endpoint", "http://127.0.0.1:8000");
+	t = cJSON_AddObjectToObject(h, "trace");
+	cJSON_AddStringToObject(t, "digest", digest);
+	t = cJSON_AddObjectToObject(h, "params");
+	cJSON_AddStringToObject(t, "mode", "closed");
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err);
+	cJSON_Delete(h);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	for (i = 0; i < n; i++) {
+		struct result r;
+		double ttft = 100 + shift_ms + 8 * gen_normal(&s), tpot = 20 + gen_normal(&s);
+
+		result_init(&r);
+		r.level = 1;
+		r.seq = (long)i;
+		r.status = 200;
+		r.sched_ns = r.send_ns = at;
+		r.ttft_ns = r.ttfa_ns = (int64_t)(ttft * MS);
+		r.e2e_ns = r.ttft_ns + (int64_t)(49 * tpot * MS);
+		r.output_tokens = 50;
+		r.itl_ns = malloc(10 * sizeof(int64_t));
+		r.n_itl = 10;
+		for (j = 0; j < 10; j++)
+			r.itl_ns[j] = (int64_t)((tpot + 2 * gen_normal(&s)) * MS);
+		at += r.e2e_ns;
+		rec = result_to_json(&r);
+		CHECK_EQ_INT(tracefile_writer_append(w, rec), 0);
+		cJSON_Delete(rec);
+		result_release(&r);
+	}
+	CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+}
+
+static const struct compare_row *find_row(const struct compare_result *r, const char *metric)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_rows; i++)
+		if (strcmp(r->rows[i].metric, metric) == 0)
+			return &r->rows[i];
+	return NULL;
+}
+
+TEST(compare_flags_a_10ms_ttft_shift_on_60_requests)
+{
+	const char *a = path_of("before.jsonl.gz"), *b = path_of("after.jsonl.gz");
+	struct db *db = fresh_db("shift.db");
+	struct compare_result res;
+	const struct compare_row *w;
+	char err[DB_ERRLEN];
+
+	write_generated(a, "sh-a", "before", 1, 0, 60, "crc32:00000001");
+	write_generated(b, "sh-b", "after", 2, 10, 60, "crc32:00000001");
+	CHECK_EQ_INT(load(db, a, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(load(db, b, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(compare_runs(db, "before", "after", COMPARE_RESAMPLES, COMPARE_SEED, &res,
+				  err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(res.n_rows, 5);
+	CHECK_EQ_INT(res.n_warnings, 0);
+	w = find_row(&res, "TTFT");
+	CHECK(w != NULL);
+	if (w) {
+		CHECK_STR(compare_verdict_name(w->verdict), "slower");
+		CHECK(w->lo > 0 && w->lo < 10 && w->hi > 10);   /* the interval holds +10 */
+		CHECK(w->worse_pct > 5 && w->worse_pct < 20);
+	}
+	CHECK(compare_worst_regression(&res) > 5);
+	compare_result_release(&res);
+	/* The other way round the change is "faster", and nothing regressed. */
+	CHECK_EQ_INT(compare_runs(db, "after", "before", COMPARE_RESAMPLES, COMPARE_SEED, &res,
+				  err, sizeof(err)), DB_OK);
+	w = find_row(&res, "TTFT");
+	CHECK(w && w->verdict == COMPARE_FASTER);
+	CHECK(find_row(&res, "TPOT") && find_row(&res, "TPOT")->verdict == COMPARE_SAME);
+	compare_result_release(&res);
+	CHECK_EQ_INT(compare_runs(db, "before", "ghost", COMPARE_RESAMPLES, COMPARE_SEED, &res,
+				  err, sizeof(err)), DB_ERR_INPUT);
+	CHECK(strstr(err, "'ghost'") != NULL);
+	db_close(db);
+}
+
+/*
+ * 40 pairs of runs drawn from one distribution with different seeds: each
+ * metric is called changed in at most 2 of them (a false-alarm rate <= 5%).
+ */
+TEST(compare_does_not_flag_the_same_server_across_seeds)
+{
+	static const char *const metrics[] = { "TTFT", "TPOT", "ITL", "E2E", "Agg tok/s" };
+	const char *file = path_of("same.jsonl.gz");
+	struct db *db = fresh_db("same.db");
+	struct compare_result res;
+	char err[DB_ERRLEN], id[32], la[32], lb[32];
+	int flagged[5] = { 0 }, trials = 40, t, m, any = 0;
+
+	for (t = 0; t < trials; t++) {
+		snprintf(la, sizeof(la), "a%d", t);
+		snprintf(lb, sizeof(lb), "b%d", t);
+		snprintf(id, sizeof(id), "same-a%d", t);
+		write_generated(file, id, la, 1000 + 2 * (uint64_t)t, 0, 60, "crc32:00000002");
+		CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+		snprintf(id, sizeof(id), "same-b%d", t);
+		write_generated(file, id, lb, 1001 + 2 * (uint64_t)t, 0, 60, "crc32:00000002");
+		CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+		CHECK_EQ_INT(compare_runs(db, la, lb, COMPARE_RESAMPLES, COMPARE_SEED, &res,
+					  err, sizeof(err)), DB_OK);
+		for (m = 0; m < 5; m++) {
+			const struct compare_row *w = find_row(&res, metrics[m]);
+
+			if (!w || w->verdict != COMPARE_SAME)
+				flagged[m]++;
+		}
+		compare_result_release(&res);
+	}
+	for (m = 0; m < 5; m++) {
+		if (flagged[m] > 2) {
+			printf("  %s flagged in %d of %d trials\n", metrics[m], flagged[m], trials);
+			CHECK(flagged[m] <= 2);
+		}
+		any += flagged[m];
+	}
+	if (getenv("TB_SHOW_FP"))
+		printf("  false alarms: TTFT %d TPOT %d ITL %d E2E %d Agg %d of %d\n",
+		       flagged[0], flagged[1], flagged[2], flagged[3], flagged[4], trials);
+	(void)any;
+	db_close(db);
+}
+
+TEST(compare_warns_and_fails_on_regression_from_the_cli)
+{
+	const char *a = path_of("cli-a.jsonl.gz"), *b = path_of("cli-b.jsonl.gz");
+	const char *dbp = path_of("cmp.db");
+	char *out = NULL;
+	struct db *db = fresh_db("cmp.db");
+
+	write_generated(a, "cmp-a", "main", 5, 0, 60, "crc32:000000aa");
+	write_generated(b, "cmp-b", "pr", 6, 10, 60, "crc32:000000bb");
+	CHECK_EQ_INT(load(db, a, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(load(db, b, NULL, NULL), DB_OK);
+	db_close(db);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
+						      "--format", "markdown", "main", "pr", NULL }), 0);
+	CHECK(strstr(out, "warning: the runs replayed different traces "
+		      "(crc32:000000aa vs crc32:000000bb)") != NULL);
+	CHECK(strstr(out, "| 1 | TTFT |") != NULL);
+	CHECK(strstr(out, "| slower |") != NULL);
+	CHECK(strstr(out, "as vLLM") == NULL);
+	free(out);
+	/* TTFT got ~10% worse: a 5% limit fails, a 50% limit passes. */
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
+						      "--fail-on-regression", "5", "main", "pr",
+						      NULL }), 1);
+	CHECK(strstr(out, "regression: a metric got significantly worse by") != NULL);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
+						      "--fail-on-regression", "50", "main", "pr",
+						      NULL }), 0);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
+						      "--format", "json", "pr", "main", NULL }), 0);
+	CHECK(strstr(out, "\"verdict\": \"faster\"") != NULL);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
+						      "main", NULL }), 2);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
+						      "--fail-on-regression", "x", "main", "pr",
+						      NULL }), 2);
+	free(out);
+	/* runs lists both; rm removes one, and an unknown one is exit 2. */
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "runs", "--db", dbp,
+						      "--format", "csv", NULL }), 0);
+	CHECK(strstr(out, "label,created,endpoint,model,trace,mode,levels,requests,errors\n")
+	      != NULL);
+	CHECK(strstr(out, "\npr,2026-11-30T12:00:00Z,http://127.0.0.1:8000,,crc32:000000bb,"
+		      "closed,1,60,0\n") != NULL);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "rm", "--db", dbp, "pr", NULL }),
+		     0);
+	free(out);
+	CHECK_EQ_INT(count_rows(dbp, "runs"), 1);
+	CHECK_EQ_INT(count_rows(dbp, "requests"), 60);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "rm", "--db", dbp, "pr", NULL }),
+		     2);
+	CHECK(strstr(out, "no run labelled 'pr'") != NULL);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "rm", "--db",
+						      path_of("absent.db"), "pr", NULL }), 2);
+	CHECK(!file_exists(path_of("absent.db")));
+	free(out);
+}
+
 static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
 	(void)sb;
@@ -819,6 +1041,9 @@ int main(void)
 	RUN(plot_without_gnuplot_writes_script_only);
 	RUN(gp_strings_hold_no_quote_in_literals);
 	RUN(cli_exit_codes_and_messages);
+	RUN(compare_flags_a_10ms_ttft_shift_on_60_requests);
+	RUN(compare_does_not_flag_the_same_server_across_seeds);
+	RUN(compare_warns_and_fails_on_regression_from_the_cli);
 	/* Keep the files of a failed run for a look; remove them otherwise. */
 	if (!harness_failed)
 		nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
