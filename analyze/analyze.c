@@ -158,21 +158,27 @@ static const char export_usage_text[] =
 	"  tracebench analyze export --db bench.db --run baseline > baseline.csv\n";
 
 static const char plot_usage_text[] =
-	"usage: tracebench analyze plot --db FILE [--run LABEL]... --out DIR\n"
+	"usage: tracebench analyze plot --db FILE [--run LABEL]... --out DIR [--format FMT]\n"
 	"\n"
-	"Write DIR/scaling.dat and DIR/scaling.gp (aggregate and per-request\n"
-	"tok/s by concurrency, one pair of lines per run) and render\n"
-	"DIR/scaling.png when gnuplot is installed. Prints the files written.\n"
+	"Write a gnuplot script NAME.gp with its data NAME.dat for each plot, and\n"
+	"render NAME.png (or .svg, .pdf) when gnuplot is installed; one curve (or\n"
+	"set of curves) per run, so several runs overlay. Prints the files written.\n"
+	"  scaling            aggregate and per-request tok/s by concurrency\n"
+	"  ttft_percentiles   TTFT P50, P95 and P99 by concurrency\n"
+	"  latency_cdf        CDF of TTFT and of E2E per run\n"
+	"  ttft_timeline      TTFT of each request over the run (cold start, queueing)\n"
 	"\n"
 	"options:\n"
 	"  -d, --db FILE      the database to read\n"
 	"  -r, --run LABEL    plot the run LABEL (repeatable; default: all runs)\n"
 	"  -o, --out DIR      the output directory (created if missing)\n"
+	"  -f, --format FMT   png (default), svg or pdf\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"examples:\n"
 	"  tracebench analyze plot --db bench.db --out plots\n"
 	"  tracebench analyze plot --db bench.db --run before --run after --out plots\n"
+	"  tracebench analyze plot --db bench.db --out plots --format svg\n"
 	"  cd plots && gnuplot scaling.gp      # re-render after editing the script\n";
 
 /* Maps a DB_ERR_* code to the exit status. */
@@ -380,12 +386,13 @@ static int analyze_export(int argc, char **argv)
 
 static void analyze_print_plot_files(const char *dir, const struct plot_output *po)
 {
-	printf("%s/%s\n%s/%s\n", dir, PLOT_DAT_NAME, dir, PLOT_SCRIPT_NAME);
-	if (po->rendered)
-		printf("%s/%s\n", dir, PLOT_PNG_NAME);
+	size_t i;
+
+	for (i = 0; i < po->n_files; i++)
+		printf("%s/%s\n", dir, po->files[i]);
 	if (po->gnuplot_missing)
 		fprintf(stderr, "tracebench analyze plot: note: gnuplot not found on PATH; "
-			"to render: cd '%s' && gnuplot %s\n", dir, PLOT_SCRIPT_NAME);
+			"to render: cd '%s' && gnuplot NAME.gp\n", dir);
 }
 
 static int analyze_plot(int argc, char **argv)
@@ -394,12 +401,15 @@ static int analyze_plot(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "run", required_argument, NULL, 'r' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *runs[ANALYZE_MAX_RUNS];
 	const char *db_path = NULL, *dir = NULL;
-	struct plot_output po = { 0, 0 };
+	enum plot_format fmt = PLOT_PNG;
+	struct plot_output po;
+	char msg[256];
 	char err[DB_ERRLEN];
 	struct db *db = NULL;
 	size_t n_runs = 0;
@@ -407,10 +417,17 @@ static int analyze_plot(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:r:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:r:o:f:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': db_path = optarg; break;
 		case 'o': dir = optarg; break;
+		case 'f':
+			if (plot_format_parse(optarg, &fmt) != 0) {
+				snprintf(msg, sizeof(msg), "unknown format '%s' (png, svg or pdf)",
+					 optarg);
+				return analyze_usage_error("plot", msg);
+			}
+			break;
 		case 'r':
 			if (n_runs == ANALYZE_MAX_RUNS)
 				return analyze_usage_error("plot", "too many --run options");
@@ -430,7 +447,7 @@ static int analyze_plot(int argc, char **argv)
 		return analyze_usage_error("plot", "no output directory; give --out DIR");
 	rc = db_open(db_path, DB_READ, &db, err, sizeof(err));
 	if (!rc)
-		rc = plot_scaling(db, runs, n_runs, dir, &po, err, sizeof(err));
+		rc = plot_write(db, runs, n_runs, dir, fmt, &po, err, sizeof(err));
 	db_close(db);
 	if (rc)
 		return analyze_fail("plot", rc, err);

@@ -22,14 +22,26 @@
 #include <unistd.h>
 
 #include "analyze/report.h"
+#include "lib/stats.h"
 
 #define PLOT_WIDTH  1000
 #define PLOT_HEIGHT 600
 
-/* One curve pair: a run and its summarized levels. */
+/* One point of the TTFT timeline. */
+struct plot_point {
+	double t_s;      /* send time from the run's start, seconds */
+	double ttft_ms;
+	int warmup;
+};
+
+/* One run: its summarized levels and its requests. */
 struct plot_series {
 	char *label;              /* owned */
 	struct report_run run;
+	double *ttft, *e2e;       /* owned, sorted: successful non-warm-up requests */
+	size_t n_ttft, n_e2e;
+	struct plot_point *pts;   /* owned: every request with a TTFT, sending order */
+	size_t n_pts;
 };
 
 struct plot_data {
@@ -37,7 +49,23 @@ struct plot_data {
 	size_t n_series;
 	int *levels;                 /* owned: every level > 0 of any run, ascending */
 	size_t n_levels;
+	enum plot_format fmt;
 };
+
+static const char *const plot_exts[] = { "png", "svg", "pdf" };
+
+int plot_format_parse(const char *s, enum plot_format *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(plot_exts) / sizeof(plot_exts[0]); i++) {
+		if (strcmp(s, plot_exts[i]) == 0) {
+			*out = (enum plot_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
 
 static void plot_seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -59,6 +87,9 @@ static void plot_data_release(struct plot_data *d)
 
 	for (i = 0; i < d->n_series; i++) {
 		free(d->series[i].label);
+		free(d->series[i].ttft);
+		free(d->series[i].e2e);
+		free(d->series[i].pts);
 		report_run_release(&d->series[i].run);
 	}
 	free(d->series);
@@ -118,6 +149,69 @@ static int plot_collect_levels(struct plot_data *d)
 	return 0;
 }
 
+static int plot_point_cmp(const void *a, const void *b)
+{
+	double x = ((const struct plot_point *)a)->t_s, y = ((const struct plot_point *)b)->t_s;
+
+	return (x > y) - (x < y);
+}
+
+/* Appends the requests of r to s's arrays (sized by the caller). */
+static void plot_take_requests(struct plot_series *s, const struct result *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].ttft_ns >= 0 && result_ok(&r[i])) {
+			s->pts[s->n_pts].t_s = (double)r[i].send_ns / 1e9;
+			s->pts[s->n_pts].ttft_ms = (double)r[i].ttft_ns / 1e6;
+			s->pts[s->n_pts++].warmup = r[i].warmup;
+		}
+		if (r[i].warmup || !result_ok(&r[i]))
+			continue;
+		s->e2e[s->n_e2e++] = (double)r[i].e2e_ns / 1e6;
+		if (r[i].ttft_ns >= 0)
+			s->ttft[s->n_ttft++] = (double)r[i].ttft_ns / 1e6;
+	}
+}
+
+/* Reads every request of the run into s: CDF samples and timeline points. */
+static int plot_load_requests(struct db *db, const char *label, struct plot_series *s,
+			      char *err, size_t errlen)
+{
+	struct result *r = NULL;
+	int *levels = NULL;
+	size_t n_levels = 0, n = 0, i, cap = 0;
+	void *p;
+	int rc;
+
+	rc = db_levels(db, label, &levels, &n_levels, err, errlen);
+	for (i = 0; !rc && i < n_levels; i++) {
+		rc = db_results(db, label, levels[i], &r, &n, err, errlen);
+		if (rc)
+			break;
+		cap += n;
+		if (!(p = realloc(s->ttft, (cap + 1) * sizeof(double))) || !(s->ttft = p) ||
+		    !(p = realloc(s->e2e, (cap + 1) * sizeof(double))) || !(s->e2e = p) ||
+		    !(p = realloc(s->pts, (cap + 1) * sizeof(*s->pts))) || !(s->pts = p)) {
+			plot_seterr(err, errlen, "run '%s': out of memory", label);
+			rc = DB_ERR_WORK;
+		} else {
+			plot_take_requests(s, r, n);
+		}
+		db_results_free(r, n);
+		r = NULL;
+	}
+	free(levels);
+	if (rc)
+		return rc;
+	stats_sort(s->ttft, s->n_ttft);
+	stats_sort(s->e2e, s->n_e2e);
+	if (s->n_pts > 1)
+		qsort(s->pts, s->n_pts, sizeof(*s->pts), plot_point_cmp);
+	return DB_OK;
+}
+
 /* Adds the run 'label' (which must exist) to d. */
 static int plot_add_series(struct plot_data *d, struct db *db, const char *label,
 			   char *err, size_t errlen)
@@ -138,8 +232,14 @@ static int plot_add_series(struct plot_data *d, struct db *db, const char *label
 		return DB_ERR_WORK;
 	}
 	rc = report_summarize(db, label, &s->run, err, errlen);
+	if (!rc)
+		rc = plot_load_requests(db, label, s, err, errlen);
 	if (rc) {
 		free(s->label);
+		free(s->ttft);
+		free(s->e2e);
+		free(s->pts);
+		report_run_release(&s->run);
 		return rc;
 	}
 	d->n_series++;
@@ -259,23 +359,106 @@ static const struct level_summary *plot_find_level(const struct report_run *run,
 	return NULL;
 }
 
-static void plot_write_dat(FILE *f, const struct plot_data *d)
+/* The comment, quote variable, terminal and output that open every script. */
+static void plot_preamble(FILE *f, const struct plot_data *d, const char *name,
+			  const char *what)
+{
+	const char *ext = plot_exts[d->fmt];
+
+	fprintf(f, "# %s.gp - %s, written by tracebench analyze plot.\n"
+		"# Reads %s.dat and writes %s.%s in the current directory:\n"
+		"#   cd DIR && gnuplot %s.gp\n", name, what, name, name, ext, name);
+	fputs(PLOT_GP_QUOTE_VAR " = sprintf('%c', 39)   # a quote, for labels that hold one\n", f);
+	switch (d->fmt) {
+	case PLOT_PNG:
+		fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+			"    set terminal pngcairo noenhanced size %d,%d\n"
+			"} else {\n"
+			"    set terminal png noenhanced size %d,%d\n"
+			"}\n", PLOT_WIDTH, PLOT_HEIGHT, PLOT_WIDTH, PLOT_HEIGHT);
+		break;
+	case PLOT_SVG:
+		fprintf(f, "set terminal svg noenhanced size %d,%d\n", PLOT_WIDTH, PLOT_HEIGHT);
+		break;
+	case PLOT_PDF:
+		fputs("if (strstrt(GPVAL_TERMINALS, 'pdfcairo') > 0) {\n"
+		      "    set terminal pdfcairo noenhanced size 10in,6in\n"
+		      "} else {\n"
+		      "    print 'this gnuplot has no pdfcairo terminal; try png or svg'\n"
+		      "    exit status 1\n"
+		      "}\n", f);
+		break;
+	}
+	fprintf(f, "set output '%s.%s'\n", name, ext);
+}
+
+/* "set title 'WHAT'" or, for one run, "set title 'WHAT: LABEL'". */
+static void plot_title(FILE *f, const struct plot_data *d, const char *what)
+{
+	fputs("set title ", f);
+	if (d->n_series == 1)
+		plot_put_gp_title(f, what, ": ", d->series[0].label);
+	else
+		plot_put_gp_string(f, what);
+	fputc('\n', f);
+}
+
+/* log2 x axis with a tic at each level. */
+static void plot_level_axis(FILE *f, const struct plot_data *d)
+{
+	int lo = d->levels[0], hi = d->levels[d->n_levels - 1];
+	size_t i;
+
+	fputs("set xlabel 'concurrency (requests in flight)'\n"
+	      "set logscale x 2\n"
+	      "set xtics (", f);
+	for (i = 0; i < d->n_levels; i++)
+		fprintf(f, "%s%d", i ? ", " : "", d->levels[i]);
+	fprintf(f, ")\nset xrange [%g:%g]\n", lo / 1.25, hi * 1.25);
+}
+
+/* Per level, per run: the 'nvals' values 'get' gives (NaN: missing). */
+static void plot_level_table(FILE *f, const struct plot_data *d, size_t nvals,
+			     void (*get)(const struct level_summary *, double *))
 {
 	const struct level_summary *s;
-	size_t i, j;
+	double v[8];
+	size_t i, j, k;
 
-	fputs("# scaling.dat - written by tracebench analyze plot, read by scaling.gp.\n"
-	      "# concurrency, then per run (in the order of scaling.gp's plot command):\n"
-	      "# aggregate tok/s, per-request tok/s. '?' marks a missing value.\n", f);
 	for (i = 0; i < d->n_levels; i++) {
 		fprintf(f, "%d", d->levels[i]);
 		for (j = 0; j < d->n_series; j++) {
 			s = plot_find_level(&d->series[j].run, d->levels[i]);
-			plot_put_value(f, s ? s->agg_tps : NAN);
-			plot_put_value(f, s ? s->per_req_tps : NAN);
+			for (k = 0; k < nvals; k++)
+				v[k] = NAN;
+			if (s)
+				get(s, v);
+			for (k = 0; k < nvals; k++)
+				plot_put_value(f, v[k]);
 		}
 		fputc('\n', f);
 	}
+}
+
+static void plot_get_tps(const struct level_summary *s, double *v)
+{
+	v[0] = s->agg_tps;
+	v[1] = s->per_req_tps;
+}
+
+static void plot_get_ttft(const struct level_summary *s, double *v)
+{
+	v[0] = s->ttft.p50;
+	v[1] = s->ttft.p95;
+	v[2] = s->ttft.p99;
+}
+
+static void plot_scaling_dat(FILE *f, const struct plot_data *d)
+{
+	fputs("# scaling.dat - written by tracebench analyze plot, read by scaling.gp.\n"
+	      "# concurrency, then per run (in the order of scaling.gp's plot command):\n"
+	      "# aggregate tok/s, per-request tok/s. '?' marks a missing value.\n", f);
+	plot_level_table(f, d, 2, plot_get_tps);
 }
 
 /* The two curves of series j: aggregate (solid) and per-request (dashed). */
@@ -294,45 +477,190 @@ static void plot_write_curves(FILE *f, const struct plot_series *s, size_t j, in
 	fputs(last ? "\n" : ", \\\n", f);
 }
 
-static void plot_write_script(FILE *f, const struct plot_data *d)
+static void plot_scaling_gp(FILE *f, const struct plot_data *d)
 {
-	int lo = d->levels[0], hi = d->levels[d->n_levels - 1];
 	size_t i;
 
-	fputs("# scaling.gp - throughput by concurrency, written by tracebench analyze plot.\n"
-	      "# Reads " PLOT_DAT_NAME " and writes " PLOT_PNG_NAME " in the current directory:\n"
-	      "#   cd DIR && gnuplot " PLOT_SCRIPT_NAME "\n"
-	      "# Solid lines: aggregate tok/s of a level (all requests); dashed:\n"
-	      "# mean tok/s of one request (its output tokens / (E2E - TTFT)).\n"
-	      PLOT_GP_QUOTE_VAR " = sprintf('%c', 39)   # a quote, for labels that hold one\n"
-	      "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n", f);
-	fprintf(f, "    set terminal pngcairo noenhanced size %d,%d\n", PLOT_WIDTH, PLOT_HEIGHT);
-	fputs("} else {\n", f);
-	fprintf(f, "    set terminal png noenhanced size %d,%d\n", PLOT_WIDTH, PLOT_HEIGHT);
-	fputs("}\n"
-	      "set output '" PLOT_PNG_NAME "'\n"
-	      "set title ", f);
-	if (d->n_series == 1) {
-		plot_put_gp_title(f, "Throughput by concurrency: ", d->series[0].label, "");
-		fputc('\n', f);
-	} else {
-		fputs("'Throughput by concurrency'\n", f);
-	}
-	fputs("set xlabel 'concurrency (requests in flight)'\n"
-	      "set ylabel 'tok/s'\n"
-	      "set logscale x 2\n"
-	      "set xtics (", f);
-	for (i = 0; i < d->n_levels; i++)
-		fprintf(f, "%s%d", i ? ", " : "", d->levels[i]);
-	fprintf(f, ")\n"
-		"set xrange [%g:%g]\n"
-		"set yrange [0:*]\n"
-		"set grid\n"
-		"set key below\n"
-		"set datafile missing '?'\n"
-		"plot \\\n", lo / 1.25, hi * 1.25);
+	plot_preamble(f, d, "scaling", "throughput by concurrency");
+	fputs("# Solid lines: aggregate tok/s of a level (all requests); dashed:\n"
+	      "# mean tok/s of one request (its output tokens / (E2E - TTFT)).\n", f);
+	plot_title(f, d, "Throughput by concurrency");
+	plot_level_axis(f, d);
+	fputs("set ylabel 'tok/s'\n"
+	      "set yrange [0:*]\n"
+	      "set grid\n"
+	      "set key below\n"
+	      "set datafile missing '?'\n"
+	      "plot \\\n", f);
 	for (i = 0; i < d->n_series; i++)
 		plot_write_curves(f, &d->series[i], i, i + 1 == d->n_series);
+}
+
+static void plot_ttft_dat(FILE *f, const struct plot_data *d)
+{
+	fputs("# ttft_percentiles.dat - written by tracebench analyze plot.\n"
+	      "# concurrency, then per run: TTFT P50, P95, P99 (ms). '?' is missing.\n", f);
+	plot_level_table(f, d, 3, plot_get_ttft);
+}
+
+static void plot_ttft_gp(FILE *f, const struct plot_data *d)
+{
+	static const char *const names[] = { ": P50", ": P95", ": P99" };
+	static const int dash[] = { 1, 2, 3 };
+	size_t i, k;
+
+	plot_preamble(f, d, "ttft_percentiles", "TTFT percentiles by concurrency");
+	plot_title(f, d, "Time to first token by concurrency");
+	plot_level_axis(f, d);
+	fputs("set ylabel 'TTFT (ms)'\n"
+	      "set yrange [0:*]\n"
+	      "set grid\n"
+	      "set key below\n"
+	      "set datafile missing '?'\n"
+	      "plot \\\n", f);
+	for (i = 0; i < d->n_series; i++) {
+		for (k = 0; k < 3; k++) {
+			fprintf(f, "     'ttft_percentiles.dat' using 1:%zu with linespoints "
+				"lc %zu pt %zu dt %d title ", 2 + 3 * i + k, i + 1, 5 + 2 * k, dash[k]);
+			plot_put_gp_title(f, "", d->series[i].label, names[k]);
+			fputs(i + 1 == d->n_series && k == 2 ? "\n" : ", \\\n", f);
+		}
+	}
+}
+
+/* Empirical CDF rows "value fraction" of n sorted values. */
+static void plot_cdf_block(FILE *f, const double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fprintf(f, "%.3f %.6f\n", v[i], (double)(i + 1) / (double)n);
+	fputs("\n\n", f);
+}
+
+/*
+ * latency_cdf.dat: index blocks, two per run with data: TTFT then E2E.
+ * A run with no successful request has no blocks (and no curve).
+ */
+static void plot_cdf_dat(FILE *f, const struct plot_data *d)
+{
+	size_t i;
+
+	fputs("# latency_cdf.dat - written by tracebench analyze plot.\n"
+	      "# Per run with successful requests, two blocks (gnuplot 'index'):\n"
+	      "# TTFT then E2E, rows 'ms cumulative-fraction'.\n", f);
+	for (i = 0; i < d->n_series; i++)
+		if (d->series[i].n_ttft && d->series[i].n_e2e) {
+			plot_cdf_block(f, d->series[i].ttft, d->series[i].n_ttft);
+			plot_cdf_block(f, d->series[i].e2e, d->series[i].n_e2e);
+		}
+}
+
+static void plot_cdf_panel(FILE *f, const struct plot_data *d, int which, const char *xlabel)
+{
+	size_t i, block = 0;
+	int first = 1;
+
+	fprintf(f, "set xlabel '%s'\n"
+		"plot \\\n", xlabel);
+	for (i = 0; i < d->n_series; i++) {
+		if (!d->series[i].n_ttft || !d->series[i].n_e2e)
+			continue;
+		fprintf(f, "%s     'latency_cdf.dat' index %zu using 1:2 with steps lc %zu title ",
+			first ? "" : ", \\\n", 2 * block + (size_t)which, i + 1);
+		plot_put_gp_string(f, d->series[i].label);
+		first = 0;
+		block++;
+	}
+	fputc('\n', f);
+}
+
+static void plot_cdf_gp(FILE *f, const struct plot_data *d)
+{
+	plot_preamble(f, d, "latency_cdf", "TTFT and E2E distributions");
+	fputs("set multiplot layout 1,2 title 'Latency CDF (successful requests, all levels)'\n"
+	      "set ylabel 'fraction of requests'\n"
+	      "set yrange [0:1]\n"
+	      "set grid\n"
+	      "set key bottom right\n", f);
+	plot_cdf_panel(f, d, 0, "TTFT (ms)");
+	plot_cdf_panel(f, d, 1, "E2E (ms)");
+	fputs("unset multiplot\n", f);
+}
+
+/*
+ * ttft_timeline.dat: per run, a block of measured requests then a block of
+ * warm-ups, each only when not empty; rows 'seconds ttft-ms'.
+ */
+static void plot_timeline_dat(FILE *f, const struct plot_data *d)
+{
+	size_t i, k;
+	int w;
+
+	fputs("# ttft_timeline.dat - written by tracebench analyze plot.\n"
+	      "# Per run: measured requests, then warm-ups (each block only when not\n"
+	      "# empty), rows 'send time (s from run start) TTFT (ms)'.\n", f);
+	for (i = 0; i < d->n_series; i++) {
+		const struct plot_series *s = &d->series[i];
+
+		for (w = 0; w < 2; w++) {
+			size_t n = 0;
+
+			for (k = 0; k < s->n_pts; k++) {
+				if (s->pts[k].warmup != w)
+					continue;
+				fprintf(f, "%.6f %.3f\n", s->pts[k].t_s, s->pts[k].ttft_ms);
+				n++;
+			}
+			if (n)
+				fputs("\n\n", f);
+		}
+	}
+}
+
+static void plot_timeline_gp(FILE *f, const struct plot_data *d)
+{
+	size_t i, k, block = 0;
+	int w, first = 1;
+
+	plot_preamble(f, d, "ttft_timeline", "TTFT of each request over the run");
+	fputs("# Shows the cold start (warm-ups, hollow) and queueing over time.\n", f);
+	plot_title(f, d, "TTFT over the run");
+	fputs("set xlabel 'send time (s from the start of the run)'\n"
+	      "set ylabel 'TTFT (ms)'\n"
+	      "set logscale y\n"
+	      "set grid\n"
+	      "set key below\n"
+	      "plot \\\n", f);
+	for (i = 0; i < d->n_series; i++) {
+		const struct plot_series *s = &d->series[i];
+
+		for (w = 0; w < 2; w++) {
+			size_t n = 0;
+
+			for (k = 0; k < s->n_pts; k++)
+				n += s->pts[k].warmup == w;
+			if (!n)
+				continue;
+			fprintf(f, "%s     'ttft_timeline.dat' index %zu using 1:2 with points "
+				"lc %zu pt %d title ", first ? "" : ", \\\n", block++, i + 1,
+				w ? 6 : 7);
+			plot_put_gp_title(f, "", s->label, w ? ": warm-up" : "");
+			first = 0;
+		}
+	}
+	fputc('\n', f);
+}
+
+/* Does the run set have anything for the timeline and CDF plots? */
+static int plot_has_requests(const struct plot_data *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_series; i++)
+		if (d->series[i].n_ttft && d->series[i].n_e2e)
+			return 1;
+	return 0;
 }
 
 /* Writes dir/name through a temporary file renamed into place. */
@@ -381,9 +709,9 @@ struct plot_exec_failure {
 };
 
 /* In the child: go to dir, stdin from /dev/null, exec gnuplot. Never returns. */
-static void plot_child(const char *dir, int report_fd)
+static void plot_child(const char *dir, const char *script, int report_fd)
 {
-	char *argv[] = { (char *)"gnuplot", (char *)PLOT_SCRIPT_NAME, NULL };
+	char *argv[] = { (char *)"gnuplot", (char *)script, NULL };
 	struct plot_exec_failure why = { 1, 0 };
 	int null_fd;
 
@@ -407,7 +735,8 @@ static void plot_child(const char *dir, int report_fd)
  * gnuplot is not on PATH. The close-on-exec pipe tells an exec failure
  * (the child writes why) from gnuplot's own exit status (EOF).
  */
-static int plot_render(const char *dir, int *missing, char *err, size_t errlen)
+static int plot_render(const char *dir, const char *script, int *missing,
+		       char *err, size_t errlen)
 {
 	struct plot_exec_failure why;
 	int fds[2];
@@ -430,7 +759,7 @@ static int plot_render(const char *dir, int *missing, char *err, size_t errlen)
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		plot_child(dir, fds[1]);
+		plot_child(dir, script, fds[1]);
 	}
 	close(fds[1]);
 	do
@@ -455,39 +784,83 @@ static int plot_render(const char *dir, int *missing, char *err, size_t errlen)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return DB_OK;
 	if (WIFEXITED(status))
-		plot_seterr(err, errlen, "gnuplot failed on '%s/" PLOT_SCRIPT_NAME
-			    "' (exit status %d)", dir, WEXITSTATUS(status));
+		plot_seterr(err, errlen, "gnuplot failed on '%s/%s' (exit status %d)", dir,
+			    script, WEXITSTATUS(status));
 	else
-		plot_seterr(err, errlen, "gnuplot failed on '%s/" PLOT_SCRIPT_NAME
-			    "' (signal %d)", dir, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+		plot_seterr(err, errlen, "gnuplot failed on '%s/%s' (signal %d)", dir, script,
+			    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	return DB_ERR_WORK;
 }
 
-int plot_scaling(struct db *db, const char *const *labels, size_t n_labels, const char *dir,
-		 struct plot_output *out, char *err, size_t errlen)
+/* One plot: its name and how to write its data and script. */
+struct plot_kind {
+	const char *name;
+	void (*dat)(FILE *, const struct plot_data *);
+	void (*gp)(FILE *, const struct plot_data *);
+	int per_request;   /* needs requests with TTFT and E2E */
+};
+
+static const struct plot_kind plot_kinds[] = {
+	{ "scaling", plot_scaling_dat, plot_scaling_gp, 0 },
+	{ "ttft_percentiles", plot_ttft_dat, plot_ttft_gp, 0 },
+	{ "latency_cdf", plot_cdf_dat, plot_cdf_gp, 1 },
+	{ "ttft_timeline", plot_timeline_dat, plot_timeline_gp, 1 },
+};
+
+static void plot_note_file(struct plot_output *out, const char *name, const char *ext)
 {
-	struct plot_data d = { NULL, 0, NULL, 0 };
+	if (out->n_files < PLOT_MAX_FILES)
+		snprintf(out->files[out->n_files++], sizeof(out->files[0]), "%s.%s", name, ext);
+}
+
+int plot_write(struct db *db, const char *const *labels, size_t n_labels, const char *dir,
+	       enum plot_format fmt, struct plot_output *out, char *err, size_t errlen)
+{
+	struct plot_data d = { NULL, 0, NULL, 0, fmt };
+	char name[64];
+	size_t k;
 	int missing = 0;
 	int rc;
 
+	memset(out, 0, sizeof(*out));
 	rc = plot_load_data(db, labels, n_labels, &d, err, errlen);
 	if (rc)
 		goto cleanup;
 	rc = plot_make_dir(dir, err, errlen);
 	if (rc)
 		goto cleanup;
-	rc = plot_write_file(dir, PLOT_DAT_NAME, plot_write_dat, &d, err, errlen);
-	if (rc)
-		goto cleanup;
-	rc = plot_write_file(dir, PLOT_SCRIPT_NAME, plot_write_script, &d, err, errlen);
-	if (rc)
-		goto cleanup;
-	rc = plot_render(dir, &missing, err, errlen);
-	if (rc)
-		goto cleanup;
+	for (k = 0; k < sizeof(plot_kinds) / sizeof(plot_kinds[0]); k++) {
+		const struct plot_kind *p = &plot_kinds[k];
+
+		if (p->per_request && !plot_has_requests(&d))
+			continue;
+		snprintf(name, sizeof(name), "%s.dat", p->name);
+		rc = plot_write_file(dir, name, p->dat, &d, err, errlen);
+		if (rc)
+			goto cleanup;
+		plot_note_file(out, p->name, "dat");
+		snprintf(name, sizeof(name), "%s.gp", p->name);
+		rc = plot_write_file(dir, name, p->gp, &d, err, errlen);
+		if (rc)
+			goto cleanup;
+		plot_note_file(out, p->name, "gp");
+		if (missing)
+			continue;
+		rc = plot_render(dir, name, &missing, err, errlen);
+		if (rc)
+			goto cleanup;
+		if (!missing)
+			plot_note_file(out, p->name, plot_exts[fmt]);
+	}
 	out->rendered = !missing;
 	out->gnuplot_missing = missing;
 cleanup:
 	plot_data_release(&d);
 	return rc;
+}
+
+int plot_scaling(struct db *db, const char *const *labels, size_t n_labels, const char *dir,
+		 struct plot_output *out, char *err, size_t errlen)
+{
+	return plot_write(db, labels, n_labels, dir, PLOT_PNG, out, err, errlen);
 }

@@ -1,12 +1,16 @@
 /*
- * plot.h - `tracebench analyze plot`: throughput by concurrency as a gnuplot
- * script with its data file, rendered to PNG when gnuplot is installed.
+ * plot.h - `tracebench analyze plot`: gnuplot scripts with their data files,
+ * rendered (PNG, SVG or PDF) when gnuplot is installed.
  *
- * DIR/scaling.dat holds numbers only (concurrency, then aggregate and
- * per-request tok/s per run, from lib/summary.c); DIR/scaling.gp is a
+ * Each plot NAME is DIR/NAME.dat (numbers only) and DIR/NAME.gp, a
  * self-contained script that reads it relative to its own directory
- * (`cd DIR && gnuplot scaling.gp`) and writes DIR/scaling.png. Run labels
- * reach the script only as single-quoted gnuplot literals holding no quote
+ * (`cd DIR && gnuplot NAME.gp`) and writes DIR/NAME.png (.svg, .pdf):
+ *   scaling          aggregate and per-request tok/s by concurrency
+ *   ttft_percentiles TTFT P50, P95, P99 by concurrency
+ *   latency_cdf      CDF of TTFT and of E2E, one curve per run
+ *   ttft_timeline    TTFT of each request against run time (warm-ups apart)
+ * Several runs are overlaid on every plot, one colour per run. Run labels
+ * reach a script only as single-quoted gnuplot literals holding no quote
  * (plot_put_gp_string), so a label can never inject a gnuplot command.
  */
 #ifndef TB_ANALYZE_PLOT_H
@@ -20,20 +24,33 @@
 #define PLOT_SCRIPT_NAME "scaling.gp"
 #define PLOT_PNG_NAME    "scaling.png"
 
-/* What plot_scaling did besides writing the script and data. */
+enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_PDF };
+
+/* Parses "png", "svg", "pdf". Returns 0 or -1. */
+int plot_format_parse(const char *s, enum plot_format *out);
+
+#define PLOT_MAX_FILES 16
+
+/* What plot_write did. */
 struct plot_output {
-	int rendered;         /* gnuplot ran and wrote PLOT_PNG_NAME */
-	int gnuplot_missing;  /* no gnuplot on PATH: script and data only */
+	int rendered;         /* gnuplot ran and wrote every image */
+	int gnuplot_missing;  /* no gnuplot on PATH: scripts and data only */
+	size_t n_files;       /* files written in the directory, in order */
+	char files[PLOT_MAX_FILES][64];
 };
 
 /*
- * Writes the scaling plot of the runs 'labels' (n_labels of them; all runs
- * when n_labels is 0) into 'dir', creating it if missing, then renders it
- * with gnuplot (run directly, never through a shell) when gnuplot is on
- * PATH. Returns DB_OK and fills *out; DB_ERR_INPUT for an unknown run or
- * nothing to plot; DB_ERR_WORK when a file cannot be written or gnuplot
- * fails. Files are written under a temporary name and renamed into place.
+ * Writes every plot of the runs 'labels' (n_labels of them; all runs when
+ * n_labels is 0) into 'dir', creating it if missing, then renders each in
+ * format 'fmt' with gnuplot (run directly, never through a shell) when
+ * gnuplot is on PATH. Returns DB_OK and fills *out; DB_ERR_INPUT for an
+ * unknown run or nothing to plot; DB_ERR_WORK when a file cannot be written
+ * or gnuplot fails. Files are written under a temporary name and renamed.
  */
+int plot_write(struct db *db, const char *const *labels, size_t n_labels, const char *dir,
+	       enum plot_format fmt, struct plot_output *out, char *err, size_t errlen);
+
+/* plot_write in PNG (kept for callers of the first version). */
 int plot_scaling(struct db *db, const char *const *labels, size_t n_labels, const char *dir,
 		 struct plot_output *out, char *err, size_t errlen);
 

@@ -560,11 +560,31 @@ static void check_png(const char *path)
 	CHECK(file_size(path) > 1000);
 }
 
+/* Width and height from a PNG's IHDR chunk (bytes 16..23), -1 if unreadable. */
+static long png_dim(const char *path, int which)
+{
+	unsigned char b[24];
+	FILE *f = fopen(path, "rb");
+	long v = -1;
+
+	if (f && fread(b, 1, 24, f) == 24) {
+		const unsigned char *p = b + 16 + 4 * which;
+
+		v = ((long)p[0] << 24) | ((long)p[1] << 16) | ((long)p[2] << 8) | p[3];
+	}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static long png_width(const char *path) { return png_dim(path, 0); }
+static long png_height(const char *path) { return png_dim(path, 1); }
+
 TEST(plot_writes_data_script_and_png)
 {
 	static const char *const labels[] = { "baseline" };
 	struct db *db = db_with_labels("plot.db", labels, 1);
-	struct plot_output po = { 0, 0 };
+	struct plot_output po = { 0 };
 	char err[DB_ERRLEN], *dat, *gp;
 	const char *out = path_of("plots");
 
@@ -576,8 +596,20 @@ TEST(plot_writes_data_script_and_png)
 	CHECK(strstr(gp, "title 'baseline: aggregate'") != NULL);
 	CHECK(strstr(gp, "/tmp") == NULL);   /* relative paths only */
 	if (have_gnuplot()) {
+		static const char *const names[] = {
+			"scaling", "ttft_percentiles", "latency_cdf", "ttft_timeline",
+		};
+		char png[256];
+		size_t i;
+
 		CHECK(po.rendered);
-		check_png(path_of("plots/scaling.png"));
+		CHECK_EQ_INT(po.n_files, 12);
+		for (i = 0; i < 4; i++) {
+			snprintf(png, sizeof(png), "plots/%s.png", names[i]);
+			check_png(path_of(png));
+			CHECK(png_width(path_of(png)) == 1000);
+			CHECK(png_height(path_of(png)) == 600);
+		}
 	} else {
 		printf("  note: gnuplot not installed, PNG not checked\n");
 		CHECK(po.gnuplot_missing);
@@ -601,7 +633,7 @@ TEST(plot_labels_cannot_inject_gnuplot_commands)
 		"@x $(touch pwned) \\' ; system('touch pwned') #",
 	};
 	struct db *db = db_with_labels("hostile.db", labels, 5);
-	struct plot_output po = { 0, 0 };
+	struct plot_output po = { 0 };
 	char err[DB_ERRLEN], *gp;
 	const char *out = path_of("hostile");
 
@@ -613,12 +645,69 @@ TEST(plot_labels_cannot_inject_gnuplot_commands)
 		      "tb_quote . ') print ' . tb_quote . ': per request'") != NULL);
 	free(gp);
 	if (have_gnuplot()) {
-		/* The script ran to the end (the PNG exists) and ran nothing else. */
+		/* Each script ran to the end (its PNG exists) and ran nothing else. */
 		CHECK(po.rendered);
 		check_png(path_of("hostile/scaling.png"));
+		check_png(path_of("hostile/ttft_percentiles.png"));
+		check_png(path_of("hostile/latency_cdf.png"));
+		check_png(path_of("hostile/ttft_timeline.png"));
 	}
 	CHECK(!file_exists(path_of("hostile/pwned")));
 	CHECK(!file_exists("pwned"));
+	db_close(db);
+}
+
+TEST(plot_overlays_runs_and_renders_svg_and_pdf)
+{
+	static const char *const labels[] = { "before", "after" };
+	struct db *db = db_with_labels("overlay.db", labels, 2);
+	struct plot_output po = { 0 };
+	char err[DB_ERRLEN], *gp, *dat, head[8] = { 0 };
+	FILE *f;
+
+	CHECK_EQ_INT(plot_write(db, NULL, 0, path_of("svg"), PLOT_SVG, &po, err, sizeof(err)),
+		     DB_OK);
+	gp = read_text(path_of("svg/ttft_percentiles.gp"));
+	CHECK(strstr(gp, "set terminal svg") != NULL);
+	CHECK(strstr(gp, "set output 'ttft_percentiles.svg'") != NULL);
+	CHECK(strstr(gp, "using 1:4 with linespoints lc 1 pt 9 dt 3 title 'before: P99'") != NULL);
+	CHECK(strstr(gp, "using 1:7 with linespoints lc 2 pt 9 dt 3 title 'after: P99'") != NULL);
+	free(gp);
+	/* P50/P95/P99 of TTFT per level and run: C=1 300 880 976, C=2 all 150. */
+	dat = read_text(path_of("svg/ttft_percentiles.dat"));
+	CHECK(strstr(dat, "\n1 300.000 880.000 976.000 300.000 880.000 976.000\n"
+		      "2 150.000 150.000 150.000 150.000 150.000 150.000\n") != NULL);
+	free(dat);
+	gp = read_text(path_of("svg/latency_cdf.gp"));
+	CHECK(strstr(gp, "'latency_cdf.dat' index 2 using 1:2 with steps lc 2 title 'after'") != NULL);
+	CHECK(strstr(gp, "'latency_cdf.dat' index 3 using 1:2 with steps lc 2 title 'after'") != NULL);
+	free(gp);
+	/* CDF of the 8 successful TTFTs of a run: 100 .. 1000 ms, last at 1. */
+	dat = read_text(path_of("svg/latency_cdf.dat"));
+	CHECK(strstr(dat, "\n100.000 0.125000\n150.000 0.250000\n") != NULL);
+	CHECK(strstr(dat, "\n1000.000 1.000000\n") != NULL);
+	free(dat);
+	gp = read_text(path_of("svg/ttft_timeline.gp"));
+	CHECK(strstr(gp, "title 'after: warm-up'") != NULL);
+	free(gp);
+	if (have_gnuplot()) {
+		CHECK(po.rendered);
+		f = fopen(path_of("svg/latency_cdf.svg"), "rb");
+		CHECK(f != NULL);
+		if (f) {
+			gp = read_text(path_of("svg/latency_cdf.svg"));
+			CHECK(strstr(gp, "<svg") != NULL);
+			free(gp);
+			fclose(f);
+		}
+		CHECK_EQ_INT(plot_write(db, (const char *const[]){ "after" }, 1, path_of("pdf"),
+					PLOT_PDF, &po, err, sizeof(err)), DB_OK);
+		f = fopen(path_of("pdf/scaling.pdf"), "rb");
+		CHECK(f && fread(head, 1, 5, f) == 5 && memcmp(head, "%PDF-", 5) == 0);
+		if (f)
+			fclose(f);
+		CHECK(file_size(path_of("pdf/ttft_timeline.pdf")) > 1000);
+	}
 	db_close(db);
 }
 
@@ -626,7 +715,7 @@ TEST(plot_without_gnuplot_writes_script_only)
 {
 	static const char *const labels[] = { "nognuplot" };
 	struct db *db = db_with_labels("nogp.db", labels, 1);
-	struct plot_output po = { 0, 0 };
+	struct plot_output po = { 0 };
 	char err[DB_ERRLEN], *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
 	const char *out = path_of("nogp");
 
@@ -1038,6 +1127,7 @@ int main(void)
 	RUN(newer_schema_is_refused);
 	RUN(plot_writes_data_script_and_png);
 	RUN(plot_labels_cannot_inject_gnuplot_commands);
+	RUN(plot_overlays_runs_and_renders_svg_and_pdf);
 	RUN(plot_without_gnuplot_writes_script_only);
 	RUN(gp_strings_hold_no_quote_in_literals);
 	RUN(cli_exit_codes_and_messages);

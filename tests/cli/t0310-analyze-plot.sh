@@ -1,0 +1,37 @@
+#!/bin/sh
+# analyze plot from the command line: four gnuplot scripts with their data,
+# rendered by the real gnuplot to PNG (signature, 1000x600) or SVG, and
+# the files listed on stdout; runs, rm and compare on the sample database.
+. tests/cli/lib.sh
+
+tb analyze load --db "$WORK/s.db" sample_traces/results-sample.jsonl.gz 2>/dev/null
+tb analyze plot --db "$WORK/s.db" --out "$WORK/plots" >"$WORK/out" 2>"$WORK/err"
+check "plot exits 0" test $? -eq 0
+for p in scaling ttft_percentiles latency_cdf ttft_timeline; do
+	check "$p: script and data written and listed" \
+		sh -c "test -s '$WORK/plots/$p.gp' -a -s '$WORK/plots/$p.dat' &&
+		       grep -qx '$WORK/plots/$p.gp' '$WORK/out'"
+	if command -v gnuplot >/dev/null; then
+		check "$p: a PNG" sh -c "head -c 8 '$WORK/plots/$p.png' | od -An -c | grep -q 'P   N   G'"
+		check "$p: 1000x600" test "$(od -An -tu1 -j16 -N8 "$WORK/plots/$p.png" | tr -s ' ')" \
+			= " 0 0 3 232 0 0 2 88"
+	fi
+done
+if command -v gnuplot >/dev/null; then
+	tb analyze plot --db "$WORK/s.db" --out "$WORK/svg" --format svg >/dev/null 2>&1
+	check "--format svg renders SVG" grep -q '<svg' "$WORK/svg/latency_cdf.svg"
+fi
+tb analyze plot --db "$WORK/s.db" --out "$WORK/x" --format gif 2>"$WORK/err"
+check "--format gif is a usage error (exit 2)" test $? -eq 2
+check "... naming the format" grep -q "'gif'" "$WORK/err"
+
+tb analyze runs --db "$WORK/s.db" --format csv >"$WORK/runs.csv"
+check "runs lists the sample: closed loop, levels 1,2,4, 24 measured requests, 0 errors" \
+	grep -q '^sample,2026-11-30T14:04:45Z,http://127.0.0.1:35199,mock,crc32:84312110,closed,"1,2,4",24,0$' \
+	"$WORK/runs.csv"
+tb analyze compare --db "$WORK/s.db" sample sample >"$WORK/cmp" 2>"$WORK/err"
+check "a run compared with itself: exit 0, no change anywhere" \
+	sh -c "! grep -Eq 'faster|slower' '$WORK/cmp' && grep -q 'no significant change' '$WORK/cmp'"
+tb analyze rm --db "$WORK/s.db" sample 2>/dev/null
+check "rm removes the run and its requests" \
+	test "$(sqlite3 "$WORK/s.db" 'select count(*) from runs') $(sqlite3 "$WORK/s.db" 'select count(*) from requests')" = "0 0"
