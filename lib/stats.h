@@ -30,7 +30,7 @@ struct stats_dist {
 	double mean, p50, p90, p95, p99, max;   /* NaN when n == 0 */
 };
 
-/* Sorts v in place and describes it into *d. */
+/* Describes the n values of v into *d; reorders v (does not sort it). */
 void stats_describe(double *v, size_t n, struct stats_dist *d);
 
 /* splitmix64 (Steele, Lea, Flood 2014): a tiny, fast, seedable generator. */

@@ -315,6 +315,58 @@ static int json_has_number(const cJSON *node, double want, double tol)
 	return 0;
 }
 
+/* Sets itl_us of request seq 1 of the database at path, with plain SQLite. */
+static void set_itl_text(const char *path, const char *text)
+{
+	sqlite3 *s = NULL;
+	sqlite3_stmt *st = NULL;
+
+	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_prepare_v2(s, "UPDATE requests SET itl_us = ?1 WHERE seq = 1", -1,
+					&st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+	CHECK_EQ_INT(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+}
+
+TEST(itl_text_other_than_our_own_still_reads)
+{
+	static const struct { const char *text; int rc; size_t n; int64_t second_ns; } cases[] = {
+		{ "[7,123456]", DB_OK, 2, 123456000LL },     /* the fast path */
+		{ "[]", DB_OK, 0, 0 },
+		{ " [ 7 , 9.5 ]", DB_OK, 2, 9500LL },         /* JSON by hand: cJSON */
+		{ "[7,x]", DB_ERR_INPUT, 0, 0 },
+		{ "[7,]", DB_ERR_INPUT, 0, 0 },
+	};
+	const char *file = path_of("itl.jsonl.gz"), *dbp = path_of("itl.db");
+	struct result *r = NULL;
+	char err[DB_ERRLEN];
+	struct db *db;
+	size_t n = 0, i;
+
+	write_results(file, "0171", "itl", NULL);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		db = fresh_db("itl.db");
+		CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+		db_close(db);
+		set_itl_text(dbp, cases[i].text);
+		db = NULL;
+		CHECK_EQ_INT(db_open(dbp, DB_READ, &db, err, sizeof(err)), DB_OK);
+		CHECK_EQ_INT(db_results(db, "itl", 1, &r, &n, err, sizeof(err)), cases[i].rc);
+		if (cases[i].rc == DB_OK && n == 6) {
+			CHECK_EQ_INT(r[1].n_itl, cases[i].n);
+			if (cases[i].n == 2)
+				CHECK_EQ_INT(r[1].itl_ns[1], cases[i].second_ns);
+		} else if (cases[i].rc != DB_OK) {
+			CHECK(strstr(err, "bad itl_us in request 1") != NULL);
+		}
+		if (cases[i].rc == DB_OK)
+			db_results_free(r, n);
+		db_close(db);
+	}
+}
+
 TEST(report_prints_heading_table_and_warmup)
 {
 	const char *file = path_of("r3.jsonl.gz");
@@ -1119,6 +1171,7 @@ int main(void)
 	}
 	RUN(load_twice_does_not_double_rows);
 	RUN(levels_summarize_like_numpy);
+	RUN(itl_text_other_than_our_own_still_reads);
 	RUN(report_prints_heading_table_and_warmup);
 	RUN(files_under_one_label_report_as_one_run);
 	RUN(export_writes_quoted_csv);
