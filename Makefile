@@ -70,7 +70,7 @@ deps:
 	@sh scripts/deps.sh
 
 asan:
-	$(MAKE) O=build-asan SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' CFLAGS='-O1 -g -fno-omit-frame-pointer' test
+	TB_SLOW=1 $(MAKE) O=build-asan SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' CFLAGS='-O1 -g -fno-omit-frame-pointer' test
 
 valgrind: tracebench $(TESTS)
 	@O=$(O) TB_VALGRIND=1 sh tests/run.sh

@@ -77,6 +77,15 @@ struct mock_options {
 	const char *model;
 	const char *port_file;
 	int quiet;
+	/* Faults, for the tests of what replay records when servers fail. */
+	long fail_every;        /* every N-th generation request gets fail_status */
+	long fail_status;
+	long reset_after;       /* streams: reset the connection after N tokens */
+	long stall_after;       /* streams: go silent after N tokens */
+	long malformed_after;   /* streams: a garbage event after N tokens */
+	int no_done;            /* streams: end without data: [DONE] */
+	int64_t stall_at_ns;    /* after the first request: hold new requests ... */
+	int64_t stall_ns;       /* ... for this long (a stalled server) */
 };
 
 struct mock_stream;
@@ -92,6 +101,8 @@ struct mock_server {
 	long active;                    /* length of that list */
 	unsigned long long next_id;     /* chatcmpl-mock-N / cmpl-mock-N */
 	int cold_pending;               /* next request pays --cold-start-ms */
+	unsigned long long requests;    /* generation requests seen */
+	int64_t first_arrival_ns;       /* of the first one, for --stall-at-ms */
 };
 
 /* One generation request in flight, streaming or not. */
@@ -183,6 +194,17 @@ static void usage(FILE *out)
 "      --cold-start-ms MS      extra ttft for the first request (default 0)\n"
 "      --model NAME            model in /v1/models, and in replies to\n"
 "                              requests that name none (default mock)\n"
+"\n"
+"faults (for testing clients):\n"
+"      --fail-every N          answer every N-th request with --fail-status\n"
+"      --fail-status CODE      HTTP status of those answers (default 500)\n"
+"      --reset-after N         reset the connection after N streamed tokens\n"
+"      --stall-after N         go silent after N streamed tokens\n"
+"      --malformed-after N     send an event that is not JSON after N tokens\n"
+"      --no-done               end streams without data: [DONE]\n"
+"      --stall-at-ms T         T ms after the first request, hold new\n"
+"      --stall-ms D            requests for D ms (a stalled server)\n"
+"\n"
 "  -q, --quiet                 no start-up line on stderr\n"
 "  -h, --help                  show this help\n"
 "\n"
@@ -279,7 +301,9 @@ static int parse_listen(const char *s, struct mock_options *o)
 static int parse_args(int argc, char **argv, struct mock_options *o)
 {
 	enum { O_PORT_FILE = 256, O_TTFT, O_ITL, O_TOKENS, O_REASONING,
-	       O_PROFILE, O_SLOPE, O_COLD, O_MODEL };
+	       O_PROFILE, O_SLOPE, O_COLD, O_MODEL, O_FAIL_EVERY, O_FAIL_STATUS,
+	       O_RESET_AFTER, O_STALL_AFTER, O_MALFORMED_AFTER, O_NO_DONE,
+	       O_STALL_AT, O_STALL_MS };
 	static const struct option longopts[] = {
 		{ "listen",           required_argument, NULL, 'l' },
 		{ "port-file",        required_argument, NULL, O_PORT_FILE },
@@ -291,6 +315,14 @@ static int parse_args(int argc, char **argv, struct mock_options *o)
 		{ "slope",            required_argument, NULL, O_SLOPE },
 		{ "cold-start-ms",    required_argument, NULL, O_COLD },
 		{ "model",            required_argument, NULL, O_MODEL },
+		{ "fail-every",       required_argument, NULL, O_FAIL_EVERY },
+		{ "fail-status",      required_argument, NULL, O_FAIL_STATUS },
+		{ "reset-after",      required_argument, NULL, O_RESET_AFTER },
+		{ "stall-after",      required_argument, NULL, O_STALL_AFTER },
+		{ "malformed-after",  required_argument, NULL, O_MALFORMED_AFTER },
+		{ "no-done",          no_argument,       NULL, O_NO_DONE },
+		{ "stall-at-ms",      required_argument, NULL, O_STALL_AT },
+		{ "stall-ms",         required_argument, NULL, O_STALL_MS },
 		{ "quiet",            no_argument,       NULL, 'q' },
 		{ "help",             no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -305,6 +337,8 @@ static int parse_args(int argc, char **argv, struct mock_options *o)
 	o->tokens = 16;
 	o->slope = 0.133;
 	o->model = "mock";
+	o->fail_status = 500;
+	o->reset_after = o->stall_after = o->malformed_after = -1;
 
 	optind = 0;     /* glibc: start afresh; argv[0] is not an option */
 	opterr = 0;
@@ -351,6 +385,31 @@ static int parse_args(int argc, char **argv, struct mock_options *o)
 			if (!*optarg)
 				err = usage_error("--model wants a name");
 			o->model = optarg;
+			break;
+		case O_FAIL_EVERY:
+			err = parse_long("--fail-every", optarg, 1, 1000000000L, &o->fail_every);
+			break;
+		case O_FAIL_STATUS:
+			err = parse_long("--fail-status", optarg, 400, 599, &o->fail_status);
+			break;
+		case O_RESET_AFTER:
+			err = parse_long("--reset-after", optarg, 0, MOCK_MAX_TOKENS, &o->reset_after);
+			break;
+		case O_STALL_AFTER:
+			err = parse_long("--stall-after", optarg, 0, MOCK_MAX_TOKENS, &o->stall_after);
+			break;
+		case O_MALFORMED_AFTER:
+			err = parse_long("--malformed-after", optarg, 0, MOCK_MAX_TOKENS,
+					 &o->malformed_after);
+			break;
+		case O_NO_DONE:
+			o->no_done = 1;
+			break;
+		case O_STALL_AT:
+			err = parse_ms("--stall-at-ms", optarg, &o->stall_at_ns);
+			break;
+		case O_STALL_MS:
+			err = parse_ms("--stall-ms", optarg, &o->stall_ns);
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -639,10 +698,38 @@ static void stream_finish(struct mock_stream *s)
 				     s->prompt_tokens, s->n,
 				     s->prompt_tokens + s->n, details);
 		}
-		stream_event(s, 0, "[DONE]");
+		if (!s->srv->opt.no_done)
+			stream_event(s, 0, "[DONE]");
 		evhttp_send_reply_end(s->req);
 	}
 	stream_free(s);
+}
+
+/*
+ * Faults that strike once k tokens are out. Returns 1 when the stream is
+ * over (reset: s is freed) or silent for good (stall: the client's timeout
+ * or disconnect ends it, in on_conn_close()).
+ */
+static int stream_fault(struct mock_stream *s)
+{
+	const struct mock_options *o = &s->srv->opt;
+
+	if (s->k == o->malformed_after)
+		stream_event(s, 0, "{\"choices\": [not json");
+	if (s->k == o->stall_after)
+		return 1;
+	if (s->k == o->reset_after) {
+		struct evhttp_connection *conn = evhttp_request_get_connection(s->req);
+		struct linger hard = { 1, 0 };   /* close() then sends RST, not FIN */
+
+		stream_forget_conn(s);
+		setsockopt(bufferevent_getfd(evhttp_connection_get_bufferevent(conn)),
+			   SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
+		evhttp_connection_free(conn);    /* frees s->req with it */
+		stream_free(s);
+		return 1;
+	}
+	return 0;
 }
 
 /* Timer callback: token k is due. Emit it and schedule token k + 1. */
@@ -657,6 +744,8 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 		stream_arm(s);
 		return;
 	}
+	if (s->stream && stream_fault(s))
+		return;
 	if (s->stream)
 		stream_send_token(s, s->k);
 	if (++s->k >= s->n) {
@@ -845,8 +934,23 @@ static void stream_start(struct mock_server *srv, struct evhttp_request *req,
 			 const struct mock_request *r, int64_t arrival_ns)
 {
 	struct evhttp_connection *conn = evhttp_request_get_connection(req);
-	struct mock_stream *s = calloc(1, sizeof(*s));
+	const struct mock_options *o = &srv->opt;
+	struct mock_stream *s;
 
+	if (srv->requests++ == 0)
+		srv->first_arrival_ns = arrival_ns;
+	if (o->fail_every && srv->requests % (unsigned long long)o->fail_every == 0) {
+		reply_error(req, (int)o->fail_status, "Injected Fault",
+			    "injected by --fail-every");
+		return;
+	}
+	if (o->stall_ns) {      /* a stalled server starts nothing until it recovers */
+		int64_t from = srv->first_arrival_ns + o->stall_at_ns;
+
+		if (arrival_ns >= from && arrival_ns < from + o->stall_ns)
+			arrival_ns = from + o->stall_ns;
+	}
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto oom;
 	s->srv = srv;

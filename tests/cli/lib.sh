@@ -21,10 +21,13 @@ if [ -n "${TB_VALGRIND:-}" ]; then
 	VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
 fi
 
-# Timing bounds are for the native build. Under valgrind (make valgrind, a
-# memory check) every program runs tens of times slower: bounds widen by SLACK.
+# Timing bounds are for the optimized build. Under valgrind or the
+# sanitizers (make valgrind, make asan: memory checks) every program runs
+# several to tens of times slower: bounds widen by SLACK.
 SLACK=1
-[ -n "$VG" ] && SLACK=4
+if [ -n "$VG" ] || [ -n "${TB_SLOW:-}" ]; then
+	SLACK=4
+fi
 
 # True when $1 lies in [$2, $3].
 within() {

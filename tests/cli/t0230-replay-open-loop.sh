@@ -1,0 +1,52 @@
+#!/bin/sh
+# Open loop against the mock: a constant rate keeps its schedule, trace
+# timing follows the trace's arrival offsets scaled by --speed, and three
+# shards started together load as one run holding every request.
+. tests/cli/lib.sh
+
+start_mock --ttft-ms 2 --itl-ms 1
+tb record synth -n 9 --input-tokens 8 --output-tokens 3 -o "$WORK/trace.jsonl.gz" 2>/dev/null
+
+# Constant rate: 50 req/s for 100 requests, sends within a few ms of schedule.
+tb replay --endpoint "$ENDPOINT" --rate 50 -n 100 --warmup 0 --quiet --label rate \
+	-o "$WORK/rate.jsonl.gz" "$WORK/trace.jsonl.gz" >"$WORK/rate.table" 2>"$WORK/rate.err"
+check "open loop exits 0" test $? -eq 0
+check "100 requests recorded" test "$(zcat "$WORK/rate.jsonl.gz" | grep -c '"error":null')" -eq 100
+check "it reports target and achieved rate" \
+	grep -Eq "open loop \(constant\): target 50.00 req/s, scheduled 50.00 req/s, achieved (49|50)\.[0-9]+ req/s" \
+	"$WORK/rate.err"
+check "request k is scheduled k * 20 ms after the first and sent within 5 ms of it" sh -c "zcat '$WORK/rate.jsonl.gz' |
+	tail -n +2 | sed 's/.*\"seq\":\([0-9]*\).*\"sched_ns\":\([0-9]*\),\"send_ns\":\([0-9]*\).*/\1 \2 \3/' |
+	sort -n | awk -v slack=$SLACK 'NR == 1 { s0 = \$2 }
+		{ if (\$2 - s0 != \$1 * 20000000 || \$3 - \$2 > 5000000 * slack || \$3 < \$2) bad++ }
+		END { exit bad || NR != 100 }'"
+check "the header says open loop at 50 req/s" sh -c \
+	"zcat '$WORK/rate.jsonl.gz' | head -1 | grep -q '\"mode\":\"open\",\"arrival\":\"constant\".*\"rate\":50'"
+
+# Trace timing: arrivals every 200 ms in the trace, replayed twice as fast.
+zcat "$WORK/trace.jsonl.gz" | awk '/"id":/ { match($0, /"id":[0-9]+/);
+	id = substr($0, RSTART + 5, RLENGTH - 5); sub(/"arrival_ns":0/, "\"arrival_ns\":" id * 200000000) } 1' |
+	gzip >"$WORK/timed.jsonl.gz"
+tb replay --endpoint "$ENDPOINT" --timing trace --speed 2 --warmup 0 --quiet \
+	-o "$WORK/timed-run.jsonl.gz" "$WORK/timed.jsonl.gz" >/dev/null 2>&1
+check "trace timing at speed 2: request k is due k * 100 ms after the first" sh -c "zcat '$WORK/timed-run.jsonl.gz' |
+	tail -n +2 | sed 's/.*\"trace_id\":\([0-9]*\).*\"sched_ns\":\([0-9]*\).*/\1 \2/' |
+	sort -n | awk 'NR == 1 { s0 = \$2 } { if (\$2 - s0 != \$1 * 100000000) bad++ } END { exit bad || NR != 9 }'"
+
+# Three shards, one label, one start time: analyze sees one run.
+start=$(($(date +%s) + 2))
+pids=""
+for k in 0 1 2; do
+	$VG "$TB" replay --endpoint "$ENDPOINT" -c 1 -n 3 --warmup 0 --quiet --label sharded \
+		--shard $k/3 --start-at $start -o "$WORK/shard$k.jsonl.gz" "$WORK/trace.jsonl.gz" \
+		>/dev/null 2>&1 &
+	pids="$pids $!"
+done
+wait $pids
+tb analyze load --db "$WORK/shards.db" "$WORK"/shard*.jsonl.gz 2>/dev/null
+check "three shards load as one run" \
+	test "$(sqlite3 "$WORK/shards.db" "select count(distinct label) from runs")" = 1
+check "... holding each of the 9 trace requests exactly once" \
+	test "$(sqlite3 "$WORK/shards.db" "select count(distinct trace_id) || ',' || count(*) from requests")" = "9,9"
+check "... from three results files" \
+	test "$(sqlite3 "$WORK/shards.db" "select count(*) from runs")" = 3
