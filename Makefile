@@ -30,7 +30,7 @@ PROG_OBJ = $(PROG_SRC:%.c=$(O)/%.o) $(O)/schema_sql.o
 TESTS    = $(TEST_SRC:tests/unit/%.c=$(O)/tests/%)
 BIN      = $(O)/tracebench
 
-.PHONY: all test demo asan valgrind bench install clean deps
+.PHONY: all test demo asan valgrind bench bench-quick install clean deps
 all: tracebench
 
 tracebench: $(BIN)
@@ -77,6 +77,9 @@ valgrind: tracebench $(TESTS)
 
 bench: tracebench
 	@sh scripts/bench.sh
+
+bench-quick: tracebench
+	@QUICK=1 BENCH_OUT=build/BENCHMARKS-quick.md sh scripts/bench.sh
 
 install: tracebench
 	install -d $(DESTDIR)$(PREFIX)/bin

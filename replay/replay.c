@@ -32,6 +32,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define MAX_LEVELS 64
@@ -1108,7 +1109,17 @@ int replay_main(int argc, char **argv)
 		goto cleanup;
 	}
 	out = NULL;
-	fprintf(stderr, "tracebench replay: wrote %ld results to '%s'\n", seq, o.output);
+	{
+		/* The client's own cost, so a reader can see it was not the bottleneck. */
+		struct rusage ru;
+
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr, "tracebench replay: wrote %ld results to '%s' "
+			"(client cpu %.2f s, peak RSS %.1f MiB)\n", seq, o.output,
+			(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+			(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+			(double)ru.ru_maxrss / 1024.0);
+	}
 	if (lr.write_failed)
 		rc = 1;
 	else if (stop_signal > 0)
