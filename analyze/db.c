@@ -689,8 +689,9 @@ int db_levels(struct db *db, const char *label, int **levels, size_t *n,
 	      char *err, size_t errlen)
 {
 	static const char sql[] =
-		"SELECT DISTINCT q.level FROM requests q JOIN runs r USING (run_id)"
-		" WHERE r.label = ?1 ORDER BY q.level";
+		"SELECT DISTINCT q.level FROM requests q"
+		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
+		" ORDER BY q.level";
 	sqlite3_stmt *st = NULL;
 	int *v = NULL;
 	size_t cap = 0, len = 0;
@@ -830,6 +831,10 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 	return db_itl_parse(r, (const char *)sqlite3_column_text(st, 15));
 }
 
+/* The query searches the (run_id, level) index for each results file of the
+ * label; rows come in the order they were loaded (sending order within a
+ * file), so SQLite needs no sort. Joining on runs instead scanned the whole
+ * index once per level: 7 s for a report of 1,000,000 requests. */
 int db_results(struct db *db, const char *label, int level, struct result **out,
 	       size_t *n, char *err, size_t errlen)
 {
@@ -837,9 +842,9 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 		"SELECT q.level, q.seq, q.trace_id, q.warmup, q.status, q.error,"
 		" q.error_detail, q.sched_ns, q.send_ns, q.ttft_ns, q.ttfa_ns, q.e2e_ns,"
 		" q.input_tokens, q.output_tokens, q.tokens_estimated, q.itl_us"
-		" FROM requests q JOIN runs r USING (run_id)"
-		" WHERE r.label = ?1 AND q.level = ?2"
-		" ORDER BY r.created, q.run_id, q.seq";
+		" FROM requests q"
+		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND q.level = ?2"
+		" ORDER BY q.run_id, q.rowid";
 	sqlite3_stmt *st = NULL;
 	struct result *v = NULL;
 	size_t cap = 0, len = 0;

@@ -124,8 +124,8 @@ int db_levels(struct db *db, const char *label, int **levels, size_t *n,
 	      char *err, size_t errlen);
 
 /*
- * Every request (warm-ups included) of one level of the run 'label', in
- * sending order, as initialized struct results. On success sets *out (free
+ * Every request (warm-ups included) of one level of the run 'label', file
+ * by file (by run_id), each in sending order, as initialized struct results. On success sets *out (free
  * with db_results_free; NULL when *n is 0) and *n.
  */
 int db_results(struct db *db, const char *label, int level, struct result **out,

@@ -55,12 +55,14 @@ double stats_mean(const double *v, size_t n)
 	return sum / (double)n;
 }
 
+static double stats_select_from(double *v, size_t n, size_t from, double p, size_t *at);
+
 /* Quickselect per percentile: O(n) each, where sorting millions of pooled
  * inter-token gaps dominated a report's time. */
 void stats_describe(double *v, size_t n, struct stats_dist *d)
 {
 	double max = n ? v[0] : NAN;
-	size_t i;
+	size_t i, k = 0;
 
 	for (i = 1; i < n; i++)
 		if (v[i] > max)
@@ -72,10 +74,12 @@ void stats_describe(double *v, size_t n, struct stats_dist *d)
 		d->p50 = d->p90 = d->p95 = d->p99 = NAN;
 		return;
 	}
-	d->p50 = stats_select_percentile(v, n, 50);
-	d->p90 = stats_select_percentile(v, n, 90);
-	d->p95 = stats_select_percentile(v, n, 95);
-	d->p99 = stats_select_percentile(v, n, 99);
+	/* Each select leaves the values above its rank to the right of it, so
+	 * the next, higher percentile only searches what is left: ~1.7 n. */
+	d->p50 = stats_select_from(v, n, 0, 50, &k);
+	d->p90 = stats_select_from(v, n, k, 90, &k);
+	d->p95 = stats_select_from(v, n, k, 95, &k);
+	d->p99 = stats_select_from(v, n, k, 99, &k);
 }
 
 uint64_t stats_splitmix64(uint64_t *state)
@@ -100,8 +104,19 @@ size_t stats_rand_below(uint64_t *state, size_t n)
  */
 double stats_select_percentile(double *v, size_t n, double p)
 {
+	return n ? stats_select_from(v, n, 0, p, NULL) : NAN;
+}
+
+/*
+ * stats_select_percentile over v[from..n), where every value of v[0..from)
+ * is at most every value of v[from..n) (a previous select with a lower p
+ * left v so); the rank must fall at or above from. Sets *at (may be NULL)
+ * to the lower closest rank, for the next call's 'from'.
+ */
+static double stats_select_from(double *v, size_t n, size_t from, double p, size_t *at)
+{
 	double rank = p / 100.0 * (double)(n - 1), frac, pivot, t, next;
-	size_t k = (size_t)rank, lo = 0, hi = n - 1, i, j;
+	size_t k = (size_t)rank, lo = from, hi = n - 1, i, j;
 
 	if (k >= n - 1)
 		k = n - 1;
@@ -132,6 +147,8 @@ double stats_select_percentile(double *v, size_t n, double p)
 		else
 			break;
 	}
+	if (at)
+		*at = k;
 	if (frac == 0 || k + 1 >= n)
 		return v[k];
 	/* v[k+1..] are all >= v[k]; the upper closest rank is their least. */

@@ -82,6 +82,28 @@ TEST(quickselect_agrees_with_sorting)
 	}
 }
 
+TEST(describe_agrees_with_sorting_on_random_data)
+{
+	double v[1001], w[1001];
+	struct stats_dist d;
+	uint64_t s = 9;
+	size_t n, i;
+
+	for (n = 1; n <= 1001; n += 50) {
+		for (i = 0; i < n; i++)
+			v[i] = (double)stats_rand_below(&s, n / 3 + 1) + (i % 7 == 0 ? 0.5 : 0);
+		memcpy(w, v, n * sizeof(*v));
+		stats_sort(w, n);
+		stats_describe(v, n, &d);
+		CHECK_NEAR(d.p50, stats_percentile(w, n, 50), 1e-12);
+		CHECK_NEAR(d.p90, stats_percentile(w, n, 90), 1e-12);
+		CHECK_NEAR(d.p95, stats_percentile(w, n, 95), 1e-12);
+		CHECK_NEAR(d.p99, stats_percentile(w, n, 99), 1e-12);
+		CHECK_NEAR(d.max, w[n - 1], 1e-12);
+		CHECK_NEAR(d.mean, stats_mean(w, n), 1e-9);
+	}
+}
+
 TEST(bootstrap_is_seeded_and_brackets_the_shift)
 {
 	double a[60], b[60], c[60], lo, hi, lo2, hi2;
@@ -251,6 +273,7 @@ int main(void)
 	RUN(describe_with_ties_and_small_n);
 	RUN(splitmix64_matches_the_reference);
 	RUN(quickselect_agrees_with_sorting);
+	RUN(describe_agrees_with_sorting_on_random_data);
 	RUN(bootstrap_is_seeded_and_brackets_the_shift);
 	RUN(level_summary_counts_errors_pools_itl_and_describes_each_metric);
 	RUN(goodput_counts_requests_within_every_slo);
