@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 static void report_seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -210,6 +212,55 @@ static int report_has_errors(const struct report_run *run)
 	return 0;
 }
 
+/* The "rate" of a run's params JSON, NaN when absent. */
+static double report_target_rate(const char *params)
+{
+	cJSON *p = params ? cJSON_Parse(params) : NULL;
+	const cJSON *rate = cJSON_GetObjectItemCaseSensitive(p, "rate");
+	double v = cJSON_IsNumber(rate) ? rate->valuedouble : NAN;
+
+	cJSON_Delete(p);
+	return v;
+}
+
+/*
+ * Open-loop levels: target (from params), scheduled and achieved send
+ * rates, the send lag, and TTFT and E2E counted from the schedule (what a
+ * user waited, the table's numbers) beside counted from the actual send
+ * (the server's service time).
+ */
+static void report_open_loop_lines(FILE *out, const struct report_run *run, const char *params)
+{
+	double target = report_target_rate(params);
+	size_t i;
+
+	for (i = 0; i < run->n_levels; i++) {
+		const struct level_summary *s = &run->levels[i];
+
+		if (!s->open_loop)
+			continue;
+		fputs("open loop: ", out);
+		if (!isnan(target))
+			fprintf(out, "target %.2f req/s, ", target);
+		fprintf(out, "scheduled %.2f req/s, achieved %.2f req/s, send lag P50 %.1f ms "
+			"P99 %.1f ms; TTFT P50/P99 %.1f/%.1f ms from the schedule, %.1f/%.1f ms "
+			"from the send; E2E %.1f/%.1f ms from the schedule, %.1f/%.1f ms from "
+			"the send\n", s->sched_rps, s->achieved_rps, s->lag.p50, s->lag.p99,
+			s->ttft.p50, s->ttft.p99, s->ttft_service.p50, s->ttft_service.p99,
+			s->e2e.p50, s->e2e.p99, s->e2e_service.p50, s->e2e_service.p99);
+	}
+}
+
+static int report_has_open_loop(const struct report_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->n_levels; i++)
+		if (run->levels[i].open_loop)
+			return 1;
+	return 0;
+}
+
 /* "goodput: requests within TTFT <= 500 ms, TPOT <= 50 ms" under the table. */
 static void report_slo_line(FILE *out, const struct summary_slo *slo)
 {
@@ -255,7 +306,8 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		}
 		report_warmup_line(out, &run);
 		report_error_line(out, &run);
-		if (run.warmups || report_has_errors(&run))
+		report_open_loop_lines(out, &run, runs[i].params);
+		if (run.warmups || report_has_errors(&run) || report_has_open_loop(&run))
 			fputs(para, out);
 		if (run.n_levels) {
 			if (fmt == SUMMARY_TEXT)

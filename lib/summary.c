@@ -123,10 +123,15 @@ static int summary_within_slo(const struct result *q, const struct summary_slo *
 struct summary_samples {
 	double *ttft, *ttfa, *tpot, *itl, *e2e;
 	size_t n_ttft, n_ttfa, n_tpot, n_itl, n_e2e;
+	double *lag, *ttft_svc, *e2e_svc;   /* open loop only */
+	size_t n_lag, n_ttft_svc, n_e2e_svc;
 };
 
 static void summary_samples_free(struct summary_samples *x)
 {
+	free(x->lag);
+	free(x->ttft_svc);
+	free(x->e2e_svc);
 	free(x->ttft);
 	free(x->ttfa);
 	free(x->tpot);
@@ -138,18 +143,31 @@ static void summary_samples_free(struct summary_samples *x)
 static int summary_samples_alloc(struct summary_samples *x, const struct result *r, size_t n)
 {
 	size_t i, gaps = 0;
+	int open_loop;
 
 	memset(x, 0, sizeof(*x));
 	for (i = 0; i < n; i++)
 		gaps += r[i].n_itl;
+	for (i = 0; i < n; i++)
+		if (r[i].sched_ns != r[i].send_ns && !r[i].warmup)
+			break;
+	open_loop = i < n;
 	n = n ? n : 1;
 	x->ttft = malloc(n * sizeof(double));
 	x->ttfa = malloc(n * sizeof(double));
 	x->tpot = malloc(n * sizeof(double));
 	x->e2e = malloc(n * sizeof(double));
 	x->itl = malloc((gaps ? gaps : 1) * sizeof(double));
+	if (open_loop) {
+		x->lag = malloc(n * sizeof(double));
+		x->ttft_svc = malloc(n * sizeof(double));
+		x->e2e_svc = malloc(n * sizeof(double));
+		if (!x->lag || !x->ttft_svc || !x->e2e_svc)
+			goto fail;
+	}
 	if (x->ttft && x->ttfa && x->tpot && x->e2e && x->itl)
 		return 0;
+fail:
 	summary_samples_free(x);
 	memset(x, 0, sizeof(*x));
 	return -1;
@@ -161,6 +179,11 @@ static void summary_nan_dist(struct stats_dist *d)
 	d->mean = d->p50 = d->p90 = d->p95 = d->p99 = d->max = NAN;
 }
 
+/* First start and last end of the requests of one repeat. */
+struct summary_span {
+	int64_t first, last;
+};
+
 void summary_compute(const struct result *r, size_t n, int level, struct level_summary *s)
 {
 	summary_compute_slo(r, n, level, NULL, s);
@@ -170,14 +193,26 @@ void summary_compute_slo(const struct result *r, size_t n, int level,
 			 const struct summary_slo *slo, struct level_summary *s)
 {
 	struct summary_samples x;
+	struct summary_span *spans = NULL;
 	double warm_sum = 0, tps_sum = 0;
-	size_t i, j, warm_ok = 0, ntps = 0;
-	int64_t first = INT64_MAX, last = INT64_MIN;
+	size_t i, j, warm_ok = 0, ntps = 0, n_spans = 1;
+	int64_t first_send = INT64_MAX, last_send = INT64_MIN;
+	int64_t first_sched = INT64_MAX, last_sched = INT64_MIN;
 	int have = summary_samples_alloc(&x, r, n) == 0;
 
 	memset(s, 0, sizeof(*s));
 	s->level = level;
 	s->scaling_eff = NAN;
+	for (i = 0; i < n; i++)
+		if (r[i].repeat >= 0 && (size_t)r[i].repeat + 1 > n_spans)
+			n_spans = (size_t)r[i].repeat + 1;
+	spans = malloc(n_spans * sizeof(*spans));
+	if (!spans)
+		n_spans = 0;
+	for (i = 0; i < n_spans; i++) {
+		spans[i].first = INT64_MAX;
+		spans[i].last = INT64_MIN;
+	}
 	for (i = 0; i < n; i++) {
 		const struct result *q = &r[i];
 
@@ -190,10 +225,22 @@ void summary_compute_slo(const struct result *r, size_t n, int level,
 			continue;
 		}
 		s->requests++;
-		if (q->sched_ns < first)
-			first = q->sched_ns;
-		if (q->sched_ns + q->e2e_ns > last)
-			last = q->sched_ns + q->e2e_ns;
+		if (n_spans) {
+			struct summary_span *sp = &spans[q->repeat >= 0 ? q->repeat : 0];
+
+			if (q->sched_ns < sp->first)
+				sp->first = q->sched_ns;
+			if (q->sched_ns + q->e2e_ns > sp->last)
+				sp->last = q->sched_ns + q->e2e_ns;
+		}
+		if (q->send_ns < first_send)
+			first_send = q->send_ns;
+		if (q->send_ns > last_send)
+			last_send = q->send_ns;
+		if (q->sched_ns < first_sched)
+			first_sched = q->sched_ns;
+		if (q->sched_ns > last_sched)
+			last_sched = q->sched_ns;
 		if (!result_ok(q)) {
 			s->errors++;
 			s->errors_by_class[summary_error_index(q->error)]++;
@@ -208,6 +255,14 @@ void summary_compute_slo(const struct result *r, size_t n, int level,
 		x.e2e[x.n_e2e++] = ms(q->e2e_ns);
 		if (q->ttft_ns >= 0)
 			x.ttft[x.n_ttft++] = ms(q->ttft_ns);
+		if (x.lag) {
+			double lag = ms(q->send_ns - q->sched_ns);
+
+			x.lag[x.n_lag++] = lag;
+			x.e2e_svc[x.n_e2e_svc++] = ms(q->e2e_ns) - lag;
+			if (q->ttft_ns >= 0)
+				x.ttft_svc[x.n_ttft_svc++] = ms(q->ttft_ns) - lag;
+		}
 		if (q->ttfa_ns >= 0)
 			x.ttfa[x.n_ttfa++] = ms(q->ttfa_ns);
 		for (j = 0; j < q->n_itl; j++)
@@ -221,7 +276,25 @@ void summary_compute_slo(const struct result *r, size_t n, int level,
 		}
 	}
 	s->warmup_ttft_ms = warm_ok ? warm_sum / (double)warm_ok : NAN;
-	s->wall_s = s->requests ? (double)(last - first) / (double)NS_PER_S : 0;
+	for (i = 0; i < n_spans; i++) {
+		if (spans[i].last > spans[i].first) {
+			s->wall_s += (double)(spans[i].last - spans[i].first) / (double)NS_PER_S;
+			s->repeats++;
+		}
+	}
+	if (!s->repeats)
+		s->repeats = 1;
+	free(spans);
+	if (s->requests >= 2 && last_send > first_send)
+		s->achieved_rps = (double)(s->requests - 1) * (double)NS_PER_S /
+				  (double)(last_send - first_send);
+	else
+		s->achieved_rps = NAN;
+	if (s->requests >= 2 && last_sched > first_sched)
+		s->sched_rps = (double)(s->requests - 1) * (double)NS_PER_S /
+			       (double)(last_sched - first_sched);
+	else
+		s->sched_rps = NAN;
 	s->agg_tps = s->wall_s > 0 ? (double)s->tokens / s->wall_s : NAN;
 	s->per_req_tps = ntps ? tps_sum / (double)ntps : NAN;
 	if (have) {
@@ -230,8 +303,15 @@ void summary_compute_slo(const struct result *r, size_t n, int level,
 		stats_describe(x.tpot, x.n_tpot, &s->tpot);
 		stats_describe(x.itl, x.n_itl, &s->itl);
 		stats_describe(x.e2e, x.n_e2e, &s->e2e);
+		s->open_loop = x.lag != NULL;
+		stats_describe(x.lag, x.n_lag, &s->lag);
+		stats_describe(x.ttft_svc, x.n_ttft_svc, &s->ttft_service);
+		stats_describe(x.e2e_svc, x.n_e2e_svc, &s->e2e_service);
 		summary_samples_free(&x);
 	} else {
+		summary_nan_dist(&s->lag);
+		summary_nan_dist(&s->ttft_service);
+		summary_nan_dist(&s->e2e_service);
 		summary_nan_dist(&s->ttft);
 		summary_nan_dist(&s->ttfa);
 		summary_nan_dist(&s->tpot);
@@ -428,6 +508,9 @@ SUMMARY_FIELD(col_wall, s->wall_s)
 SUMMARY_FIELD(col_agg, s->agg_tps)
 SUMMARY_FIELD(col_per_req, s->per_req_tps)
 SUMMARY_FIELD(col_eff, s->scaling_eff)
+SUMMARY_FIELD(col_repeats, s->repeats)
+SUMMARY_FIELD(col_sched_rps, s->open_loop ? s->sched_rps : NAN)
+SUMMARY_FIELD(col_achieved_rps, s->open_loop ? s->achieved_rps : NAN)
 SUMMARY_FIELD(col_good, s->good)
 SUMMARY_FIELD(col_goodput, s->goodput_share * 100.0)
 SUMMARY_FIELD(col_good_rps, s->good_rps)
@@ -474,6 +557,13 @@ static size_t summary_report_cols(struct summary_col *cols, int slo)
 		{ "p99", offsetof(struct stats_dist, p99) },
 		{ "max", offsetof(struct stats_dist, max) },
 	};
+	static const struct { const char *name; size_t off; } svc[] = {
+		{ "send_lag", offsetof(struct level_summary, lag) },
+		{ "ttft_service", offsetof(struct level_summary, ttft_service) },
+		{ "e2e_service", offsetof(struct level_summary, e2e_service) },
+	};
+	static char svc_names[3][2][32];
+	static struct summary_dist_ref svc_refs[3][2];
 	static char names[5][7][24];
 	static char err_names[SUMMARY_N_ERROR_CLASSES][24];
 	static struct summary_dist_ref refs[5][7];
@@ -494,6 +584,9 @@ static size_t summary_report_cols(struct summary_col *cols, int slo)
 	COL("agg_tok_s", col_agg, 3);
 	COL("per_req_tok_s", col_per_req, 3);
 	COL("scaling_eff", col_eff, 4);
+	COL("repeats", col_repeats, 0);
+	COL("sched_req_s", col_sched_rps, 3);
+	COL("achieved_req_s", col_achieved_rps, 3);
 	if (slo) {
 		COL("good", col_good, 0);
 		COL("goodput_pct", col_goodput, 2);
@@ -511,6 +604,18 @@ static size_t summary_report_cols(struct summary_col *cols, int slo)
 			refs[i][j].field = stats[j].off;
 			cols[n++] = (struct summary_col){ names[i][j], col_dist, &refs[i][j],
 							  j == 0 ? 0 : 3 };
+		}
+	}
+	/* Open loop: send lag and latency from the actual send (service). */
+	for (i = 0; i < 3; i++) {
+		for (j = 0; j < 2; j++) {
+			snprintf(svc_names[i][j], sizeof(svc_names[i][j]), "%s_%s_ms",
+				 j ? "p99" : "p50", svc[i].name);
+			svc_refs[i][j].dist = svc[i].off;
+			svc_refs[i][j].field = j ? offsetof(struct stats_dist, p99)
+						 : offsetof(struct stats_dist, p50);
+			cols[n++] = (struct summary_col){ svc_names[i][j], col_dist,
+							  &svc_refs[i][j], 3 };
 		}
 	}
 	return n;

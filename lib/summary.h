@@ -45,7 +45,8 @@ struct level_summary {
 	size_t warmup;         /* warm-up requests of this level */
 	double warmup_ttft_ms; /* mean TTFT of successful warm-ups, NaN if none */
 	int64_t tokens;        /* output tokens of successful requests */
-	double wall_s;         /* first send to last end of non-warm-up requests */
+	double wall_s;         /* first start to last end of non-warm-up requests,
+				* summed over repeats when the level has several */
 	double agg_tps;        /* tokens / wall_s */
 	double per_req_tps;    /* mean per-request tok/s */
 	double ttft_mean_ms, ttft_p50_ms, ttft_p95_ms, ttft_p99_ms;
@@ -56,6 +57,13 @@ struct level_summary {
 	struct stats_dist ttft, ttfa, tpot, itl, e2e;
 	size_t errors_by_class[SUMMARY_N_ERROR_CLASSES];
 	double scaling_eff;    /* agg_tps / (level * agg_tps at C=1); NaN unless set by a report */
+	int repeats;           /* distinct repeats (--repeat) among the requests, >= 1 */
+	/* Open loop (some request sent later than scheduled): latencies count
+	 * from the schedule; the service view counts from the actual send. */
+	int open_loop;
+	double sched_rps;      /* requests / span of their scheduled times */
+	double achieved_rps;   /* requests / span of their actual send times */
+	struct stats_dist lag, ttft_service, e2e_service;   /* ms */
 	int has_slo;           /* good and goodput below were computed */
 	size_t good;           /* requests within every SLO */
 	double goodput_share;  /* good / requests */

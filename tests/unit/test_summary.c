@@ -245,6 +245,57 @@ TEST(goodput_counts_requests_within_every_slo)
 		result_release(&v[i]);
 }
 
+TEST(repeats_add_their_walls_not_the_gaps_between)
+{
+	struct result v[4];
+	struct level_summary s;
+	size_t i;
+
+	/* Repeat 0: 0..1000 ms; repeat 1 starts 5 s later: 6000..6500 ms. */
+	ok_result(&v[0], 0, 0, 0, 100, 1000, 10, NULL, 0);
+	ok_result(&v[1], 1, 0, 0, 100, 800, 10, NULL, 0);
+	ok_result(&v[2], 2, 0, 6000, 100, 500, 10, NULL, 0);
+	ok_result(&v[3], 3, 0, 6000, 100, 400, 10, NULL, 0);
+	v[2].repeat = v[3].repeat = 1;
+	summary_compute(v, 4, 2, &s);
+	CHECK_EQ_INT(s.repeats, 2);
+	CHECK_NEAR(s.wall_s, 1.5, 1e-12);
+	CHECK_NEAR(s.agg_tps, 40 / 1.5, 1e-9);
+	CHECK(!s.open_loop);
+	for (i = 0; i < 4; i++)
+		result_release(&v[i]);
+}
+
+TEST(open_loop_shows_rates_and_service_latency)
+{
+	struct result v[5];
+	struct level_summary s;
+	size_t i;
+
+	/* Scheduled every 100 ms; the sender lagged 0, 0, 10, 30, 0 ms. TTFT
+	 * counts from the schedule: 50, 50, 60, 80, 50 -> service 50 each. */
+	static const int64_t lag[] = { 0, 0, 10, 30, 0 };
+
+	for (i = 0; i < 5; i++) {
+		ok_result(&v[i], (long)i, 0, 100 * (int64_t)i, 50 + lag[i], 200 + lag[i], 10,
+			  NULL, 0);
+		v[i].send_ns += lag[i] * MS;
+		v[i].level = 0;
+	}
+	summary_compute(v, 5, 0, &s);
+	CHECK(s.open_loop);
+	CHECK_NEAR(s.sched_rps, 4 / 0.4, 1e-9);
+	CHECK_NEAR(s.achieved_rps, 4 / 0.4, 1e-9);    /* first and last sent on time */
+	CHECK_NEAR(s.ttft.p50, 50, 1e-9);
+	CHECK_NEAR(s.ttft.max, 80, 1e-9);
+	CHECK_NEAR(s.ttft_service.max, 50, 1e-9);
+	CHECK_NEAR(s.e2e_service.p99, 200, 1e-9);
+	CHECK_NEAR(s.lag.max, 30, 1e-9);
+	CHECK_NEAR(s.lag.p50, 0, 1e-9);
+	for (i = 0; i < 5; i++)
+		result_release(&v[i]);
+}
+
 TEST(slo_parser_refuses_nonsense)
 {
 	static const char *const bad[] = {
@@ -278,5 +329,7 @@ int main(void)
 	RUN(level_summary_counts_errors_pools_itl_and_describes_each_metric);
 	RUN(goodput_counts_requests_within_every_slo);
 	RUN(slo_parser_refuses_nonsense);
+	RUN(repeats_add_their_walls_not_the_gaps_between);
+	RUN(open_loop_shows_rates_and_service_latency);
 	return harness_done();
 }

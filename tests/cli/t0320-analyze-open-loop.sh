@@ -1,0 +1,24 @@
+#!/bin/sh
+# An open-loop run (replay --rate) in the report: target, scheduled and
+# achieved rates, send lag, and latency from the schedule beside latency
+# from the actual send (never larger).
+. tests/cli/lib.sh
+
+start_mock --ttft-ms 20 --itl-ms 5
+tb record synth -n 20 --input-tokens 64 --output-tokens 10 --seed 1 -o "$WORK/t.jsonl.gz" 2>/dev/null
+tb replay --endpoint "$ENDPOINT" --rate 50 --label open -o "$WORK/o.jsonl.gz" \
+	"$WORK/t.jsonl.gz" >/dev/null 2>&1
+tb analyze load --db "$WORK/d.db" "$WORK/o.jsonl.gz" 2>/dev/null
+tb analyze report --db "$WORK/d.db" --format markdown >"$WORK/report.md"
+check "report exits 0" test $? -eq 0
+check "the open-loop line gives the target rate" grep -q '^open loop: target 50.00 req/s, scheduled 50.00 req/s, achieved ' "$WORK/report.md"
+check "... and both views of TTFT and E2E" \
+	grep -q 'ms from the schedule, .* ms from the send; E2E .* from the send$' "$WORK/report.md"
+tb analyze report --db "$WORK/d.db" --format csv >"$WORK/r.csv"
+a=$(csv_field "$WORK/r.csv" achieved_req_s 1)
+check "achieved rate $a req/s is within 10% of 50" within "$a" $((45 / SLACK)) 55
+check "TTFT from the send is at most TTFT from the schedule (P99)" \
+	awk -v s="$(csv_field "$WORK/r.csv" p99_ttft_service_ms 1)" \
+	    -v t="$(csv_field "$WORK/r.csv" p99_ttft_ms 1)" 'BEGIN { exit !(s <= t + 1e-9) }'
+check "a closed-loop sample has no open-loop line" \
+	sh -c "! grep -q 'open loop' tests/cli/t0300-analyze-report-sample.expected.md"
