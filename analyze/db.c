@@ -36,6 +36,7 @@ extern const char tracebench_schema_sql[];
 struct db {
 	sqlite3 *sql;
 	char *path;
+	int version;   /* PRAGMA user_version after opening */
 };
 
 /* The fields of a results header that become a row of 'runs'. Strings
@@ -169,8 +170,15 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	rc = db_user_version(db, &version, err, errlen);
 	if (!rc)
 		rc = db_check_version(db, version, err, errlen);
+	/* Version 1 -> 2: the repeat column, and the views that show it. */
+	if (!rc && version == 1)
+		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN repeat INTEGER NOT NULL DEFAULT 0;"
+			     " DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests;",
+			     err, errlen);
 	if (!rc)
 		rc = db_exec(db, tracebench_schema_sql, err, errlen);
+	if (!rc)
+		db->version = DB_SCHEMA_VERSION;
 	if (!rc)
 		rc = db_exec(db, "COMMIT", err, errlen);
 	if (rc)
@@ -192,6 +200,7 @@ static int db_check_readable(struct db *db, char *err, size_t errlen)
 			  "(create one with 'tracebench analyze load')", db->path);
 		return DB_ERR_INPUT;
 	}
+	db->version = version;
 	return db_check_version(db, version, err, errlen);
 }
 
@@ -466,6 +475,7 @@ static void db_bind_result(sqlite3_stmt *st, const char *run_id, const struct re
 	sqlite3_bind_int64(st, 15, r->output_tokens);
 	sqlite3_bind_int(st, 16, r->tokens_estimated);
 	sqlite3_bind_text(st, 17, itl_json, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 18, r->repeat);
 }
 
 /* Reads every record of rd and inserts it; sets *count. Inside a transaction. */
@@ -475,9 +485,9 @@ static int db_insert_records(struct db *db, struct tracefile_reader *rd, const c
 	static const char sql[] =
 		"INSERT INTO requests (run_id, seq, level, trace_id, warmup, status,"
 		" error, error_detail, sched_ns, send_ns, ttft_ns, ttfa_ns, e2e_ns,"
-		" input_tokens, output_tokens, tokens_estimated, itl_us)"
+		" input_tokens, output_tokens, tokens_estimated, itl_us, repeat)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		" ?14, ?15, ?16, ?17)";
+		" ?14, ?15, ?16, ?17, ?18)";
 	sqlite3_stmt *st = NULL;
 	struct itl_text itl = { NULL, 0 };
 	struct result r;
@@ -828,6 +838,7 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 	r->input_tokens = db_column_opt_int64(st, 12);
 	r->output_tokens = sqlite3_column_int64(st, 13);
 	r->tokens_estimated = sqlite3_column_int(st, 14) != 0;
+	r->repeat = sqlite3_column_int(st, 16);
 	return db_itl_parse(r, (const char *)sqlite3_column_text(st, 15));
 }
 
@@ -838,13 +849,16 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 int db_results(struct db *db, const char *label, int level, struct result **out,
 	       size_t *n, char *err, size_t errlen)
 {
-	static const char sql[] =
-		"SELECT q.level, q.seq, q.trace_id, q.warmup, q.status, q.error,"
-		" q.error_detail, q.sched_ns, q.send_ns, q.ttft_ns, q.ttfa_ns, q.e2e_ns,"
-		" q.input_tokens, q.output_tokens, q.tokens_estimated, q.itl_us"
-		" FROM requests q"
-		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND q.level = ?2"
-		" ORDER BY q.run_id, q.rowid";
+	/* A version 1 database has no repeat column: every request is repeat 0. */
+#define DB_RESULTS_SQL(repeat) \
+		"SELECT q.level, q.seq, q.trace_id, q.warmup, q.status, q.error," \
+		" q.error_detail, q.sched_ns, q.send_ns, q.ttft_ns, q.ttfa_ns, q.e2e_ns," \
+		" q.input_tokens, q.output_tokens, q.tokens_estimated, q.itl_us, " repeat \
+		" FROM requests q" \
+		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND q.level = ?2" \
+		" ORDER BY q.run_id, q.rowid"
+	const char *sql = db->version >= 2 ? DB_RESULTS_SQL("q.repeat") : DB_RESULTS_SQL("0");
+#undef DB_RESULTS_SQL
 	sqlite3_stmt *st = NULL;
 	struct result *v = NULL;
 	size_t cap = 0, len = 0;

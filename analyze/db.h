@@ -22,8 +22,9 @@
 #include <stddef.h>
 #include "lib/result.h"
 
-/* Schema version this build creates and reads (PRAGMA user_version). */
-#define DB_SCHEMA_VERSION 1
+/* Schema version this build creates (PRAGMA user_version). It reads and,
+ * when writing, migrates databases of version 1 (no requests.repeat). */
+#define DB_SCHEMA_VERSION 2
 
 /* Suggested size of the 'err' buffers below. */
 #define DB_ERRLEN 1024

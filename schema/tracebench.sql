@@ -1,10 +1,12 @@
--- tracebench.sql - the analysis database, schema version 1.
+-- tracebench.sql - the analysis database, schema version 2.
+-- Version 2 added requests.repeat (replay --repeat); analyze/db.c migrates
+-- a version 1 database when it opens it for writing, and reads one as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
 -- Plain SQL only: the sqlite3 shell can query everything here.
 
 -- Applied by analyze only after it has checked that the database is not of
 -- a newer version (analyze/db.c), so this never downgrades one.
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 CREATE TABLE IF NOT EXISTS runs (
 	run_id       TEXT PRIMARY KEY,
@@ -25,6 +27,7 @@ CREATE TABLE IF NOT EXISTS requests (
 	run_id           TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
 	seq              INTEGER NOT NULL,
 	level            INTEGER NOT NULL,
+	repeat           INTEGER NOT NULL DEFAULT 0,  -- repetition of the level, from 0
 	trace_id         INTEGER,
 	warmup           INTEGER NOT NULL,
 	status           INTEGER,
@@ -48,6 +51,7 @@ CREATE VIEW IF NOT EXISTS v_requests AS
 SELECT r.label              AS run,
        q.run_id             AS run_id,
        q.level              AS concurrency,
+       q.repeat             AS repeat,
        q.seq                AS seq,
        q.trace_id           AS trace_id,
        q.warmup             AS warmup,

@@ -566,6 +566,106 @@ TEST(newer_schema_is_refused)
 	CHECK(!file_exists(path_of("missing.db")));
 }
 
+/* The tables of schema version 1, as the first tracebench created them. */
+static const char schema_v1[] =
+	"CREATE TABLE runs (run_id TEXT PRIMARY KEY, label TEXT NOT NULL, created TEXT,"
+	" tool TEXT, endpoint TEXT, model TEXT, trace_path TEXT, trace_digest TEXT,"
+	" mode TEXT, params TEXT, source TEXT, loaded_at TEXT);"
+	"CREATE TABLE requests (run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,"
+	" seq INTEGER NOT NULL, level INTEGER NOT NULL, trace_id INTEGER,"
+	" warmup INTEGER NOT NULL, status INTEGER, error TEXT, error_detail TEXT,"
+	" sched_ns INTEGER, send_ns INTEGER, ttft_ns INTEGER, ttfa_ns INTEGER,"
+	" e2e_ns INTEGER, input_tokens INTEGER, output_tokens INTEGER,"
+	" tokens_estimated INTEGER NOT NULL, itl_us TEXT, PRIMARY KEY (run_id, seq));"
+	"CREATE INDEX requests_level ON requests(run_id, level);"
+	"CREATE VIEW v_requests AS SELECT r.label AS run, q.level AS concurrency"
+	" FROM requests q JOIN runs r USING (run_id);"
+	"INSERT INTO runs (run_id, label) VALUES ('old', 'old');"
+	"INSERT INTO requests VALUES ('old', 0, 1, 0, 0, 200, NULL, NULL, 0, 0,"
+	" 100000000, 100000000, 600000000, 10, 11, 0, '[50000,50000]');"
+	"INSERT INTO requests VALUES ('old', 1, 1, 1, 0, 200, NULL, NULL, 600000000,"
+	" 600000000, 300000000, 300000000, 800000000, 10, 11, 0, '[50000]');"
+	"PRAGMA user_version = 1;";
+
+TEST(version_1_database_reads_and_migrates)
+{
+	const char *path = path_of("v1.db");
+	struct report_run run;
+	char err[DB_ERRLEN];
+	struct db *db = NULL;
+	sqlite3 *s = NULL;
+	sqlite3_stmt *st = NULL;
+
+	unlink(path);
+	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_exec(s, schema_v1, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(s);
+	/* Read as it is: every request is repeat 0. */
+	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(report_summarize(db, "old", &run, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(run.n_levels, 1);
+	if (run.n_levels == 1) {
+		CHECK_NEAR(run.levels[0].ttft.p50, 200, 1e-9);
+		CHECK_NEAR(run.levels[0].wall_s, 1.4, 1e-9);
+	}
+	report_run_release(&run);
+	db_close(db);
+	/* Opened for writing (analyze load): migrated to version 2, rows kept. */
+	db = NULL;
+	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_OK);
+	db_close(db);
+	CHECK_EQ_INT(count_rows(path, "requests"), 2);
+	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_prepare_v2(s, "SELECT (SELECT user_version FROM pragma_user_version),"
+					" sum(repeat), (SELECT count(*) FROM v_requests WHERE"
+					" repeat = 0) FROM requests", -1, &st, NULL), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+	CHECK_EQ_INT(sqlite3_column_int(st, 0), 2);
+	CHECK_EQ_INT(sqlite3_column_int(st, 1), 0);
+	CHECK_EQ_INT(sqlite3_column_int(st, 2), 2);
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+}
+
+TEST(repeats_are_stored_and_their_walls_summed)
+{
+	const char *file = path_of("rep.jsonl.gz");
+	struct db *db = fresh_db("rep.db");
+	struct report_run run;
+	struct tracefile_writer *w;
+	char err[DB_ERRLEN], terr[TRACEFILE_ERRLEN];
+	cJSON *h = cJSON_CreateObject(), *rec;
+	int i;
+
+	cJSON_AddStringToObject(h, "run_id", "rep1");
+	cJSON_AddStringToObject(h, "label", "rep");
+	w = tracefile_writer_open(file, TRACEFILE_KIND_RESULTS, h, 1, terr);
+	cJSON_Delete(h);
+	CHECK(w != NULL);
+	/* Two repeats of C=1, two requests of 1 s each; repeat 1 starts 10 s on. */
+	for (i = 0; w && i < 4; i++) {
+		struct result r;
+
+		set_result(&r, 1, i, 0, (i % 2) * S + (i / 2) * 10 * S, 100 * MS, S, 50);
+		r.repeat = i / 2;
+		rec = result_to_json(&r);
+		CHECK_EQ_INT(tracefile_writer_append(w, rec), 0);
+		cJSON_Delete(rec);
+		result_release(&r);
+	}
+	CHECK_EQ_INT(tracefile_writer_close(w, terr), 0);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(report_summarize(db, "rep", &run, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(run.n_levels, 1);
+	if (run.n_levels == 1) {
+		CHECK_EQ_INT(run.levels[0].repeats, 2);
+		CHECK_NEAR(run.levels[0].wall_s, 4.0, 1e-9);    /* 2 s + 2 s, not 12 s */
+		CHECK_NEAR(run.levels[0].agg_tps, 200 / 4.0, 1e-9);
+	}
+	report_run_release(&run);
+	db_close(db);
+}
+
 /* Loads the sample under each label (a run_id per label) into name. */
 static struct db *db_with_labels(const char *name, const char *const *labels, size_t n)
 {
@@ -1178,6 +1278,8 @@ int main(void)
 	RUN(malformed_record_rolls_back);
 	RUN(truncated_file_loads_complete_records);
 	RUN(newer_schema_is_refused);
+	RUN(version_1_database_reads_and_migrates);
+	RUN(repeats_are_stored_and_their_walls_summed);
 	RUN(plot_writes_data_script_and_png);
 	RUN(plot_labels_cannot_inject_gnuplot_commands);
 	RUN(plot_overlays_runs_and_renders_svg_and_pdf);
