@@ -14,8 +14,11 @@
  * independent). Aggregate tok/s, one number per level, is judged by the
  * 95% interval of the change of C * sum(tokens) / sum(E2E) over resampled
  * requests (Little's law: the throughput a closed loop of C sustains).
- * Resampling uses lib/stats.h's splitmix64 with a fixed seed: the same
- * databases always give the same verdicts.
+ * When both runs repeated the level (replay --repeat), the bootstrap has
+ * two stages, repeats then requests within them, so the spread between
+ * repeats counts as noise, and aggregate tok/s is judged by Welch's 95%
+ * interval over the repeats' own values. Resampling uses lib/stats.h's splitmix64 with a
+ * fixed seed: the same databases always give the same verdicts.
  */
 #ifndef TB_ANALYZE_COMPARE_H
 #define TB_ANALYZE_COMPARE_H

@@ -236,3 +236,55 @@ int stats_bootstrap_ratio_diff(const double *a_num, const double *a_den, size_t 
 	free(diff);
 	return 0;
 }
+
+double stats_t975(double df)
+{
+	static const double t[] = {
+		12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+	};
+	size_t k;
+
+	if (!(df >= 1))
+		return t[0];
+	k = (size_t)floor(df);
+	if (k <= 30)
+		return t[k - 1];
+	return 1.96 + 2.4 / (double)k;
+}
+
+/* Sample variance (n - 1 denominator). */
+static double stats_variance(const double *v, size_t n, double mean)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += (v[i] - mean) * (v[i] - mean);
+	return sum / (double)(n - 1);
+}
+
+int stats_welch_ci95(const double *a, size_t na, const double *b, size_t nb,
+		     double *lo, double *hi)
+{
+	double ma, mb, va, vb, se2, df, half;
+
+	if (na < 2 || nb < 2)
+		return -1;
+	ma = stats_mean(a, na);
+	mb = stats_mean(b, nb);
+	va = stats_variance(a, na, ma) / (double)na;
+	vb = stats_variance(b, nb, mb) / (double)nb;
+	se2 = va + vb;
+	if (se2 <= 0) {
+		*lo = *hi = mb - ma;
+		return 0;
+	}
+	/* Welch-Satterthwaite degrees of freedom. */
+	df = se2 * se2 / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
+	half = stats_t975(df) * sqrt(se2);
+	*lo = mb - ma - half;
+	*hi = mb - ma + half;
+	return 0;
+}

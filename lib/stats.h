@@ -33,6 +33,20 @@ struct stats_dist {
 /* Describes the n values of v into *d; reorders v (does not sort it). */
 void stats_describe(double *v, size_t n, struct stats_dist *d);
 
+/*
+ * The 97.5% quantile of Student's t with df degrees of freedom (df >= 1;
+ * fractional df rounds down, which widens an interval): exact to three
+ * decimals from a table up to 30, then 1.96 + 2.4 / df (within 0.002).
+ */
+double stats_t975(double df);
+
+/*
+ * Welch's 95% confidence interval of mean(b) - mean(a), for small samples
+ * such as the repeats of a level. Returns 0, or -1 when na or nb < 2.
+ */
+int stats_welch_ci95(const double *a, size_t na, const double *b, size_t nb,
+		     double *lo, double *hi);
+
 /* splitmix64 (Steele, Lea, Flood 2014): a tiny, fast, seedable generator. */
 uint64_t stats_splitmix64(uint64_t *state);
 

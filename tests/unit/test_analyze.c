@@ -1097,6 +1097,58 @@ static void write_generated(const char *path, const char *run_id, const char *la
 	CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
 }
 
+/*
+ * Like write_generated, but 'repeats' repeats of 'per' requests, each
+ * repeat with its own TTFT offset ~ N(0, rep_sd) ms: a server whose speed
+ * drifts from run to run, the noise that repeats exist to measure.
+ */
+static void write_repeats(const char *path, const char *run_id, const char *label,
+			  uint64_t seed, double shift_ms, int repeats, int per, double rep_sd)
+{
+	char err[TRACEFILE_ERRLEN];
+	struct tracefile_writer *w;
+	cJSON *h = cJSON_CreateObject(), *rec;
+	uint64_t s = seed;
+	int64_t at = 0;
+	int k, i, j;
+
+	cJSON_AddStringToObject(h, "run_id", run_id);
+	cJSON_AddStringToObject(h, "label", label);
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err);
+	cJSON_Delete(h);
+	CHECK(w != NULL);
+	for (k = 0; w && k < repeats; k++) {
+		double offset = rep_sd * gen_normal(&s);
+
+		for (i = 0; i < per; i++) {
+			struct result r;
+			double ttft = 100 + shift_ms + offset + 2 * gen_normal(&s);
+
+			result_init(&r);
+			r.level = 1;
+			r.repeat = k;
+			r.seq = k * per + i;
+			r.status = 200;
+			r.sched_ns = r.send_ns = at;
+			r.ttft_ns = r.ttfa_ns = (int64_t)(ttft * MS);
+			r.e2e_ns = r.ttft_ns + 49 * 20 * MS;
+			r.output_tokens = 50;
+			r.itl_ns = malloc(2 * sizeof(int64_t));
+			r.n_itl = 2;
+			for (j = 0; j < 2; j++)
+				r.itl_ns[j] = (int64_t)((20 + gen_normal(&s)) * MS);
+			at += r.e2e_ns;
+			rec = result_to_json(&r);
+			CHECK_EQ_INT(tracefile_writer_append(w, rec), 0);
+			cJSON_Delete(rec);
+			result_release(&r);
+		}
+		at += 5 * S;   /* a pause between repeats */
+	}
+	if (w)
+		CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+}
+
 static const struct compare_row *find_row(const struct compare_result *r, const char *metric)
 {
 	size_t i;
@@ -1188,6 +1240,54 @@ TEST(compare_does_not_flag_the_same_server_across_seeds)
 		printf("  false alarms: TTFT %d TPOT %d ITL %d E2E %d Agg %d of %d\n",
 		       flagged[0], flagged[1], flagged[2], flagged[3], flagged[4], trials);
 	(void)any;
+	db_close(db);
+}
+
+/*
+ * Runs of a server that drifts by N(0, 10 ms) from repeat to repeat, with
+ * 2 ms of noise within one: 4 repeats of 20 requests. Requests alone would
+ * look very precise; resampling repeats keeps the false alarms at most 2
+ * of 40, and a 40 ms shift is still called.
+ */
+TEST(compare_uses_repeats_for_the_noise_between_runs)
+{
+	const char *file = path_of("reps.jsonl.gz");
+	struct db *db = fresh_db("reps.db");
+	struct compare_result res;
+	const struct compare_row *w;
+	char err[DB_ERRLEN], id[32], la[32], lb[32];
+	int t, flagged = 0, flagged_agg = 0;
+
+	for (t = 0; t < 40; t++) {
+		snprintf(la, sizeof(la), "ra%d", t);
+		snprintf(lb, sizeof(lb), "rb%d", t);
+		snprintf(id, sizeof(id), "reps-a%d", t);
+		write_repeats(file, id, la, 500 + 2 * (uint64_t)t, 0, 4, 20, 10);
+		CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+		snprintf(id, sizeof(id), "reps-b%d", t);
+		write_repeats(file, id, lb, 501 + 2 * (uint64_t)t, 0, 4, 20, 10);
+		CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+		CHECK_EQ_INT(compare_runs(db, la, lb, COMPARE_RESAMPLES, COMPARE_SEED, &res,
+					  err, sizeof(err)), DB_OK);
+		w = find_row(&res, "TTFT");
+		flagged += !w || w->verdict != COMPARE_SAME;
+		w = find_row(&res, "Agg tok/s");
+		flagged_agg += !w || w->verdict != COMPARE_SAME;
+		if (t == 0 && w)
+			CHECK_EQ_INT(w->n_before, 4);   /* the repeats are the samples */
+		compare_result_release(&res);
+	}
+	if (getenv("TB_SHOW_FP"))
+		printf("  repeats: TTFT flagged %d, agg %d of 40\n", flagged, flagged_agg);
+	CHECK(flagged <= 2);
+	CHECK(flagged_agg <= 2);
+	write_repeats(file, "reps-shift", "shifted", 9999, 40, 4, 20, 10);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(compare_runs(db, "ra0", "shifted", COMPARE_RESAMPLES, COMPARE_SEED, &res,
+				  err, sizeof(err)), DB_OK);
+	w = find_row(&res, "TTFT");
+	CHECK(w && w->verdict == COMPARE_SLOWER);
+	compare_result_release(&res);
 	db_close(db);
 }
 
@@ -1288,6 +1388,7 @@ int main(void)
 	RUN(cli_exit_codes_and_messages);
 	RUN(compare_flags_a_10ms_ttft_shift_on_60_requests);
 	RUN(compare_does_not_flag_the_same_server_across_seeds);
+	RUN(compare_uses_repeats_for_the_noise_between_runs);
 	RUN(compare_warns_and_fails_on_regression_from_the_cli);
 	/* Keep the files of a failed run for a look; remove them otherwise. */
 	if (!harness_failed)

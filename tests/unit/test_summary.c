@@ -127,6 +127,23 @@ TEST(bootstrap_is_seeded_and_brackets_the_shift)
 	CHECK(lo == 0 && hi == 0);
 }
 
+TEST(welch_interval_matches_a_hand_computation)
+{
+	double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 }, c[] = { 7, 7 }, lo, hi;
+
+	CHECK_NEAR(stats_t975(1), 12.706, 1e-9);
+	CHECK_NEAR(stats_t975(10.7), 2.228, 1e-9);    /* rounds down: wider */
+	CHECK_NEAR(stats_t975(30), 2.042, 1e-9);
+	CHECK_NEAR(stats_t975(60), 2.0, 1e-9);        /* table: 2.000 */
+	/* variances 1 and 1: se^2 = 2/3, df = 4, t = 2.776 */
+	CHECK_EQ_INT(stats_welch_ci95(a, 3, b, 3, &lo, &hi), 0);
+	CHECK_NEAR(lo, 3 - 2.776 * sqrt(2.0 / 3.0), 1e-9);
+	CHECK_NEAR(hi, 3 + 2.776 * sqrt(2.0 / 3.0), 1e-9);
+	CHECK_EQ_INT(stats_welch_ci95(c, 2, c, 2, &lo, &hi), 0);
+	CHECK(lo == 0 && hi == 0);
+	CHECK_EQ_INT(stats_welch_ci95(a, 1, b, 3, &lo, &hi), -1);
+}
+
 static void ok_result(struct result *r, long seq, int warmup, int64_t sched_ms,
 		      int64_t ttft_ms, int64_t e2e_ms, int64_t tokens, const int64_t *itl_ms,
 		      size_t n_itl)
@@ -326,6 +343,7 @@ int main(void)
 	RUN(quickselect_agrees_with_sorting);
 	RUN(describe_agrees_with_sorting_on_random_data);
 	RUN(bootstrap_is_seeded_and_brackets_the_shift);
+	RUN(welch_interval_matches_a_hand_computation);
 	RUN(level_summary_counts_errors_pools_itl_and_describes_each_metric);
 	RUN(goodput_counts_requests_within_every_slo);
 	RUN(slo_parser_refuses_nonsense);
