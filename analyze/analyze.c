@@ -567,15 +567,62 @@ static void analyze_put_cell(FILE *out, enum summary_format fmt, const char *s, 
 	}
 }
 
+#define RUNS_COLS 9
+
+/* Prints the rows of `analyze runs` (cells[row][col], row 0 the header). */
+static void analyze_print_runs(enum summary_format fmt, char *(*cells)[RUNS_COLS], size_t rows)
+{
+	size_t w[RUNS_COLS] = { 0 }, r, k, len;
+
+	for (r = 0; r < rows; r++)
+		for (k = 0; k < RUNS_COLS; k++)
+			if ((len = strlen(cells[r][k])) > w[k])
+				w[k] = len;
+	if (fmt == SUMMARY_JSON)
+		fputs("[", stdout);
+	for (r = fmt == SUMMARY_JSON ? 1 : 0; r < rows; r++) {
+		if (fmt == SUMMARY_JSON)
+			fputs(r > 1 ? ",\n  {" : "\n  {", stdout);
+		for (k = 0; k < RUNS_COLS; k++) {
+			if (fmt == SUMMARY_JSON) {
+				printf("%s\"%s\": ", k ? ", " : "", cells[0][k]);
+				if (k >= 7)
+					fputs(cells[r][k], stdout);
+				else if (!cells[r][k][0])
+					fputs("null", stdout);
+				else
+					analyze_put_cell(stdout, fmt, cells[r][k], 0);
+			} else if (fmt == SUMMARY_TEXT) {
+				/* Text left-aligned, the two counts right-aligned. */
+				if (k >= 7)
+					printf("  %*s", (int)w[k], cells[r][k]);
+				else
+					printf("%s%-*s", k ? "  " : "", (int)w[k], cells[r][k]);
+			} else {
+				analyze_put_cell(stdout, fmt, cells[r][k], k == 0);
+			}
+		}
+		if (fmt == SUMMARY_JSON)
+			fputs("}", stdout);
+		else if (fmt == SUMMARY_MARKDOWN)
+			fputs(r ? " |\n" : " |\n|:--|:--|:--|:--|:--|:--|:--|--:|--:|\n", stdout);
+		else
+			fputc('\n', stdout);
+	}
+	if (fmt == SUMMARY_JSON)
+		fputs(rows > 1 ? "\n]\n" : "]\n", stdout);
+}
+
 static int analyze_runs(int argc, char **argv)
 {
-	static const char *const heads[] = {
+	static const char *const heads[RUNS_COLS] = {
 		"label", "created", "endpoint", "model", "trace", "mode", "levels", "requests",
 		"errors",
 	};
 	struct analyze_read_opts o = { NULL, NULL, SUMMARY_TEXT, NULL };
 	struct db_run_counts cnt;
 	struct db_run *runs = NULL;
+	char *(*cells)[RUNS_COLS] = NULL;
 	char err[DB_ERRLEN], num[2][32];
 	struct db *db = NULL;
 	size_t n = 0, i, k;
@@ -589,60 +636,51 @@ static int analyze_runs(int argc, char **argv)
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
 	if (!rc)
 		rc = db_runs(db, NULL, &runs, &n, err, sizeof(err));
-	if (rc) {
-		db_close(db);
-		return analyze_fail("runs", rc, err);
+	if (!rc && !(cells = calloc(n + 1, sizeof(*cells)))) {
+		snprintf(err, sizeof(err), "out of memory");
+		rc = DB_ERR_WORK;
 	}
-	if (o.fmt == SUMMARY_JSON)
-		fputs("[", stdout);
-	for (k = 0; o.fmt != SUMMARY_JSON && k < 9; k++)
-		analyze_put_cell(stdout, o.fmt, heads[k], k == 0);
-	if (o.fmt != SUMMARY_JSON)
-		fputs(o.fmt == SUMMARY_MARKDOWN ? " |\n|:--|:--|:--|:--|:--|:--|:--|--:|--:|\n"
-		      : "\n", stdout);
-	for (i = 0; i < n && !rc; i++) {
-		const char *cells[9];
+	for (k = 0; !rc && k < RUNS_COLS; k++)
+		cells[0][k] = (char *)heads[k];
+	for (i = 0; !rc && i < n; i++) {
+		const char *v[RUNS_COLS];
+		const char *none = o.fmt == SUMMARY_CSV || o.fmt == SUMMARY_JSON ? "" : "-";
 
 		rc = db_run_counts(db, runs[i].label, &cnt, err, sizeof(err));
 		if (rc)
 			break;
 		snprintf(num[0], sizeof(num[0]), "%ld", cnt.requests);
 		snprintf(num[1], sizeof(num[1]), "%ld", cnt.errors);
-		cells[0] = runs[i].label;
-		cells[1] = runs[i].created;
-		cells[2] = runs[i].endpoint;
-		cells[3] = runs[i].model;
-		cells[4] = runs[i].trace_digest;
-		cells[5] = runs[i].mode;
-		cells[6] = cnt.levels;
-		cells[7] = num[0];
-		cells[8] = num[1];
-		if (o.fmt == SUMMARY_JSON)
-			fputs(i ? ",\n  {" : "\n  {", stdout);
-		for (k = 0; k < 9; k++) {
-			if (o.fmt == SUMMARY_JSON) {
-				printf("%s\"%s\": ", k ? ", " : "", heads[k]);
-				if (k >= 7)
-					fputs(cells[k], stdout);
-				else if (cells[k])
-					analyze_put_cell(stdout, o.fmt, cells[k], 0);
-				else
-					fputs("null", stdout);
-			} else {
-				analyze_put_cell(stdout, o.fmt, cells[k] ? cells[k]
-						 : o.fmt == SUMMARY_CSV ? "" : "-", k == 0);
+		v[0] = runs[i].label;
+		v[1] = runs[i].created;
+		v[2] = runs[i].endpoint;
+		v[3] = runs[i].model;
+		v[4] = runs[i].trace_digest;
+		v[5] = runs[i].mode;
+		v[6] = cnt.levels;
+		v[7] = num[0];
+		v[8] = num[1];
+		for (k = 0; k < RUNS_COLS; k++) {
+			cells[i + 1][k] = strdup(v[k] ? v[k] : none);
+			if (!cells[i + 1][k]) {
+				snprintf(err, sizeof(err), "out of memory");
+				rc = DB_ERR_WORK;
 			}
 		}
-		fputs(o.fmt == SUMMARY_JSON ? "}" : o.fmt == SUMMARY_MARKDOWN ? " |\n" : "\n",
-		      stdout);
 		free(cnt.levels);
 	}
-	if (o.fmt == SUMMARY_JSON && !rc)
-		fputs("\n]\n", stdout);
+	if (!rc)
+		analyze_print_runs(o.fmt, cells, n + 1);
+	for (i = 1; cells && i <= n; i++)
+		for (k = 0; k < RUNS_COLS; k++)
+			free(cells[i][k]);
+	free(cells);
 	db_runs_free(runs, n);
 	db_close(db);
 	if (rc)
 		return analyze_fail("runs", rc, err);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return analyze_fail("runs", DB_ERR_WORK, "cannot write output");
 	return 0;
 }
 
