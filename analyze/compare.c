@@ -410,6 +410,9 @@ static void compare_latency_verdict(struct compare_row *w)
 static int compare_latency_row(struct compare_row *w, const double *a, size_t na,
 			       const double *b, size_t nb, unsigned resamples, uint64_t seed)
 {
+	double level;
+	int tail;
+
 	w->n_before = na;
 	w->n_after = nb;
 	w->before = compare_percentile_of(a, na, 50);
@@ -421,13 +424,11 @@ static int compare_latency_row(struct compare_row *w, const double *a, size_t na
 		w->verdict = COMPARE_NA;
 		return 0;
 	}
-	if (na < COMPARE_MIN_TAIL_SAMPLES || nb < COMPARE_MIN_TAIL_SAMPLES)
-		return stats_bootstrap_diff(a, na, b, nb, 50, COMPARE_LEVEL_ONE, resamples, seed,
-					    &w->lo, &w->hi) ? -1 : (compare_latency_verdict(w), 0);
-	if (stats_bootstrap_diff(a, na, b, nb, 50, COMPARE_LEVEL_EACH, resamples, seed,
-				 &w->lo, &w->hi) ||
-	    stats_bootstrap_diff(a, na, b, nb, 99, COMPARE_LEVEL_EACH, resamples, seed + 1,
-				 &w->p99_lo, &w->p99_hi))
+	tail = na >= COMPARE_MIN_TAIL_SAMPLES && nb >= COMPARE_MIN_TAIL_SAMPLES;
+	level = tail ? COMPARE_LEVEL_EACH : COMPARE_LEVEL_ONE;
+	if (stats_bootstrap_diff(a, na, b, nb, 50, level, resamples, seed, &w->lo, &w->hi) ||
+	    (tail && stats_bootstrap_diff(a, na, b, nb, 99, level, resamples, seed + 1,
+					  &w->p99_lo, &w->p99_hi)))
 		return -1;
 	compare_latency_verdict(w);
 	return 0;
@@ -436,6 +437,9 @@ static int compare_latency_row(struct compare_row *w, const double *a, size_t na
 static int compare_itl_row(struct compare_row *w, const struct compare_side *a,
 			   const struct compare_side *b, unsigned resamples, uint64_t seed)
 {
+	double level;
+	int tail;
+
 	double total = (double)(a->n_itl + b->n_itl);
 
 	w->n_before = a->n_itl;
@@ -452,12 +456,11 @@ static int compare_itl_row(struct compare_row *w, const struct compare_side *a,
 	if (total * resamples > COMPARE_ITL_BUDGET)
 		resamples = (unsigned)(COMPARE_ITL_BUDGET / total) < 200 ? 200
 			    : (unsigned)(COMPARE_ITL_BUDGET / total);
-	if (a->n_itl < COMPARE_MIN_TAIL_SAMPLES || b->n_itl < COMPARE_MIN_TAIL_SAMPLES)
-		return compare_itl_ci(a, b, 50, COMPARE_LEVEL_ONE, resamples, seed, &w->lo, &w->hi)
-		       ? -1 : (compare_latency_verdict(w), 0);
-	if (compare_itl_ci(a, b, 50, COMPARE_LEVEL_EACH, resamples, seed, &w->lo, &w->hi) ||
-	    compare_itl_ci(a, b, 99, COMPARE_LEVEL_EACH, resamples, seed + 1, &w->p99_lo,
-			   &w->p99_hi))
+	tail = a->n_itl >= COMPARE_MIN_TAIL_SAMPLES && b->n_itl >= COMPARE_MIN_TAIL_SAMPLES;
+	level = tail ? COMPARE_LEVEL_EACH : COMPARE_LEVEL_ONE;
+	if (compare_itl_ci(a, b, 50, level, resamples, seed, &w->lo, &w->hi) ||
+	    (tail && compare_itl_ci(a, b, 99, level, resamples, seed + 1, &w->p99_lo,
+				    &w->p99_hi)))
 		return -1;
 	compare_latency_verdict(w);
 	return 0;
