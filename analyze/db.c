@@ -170,10 +170,13 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	rc = db_user_version(db, &version, err, errlen);
 	if (!rc)
 		rc = db_check_version(db, version, err, errlen);
-	/* Version 1 -> 2: the repeat column, and the views that show it. */
+	/* Version 1 -> 2: the repeat column. */
 	if (!rc && version == 1)
-		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN repeat INTEGER NOT NULL DEFAULT 0;"
-			     " DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests;",
+		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN repeat INTEGER NOT NULL DEFAULT 0",
+			     err, errlen);
+	/* The views hold no data: recreate them, so they follow this build's SQL. */
+	if (!rc)
+		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",
 			     err, errlen);
 	if (!rc)
 		rc = db_exec(db, tracebench_schema_sql, err, errlen);

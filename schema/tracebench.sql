@@ -70,20 +70,31 @@ SELECT r.label              AS run,
        q.send_ns / 1e6      AS send_ms
 FROM requests q JOIN runs r USING (run_id);
 
--- Per run and level, over non-warm-up requests. Percentiles need sorting
--- and interpolation; `tracebench analyze report` computes those.
+-- Per run (results file) and level, over non-warm-up requests, computed as
+-- lib/summary.c does: the wall time runs from the first scheduled start to
+-- the last end, summed over the repeats of the level (replay --repeat).
+-- Percentiles need sorting and interpolation; `tracebench analyze report`
+-- computes those.
 CREATE VIEW IF NOT EXISTS v_summary AS
-SELECT run, run_id, concurrency,
+WITH walls AS (
+	SELECT run_id, concurrency, count(*) AS repeats, sum(wall_s) AS wall_s
+	FROM (SELECT run_id, concurrency, repeat,
+	             (max(sched_ms + e2e_ms) - min(sched_ms)) / 1e3 AS wall_s
+	      FROM v_requests WHERE warmup = 0
+	      GROUP BY run_id, concurrency, repeat)
+	GROUP BY run_id, concurrency
+)
+SELECT v.run, v.run_id, v.concurrency,
        count(*)                                        AS requests,
-       sum(error IS NULL)                              AS ok,
-       sum(error IS NOT NULL)                          AS errors,
-       sum(CASE WHEN error IS NULL THEN output_tokens END) AS tokens,
-       (max(send_ms + e2e_ms) - min(send_ms)) / 1e3    AS wall_s,
-       sum(CASE WHEN error IS NULL THEN output_tokens END)
-         / ((max(send_ms + e2e_ms) - min(send_ms)) / 1e3) AS agg_tok_s,
-       avg(CASE WHEN error IS NULL THEN ttft_ms END)   AS avg_ttft_ms,
-       avg(CASE WHEN error IS NULL THEN e2e_ms END)    AS avg_e2e_ms,
-       avg(CASE WHEN error IS NULL THEN tpot_ms END)   AS avg_tpot_ms
-FROM v_requests
-WHERE warmup = 0
-GROUP BY run_id, concurrency;
+       sum(v.error IS NULL)                            AS ok,
+       sum(v.error IS NOT NULL)                        AS errors,
+       sum(CASE WHEN v.error IS NULL THEN v.output_tokens END) AS tokens,
+       w.wall_s                                        AS wall_s,
+       sum(CASE WHEN v.error IS NULL THEN v.output_tokens END) / w.wall_s AS agg_tok_s,
+       avg(CASE WHEN v.error IS NULL THEN v.ttft_ms END) AS avg_ttft_ms,
+       avg(CASE WHEN v.error IS NULL THEN v.e2e_ms END)  AS avg_e2e_ms,
+       avg(CASE WHEN v.error IS NULL THEN v.tpot_ms END) AS avg_tpot_ms,
+       w.repeats                                       AS repeats
+FROM v_requests v JOIN walls w ON w.run_id = v.run_id AND w.concurrency = v.concurrency
+WHERE v.warmup = 0
+GROUP BY v.run_id, v.concurrency;

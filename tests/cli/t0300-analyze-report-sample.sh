@@ -29,3 +29,12 @@ tb analyze report --db "$WORK/s.db" --slo ttft=fast 2>"$WORK/err"
 check "a bad --slo is a usage error (exit 2)" test $? -eq 2
 check "a bad --slo is one line naming the limit" \
 	sh -c "test \$(wc -l <'$WORK/err') -eq 1 && grep -q \"'fast'\" '$WORK/err'"
+
+# The plain-SQL view agrees with the report on wall time and throughput.
+tb analyze report --db "$WORK/s.db" --format csv >"$WORK/r.csv"
+for row in 1 2 3; do
+	c=$(csv_field "$WORK/r.csv" concurrency $row)
+	want=$(csv_field "$WORK/r.csv" agg_tok_s $row)
+	got=$(sqlite3 "$WORK/s.db" "select printf('%.3f', agg_tok_s) from v_summary where concurrency = $c")
+	check "v_summary's agg tok/s at C=$c ($got) is the report's ($want)" test "$got" = "$want"
+done
