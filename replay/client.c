@@ -6,22 +6,18 @@
  * sockets to watch (on_socket) and when to call it back (on_timer_change);
  * libevent watches them and we hand readiness back with
  * curl_multi_socket_action. Response bytes arrive in on_data, where they
- * are stamped with the clock and parsed as SSE; each event updates the
- * request's struct result (TTFT, TTFA, gaps, usage) on the spot.
+ * are stamped with the clock and handed to the request's meter
+ * (lib/meter.c), which updates its struct result on the spot.
  */
 #include "client.h"
 #include "lib/clock.h"
-#include "lib/sse.h"
+#include "lib/meter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <curl/curl.h>
-#include <cjson/cJSON.h>
-
-/* Most gaps kept per request; a longer stream still counts its tokens. */
-#define MAX_ITL (1u << 20)
 
 enum body_mode { MODE_UNKNOWN, MODE_SSE, MODE_BODY };
 
@@ -42,16 +38,8 @@ struct client_request {
 	struct result *result;
 	client_done_fn done;
 	void *ctx;
-	int64_t start_ns;        /* latencies are measured from here */
-	int64_t now_ns;          /* arrival time of the bytes being parsed */
-	int64_t last_token_ns;   /* arrival of the previous token event */
-	long token_events;
-	size_t itl_cap;
+	struct meter meter;      /* measures the response into result */
 	enum body_mode mode;
-	int done_seen;           /* data: [DONE] arrived */
-	int have_usage;
-	int64_t usage_completion, usage_prompt;
-	struct sse_parser sse;
 	char *body;              /* non-SSE response body, capped */
 	size_t body_len, body_cap;
 	char abort_class[RESULT_ERROR_MAX];   /* why on_data stopped the transfer */
@@ -66,125 +54,6 @@ static void set_error(struct result *r, const char *cls, const char *detail)
 {
 	if (result_ok(r))       /* the first error is the cause; keep it */
 		result_set_error(r, cls, detail);
-}
-
-/* ---- measurements ---------------------------------------------------- */
-
-static void token_event(struct client_request *q, int answer)
-{
-	struct result *r = q->result;
-	int64_t since = q->now_ns - q->start_ns;
-
-	if (r->ttft_ns < 0) {
-		r->ttft_ns = since;
-	} else if (r->n_itl < MAX_ITL) {
-		if (r->n_itl == q->itl_cap) {
-			size_t cap = q->itl_cap ? q->itl_cap * 2 : 64;
-			int64_t *n = realloc(r->itl_ns, cap * sizeof(*n));
-
-			if (!n)
-				goto count;
-			r->itl_ns = n;
-			q->itl_cap = cap;
-		}
-		r->itl_ns[r->n_itl++] = q->now_ns - q->last_token_ns;
-	}
-count:
-	if (answer && r->ttfa_ns < 0)
-		r->ttfa_ns = since;
-	q->last_token_ns = q->now_ns;
-	q->token_events++;
-}
-
-static int nonempty_string(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(v) && v->valuestring[0];
-}
-
-static void read_usage(struct client_request *q, const cJSON *obj)
-{
-	const cJSON *usage = cJSON_GetObjectItemCaseSensitive(obj, "usage");
-	const cJSON *ct = cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens");
-	const cJSON *pt = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens");
-
-	if (cJSON_IsNumber(ct)) {
-		q->have_usage = 1;
-		q->usage_completion = (int64_t)ct->valuedouble;
-		if (cJSON_IsNumber(pt))
-			q->usage_prompt = (int64_t)pt->valuedouble;
-	}
-}
-
-/* An error object inside a chunk or body: {"error": {"message": ...}}. */
-static int read_error(struct client_request *q, const cJSON *obj)
-{
-	const cJSON *err = cJSON_GetObjectItemCaseSensitive(obj, "error");
-	char *text;
-
-	if (!err || cJSON_IsNull(err))
-		return 0;
-	text = cJSON_PrintUnformatted(err);
-	set_error(q->result, RESULT_ERR_SERVER, text ? text : "error");
-	cJSON_free(text);
-	return 1;
-}
-
-/*
- * One streamed chunk. It carries a token when any choice has answer text
- * (delta.content, or text for /v1/completions), reasoning text
- * (delta.reasoning_content or delta.reasoning) or a tool call; a role-only
- * chunk carries none.
- */
-static void handle_chunk(struct client_request *q, const cJSON *obj)
-{
-	const cJSON *choices = cJSON_GetObjectItemCaseSensitive(obj, "choices");
-	const cJSON *choice;
-	int answer = 0, other = 0;
-
-	if (read_error(q, obj))
-		return;
-	read_usage(q, obj);
-	cJSON_ArrayForEach(choice, choices) {
-		const cJSON *delta = cJSON_GetObjectItemCaseSensitive(choice, "delta");
-		const cJSON *tools = cJSON_GetObjectItemCaseSensitive(delta, "tool_calls");
-
-		if (nonempty_string(delta, "content") || nonempty_string(choice, "text"))
-			answer = 1;
-		if (nonempty_string(delta, "reasoning_content") || nonempty_string(delta, "reasoning") ||
-		    cJSON_GetArraySize(tools) > 0 ||
-		    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(delta, "function_call")))
-			other = 1;
-	}
-	if (answer || other)
-		token_event(q, answer);
-}
-
-static int on_sse_event(void *ctx, const char *event, const char *data, size_t len)
-{
-	struct client_request *q = ctx;
-	cJSON *obj;
-
-	if (len == 6 && memcmp(data, "[DONE]", 6) == 0) {
-		q->done_seen = 1;
-		return 0;
-	}
-	if (strcmp(event, "error") == 0) {
-		set_error(q->result, RESULT_ERR_SERVER, data);
-		return 0;
-	}
-	obj = cJSON_ParseWithLength(data, len);
-	if (!cJSON_IsObject(obj)) {
-		char detail[96];
-
-		snprintf(detail, sizeof(detail), "event is not a JSON object: %.60s", data);
-		set_error(q->result, RESULT_ERR_MALFORMED, detail);
-	} else {
-		handle_chunk(q, obj);
-	}
-	cJSON_Delete(obj);
-	return 0;
 }
 
 /* ---- libcurl callbacks ----------------------------------------------- */
@@ -208,21 +77,12 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 {
 	struct client_request *q = userp;
 	size_t len = size * nmemb;
-	int rc;
+	int64_t now = clock_now_ns();    /* every event is stamped on arrival */
 
-	q->now_ns = clock_now_ns();
 	if (q->mode == MODE_UNKNOWN)
 		decide_mode(q);
-	if (q->mode == MODE_SSE) {
-		rc = sse_parser_feed(&q->sse, ptr, len);
-		if (rc != SSE_OK) {
-			snprintf(q->abort_class, sizeof(q->abort_class), "%s", RESULT_ERR_MALFORMED);
-			snprintf(q->abort_detail, sizeof(q->abort_detail), "SSE stream: %s",
-				 sse_strerror(rc));
-			return 0;
-		}
-		return len;
-	}
+	if (q->mode == MODE_SSE)
+		return meter_feed(&q->meter, ptr, len, now) == SSE_OK ? len : 0;
 	if (q->body_len + len > q->client->opt.max_event) {
 		snprintf(q->abort_class, sizeof(q->abort_class), "%s", RESULT_ERR_MALFORMED);
 		snprintf(q->abort_detail, sizeof(q->abort_detail),
@@ -247,22 +107,6 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 	return len;
 }
 
-/* A complete non-streamed body: its usage; TTFT and TTFA equal E2E. */
-static void finish_body(struct client_request *q)
-{
-	struct result *r = q->result;
-	cJSON *obj = cJSON_ParseWithLength(q->body ? q->body : "", q->body_len);
-
-	if (!cJSON_IsObject(obj)) {
-		set_error(r, RESULT_ERR_MALFORMED, "response body is not a JSON object");
-	} else if (!read_error(q, obj)) {
-		read_usage(q, obj);
-		r->ttft_ns = r->ttfa_ns = r->e2e_ns;
-		q->token_events = 1;
-	}
-	cJSON_Delete(obj);
-}
-
 static const char *curl_error_class(CURLcode code)
 {
 	switch (code) {
@@ -281,7 +125,7 @@ static const char *curl_error_class(CURLcode code)
 static void request_free(struct client_request *q)
 {
 	curl_slist_free_all(q->headers);
-	sse_parser_release(&q->sse);
+	meter_release(&q->meter);
 	free(q->body);
 	free(q);
 }
@@ -305,7 +149,8 @@ static void finish(struct client_request *q, CURLcode code)
 	client_done_fn done = q->done;
 	void *ctx = q->ctx;
 
-	r->e2e_ns = clock_now_ns() - q->start_ns;
+	int64_t now = clock_now_ns();
+
 	if (q->mode == MODE_UNKNOWN)
 		decide_mode(q);
 	if (code != CURLE_OK) {
@@ -314,23 +159,19 @@ static void finish(struct client_request *q, CURLcode code)
 		else
 			set_error(r, curl_error_class(code),
 				  q->errbuf[0] ? q->errbuf : curl_easy_strerror(code));
+		meter_end_failed(&q->meter, now);
 	} else if (r->status < 200 || r->status >= 300) {
 		char detail[RESULT_DETAIL_MAX + 32];
 
 		snprintf(detail, sizeof(detail), "HTTP %d: %.*s", r->status,
 			 RESULT_DETAIL_MAX, q->body ? q->body : "");
 		set_error(r, RESULT_ERR_HTTP, detail);
+		meter_end_failed(&q->meter, now);
 	} else if (q->mode == MODE_BODY) {
-		finish_body(q);
-	} else if (!q->done_seen) {
-		set_error(r, RESULT_ERR_INCOMPLETE, sse_parser_pending(&q->sse) ?
-			  "stream ended inside an event, without [DONE]" :
-			  "stream ended without [DONE]");
+		meter_end_body(&q->meter, q->body, q->body_len, now);
+	} else {
+		meter_end_stream(&q->meter, now);
 	}
-	r->output_tokens = q->have_usage ? q->usage_completion : q->token_events;
-	r->tokens_estimated = !q->have_usage;
-	if (q->have_usage && q->usage_prompt > 0)
-		r->input_tokens = q->usage_prompt;
 
 	curl_multi_remove_handle(c->multi, q->easy);
 	curl_easy_cleanup(q->easy);
@@ -524,7 +365,6 @@ int client_start(struct client *c, const char *method, const char *path,
 	q->result = result;
 	q->done = done;
 	q->ctx = ctx;
-	sse_parser_init(&q->sse, c->opt.max_event, on_sse_event, q);
 	q->easy = curl_easy_init();
 	url_len = strlen(c->opt.endpoint) + strlen(path) + 1;
 	url = malloc(url_len);
@@ -568,8 +408,10 @@ int client_start(struct client *c, const char *method, const char *path,
 		curl_easy_setopt(q->easy, CURLOPT_CONNECTTIMEOUT_MS, c->opt.connect_timeout_ms);
 
 	now = clock_now_ns();
-	q->start_ns = start_ns >= 0 ? start_ns : now;
-	result->sched_ns = q->start_ns - origin_ns;
+	if (start_ns < 0)
+		start_ns = now;
+	meter_init(&q->meter, result, start_ns, c->opt.max_event);
+	result->sched_ns = start_ns - origin_ns;
 	result->send_ns = now - origin_ns;
 	if (curl_multi_add_handle(c->multi, q->easy) != CURLM_OK)
 		goto fail;

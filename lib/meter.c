@@ -1,0 +1,204 @@
+/*
+ * meter.c - measuring a response as it streams; see meter.h.
+ */
+#include "meter.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+/* Most gaps kept per request; a longer stream still counts its tokens. */
+#define MAX_ITL (1u << 20)
+
+static void set_error(struct result *r, const char *cls, const char *detail)
+{
+	if (result_ok(r))       /* the first error is the cause; keep it */
+		result_set_error(r, cls, detail);
+}
+
+static void token_event(struct meter *m, int answer)
+{
+	struct result *r = m->result;
+	int64_t since = m->now_ns - m->start_ns;
+
+	if (r->ttft_ns < 0) {
+		r->ttft_ns = since;
+	} else if (r->n_itl < MAX_ITL) {
+		if (r->n_itl == m->itl_cap) {
+			size_t cap = m->itl_cap ? m->itl_cap * 2 : 64;
+			int64_t *n = realloc(r->itl_ns, cap * sizeof(*n));
+
+			if (!n)
+				goto count;
+			r->itl_ns = n;
+			m->itl_cap = cap;
+		}
+		r->itl_ns[r->n_itl++] = m->now_ns - m->last_token_ns;
+	}
+count:
+	if (answer && r->ttfa_ns < 0)
+		r->ttfa_ns = since;
+	m->last_token_ns = m->now_ns;
+	m->token_events++;
+}
+
+static int nonempty_string(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) && v->valuestring[0];
+}
+
+static void read_usage(struct meter *m, const cJSON *obj)
+{
+	const cJSON *usage = cJSON_GetObjectItemCaseSensitive(obj, "usage");
+	const cJSON *ct = cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens");
+	const cJSON *pt = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens");
+
+	if (cJSON_IsNumber(ct)) {
+		m->have_usage = 1;
+		m->usage_completion = (int64_t)ct->valuedouble;
+		if (cJSON_IsNumber(pt))
+			m->usage_prompt = (int64_t)pt->valuedouble;
+	}
+}
+
+/* An error object inside a chunk or body: {"error": {"message": ...}}. */
+static int read_error(struct meter *m, const cJSON *obj)
+{
+	const cJSON *err = cJSON_GetObjectItemCaseSensitive(obj, "error");
+	char *text;
+
+	if (!err || cJSON_IsNull(err))
+		return 0;
+	text = cJSON_PrintUnformatted(err);
+	set_error(m->result, RESULT_ERR_SERVER, text ? text : "error");
+	cJSON_free(text);
+	return 1;
+}
+
+/*
+ * One streamed chunk. It carries a token when any choice has answer text
+ * (delta.content, or text for /v1/completions), reasoning text
+ * (delta.reasoning_content or delta.reasoning) or a tool call; a role-only
+ * chunk carries none.
+ */
+static void handle_chunk(struct meter *m, const cJSON *obj)
+{
+	const cJSON *choices = cJSON_GetObjectItemCaseSensitive(obj, "choices");
+	const cJSON *choice;
+	int answer = 0, other = 0;
+
+	if (read_error(m, obj))
+		return;
+	read_usage(m, obj);
+	cJSON_ArrayForEach(choice, choices) {
+		const cJSON *delta = cJSON_GetObjectItemCaseSensitive(choice, "delta");
+		const cJSON *tools = cJSON_GetObjectItemCaseSensitive(delta, "tool_calls");
+
+		if (nonempty_string(delta, "content") || nonempty_string(choice, "text"))
+			answer = 1;
+		if (nonempty_string(delta, "reasoning_content") || nonempty_string(delta, "reasoning") ||
+		    cJSON_GetArraySize(tools) > 0 ||
+		    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(delta, "function_call")))
+			other = 1;
+	}
+	if (answer || other)
+		token_event(m, answer);
+}
+
+static int on_event(void *ctx, const char *event, const char *data, size_t len)
+{
+	struct meter *m = ctx;
+	cJSON *obj;
+
+	if (len == 6 && memcmp(data, "[DONE]", 6) == 0) {
+		m->done_seen = 1;
+		return 0;
+	}
+	if (strcmp(event, "error") == 0) {
+		set_error(m->result, RESULT_ERR_SERVER, data);
+		return 0;
+	}
+	obj = cJSON_ParseWithLength(data, len);
+	if (!cJSON_IsObject(obj)) {
+		char detail[96];
+
+		snprintf(detail, sizeof(detail), "event is not a JSON object: %.60s", data);
+		set_error(m->result, RESULT_ERR_MALFORMED, detail);
+	} else {
+		handle_chunk(m, obj);
+	}
+	cJSON_Delete(obj);
+	return 0;
+}
+
+void meter_init(struct meter *m, struct result *r, int64_t start_ns, size_t max_event)
+{
+	memset(m, 0, sizeof(*m));
+	m->result = r;
+	m->start_ns = start_ns;
+	sse_parser_init(&m->sse, max_event, on_event, m);
+}
+
+void meter_release(struct meter *m)
+{
+	sse_parser_release(&m->sse);
+}
+
+int meter_feed(struct meter *m, const char *buf, size_t len, int64_t now_ns)
+{
+	int rc;
+
+	m->now_ns = now_ns;
+	rc = sse_parser_feed(&m->sse, buf, len);
+	if (rc != SSE_OK) {
+		char detail[96];
+
+		snprintf(detail, sizeof(detail), "SSE stream: %s", sse_strerror(rc));
+		set_error(m->result, RESULT_ERR_MALFORMED, detail);
+	}
+	return rc;
+}
+
+static void count_tokens(struct meter *m, int64_t now_ns)
+{
+	struct result *r = m->result;
+
+	r->e2e_ns = now_ns - m->start_ns;
+	r->output_tokens = m->have_usage ? m->usage_completion : m->token_events;
+	r->tokens_estimated = !m->have_usage;
+	if (m->have_usage && m->usage_prompt > 0)
+		r->input_tokens = m->usage_prompt;
+}
+
+void meter_end_stream(struct meter *m, int64_t now_ns)
+{
+	if (!m->done_seen)
+		set_error(m->result, RESULT_ERR_INCOMPLETE, sse_parser_pending(&m->sse) ?
+			  "stream ended inside an event, without [DONE]" :
+			  "stream ended without [DONE]");
+	count_tokens(m, now_ns);
+}
+
+void meter_end_body(struct meter *m, const char *body, size_t len, int64_t now_ns)
+{
+	struct result *r = m->result;
+	cJSON *obj = cJSON_ParseWithLength(body ? body : "", len);
+
+	if (!cJSON_IsObject(obj)) {
+		set_error(r, RESULT_ERR_MALFORMED, "response body is not a JSON object");
+	} else if (!read_error(m, obj)) {
+		read_usage(m, obj);
+		r->ttft_ns = r->ttfa_ns = now_ns - m->start_ns;
+		m->token_events = 1;
+	}
+	cJSON_Delete(obj);
+	count_tokens(m, now_ns);
+}
+
+void meter_end_failed(struct meter *m, int64_t now_ns)
+{
+	count_tokens(m, now_ns);
+}

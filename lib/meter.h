@@ -1,0 +1,60 @@
+/*
+ * meter.h - measures one OpenAI-compatible response as its bytes arrive.
+ *
+ * Both sides that watch a response stream use it: replay's client (which
+ * sent the request) and record's proxy (which passes it on). Bytes go in
+ * with the instant they arrived; the meter parses them as SSE, reads each
+ * chunk and folds it into a struct result on the spot: TTFT (first token of
+ * any kind), TTFA (first answer content), the gaps between token events,
+ * usage, [DONE] and error events. Nothing is buffered but the event being
+ * parsed, so a long stream costs no memory.
+ */
+#ifndef TB_METER_H
+#define TB_METER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result.h"
+#include "sse.h"
+
+struct meter {
+	struct result *result;   /* filled in place; owned by the caller */
+	int64_t start_ns;        /* latencies count from this instant */
+	int64_t now_ns;          /* arrival of the bytes being parsed */
+	int64_t last_token_ns;
+	long token_events;
+	size_t itl_cap;
+	int done_seen;           /* data: [DONE] arrived */
+	int have_usage;
+	int64_t usage_completion, usage_prompt;
+	struct sse_parser sse;
+};
+
+/* Starts measuring into r (initialized) from start_ns; max_event caps one
+ * event (0: SSE_DEFAULT_MAX_EVENT). */
+void meter_init(struct meter *m, struct result *r, int64_t start_ns, size_t max_event);
+
+/* Frees the parser's buffers (not the result). */
+void meter_release(struct meter *m);
+
+/*
+ * Feeds streamed (text/event-stream) bytes that arrived at now_ns. Returns
+ * 0, or a negative SSE_E* code when the stream broke the size cap (the
+ * result then carries a "malformed" error; stop feeding).
+ */
+int meter_feed(struct meter *m, const char *buf, size_t len, int64_t now_ns);
+
+/* The stream ended at now_ns, cleanly as far as the transport knows: sets
+ * E2E, an "incomplete" error when no [DONE] came, and the token counts. */
+void meter_end_stream(struct meter *m, int64_t now_ns);
+
+/* A whole non-streamed JSON body arrived by now_ns: its usage; TTFT and
+ * TTFA equal E2E. */
+void meter_end_body(struct meter *m, const char *body, size_t len, int64_t now_ns);
+
+/* The transfer failed at now_ns: sets E2E and the token counts so far
+ * (the caller sets the error class). */
+void meter_end_failed(struct meter *m, int64_t now_ns);
+
+#endif

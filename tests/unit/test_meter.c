@@ -1,0 +1,179 @@
+/*
+ * test_meter.c - what a response's events mean for TTFT, TTFA, gaps,
+ * tokens and errors, with the arrival instants chosen by the test.
+ */
+#include "harness.h"
+#include "lib/clock.h"
+#include "lib/meter.h"
+
+#define MS(x) ((int64_t)(x) * NS_PER_MS)
+
+static const char role[] =
+	"data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n";
+static const char reasoning[] =
+	"data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\" hmm\"}}]}\n\n";
+static const char answer[] =
+	"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\" yes\"}}]}\n\n";
+static const char tool[] =
+	"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0}]}}]}\n\n";
+static const char usage[] =
+	"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":7}}\n\n";
+static const char done[] = "data: [DONE]\n\n";
+
+static void feed(struct meter *m, const char *s, int64_t at_ms)
+{
+	CHECK_EQ_INT(meter_feed(m, s, strlen(s), MS(at_ms)), SSE_OK);
+}
+
+TEST(reasoning_then_answer)
+{
+	struct result r;
+	struct meter m;
+
+	result_init(&r);
+	meter_init(&m, &r, MS(100), 0);
+	feed(&m, role, 105);            /* no token: TTFT does not start here */
+	feed(&m, reasoning, 150);
+	feed(&m, reasoning, 160);
+	feed(&m, answer, 175);
+	feed(&m, answer, 185);
+	feed(&m, usage, 186);
+	feed(&m, done, 186);
+	meter_end_stream(&m, MS(190));
+	CHECK(result_ok(&r));
+	CHECK_EQ_INT(r.ttft_ns, MS(50));
+	CHECK_EQ_INT(r.ttfa_ns, MS(75));
+	CHECK_EQ_INT(r.e2e_ns, MS(90));
+	CHECK_EQ_INT(r.n_itl, 3);
+	CHECK_EQ_INT(r.itl_ns[0], MS(10));
+	CHECK_EQ_INT(r.itl_ns[1], MS(15));
+	CHECK_EQ_INT(r.itl_ns[2], MS(10));
+	CHECK_EQ_INT(r.output_tokens, 7);     /* usage wins over 4 counted events */
+	CHECK_EQ_INT(r.input_tokens, 12);
+	CHECK(!r.tokens_estimated);
+	meter_release(&m);
+	result_release(&r);
+}
+
+TEST(without_usage_tokens_are_counted_and_flagged)
+{
+	struct result r;
+	struct meter m;
+
+	result_init(&r);
+	meter_init(&m, &r, 0, 0);
+	feed(&m, answer, 10);
+	feed(&m, tool, 20);                   /* a tool call is a token event */
+	feed(&m, done, 21);
+	meter_end_stream(&m, MS(22));
+	CHECK(result_ok(&r));
+	CHECK_EQ_INT(r.output_tokens, 2);
+	CHECK(r.tokens_estimated);
+	meter_release(&m);
+	result_release(&r);
+}
+
+TEST(missing_done_is_incomplete)
+{
+	struct result r;
+	struct meter m;
+
+	result_init(&r);
+	meter_init(&m, &r, 0, 0);
+	feed(&m, answer, 10);
+	feed(&m, "data: {\"choi", 11);       /* cut inside an event */
+	meter_end_stream(&m, MS(12));
+	CHECK_STR(r.error, RESULT_ERR_INCOMPLETE);
+	CHECK(strstr(r.error_detail, "inside an event") != NULL);
+	CHECK_EQ_INT(r.ttft_ns, MS(10));      /* what arrived is kept */
+	meter_release(&m);
+	result_release(&r);
+}
+
+TEST(error_event_and_error_object_are_server_errors)
+{
+	struct result r;
+	struct meter m;
+
+	result_init(&r);
+	meter_init(&m, &r, 0, 0);
+	feed(&m, "event: error\ndata: overloaded\n\n", 5);
+	feed(&m, done, 6);
+	meter_end_stream(&m, MS(6));
+	CHECK_STR(r.error, RESULT_ERR_SERVER);
+	CHECK_STR(r.error_detail, "overloaded");
+	meter_release(&m);
+	result_release(&r);
+
+	result_init(&r);
+	meter_init(&m, &r, 0, 0);
+	feed(&m, "data: {\"error\":{\"message\":\"boom\"}}\n\n", 5);
+	meter_end_stream(&m, MS(6));
+	CHECK_STR(r.error, RESULT_ERR_SERVER);    /* the first error is kept */
+	CHECK(strstr(r.error_detail, "boom") != NULL);
+	meter_release(&m);
+	result_release(&r);
+}
+
+TEST(garbage_event_is_malformed)
+{
+	struct result r;
+	struct meter m;
+
+	result_init(&r);
+	meter_init(&m, &r, 0, 0);
+	feed(&m, "data: {not json\n\n", 5);
+	feed(&m, done, 6);
+	meter_end_stream(&m, MS(6));
+	CHECK_STR(r.error, RESULT_ERR_MALFORMED);
+	meter_release(&m);
+	result_release(&r);
+}
+
+TEST(event_over_the_cap_is_malformed)
+{
+	char big[600];
+	struct result r;
+	struct meter m;
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "data: ", 6);
+	result_init(&r);
+	meter_init(&m, &r, 0, 256);
+	CHECK_EQ_INT(meter_feed(&m, big, strlen(big), MS(1)), SSE_ETOOBIG);
+	CHECK_STR(r.error, RESULT_ERR_MALFORMED);
+	meter_release(&m);
+	result_release(&r);
+}
+
+TEST(non_streamed_body_ttft_equals_e2e)
+{
+	static const char body[] = "{\"choices\":[{\"message\":{\"content\":\"hi\"}}],"
+				   "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":9}}";
+	struct result r;
+	struct meter m;
+
+	result_init(&r);
+	meter_init(&m, &r, MS(1), 0);
+	meter_end_body(&m, body, strlen(body), MS(41));
+	CHECK(result_ok(&r));
+	CHECK_EQ_INT(r.e2e_ns, MS(40));
+	CHECK_EQ_INT(r.ttft_ns, MS(40));
+	CHECK_EQ_INT(r.ttfa_ns, MS(40));
+	CHECK_EQ_INT(r.output_tokens, 9);
+	meter_release(&m);
+	result_release(&r);
+}
+
+int main(void)
+{
+	RUN(reasoning_then_answer);
+	RUN(without_usage_tokens_are_counted_and_flagged);
+	RUN(missing_done_is_incomplete);
+	RUN(error_event_and_error_object_are_server_errors);
+	RUN(garbage_event_is_malformed);
+	RUN(event_over_the_cap_is_malformed);
+	RUN(non_streamed_body_ttft_equals_e2e);
+	return harness_done();
+}
