@@ -1326,6 +1326,15 @@ TEST(compare_warns_and_fails_on_regression_from_the_cli)
 	CHECK(strstr(out, "\"verdict\": \"faster\"") != NULL);
 	free(out);
 	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
+						      "--format", "csv", "main", "pr", NULL }), 0);
+	CHECK(strstr(out, "\nbefore,after,concurrency,metric,n_before,n_after,before_value,"
+		      "after_value,change,change_pct,ci_lo,ci_hi,p99_before,p99_after,"
+		      "p99_change_pct,p99_ci_lo,p99_ci_hi,verdict\n") != NULL);
+	CHECK(strstr(out, "\nmain,pr,1,TTFT,60,60,") != NULL);
+	CHECK(strstr(out, ",slower\n") != NULL);
+	CHECK(strstr(out, "\nmain,pr,1,Agg tok/s,60,60,") != NULL);
+	free(out);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
 						      "main", NULL }), 2);
 	free(out);
 	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
