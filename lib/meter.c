@@ -192,6 +192,7 @@ void meter_end_body(struct meter *m, const char *body, size_t len, int64_t now_n
 	} else if (!read_error(m, obj)) {
 		read_usage(m, obj);
 		r->ttft_ns = r->ttfa_ns = now_ns - m->start_ns;
+		r->unstreamed = true;
 		m->token_events = 1;
 	}
 	cJSON_Delete(obj);

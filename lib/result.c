@@ -67,6 +67,8 @@ cJSON *result_to_json(const struct result *r)
 	json_add_int64(o, "input_tokens", r->input_tokens, 1);
 	json_add_int64(o, "output_tokens", r->output_tokens, 0);
 	cJSON_AddBoolToObject(o, "tokens_estimated", r->tokens_estimated);
+	if (r->unstreamed)
+		cJSON_AddFalseToObject(o, "streamed");
 	itl = cJSON_AddArrayToObject(o, "itl_us");
 	for (i = 0; itl && i < r->n_itl; i++)
 		cJSON_AddItemToArray(itl, cJSON_CreateNumber((double)((r->itl_ns[i] + 500) / 1000)));
@@ -125,6 +127,7 @@ int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errle
 	r->warmup = cJSON_IsTrue(warmup);
 	estimated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "tokens_estimated"));
 	r->tokens_estimated = estimated != 0;
+	r->unstreamed = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(obj, "streamed"));
 
 	error = cJSON_GetObjectItemCaseSensitive(obj, "error");
 	if (cJSON_IsString(error) && error->valuestring[0]) {

@@ -45,6 +45,7 @@ struct result {
 	int64_t input_tokens;    /* usage.prompt_tokens, else the trace's, or -1 */
 	int64_t output_tokens;   /* usage.completion_tokens, else counted events */
 	bool tokens_estimated;   /* output_tokens counted, no usage reported */
+	bool unstreamed;         /* a whole JSON body, not SSE: TTFT = TTFA = E2E */
 	int64_t *itl_ns;         /* owned: gaps between token events */
 	size_t n_itl;
 };

@@ -96,8 +96,12 @@ struct level_run {
 	size_t warmup, n;
 	size_t issued, finished, in_flight;
 	int write_failed;
-	int64_t level_start_ns;
 	int show_progress;
+	size_t errors;            /* of the level so far */
+	int64_t tokens;           /* output tokens of the level so far */
+	int64_t progress_ns;      /* when the progress line was last printed */
+	size_t progress_finished;
+	int64_t progress_tokens;
 };
 
 static volatile sig_atomic_t stop_signal;   /* first signal seen, 0 if none */
@@ -336,21 +340,47 @@ fail:
 
 static void issue(struct level_run *lr);
 
+/*
+ * The live line on stderr, once a second: done/total, the rates over the
+ * last second, errors and the time left. On a terminal it rewrites itself;
+ * elsewhere (--progress into a log) it prints a line each time.
+ */
 static void print_progress(struct level_run *lr, int final)
 {
-	double elapsed = (double)(clock_now_ns() - lr->level_start_ns) / NS_PER_S;
-	size_t errors = 0, i;
+	int64_t now = clock_now_ns();
+	double dt = (double)(now - lr->progress_ns) / NS_PER_S;
+	size_t total = lr->warmup + lr->n, left = total - lr->finished;
+	double req_s, tok_s, eta;
+	int tty = isatty(STDERR_FILENO);
 
 	if (!lr->show_progress)
 		return;
-	for (i = 0; i < lr->warmup + lr->n; i++)
-		errors += !result_ok(&lr->results[i]) && i < lr->finished + lr->in_flight;
 	if (final) {
-		fprintf(stderr, "\r\033[K");
+		if (tty)
+			fprintf(stderr, "\r\033[K");
 		return;
 	}
-	fprintf(stderr, "\r\033[KC=%d  %zu/%zu done  %zu in flight  %zu errors  %.1f s",
-		lr->level, lr->finished, lr->warmup + lr->n, lr->in_flight, errors, elapsed);
+	if (dt <= 0)
+		return;
+	req_s = (double)(lr->finished - lr->progress_finished) / dt;
+	tok_s = (double)(lr->tokens - lr->progress_tokens) / dt;
+	if (lr->sched && lr->n)     /* open loop: the schedule says when it ends */
+		eta = (double)(lr->sched[lr->n - 1] - (now - lr->sched_origin_ns)) / NS_PER_S;
+	else
+		eta = req_s > 0 ? (double)left / req_s : -1;
+	if (lr->sched)
+		fprintf(stderr, "%sopen loop", tty ? "\r\033[K" : "");
+	else
+		fprintf(stderr, "%sC=%d", tty ? "\r\033[K" : "", lr->level);
+	fprintf(stderr, "  %zu/%zu done  %.1f req/s  %.0f tok/s  %zu in flight  %zu errors",
+		lr->finished, total, req_s, tok_s, lr->in_flight, lr->errors);
+	if (eta >= 0)
+		fprintf(stderr, "  ETA %.0f s", eta);
+	if (!tty)
+		fputc('\n', stderr);
+	lr->progress_ns = now;
+	lr->progress_finished = lr->finished;
+	lr->progress_tokens = lr->tokens;
 }
 
 static void on_done(void *ctx, struct result *r)
@@ -360,6 +390,10 @@ static void on_done(void *ctx, struct result *r)
 
 	lr->in_flight--;
 	lr->finished++;
+	if (result_ok(r))
+		lr->tokens += r->output_tokens;
+	else
+		lr->errors++;
 	if (!rec || tracefile_writer_append(lr->out, rec) < 0) {
 		if (!lr->write_failed)
 			fprintf(stderr, "\ntracebench replay: %s\n", rec ?
@@ -917,14 +951,16 @@ static int run_level(struct level_run *lr, struct level_summary *s)
 	struct event_base *base = client_base(lr->client);
 	size_t k;
 
-	lr->issued = lr->finished = lr->in_flight = 0;
+	lr->issued = lr->finished = lr->in_flight = lr->errors = 0;
+	lr->tokens = lr->progress_tokens = 0;
+	lr->progress_finished = 0;
 	lr->sched_origin_ns = 0;
 	lr->results = calloc(lr->warmup + lr->n, sizeof(*lr->results));
 	if (!lr->results)
 		return -1;
 	for (k = 0; k < lr->warmup + lr->n; k++)
 		result_init(&lr->results[k]);
-	lr->level_start_ns = clock_now_ns();
+	lr->progress_ns = clock_now_ns();
 	issue(lr);
 	if (lr->in_flight || evtimer_pending(lr->due_timer, NULL))
 		event_base_dispatch(base);

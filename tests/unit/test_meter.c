@@ -51,6 +51,7 @@ TEST(reasoning_then_answer)
 	CHECK_EQ_INT(r.output_tokens, 7);     /* usage wins over 4 counted events */
 	CHECK_EQ_INT(r.input_tokens, 12);
 	CHECK(!r.tokens_estimated);
+	CHECK(!r.unstreamed);
 	meter_release(&m);
 	result_release(&r);
 }
@@ -162,6 +163,7 @@ TEST(non_streamed_body_ttft_equals_e2e)
 	CHECK_EQ_INT(r.ttft_ns, MS(40));
 	CHECK_EQ_INT(r.ttfa_ns, MS(40));
 	CHECK_EQ_INT(r.output_tokens, 9);
+	CHECK(r.unstreamed);
 	meter_release(&m);
 	result_release(&r);
 }
