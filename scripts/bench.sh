@@ -9,7 +9,9 @@
 #    (1, 100, 1000, 1, 100, 1000, ...); medians are reported.
 # 2. Open-loop accuracy: short requests at 1000 req/s; achieved / scheduled
 #    rate and send-lag P99.
-# 3. analyze: scripts/bench-analyze.sh (load vs sqlite3 .import, report on
+# 3. Raw request rate: replay's requests/s against wrk's (Debian package,
+#    about the most a client does on loopback), same mock, 64 connections.
+# 4. analyze: scripts/bench-analyze.sh (load vs sqlite3 .import, report on
 #    1,000,000 requests).
 #
 #   RUNS   repetitions of each measurement (default 5)
@@ -24,6 +26,9 @@ OUT=${BENCH_OUT:-BENCHMARKS.md}
 mock=""
 trap '[ -n "$mock" ] && kill $mock 2>/dev/null; rm -rf "$W"' EXIT INT TERM
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+if ! command -v wrk >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null 2>&1 || true
+fi
 
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -92,7 +97,37 @@ while [ $i -lt "$RUNS" ]; do
 done
 kill $mock; wait $mock 2>/dev/null || true; mock=""
 
-echo "== 3. analyze"
+echo "== 3. raw request rate: non-streamed 1-token replies, keep-alive, 64 connections"
+zcat "$W/short.jsonl.gz" | sed 's/\\"stream\\":true/\\"stream\\":false/' | gzip >"$W/nostream.jsonl.gz"
+start_mock --ttft-ms 0 --itl-ms 0
+cat >"$W/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = '{"model":"mock","messages":[{"role":"user","content":"hi"}],"max_tokens":1}'
+wrk.headers["Content-Type"] = "application/json"
+LUA
+: >"$W/rate"
+rn=20000
+[ "$QUICK" = 1 ] && rn=5000
+i=0
+while [ $i -lt "$RUNS" ]; do
+	rm -f "$W/q.jsonl.gz" "$W/q.db"
+	"$TB" replay --endpoint "$endpoint" -c 64 -n $rn --warmup 0 --quiet \
+		-o "$W/q.jsonl.gz" "$W/nostream.jsonl.gz" >/dev/null 2>&1
+	"$TB" analyze load --db "$W/q.db" "$W/q.jsonl.gz" 2>/dev/null
+	ours=$("$TB" analyze report --db "$W/q.db" --format csv |
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next } { print $k["ok"] / $k["wall_s"] }')
+	if command -v wrk >/dev/null; then
+		theirs=$(wrk -t1 -c64 -d5s -s "$W/post.lua" "$endpoint/v1/chat/completions" |
+			awk '/^Requests\/sec/ { print $2 }')
+	else
+		theirs=0
+	fi
+	echo "$ours $theirs" >>"$W/rate"
+	i=$((i + 1))
+done
+kill $mock; wait $mock 2>/dev/null || true; mock=""
+
+echo "== 4. analyze"
 if [ "$QUICK" = 1 ]; then N=100000 sh scripts/bench-analyze.sh >"$W/analyze" 2>&1;
 else sh scripts/bench-analyze.sh >"$W/analyze" 2>&1; fi
 
@@ -111,14 +146,16 @@ else sh scripts/bench-analyze.sh >"$W/analyze" 2>&1; fi
 	echo "Reference figures published for other clients (4 cores): Rust +2.6 / +3.5 / +28 ms,"
 	echo "Python +3.8 / +23.4 / +294 ms at C = 1 / 100 / 1000. Goal here (2 cores): ≤ 1 / 2 / 10 ms."
 	echo
-	echo "| C | TTFT error (ms) | P99 inter-token gap (ms) | client CPU (s) | peak RSS (MiB) | TTFT error, first round (ms) |"
-	echo "|--:|--:|--:|--:|--:|--:|"
+	echo "| C | TTFT error (ms) | P99 inter-token gap (ms) | client CPU (s) | client CPU per event, start-up included (µs) | peak RSS (MiB) | TTFT error, first round (ms) |"
+	echo "|--:|--:|--:|--:|--:|--:|--:|"
 	for l in $levels; do
 		c=${l%%:*}
-		printf "| %s | %s | %s | %s | %s | %s |\n" "$c" \
+		reqs=${l##*:}
+		printf "| %s | %s | %s | %s | %s | %s | %s |\n" "$c" \
 			"$(awk -v c="$c" '$1 == c { print $2 }' "$W/client" | median)" \
 			"$(awk -v c="$c" '$1 == c { print $3 }' "$W/client" | median)" \
 			"$(awk -v c="$c" '$1 == c { print $4 }' "$W/client" | median)" \
+			"$(awk -v c="$c" -v n="$reqs" '$1 == c { printf "%.1f\n", $4 * 1e6 / (n * 100) }' "$W/client" | median)" \
 			"$(awk -v c="$c" '$1 == c { print $5 }' "$W/client" | median)" \
 			"$(awk -v c="$c" '$1 == c { print $6 }' "$W/client" | median)"
 	done
@@ -134,7 +171,22 @@ else sh scripts/bench-analyze.sh >"$W/analyze" 2>&1; fi
 		"$(awk '{ print $3 }' "$W/open" | median)" \
 		"$(awk '{ print $4 }' "$W/open" | median)"
 	echo
-	echo "## 3. analyze"
+	echo "## 3. Raw request rate"
+	echo
+	echo "Non-streamed 1-token replies, keep-alive, 64 connections, same mock; wrk (1 thread, 5 s) is the"
+	echo "reference (goal: replay ≥ 0.5 × wrk)."
+	echo
+	echo "| replay (req/s) | wrk (req/s) | ratio |"
+	echo "|--:|--:|--:|"
+	if command -v wrk >/dev/null; then
+		printf "| %s | %s | %s |\n" "$(awk '{ print $1 }' "$W/rate" | median)" \
+			"$(awk '{ print $2 }' "$W/rate" | median)" \
+			"$(awk '$2 > 0 { printf "%.3f\n", $1 / $2 }' "$W/rate" | median)"
+	else
+		echo "| $(awk '{ print $1 }' "$W/rate" | median) | wrk not installed (apt-get install wrk) | - |"
+	fi
+	echo
+	echo "## 4. analyze"
 	echo
 	echo '```'
 	cat "$W/analyze"
