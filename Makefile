@@ -6,6 +6,8 @@
 #   make asan       build with ASan+UBSan into build-asan/ and run the tests
 #   make valgrind   run the tests with every tracebench call under valgrind
 #   make install    install to $(PREFIX)/bin (PREFIX=/usr/local)
+#   make fuzz       libFuzzer targets of tests/fuzz/, FUZZ_SECONDS each (needs
+#                   clang: scripts/deps-fuzz.sh); CI runs FUZZ_SECONDS=30
 
 VERSION  = 0.1.0
 PREFIX  ?= /usr/local
@@ -30,7 +32,7 @@ PROG_OBJ = $(PROG_SRC:%.c=$(O)/%.o) $(O)/schema_sql.o
 TESTS    = $(TEST_SRC:tests/unit/%.c=$(O)/tests/%)
 BIN      = $(O)/tracebench
 
-.PHONY: all test demo asan valgrind bench bench-quick install clean deps
+.PHONY: all test demo asan valgrind bench bench-quick install clean deps fuzz
 all: tracebench
 
 tracebench: $(BIN)
@@ -60,6 +62,7 @@ $(O)/tests/%: tests/unit/%.c tests/unit/harness.h $(O)/libtracebench.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libtracebench.a $(LIBS)
 
 test: tracebench $(TESTS)
+	@sh scripts/deps.sh --tests
 	@O=$(O) sh tests/run.sh
 
 demo: deps
@@ -80,6 +83,29 @@ bench: tracebench
 
 bench-quick: tracebench
 	@QUICK=1 BENCH_OUT=build/BENCHMARKS-quick.md sh scripts/bench.sh
+
+# clang builds the library with coverage and sanitizers into $(FUZZ_O)/
+# (a make of its own, O=$(FUZZ_O)) and links each target against it;
+# tests/fuzz/run.sh runs them from their seed corpora and prints
+# libFuzzer's final statistics.
+FUZZ_SECONDS ?= 60
+FUZZ_O       ?= build-fuzz
+FUZZ_SRC      = $(wildcard tests/fuzz/fuzz_*.c)
+
+fuzz:
+	@sh scripts/deps-fuzz.sh
+	@$(MAKE) --no-print-directory O=$(FUZZ_O) CC=clang CFLAGS='-O1 -g -fno-omit-frame-pointer' \
+		SAN='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all' \
+		$(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_O)/%)
+	@FUZZ_O=$(FUZZ_O) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh \
+		$(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_O)/%)
+
+# Only the modules the targets test, so a program's work in progress
+# elsewhere cannot stop the fuzzing.
+FUZZ_OBJ      = $(LIB_OBJ) $(O)/record/csv.o $(O)/record/import.o $(O)/record/words.o
+
+$(O)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_OBJ)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LIBS)
 
 install: tracebench
 	install -d $(DESTDIR)$(PREFIX)/bin

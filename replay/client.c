@@ -116,6 +116,7 @@ static const char *curl_error_class(CURLcode code)
 	case CURLE_COULDNT_RESOLVE_HOST:
 	case CURLE_COULDNT_RESOLVE_PROXY:
 	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
 		return RESULT_ERR_CONNECT;
 	default:
 		return RESULT_ERR_TRANSFER;

@@ -24,6 +24,7 @@
 #include "lib/trace.h"
 #include "lib/tracefile.h"
 
+#include <curl/curl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -836,6 +837,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (!o->output) {
 		fprintf(stderr, "tracebench replay: no results file; give -o RESULTS\n");
+		return -1;
+	}
+	/* libcurl before 7.89 breaks reused prior-knowledge HTTP/2 connections
+	 * (curl issue 10634): every request after the first would fail. */
+	if (o->http2 && strncmp(o->endpoint, "http://", 7) == 0 &&
+	    curl_version_info(CURLVERSION_NOW)->version_num < 0x075900) {
+		fprintf(stderr, "tracebench replay: --http2 over http:// needs libcurl 7.89 or later "
+			"(this is %s); use an https:// endpoint or HTTP/1.1\n",
+			curl_version_info(CURLVERSION_NOW)->version);
 		return -1;
 	}
 	if (o->open_loop && (concurrency_given || o->repeat > 1)) {

@@ -5,6 +5,8 @@
 
 PACKAGES="gcc make pkg-config libcurl4-openssl-dev libevent-dev libcjson-dev
 libsqlite3-dev zlib1g-dev sqlite3 gnuplot-nox"
+# The tests also put a real HTTP/2 and TLS server (nghttpx) in front of the mock.
+[ "${1:-}" = "--tests" ] && PACKAGES="$PACKAGES nghttp2-proxy openssl"
 
 missing=""
 for p in $PACKAGES; do

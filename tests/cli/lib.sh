@@ -62,6 +62,17 @@ start_mock() {
 	ENDPOINT=http://127.0.0.1:$(cat "$WORK/port")
 }
 
+# A free loopback port, found by binding port 0 (for servers that cannot).
+free_port() {
+	rm -f "$WORK/free"
+	"$TB" mock --quiet --listen 127.0.0.1:0 --port-file "$WORK/free" &
+	fp=$!
+	while [ ! -s "$WORK/free" ]; do sleep 0.05; done
+	kill $fp
+	wait $fp 2>/dev/null
+	cat "$WORK/free"
+}
+
 stop_mock() {
 	kill "$MOCK_PID" && wait "$MOCK_PID"
 	MOCK_PID=""
