@@ -1,0 +1,1518 @@
+/*
+ * proxy.c - `tracebench record proxy`: a streaming reverse proxy in front of
+ * a real endpoint, writing what passes through as a trace; see proxy.h.
+ *
+ * One libevent loop, no threads. The listening side is evhttp (one generic
+ * callback for every path); the upstream side is libcurl's multi socket
+ * interface on the same loop: libcurl says which sockets to watch
+ * (on_socket) and when to call it back (on_timer_change), libevent watches
+ * them and we hand readiness back with curl_multi_socket_action, as
+ * replay/client.c does.
+ *
+ * Request lifecycle: on_request() copies the request into a struct
+ * proxy_request and starts its transfer; on_header() collects the
+ * upstream's status and headers and starts the reply when they end;
+ * on_data() passes each piece of the body on at once (and flushes it), and
+ * feeds it to the request's meter (lib/meter.h), which measures TTFT, TTFA,
+ * the gaps and the tokens on the spot; finish() ends the reply and appends
+ * the trace record. If the client goes away first, on_conn_close() cancels
+ * the transfer and records that instead.
+ *
+ * Secrets: every header goes upstream, but Authorization, API keys and
+ * cookies never reach the file (trace_header_is_secret()), nor do headers
+ * whose names look like credentials unless --keep-header names them.
+ */
+#include "proxy.h"
+#include "lib/cli.h"
+#include "lib/clock.h"
+#include "lib/meter.h"
+#include "lib/result.h"
+#include "lib/trace.h"
+#include "lib/tracefile.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <curl/curl.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#define PROXY_MAX_BODY      (32L * 1024 * 1024)  /* request body cap */
+#define PROXY_MAX_HEADERS   (64L * 1024)         /* request headers cap */
+#define PROXY_MAX_MEASURED  (16u * 1024 * 1024)  /* non-SSE body kept to measure */
+#define PROXY_HIGH_WATER    (4u * 1024 * 1024)   /* client output: pause upstream */
+#define PROXY_IDLE_S        600                  /* idle client connection */
+#define PROXY_BACKLOG       4096
+#define PROXY_MAX_KEEP      64
+#define PROXY_STATUS_S      2                    /* status line period */
+
+struct proxy_options {
+	char host[256];
+	int port;
+	const char *upstream;
+	const char *output;
+	const char *port_file;
+	const char *keep[PROXY_MAX_KEEP];  /* --keep-header names */
+	size_t n_keep;
+	int force;
+	long grace_s;
+	long max_requests;                 /* 0: no limit */
+	double duration_s;                 /* 0: no limit */
+	long timeout_s;                    /* whole upstream transfer; 0: none */
+	long connect_timeout_s;
+	int progress;                      /* 1 on, 0 off, -1 when a terminal */
+};
+
+struct proxy_request;
+
+struct proxy {
+	struct proxy_options opt;
+	char *upstream;                    /* base URL, no trailing '/' (malloc) */
+	struct event_base *base;
+	struct evhttp *http;
+	struct evhttp_bound_socket *bound;
+	CURLM *multi;
+	struct event *curl_timer, *flush_timer, *status_timer, *grace_timer,
+		     *stop_timer, *sigint, *sigterm;
+	struct evbuffer *scratch;          /* reused to pass each piece on */
+	struct tracefile_writer *w;
+	int64_t start_ns;
+	long next_id;                      /* requests accepted so far */
+	long n_done, n_errors;
+	size_t n_active;
+	struct proxy_request *active;      /* doubly linked */
+	int draining;                      /* no longer accepting */
+	int failed;                        /* the trace could not be written */
+	int status_shown;
+};
+
+enum body_mode { MODE_UNKNOWN, MODE_SSE, MODE_BODY };
+
+struct proxy_request {
+	struct proxy *p;
+	struct evhttp_request *req;        /* NULL once the client is gone */
+	CURL *easy;
+	struct curl_slist *headers;
+	struct trace_request trace;        /* what the file gets; body sent upstream */
+	struct result result;              /* the upstream's outcome */
+	struct meter meter;
+	enum body_mode mode;
+	int status;                        /* of the header block being read */
+	char reason[64];
+	int replied;                       /* evhttp_send_reply_start done */
+	int paused;                        /* upstream paused: client reads slowly */
+	int meter_broken;                  /* stream broke the meter's cap */
+	char *body;                        /* non-SSE response, capped, to measure */
+	size_t body_len, body_cap;
+	int body_overflow;
+	char errbuf[CURL_ERROR_SIZE];
+	struct proxy_request *prev, *next;
+};
+
+/* ---- headers ------------------------------------------------------------ */
+
+static int name_is(const char *name, size_t len, const char *what)
+{
+	return strlen(what) == len && strncasecmp(name, what, len) == 0;
+}
+
+/* Hop-by-hop headers (RFC 9110 7.6.1): they describe one connection, not
+ * the message, so neither direction passes them on. */
+static int is_hop_by_hop(const char *name, size_t len)
+{
+	return name_is(name, len, "connection") || name_is(name, len, "keep-alive") ||
+	       (len >= 6 && strncasecmp(name, "proxy-", 6) == 0) ||
+	       name_is(name, len, "te") || name_is(name, len, "trailer") ||
+	       name_is(name, len, "transfer-encoding") || name_is(name, len, "upgrade");
+}
+
+/* True when 'name' appears in the comma-separated Connection header value. */
+static int named_by_connection(const char *connection, const char *name)
+{
+	size_t nlen = strlen(name);
+	const char *s = connection;
+
+	while (s && *s) {
+		size_t len;
+
+		s += strspn(s, " \t,");
+		len = strcspn(s, " \t,");
+		if (len && len == nlen && strncasecmp(s, name, len) == 0)
+			return 1;
+		s += len;
+	}
+	return 0;
+}
+
+/* Names that look like credentials are kept out of the file unless the user
+ * names them with --keep-header; the secret list proper never is. */
+static int looks_secret(const char *name)
+{
+	static const char *const parts[] = {
+		"auth", "key", "token", "secret", "cookie", "session",
+		"password", "passwd", "credential", "signature",
+	};
+	size_t i, j, n = strlen(name);
+
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		size_t pl = strlen(parts[i]);
+
+		for (j = 0; j + pl <= n; j++)
+			if (strncasecmp(name + j, parts[i], pl) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+static int kept_by_user(const struct proxy_options *o, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_keep; i++)
+		if (strcasecmp(o->keep[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether a request header reaches the trace file. */
+static int header_recorded(const struct proxy_options *o, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (trace_header_is_secret(name, len))
+		return 0;
+	if (name_is(name, len, "host") || name_is(name, len, "content-length") ||
+	    name_is(name, len, "expect") || is_hop_by_hop(name, len))
+		return 0;
+	return !looks_secret(name) || kept_by_user(o, name);
+}
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static void set_error(struct result *r, const char *cls, const char *detail)
+{
+	if (result_ok(r))       /* the first error is the cause; keep it */
+		result_set_error(r, cls, detail);
+}
+
+static const char *method_name(enum evhttp_cmd_type m)
+{
+	switch (m) {
+	case EVHTTP_REQ_GET:     return "GET";
+	case EVHTTP_REQ_POST:    return "POST";
+	case EVHTTP_REQ_HEAD:    return "HEAD";
+	case EVHTTP_REQ_PUT:     return "PUT";
+	case EVHTTP_REQ_DELETE:  return "DELETE";
+	case EVHTTP_REQ_OPTIONS: return "OPTIONS";
+	case EVHTTP_REQ_PATCH:   return "PATCH";
+	default:                 return NULL;
+	}
+}
+
+/* The proxy's own error: {"error":{"message":...,"type":"proxy_error"}}. */
+static void reply_proxy_error(struct evhttp_request *req, int code, const char *reason,
+			      const char *message)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *err = cJSON_AddObjectToObject(root, "error");
+	struct evbuffer *body = evbuffer_new();
+	char *text;
+
+	cJSON_AddStringToObject(err, "message", message);
+	cJSON_AddStringToObject(err, "type", "proxy_error");
+	cJSON_AddNumberToObject(err, "code", code);
+	text = cJSON_PrintUnformatted(root);
+	if (text && body && evbuffer_add_printf(body, "%s\n", text) > 0) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+				  "Content-Type", "application/json");
+		evhttp_send_reply(req, code, reason, body);
+	} else {
+		evhttp_send_error(req, HTTP_INTERNAL, "out of memory");
+	}
+	if (body)
+		evbuffer_free(body);
+	cJSON_free(text);
+	cJSON_Delete(root);
+}
+
+/*
+ * While the upstream works, the client is silent by design: lift the read
+ * timeout, or a long TTFT would cut it off; a client that stops reading is
+ * still dropped by the write timeout. Small SSE events leave at once
+ * (TCP_NODELAY). 'busy' 0 puts the idle keep-alive timeout back.
+ */
+static void conn_set_busy(struct evhttp_connection *conn, int busy)
+{
+	struct bufferevent *bev = evhttp_connection_get_bufferevent(conn);
+	struct timeval idle = { PROXY_IDLE_S, 0 };
+	int one = 1;
+
+	bufferevent_set_timeouts(bev, busy ? NULL : &idle, &idle);
+	if (busy)
+		setsockopt(bufferevent_getfd(bev), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/*
+ * Hear about the client closing while the upstream has not answered yet.
+ * evhttp stops reading a connection once the request is in, so a client
+ * that hangs up during a long TTFT would go unnoticed until the first write;
+ * reading with no read callback (what evhttp itself does while it writes a
+ * reply) turns that EOF into the connection's close callback.
+ */
+static void conn_watch_close(struct evhttp_connection *conn)
+{
+	struct bufferevent *bev = evhttp_connection_get_bufferevent(conn);
+	bufferevent_data_cb readcb, writecb;
+	bufferevent_event_cb eventcb;
+	void *arg;
+
+	bufferevent_getcb(bev, &readcb, &writecb, &eventcb, &arg);
+	bufferevent_setcb(bev, NULL, writecb, eventcb, arg);
+	bufferevent_enable(bev, EV_READ);
+}
+
+/* Stop hearing about q's connection closing: q is about to go away. */
+static void forget_conn(struct proxy_request *q)
+{
+	struct evhttp_connection *conn = q->req ? evhttp_request_get_connection(q->req) : NULL;
+
+	if (conn) {
+		evhttp_connection_set_closecb(conn, NULL, NULL);
+		conn_set_busy(conn, 0);
+	}
+}
+
+/*
+ * Write what evhttp has queued for q's client now rather than on the next
+ * pass of the loop, so a token leaves as soon as it came in (the mock's
+ * stream_flush(), mock/mock.c, explains the changelist saving). What the
+ * socket does not take stays queued for the bufferevent.
+ */
+static void flush_client(struct proxy_request *q)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(q->req);
+	struct bufferevent *bev;
+	struct evbuffer *out;
+
+	if (!conn)
+		return;
+	bev = evhttp_connection_get_bufferevent(conn);
+	out = bufferevent_get_output(bev);
+	if (evbuffer_write(out, bufferevent_getfd(bev)) >= 0 && evbuffer_get_length(out) == 0)
+		bufferevent_disable(bev, EV_WRITE);
+}
+
+static size_t client_backlog(struct proxy_request *q)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(q->req);
+
+	return conn ? evbuffer_get_length(bufferevent_get_output(
+			      evhttp_connection_get_bufferevent(conn))) : 0;
+}
+
+/* ---- the trace ---------------------------------------------------------- */
+
+static void begin_stop(struct proxy *p, const char *why, long grace_s);
+
+/* Appends q's record: the request and, under "recorded", its outcome. */
+static void record(struct proxy *p, struct proxy_request *q)
+{
+	cJSON *rec, *outcome;
+
+	if (result_ok(&q->result)) {
+		q->trace.output_tokens = q->result.output_tokens;
+		q->trace.input_tokens = q->result.input_tokens;
+	} else {
+		p->n_errors++;
+	}
+	p->n_done++;
+	if (p->failed)
+		return;
+	rec = trace_request_to_json(&q->trace);
+	outcome = result_to_json(&q->result);
+	if (!rec || !outcome) {
+		cJSON_Delete(rec);
+		cJSON_Delete(outcome);
+		fprintf(stderr, "tracebench record proxy: out of memory\n");
+		p->failed = 1;
+		begin_stop(p, NULL, p->opt.grace_s);
+		return;
+	}
+	cJSON_AddItemToObject(rec, "recorded", outcome);
+	if (tracefile_writer_append(p->w, rec) < 0) {
+		fprintf(stderr, "tracebench record proxy: %s\n", tracefile_writer_error(p->w));
+		p->failed = 1;
+		begin_stop(p, NULL, p->opt.grace_s);
+	}
+	cJSON_Delete(rec);
+}
+
+/* ---- one request's life ------------------------------------------------- */
+
+static void unlink_request(struct proxy *p, struct proxy_request *q)
+{
+	if (q->prev)
+		q->prev->next = q->next;
+	else
+		p->active = q->next;
+	if (q->next)
+		q->next->prev = q->prev;
+	p->n_active--;
+}
+
+static void request_free(struct proxy_request *q)
+{
+	if (q->easy)
+		curl_easy_cleanup(q->easy);
+	curl_slist_free_all(q->headers);
+	meter_release(&q->meter);
+	result_release(&q->result);
+	trace_request_release(&q->trace);
+	free(q->body);
+	free(q);
+}
+
+/* q is over (its reply ended or abandoned): record it and free it. */
+static void retire(struct proxy_request *q)
+{
+	struct proxy *p = q->p;
+
+	if (q->easy)
+		curl_multi_remove_handle(p->multi, q->easy);
+	record(p, q);
+	unlink_request(p, q);
+	request_free(q);
+	if (p->draining && p->n_active == 0) {
+		/* one more pass writes the last replies' tails */
+		struct timeval soon = { 0, 100000 };
+
+		event_base_loopexit(p->base, &soon);
+	}
+}
+
+/* Ends q's transfer now and records it as cancelled with 'why'; its client
+ * connection, if still there, is closed (a partial reply must not look whole). */
+static void cancel(struct proxy_request *q, const char *why)
+{
+	struct evhttp_connection *conn = q->req ? evhttp_request_get_connection(q->req) : NULL;
+
+	set_error(&q->result, RESULT_ERR_CANCELLED, why);
+	meter_end_failed(&q->meter, clock_now_ns());
+	forget_conn(q);
+	if (conn)
+		evhttp_connection_free(conn);   /* frees q->req with it */
+	q->req = NULL;
+	retire(q);
+}
+
+/*
+ * The client's connection closed before the reply ended: it went away, or a
+ * write failed. libevent has detached the unfinished request from the
+ * connection and left it to us to free (as in mock/mock.c).
+ */
+static void on_conn_close(struct evhttp_connection *conn, void *arg)
+{
+	struct proxy_request *q = arg;
+
+	(void)conn;
+	if (!evhttp_request_get_connection(q->req))
+		evhttp_request_free(q->req);
+	q->req = NULL;
+	cancel(q, "the client closed the connection");
+}
+
+/* The upstream's headers are all in: decide how to measure, start the reply. */
+static void start_reply(struct proxy_request *q)
+{
+	char *ctype = NULL;
+
+	q->replied = 1;
+	q->result.status = q->status;
+	curl_easy_getinfo(q->easy, CURLINFO_CONTENT_TYPE, &ctype);
+	q->mode = q->status >= 200 && q->status < 300 && ctype &&
+		  strncasecmp(ctype, "text/event-stream", 17) == 0 ? MODE_SSE : MODE_BODY;
+	if (!q->req)
+		return;
+	evhttp_send_reply_start(q->req, q->status, q->reason[0] ? q->reason : NULL);
+	flush_client(q);
+}
+
+/* libcurl: one header line of the upstream's response (not NUL-terminated). */
+static size_t on_header(char *line, size_t size, size_t nitems, void *userp)
+{
+	struct proxy_request *q = userp;
+	size_t len = size * nitems, nlen;
+	char name[256], value[8192];
+	const char *colon, *v, *end;
+
+	if (q->replied)         /* trailers: evhttp cannot send them; drop */
+		return len;
+	end = line + len;
+	while (end > line && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	if (end == line) {      /* the blank line: the block is over */
+		if (q->status >= 200 || q->status == 0)
+			start_reply(q);
+		return len;     /* 1xx: an interim block; the real one follows */
+	}
+	if (len > 5 && strncmp(line, "HTTP/", 5) == 0) {
+		const char *sp = memchr(line, ' ', (size_t)(end - line));
+		size_t rlen;
+
+		q->status = sp ? (int)strtol(sp + 1, NULL, 10) : 0;  /* digits end before 'end' */
+		q->reason[0] = '\0';
+		if (sp && (sp = memchr(sp + 1, ' ', (size_t)(end - sp - 1)))) {
+			rlen = (size_t)(end - sp - 1);
+			if (rlen >= sizeof(q->reason))
+				rlen = sizeof(q->reason) - 1;
+			memcpy(q->reason, sp + 1, rlen);
+			q->reason[rlen] = '\0';
+		}
+		if (q->req)
+			evhttp_clear_headers(evhttp_request_get_output_headers(q->req));
+		return len;
+	}
+	if (line[0] == ' ' || line[0] == '\t' ||
+	    !(colon = memchr(line, ':', (size_t)(end - line))))
+		return len;     /* obsolete folding or garbage: drop */
+	nlen = (size_t)(colon - line);
+	if (nlen == 0 || nlen >= sizeof(name) || is_hop_by_hop(line, nlen))
+		return len;
+	for (v = colon + 1; v < end && (*v == ' ' || *v == '\t'); v++)
+		;
+	if ((size_t)(end - v) >= sizeof(value))
+		return len;
+	memcpy(name, line, nlen);
+	name[nlen] = '\0';
+	memcpy(value, v, (size_t)(end - v));
+	value[end - v] = '\0';
+	if (q->req)
+		evhttp_add_header(evhttp_request_get_output_headers(q->req), name, value);
+	return len;
+}
+
+/* evhttp: q's client took everything queued; resume a paused upstream. */
+static void on_drained(struct evhttp_connection *conn, void *arg)
+{
+	struct proxy_request *q = arg;
+
+	(void)conn;
+	if (q->paused) {
+		q->paused = 0;
+		curl_easy_pause(q->easy, CURLPAUSE_CONT);
+	}
+}
+
+/* libcurl: a piece of the upstream's body. Passed on first, then measured. */
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
+{
+	struct proxy_request *q = userp;
+	size_t len = size * nmemb;
+	int64_t now = clock_now_ns();   /* every piece is stamped on arrival */
+
+	if (!q->replied)
+		start_reply(q);
+	if (q->req) {
+		if (client_backlog(q) > PROXY_HIGH_WATER) {
+			q->paused = 1;   /* libcurl hands this piece again on resume */
+			return CURL_WRITEFUNC_PAUSE;
+		}
+		evbuffer_add(q->p->scratch, ptr, len);
+		evhttp_send_reply_chunk_with_cb(q->req, q->p->scratch, on_drained, q);
+		evbuffer_drain(q->p->scratch, evbuffer_get_length(q->p->scratch));
+		flush_client(q);
+	}
+	if (q->mode == MODE_SSE) {
+		if (!q->meter_broken && meter_feed(&q->meter, ptr, len, now) != SSE_OK)
+			q->meter_broken = 1;    /* the result says why; keep passing on */
+	} else if (!q->body_overflow) {
+		if (q->body_len + len + 1 > PROXY_MAX_MEASURED) {
+			q->body_overflow = 1;
+		} else {
+			if (q->body_len + len + 1 > q->body_cap) {
+				size_t cap = q->body_cap ? q->body_cap : 4096;
+				char *nb;
+
+				while (cap < q->body_len + len + 1)
+					cap *= 2;
+				if (!(nb = realloc(q->body, cap))) {
+					q->body_overflow = 1;
+					return len;
+				}
+				q->body = nb;
+				q->body_cap = cap;
+			}
+			memcpy(q->body + q->body_len, ptr, len);
+			q->body_len += len;
+			q->body[q->body_len] = '\0';
+		}
+	}
+	return len;
+}
+
+static const char *curl_error_class(CURLcode code)
+{
+	switch (code) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return RESULT_ERR_TIMEOUT;
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_SSL_CONNECT_ERROR:
+		return RESULT_ERR_CONNECT;
+	default:
+		return RESULT_ERR_TRANSFER;
+	}
+}
+
+/* The upstream transfer ended with 'code': end the reply, record, free. */
+static void finish(struct proxy_request *q, CURLcode code)
+{
+	struct result *r = &q->result;
+	int64_t now = clock_now_ns();
+
+	if (code != CURLE_OK) {
+		const char *detail = q->errbuf[0] ? q->errbuf : curl_easy_strerror(code);
+
+		set_error(r, curl_error_class(code), detail);
+		meter_end_failed(&q->meter, now);
+		if (!q->replied && q->req) {
+			char msg[CURL_ERROR_SIZE + 64];
+			int timeout = code == CURLE_OPERATION_TIMEDOUT;
+
+			snprintf(msg, sizeof(msg), "upstream %s: %s",
+				 timeout ? "timed out" : "failed", detail);
+			forget_conn(q);
+			reply_proxy_error(q->req, timeout ? 504 : 502,
+					  timeout ? "Gateway Timeout" : "Bad Gateway", msg);
+		} else if (q->req) {
+			/* the reply started: cut the connection, as the upstream did */
+			struct evhttp_connection *conn = evhttp_request_get_connection(q->req);
+
+			forget_conn(q);
+			if (conn)
+				evhttp_connection_free(conn);
+		}
+		q->req = NULL;
+		retire(q);
+		return;
+	}
+	if (!q->replied)
+		start_reply(q);
+	if (r->status < 200 || r->status >= 300) {
+		char detail[RESULT_DETAIL_MAX + 32];
+
+		snprintf(detail, sizeof(detail), "HTTP %d: %.*s", r->status,
+			 RESULT_DETAIL_MAX, q->body ? q->body : "");
+		set_error(r, RESULT_ERR_HTTP, detail);
+		meter_end_failed(&q->meter, now);
+	} else if (q->mode == MODE_SSE) {
+		meter_end_stream(&q->meter, now);
+	} else if (q->body_overflow) {
+		set_error(r, RESULT_ERR_MALFORMED, "response body too large to measure "
+			  "(passed on whole)");
+		meter_end_failed(&q->meter, now);
+	} else {
+		meter_end_body(&q->meter, q->body, q->body_len, now);
+	}
+	if (q->req) {
+		forget_conn(q);
+		evhttp_send_reply_end(q->req);
+		q->req = NULL;
+	}
+	retire(q);
+}
+
+static void check_finished(struct proxy *p)
+{
+	CURLMsg *msg;
+	int left;
+
+	while ((msg = curl_multi_info_read(p->multi, &left))) {
+		struct proxy_request *q;
+
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&q);
+		finish(q, msg->data.result);
+	}
+}
+
+/* ---- libevent <-> libcurl glue (as in replay/client.c) ------------------ */
+
+static void on_socket_ready(evutil_socket_t fd, short events, void *arg)
+{
+	struct proxy *p = arg;
+	int action = ((events & EV_READ) ? CURL_CSELECT_IN : 0) |
+		     ((events & EV_WRITE) ? CURL_CSELECT_OUT : 0);
+	int running;
+
+	curl_multi_socket_action(p->multi, fd, action, &running);
+	check_finished(p);
+}
+
+static void on_curl_timeout(evutil_socket_t fd, short events, void *arg)
+{
+	struct proxy *p = arg;
+	int running;
+
+	(void)fd;
+	(void)events;
+	curl_multi_socket_action(p->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	check_finished(p);
+}
+
+/* libcurl: watch socket s for 'what' (CURL_POLL_*); socketp is our event. */
+static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
+{
+	struct proxy *p = userp;
+	struct event *ev = socketp;
+	short kind;
+
+	(void)easy;
+	if (what == CURL_POLL_REMOVE) {
+		if (ev)
+			event_free(ev);
+		curl_multi_assign(p->multi, s, NULL);
+		return 0;
+	}
+	kind = EV_PERSIST | ((what & CURL_POLL_IN) ? EV_READ : 0) |
+	       ((what & CURL_POLL_OUT) ? EV_WRITE : 0);
+	if (ev) {
+		event_del(ev);
+		event_assign(ev, p->base, s, kind, on_socket_ready, p);
+	} else {
+		ev = event_new(p->base, s, kind, on_socket_ready, p);
+		if (!ev)
+			return -1;
+		curl_multi_assign(p->multi, s, ev);
+	}
+	return event_add(ev, NULL);
+}
+
+/* libcurl: call back in timeout_ms (-1: never). */
+static int on_timer_change(CURLM *multi, long timeout_ms, void *userp)
+{
+	struct proxy *p = userp;
+	struct timeval tv;
+
+	(void)multi;
+	if (timeout_ms < 0)
+		return evtimer_del(p->curl_timer);
+	tv.tv_sec = timeout_ms / 1000;
+	tv.tv_usec = (timeout_ms % 1000) * 1000;
+	return evtimer_add(p->curl_timer, &tv);
+}
+
+/* ---- accepting requests ------------------------------------------------- */
+
+/* Copies the request into q->trace (headers filtered for the file) and
+ * builds the header list for upstream. Returns 0, or -1 when out of memory. */
+static int copy_request(struct proxy *p, struct proxy_request *q, struct evhttp_request *req,
+			const char *method, const char *uri)
+{
+	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	struct evbuffer *body = evhttp_request_get_input_buffer(req);
+	const char *connection = evhttp_find_header(in, "Connection");
+	int have_accept = 0, have_ctype = 0;
+	struct evkeyval *h;
+	size_t n = 0;
+
+	q->trace.method = strdup(method);
+	q->trace.path = strdup(uri);
+	q->trace.body_len = evbuffer_get_length(body);
+	q->trace.body = malloc(q->trace.body_len + 1);
+	for (h = in->tqh_first; h; h = h->next.tqe_next)
+		n++;
+	q->trace.headers = calloc(n ? n : 1, sizeof(char *));
+	if (!q->trace.method || !q->trace.path || !q->trace.body || !q->trace.headers)
+		return -1;
+	evbuffer_copyout(body, q->trace.body, q->trace.body_len);
+	q->trace.body[q->trace.body_len] = '\0';
+
+	for (h = in->tqh_first; h; h = h->next.tqe_next) {
+		size_t nlen = strlen(h->key), len = nlen + strlen(h->value) + 3;
+		struct curl_slist *l;
+		char *line = malloc(len);
+
+		if (!line)
+			return -1;
+		if (name_is(h->key, nlen, "host") || name_is(h->key, nlen, "content-length") ||
+		    name_is(h->key, nlen, "expect") || is_hop_by_hop(h->key, nlen) ||
+		    named_by_connection(connection, h->key)) {
+			free(line);
+			continue;
+		}
+		have_accept |= name_is(h->key, nlen, "accept");
+		have_ctype |= name_is(h->key, nlen, "content-type");
+		/* "Name;" is libcurl's way to send a header with an empty value */
+		snprintf(line, len, h->value[0] ? "%s: %s" : "%s;", h->key, h->value);
+		if (!(l = curl_slist_append(q->headers, line))) {
+			free(line);
+			return -1;
+		}
+		q->headers = l;
+		if (header_recorded(&p->opt, h->key)) {
+			snprintf(line, len, "%s: %s", h->key, h->value);
+			q->trace.headers[q->trace.n_headers++] = line;
+		} else {
+			memset(line, 0, len);
+			free(line);
+		}
+	}
+	/* Headers libcurl would add on its own are switched off: the upstream
+	 * sees what the client sent. */
+	if (!(q->headers = curl_slist_append(q->headers, "Expect:")))
+		return -1;
+	if (!have_accept && !(q->headers = curl_slist_append(q->headers, "Accept:")))
+		return -1;
+	if (!have_ctype && !(q->headers = curl_slist_append(q->headers, "Content-Type:")))
+		return -1;
+	return 0;
+}
+
+/* Sets up q->easy for the copied request. Returns 0 or -1. */
+static int setup_transfer(struct proxy *p, struct proxy_request *q, enum evhttp_cmd_type cmd)
+{
+	size_t url_len = strlen(p->upstream) + strlen(q->trace.path) + 1;
+	char *url = malloc(url_len);
+	CURL *e = q->easy = curl_easy_init();
+	int rc = -1;
+
+	if (!url || !e)
+		goto cleanup;
+	snprintf(url, url_len, "%s%s", p->upstream, q->trace.path);
+	if (curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK)
+		goto cleanup;
+	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	if (cmd == EVHTTP_REQ_HEAD) {
+		curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+	} else if (cmd == EVHTTP_REQ_GET && q->trace.body_len == 0) {
+		curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+	} else if (q->trace.body_len > 0 || cmd == EVHTTP_REQ_POST ||
+		   cmd == EVHTTP_REQ_PUT || cmd == EVHTTP_REQ_PATCH) {
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, q->trace.body);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->trace.body_len);
+		if (cmd != EVHTTP_REQ_POST)
+			curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, q->trace.method);
+	} else {
+		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, q->trace.method);
+	}
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, q->headers);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, q);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, q);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, q);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, q->errbuf);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, p->opt.timeout_s * 1000L);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, p->opt.connect_timeout_s * 1000L);
+	rc = 0;
+cleanup:
+	free(url);
+	return rc;
+}
+
+/* evhttp's callback for every complete request, whatever its path. */
+static void on_request(struct evhttp_request *req, void *arg)
+{
+	struct proxy *p = arg;
+	int64_t arrival = clock_now_ns();
+	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+	const char *method = method_name(cmd);
+	const char *uri = evhttp_request_get_uri(req);
+	struct evhttp_connection *conn = evhttp_request_get_connection(req);
+	struct proxy_request *q;
+
+	if (p->draining) {
+		reply_proxy_error(req, 503, "Service Unavailable", "the proxy is shutting down");
+		return;
+	}
+	if (!method || !uri || uri[0] != '/') {
+		reply_proxy_error(req, 400, "Bad Request",
+				  "the proxy takes requests for paths ('/v1/...') only");
+		return;
+	}
+	if (!(q = calloc(1, sizeof(*q))))
+		goto oom;
+	q->p = p;
+	trace_request_init(&q->trace);
+	result_init(&q->result);
+	meter_init(&q->meter, &q->result, arrival, 0);
+	if (copy_request(p, q, req, method, uri) < 0 || setup_transfer(p, q, cmd) < 0) {
+		request_free(q);
+		goto oom;
+	}
+	q->trace.id = p->next_id;
+	q->trace.arrival_ns = arrival - p->start_ns;
+	q->result.seq = q->result.trace_id = p->next_id;
+	q->result.sched_ns = q->result.send_ns = arrival - p->start_ns;
+	if (curl_multi_add_handle(p->multi, q->easy) != CURLM_OK) {
+		request_free(q);
+		goto oom;
+	}
+	p->next_id++;
+	q->req = req;
+	q->next = p->active;
+	if (p->active)
+		p->active->prev = q;
+	p->active = q;
+	p->n_active++;
+	conn_set_busy(conn, 1);
+	conn_watch_close(conn);
+	evhttp_connection_set_closecb(conn, on_conn_close, q);
+	if (p->opt.max_requests && p->next_id >= p->opt.max_requests)
+		begin_stop(p, NULL, 0);
+	return;
+oom:
+	reply_proxy_error(req, 500, "Internal Server Error", "the proxy is out of memory");
+}
+
+/* ---- stopping ----------------------------------------------------------- */
+
+static void cancel_all(struct proxy *p, const char *why)
+{
+	while (p->active)
+		cancel(p->active, why);
+	event_base_loopexit(p->base, NULL);
+}
+
+static void on_grace_over(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	cancel_all(arg, "the proxy stopped (grace period over)");
+}
+
+/*
+ * Stops accepting; open requests may finish within grace_s seconds (0: no
+ * limit), then the loop ends. 'why' (may be NULL) is said on stderr.
+ */
+static void begin_stop(struct proxy *p, const char *why, long grace_s)
+{
+	if (p->draining)
+		return;
+	p->draining = 1;
+	if (p->bound) {
+		evhttp_del_accept_socket(p->http, p->bound);
+		p->bound = NULL;
+	}
+	if (why && p->n_active > 0)
+		fprintf(stderr, "%stracebench record proxy: %s; letting %zu open request%s "
+			"finish (up to %ld s; again to end them now)\n",
+			p->status_shown ? "\n" : "", why, p->n_active,
+			p->n_active == 1 ? "" : "s", grace_s);
+	p->status_shown = 0;
+	if (p->n_active == 0) {
+		event_base_loopexit(p->base, NULL);
+	} else if (grace_s > 0) {
+		struct timeval tv = { grace_s, 0 };
+
+		evtimer_add(p->grace_timer, &tv);
+	}
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct proxy *p = arg;
+
+	(void)what;
+	if (p->draining)
+		cancel_all(p, "the proxy stopped (second signal)");
+	else
+		begin_stop(p, sig == SIGINT ? "interrupted" : "terminated", p->opt.grace_s);
+}
+
+static void on_duration(evutil_socket_t fd, short what, void *arg)
+{
+	struct proxy *p = arg;
+
+	(void)fd;
+	(void)what;
+	begin_stop(p, "--duration reached", p->opt.grace_s);
+}
+
+static void on_flush_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct proxy *p = arg;
+
+	(void)fd;
+	(void)what;
+	if (!p->failed && tracefile_writer_flush_if_due(p->w) < 0) {
+		fprintf(stderr, "tracebench record proxy: %s\n", tracefile_writer_error(p->w));
+		p->failed = 1;
+		begin_stop(p, NULL, p->opt.grace_s);
+	}
+}
+
+static void on_status_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct proxy *p = arg;
+
+	(void)fd;
+	(void)what;
+	fprintf(stderr, "\r\033[Ktracebench record proxy: %.0f s, %ld requests, %zu open, "
+		"%ld errors%s", (double)(clock_now_ns() - p->start_ns) / NS_PER_S,
+		p->n_done, p->n_active, p->n_errors, p->draining ? ", stopping" : "");
+	p->status_shown = 1;
+}
+
+/* ---- start-up ----------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+	fputs(
+"usage: tracebench record proxy --upstream URL [options] -o TRACE\n"
+"\n"
+"Listen as a reverse proxy in front of an OpenAI-compatible endpoint and\n"
+"record the traffic. Every request is forwarded unchanged (hop-by-hop headers\n"
+"excepted) and its response comes back unchanged, SSE bytes passed on as they\n"
+"arrive. Each request is appended to TRACE with its arrival time and the\n"
+"upstream's timing and outcome (TTFT, TTFA, gaps, E2E, tokens, status).\n"
+"Authorization, API-key and cookie headers are forwarded but never recorded;\n"
+"nor are headers whose names look like credentials (auth, key, token,\n"
+"secret, session, ...) unless --keep-header names them.\n"
+"\n"
+"options:\n"
+"  -u, --upstream URL          endpoint to forward to (http://host:port[/prefix])\n"
+"  -l, --listen HOST:PORT      address to listen on (default 127.0.0.1:8080;\n"
+"                              0.0.0.0:PORT to accept other hosts; port 0\n"
+"                              picks a free port)\n"
+"  -o, --output FILE           trace file to write (.jsonl.gz)\n"
+"  -f, --force                 replace FILE if it exists\n"
+"      --keep-header NAME      record header NAME although it looks like a\n"
+"                              credential (repeatable; never the real secrets)\n"
+"      --max-requests N        stop after N requests (they finish first)\n"
+"      --duration S            stop accepting after S seconds\n"
+"      --grace S               on SIGINT/SIGTERM or --duration, let open\n"
+"                              requests finish for S seconds (default 10);\n"
+"                              a second signal ends them at once\n"
+"      --timeout S             whole upstream request, seconds (default 600; 0 none)\n"
+"      --connect-timeout S     upstream connect, seconds (default 10)\n"
+"      --port-file FILE        write the bound port to FILE once listening\n"
+"      --progress              status line on stderr even when not a terminal\n"
+"  -q, --quiet                 no status line\n"
+"  -h, --help                  show this help\n"
+"\n"
+"Upstream refused or timed out: the client gets 502 or 504 with a JSON error\n"
+"({\"error\":{\"type\":\"proxy_error\",...}}) and the trace records it.\n"
+"\n"
+"examples:\n"
+"  tracebench record proxy --upstream http://127.0.0.1:8000 -o prod.jsonl.gz\n"
+"  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 python app.py    # then Ctrl-C the proxy\n"
+"  tracebench record proxy -u http://gpu1:8000 --listen 0.0.0.0:8080 \\\n"
+"      --duration 3600 --keep-header X-Session-Kind -o hour.jsonl.gz\n",
+	    out);
+}
+
+static int bad_value(const char *option, const char *value)
+{
+	fprintf(stderr, "tracebench record proxy: invalid value '%s' for --%s\n", value, option);
+	return 2;
+}
+
+/* "HOST:PORT" or "[V6ADDR]:PORT" into o->host and o->port. */
+static int parse_listen(const char *s, struct proxy_options *o)
+{
+	const char *colon = strrchr(s, ':');
+	const char *host = s;
+	size_t hlen;
+	long port;
+
+	if (!colon || colon == s)
+		return -1;
+	hlen = (size_t)(colon - s);
+	if (s[0] == '[' && hlen >= 2 && s[hlen - 1] == ']') {
+		host = s + 1;
+		hlen -= 2;
+	}
+	if (hlen == 0 || hlen >= sizeof(o->host) ||
+	    cli_parse_long(colon + 1, 0, 65535, &port) < 0)
+		return -1;
+	memcpy(o->host, host, hlen);
+	o->host[hlen] = '\0';
+	o->port = (int)port;
+	return 0;
+}
+
+/* Returns 0 to run, 1 after --help, 2 after a usage error (printed). */
+static int parse_args(int argc, char **argv, struct proxy_options *o)
+{
+	enum { O_KEEP = 256, O_MAX, O_DURATION, O_GRACE, O_TIMEOUT, O_CONNECT, O_PORT_FILE,
+	       O_PROGRESS };
+	static const struct option longopts[] = {
+		{ "upstream", required_argument, NULL, 'u' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "keep-header", required_argument, NULL, O_KEEP },
+		{ "max-requests", required_argument, NULL, O_MAX },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "grace", required_argument, NULL, O_GRACE },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "connect-timeout", required_argument, NULL, O_CONNECT },
+		{ "port-file", required_argument, NULL, O_PORT_FILE },
+		{ "progress", no_argument, NULL, O_PROGRESS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(o->host, sizeof(o->host), "127.0.0.1");
+	o->port = 8080;
+	o->grace_s = 10;
+	o->timeout_s = 600;
+	o->connect_timeout_s = 10;
+	o->progress = -1;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "u:l:o:fqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'u':
+			o->upstream = optarg;
+			break;
+		case 'l':
+			if (parse_listen(optarg, o) < 0)
+				return bad_value("listen", optarg);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'f':
+			o->force = 1;
+			break;
+		case O_KEEP:
+			if (trace_header_is_secret(optarg, strlen(optarg))) {
+				fprintf(stderr, "tracebench record proxy: '%s' carries secrets; "
+					"it is never recorded\n", optarg);
+				return 2;
+			}
+			if (o->n_keep == PROXY_MAX_KEEP || !*optarg)
+				return bad_value("keep-header", optarg);
+			o->keep[o->n_keep++] = optarg;
+			break;
+		case O_MAX:
+			if (cli_parse_long(optarg, 1, 1000000000L, &o->max_requests) < 0)
+				return bad_value("max-requests", optarg);
+			break;
+		case O_DURATION:
+			if (cli_parse_double(optarg, 0.001, 1e8, &o->duration_s) < 0)
+				return bad_value("duration", optarg);
+			break;
+		case O_GRACE:
+			if (cli_parse_long(optarg, 0, 86400, &o->grace_s) < 0)
+				return bad_value("grace", optarg);
+			break;
+		case O_TIMEOUT:
+			if (cli_parse_long(optarg, 0, 86400, &o->timeout_s) < 0)
+				return bad_value("timeout", optarg);
+			break;
+		case O_CONNECT:
+			if (cli_parse_long(optarg, 1, 3600, &o->connect_timeout_s) < 0)
+				return bad_value("connect-timeout", optarg);
+			break;
+		case O_PORT_FILE:
+			o->port_file = optarg;
+			break;
+		case O_PROGRESS:
+			o->progress = 1;
+			break;
+		case 'q':
+			o->progress = 0;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			fprintf(stderr, "see 'tracebench record proxy --help'\n");
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tracebench record proxy: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!o->upstream) {
+		fprintf(stderr, "tracebench record proxy: no upstream; give --upstream URL\n");
+		return 2;
+	}
+	if (!o->output) {
+		fprintf(stderr, "tracebench record proxy: no output file; give -o TRACE\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* Checks the upstream URL; fills p->upstream (without a trailing '/'),
+ * *host and *port (malloc'd host, caller frees). Returns 0 or 2 (printed). */
+static int parse_upstream(struct proxy *p, char **host, long *port)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *portstr = NULL, *query = NULL;
+	int rc = 2;
+	size_t len;
+
+	*host = NULL;
+	if (!u || curl_url_set(u, CURLUPART_URL, p->opt.upstream, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    (strcmp(scheme, "http") && strcmp(scheme, "https")) ||
+	    curl_url_get(u, CURLUPART_HOST, host, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PORT, &portstr, CURLU_DEFAULT_PORT) != CURLUE_OK ||
+	    cli_parse_long(portstr, 1, 65535, port) < 0) {
+		fprintf(stderr, "tracebench record proxy: --upstream wants http://HOST:PORT, "
+			"not '%s'\n", p->opt.upstream);
+		goto cleanup;
+	}
+	if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK) {
+		fprintf(stderr, "tracebench record proxy: --upstream takes no query "
+			"('%s')\n", p->opt.upstream);
+		goto cleanup;
+	}
+	if (!(p->upstream = strdup(p->opt.upstream))) {
+		fprintf(stderr, "tracebench record proxy: out of memory\n");
+		goto cleanup;
+	}
+	len = strlen(p->upstream);
+	while (len > 0 && p->upstream[len - 1] == '/')
+		p->upstream[--len] = '\0';
+	rc = 0;
+cleanup:
+	if (rc) {
+		curl_free(*host);
+		*host = NULL;
+	}
+	curl_free(scheme);
+	curl_free(portstr);
+	curl_free(query);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+static int addr_is_any_or_loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET) {
+		uint32_t a = ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr);
+
+		return a == INADDR_ANY || (a >> 24) == 127;
+	}
+	if (sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+		return IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_LOOPBACK(a);
+	}
+	return 0;
+}
+
+static int addr_equal(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return 0;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			      &((const struct sockaddr_in6 *)b)->sin6_addr, 16) == 0;
+	return 0;
+}
+
+/*
+ * True when host:port reaches the proxy itself (bound at 'self'): the same
+ * address and port, or a local one when the proxy listens on every address.
+ * A loop would forward each request to itself until the sockets ran out.
+ */
+static int upstream_is_self(const struct sockaddr *self, const char *host, long port)
+{
+	struct addrinfo hints, *ai, *a;
+	int self_port, found = 0, self_any;
+
+	if (self->sa_family == AF_INET)
+		self_port = ntohs(((const struct sockaddr_in *)self)->sin_port);
+	else if (self->sa_family == AF_INET6)
+		self_port = ntohs(((const struct sockaddr_in6 *)self)->sin6_port);
+	else
+		return 0;
+	if (self_port != port)
+		return 0;
+	self_any = addr_is_any_or_loopback(self);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, NULL, &hints, &ai) != 0)
+		return 0;       /* curl will say it cannot resolve it */
+	for (a = ai; a && !found; a = a->ai_next)
+		found = addr_equal(a->ai_addr, self) ||
+			(self_any && addr_is_any_or_loopback(a->ai_addr));
+	freeaddrinfo(ai);
+	return found;
+}
+
+/* Write "PORT\n" to path.tmp, then rename it to path. Returns 0 or -1 (printed). */
+static int write_port_file(const char *path, int port)
+{
+	size_t len = strlen(path) + 5;
+	char *tmp = malloc(len);
+	FILE *f;
+	int ok;
+
+	if (!tmp)
+		return -1;
+	snprintf(tmp, len, "%s.tmp", path);
+	f = fopen(tmp, "w");
+	ok = f && fprintf(f, "%d\n", port) > 0;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	if (!ok || rename(tmp, path) != 0) {
+		fprintf(stderr, "tracebench record proxy: cannot write '%s': %s\n", path,
+			strerror(errno));
+		remove(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+/* Binds the listen address; fills *self with the bound address. Returns 0 or -1. */
+static int proxy_listen(struct proxy *p, struct sockaddr_storage *self)
+{
+	struct proxy_options *o = &p->opt;
+	socklen_t sl = sizeof(*self);
+	struct addrinfo hints, *ai;
+	evutil_socket_t fd;
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	if ((rc = getaddrinfo(o->host, NULL, &hints, &ai)) != 0) {
+		fprintf(stderr, "tracebench record proxy: cannot listen on '%s:%d': %s\n",
+			o->host, o->port, gai_strerror(rc));
+		return -1;
+	}
+	freeaddrinfo(ai);
+	errno = 0;
+	p->bound = evhttp_bind_socket_with_handle(p->http, o->host, (ev_uint16_t)o->port);
+	if (!p->bound) {
+		fprintf(stderr, "tracebench record proxy: cannot listen on '%s:%d': %s\n",
+			o->host, o->port, strerror(errno ? errno : EADDRNOTAVAIL));
+		return -1;
+	}
+	fd = evhttp_bound_socket_get_fd(p->bound);
+	listen(fd, PROXY_BACKLOG);      /* evhttp's 128 drops SYNs of a burst */
+	if (getsockname(fd, (struct sockaddr *)self, &sl) != 0) {
+		fprintf(stderr, "tracebench record proxy: cannot read the bound address: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	if (self->ss_family == AF_INET)
+		o->port = ntohs(((struct sockaddr_in *)self)->sin_port);
+	else if (self->ss_family == AF_INET6)
+		o->port = ntohs(((struct sockaddr_in6 *)self)->sin6_port);
+	return 0;
+}
+
+static cJSON *make_header(const struct proxy *p)
+{
+	cJSON *h = cJSON_CreateObject();
+	cJSON *src = cJSON_AddObjectToObject(h, "source");
+	char created[32];
+
+	clock_utc_iso8601(created, sizeof(created));
+	cJSON_AddStringToObject(h, "created", created);
+	cJSON_AddStringToObject(h, "tool", "tracebench " TB_VERSION);
+	cJSON_AddStringToObject(src, "kind", "proxy");
+	cJSON_AddStringToObject(src, "upstream", p->upstream);
+	return h;
+}
+
+/* Lets a few thousand streams open two sockets each. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static void on_libevent_log(int severity, const char *msg)
+{
+	if (severity >= EVENT_LOG_WARN)
+		fprintf(stderr, "tracebench record proxy: libevent: %s\n", msg);
+}
+
+int proxy_main(int argc, char **argv)
+{
+	struct proxy p;
+	struct event_config *cfg;
+	struct sockaddr_storage self;
+	char err[TRACEFILE_ERRLEN] = "";
+	char *up_host = NULL;
+	long up_port = 0;
+	cJSON *header;
+	int rc, curl_ok = 0;
+
+	memset(&p, 0, sizeof(p));
+	switch ((rc = parse_args(argc, argv, &p.opt))) {
+	case 0:
+		break;
+	case 1:
+		return 0;
+	default:
+		return rc;
+	}
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		fprintf(stderr, "tracebench record proxy: cannot initialize libcurl\n");
+		return 1;
+	}
+	curl_ok = 1;
+	rc = 2;
+	if (parse_upstream(&p, &up_host, &up_port) != 0)
+		goto cleanup;
+	rc = 1;
+	signal(SIGPIPE, SIG_IGN);       /* a vanished client is not fatal */
+	event_set_log_callback(on_libevent_log);
+	raise_fd_limit();
+
+	cfg = event_config_new();
+	if (cfg) {
+		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER |
+				      EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+		p.base = event_base_new_with_config(cfg);
+		event_config_free(cfg);
+	}
+	if (p.base) {
+		p.http = evhttp_new(p.base);
+		p.curl_timer = evtimer_new(p.base, on_curl_timeout, &p);
+		p.flush_timer = event_new(p.base, -1, EV_PERSIST, on_flush_timer, &p);
+		p.status_timer = event_new(p.base, -1, EV_PERSIST, on_status_timer, &p);
+		p.grace_timer = evtimer_new(p.base, on_grace_over, &p);
+		p.stop_timer = evtimer_new(p.base, on_duration, &p);
+		p.sigint = evsignal_new(p.base, SIGINT, on_signal, &p);
+		p.sigterm = evsignal_new(p.base, SIGTERM, on_signal, &p);
+	}
+	p.multi = curl_multi_init();
+	p.scratch = evbuffer_new();
+	if (!p.http || !p.curl_timer || !p.flush_timer || !p.status_timer || !p.grace_timer ||
+	    !p.stop_timer || !p.sigint || !p.sigterm || !p.multi || !p.scratch) {
+		fprintf(stderr, "tracebench record proxy: cannot set up the event loop\n");
+		goto cleanup;
+	}
+	curl_multi_setopt(p.multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(p.multi, CURLMOPT_SOCKETDATA, &p);
+	curl_multi_setopt(p.multi, CURLMOPT_TIMERFUNCTION, on_timer_change);
+	curl_multi_setopt(p.multi, CURLMOPT_TIMERDATA, &p);
+	evhttp_set_gencb(p.http, on_request, &p);
+	evhttp_set_max_body_size(p.http, PROXY_MAX_BODY);
+	evhttp_set_max_headers_size(p.http, PROXY_MAX_HEADERS);
+	evhttp_set_timeout(p.http, PROXY_IDLE_S);
+	evhttp_set_default_content_type(p.http, NULL);  /* add nothing of our own */
+	evhttp_set_allowed_methods(p.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |
+				   EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS |
+				   EVHTTP_REQ_PATCH);
+
+	if (proxy_listen(&p, &self) != 0)
+		goto cleanup;
+	if (upstream_is_self((struct sockaddr *)&self, up_host, up_port)) {
+		fprintf(stderr, "tracebench record proxy: the upstream '%s' is this proxy's own "
+			"address; it would forward to itself\n", p.upstream);
+		rc = 2;
+		goto cleanup;
+	}
+	header = make_header(&p);
+	p.w = tracefile_writer_open(p.opt.output, TRACEFILE_KIND_TRACE, header, p.opt.force, err);
+	cJSON_Delete(header);
+	if (!p.w) {
+		fprintf(stderr, "tracebench record proxy: %s\n", err);
+		rc = 2;
+		goto cleanup;
+	}
+	if (p.opt.port_file && write_port_file(p.opt.port_file, p.opt.port) != 0)
+		goto cleanup;
+
+	{
+		struct timeval second = { 1, 0 }, status = { PROXY_STATUS_S, 0 };
+		int progress = p.opt.progress < 0 ? isatty(STDERR_FILENO) : p.opt.progress;
+
+		evtimer_add(p.flush_timer, &second);
+		if (progress)
+			evtimer_add(p.status_timer, &status);
+		if (p.opt.duration_s > 0) {
+			struct timeval d;
+
+			d.tv_sec = (time_t)p.opt.duration_s;
+			d.tv_usec = (suseconds_t)((p.opt.duration_s - (double)d.tv_sec) * 1e6);
+			evtimer_add(p.stop_timer, &d);
+		}
+	}
+	evsignal_add(p.sigint, NULL);
+	evsignal_add(p.sigterm, NULL);
+	p.start_ns = clock_now_ns();
+	fprintf(stderr, "tracebench record proxy: listening on http://%s%s%s:%d, forwarding to %s, "
+		"recording to '%s'\n", strchr(p.opt.host, ':') ? "[" : "", p.opt.host,
+		strchr(p.opt.host, ':') ? "]" : "", p.opt.port, p.upstream, p.opt.output);
+
+	if (event_base_dispatch(p.base) < 0) {
+		fprintf(stderr, "tracebench record proxy: event loop failed\n");
+		goto cleanup;
+	}
+	rc = p.failed ? 1 : 0;
+cleanup:
+	while (p.active)        /* the loop failed: nothing more to send */
+		cancel(p.active, "the proxy stopped");
+	if (p.w) {
+		if (tracefile_writer_close(p.w, err) < 0) {
+			fprintf(stderr, "tracebench record proxy: %s\n", err);
+			rc = 1;
+		} else if (rc == 0) {
+			fprintf(stderr, "%stracebench record proxy: recorded %ld request%s "
+				"(%ld failed) to '%s'\n", p.status_shown ? "\n" : "", p.n_done,
+				p.n_done == 1 ? "" : "s", p.n_errors, p.opt.output);
+		}
+	}
+	if (p.http)
+		evhttp_free(p.http);    /* closes connections, frees their requests */
+	if (p.multi)
+		curl_multi_cleanup(p.multi);
+	if (p.scratch)
+		evbuffer_free(p.scratch);
+	if (p.curl_timer)
+		event_free(p.curl_timer);
+	if (p.flush_timer)
+		event_free(p.flush_timer);
+	if (p.status_timer)
+		event_free(p.status_timer);
+	if (p.grace_timer)
+		event_free(p.grace_timer);
+	if (p.stop_timer)
+		event_free(p.stop_timer);
+	if (p.sigint)
+		event_free(p.sigint);
+	if (p.sigterm)
+		event_free(p.sigterm);
+	if (p.base)
+		event_base_free(p.base);
+	curl_free(up_host);
+	free(p.upstream);
+	if (curl_ok)
+		curl_global_cleanup();
+	return rc;
+}

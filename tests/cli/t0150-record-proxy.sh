@@ -1,0 +1,260 @@
+#!/bin/sh
+# record proxy: clients see byte for byte what the upstream sends, the trace
+# gets each request with the upstream's timing, secrets never reach the
+# file, failures are answered and recorded, a signal leaves a whole file, and
+# the trace replays.
+. tests/cli/lib.sh
+
+PROXY_PID=""
+stop_all() {
+	[ -n "$PROXY_PID" ] && kill -9 "$PROXY_PID" 2>/dev/null
+	cleanup
+}
+trap stop_all EXIT
+
+# start_proxy TRACE [FLAGS]: a proxy in front of $ENDPOINT; sets $PROXY.
+start_proxy() {
+	out=$1
+	shift
+	rm -f "$WORK/pport"
+	$VG "$TB" record proxy --upstream "$ENDPOINT" --listen 127.0.0.1:0 \
+		--port-file "$WORK/pport" -o "$out" "$@" 2>>"$WORK/proxy.err" &
+	PROXY_PID=$!
+	i=0
+	while [ ! -s "$WORK/pport" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	PROXY=http://127.0.0.1:$(cat "$WORK/pport")
+}
+
+# stop_proxy [SIGNAL]: ends the proxy, leaves its exit status in $PROXY_RC.
+stop_proxy() {
+	kill -"${1:-INT}" "$PROXY_PID"
+	wait "$PROXY_PID"
+	PROXY_RC=$?
+	PROXY_PID=""
+}
+
+stream_body='{"model":"m","messages":[{"role":"user","content":"hello proxy"}],"max_tokens":12,"stream":true,"stream_options":{"include_usage":true}}'
+whole_body='{"model":"m","messages":[{"role":"user","content":"hello"}],"max_tokens":4}'
+post() {  # URL BODY [curl args]
+	url=$1
+	body=$2
+	shift 2
+	curl -sS -N -H 'Content-Type: application/json' "$@" -d "$body" "$url/v1/chat/completions"
+}
+
+# ---- byte-identical bodies: the same request on two identical fresh mocks
+start_mock --ttft-ms 20 --itl-ms 2
+post "$ENDPOINT" "$stream_body" >"$WORK/direct.sse"
+post "$ENDPOINT" "$whole_body" >"$WORK/direct.json"
+stop_mock
+start_mock --ttft-ms 20 --itl-ms 2
+start_proxy "$WORK/bytes.jsonl.gz"
+post "$PROXY" "$stream_body" >"$WORK/proxied.sse"
+post "$PROXY" "$whole_body" >"$WORK/proxied.json"
+d=$(sha256sum <"$WORK/direct.sse")
+p=$(sha256sum <"$WORK/proxied.sse")
+check "a streamed body is byte-identical through the proxy (sha256 ${d%% *})" \
+	test "$d" = "$p" -a -s "$WORK/direct.sse"
+check "a non-streamed body is byte-identical too" cmp -s "$WORK/direct.json" "$WORK/proxied.json"
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$PROXY/no/such/path?x=1")
+check "the upstream's 404 comes back as a 404 (got $code)" test "$code" = 404
+stop_proxy INT
+check "SIGINT with nothing open: exit 0" test "$PROXY_RC" -eq 0
+check "the trace is a whole gzip file" gzip -t "$WORK/bytes.jsonl.gz"
+zcat "$WORK/bytes.jsonl.gz" >"$WORK/bytes.jsonl"
+check "its header names the proxy source and the upstream" \
+	grep -q "\"source\":{\"kind\":\"proxy\",\"upstream\":\"$ENDPOINT\"}" "$WORK/bytes.jsonl"
+check "three requests recorded, with path and query" sh -c \
+	"test \$(grep -c '\"recorded\":{' '$WORK/bytes.jsonl') -eq 3 &&
+	 grep -q '\"path\":\"/no/such/path?x=1\".*\"status\":404,\"error\":\"http\"' '$WORK/bytes.jsonl'"
+check "the streamed request: body as sent, 12 tokens from usage, 11 gaps" sh -c \
+	"grep -F '\"max_tokens\\\":12' '$WORK/bytes.jsonl' |
+	 grep -q '\"status\":200,\"error\":null.*\"output_tokens\":12,\"tokens_estimated\":false.*\"itl_us\":\[[0-9]*\(,[0-9]*\)\{10\}\]'"
+stop_mock
+
+# ---- timing: what the proxy records is the mock's configured TTFT
+start_mock --ttft-ms 50 --itl-ms 5
+start_proxy "$WORK/timing.jsonl.gz"
+for i in 1 2 3 4; do
+	post "$PROXY" "$stream_body" >/dev/null
+done
+stop_proxy INT
+hi=$((52 + 10 * (SLACK - 1)))
+zcat "$WORK/timing.jsonl.gz" | sed -n 's/.*"ttft_ns":\([0-9]*\).*/\1/p' >"$WORK/ttft"
+worst=$(awk '{ v = $1 / 1e6; if (NR == 1 || v > m) m = v; if (NR == 1 || v < l) l = v }
+	END { printf "%.2f %.2f", l, m }' "$WORK/ttft")
+check "4 recorded TTFTs within 50..$hi ms of the mock's 50 (min max: $worst)" \
+	sh -c "test \$(awk '\$1 >= 50e6 && \$1 <= $hi * 1e6' '$WORK/ttft' | wc -l) -eq 4"
+gaps=$(zcat "$WORK/timing.jsonl.gz" | sed -n 's/.*"itl_us":\[\([0-9,]*\)\].*/\1/p' | tr ',' '\n' |
+	awk '{ s += $1; n++ } END { printf "%.0f", s / n }')
+check "recorded gaps average the mock's 5 ms (got $gaps us)" within "$gaps" 4500 $((5500 * SLACK))
+
+# ---- the recorded trace replays against the mock
+tb replay --endpoint "$ENDPOINT" -c 2 -n 4 --warmup 0 --quiet -o "$WORK/replayed.jsonl.gz" \
+	"$WORK/timing.jsonl.gz" >/dev/null 2>"$WORK/replay.err"
+check "the recorded trace replays: 4 requests, no error" sh -c \
+	"test \$(zcat '$WORK/replayed.jsonl.gz' | grep -c '\"status\":200,\"error\":null') -eq 4"
+
+# ---- secrets are forwarded, never recorded
+start_proxy "$WORK/secrets.jsonl.gz" --keep-header X-Trace-Token
+post "$PROXY" "$whole_body" -H 'Authorization: Bearer SEKRIT-auth' -H 'x-api-key: SEKRIT-xkey' \
+	-H 'api-key: SEKRIT-key' -H 'Cookie: session=SEKRIT-cookie' -H 'X-Session-Id: SEKRIT-sess' \
+	-H 'X-Trace-Token: harmless-kept' -H 'X-Client: visible' >/dev/null
+stop_proxy TERM
+zcat "$WORK/secrets.jsonl.gz" >"$WORK/secrets.jsonl"
+check "SIGTERM: exit 0, the request recorded" sh -c \
+	"test $PROXY_RC -eq 0 && grep -q '\"status\":200' '$WORK/secrets.jsonl'"
+check "no secret value reaches the file" sh -c "! grep -qi 'SEKRIT' '$WORK/secrets.jsonl'"
+check "other headers are recorded, and what --keep-header names" sh -c \
+	"grep -q '\"X-Client: visible\"' '$WORK/secrets.jsonl' &&
+	 grep -q '\"X-Trace-Token: harmless-kept\"' '$WORK/secrets.jsonl'"
+check "--keep-header cannot keep a secret (exit 2)" sh -c \
+	"'$TB' record proxy --upstream '$ENDPOINT' --keep-header Authorization -o '$WORK/x.gz' 2>/dev/null; test \$? -eq 2"
+
+# An upstream that prints what it got: Authorization arrives, hop-by-hop
+# headers do not, and the client's own headers are all there.
+if command -v python3 >/dev/null 2>&1; then
+	cat >"$WORK/echo.py" <<'EOF'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", 0))
+        body = (str(self.headers) + self.rfile.read(n).decode()).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("X-Upstream", "echo")
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.server_address[1])
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+s.serve_forever()
+EOF
+	python3 "$WORK/echo.py" "$WORK/eport" &
+	ECHO_PID=$!
+	i=0
+	while [ ! -s "$WORK/eport" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	saved=$ENDPOINT
+	ENDPOINT=http://127.0.0.1:$(cat "$WORK/eport")
+	start_proxy "$WORK/echo.jsonl.gz"
+	curl -sS -D "$WORK/echo.head" -H 'Authorization: Bearer SEKRIT-fwd' -H 'Connection: keep-alive, X-Hop' \
+		-H 'X-Hop: 1' -H 'Keep-Alive: timeout=5' -H 'X-Client: 7' -d 'raw body' \
+		"$PROXY/echo?q=1" >"$WORK/echo.out"
+	stop_proxy INT
+	kill "$ECHO_PID"
+	ENDPOINT=$saved
+	check "the upstream gets Authorization, the client's headers and the body" sh -c \
+		"grep -q 'Authorization: Bearer SEKRIT-fwd' '$WORK/echo.out' &&
+		 grep -q 'X-Client: 7' '$WORK/echo.out' && grep -q 'raw body\$' '$WORK/echo.out'"
+	check "hop-by-hop headers stop at the proxy" sh -c \
+		"! grep -qi -e '^X-Hop' -e '^Keep-Alive' '$WORK/echo.out'"
+	check "the upstream's own headers come back" grep -q 'X-Upstream: echo' "$WORK/echo.head"
+fi
+
+# ---- upstream down: 502 with a JSON error, recorded as connect
+stop_mock
+start_proxy "$WORK/down.jsonl.gz"
+code=$(curl -sS -o "$WORK/down.out" -w '%{http_code}' -d "$whole_body" "$PROXY/v1/chat/completions")
+stop_proxy INT
+check "upstream down: the client gets 502 (got $code)" test "$code" = 502
+check "with a JSON error of type proxy_error" \
+	grep -q '^{"error":{"message":"upstream failed: .*","type":"proxy_error","code":502}}$' "$WORK/down.out"
+check "and the trace records it as a connect error, status 0" sh -c \
+	"zcat '$WORK/down.jsonl.gz' | grep -q '\"recorded\":{.*\"status\":0,\"error\":\"connect\"'"
+port=${ENDPOINT##*:}
+check "an upstream that is the proxy itself is refused (exit 2)" sh -c \
+	"'$TB' record proxy --listen 127.0.0.1:$port --upstream http://localhost:$port/ \
+	 -o '$WORK/self.gz' 2>'$WORK/self.err'; test \$? -eq 2 && grep -q 'own address' '$WORK/self.err'"
+
+# ---- upstream too slow: 504, recorded as timeout
+start_mock --ttft-ms 3000
+start_proxy "$WORK/slow.jsonl.gz" --timeout 1
+code=$(curl -sS -o /dev/null -w '%{http_code}' -d "$whole_body" "$PROXY/v1/chat/completions")
+stop_proxy INT
+check "upstream timed out: the client gets 504 (got $code)" test "$code" = 504
+check "and the trace records a timeout" sh -c \
+	"zcat '$WORK/slow.jsonl.gz' | grep -q '\"error\":\"timeout\"'"
+stop_mock
+
+# ---- the client hangs up: the upstream transfer is cancelled and recorded
+start_mock --ttft-ms 5 --itl-ms 50 --tokens 200
+mport=${ENDPOINT##*:}
+start_proxy "$WORK/gone.jsonl.gz"
+post "$PROXY" '{"messages":[{"role":"user","content":"x"}],"stream":true}' --max-time 0.5 \
+	>"$WORK/gone.sse" 2>/dev/null
+sleep 0.3
+open=$(ss -Htn state established "( dport = :$mport or sport = :$mport )" | wc -l)
+check "the client hung up mid-stream: the mock's connection is gone too ($open left)" \
+	test "$open" -eq 0
+post "$PROXY" '{"messages":[{"role":"user","content":"x"}]}' --max-time 0.3 >/dev/null 2>&1
+stop_proxy INT
+zcat "$WORK/gone.jsonl.gz" >"$WORK/gone.jsonl"
+check "both recorded as cancelled, with the tokens that came" sh -c \
+	"test \$(grep -c '\"error\":\"cancelled\",\"error_detail\":\"the client closed the connection\"' '$WORK/gone.jsonl') -eq 2 &&
+	 grep -q '\"stream\\\\\":true.*\"ttft_ns\":[0-9]' '$WORK/gone.jsonl'"
+e2e=$(grep -vF '\"stream\":true' "$WORK/gone.jsonl" | grep recorded | sed -n 's/.*"e2e_ns":\([0-9]*\).*/\1/p')
+check "a hang-up while waiting for the first byte is seen at once (${e2e} ns)" \
+	test "${e2e:-999999999999}" -lt $((1000000000 * SLACK))
+
+# ---- SIGINT with streams open: they finish, then the file closes whole
+start_proxy "$WORK/sigint.jsonl.gz" --grace 10
+pids=""
+for i in 1 2 3; do
+	post "$PROXY" '{"messages":[{"role":"user","content":"x"}],"max_tokens":10,"stream":true}' \
+		>"$WORK/open$i.sse" &
+	pids="$pids $!"
+done
+sleep 0.2
+stop_proxy INT
+wait $pids	# not a bare wait: the mock runs in the background too
+check "SIGINT: the open streams finished ([DONE] on all 3)" \
+	test "$(cat "$WORK"/open?.sse | grep -c '^data: \[DONE\]')" -eq 3
+check "exit 0 and a whole gzip with the 3 requests" sh -c \
+	"test $PROXY_RC -eq 0 && gzip -t '$WORK/sigint.jsonl.gz' &&
+	 test \$(zcat '$WORK/sigint.jsonl.gz' | grep -c '\"status\":200,\"error\":null') -eq 3"
+
+start_proxy "$WORK/twice.jsonl.gz"
+post "$PROXY" '{"messages":[{"role":"user","content":"x"}],"stream":true}' >/dev/null 2>&1 &
+pids=$!
+sleep 0.2
+kill -INT "$PROXY_PID"
+sleep 0.2
+stop_proxy INT
+wait $pids
+check "a second signal ends open streams: recorded as cancelled, file whole" sh -c \
+	"gzip -t '$WORK/twice.jsonl.gz' && zcat '$WORK/twice.jsonl.gz' | grep -q '\"error\":\"cancelled\"'"
+
+# ---- stopping by itself
+start_proxy "$WORK/max.jsonl.gz" --max-requests 2
+post "$PROXY" "$whole_body" >/dev/null
+post "$PROXY" "$whole_body" >/dev/null
+i=0
+while kill -0 "$PROXY_PID" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+check "--max-requests 2: exits by itself after the second" sh -c \
+	"! kill -0 $PROXY_PID 2>/dev/null && test \$(zcat '$WORK/max.jsonl.gz' | grep -c recorded) -eq 2"
+wait "$PROXY_PID"
+PROXY_PID=""
+start_proxy "$WORK/dur.jsonl.gz" --duration 0.5
+sleep 1.5
+check "--duration 0.5: exits by itself" sh -c "! kill -0 $PROXY_PID 2>/dev/null && gzip -t '$WORK/dur.jsonl.gz'"
+wait "$PROXY_PID"
+PROXY_PID=""
+stop_mock
+
+# ---- 256 concurrent streams through the proxy
+start_mock --ttft-ms 50 --itl-ms 5 --tokens 20
+tb record synth -n 256 --input-tokens 8 --output-tokens 20 -o "$WORK/c256.jsonl.gz" 2>/dev/null
+start_proxy "$WORK/c256-rec.jsonl.gz"
+tb replay --endpoint "$PROXY" -c 256 -n 256 --warmup 0 --quiet -o "$WORK/c256-res.jsonl.gz" \
+	"$WORK/c256.jsonl.gz" >/dev/null 2>&1
+stop_proxy INT
+ok=$(zcat "$WORK/c256-res.jsonl.gz" | grep -c '"status":200,"error":null')
+rec=$(zcat "$WORK/c256-rec.jsonl.gz" | grep -c '"status":200,"error":null')
+check "256 concurrent streams through the proxy: all ok ($ok), all recorded ($rec)" \
+	test "$ok" -eq 256 -a "$rec" -eq 256
+stop_mock
