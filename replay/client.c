@@ -2,15 +2,15 @@
  * client.c - concurrent streaming HTTP requests on libevent + libcurl multi;
  * see client.h.
  *
- * The integration is libcurl's multi socket API: libcurl tells us which
- * sockets to watch (on_socket) and when to call it back (on_timer_change);
- * libevent watches them and we hand readiness back with
- * curl_multi_socket_action. Response bytes arrive in on_data, where they
- * are stamped with the clock and handed to the request's meter
- * (lib/meter.c), which updates its struct result on the spot.
+ * libcurl's multi handle runs on the libevent loop through lib/curlev.c,
+ * which reports each finished transfer to on_finished. Response bytes
+ * arrive in on_data, where they are stamped with the clock and handed to
+ * the request's meter (lib/meter.c), which updates its struct result on
+ * the spot.
  */
 #include "client.h"
 #include "lib/clock.h"
+#include "lib/curlev.h"
 #include "lib/meter.h"
 
 #include <stdio.h>
@@ -23,8 +23,8 @@ enum body_mode { MODE_UNKNOWN, MODE_SSE, MODE_BODY };
 
 struct client {
 	struct event_base *base;
-	CURLM *multi;
-	struct event *timer;
+	struct curlev *curlev;            /* the multi handle on our loop */
+	CURLM *multi;                     /* curlev's */
 	struct client_options opt;
 	char *auth_header;                /* "Authorization: Bearer ...", or NULL */
 	struct client_request *active;    /* doubly linked list of running requests */
@@ -48,7 +48,6 @@ struct client_request {
 	struct client_request *prev, *next;
 };
 
-static void check_finished(struct client *c);
 
 static void set_error(struct result *r, const char *cls, const char *detail)
 {
@@ -181,85 +180,13 @@ static void finish(struct client_request *q, CURLcode code)
 	done(ctx, r);
 }
 
-static void check_finished(struct client *c)
+static void on_finished(void *ctx, CURL *easy, CURLcode code)
 {
-	CURLMsg *msg;
-	int left;
+	struct client_request *q;
 
-	while ((msg = curl_multi_info_read(c->multi, &left))) {
-		struct client_request *q;
-
-		if (msg->msg != CURLMSG_DONE)
-			continue;
-		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&q);
-		finish(q, msg->data.result);
-	}
-}
-
-/* ---- libevent <-> libcurl glue --------------------------------------- */
-
-static void on_socket_ready(evutil_socket_t fd, short events, void *arg)
-{
-	struct client *c = arg;
-	int action = ((events & EV_READ) ? CURL_CSELECT_IN : 0) |
-		     ((events & EV_WRITE) ? CURL_CSELECT_OUT : 0);
-	int running;
-
-	curl_multi_socket_action(c->multi, fd, action, &running);
-	check_finished(c);
-}
-
-static void on_timeout(evutil_socket_t fd, short events, void *arg)
-{
-	struct client *c = arg;
-	int running;
-
-	(void)fd;
-	(void)events;
-	curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	check_finished(c);
-}
-
-/* libcurl: watch socket s for 'what' (CURL_POLL_*); socketp is our event. */
-static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
-{
-	struct client *c = userp;
-	struct event *ev = socketp;
-	short kind;
-
-	(void)easy;
-	if (what == CURL_POLL_REMOVE) {
-		if (ev)
-			event_free(ev);
-		curl_multi_assign(c->multi, s, NULL);
-		return 0;
-	}
-	kind = EV_PERSIST | ((what & CURL_POLL_IN) ? EV_READ : 0) |
-	       ((what & CURL_POLL_OUT) ? EV_WRITE : 0);
-	if (ev) {
-		event_del(ev);
-		event_assign(ev, c->base, s, kind, on_socket_ready, c);
-	} else {
-		ev = event_new(c->base, s, kind, on_socket_ready, c);
-		if (!ev)
-			return -1;
-		curl_multi_assign(c->multi, s, ev);
-	}
-	return event_add(ev, NULL);
-}
-
-/* libcurl: call back in timeout_ms (-1: never). */
-static int on_timer_change(CURLM *multi, long timeout_ms, void *userp)
-{
-	struct client *c = userp;
-	struct timeval tv;
-
-	(void)multi;
-	if (timeout_ms < 0)
-		return evtimer_del(c->timer);
-	tv.tv_sec = timeout_ms / 1000;
-	tv.tv_usec = (timeout_ms % 1000) * 1000;
-	return evtimer_add(c->timer, &tv);
+	(void)ctx;
+	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&q);
+	finish(q, code);
 }
 
 /* ---- public API ------------------------------------------------------ */
@@ -285,9 +212,8 @@ struct client *client_new(const struct client_options *o, char *err)
 		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
 	c->base = cfg ? event_base_new_with_config(cfg) : NULL;
 	event_config_free(cfg);
-	c->multi = curl_multi_init();
-	c->timer = c->base ? evtimer_new(c->base, on_timeout, c) : NULL;
-	if (!c->base || !c->multi || !c->timer) {
+	c->curlev = c->base ? curlev_new(c->base, on_finished, c) : NULL;
+	if (!c->curlev) {
 		snprintf(err, 256, "cannot set up the event loop");
 		goto fail;
 	}
@@ -301,10 +227,7 @@ struct client *client_new(const struct client_options *o, char *err)
 		}
 		snprintf(c->auth_header, len, "Authorization: Bearer %s", o->api_key);
 	}
-	curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-	curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
-	curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, on_timer_change);
-	curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
+	c->multi = curlev_multi(c->curlev);
 	curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
 	return c;
 
@@ -325,10 +248,7 @@ void client_free(struct client *c)
 		unlink_request(c, q);
 		request_free(q);
 	}
-	if (c->multi)
-		curl_multi_cleanup(c->multi);
-	if (c->timer)
-		event_free(c->timer);
+	curlev_free(c->curlev);
 	if (c->base)
 		event_base_free(c->base);
 	if (c->auth_header) {

@@ -1,0 +1,126 @@
+/*
+ * curlev.c - libcurl multi socket API on a libevent loop; see curlev.h.
+ */
+#include "curlev.h"
+
+#include <stdlib.h>
+
+struct curlev {
+	struct event_base *base;
+	CURLM *multi;
+	struct event *timer;
+	curlev_done_fn done;
+	void *ctx;
+};
+
+static void check_finished(struct curlev *cv)
+{
+	CURLMsg *msg;
+	int left;
+
+	while ((msg = curl_multi_info_read(cv->multi, &left)))
+		if (msg->msg == CURLMSG_DONE)
+			cv->done(cv->ctx, msg->easy_handle, msg->data.result);
+}
+
+static void on_socket_ready(evutil_socket_t fd, short events, void *arg)
+{
+	struct curlev *cv = arg;
+	int action = ((events & EV_READ) ? CURL_CSELECT_IN : 0) |
+		     ((events & EV_WRITE) ? CURL_CSELECT_OUT : 0);
+	int running;
+
+	curl_multi_socket_action(cv->multi, fd, action, &running);
+	check_finished(cv);
+}
+
+static void on_timeout(evutil_socket_t fd, short events, void *arg)
+{
+	struct curlev *cv = arg;
+	int running;
+
+	(void)fd;
+	(void)events;
+	curl_multi_socket_action(cv->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	check_finished(cv);
+}
+
+/* libcurl: watch socket s for 'what' (CURL_POLL_*); socketp is our event. */
+static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
+{
+	struct curlev *cv = userp;
+	struct event *ev = socketp;
+	short kind;
+
+	(void)easy;
+	if (what == CURL_POLL_REMOVE) {
+		if (ev)
+			event_free(ev);
+		curl_multi_assign(cv->multi, s, NULL);
+		return 0;
+	}
+	kind = EV_PERSIST | ((what & CURL_POLL_IN) ? EV_READ : 0) |
+	       ((what & CURL_POLL_OUT) ? EV_WRITE : 0);
+	if (ev) {
+		event_del(ev);
+		event_assign(ev, cv->base, s, kind, on_socket_ready, cv);
+	} else {
+		ev = event_new(cv->base, s, kind, on_socket_ready, cv);
+		if (!ev)
+			return -1;
+		curl_multi_assign(cv->multi, s, ev);
+	}
+	return event_add(ev, NULL);
+}
+
+/* libcurl: call back in timeout_ms (-1: never). */
+static int on_timer_change(CURLM *multi, long timeout_ms, void *userp)
+{
+	struct curlev *cv = userp;
+	struct timeval tv;
+
+	(void)multi;
+	if (timeout_ms < 0)
+		return evtimer_del(cv->timer);
+	tv.tv_sec = timeout_ms / 1000;
+	tv.tv_usec = (timeout_ms % 1000) * 1000;
+	return evtimer_add(cv->timer, &tv);
+}
+
+struct curlev *curlev_new(struct event_base *base, curlev_done_fn done, void *ctx)
+{
+	struct curlev *cv = calloc(1, sizeof(*cv));
+
+	if (!cv)
+		return NULL;
+	cv->base = base;
+	cv->done = done;
+	cv->ctx = ctx;
+	cv->multi = curl_multi_init();
+	cv->timer = evtimer_new(base, on_timeout, cv);
+	if (!cv->multi || !cv->timer) {
+		curlev_free(cv);
+		return NULL;
+	}
+	curl_multi_setopt(cv->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(cv->multi, CURLMOPT_SOCKETDATA, cv);
+	curl_multi_setopt(cv->multi, CURLMOPT_TIMERFUNCTION, on_timer_change);
+	curl_multi_setopt(cv->multi, CURLMOPT_TIMERDATA, cv);
+	return cv;
+}
+
+CURLM *curlev_multi(struct curlev *cv)
+{
+	return cv->multi;
+}
+
+void curlev_free(struct curlev *cv)
+{
+	if (!cv)
+		return;
+	if (cv->multi)
+		curl_multi_cleanup(cv->multi);
+	if (cv->timer)
+		event_free(cv->timer);
+	free(cv);
+}

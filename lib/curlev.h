@@ -1,0 +1,33 @@
+/*
+ * curlev.h - a libcurl multi handle driven by a libevent loop.
+ *
+ * libcurl's multi socket API says which sockets to watch and when to call
+ * it back; this module turns those wishes into libevent events and hands
+ * readiness back with curl_multi_socket_action. Whoever runs many
+ * transfers on one event loop (replay's client, record's proxy) adds easy
+ * handles to curlev_multi() and hears of each finished one through 'done'.
+ */
+#ifndef TB_CURLEV_H
+#define TB_CURLEV_H
+
+#include <curl/curl.h>
+#include <event2/event.h>
+
+struct curlev;
+
+/* A transfer ended with 'code'; the easy handle is still in the multi
+ * handle: the callback removes it (and may add new ones). */
+typedef void (*curlev_done_fn)(void *ctx, CURL *easy, CURLcode code);
+
+/* A multi handle on 'base'. Returns NULL when libcurl or libevent cannot
+ * allocate. The caller frees it with curlev_free, after removing its
+ * easy handles. */
+struct curlev *curlev_new(struct event_base *base, curlev_done_fn done, void *ctx);
+
+/* The multi handle, to add and remove easy handles and set options. */
+CURLM *curlev_multi(struct curlev *cv);
+
+/* Frees the multi handle and its events (NULL is a no-op). */
+void curlev_free(struct curlev *cv);
+
+#endif
