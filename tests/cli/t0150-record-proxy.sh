@@ -78,25 +78,25 @@ stop_mock
 # ---- timing: what the proxy records is the mock's configured TTFT
 start_mock --ttft-ms 50 --itl-ms 5
 start_proxy "$WORK/timing.jsonl.gz"
-for i in 1 2 3 4; do
+for i in 0 1 2 3 4; do	# the first one warms up connections (and valgrind)
 	post "$PROXY" "$stream_body" >/dev/null
 done
 stop_proxy INT
 hi=$((52 + 10 * (SLACK - 1)))
-zcat "$WORK/timing.jsonl.gz" | sed -n 's/.*"ttft_ns":\([0-9]*\).*/\1/p' >"$WORK/ttft"
+zcat "$WORK/timing.jsonl.gz" | sed -n '3,$s/.*"ttft_ns":\([0-9]*\).*/\1/p' >"$WORK/ttft"
 worst=$(awk '{ v = $1 / 1e6; if (NR == 1 || v > m) m = v; if (NR == 1 || v < l) l = v }
 	END { printf "%.2f %.2f", l, m }' "$WORK/ttft")
 check "4 recorded TTFTs within 50..$hi ms of the mock's 50 (min max: $worst)" \
 	sh -c "test \$(awk '\$1 >= 50e6 && \$1 <= $hi * 1e6' '$WORK/ttft' | wc -l) -eq 4"
-gaps=$(zcat "$WORK/timing.jsonl.gz" | sed -n 's/.*"itl_us":\[\([0-9,]*\)\].*/\1/p' | tr ',' '\n' |
+gaps=$(zcat "$WORK/timing.jsonl.gz" | sed -n '3,$s/.*"itl_us":\[\([0-9,]*\)\].*/\1/p' | tr ',' '\n' |
 	awk '{ s += $1; n++ } END { printf "%.0f", s / n }')
-check "recorded gaps average the mock's 5 ms (got $gaps us)" within "$gaps" 4500 $((5500 * SLACK))
+check "recorded gaps average the mock's 5 ms (got $gaps us)" within "$gaps" $((4500 / SLACK)) $((5500 * SLACK))
 
 # ---- the recorded trace replays against the mock
-tb replay --endpoint "$ENDPOINT" -c 2 -n 4 --warmup 0 --quiet -o "$WORK/replayed.jsonl.gz" \
+tb replay --endpoint "$ENDPOINT" -c 2 -n 5 --warmup 0 --quiet -o "$WORK/replayed.jsonl.gz" \
 	"$WORK/timing.jsonl.gz" >/dev/null 2>"$WORK/replay.err"
-check "the recorded trace replays: 4 requests, no error" sh -c \
-	"test \$(zcat '$WORK/replayed.jsonl.gz' | grep -c '\"status\":200,\"error\":null') -eq 4"
+check "the recorded trace replays: 5 requests, no error" sh -c \
+	"test \$(zcat '$WORK/replayed.jsonl.gz' | grep -c '\"status\":200,\"error\":null') -eq 5"
 
 # ---- secrets are forwarded, never recorded
 start_proxy "$WORK/secrets.jsonl.gz" --keep-header X-Trace-Token
@@ -258,3 +258,6 @@ rec=$(zcat "$WORK/c256-rec.jsonl.gz" | grep -c '"status":200,"error":null')
 check "256 concurrent streams through the proxy: all ok ($ok), all recorded ($rec)" \
 	test "$ok" -eq 256 -a "$rec" -eq 256
 stop_mock
+
+check "no proxy run reported a memory error (sanitizers, valgrind)" sh -c \
+	"! grep -E -q 'AddressSanitizer|LeakSanitizer|runtime error|^==[0-9]+==' '$WORK/proxy.err'"
