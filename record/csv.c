@@ -7,24 +7,27 @@
 
 int csv_read_line(FILE *f, char *buf, size_t cap, size_t *len)
 {
-	size_t n;
+	size_t n = 0;
 	int c;
 
-	if (!fgets(buf, (int)cap, f))
-		return ferror(f) ? -2 : 0;
-	n = strlen(buf);
-	if (n > 0 && buf[n - 1] == '\n') {
-		buf[--n] = '\0';
-	} else if (!feof(f)) {
-		/* longer than cap: drop the rest of the line */
-		while ((c = getc(f)) != EOF && c != '\n')
-			;
-		*len = 0;
-		buf[0] = '\0';
-		return -1;
+	/* Byte by byte, not fgets: a NUL byte in the line must neither cut it
+	 * short nor make it look too long (which would drop the next line). */
+	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+		if (n + 1 >= cap) {
+			/* longer than cap: drop the rest of the line */
+			while ((c = getc_unlocked(f)) != EOF && c != '\n')
+				;
+			*len = 0;
+			buf[0] = '\0';
+			return ferror(f) ? -2 : -1;
+		}
+		buf[n++] = (char)c;
 	}
+	if (c == EOF && (ferror(f) || n == 0))
+		return ferror(f) ? -2 : 0;
 	if (n > 0 && buf[n - 1] == '\r')
-		buf[--n] = '\0';
+		n--;
+	buf[n] = '\0';
 	*len = n;
 	return 1;
 }

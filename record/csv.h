@@ -15,10 +15,11 @@
 #define CSV_MAX_FIELDS 64
 
 /*
- * Reads one line (without its "\n" or "\r\n") into buf (cap bytes).
- * Returns 1 with *len set, 0 at the end of the file, -1 when the line
- * does not fit (the rest of it is read and dropped; *len is 0), or -2 on a
- * read error (errno set).
+ * Reads one line (without its "\n" or "\r\n") into buf (cap bytes, so
+ * lines of up to cap - 1 bytes fit). Returns 1 with *len set (a NUL byte
+ * in the line is kept and counted), 0 at the end of the file, -1 when the
+ * line does not fit (the rest of it is read and dropped; *len is 0), or -2
+ * on a read error (errno set).
  */
 int csv_read_line(FILE *f, char *buf, size_t cap, size_t *len);
 

@@ -198,8 +198,10 @@ int import_parse_azure_time(const char *s, int64_t *ns)
 	}
 	if (*p == 'Z')
 		p++;
-	if (*p || v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > mdays[v[1] - 1] ||
-	    v[3] > 23 || v[4] > 59 || v[5] > 60)
+	/* years 1970-2200: nanoseconds of any two such times differ by less
+	 * than INT64_MAX, so arrival offsets cannot overflow */
+	if (*p || v[0] < 1970 || v[0] > 2200 || v[1] < 1 || v[1] > 12 || v[2] < 1 ||
+	    v[2] > mdays[v[1] - 1] || v[3] > 23 || v[4] > 59 || v[5] > 60)
 		return -1;
 	*ns = ((days_from_civil(v[0], v[1], v[2]) * 86400 + v[3] * 3600 + v[4] * 60 + v[5])
 	       * 1000000000LL) + frac;

@@ -21,8 +21,8 @@ enum import_format { IMPORT_MOONCAKE, IMPORT_AZURE, IMPORT_BURSTGPT, IMPORT_SHAR
 
 /*
  * Parses an Azure trace timestamp, "2023-11-16 18:15:46.6805900" (UTC, up
- * to 9 fraction digits, 'T' accepted for the space), into nanoseconds since
- * the Unix epoch. Returns 0, or -1 when s is not one.
+ * to 9 fraction digits, 'T' accepted for the space, years 1970 to 2200),
+ * into nanoseconds since the Unix epoch. Returns 0, or -1 when s is not one.
  */
 int import_parse_azure_time(const char *s, int64_t *ns);
 

@@ -62,6 +62,19 @@ TEST(csv_line_reader_caps_lines)
 	CHECK_STR(buf, "xy");
 	CHECK_EQ_INT(csv_read_line(f, buf, sizeof(buf), &len), 0);
 	fclose(f);
+
+	/* found by fuzzing: a NUL byte neither cuts a line short nor makes it
+	 * look too long (which dropped the next line); 7 bytes fit in 8 */
+	f = tmpfile();
+	fwrite("a\0b\nnext\n1234567\n", 1, 18, f);
+	rewind(f);
+	CHECK_EQ_INT(csv_read_line(f, buf, sizeof(buf), &len), 1);
+	CHECK_EQ_INT(len, 3);
+	CHECK_EQ_INT(csv_read_line(f, buf, sizeof(buf), &len), 1);
+	CHECK_STR(buf, "next");
+	CHECK_EQ_INT(csv_read_line(f, buf, sizeof(buf), &len), 1);
+	CHECK_STR(buf, "1234567");
+	fclose(f);
 }
 
 TEST(azure_timestamps)
@@ -80,6 +93,10 @@ TEST(azure_timestamps)
 	CHECK_EQ_INT(import_parse_azure_time("2023-11-16 18:15:46.1234567890", &ns), -1);
 	CHECK_EQ_INT(import_parse_azure_time("2023-11-16 18:15", &ns), -1);
 	CHECK_EQ_INT(import_parse_azure_time("", &ns), -1);
+	/* found by fuzzing: years whose nanoseconds overflow int64 */
+	CHECK_EQ_INT(import_parse_azure_time("1011-11-16 18:15:46", &ns), -1);
+	CHECK_EQ_INT(import_parse_azure_time("9999-12-31 23:59:59", &ns), -1);
+	CHECK_EQ_INT(import_parse_azure_time("2200-12-31 23:59:59", &ns), 0);
 }
 
 TEST(length_specs)
