@@ -5,6 +5,7 @@
  * file only routes to it, git-style. Exit status everywhere: 0 success,
  * 1 the work failed, 2 usage or input error.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <curl/curl.h>
@@ -57,6 +58,9 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	/* Past a file size limit (ulimit -f) a write fails with EFBIG and is
+	 * reported naming the file, instead of SIGXFSZ killing us silently. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

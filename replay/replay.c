@@ -1150,7 +1150,8 @@ int replay_main(int argc, char **argv)
 
 	if (tracefile_writer_close(out, err) < 0) {
 		out = NULL;
-		fprintf(stderr, "tracebench replay: %s\n", err);
+		if (!lr.write_failed)   /* else said already */
+			fprintf(stderr, "tracebench replay: %s\n", err);
 		rc = 1;
 		goto cleanup;
 	}
