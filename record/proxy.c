@@ -60,6 +60,7 @@
 #define PROXY_BACKLOG       4096
 #define PROXY_MAX_KEEP      64
 #define PROXY_STATUS_S      2                    /* status line period */
+#define PROXY_MAX_IDLE_UPSTREAM 1024             /* upstream connections kept */
 
 struct proxy_options {
 	char host[256];
@@ -1420,6 +1421,10 @@ int proxy_main(int argc, char **argv)
 	curl_multi_setopt(p.multi, CURLMOPT_SOCKETDATA, &p);
 	curl_multi_setopt(p.multi, CURLMOPT_TIMERFUNCTION, on_timer_change);
 	curl_multi_setopt(p.multi, CURLMOPT_TIMERDATA, &p);
+	/* libcurl sizes its connection cache by the transfers in flight, so
+	 * the upstream connections of a finished burst would be closed and the
+	 * next burst would pay for new ones: keep them. */
+	curl_multi_setopt(p.multi, CURLMOPT_MAXCONNECTS, (long)PROXY_MAX_IDLE_UPSTREAM);
 	evhttp_set_gencb(p.http, on_request, &p);
 	evhttp_set_max_body_size(p.http, PROXY_MAX_BODY);
 	evhttp_set_max_headers_size(p.http, PROXY_MAX_HEADERS);

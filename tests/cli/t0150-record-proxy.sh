@@ -84,10 +84,14 @@ done
 stop_proxy INT
 hi=$((52 + 10 * (SLACK - 1)))
 zcat "$WORK/timing.jsonl.gz" | sed -n '3,$s/.*"ttft_ns":\([0-9]*\).*/\1/p' >"$WORK/ttft"
-worst=$(awk '{ v = $1 / 1e6; if (NR == 1 || v > m) m = v; if (NR == 1 || v < l) l = v }
-	END { printf "%.2f %.2f", l, m }' "$WORK/ttft")
-check "4 recorded TTFTs within 50..$hi ms of the mock's 50 (min max: $worst)" \
-	sh -c "test \$(awk '\$1 >= 50e6 && \$1 <= $hi * 1e6' '$WORK/ttft' | wc -l) -eq 4"
+range=$(sort -n "$WORK/ttft" | awk '{ v[NR] = $1 / 1e6 }
+	END { printf "%.2f %.2f %.2f", v[1], (v[2] + v[3]) / 2, v[NR] }')
+set -- $range
+# A loaded machine may delay one of them by a scheduling slice: the median
+# must be within 2 ms, each within 10.
+check "recorded TTFT matches the mock's 50 ms: median $2 ms within 50..$hi" within "$2" 50 "$hi"
+check "and every one within 50..$((hi + 8)) ms (min $1, max $3)" sh -c \
+	"test \$(awk '\$1 >= 50e6 && \$1 <= $((hi + 8)) * 1e6' '$WORK/ttft' | wc -l) -eq 4"
 gaps=$(zcat "$WORK/timing.jsonl.gz" | sed -n '3,$s/.*"itl_us":\[\([0-9,]*\)\].*/\1/p' | tr ',' '\n' |
 	awk '{ s += $1; n++ } END { printf "%.0f", s / n }')
 check "recorded gaps average the mock's 5 ms (got $gaps us)" within "$gaps" $((4500 / SLACK)) $((5500 * SLACK))
