@@ -4,10 +4,8 @@
  *
  * One libevent loop, no threads. The listening side is evhttp (one generic
  * callback for every path); the upstream side is libcurl's multi socket
- * interface on the same loop: libcurl says which sockets to watch
- * (on_socket) and when to call it back (on_timer_change), libevent watches
- * them and we hand readiness back with curl_multi_socket_action, as
- * replay/client.c does.
+ * interface on the same loop, through lib/curlev.c as in replay's client,
+ * which reports each finished transfer to on_finished().
  *
  * Request lifecycle: on_request() copies the request into a struct
  * proxy_request and starts its transfer; on_header() collects the
@@ -25,6 +23,7 @@
 #include "proxy.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
+#include "lib/curlev.h"
 #include "lib/meter.h"
 #include "lib/result.h"
 #include "lib/trace.h"
@@ -87,8 +86,9 @@ struct proxy {
 	struct event_base *base;
 	struct evhttp *http;
 	struct evhttp_bound_socket *bound;
-	CURLM *multi;
-	struct event *curl_timer, *flush_timer, *status_timer, *grace_timer,
+	struct curlev *curlev;          /* libcurl's multi handle on our loop */
+	CURLM *multi;                   /* curlev's */
+	struct event *flush_timer, *status_timer, *grace_timer,
 		     *stop_timer, *sigint, *sigterm;
 	struct evbuffer *scratch;          /* reused to pass each piece on */
 	struct tracefile_writer *w;
@@ -638,85 +638,14 @@ static void finish(struct proxy_request *q, CURLcode code)
 	retire(q);
 }
 
-static void check_finished(struct proxy *p)
+/* lib/curlev: the transfer of 'easy' ended with 'code'. */
+static void on_finished(void *ctx, CURL *easy, CURLcode code)
 {
-	CURLMsg *msg;
-	int left;
+	struct proxy_request *q;
 
-	while ((msg = curl_multi_info_read(p->multi, &left))) {
-		struct proxy_request *q;
-
-		if (msg->msg != CURLMSG_DONE)
-			continue;
-		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&q);
-		finish(q, msg->data.result);
-	}
-}
-
-/* ---- libevent <-> libcurl glue (as in replay/client.c) ------------------ */
-
-static void on_socket_ready(evutil_socket_t fd, short events, void *arg)
-{
-	struct proxy *p = arg;
-	int action = ((events & EV_READ) ? CURL_CSELECT_IN : 0) |
-		     ((events & EV_WRITE) ? CURL_CSELECT_OUT : 0);
-	int running;
-
-	curl_multi_socket_action(p->multi, fd, action, &running);
-	check_finished(p);
-}
-
-static void on_curl_timeout(evutil_socket_t fd, short events, void *arg)
-{
-	struct proxy *p = arg;
-	int running;
-
-	(void)fd;
-	(void)events;
-	curl_multi_socket_action(p->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	check_finished(p);
-}
-
-/* libcurl: watch socket s for 'what' (CURL_POLL_*); socketp is our event. */
-static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
-{
-	struct proxy *p = userp;
-	struct event *ev = socketp;
-	short kind;
-
-	(void)easy;
-	if (what == CURL_POLL_REMOVE) {
-		if (ev)
-			event_free(ev);
-		curl_multi_assign(p->multi, s, NULL);
-		return 0;
-	}
-	kind = EV_PERSIST | ((what & CURL_POLL_IN) ? EV_READ : 0) |
-	       ((what & CURL_POLL_OUT) ? EV_WRITE : 0);
-	if (ev) {
-		event_del(ev);
-		event_assign(ev, p->base, s, kind, on_socket_ready, p);
-	} else {
-		ev = event_new(p->base, s, kind, on_socket_ready, p);
-		if (!ev)
-			return -1;
-		curl_multi_assign(p->multi, s, ev);
-	}
-	return event_add(ev, NULL);
-}
-
-/* libcurl: call back in timeout_ms (-1: never). */
-static int on_timer_change(CURLM *multi, long timeout_ms, void *userp)
-{
-	struct proxy *p = userp;
-	struct timeval tv;
-
-	(void)multi;
-	if (timeout_ms < 0)
-		return evtimer_del(p->curl_timer);
-	tv.tv_sec = timeout_ms / 1000;
-	tv.tv_usec = (timeout_ms % 1000) * 1000;
-	return evtimer_add(p->curl_timer, &tv);
+	(void)ctx;
+	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&q);
+	finish(q, code);
 }
 
 /* ---- accepting requests ------------------------------------------------- */
@@ -1402,7 +1331,7 @@ int proxy_main(int argc, char **argv)
 	}
 	if (p.base) {
 		p.http = evhttp_new(p.base);
-		p.curl_timer = evtimer_new(p.base, on_curl_timeout, &p);
+		p.curlev = curlev_new(p.base, on_finished, &p);
 		p.flush_timer = event_new(p.base, -1, EV_PERSIST, on_flush_timer, &p);
 		p.status_timer = event_new(p.base, -1, EV_PERSIST, on_status_timer, &p);
 		p.grace_timer = evtimer_new(p.base, on_grace_over, &p);
@@ -1410,17 +1339,13 @@ int proxy_main(int argc, char **argv)
 		p.sigint = evsignal_new(p.base, SIGINT, on_signal, &p);
 		p.sigterm = evsignal_new(p.base, SIGTERM, on_signal, &p);
 	}
-	p.multi = curl_multi_init();
+	p.multi = p.curlev ? curlev_multi(p.curlev) : NULL;
 	p.scratch = evbuffer_new();
-	if (!p.http || !p.curl_timer || !p.flush_timer || !p.status_timer || !p.grace_timer ||
+	if (!p.http || !p.curlev || !p.flush_timer || !p.status_timer || !p.grace_timer ||
 	    !p.stop_timer || !p.sigint || !p.sigterm || !p.multi || !p.scratch) {
 		fprintf(stderr, "tracebench record proxy: cannot set up the event loop\n");
 		goto cleanup;
 	}
-	curl_multi_setopt(p.multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-	curl_multi_setopt(p.multi, CURLMOPT_SOCKETDATA, &p);
-	curl_multi_setopt(p.multi, CURLMOPT_TIMERFUNCTION, on_timer_change);
-	curl_multi_setopt(p.multi, CURLMOPT_TIMERDATA, &p);
 	/* libcurl sizes its connection cache by the transfers in flight, so
 	 * the upstream connections of a finished burst would be closed and the
 	 * next burst would pay for new ones: keep them. */
@@ -1495,12 +1420,9 @@ cleanup:
 	}
 	if (p.http)
 		evhttp_free(p.http);    /* closes connections, frees their requests */
-	if (p.multi)
-		curl_multi_cleanup(p.multi);
+	curlev_free(p.curlev);
 	if (p.scratch)
 		evbuffer_free(p.scratch);
-	if (p.curl_timer)
-		event_free(p.curl_timer);
 	if (p.flush_timer)
 		event_free(p.flush_timer);
 	if (p.status_timer)
