@@ -861,6 +861,19 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
+/* Orders trace requests by arrival, ties by position (a stable order). */
+static const struct prepared *sort_reqs;
+
+static int by_arrival(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int64_t x = sort_reqs[i].req.arrival_ns, y = sort_reqs[j].req.arrival_ns;
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
 /*
  * Builds the open-loop schedule and keeps this shard's part of it: the due
  * offsets in *sched and the trace request each one sends in *index.
@@ -870,25 +883,41 @@ static size_t open_schedule(const struct options *o, const struct prepared *reqs
 			    size_t n_reqs, int64_t **sched, size_t **index)
 {
 	int64_t *arrivals = malloc(n_reqs * sizeof(*arrivals)), *all = NULL;
+	size_t *order = malloc(n_reqs * sizeof(*order));
 	size_t i, n_all, n = 0;
 
-	if (!arrivals)
+	if (!arrivals || !order) {
+		free(arrivals);
+		free(order);
 		return 0;
+	}
+	/*
+	 * Trace timing sends in arrival order, whatever the order of the
+	 * records (a proxy writes them as responses end, not as requests came).
+	 */
 	for (i = 0; i < n_reqs; i++)
-		arrivals[i] = reqs[i].req.arrival_ns;
+		order[i] = i;
+	if (o->sched.arrival == ARRIVAL_TRACE) {
+		sort_reqs = reqs;
+		qsort(order, n_reqs, sizeof(*order), by_arrival);
+	}
+	for (i = 0; i < n_reqs; i++)
+		arrivals[i] = reqs[order[i]].req.arrival_ns;
 	n_all = schedule_build(&o->sched, arrivals, n_reqs, &all);
 	free(arrivals);
 	*index = n_all ? malloc(n_all * sizeof(**index)) : NULL;
 	if (!*index) {
 		free(all);
+		free(order);
 		return 0;
 	}
 	for (i = 0; i < n_all; i++) {
 		if (o->shard_n > 1 && (long)(i % (size_t)o->shard_n) != o->shard_k)
 			continue;
 		all[n] = all[i];
-		(*index)[n++] = i % n_reqs;
+		(*index)[n++] = order[i % n_reqs];
 	}
+	free(order);
 	*sched = all;
 	return n;
 }
