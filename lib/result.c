@@ -5,6 +5,7 @@
 #include "result.h"
 #include "json.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,8 +153,9 @@ int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errle
 		}
 		i = 0;
 		cJSON_ArrayForEach(v, itl) {
-			if (!cJSON_IsNumber(v)) {
-				snprintf(err, errlen, "field 'itl_us' holds a non-number");
+			/* |gap| up to ~100 days: the conversion to int64 ns is defined */
+			if (!cJSON_IsNumber(v) || fabs(v->valuedouble) > 9e12) {
+				snprintf(err, errlen, "field 'itl_us' holds a non-number or one out of range");
 				return -1;
 			}
 			r->itl_ns[i++] = (int64_t)v->valuedouble * 1000;

@@ -45,6 +45,12 @@ load_refused "random bytes" "$WORK/random.bin" "is not a tracebench file"
 load_refused "gzip magic, then junk" "$WORK/fake.gz" "cannot read '.*': "
 load_refused "empty file" "$WORK/empty.jsonl.gz" "is empty, not a tracebench file"
 load_refused "future format version" "$WORK/future-results.jsonl.gz" "has format version 2; this tracebench reads version 1: upgrade tracebench"
+# found by fuzzing: a gap of 3.3e119 us overflowed the conversion to ns
+{
+	echo '{"format":"tracebench-results","version":1,"run_id":"big-gap","label":"big-gap"}'
+	echo '{"level":1,"seq":0,"trace_id":0,"warmup":false,"status":200,"error":null,"sched_ns":0,"send_ns":0,"ttft_ns":3000000,"ttfa_ns":3000000,"e2e_ns":9000000,"input_tokens":8,"output_tokens":3,"tokens_estimated":false,"itl_us":[3000,3.3e119]}'
+} | gzip >"$WORK/big-gap.jsonl.gz"
+load_refused "an inter-token gap out of range" "$WORK/big-gap.jsonl.gz" "line 2: field 'itl_us' holds a non-number or one out of range"
 load_refused "a trace" "$S/synth-8.jsonl.gz" "is a trace, not a results file"
 load_refused "a missing file" "$WORK/missing.jsonl.gz" "cannot open '.*': No such file or directory"
 check "analyze load: nothing was loaded from refused files" \

@@ -10,6 +10,10 @@
 FUZZ_O=${FUZZ_O:-build-fuzz}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 here=$(dirname "$0")
+# the targets' scratch files, left behind only by a crash
+mkdir -p "$FUZZ_O/tmp"
+TMPDIR=$(cd "$FUZZ_O/tmp" && pwd)
+export TMPDIR
 crashes=0
 n=0
 
