@@ -32,11 +32,13 @@ PROG_OBJ = $(PROG_SRC:%.c=$(O)/%.o) $(O)/schema_sql.o
 TESTS    = $(TEST_SRC:tests/unit/%.c=$(O)/tests/%)
 BIN      = $(O)/tracebench
 
-.PHONY: all test demo asan valgrind bench bench-quick install clean deps fuzz
+.PHONY: all tracebench test demo asan valgrind bench bench-quick install clean deps fuzz
 all: tracebench
 
-tracebench: $(BIN)
-	ln -sf $(BIN) tracebench
+# ./tracebench always names the optimized build, whatever O= other runs used.
+tracebench:
+	@$(MAKE) --no-print-directory O=build SAN= build/tracebench
+	@ln -sf build/tracebench tracebench
 
 $(BIN): $(O)/tracebench.o $(O)/libtracebench.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
@@ -61,7 +63,7 @@ $(O)/tests/%: tests/unit/%.c tests/unit/harness.h $(O)/libtracebench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libtracebench.a $(LIBS)
 
-test: tracebench $(TESTS)
+test: $(BIN) $(TESTS)
 	@sh scripts/deps.sh --tests
 	@O=$(O) sh tests/run.sh
 
@@ -75,7 +77,7 @@ deps:
 asan:
 	TB_SLOW=1 $(MAKE) O=build-asan SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' CFLAGS='-O1 -g -fno-omit-frame-pointer' test
 
-valgrind: tracebench $(TESTS)
+valgrind: $(BIN) $(TESTS)
 	@O=$(O) TB_VALGRIND=1 sh tests/run.sh
 
 bench: tracebench
