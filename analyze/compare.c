@@ -5,6 +5,7 @@
  * (successful, non-warm-up); the intervals from lib/stats.c's bootstrap.
  */
 #include "analyze/compare.h"
+#include "errmsg.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -27,20 +28,6 @@
 /* Each of a latency metric's two intervals (median, P99): 1 - 0.05 / 2. */
 #define COMPARE_LEVEL_EACH 0.975
 #define COMPARE_LEVEL_ONE  0.95
-
-static void compare_seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void compare_seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 const char *compare_verdict_name(enum compare_verdict v)
 {
@@ -672,7 +659,7 @@ static int compare_level(struct db *db, const char *before, const char *after, i
 	out->n_rows += 5;
 	goto cleanup;
 nomem:
-	compare_seterr(err, errlen, "comparing '%s' and '%s' at C=%d: out of memory",
+	errmsg_set(err, errlen, "comparing '%s' and '%s' at C=%d: out of memory",
 		       before, after, level);
 	rc = DB_ERR_WORK;
 cleanup:
@@ -722,7 +709,7 @@ int compare_runs(struct db *db, const char *before, const char *after, unsigned 
 		}
 	}
 	if (!common) {
-		compare_seterr(err, errlen, "runs '%s' and '%s' have no concurrency level in "
+		errmsg_set(err, errlen, "runs '%s' and '%s' have no concurrency level in "
 			       "common", before, after);
 		rc = DB_ERR_INPUT;
 		goto cleanup;
@@ -731,7 +718,7 @@ int compare_runs(struct db *db, const char *before, const char *after, unsigned 
 	memset(&r, 0, sizeof(r));
 	goto cleanup;
 nomem:
-	compare_seterr(err, errlen, "comparing '%s' and '%s': out of memory", before, after);
+	errmsg_set(err, errlen, "comparing '%s' and '%s': out of memory", before, after);
 	rc = DB_ERR_WORK;
 cleanup:
 	compare_result_release(&r);

@@ -7,6 +7,7 @@
  * loaded in one transaction, so a bad record leaves the database as it was.
  */
 #include "analyze/db.h"
+#include "errmsg.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -54,24 +55,10 @@ struct run_header {
 	char *params_json;   /* owned: cJSON_PrintUnformatted of "params" */
 };
 
-static void db_seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void db_seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* Fills err with SQLite's own message for the last failure on db. */
 static int db_sqlerr(struct db *db, char *err, size_t errlen)
 {
-	db_seterr(err, errlen, "sqlite error on '%s': %s", db->path, sqlite3_errmsg(db->sql));
+	errmsg_set(err, errlen, "sqlite error on '%s': %s", db->path, sqlite3_errmsg(db->sql));
 	return DB_ERR_WORK;
 }
 
@@ -149,7 +136,7 @@ cleanup:
 static int db_check_version(struct db *db, int version, char *err, size_t errlen)
 {
 	if (version > DB_SCHEMA_VERSION) {
-		db_seterr(err, errlen,
+		errmsg_set(err, errlen,
 			  "'%s' has schema version %d, newer than this tracebench knows (%d); "
 			  "use a newer tracebench", db->path, version, DB_SCHEMA_VERSION);
 		return DB_ERR_INPUT;
@@ -199,7 +186,7 @@ static int db_check_readable(struct db *db, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	if (version < 1) {
-		db_seterr(err, errlen, "'%s' is not a tracebench database "
+		errmsg_set(err, errlen, "'%s' is not a tracebench database "
 			  "(create one with 'tracebench analyze load')", db->path);
 		return DB_ERR_INPUT;
 	}
@@ -215,19 +202,19 @@ int db_open(const char *path, enum db_mode mode, struct db **out, char *err, siz
 	int rc;
 
 	if (mode == DB_READ && stat(path, &sb) != 0) {
-		db_seterr(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		errmsg_set(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return DB_ERR_INPUT;
 	}
 	db = calloc(1, sizeof(*db));
 	if (!db || !(db->path = strdup(path))) {
-		db_seterr(err, errlen, "cannot open '%s': out of memory", path);
+		errmsg_set(err, errlen, "cannot open '%s': out of memory", path);
 		rc = DB_ERR_WORK;
 		goto cleanup;
 	}
 	flags = mode == DB_READ ? SQLITE_OPEN_READONLY
 				: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	if (sqlite3_open_v2(path, &db->sql, flags, NULL) != SQLITE_OK) {
-		db_seterr(err, errlen, "cannot open '%s': %s", path,
+		errmsg_set(err, errlen, "cannot open '%s': %s", path,
 			  db->sql ? sqlite3_errmsg(db->sql) : "out of memory");
 		rc = DB_ERR_INPUT;
 		goto cleanup;
@@ -240,7 +227,7 @@ int db_open(const char *path, enum db_mode mode, struct db **out, char *err, siz
 			     : db_apply_schema(db, err, errlen);
 	/* "file is not a database" is the user's input, not a failed write. */
 	if (rc == DB_ERR_WORK && sqlite3_errcode(db->sql) == SQLITE_NOTADB) {
-		db_seterr(err, errlen, "cannot open '%s': %s", path, sqlite3_errmsg(db->sql));
+		errmsg_set(err, errlen, "cannot open '%s': %s", path, sqlite3_errmsg(db->sql));
 		rc = DB_ERR_INPUT;
 	}
 cleanup:
@@ -282,7 +269,7 @@ static int db_header_string(const cJSON *obj, const char *name, const char **out
 	if (!item || cJSON_IsNull(item))
 		return DB_OK;
 	if (!cJSON_IsString(item)) {
-		db_seterr(err, errlen, "'%s': header field '%s' is not a string", path, name);
+		errmsg_set(err, errlen, "'%s': header field '%s' is not a string", path, name);
 		return DB_ERR_INPUT;
 	}
 	*out = item->valuestring;
@@ -298,7 +285,7 @@ static int db_header_object(const cJSON *obj, const char *name, const cJSON **ou
 	if (!item || cJSON_IsNull(item))
 		return DB_OK;
 	if (!cJSON_IsObject(item)) {
-		db_seterr(err, errlen, "'%s': header field '%s' is not an object", path, name);
+		errmsg_set(err, errlen, "'%s': header field '%s' is not an object", path, name);
 		return DB_ERR_INPUT;
 	}
 	*out = item;
@@ -323,7 +310,7 @@ static int db_parse_header(const cJSON *hdr, const char *path, const char *label
 	    (rc = db_header_object(hdr, "params", &params, path, err, errlen)))
 		return rc;
 	if (!h->run_id || !*h->run_id) {
-		db_seterr(err, errlen, "'%s': header has no run_id", path);
+		errmsg_set(err, errlen, "'%s': header has no run_id", path);
 		return DB_ERR_INPUT;
 	}
 	if (trace &&
@@ -336,7 +323,7 @@ static int db_parse_header(const cJSON *hdr, const char *path, const char *label
 			return rc;
 		h->params_json = cJSON_PrintUnformatted(params);
 		if (!h->params_json) {
-			db_seterr(err, errlen, "'%s': out of memory", path);
+			errmsg_set(err, errlen, "'%s': out of memory", path);
 			return DB_ERR_WORK;
 		}
 	}
@@ -507,7 +494,7 @@ static int db_insert_records(struct db *db, struct tracefile_reader *rd, const c
 	while ((got = tracefile_reader_next(rd, &rec)) == 1) {
 		result_release(&r);
 		if (result_from_json(&r, rec, rerr, sizeof(rerr)) != 0) {
-			db_seterr(err, errlen, "'%s' line %zu: %s", path,
+			errmsg_set(err, errlen, "'%s' line %zu: %s", path,
 				  tracefile_reader_lineno(rd), rerr);
 			rc = DB_ERR_INPUT;
 			goto cleanup;
@@ -515,14 +502,14 @@ static int db_insert_records(struct db *db, struct tracefile_reader *rd, const c
 		cJSON_Delete(rec);
 		rec = NULL;
 		if (db_itl_format(&itl, &r) != 0) {
-			db_seterr(err, errlen, "'%s': out of memory", path);
+			errmsg_set(err, errlen, "'%s': out of memory", path);
 			rc = DB_ERR_WORK;
 			goto cleanup;
 		}
 		db_bind_result(st, run_id, &r, itl.buf);
 		step = sqlite3_step(st);
 		if (step == SQLITE_CONSTRAINT) {
-			db_seterr(err, errlen, "'%s' line %zu: duplicate seq %ld", path,
+			errmsg_set(err, errlen, "'%s' line %zu: duplicate seq %ld", path,
 				  tracefile_reader_lineno(rd), r.seq);
 			rc = DB_ERR_INPUT;
 			goto cleanup;
@@ -535,7 +522,7 @@ static int db_insert_records(struct db *db, struct tracefile_reader *rd, const c
 		n++;
 	}
 	if (got < 0) {
-		db_seterr(err, errlen, "%s", tracefile_reader_error(rd));
+		errmsg_set(err, errlen, "%s", tracefile_reader_error(rd));
 		rc = DB_ERR_INPUT;
 		goto cleanup;
 	}
@@ -563,7 +550,7 @@ int db_load_results(struct db *db, const char *path, const char *label,
 	memset(info, 0, sizeof(*info));
 	rd = tracefile_reader_open(path, TRACEFILE_KIND_RESULTS, rerr);
 	if (!rd) {
-		db_seterr(err, errlen, "%s", rerr);
+		errmsg_set(err, errlen, "%s", rerr);
 		return DB_ERR_INPUT;
 	}
 	rc = db_parse_header(tracefile_reader_header(rd), path, label, &h, err, errlen);
@@ -662,7 +649,7 @@ int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
 	db_bind_text(st, 1, label);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		if (db_grow((void **)&v, &cap, len, sizeof(*v))) {
-			db_seterr(err, errlen, "'%s': out of memory", db->path);
+			errmsg_set(err, errlen, "'%s': out of memory", db->path);
 			rc = DB_ERR_WORK;
 			goto cleanup;
 		}
@@ -682,9 +669,9 @@ int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
 	}
 	if (len == 0) {
 		if (label)
-			db_seterr(err, errlen, "no run labelled '%s' in '%s'", label, db->path);
+			errmsg_set(err, errlen, "no run labelled '%s' in '%s'", label, db->path);
 		else
-			db_seterr(err, errlen, "'%s' has no runs; add some with "
+			errmsg_set(err, errlen, "'%s' has no runs; add some with "
 				  "'tracebench analyze load'", db->path);
 		rc = DB_ERR_INPUT;
 		goto cleanup;
@@ -717,7 +704,7 @@ int db_levels(struct db *db, const char *label, int **levels, size_t *n,
 	db_bind_text(st, 1, label);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		if (db_grow((void **)&v, &cap, len, sizeof(*v))) {
-			db_seterr(err, errlen, "'%s': out of memory", db->path);
+			errmsg_set(err, errlen, "'%s': out of memory", db->path);
 			rc = DB_ERR_WORK;
 			goto cleanup;
 		}
@@ -875,13 +862,13 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 	sqlite3_bind_int(st, 2, level);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		if (db_grow((void **)&v, &cap, len, sizeof(*v))) {
-			db_seterr(err, errlen, "'%s': out of memory", db->path);
+			errmsg_set(err, errlen, "'%s': out of memory", db->path);
 			rc = DB_ERR_WORK;
 			goto cleanup;
 		}
 		result_init(&v[len]);
 		if (db_row_to_result(st, &v[len++]) != 0) {
-			db_seterr(err, errlen, "'%s': run '%s': bad itl_us in request %ld",
+			errmsg_set(err, errlen, "'%s': run '%s': bad itl_us in request %ld",
 				  db->path, label, v[len - 1].seq);
 			rc = DB_ERR_INPUT;
 			goto cleanup;
@@ -987,7 +974,7 @@ int db_run_counts(struct db *db, const char *label, struct db_run_counts *out,
 	if (!out->levels)
 		out->levels = strdup("");
 	if (!out->levels) {
-		db_seterr(err, errlen, "'%s': out of memory", db->path);
+		errmsg_set(err, errlen, "'%s': out of memory", db->path);
 		rc = DB_ERR_WORK;
 	}
 cleanup:
@@ -1025,7 +1012,7 @@ int db_remove_run(struct db *db, const char *label, int *files, char *err, size_
 	}
 	*files = sqlite3_changes(db->sql);
 	if (*files == 0) {
-		db_seterr(err, errlen, "no run labelled '%s' in '%s'", label, db->path);
+		errmsg_set(err, errlen, "no run labelled '%s' in '%s'", label, db->path);
 		rc = DB_ERR_INPUT;
 		goto cleanup;
 	}

@@ -7,6 +7,7 @@
  * checked. Its absence is not an error: the script is still useful.
  */
 #include "analyze/plot.h"
+#include "errmsg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -67,20 +68,6 @@ int plot_format_parse(const char *s, enum plot_format *out)
 	return -1;
 }
 
-static void plot_seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void plot_seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 static void plot_data_release(struct plot_data *d)
 {
 	size_t i;
@@ -116,7 +103,7 @@ static int plot_make_dir(const char *dir, char *err, size_t errlen)
 		return DB_OK;
 	if (errno == EEXIST)
 		errno = ENOTDIR;
-	plot_seterr(err, errlen, "cannot create directory '%s': %s", dir, strerror(errno));
+	errmsg_set(err, errlen, "cannot create directory '%s': %s", dir, strerror(errno));
 	return DB_ERR_WORK;
 }
 
@@ -194,7 +181,7 @@ static int plot_load_requests(struct db *db, const char *label, struct plot_seri
 		if (!(p = realloc(s->ttft, (cap + 1) * sizeof(double))) || !(s->ttft = p) ||
 		    !(p = realloc(s->e2e, (cap + 1) * sizeof(double))) || !(s->e2e = p) ||
 		    !(p = realloc(s->pts, (cap + 1) * sizeof(*s->pts))) || !(s->pts = p)) {
-			plot_seterr(err, errlen, "run '%s': out of memory", label);
+			errmsg_set(err, errlen, "run '%s': out of memory", label);
 			rc = DB_ERR_WORK;
 		} else {
 			plot_take_requests(s, r, n);
@@ -221,14 +208,14 @@ static int plot_add_series(struct plot_data *d, struct db *db, const char *label
 
 	s = realloc(d->series, (d->n_series + 1) * sizeof(*s));
 	if (!s) {
-		plot_seterr(err, errlen, "run '%s': out of memory", label);
+		errmsg_set(err, errlen, "run '%s': out of memory", label);
 		return DB_ERR_WORK;
 	}
 	d->series = s;
 	s = &d->series[d->n_series];
 	memset(s, 0, sizeof(*s));
 	if (!(s->label = strdup(label))) {
-		plot_seterr(err, errlen, "run '%s': out of memory", label);
+		errmsg_set(err, errlen, "run '%s': out of memory", label);
 		return DB_ERR_WORK;
 	}
 	rc = report_summarize(db, label, &s->run, err, errlen);
@@ -265,11 +252,11 @@ static int plot_load_data(struct db *db, const char *const *labels, size_t n_lab
 	if (rc)
 		return rc;
 	if (plot_collect_levels(d) != 0) {
-		plot_seterr(err, errlen, "out of memory");
+		errmsg_set(err, errlen, "out of memory");
 		return DB_ERR_WORK;
 	}
 	if (d->n_levels == 0) {
-		plot_seterr(err, errlen, "nothing to plot: the runs have no concurrency "
+		errmsg_set(err, errlen, "nothing to plot: the runs have no concurrency "
 			    "levels with measured requests");
 		return DB_ERR_INPUT;
 	}
@@ -673,23 +660,23 @@ static int plot_write_file(const char *dir, const char *name,
 	int rc = DB_ERR_WORK;
 
 	if (plot_path(path, dir, name, "") || plot_path(tmp, dir, name, ".tmp")) {
-		plot_seterr(err, errlen, "cannot write '%s/%s': path too long", dir, name);
+		errmsg_set(err, errlen, "cannot write '%s/%s': path too long", dir, name);
 		return DB_ERR_WORK;
 	}
 	f = fopen(tmp, "w");
 	if (!f) {
-		plot_seterr(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+		errmsg_set(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
 		goto cleanup;
 	}
 	fill(f, d);
 	if (ferror(f) | fclose(f)) {
 		f = NULL;
-		plot_seterr(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+		errmsg_set(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
 		goto cleanup;
 	}
 	f = NULL;
 	if (rename(tmp, path) != 0) {
-		plot_seterr(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path,
+		errmsg_set(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path,
 			    strerror(errno));
 		goto cleanup;
 	}
@@ -746,13 +733,13 @@ static int plot_render(const char *dir, const char *script, int *missing,
 
 	*missing = 0;
 	if (pipe(fds) != 0 || fcntl(fds[1], F_SETFD, FD_CLOEXEC) != 0) {
-		plot_seterr(err, errlen, "cannot run gnuplot: %s", strerror(errno));
+		errmsg_set(err, errlen, "cannot run gnuplot: %s", strerror(errno));
 		return DB_ERR_WORK;
 	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		plot_seterr(err, errlen, "cannot run gnuplot: %s", strerror(errno));
+		errmsg_set(err, errlen, "cannot run gnuplot: %s", strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
 		return DB_ERR_WORK;
@@ -768,7 +755,7 @@ static int plot_render(const char *dir, const char *script, int *missing,
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
-			plot_seterr(err, errlen, "cannot wait for gnuplot: %s", strerror(errno));
+			errmsg_set(err, errlen, "cannot wait for gnuplot: %s", strerror(errno));
 			return DB_ERR_WORK;
 		}
 	}
@@ -777,17 +764,17 @@ static int plot_render(const char *dir, const char *script, int *missing,
 			*missing = 1;
 			return DB_OK;
 		}
-		plot_seterr(err, errlen, why.in_chdir ? "cannot enter '%s': %s"
+		errmsg_set(err, errlen, why.in_chdir ? "cannot enter '%s': %s"
 			    : "cannot run gnuplot in '%s': %s", dir, strerror(why.errnum));
 		return DB_ERR_WORK;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return DB_OK;
 	if (WIFEXITED(status))
-		plot_seterr(err, errlen, "gnuplot failed on '%s/%s' (exit status %d)", dir,
+		errmsg_set(err, errlen, "gnuplot failed on '%s/%s' (exit status %d)", dir,
 			    script, WEXITSTATUS(status));
 	else
-		plot_seterr(err, errlen, "gnuplot failed on '%s/%s' (signal %d)", dir, script,
+		errmsg_set(err, errlen, "gnuplot failed on '%s/%s' (signal %d)", dir, script,
 			    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	return DB_ERR_WORK;
 }

@@ -6,6 +6,7 @@
  * SQL is in db.c.
  */
 #include "analyze/report.h"
+#include "errmsg.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,25 +16,11 @@
 
 #include <cjson/cJSON.h>
 
-static void report_seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report_seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* Turns a failed write to out (a closed pipe, a full disk) into an error. */
 static int report_check_output(FILE *out, char *err, size_t errlen)
 {
 	if (fflush(out) != 0 || ferror(out)) {
-		report_seterr(err, errlen, "cannot write output: %s", strerror(errno));
+		errmsg_set(err, errlen, "cannot write output: %s", strerror(errno));
 		return DB_ERR_WORK;
 	}
 	return DB_OK;
@@ -97,7 +84,7 @@ int report_summarize_slo(struct db *db, const char *label, const struct summary_
 	if (rc)
 		goto cleanup;
 	if (n_levels && !(run.levels = calloc(n_levels, sizeof(*run.levels)))) {
-		report_seterr(err, errlen, "run '%s': out of memory", label);
+		errmsg_set(err, errlen, "run '%s': out of memory", label);
 		rc = DB_ERR_WORK;
 		goto cleanup;
 	}
@@ -424,7 +411,7 @@ int report_export_csv(struct db *db, const char *label, FILE *out, char *err, si
 	for (i = 0; !rc && i < n; i++)
 		rc = db_export_rows(db, runs[i].label, report_csv_row, &csv, err, errlen);
 	if (rc == DB_ERR_WORK && ferror(out))
-		report_seterr(err, errlen, "cannot write output: %s", strerror(errno));
+		errmsg_set(err, errlen, "cannot write output: %s", strerror(errno));
 	if (!rc)
 		rc = report_check_output(out, err, errlen);
 	db_runs_free(runs, n);

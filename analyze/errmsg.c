@@ -1,0 +1,18 @@
+/*
+ * errmsg.c - filling error buffers; see errmsg.h.
+ */
+#include "errmsg.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void errmsg_set(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
