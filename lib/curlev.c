@@ -2,6 +2,7 @@
  * curlev.c - libcurl multi socket API on a libevent loop; see curlev.h.
  */
 #include "curlev.h"
+#include "result.h"
 
 #include <stdlib.h>
 
@@ -112,6 +113,22 @@ struct curlev *curlev_new(struct event_base *base, curlev_done_fn done, void *ct
 CURLM *curlev_multi(struct curlev *cv)
 {
 	return cv->multi;
+}
+
+const char *curlev_error_class(CURLcode code)
+{
+	switch (code) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return RESULT_ERR_TIMEOUT;
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+		return RESULT_ERR_CONNECT;
+	default:
+		return RESULT_ERR_TRANSFER;
+	}
 }
 
 void curlev_free(struct curlev *cv)

@@ -27,6 +27,11 @@ struct curlev *curlev_new(struct event_base *base, curlev_done_fn done, void *ct
 /* The multi handle, to add and remove easy handles and set options. */
 CURLM *curlev_multi(struct curlev *cv);
 
+/* The result error class (lib/result.h) of a transfer that ended with
+ * 'code': connect (the connection or its TLS handshake failed), timeout,
+ * or transfer (anything after the connection was up). */
+const char *curlev_error_class(CURLcode code);
+
 /* Frees the multi handle and its events (NULL is a no-op). */
 void curlev_free(struct curlev *cv);
 

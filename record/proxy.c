@@ -75,6 +75,7 @@ struct proxy_options {
 	double duration_s;                 /* 0: no limit */
 	long timeout_s;                    /* whole upstream transfer; 0: none */
 	long connect_timeout_s;
+	int insecure;                      /* -k: skip the upstream's TLS checks */
 	int progress;                      /* 1 on, 0 off, -1 when a terminal */
 };
 
@@ -566,20 +567,6 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 	return len;
 }
 
-static const char *curl_error_class(CURLcode code)
-{
-	switch (code) {
-	case CURLE_OPERATION_TIMEDOUT:
-		return RESULT_ERR_TIMEOUT;
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_COULDNT_RESOLVE_HOST:
-	case CURLE_SSL_CONNECT_ERROR:
-		return RESULT_ERR_CONNECT;
-	default:
-		return RESULT_ERR_TRANSFER;
-	}
-}
-
 /* The upstream transfer ended with 'code': end the reply, record, free. */
 static void finish(struct proxy_request *q, CURLcode code)
 {
@@ -589,7 +576,7 @@ static void finish(struct proxy_request *q, CURLcode code)
 	if (code != CURLE_OK) {
 		const char *detail = q->errbuf[0] ? q->errbuf : curl_easy_strerror(code);
 
-		set_error(r, curl_error_class(code), detail);
+		set_error(r, curlev_error_class(code), detail);
 		meter_end_failed(&q->meter, now);
 		if (!q->replied && q->req) {
 			char msg[CURL_ERROR_SIZE + 64];
@@ -753,6 +740,10 @@ static int setup_transfer(struct proxy *p, struct proxy_request *q, enum evhttp_
 	curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, p->opt.timeout_s * 1000L);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, p->opt.connect_timeout_s * 1000L);
+	if (p->opt.insecure) {
+		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
 	rc = 0;
 cleanup:
 	free(url);
@@ -935,6 +926,8 @@ static void usage(FILE *out)
 "                              a second signal ends them at once\n"
 "      --timeout S             whole upstream request, seconds (default 600; 0 none)\n"
 "      --connect-timeout S     upstream connect, seconds (default 10)\n"
+"  -k, --insecure              accept an https upstream whose certificate\n"
+"                              does not verify (self-signed, wrong host)\n"
 "      --port-file FILE        write the bound port to FILE once listening\n"
 "      --progress              status line on stderr even when not a terminal\n"
 "  -q, --quiet                 no status line\n"
@@ -997,6 +990,7 @@ static int parse_args(int argc, char **argv, struct proxy_options *o)
 		{ "grace", required_argument, NULL, O_GRACE },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "connect-timeout", required_argument, NULL, O_CONNECT },
+		{ "insecure", no_argument, NULL, 'k' },
 		{ "port-file", required_argument, NULL, O_PORT_FILE },
 		{ "progress", no_argument, NULL, O_PROGRESS },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -1013,7 +1007,7 @@ static int parse_args(int argc, char **argv, struct proxy_options *o)
 	o->connect_timeout_s = 10;
 	o->progress = -1;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "u:l:o:fqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "u:l:o:fkqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'u':
 			o->upstream = optarg;
@@ -1057,6 +1051,9 @@ static int parse_args(int argc, char **argv, struct proxy_options *o)
 		case O_CONNECT:
 			if (cli_parse_long(optarg, 1, 3600, &o->connect_timeout_s) < 0)
 				return bad_value("connect-timeout", optarg);
+			break;
+		case 'k':
+			o->insecure = 1;
 			break;
 		case O_PORT_FILE:
 			o->port_file = optarg;

@@ -106,22 +106,6 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 	return len;
 }
 
-static const char *curl_error_class(CURLcode code)
-{
-	switch (code) {
-	case CURLE_OPERATION_TIMEDOUT:
-		return RESULT_ERR_TIMEOUT;
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_COULDNT_RESOLVE_HOST:
-	case CURLE_COULDNT_RESOLVE_PROXY:
-	case CURLE_SSL_CONNECT_ERROR:
-	case CURLE_PEER_FAILED_VERIFICATION:
-		return RESULT_ERR_CONNECT;
-	default:
-		return RESULT_ERR_TRANSFER;
-	}
-}
-
 static void request_free(struct client_request *q)
 {
 	curl_slist_free_all(q->headers);
@@ -157,7 +141,7 @@ static void finish(struct client_request *q, CURLcode code)
 		if (q->abort_class[0])
 			set_error(r, q->abort_class, q->abort_detail);
 		else
-			set_error(r, curl_error_class(code),
+			set_error(r, curlev_error_class(code),
 				  q->errbuf[0] ? q->errbuf : curl_easy_strerror(code));
 		meter_end_failed(&q->meter, now);
 	} else if (r->status < 200 || r->status >= 300) {
