@@ -833,7 +833,10 @@ void compare_print(FILE *out, enum summary_format fmt, const char *before, const
 			const struct compare_row *w = &r->rows[i];
 			const int d = 1;   /* decimals: ms and tok/s alike */
 
-			snprintf(cell[0], 64, "%d", w->level);
+			if (w->level == 0)
+				snprintf(cell[0], 64, "open");
+			else
+				snprintf(cell[0], 64, "%d", w->level);
 			snprintf(cell[1], 64, "%s", w->metric);
 			compare_num(cell[2], 64, w->before, d, 0);
 			compare_num(cell[3], 64, w->after, d, 0);

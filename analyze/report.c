@@ -178,7 +178,10 @@ static void report_error_line(FILE *out, const struct report_run *run)
 	for (i = 0; i < run->n_levels; i++) {
 		if (!run->levels[i].errors)
 			continue;
-		fprintf(out, "%s C=%d:", any ? ";" : "errors by class:", run->levels[i].level);
+		if (run->levels[i].level == 0)
+			fprintf(out, "%s open loop:", any ? ";" : "errors by class:");
+		else
+			fprintf(out, "%s C=%d:", any ? ";" : "errors by class:", run->levels[i].level);
 		any = 1;
 		for (k = 0, n = 0; k < SUMMARY_N_ERROR_CLASSES; k++)
 			if (run->levels[i].errors_by_class[k])

@@ -381,6 +381,16 @@ static void put_csv_field(FILE *out, const char *s)
 	}
 }
 
+/* The C column of a text or Markdown table: open-loop levels (0) say so. */
+static char *level_cell(char *b, size_t size, int level)
+{
+	if (level == 0)
+		snprintf(b, size, "open");
+	else
+		snprintf(b, size, "%d", level);
+	return b;
+}
+
 void summary_print_begin(FILE *out, enum summary_format fmt)
 {
 	switch (fmt) {
@@ -412,15 +422,16 @@ void summary_print_row(FILE *out, enum summary_format fmt, const char *title,
 
 	switch (fmt) {
 	case SUMMARY_TEXT:
-		fprintf(out, "%4d %10s %14s %9s %9s %9s %9s %8lld %8s %5zu %4zu\n", s->level,
+		fprintf(out, "%4s %10s %14s %9s %9s %9s %9s %8lld %8s %5zu %4zu\n",
+			level_cell(b[7], 32, s->level),
 			num(b[0], 32, s->agg_tps, 1), num(b[1], 32, s->per_req_tps, 1),
 			num(b[2], 32, s->ttft_mean_ms, 1), num(b[3], 32, s->ttft_p50_ms, 1),
 			num(b[4], 32, s->ttft_p95_ms, 1), num(b[5], 32, s->ttft_p99_ms, 1),
 			(long long)s->tokens, num(b[6], 32, s->wall_s, 2), s->ok, s->errors);
 		break;
 	case SUMMARY_MARKDOWN:
-		fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %lld | %s | %zu | %zu |\n",
-			s->level, num(b[0], 32, s->agg_tps, 1), num(b[1], 32, s->per_req_tps, 1),
+		fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %lld | %s | %zu | %zu |\n",
+			level_cell(b[7], 32, s->level), num(b[0], 32, s->agg_tps, 1), num(b[1], 32, s->per_req_tps, 1),
 			num(b[2], 32, s->ttft_mean_ms, 1), num(b[3], 32, s->ttft_p50_ms, 1),
 			num(b[4], 32, s->ttft_p95_ms, 1), num(b[5], 32, s->ttft_p99_ms, 1),
 			(long long)s->tokens, num(b[6], 32, s->wall_s, 2), s->ok, s->errors);
@@ -671,7 +682,7 @@ void summary_report_row(FILE *out, enum summary_format fmt, const char *title,
 	size_t n, i, ncols = SUMMARY_REPORT_COLS + (slo ? 2 : 0);
 
 	if (fmt == SUMMARY_TEXT || fmt == SUMMARY_MARKDOWN) {
-		snprintf(cell[0], 32, "%d", s->level);
+		level_cell(cell[0], 32, s->level);
 		num(cell[1], 32, s->agg_tps, 1);
 		num(cell[2], 32, s->per_req_tps, 1);
 		num(cell[3], 32, s->ttft.mean, 1);
@@ -762,7 +773,7 @@ void summary_print_latency(FILE *out, enum summary_format fmt,
 				((const char *)&levels[i] + metrics[m].off);
 
 			snprintf(cell[0], 32, "%s", metrics[m].name);
-			snprintf(cell[1], 32, "%d", levels[i].level);
+			level_cell(cell[1], 32, levels[i].level);
 			snprintf(cell[2], 32, "%zu", d->n);
 			num(cell[3], 32, d->mean, 1);
 			num(cell[4], 32, d->p50, 1);

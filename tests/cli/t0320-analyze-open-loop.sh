@@ -7,10 +7,14 @@
 start_mock --ttft-ms 20 --itl-ms 5
 tb record synth -n 20 --input-tokens 64 --output-tokens 10 --seed 1 -o "$WORK/t.jsonl.gz" 2>/dev/null
 tb replay --endpoint "$ENDPOINT" --rate 50 --label open -o "$WORK/o.jsonl.gz" \
-	"$WORK/t.jsonl.gz" >/dev/null 2>&1
+	"$WORK/t.jsonl.gz" >"$WORK/live.txt" 2>&1
+check "replay's live table names the level 'open', not a concurrency" \
+	grep -q '^open .* 20 *0$' "$WORK/live.txt"
 tb analyze load --db "$WORK/d.db" "$WORK/o.jsonl.gz" 2>/dev/null
 tb analyze report --db "$WORK/d.db" --format markdown >"$WORK/report.md"
 check "report exits 0" test $? -eq 0
+check "the report's tables name the level 'open'" \
+	test "$(grep -c '^| open |\|^| TTFT | open |' "$WORK/report.md")" -eq 2
 check "the open-loop line gives the target rate" grep -q '^open loop: target 50.00 req/s, scheduled 50.00 req/s, achieved ' "$WORK/report.md"
 check "... and both views of TTFT and E2E" \
 	grep -q 'ms from the schedule, .* ms from the send; E2E .* from the send$' "$WORK/report.md"
