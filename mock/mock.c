@@ -580,9 +580,15 @@ static void stream_flush(struct mock_stream *s)
 	struct evhttp_connection *conn = evhttp_request_get_connection(s->req);
 	struct bufferevent *bev = evhttp_connection_get_bufferevent(conn);
 	struct evbuffer *out = bufferevent_get_output(bev);
+	int rc;
 
-	if (evbuffer_write(out, bufferevent_getfd(bev)) >= 0 &&
-	    evbuffer_get_length(out) == 0)
+	/* A socket bufferevent keeps its output's start frozen between its
+	 * own writes (after the first response on a connection, every write
+	 * would fail, and wait for the loop): thaw it around ours, as it does. */
+	evbuffer_unfreeze(out, 1);
+	rc = evbuffer_write(out, bufferevent_getfd(bev));
+	evbuffer_freeze(out, 1);
+	if (rc >= 0 && evbuffer_get_length(out) == 0)
 		bufferevent_disable(bev, EV_WRITE);
 }
 
