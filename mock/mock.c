@@ -31,6 +31,7 @@
  */
 #include "mock/mock.h"
 #include "lib/clock.h"
+#include "lib/streamconn.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -38,7 +39,6 @@
 #include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -515,25 +515,6 @@ static void stream_free(struct mock_stream *s)
 	free(s);
 }
 
-/*
- * While a request generates, its client is silent by design: lift the
- * connection's read timeout, or a TTFT or gap longer than it would cut the
- * stream. The write timeout still drops a client that stops reading.
- * 'generating' 0 puts the idle keep-alive timeout back.
- */
-static void conn_set_generating(struct evhttp_connection *conn, int generating)
-{
-	struct bufferevent *bev = evhttp_connection_get_bufferevent(conn);
-	struct timeval idle = { MOCK_TIMEOUT_S, 0 };
-	int one = 1;
-
-	bufferevent_set_timeouts(bev, generating ? NULL : &idle, &idle);
-	/* Small SSE events must leave now, not when Nagle thinks they may. */
-	if (generating)
-		setsockopt(bufferevent_getfd(bev), IPPROTO_TCP, TCP_NODELAY,
-			   &one, sizeof(one));
-}
-
 /* Stop hearing about the connection's closing: s is about to go away. */
 static void stream_forget_conn(struct mock_stream *s)
 {
@@ -541,7 +522,7 @@ static void stream_forget_conn(struct mock_stream *s)
 
 	if (conn) {
 		evhttp_connection_set_closecb(conn, NULL, NULL);
-		conn_set_generating(conn, 0);
+		streamconn_busy(conn, 0, MOCK_TIMEOUT_S);
 	}
 }
 
@@ -566,30 +547,10 @@ static void stream_event(struct mock_stream *s, int with_head,
 	evbuffer_drain(b, evbuffer_get_length(b));
 }
 
-/*
- * Write what evhttp has queued now, from the timer callback, rather than on
- * the next pass of the loop: the token leaves on time, and the write interest
- * evhttp registered is dropped before the epoll changelist reaches the
- * kernel, so an event costs one writev instead of a writev and two epoll_ctl
- * (that made the mock, not the client, the bottleneck at 1000 streams).
- * What the socket does not take stays queued for the bufferevent, and a
- * write error is left for it to find, so it reaches on_conn_close().
- */
+/* Send what is queued for s's client now (lib/streamconn.h). */
 static void stream_flush(struct mock_stream *s)
 {
-	struct evhttp_connection *conn = evhttp_request_get_connection(s->req);
-	struct bufferevent *bev = evhttp_connection_get_bufferevent(conn);
-	struct evbuffer *out = bufferevent_get_output(bev);
-	int rc;
-
-	/* A socket bufferevent keeps its output's start frozen between its
-	 * own writes (after the first response on a connection, every write
-	 * would fail, and wait for the loop): thaw it around ours, as it does. */
-	evbuffer_unfreeze(out, 1);
-	rc = evbuffer_write(out, bufferevent_getfd(bev));
-	evbuffer_freeze(out, 1);
-	if (rc >= 0 && evbuffer_get_length(out) == 0)
-		bufferevent_disable(bev, EV_WRITE);
+	streamconn_flush(evhttp_request_get_connection(s->req));
 }
 
 /* Send token k as its own event; the last one carries finish_reason. */
@@ -995,7 +956,7 @@ static void stream_start(struct mock_server *srv, struct evhttp_request *req,
 		srv->cold_pending = 0;
 	}
 
-	conn_set_generating(conn, 1);
+	streamconn_busy(conn, 1, MOCK_TIMEOUT_S);
 	if (s->stream) {
 		struct evkeyvalq *h = evhttp_request_get_output_headers(req);
 
@@ -1247,7 +1208,7 @@ int mock_main(int argc, char **argv)
 	event_set_log_callback(on_libevent_log);
 
 	/* precise: timerfd rather than epoll's millisecond timeout;
-	 * changelist: see stream_flush() */
+	 * changelist: see lib/streamconn.c */
 	cfg = event_config_new();
 	if (cfg) {
 		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER |

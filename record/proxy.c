@@ -26,6 +26,7 @@
 #include "lib/curlev.h"
 #include "lib/meter.h"
 #include "lib/result.h"
+#include "lib/streamconn.h"
 #include "lib/trace.h"
 #include "lib/tracefile.h"
 
@@ -33,7 +34,6 @@
 #include <getopt.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,23 +253,6 @@ static void reply_proxy_error(struct evhttp_request *req, int code, const char *
 }
 
 /*
- * While the upstream works, the client is silent by design: lift the read
- * timeout, or a long TTFT would cut it off; a client that stops reading is
- * still dropped by the write timeout. Small SSE events leave at once
- * (TCP_NODELAY). 'busy' 0 puts the idle keep-alive timeout back.
- */
-static void conn_set_busy(struct evhttp_connection *conn, int busy)
-{
-	struct bufferevent *bev = evhttp_connection_get_bufferevent(conn);
-	struct timeval idle = { PROXY_IDLE_S, 0 };
-	int one = 1;
-
-	bufferevent_set_timeouts(bev, busy ? NULL : &idle, &idle);
-	if (busy)
-		setsockopt(bufferevent_getfd(bev), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-/*
  * Hear about the client closing while the upstream has not answered yet.
  * evhttp stops reading a connection once the request is in, so a client
  * that hangs up during a long TTFT would go unnoticed until the first write;
@@ -295,28 +278,15 @@ static void forget_conn(struct proxy_request *q)
 
 	if (conn) {
 		evhttp_connection_set_closecb(conn, NULL, NULL);
-		conn_set_busy(conn, 0);
+		streamconn_busy(conn, 0, PROXY_IDLE_S);
 	}
 }
 
-/*
- * Write what evhttp has queued for q's client now rather than on the next
- * pass of the loop, so a token leaves as soon as it came in (the mock's
- * stream_flush(), mock/mock.c, explains the changelist saving). What the
- * socket does not take stays queued for the bufferevent.
- */
+/* Pass on what is queued for q's client now (lib/streamconn.h), so a token
+ * leaves as soon as it came in. */
 static void flush_client(struct proxy_request *q)
 {
-	struct evhttp_connection *conn = evhttp_request_get_connection(q->req);
-	struct bufferevent *bev;
-	struct evbuffer *out;
-
-	if (!conn)
-		return;
-	bev = evhttp_connection_get_bufferevent(conn);
-	out = bufferevent_get_output(bev);
-	if (evbuffer_write(out, bufferevent_getfd(bev)) >= 0 && evbuffer_get_length(out) == 0)
-		bufferevent_disable(bev, EV_WRITE);
+	streamconn_flush(evhttp_request_get_connection(q->req));
 }
 
 static size_t client_backlog(struct proxy_request *q)
@@ -795,7 +765,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 		p->active->prev = q;
 	p->active = q;
 	p->n_active++;
-	conn_set_busy(conn, 1);
+	streamconn_busy(conn, 1, PROXY_IDLE_S);
 	conn_watch_close(conn);
 	evhttp_connection_set_closecb(conn, on_conn_close, q);
 	if (p->opt.max_requests && p->next_id >= p->opt.max_requests)

@@ -213,7 +213,13 @@ for i in 1 2 3; do
 		>"$WORK/open$i.sse" &
 	pids="$pids $!"
 done
-sleep 0.2
+# Signal once the 3 streams reach the mock (the proxy's upstream
+# connections), not after a guess that a busy machine can outrun.
+i=0
+while [ "$(ss -Htn state established "( dport = :$mport )" | wc -l)" -lt 3 ] && [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
 stop_proxy INT
 wait $pids	# not a bare wait: the mock runs in the background too
 check "SIGINT: the open streams finished ([DONE] on all 3)" \
