@@ -51,7 +51,7 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
-#define PROXY_MAX_BODY      (32L * 1024 * 1024)  /* request body cap */
+#define PROXY_MAX_BODY      (32L * 1024 * 1024)  /* default request body cap */
 #define PROXY_MAX_HEADERS   (64L * 1024)         /* request headers cap */
 #define PROXY_MAX_MEASURED  (16u * 1024 * 1024)  /* non-SSE body kept to measure */
 #define PROXY_HIGH_WATER    (4u * 1024 * 1024)   /* client output: pause upstream */
@@ -75,6 +75,7 @@ struct proxy_options {
 	double duration_s;                 /* 0: no limit */
 	long timeout_s;                    /* whole upstream transfer; 0: none */
 	long connect_timeout_s;
+	long max_body;                     /* request body cap, bytes */
 	int insecure;                      /* -k: skip the upstream's TLS checks */
 	int progress;                      /* 1 on, 0 off, -1 when a terminal */
 };
@@ -890,6 +891,8 @@ static void usage(FILE *out)
 "      --keep-header NAME      record header NAME although it looks like a\n"
 "                              credential (repeatable; never the real secrets)\n"
 "      --max-requests N        stop after N requests (they finish first)\n"
+"      --max-request-bytes N   refuse request bodies over N bytes with 413\n"
+"                              (default 33554432)\n"
 "      --duration S            stop accepting after S seconds\n"
 "      --grace S               on SIGINT/SIGTERM or --duration, let open\n"
 "                              requests finish for S seconds (default 10);\n"
@@ -948,7 +951,7 @@ static int parse_listen(const char *s, struct proxy_options *o)
 static int parse_args(int argc, char **argv, struct proxy_options *o)
 {
 	enum { O_KEEP = 256, O_MAX, O_DURATION, O_GRACE, O_TIMEOUT, O_CONNECT, O_PORT_FILE,
-	       O_PROGRESS };
+	       O_PROGRESS, O_MAX_BODY };
 	static const struct option longopts[] = {
 		{ "upstream", required_argument, NULL, 'u' },
 		{ "listen", required_argument, NULL, 'l' },
@@ -963,6 +966,7 @@ static int parse_args(int argc, char **argv, struct proxy_options *o)
 		{ "insecure", no_argument, NULL, 'k' },
 		{ "port-file", required_argument, NULL, O_PORT_FILE },
 		{ "progress", no_argument, NULL, O_PROGRESS },
+		{ "max-request-bytes", required_argument, NULL, O_MAX_BODY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -975,6 +979,7 @@ static int parse_args(int argc, char **argv, struct proxy_options *o)
 	o->grace_s = 10;
 	o->timeout_s = 600;
 	o->connect_timeout_s = 10;
+	o->max_body = PROXY_MAX_BODY;
 	o->progress = -1;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "u:l:o:fkqh", longopts, NULL)) != -1) {
@@ -1027,6 +1032,10 @@ static int parse_args(int argc, char **argv, struct proxy_options *o)
 			break;
 		case O_PORT_FILE:
 			o->port_file = optarg;
+			break;
+		case O_MAX_BODY:
+			if (cli_parse_long(optarg, 1024, 1L << 40, &o->max_body) < 0)
+				return bad_value("max-request-bytes", optarg);
 			break;
 		case O_PROGRESS:
 			o->progress = 1;
@@ -1318,7 +1327,7 @@ int proxy_main(int argc, char **argv)
 	 * next burst would pay for new ones: keep them. */
 	curl_multi_setopt(p.multi, CURLMOPT_MAXCONNECTS, (long)PROXY_MAX_IDLE_UPSTREAM);
 	evhttp_set_gencb(p.http, on_request, &p);
-	evhttp_set_max_body_size(p.http, PROXY_MAX_BODY);
+	evhttp_set_max_body_size(p.http, (ev_ssize_t)p.opt.max_body);
 	evhttp_set_max_headers_size(p.http, PROXY_MAX_HEADERS);
 	evhttp_set_timeout(p.http, PROXY_IDLE_S);
 	evhttp_set_default_content_type(p.http, NULL);  /* add nothing of our own */

@@ -269,5 +269,17 @@ check "256 concurrent streams through the proxy: all ok ($ok), all recorded ($re
 	test "$ok" -eq 256 -a "$rec" -eq 256
 stop_mock
 
+# ---- a request body over --max-request-bytes is refused; the proxy goes on
+start_mock --ttft-ms 5 --itl-ms 1
+start_proxy "$WORK/cap.jsonl.gz" --max-request-bytes 2048
+big=$(head -c 3000 /dev/zero | tr '\0' a)
+code=$(post "$PROXY" "{\"messages\":[{\"role\":\"user\",\"content\":\"$big\"}]}" -o /dev/null -w '%{http_code}')
+check "a 3 kB body over --max-request-bytes 2048 gets 413" test "$code" = 413
+code=$(post "$PROXY" "$whole_body" -o /dev/null -w '%{http_code}')
+check "... and the next, small request passes (200)" test "$code" = 200
+stop_proxy INT
+check "... only it is recorded" test "$(zcat "$WORK/cap.jsonl.gz" | grep -c '"recorded"')" -eq 1
+stop_mock
+
 check "no proxy run reported a memory error (sanitizers, valgrind)" sh -c \
 	"! grep -E -q 'AddressSanitizer|LeakSanitizer|runtime error|^==[0-9]+==' '$WORK/proxy.err'"
