@@ -63,6 +63,14 @@ $(O)/tests/%: tests/unit/%.c tests/unit/harness.h $(O)/libtracebench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libtracebench.a $(LIBS)
 
+# Helpers of make bench (tests/bench/), linked like the unit tests.
+BENCH_SRC   = $(wildcard tests/bench/bench_*.c)
+BENCH_TOOLS = $(BENCH_SRC:tests/bench/%.c=build/bench/%)
+
+$(O)/bench/%: tests/bench/%.c $(O)/libtracebench.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libtracebench.a $(LIBS)
+
 test: $(BIN) $(TESTS)
 	@sh scripts/deps.sh --tests
 	@O=$(O) sh tests/run.sh
@@ -81,9 +89,11 @@ valgrind: $(BIN) $(TESTS)
 	@O=$(O) TB_VALGRIND=1 sh tests/run.sh
 
 bench: tracebench
+	@$(MAKE) --no-print-directory O=build SAN= $(BENCH_TOOLS)
 	@sh scripts/bench.sh
 
 bench-quick: tracebench
+	@$(MAKE) --no-print-directory O=build SAN= $(BENCH_TOOLS)
 	@QUICK=1 BENCH_OUT=build/BENCHMARKS-quick.md sh scripts/bench.sh
 
 # clang builds the library with coverage and sanitizers into $(FUZZ_O)/

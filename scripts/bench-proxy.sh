@@ -21,7 +21,7 @@
 
 tokens=20
 levels="1:20 256:1280"   # C:requests
-[ "$QUICK" = 1 ] && levels="1:6 256:768"
+[ "$QUICK" = 1 ] && levels="1:4 256:512"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
 "$TB" record synth -n 64 --input-tokens 32 --output-tokens $tokens -o "$W/trace.jsonl.gz" 2>/dev/null
@@ -89,7 +89,7 @@ if [ -x "$NGINX" ] && start_nginx; then have_nginx=1; fi
 
 rm -f "$W/proxy.port"
 spawn "$TB" record proxy --quiet --listen 127.0.0.1:0 --port-file "$W/proxy.port" \
-	--upstream "$endpoint" -o "$W/recorded.jsonl.gz"
+	--upstream "$endpoint" -o "$W/recorded.jsonl.gz" 2>"$W/proxy.log"
 proxy=$last
 while [ ! -s "$W/proxy.port" ]; do sleep 0.05; done
 proxy_url=http://127.0.0.1:$(cat "$W/proxy.port")

@@ -9,7 +9,7 @@ libsqlite3-dev zlib1g-dev sqlite3 gnuplot-nox"
 [ "${1:-}" = "--tests" ] && PACKAGES="$PACKAGES nghttp2-proxy openssl"
 # The benchmarks measure against references: wrk (request rate), nginx
 # (proxy overhead), gzip -9 (file size), and pin processes with taskset.
-[ "${1:-}" = "--bench" ] && PACKAGES="$PACKAGES wrk nginx gzip util-linux time"
+[ "${1:-}" = "--bench" ] && PACKAGES="$PACKAGES wrk nginx gzip util-linux"
 
 missing=""
 for p in $PACKAGES; do
