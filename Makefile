@@ -6,6 +6,9 @@
 #   make asan       build with ASan+UBSan into build-asan/ and run the tests
 #   make valgrind   run the tests with every tracebench call under valgrind
 #   make install    install to $(PREFIX)/bin (PREFIX=/usr/local)
+#   make bench      benchmarks against references into BENCHMARKS.md and
+#                   docs/bench-*.png (scripts/bench.sh); bench-quick: smaller,
+#                   into build/BENCHMARKS-quick.md
 #   make fuzz       libFuzzer targets of tests/fuzz/, FUZZ_SECONDS each (needs
 #                   clang: scripts/deps-fuzz.sh); CI runs FUZZ_SECONDS=30
 

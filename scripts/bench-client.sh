@@ -82,14 +82,15 @@ set output "$PLOTS/bench-client.png"
 set title "Client overhead: TTFT error against concurrency (median of $RUNS runs)"
 set xlabel "concurrency C"
 set ylabel "TTFT error (ms)"
-set logscale x
+set logscale xy
 set grid
 set key top left
-set xrange [0.7:*]
-plot "$W/plot.dat" using 1:2 with linespoints pt 7 title "requests on open connections", \
-	"" using 1:3 with linespoints pt 5 dt 2 title "first round (opens the connections)", \
-	"-" using 1:2 with linespoints pt 9 lc rgb "gray" title "goal", \
-	"-" using 1:2 with linespoints pt 8 lc rgb "gray" dt 3 title "Rust client (published, 4 cores)"
+set xrange [0.7:1400]
+plot "$W/plot.dat" using 1:(\$2 > 0.01 ? \$2 : 0.01) with linespoints pt 7 lw 2 title "replay, requests on open connections", \
+	"" using 1:(\$3 > 0.01 ? \$3 : 0.01) with linespoints pt 5 dt 2 title "replay, first round (opens the connections)", \
+	"-" using 1:2 with linespoints pt 9 lc rgb "gray40" title "goal", \
+	"-" using 1:2 with linespoints pt 8 lc rgb "gray60" dt 3 title "Rust client (published, 4 cores)", \
+	"-" using 1:2 with linespoints pt 6 lc rgb "gray60" dt 4 title "Python client (published, 4 cores)"
 1 1
 100 2
 1000 10
@@ -97,5 +98,9 @@ e
 1 2.6
 100 3.5
 1000 28
+e
+1 3.8
+100 23.4
+1000 294
 e
 EOF
