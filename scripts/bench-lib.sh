@@ -25,9 +25,9 @@ ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 say() { echo "$*" >&2; }
 now() { date +%s.%N; }
 
-# Median of the numbers on stdin, one per line.
+# Median of the numbers on stdin, one per line; nothing when there are none.
 median() {
-	sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else if (NR) print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 # P-th percentile of the numbers on stdin, interpolated linearly between

@@ -22,7 +22,7 @@
 tokens=20
 levels="1:20 256:1280"   # C:requests
 [ "$QUICK" = 1 ] && levels="1:4 256:512"
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
 
 "$TB" record synth -n 64 --input-tokens 32 --output-tokens $tokens -o "$W/trace.jsonl.gz" 2>/dev/null
 start_mock --ttft-ms 50 --itl-ms 10

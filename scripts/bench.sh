@@ -32,6 +32,7 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 trap 'exit 130' INT TERM
 
+t_start=$(date +%s.%N)
 # The references (wrk, nginx, gzip, taskset): installed as root, else the
 # apt-get line is printed and the rows that need a missing one say so.
 sh scripts/deps.sh --bench || true
@@ -67,7 +68,6 @@ run_section() {  # NAME
 	echo "$1 $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')" >>"$W/times"
 }
 
-t_start=$(now)
 : >"$W/times"
 for s in $SECTIONS; do
 	run_section "$s"
