@@ -74,7 +74,8 @@ $(O)/bench/%: tests/bench/%.c $(O)/libtracebench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libtracebench.a $(LIBS)
 
-test: $(BIN) $(TESTS)
+# The bench helpers are built with the tests so that they keep compiling.
+test: $(BIN) $(TESTS) $(BENCH_SRC:tests/bench/%.c=$(O)/bench/%)
 	@sh scripts/deps.sh --tests
 	@O=$(O) sh tests/run.sh
 

@@ -4,8 +4,9 @@
 # streaming reverse proxy in front of the same mock, in the same run.
 #
 # The mock streams 20 tokens (50 ms TTFT, 10 ms per token). At C = 1 and
-# C = 256, replay runs straight to the mock, through nginx, through the
-# proxy, and again, RUNS times in turn (direct, nginx, proxy, direct, ...).
+# C = 256, replay runs straight to the mock, through nginx and through the
+# proxy, RUNS rounds, the order turning each round (direct nginx proxy,
+# nginx proxy direct, ...).
 # Each replay's TTFT and inter-token gap (ITL) P50/P99 are computed from
 # its results (loaded with analyze, read with sqlite3) over the requests
 # sent on open connections (all but the first C); "added" is a replay
@@ -119,18 +120,26 @@ while [ $round -lt "$RUNS" ]; do
 	for l in $levels; do
 		c=${l%%:*}; n=${l##*:}
 		say "   round $((round + 1))/$RUNS, C=$c"
-		measure $round "$c" "$n" direct "$endpoint" ""
-		[ $have_nginx = 1 ] && measure $round "$c" "$n" nginx "$nginx_url" "$nginx_worker"
-		measure $round "$c" "$n" proxy "$proxy_url" "$proxy"
+		# the order turns each round, so that none always follows another
+		case $((round % 3)) in
+		0) order="direct nginx proxy" ;; 1) order="nginx proxy direct" ;; 2) order="proxy direct nginx" ;;
+		esac
+		for t in $order; do
+			case $t in
+			direct) measure $round "$c" "$n" direct "$endpoint" "" ;;
+			nginx) [ $have_nginx = 0 ] || measure $round "$c" "$n" nginx "$nginx_url" "$nginx_worker" ;;
+			proxy) measure $round "$c" "$n" proxy "$proxy_url" "$proxy" ;;
+			esac
+		done
 	done
 	round=$((round + 1))
 done
 
 # "C target added_ttft_p50 added_ttft_p99 added_itl_p50 added_itl_p99 cpu_us_per_event"
-awk '$3 == "direct" { d[$1 " " $2] = $0; next }
-	{ split(d[$1 " " $2], b, " ");
+awk 'NR == FNR { if ($3 == "direct") d[$1 " " $2] = $0; next }
+	$3 != "direct" { split(d[$1 " " $2], b, " ");
 	  printf "%s %s %.3f %.3f %.3f %.3f %.2f\n", $2, $3, $4 - b[4], $5 - b[5], $6 - b[6], $7 - b[7], $8 * 1e6 / $9 }' \
-	"$W/proxy" >"$W/added"
+	"$W/proxy" "$W/proxy" >"$W/added"
 
 # Median over the rounds of column COL for C and target.
 med() {  # C target col
@@ -151,12 +160,12 @@ if [ $have_nginx = 1 ]; then
 else
 	echo "nginx (not installed: \`apt-get install nginx\`; its column is empty) and through"
 fi
-echo "\`tracebench record proxy\` (writing its trace), in turn, $RUNS rounds; added = through − direct"
-echo "in the same round, median of the rounds, over the requests on open connections"
-echo "(all but the first C). ITL: every inter-token gap pooled. CPU: the proxy process's"
-echo "(nginx: its worker's) CPU time over the token events passed on. A negative ITL P50"
-echo "means events arrive bunched, several in one read: the proxy is falling behind."
-echo "Goal: the proxy adds no more than nginx does (ratio ≤ 1; — where nginx adds under 0.01 ms or the proxy a negative time)."
+echo "\`tracebench record proxy\` (writing its trace): $RUNS rounds, the order turning each round."
+echo "Added = through − direct in the same round, median of the rounds, over the requests on open"
+echo "connections (all but the first C). ITL: every inter-token gap pooled. CPU: the proxy process's"
+echo "(nginx: its worker's) CPU time over the token events passed on. A negative ITL P50 means events"
+echo "arrive bunched, several in one read: the proxy is falling behind. Goal: the proxy adds no more"
+echo "than nginx does (ratio ≤ 1; — where nginx adds under 0.01 ms or the proxy a negative time)."
 echo
 echo "| C | metric | direct (ms) | nginx adds (ms) | record proxy adds (ms) | proxy ÷ nginx |"
 echo "|--:|:--|--:|--:|--:|--:|"
