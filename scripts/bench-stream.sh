@@ -5,9 +5,9 @@
 #
 # replay is pinned to core 0 and the mock to core 1 (taskset). The mock
 # streams 200 tokens, one event each, 10 ms TTFT and 1 ms apart, so C
-# streams make C x 1000 events/s. C climbs 1, 2, 4, 8, then by about 1.5x,
-# until the TTFT error (median TTFT - 10 ms, requests on open connections)
-# passes 1 ms; the last level under it gives the events/s (token events of
+# streams make C x 1000 events/s. C climbs 1, 2, 4, 8, then by about 1.5x
+# (doubling with QUICK=1), until the TTFT error (median TTFT - 10 ms,
+# requests on open connections) passes 1 ms; the last level under it gives the events/s (token events of
 # the level / its wall time) and replay's CPU per event (its own "client
 # cpu" figure, start-up included). The sweep runs RUNS times; the sweep
 # with the median events/s is reported.
@@ -22,7 +22,7 @@
 tokens=200
 steps="1 2 4 8 12 16 24 32 48 64 96 128 192 256 384 512"
 rounds=4                 # requests per level = rounds x C (at least 8)
-[ "$QUICK" = 1 ] && tokens=100 && rounds=3
+[ "$QUICK" = 1 ] && tokens=100 rounds=3 steps="1 2 4 8 16 32 64 128 256 512"
 
 pin_replay=""
 if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
@@ -86,7 +86,7 @@ if [ -n "$pin_replay" ]; then
 else
 	echo "replay and the mock unpinned (taskset or a second core missing). The mock streams $tokens tokens, an SSE event"
 fi
-echo "each, 10 ms TTFT, 1 ms apart; C rises (1, 2, 4, 8, then ×1.5) until the TTFT error (median TTFT"
+echo "each, 10 ms TTFT, 1 ms apart; C rises ($(echo $steps | cut -d' ' -f1-6 | sed 's/ /, /g'), ...) until the TTFT error (median TTFT"
 echo "− 10 ms over the requests on open connections) passes 1 ms. Of $RUNS sweeps, the one with the median"
 echo "result: its highest level under 1 ms, the token events per second received there (events of the"
 echo "level ÷ its wall time) and replay's CPU per event (its own client-CPU figure, start-up included)."
