@@ -7,10 +7,10 @@
 # streams 200 tokens, one event each, 10 ms TTFT and 1 ms apart, so C
 # streams make C x 1000 events/s. C climbs 1, 2, 4, 8, then by about 1.5x
 # (doubling with QUICK=1), until the TTFT error (median TTFT - 10 ms,
-# requests on open connections) passes 1 ms; the last level under it gives the events/s (token events of
-# the level / its wall time) and replay's CPU per event (its own "client
-# cpu" figure, start-up included). The sweep runs RUNS times; the sweep
-# with the median events/s is reported.
+# requests on open connections) passes 1 ms; the last level under it gives
+# the events/s (token events of the level / its wall time) and replay's
+# CPU per event (its own "client cpu" figure, start-up included). The
+# sweep runs RUNS times; the sweep with the median events/s is reported.
 # Each level also records how busy each side's core was, to tell whether
 # replay or the mock ran out first.
 #
