@@ -71,7 +71,8 @@ echo
 echo "| target (req/s) | achieved ÷ target | send lag P50 (ms) | send lag P99 (ms) | errors, all rounds |"
 echo "|--:|--:|--:|--:|--:|"
 for rate in $rates; do
-	printf "| %s | %s | %s | %s | %s |\n" "$rate" \
+	label=$rate; [ "$rate" = "$top" ] && [ $top -gt 1000 ] && label="$rate (highest sustained)"
+	printf "| %s | %s | %s | %s | %s |\n" "$label" \
 		"$(awk -v r="$rate" '$1 == r { print $2 }' "$W/open" | median)" \
 		"$(awk -v r="$rate" '$1 == r && $3 != "-" { print $3 }' "$W/open" | median)" \
 		"$(awk -v r="$rate" '$1 == r && $4 != "-" { print $4 }' "$W/open" | median)" \
