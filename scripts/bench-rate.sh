@@ -25,7 +25,7 @@ while [ $i -lt "$RUNS" ]; do
 		-o "$W/q.jsonl.gz" "$W/nostream.jsonl.gz" >/dev/null 2>&1
 	"$TB" analyze load --db "$W/q.db" "$W/q.jsonl.gz" 2>/dev/null
 	"$TB" analyze report --db "$W/q.db" --format csv >"$W/q.csv"
-	ours=$(awk -v ok="$(csv_col "$W/q.csv" ok)" -v s="$(csv_col "$W/q.csv" wall_s)" 'BEGIN { print ok / s }')
+	ours=$(awk -v ok="$(csv_col "$W/q.csv" ok)" -v s="$(csv_col "$W/q.csv" wall_s)" 'BEGIN { printf "%.0f", ok / s }')
 	theirs=0
 	if command -v wrk >/dev/null; then
 		theirs=$(wrk -t1 -c64 -d${wrk_s}s -s "$W/post.lua" "$endpoint/v1/chat/completions" |
@@ -45,7 +45,7 @@ echo "| replay (req/s) | wrk (req/s) | ratio |"
 echo "|--:|--:|--:|"
 if command -v wrk >/dev/null; then
 	printf "| %s | %s | %s |\n" "$(awk '{ print $1 }' "$W/rate" | median)" \
-		"$(awk '{ print $2 }' "$W/rate" | median)" \
+		"$(awk '{ print $2 }' "$W/rate" | median | awk '{ printf "%.0f", $1 }')" \
 		"$(awk '$2 > 0 { printf "%.3f\n", $1 / $2 }' "$W/rate" | median)"
 else
 	echo "| $(awk '{ print $1 }' "$W/rate" | median) | wrk not installed (apt-get install wrk) | - |"
