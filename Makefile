@@ -6,6 +6,9 @@
 #   make asan       build with ASan+UBSan into build-asan/ and run the tests
 #   make valgrind   run the tests with every tracebench call under valgrind
 #   make install    install to $(PREFIX)/bin (PREFIX=/usr/local)
+#   make bench      benchmarks against references into BENCHMARKS.md and
+#                   docs/bench-*.png (scripts/bench.sh); bench-quick: smaller,
+#                   into build/BENCHMARKS-quick.md
 #   make fuzz       libFuzzer targets of tests/fuzz/, FUZZ_SECONDS each (needs
 #                   clang: scripts/deps-fuzz.sh); CI runs FUZZ_SECONDS=30
 
@@ -63,7 +66,16 @@ $(O)/tests/%: tests/unit/%.c tests/unit/harness.h $(O)/libtracebench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libtracebench.a $(LIBS)
 
-test: $(BIN) $(TESTS)
+# Helpers of make bench (tests/bench/), linked like the unit tests.
+BENCH_SRC   = $(wildcard tests/bench/bench_*.c)
+BENCH_TOOLS = $(BENCH_SRC:tests/bench/%.c=build/bench/%)
+
+$(O)/bench/%: tests/bench/%.c $(O)/libtracebench.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libtracebench.a $(LIBS)
+
+# The bench helpers are built with the tests so that they keep compiling.
+test: $(BIN) $(TESTS) $(BENCH_SRC:tests/bench/%.c=$(O)/bench/%)
 	@sh scripts/deps.sh --tests
 	@O=$(O) sh tests/run.sh
 
@@ -81,9 +93,11 @@ valgrind: $(BIN) $(TESTS)
 	@O=$(O) TB_VALGRIND=1 sh tests/run.sh
 
 bench: tracebench
+	@$(MAKE) --no-print-directory O=build SAN= $(BENCH_TOOLS)
 	@sh scripts/bench.sh
 
 bench-quick: tracebench
+	@$(MAKE) --no-print-directory O=build SAN= $(BENCH_TOOLS)
 	@QUICK=1 BENCH_OUT=build/BENCHMARKS-quick.md sh scripts/bench.sh
 
 # clang builds the library with coverage and sanitizers into $(FUZZ_O)/

@@ -7,6 +7,9 @@ PACKAGES="gcc make pkg-config libcurl4-openssl-dev libevent-dev libcjson-dev
 libsqlite3-dev zlib1g-dev sqlite3 gnuplot-nox"
 # The tests also put a real HTTP/2 and TLS server (nghttpx) in front of the mock.
 [ "${1:-}" = "--tests" ] && PACKAGES="$PACKAGES nghttp2-proxy openssl"
+# The benchmarks measure against references: wrk (request rate), nginx
+# (proxy overhead), gzip -9 (file size), and pin processes with taskset.
+[ "${1:-}" = "--bench" ] && PACKAGES="$PACKAGES wrk nginx gzip util-linux"
 
 missing=""
 for p in $PACKAGES; do

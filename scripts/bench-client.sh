@@ -1,0 +1,106 @@
+#!/bin/sh
+# bench-client.sh - section 1 of make bench: client overhead, the anchor
+# protocol of published LLM benchmark clients. The mock streams 100 tokens,
+# 50 ms TTFT, 10 ms per token; replay runs at C = 1, 100, 1000. TTFT error
+# = median TTFT - 50 ms: the mock's own schedule is the reference. Each
+# level runs RUNS times, interleaved (1, 100, 1000, 1, 100, 1000, ...);
+# medians are reported.
+#
+# Writes $PLOTS/bench-client.png (TTFT error against C).
+
+. "$(dirname "$0")/bench-lib.sh"
+
+levels="1:6 100:500 1000:3000"   # C:requests
+[ "$QUICK" = 1 ] && levels="1:3 100:200"
+
+# Median TTFT error (ms) of the exported requests with seq in [lo, hi).
+ttft_error() {  # csv lo hi
+	awk -F, -v lo="$2" -v hi="$3" 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
+		$k["seq"] >= lo && $k["seq"] < hi { print $k["ttft_ms"] - 50 }' "$1" | median
+}
+
+# Runs one replay level; appends to $W/client the line
+# "C ttft_err_ms itl_p99_ms cpu_s rss_mib first_round_ttft_err_ms":
+# the TTFT error is that of requests on open connections (after the first
+# C); the first round, which opens the C connections, is reported apart.
+client_run() {  # C N
+	rm -f "$W/r.jsonl.gz" "$W/r.db"
+	"$TB" replay --endpoint "$endpoint" -c "$1" -n "$2" --warmup 0 --quiet \
+		-o "$W/r.jsonl.gz" "$W/trace.jsonl.gz" >/dev/null 2>"$W/err"
+	"$TB" analyze load --db "$W/r.db" "$W/r.jsonl.gz" 2>/dev/null
+	"$TB" analyze report --db "$W/r.db" --format csv >"$W/r.csv"
+	"$TB" analyze export --db "$W/r.db" --format csv >"$W/req.csv"
+	printf "%s %.3f %.3f " "$1" "$(ttft_error "$W/req.csv" "$1" 1000000000)" "$(csv_col "$W/r.csv" p99_itl_ms)" >>"$W/client"
+	sed -n 's/.*client cpu \([0-9.]*\) s, peak RSS \([0-9.]*\) MiB.*/\1 \2/p' "$W/err" |
+		tr '\n' ' ' >>"$W/client"
+	printf "%.3f\n" "$(ttft_error "$W/req.csv" 0 "$1")" >>"$W/client"
+}
+
+"$TB" record synth -n 64 --input-tokens 32 --output-tokens 100 -o "$W/trace.jsonl.gz" 2>/dev/null
+start_mock --ttft-ms 50 --itl-ms 10
+: >"$W/client"
+i=0
+while [ $i -lt "$RUNS" ]; do
+	for l in $levels; do
+		client_run "${l%%:*}" "${l##*:}"
+	done
+	say "   round $((i + 1))/$RUNS"
+	i=$((i + 1))
+done
+
+# Median of column COL at level C.
+med() {  # C col
+	awk -v c="$1" -v k="$2" '$1 == c { print $k }' "$W/client" | median
+}
+
+echo "## 1. Client overhead"
+echo
+echo "Mock: 50 ms TTFT, 10 ms per token, 100 tokens. TTFT error = median TTFT − 50 ms"
+echo "over the requests sent on open connections (all but the first C of a level);"
+echo "the first round, which also opens the C connections, is shown apart."
+echo "Reference figures published for other clients (4 cores): Rust +2.6 / +3.5 / +28 ms,"
+echo "Python +3.8 / +23.4 / +294 ms at C = 1 / 100 / 1000. Goal here (2 cores): ≤ 1 / 2 / 10 ms."
+echo
+echo "| C | TTFT error (ms) | P99 inter-token gap (ms) | client CPU (s) | client CPU per event, start-up included (µs) | peak RSS (MiB) | TTFT error, first round (ms) |"
+echo "|--:|--:|--:|--:|--:|--:|--:|"
+: >"$W/plot.dat"
+for l in $levels; do
+	c=${l%%:*}
+	reqs=${l##*:}
+	printf "| %s | %s | %s | %s | %s | %s | %s |\n" "$c" "$(med "$c" 2)" "$(med "$c" 3)" "$(med "$c" 4)" \
+		"$(awk -v c="$c" -v n="$reqs" '$1 == c { printf "%.1f\n", $4 * 1e6 / (n * 100) }' "$W/client" | median)" \
+		"$(med "$c" 5)" "$(med "$c" 6)"
+	echo "$c $(med "$c" 2) $(med "$c" 6)" >>"$W/plot.dat"
+done
+echo
+echo "![TTFT error against concurrency](docs/bench-client.png)"
+
+mkdir -p "$PLOTS"
+gnuplot <<EOF
+set terminal pngcairo size 720,420 font ",10"
+set output "$PLOTS/bench-client.png"
+set title "Client overhead: TTFT error against concurrency (median of $RUNS runs)"
+set xlabel "concurrency C"
+set ylabel "TTFT error (ms)"
+set logscale xy
+set grid
+set key top left
+set xrange [0.7:1400]
+plot "$W/plot.dat" using 1:(\$2 > 0.01 ? \$2 : 0.01) with linespoints pt 7 lw 2 title "replay, requests on open connections", \
+	"" using 1:(\$3 > 0.01 ? \$3 : 0.01) with linespoints pt 5 dt 2 title "replay, first round (opens the connections)", \
+	"-" using 1:2 with linespoints pt 9 lc rgb "gray40" title "goal", \
+	"-" using 1:2 with linespoints pt 8 lc rgb "gray60" dt 3 title "Rust client (published, 4 cores)", \
+	"-" using 1:2 with linespoints pt 6 lc rgb "gray60" dt 4 title "Python client (published, 4 cores)"
+1 1
+100 2
+1000 10
+e
+1 2.6
+100 3.5
+1000 28
+e
+1 3.8
+100 23.4
+1000 294
+e
+EOF
