@@ -154,9 +154,13 @@ int meter_feed(struct meter *m, const char *buf, size_t len, int64_t now_ns)
 	m->now_ns = now_ns;
 	rc = sse_parser_feed(&m->sse, buf, len);
 	if (rc != SSE_OK) {
-		char detail[96];
+		char detail[128];
 
-		snprintf(detail, sizeof(detail), "SSE stream: %s", sse_strerror(rc));
+		if (rc == SSE_ETOOBIG)
+			snprintf(detail, sizeof(detail), "SSE stream: %s (%zu bytes)",
+				 sse_strerror(rc), m->sse.max_event);
+		else
+			snprintf(detail, sizeof(detail), "SSE stream: %s", sse_strerror(rc));
 		set_error(m->result, RESULT_ERR_MALFORMED, detail);
 	}
 	return rc;

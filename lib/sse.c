@@ -99,6 +99,7 @@ static int process_line(struct sse_parser *p, const char *line, size_t len)
 int sse_parser_feed(struct sse_parser *p, const char *buf, size_t len)
 {
 	const char *end = buf + len;
+	size_t max_line = p->max_event + SSE_LINE_SLACK;
 	int rc;
 
 	while (buf < end) {
@@ -116,16 +117,16 @@ int sse_parser_feed(struct sse_parser *p, const char *buf, size_t len)
 		if (eol == end) {
 			/* No line end yet: keep the fragment. */
 			return append(&p->line, &p->line_len, &p->line_cap, buf,
-				      (size_t)(end - buf), p->max_event);
+				      (size_t)(end - buf), max_line);
 		}
 		if (p->line_len) {
 			rc = append(&p->line, &p->line_len, &p->line_cap, buf,
-				    (size_t)(eol - buf), p->max_event);
+				    (size_t)(eol - buf), max_line);
 			if (rc == SSE_OK)
 				rc = process_line(p, p->line, p->line_len);
 			p->line_len = 0;
 		} else {
-			if ((size_t)(eol - buf) > p->max_event)
+			if ((size_t)(eol - buf) > max_line)
 				return SSE_ETOOBIG;
 			rc = process_line(p, buf, (size_t)(eol - buf));
 		}

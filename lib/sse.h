@@ -14,12 +14,17 @@
 
 #include <stddef.h>
 
-/* Default cap on one event's data (and on one line). */
+/* Default cap on one event's data. */
 #define SSE_DEFAULT_MAX_EVENT (1u << 20)
+
+/* A line holds a field name, its colon and a space besides the value, so a
+ * line may pass the event cap by this much: an event whose data is exactly
+ * the cap long, sent as one "data: " line, is accepted. */
+#define SSE_LINE_SLACK 64u
 
 enum {
 	SSE_OK = 0,
-	SSE_ETOOBIG = -1,   /* a line or an event passed the cap */
+	SSE_ETOOBIG = -1,   /* an event's data (or a line) passed the cap */
 	SSE_ENOMEM = -2,
 };
 
@@ -43,7 +48,8 @@ struct sse_parser {
 	int after_cr;           /* last byte was CR: a following LF is part of it */
 };
 
-/* Prepares p; max_event 0 means SSE_DEFAULT_MAX_EVENT. */
+/* Prepares p to accept events of up to max_event bytes of data (lines of up
+ * to max_event + SSE_LINE_SLACK); max_event 0 means SSE_DEFAULT_MAX_EVENT. */
 void sse_parser_init(struct sse_parser *p, size_t max_event, sse_event_fn fn, void *ctx);
 
 /* Frees the buffers; p may be initialized again. */

@@ -27,7 +27,9 @@
  * stream_tick() emits one token per firing; stream_finish() sends the tail
  * and frees the stream. If the client goes away first, on_conn_close() frees
  * it instead. Fault injection (error rates, resets, stalls) belongs in
- * stream_start() (decide per request) and stream_tick() (act per token).
+ * stream_start() (decide per request) and stream_tick() (act per token);
+ * faults of the byte stream (--trickle-us, --no-final-newline) in
+ * stream_event(), through which every SSE event leaves.
  */
 #include "mock/mock.h"
 #include "lib/clock.h"
@@ -59,6 +61,8 @@
 #define MOCK_MAX_HEADERS (64L * 1024)        /* request headers cap, bytes */
 #define MOCK_TIMEOUT_S   600                 /* idle or not-reading client */
 #define MOCK_BACKLOG     4096                /* listen() queue */
+#define MOCK_MAX_EVENT   (1L << 30)          /* --big-event-bytes cap */
+#define MOCK_BIG_EVENT_BYTES ((1L << 20) + 1) /* its default */
 
 enum mock_profile { MOCK_PROFILE_NONE, MOCK_PROFILE_BATCHING };
 enum mock_api { MOCK_API_CHAT, MOCK_API_COMPLETIONS };
@@ -84,6 +88,11 @@ struct mock_options {
 	long stall_after;       /* streams: go silent after N tokens */
 	long malformed_after;   /* streams: a garbage event after N tokens */
 	int no_done;            /* streams: end without data: [DONE] */
+	int no_final_newline;   /* streams: the last event without its line ends */
+	long big_event_after;   /* streams: after N tokens, the next one as ... */
+	long big_event_bytes;   /* ... an event of this many bytes of data */
+	int64_t trickle_ns;     /* streams: body bytes one at a time, this far apart */
+	int close_after;        /* every reply: Connection: close */
 	int64_t stall_at_ns;    /* after the first request: hold new requests ... */
 	int64_t stall_ns;       /* ... for this long (a stalled server) */
 };
@@ -119,6 +128,9 @@ struct mock_stream {
 	long prompt_tokens;
 	long k;                         /* next token to emit */
 	int64_t due_ns;                 /* when token k is due */
+	struct evbuffer *trickle;       /* --trickle-us: bytes not sent yet */
+	struct event *trickle_timer;    /* sends the next of them */
+	int ending;                     /* the tail is queued: end when sent */
 	unsigned long long id;
 	char *model;                    /* echoed in replies (malloc) */
 	char *head;                     /* SSE event prefix (malloc) */
@@ -202,6 +214,17 @@ static void usage(FILE *out)
 "      --stall-after N         go silent after N streamed tokens\n"
 "      --malformed-after N     send an event that is not JSON after N tokens\n"
 "      --no-done               end streams without data: [DONE]\n"
+"      --no-final-newline      end streams inside their last event: no line\n"
+"                              end after data: [DONE] (or, with --no-done,\n"
+"                              after the usage chunk)\n"
+"      --big-event-after N     after N streamed tokens, send the next one\n"
+"      --big-event-bytes B     as an event of B bytes of data, its text\n"
+"                              padded with spaces (default 1048577: one\n"
+"                              byte over replay's default cap)\n"
+"      --trickle-us US         send streamed body bytes one at a time,\n"
+"                              US microseconds apart\n"
+"      --close-after-response  send Connection: close and close the\n"
+"                              connection after every response\n"
 "      --stall-at-ms T         T ms after the first request, hold new\n"
 "      --stall-ms D            requests for D ms (a stalled server)\n"
 "\n"
@@ -303,7 +326,8 @@ static int parse_args(int argc, char **argv, struct mock_options *o)
 	enum { O_PORT_FILE = 256, O_TTFT, O_ITL, O_TOKENS, O_REASONING,
 	       O_PROFILE, O_SLOPE, O_COLD, O_MODEL, O_FAIL_EVERY, O_FAIL_STATUS,
 	       O_RESET_AFTER, O_STALL_AFTER, O_MALFORMED_AFTER, O_NO_DONE,
-	       O_STALL_AT, O_STALL_MS };
+	       O_STALL_AT, O_STALL_MS, O_NO_FINAL_NEWLINE, O_BIG_AFTER,
+	       O_BIG_BYTES, O_TRICKLE, O_CLOSE_AFTER };
 	static const struct option longopts[] = {
 		{ "listen",           required_argument, NULL, 'l' },
 		{ "port-file",        required_argument, NULL, O_PORT_FILE },
@@ -323,6 +347,11 @@ static int parse_args(int argc, char **argv, struct mock_options *o)
 		{ "no-done",          no_argument,       NULL, O_NO_DONE },
 		{ "stall-at-ms",      required_argument, NULL, O_STALL_AT },
 		{ "stall-ms",         required_argument, NULL, O_STALL_MS },
+		{ "no-final-newline", no_argument,       NULL, O_NO_FINAL_NEWLINE },
+		{ "big-event-after",  required_argument, NULL, O_BIG_AFTER },
+		{ "big-event-bytes",  required_argument, NULL, O_BIG_BYTES },
+		{ "trickle-us",       required_argument, NULL, O_TRICKLE },
+		{ "close-after-response", no_argument,   NULL, O_CLOSE_AFTER },
 		{ "quiet",            no_argument,       NULL, 'q' },
 		{ "help",             no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -339,6 +368,8 @@ static int parse_args(int argc, char **argv, struct mock_options *o)
 	o->model = "mock";
 	o->fail_status = 500;
 	o->reset_after = o->stall_after = o->malformed_after = -1;
+	o->big_event_after = -1;
+	o->big_event_bytes = MOCK_BIG_EVENT_BYTES;
 
 	optind = 0;     /* glibc: start afresh; argv[0] is not an option */
 	opterr = 0;
@@ -410,6 +441,27 @@ static int parse_args(int argc, char **argv, struct mock_options *o)
 			break;
 		case O_STALL_MS:
 			err = parse_ms("--stall-ms", optarg, &o->stall_ns);
+			break;
+		case O_NO_FINAL_NEWLINE:
+			o->no_final_newline = 1;
+			break;
+		case O_BIG_AFTER:
+			err = parse_long("--big-event-after", optarg, 0, MOCK_MAX_TOKENS,
+					 &o->big_event_after);
+			break;
+		case O_BIG_BYTES:
+			err = parse_long("--big-event-bytes", optarg, 1, MOCK_MAX_EVENT,
+					 &o->big_event_bytes);
+			break;
+		case O_TRICKLE: {
+			long us = 0;
+
+			err = parse_long("--trickle-us", optarg, 1, 1000000, &us);
+			o->trickle_ns = (int64_t)us * 1000;
+			break;
+		}
+		case O_CLOSE_AFTER:
+			o->close_after = 1;
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -510,6 +562,10 @@ static void stream_free(struct mock_stream *s)
 		s->next->prev = s->prev;
 	srv->active--;
 	event_free(s->timer);
+	if (s->trickle_timer)
+		event_free(s->trickle_timer);
+	if (s->trickle)
+		evbuffer_free(s->trickle);
 	free(s->model);
 	free(s->head);
 	free(s);
@@ -526,46 +582,113 @@ static void stream_forget_conn(struct mock_stream *s)
 	}
 }
 
-/*
- * Send one SSE event: "data: " + (with_head ? s->head : "") + the printf of
- * fmt + "\n\n", as one HTTP chunk.
- */
-static void stream_event(struct mock_stream *s, int with_head,
-			 const char *fmt, ...)
-{
-	struct evbuffer *b = s->srv->scratch;
-	va_list ap;
-
-	evbuffer_add(b, "data: ", 6);
-	if (with_head)
-		evbuffer_add(b, s->head, strlen(s->head));
-	va_start(ap, fmt);
-	evbuffer_add_vprintf(b, fmt, ap);
-	va_end(ap);
-	evbuffer_add(b, "\n\n", 2);
-	evhttp_send_reply_chunk(s->req, b);     /* moves b's contents out */
-	evbuffer_drain(b, evbuffer_get_length(b));
-}
-
 /* Send what is queued for s's client now (lib/streamconn.h). */
 static void stream_flush(struct mock_stream *s)
 {
 	streamconn_flush(evhttp_request_get_connection(s->req));
 }
 
-/* Send token k as its own event; the last one carries finish_reason. */
+/* Arm the trickle timer for the next byte, --trickle-us from now. */
+static void trickle_arm(struct mock_stream *s)
+{
+	int64_t us = s->srv->opt.trickle_ns / 1000;
+	struct timeval tv = { (time_t)(us / 1000000), (suseconds_t)(us % 1000000) };
+
+	event_base_update_cache_time(s->srv->base);
+	evtimer_add(s->trickle_timer, &tv);
+}
+
+static void stream_end(struct mock_stream *s);
+
+/*
+ * Trickle timer callback: send the next queued byte as an HTTP chunk of its
+ * own, written at once, so the client reads the body a byte at a time. When
+ * the queue empties on a finished stream, end the reply (frees s).
+ */
+static void trickle_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct mock_stream *s = arg;
+	struct evbuffer *b = s->srv->scratch;
+
+	(void)fd;
+	(void)what;
+	if (evbuffer_remove_buffer(s->trickle, b, 1) == 1) {
+		evhttp_send_reply_chunk(s->req, b);     /* moves b's contents out */
+		evbuffer_drain(b, evbuffer_get_length(b));
+		stream_flush(s);
+	}
+	if (evbuffer_get_length(s->trickle))
+		trickle_arm(s);
+	else if (s->ending)
+		stream_end(s);
+}
+
+/* Flags of stream_event(). */
+enum {
+	EVENT_HEAD = 1,         /* the data starts with s->head */
+	EVENT_UNENDED = 2,      /* no blank line after it (--no-final-newline) */
+};
+
+/*
+ * Send one SSE event: "data: " + (EVENT_HEAD ? s->head : "") + the printf
+ * of fmt + "\n\n" (nothing with EVENT_UNENDED), as one HTTP chunk; with
+ * --trickle-us, queue it to leave a byte at a time.
+ */
+static void stream_event(struct mock_stream *s, int flags,
+			 const char *fmt, ...)
+{
+	struct evbuffer *b = s->srv->scratch;
+	va_list ap;
+
+	evbuffer_add(b, "data: ", 6);
+	if (flags & EVENT_HEAD)
+		evbuffer_add(b, s->head, strlen(s->head));
+	va_start(ap, fmt);
+	evbuffer_add_vprintf(b, fmt, ap);
+	va_end(ap);
+	if (!(flags & EVENT_UNENDED))
+		evbuffer_add(b, "\n\n", 2);
+	if (s->trickle) {
+		if (!evbuffer_get_length(s->trickle))
+			trickle_arm(s);
+		evbuffer_add_buffer(s->trickle, b);     /* moves b's contents */
+		return;
+	}
+	evhttp_send_reply_chunk(s->req, b);     /* moves b's contents out */
+	evbuffer_drain(b, evbuffer_get_length(b));
+}
+
+/*
+ * Send token k as its own event; the last one carries finish_reason. Token
+ * --big-event-after has its text padded with spaces until the event's data
+ * is --big-event-bytes long.
+ */
 static void stream_send_token(struct mock_stream *s, long k)
 {
+	static const char text[] = "\"choices\":[{\"index\":0,"
+		"\"text\":\" %s%*s\",\"finish_reason\":%s}]}";
+	static const char delta[] = "\"choices\":[{\"index\":0,"
+		"\"delta\":{\"%s\":\" %s%*s\"},\"finish_reason\":%s}]}";
+	const struct mock_options *o = &s->srv->opt;
 	const char *finish = k == s->n - 1 ? "\"length\"" : "null";
+	const char *field = k < s->reasoning ? "reasoning_content" : "content";
+	const char *word = token_word(k);
+	long pad = 0;
 
+	if (k == o->big_event_after) {
+		int len = s->api == MOCK_API_COMPLETIONS ?
+			  snprintf(NULL, 0, text, word, 0, "", finish) :
+			  snprintf(NULL, 0, delta, field, word, 0, "", finish);
+
+		pad = o->big_event_bytes - (long)strlen(s->head) - len;
+		if (pad < 0)
+			pad = 0;
+	}
 	if (s->api == MOCK_API_COMPLETIONS)
-		stream_event(s, 1, "\"choices\":[{\"index\":0,\"text\":\" %s\","
-			     "\"finish_reason\":%s}]}", token_word(k), finish);
+		stream_event(s, EVENT_HEAD, text, word, (int)pad, "", finish);
 	else
-		stream_event(s, 1, "\"choices\":[{\"index\":0,\"delta\":"
-			     "{\"%s\":\" %s\"},\"finish_reason\":%s}]}",
-			     k < s->reasoning ? "reasoning_content" : "content",
-			     token_word(k), finish);
+		stream_event(s, EVENT_HEAD, delta, field, word, (int)pad, "",
+			     finish);
 }
 
 /* Tokens from..to-1, each with its leading space (malloc, caller frees). */
@@ -641,35 +764,55 @@ static void stream_reply_whole(struct mock_stream *s)
 	free(reasoning);
 }
 
-/* After the last token: usage, [DONE] and the end of the reply; frees s. */
-static void stream_finish(struct mock_stream *s)
+/*
+ * End a stream's reply and free s, once its tail is out: with --trickle-us
+ * still queued, trickle_tick() calls this again when the queue empties.
+ */
+static void stream_end(struct mock_stream *s)
 {
+	if (s->trickle && evbuffer_get_length(s->trickle)) {
+		s->ending = 1;
+		return;
+	}
 	/* Ending the reply may close the connection, whose close callback
 	 * must not find s: detach first. */
 	stream_forget_conn(s);
-	if (!s->stream) {
-		stream_reply_whole(s);
-	} else {
-		if (s->include_usage) {
-			char details[80] = "";
-
-			if (s->reasoning > 0)
-				snprintf(details, sizeof(details),
-					 ",\"completion_tokens_details\":"
-					 "{\"reasoning_tokens\":%ld}",
-					 s->reasoning);
-			stream_event(s, 1, "\"choices\":[],\"usage\":{"
-				     "\"prompt_tokens\":%ld,"
-				     "\"completion_tokens\":%ld,"
-				     "\"total_tokens\":%ld%s}}",
-				     s->prompt_tokens, s->n,
-				     s->prompt_tokens + s->n, details);
-		}
-		if (!s->srv->opt.no_done)
-			stream_event(s, 0, "[DONE]");
-		evhttp_send_reply_end(s->req);
-	}
+	evhttp_send_reply_end(s->req);
 	stream_free(s);
+}
+
+/* After the last token: usage, [DONE] and the end of the reply; frees s
+ * (with --trickle-us, once the tail has trickled out). */
+static void stream_finish(struct mock_stream *s)
+{
+	const struct mock_options *o = &s->srv->opt;
+	/* --no-final-newline: the stream's last event stops short */
+	int last_flags = o->no_final_newline ? EVENT_UNENDED : 0;
+
+	if (!s->stream) {
+		stream_forget_conn(s);  /* as in stream_end() */
+		stream_reply_whole(s);
+		stream_free(s);
+		return;
+	}
+	if (s->include_usage) {
+		char details[80] = "";
+
+		if (s->reasoning > 0)
+			snprintf(details, sizeof(details),
+				 ",\"completion_tokens_details\":"
+				 "{\"reasoning_tokens\":%ld}", s->reasoning);
+		stream_event(s, EVENT_HEAD | (o->no_done ? last_flags : 0),
+			     "\"choices\":[],\"usage\":{"
+			     "\"prompt_tokens\":%ld,"
+			     "\"completion_tokens\":%ld,"
+			     "\"total_tokens\":%ld%s}}",
+			     s->prompt_tokens, s->n,
+			     s->prompt_tokens + s->n, details);
+	}
+	if (!o->no_done)
+		stream_event(s, last_flags, "[DONE]");
+	stream_end(s);
 }
 
 /*
@@ -935,10 +1078,20 @@ static void stream_start(struct mock_server *srv, struct evhttp_request *req,
 	s->timer = evtimer_new(srv->base, stream_tick, s);
 	if (s->stream && s->model)
 		s->head = make_head(s);
-	if (!s->model || !s->timer || (s->stream && !s->head)) {
+	if (s->stream && o->trickle_ns) {
+		s->trickle = evbuffer_new();
+		s->trickle_timer = evtimer_new(srv->base, trickle_tick, s);
+	}
+	if (!s->model || !s->timer || (s->stream && !s->head) ||
+	    (s->stream && o->trickle_ns && (!s->trickle || !s->trickle_timer))) {
 		if (s->timer)
 			event_free(s->timer);
+		if (s->trickle_timer)
+			event_free(s->trickle_timer);
+		if (s->trickle)
+			evbuffer_free(s->trickle);
 		free(s->model);
+		free(s->head);
 		free(s);
 		goto oom;
 	}
@@ -964,7 +1117,7 @@ static void stream_start(struct mock_server *srv, struct evhttp_request *req,
 		evhttp_add_header(h, "Cache-Control", "no-cache");
 		evhttp_send_reply_start(req, HTTP_OK, "OK");
 		if (s->api == MOCK_API_CHAT)    /* role only: not a token */
-			stream_event(s, 1, "\"choices\":[{\"index\":0,"
+			stream_event(s, EVENT_HEAD, "\"choices\":[{\"index\":0,"
 				     "\"delta\":{\"role\":\"assistant\","
 				     "\"content\":\"\"},"
 				     "\"finish_reason\":null}]}");
@@ -1032,6 +1185,10 @@ static void on_request(struct evhttp_request *req, void *arg)
 
 	if (!path)
 		path = "";
+	/* evhttp closes the connection once a reply saying so is sent */
+	if (srv->opt.close_after)
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+				  "Connection", "close");
 	for (i = 0; i < NROUTES && strcmp(path, routes[i].path); i++)
 		;
 	if (i == NROUTES) {

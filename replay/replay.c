@@ -51,6 +51,7 @@ struct options {
 	int force;
 	long timeout_s;
 	long connect_timeout_s;
+	long max_event_bytes;     /* cap on one SSE event or response body, 0 = default */
 	const char *api_key_env;
 	int progress;             /* 1 on, 0 off, -1 when stderr is a terminal */
 	enum summary_format format;
@@ -149,6 +150,9 @@ static void usage(FILE *out)
 		"  -k, --insecure            do not verify the server's TLS certificate\n"
 		"      --timeout SECONDS     limit per request (default 600)\n"
 		"      --connect-timeout S   limit per connection attempt (default 10)\n"
+		"      --max-event-bytes N   largest SSE event (its data) or non-streamed body\n"
+		"                            accepted; a larger one fails the request as\n"
+		"                            malformed (default 1048576, at least 1024)\n"
 		"\n"
 		"several hosts:\n"
 		"      --shard K/N           replay shard K (0..N-1) of N of the trace\n"
@@ -593,6 +597,8 @@ static cJSON *results_header(const struct options *o, const char *label, const c
 	}
 	cJSON_AddNumberToObject(params, "warmup", (double)o->warmup);
 	cJSON_AddNumberToObject(params, "timeout_s", (double)o->timeout_s);
+	if (o->max_event_bytes)
+		cJSON_AddNumberToObject(params, "max_event_bytes", (double)o->max_event_bytes);
 	if (o->shard_n > 1) {
 		char shard[48];
 
@@ -644,6 +650,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_PROGRESS, OPT_REPEAT, OPT_RATE, OPT_ARRIVAL, OPT_BURSTINESS, OPT_SEED,
 		OPT_TIMING, OPT_SPEED, OPT_DURATION, OPT_MAX_CONCURRENCY, OPT_MODEL,
 		OPT_MAX_TOKENS, OPT_IGNORE_EOS, OPT_HTTP2, OPT_SHARD, OPT_START_AT,
+		OPT_MAX_EVENT_BYTES,
 	};
 	static const struct option longopts[] = {
 		{ "endpoint", required_argument, NULL, 'e' },
@@ -655,6 +662,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "force", no_argument, NULL, 'f' },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
+		{ "max-event-bytes", required_argument, NULL, OPT_MAX_EVENT_BYTES },
 		{ "api-key-env", required_argument, NULL, OPT_API_KEY_ENV },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
@@ -722,6 +730,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_CONNECT_TIMEOUT:
 			if (cli_parse_long(optarg, 1, 3600, &o->connect_timeout_s) < 0)
 				bad = "connect-timeout";
+			break;
+		case OPT_MAX_EVENT_BYTES:
+			if (cli_parse_long(optarg, 1024, 1L << 30, &o->max_event_bytes) < 0)
+				bad = "max-event-bytes";
 			break;
 		case OPT_API_KEY_ENV:
 			o->api_key_env = optarg;
@@ -1096,6 +1108,7 @@ int replay_main(int argc, char **argv)
 	co.endpoint = o.endpoint;
 	co.timeout_ms = o.timeout_s * 1000;
 	co.connect_timeout_ms = o.connect_timeout_s * 1000;
+	co.max_event = (size_t)o.max_event_bytes;
 	co.api_key = getenv(o.api_key_env);
 	co.http2 = o.http2;
 	co.insecure = o.insecure;

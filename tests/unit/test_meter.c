@@ -144,6 +144,7 @@ TEST(event_over_the_cap_is_malformed)
 	meter_init(&m, &r, 0, 256);
 	CHECK_EQ_INT(meter_feed(&m, big, strlen(big), MS(1)), SSE_ETOOBIG);
 	CHECK_STR(r.error, RESULT_ERR_MALFORMED);
+	CHECK_STR(r.error_detail, "SSE stream: event larger than the size cap (256 bytes)");
 	meter_release(&m);
 	result_release(&r);
 }

@@ -161,6 +161,41 @@ TEST(event_over_the_cap_is_refused)
 	sse_parser_release(&p);
 }
 
+/* The cap is on the data: "data: " and the value on one line, the value
+ * exactly the cap long, passes, whole or a byte at a time; one more byte
+ * does not. */
+TEST(event_of_exactly_the_cap_passes)
+{
+	enum { CAP = 100 };
+	char line[6 + CAP + 1 + 3];
+	struct collected c;
+	struct sse_parser p;
+	size_t i;
+	int rc;
+
+	for (int extra = 0; extra <= 1; extra++) {
+		for (int split = 0; split <= 1; split++) {
+			size_t n = 6 + CAP + (size_t)extra;
+
+			memcpy(line, "data: ", 6);
+			memset(line + 6, 'x', CAP + (size_t)extra);
+			memcpy(line + n, "\n\n", 2);
+			n += 2;
+			memset(&c, 0, sizeof(c));
+			sse_parser_init(&p, CAP, collect, &c);
+			rc = SSE_OK;
+			if (split)
+				for (i = 0; i < n && rc == SSE_OK; i++)
+					rc = sse_parser_feed(&p, line + i, 1);
+			else
+				rc = sse_parser_feed(&p, line, n);
+			CHECK_EQ_INT(rc, extra ? SSE_ETOOBIG : SSE_OK);
+			CHECK_EQ_INT(c.n, extra ? 0 : 1);
+			sse_parser_release(&p);
+		}
+	}
+}
+
 TEST(field_without_colon_and_empty_data)
 {
 	static const char s[] = "data\n\ndata:\n\n";
@@ -183,6 +218,7 @@ int main(void)
 	RUN(one_byte_at_a_time);
 	RUN(unfinished_event_is_pending_not_dispatched);
 	RUN(event_over_the_cap_is_refused);
+	RUN(event_of_exactly_the_cap_passes);
 	RUN(field_without_colon_and_empty_data);
 	return harness_done();
 }
