@@ -104,7 +104,8 @@ fuzz:
 
 # Only the modules the targets test, so a program's work in progress
 # elsewhere cannot stop the fuzzing.
-FUZZ_OBJ      = $(LIB_OBJ) $(O)/record/csv.o $(O)/record/import.o $(O)/record/words.o
+FUZZ_OBJ      = $(LIB_OBJ) $(O)/record/csv.o $(O)/record/import.o $(O)/record/words.o \
+               $(O)/replay/body.o
 
 $(O)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_OBJ)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LIBS)

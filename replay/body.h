@@ -28,10 +28,12 @@ struct body_overrides {
 /*
  * Rewrites the 'len' bytes at 'body' (NUL-terminated at body[len]).
  *
- * A body that is a JSON object gets the overrides, and, when it has
- * "stream": true, "stream_options": {"include_usage": true} (an existing
- * stream_options object keeps its other members). Any other body is copied
- * unchanged.
+ * A body that is one JSON object (white space around it aside) loses the
+ * members the overrides replace, wherever and however often they appear,
+ * and gets them appended once with the asked values; when its last
+ * "stream" member is true, its stream_options (the last one, if an
+ * object, else a new one) gets "include_usage": true. Every other member
+ * is copied byte for byte. Any other body is copied unchanged.
  *
  * Returns BODY_OK and sets *out to a NUL-terminated copy the caller frees
  * and *out_len to its length, or BODY_ENOMEM (out-parameters untouched).
