@@ -82,12 +82,13 @@ static int same(const cJSON *a, const cJSON *b)
 		       (isnan(a->valuedouble) && isnan(b->valuedouble));
 	if (cJSON_IsString(a) || cJSON_IsRaw(a))
 		return strcmp(a->valuestring, b->valuestring) == 0;
-	for (a = a->child, b = b->child; a && b; a = a->next, b = b->next)
-		if ((a->string || b->string) &&
-		    (!a->string || !b->string || strcmp(a->string, b->string) != 0))
+	for (a = a->child, b = b->child; a && b; a = a->next, b = b->next) {
+		int named = a->string && b->string;
+
+		if ((named ? strcmp(a->string, b->string) != 0 : a->string != b->string) ||
+		    !same(a, b))
 			return 0;
-		else if (!same(a, b))
-			return 0;
+	}
 	return !a && !b;
 }
 
