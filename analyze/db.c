@@ -168,9 +168,9 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	if (!rc)
 		rc = db_exec(db, tracebench_schema_sql, err, errlen);
 	if (!rc)
-		db->version = DB_SCHEMA_VERSION;
-	if (!rc)
 		rc = db_exec(db, "COMMIT", err, errlen);
+	if (!rc)
+		db->version = DB_SCHEMA_VERSION;
 	if (rc)
 		db_rollback(db);
 	return rc;
@@ -412,7 +412,7 @@ static int db_itl_format(struct itl_text *t, const struct result *r)
 	size_t len = 0;
 	size_t i;
 
-	if (need > t->cap) {
+	if (!t->buf || need > t->cap) {
 		char *p = realloc(t->buf, need);
 
 		if (!p)

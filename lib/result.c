@@ -71,8 +71,11 @@ cJSON *result_to_json(const struct result *r)
 	if (r->unstreamed)
 		cJSON_AddFalseToObject(o, "streamed");
 	itl = cJSON_AddArrayToObject(o, "itl_us");
-	for (i = 0; itl && i < r->n_itl; i++)
+	for (i = 0; itl && i < r->n_itl; i++) {
+		/* whole microseconds, rounded: the integer division is meant */
+		/* NOLINTNEXTLINE(bugprone-integer-division) */
 		cJSON_AddItemToArray(itl, cJSON_CreateNumber((double)((r->itl_ns[i] + 500) / 1000)));
+	}
 	return o;
 }
 

@@ -257,8 +257,10 @@ static int reader_line(struct tracefile_reader *r, char **line, size_t *len)
 	size_t scanned = 0;
 
 	for (;;) {
-		char *p = r->buf ? memchr(r->buf + r->start + scanned, '\n',
-					  r->end - r->start - scanned) : NULL;
+		/* no bytes left to scan, and buf may still be NULL */
+		char *p = r->end - r->start > scanned ?
+			  memchr(r->buf + r->start + scanned, '\n', r->end - r->start - scanned) :
+			  NULL;
 		if (p) {
 			*line = r->buf + r->start;
 			*len = (size_t)(p - *line);

@@ -75,7 +75,7 @@ long dist_sample(const struct dist *d, struct rng *r)
 		x = d->a + d->b * rng_normal(r, 0, 1);
 		break;
 	case DIST_LOGNORMAL: {
-		double s2 = log(1.0 + (d->b * d->b) / (d->a * d->a));
+		double s2 = log1p((d->b * d->b) / (d->a * d->a));
 
 		x = exp(log(d->a) - s2 / 2.0 + sqrt(s2) * rng_normal(r, 0, 1));
 		break;

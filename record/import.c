@@ -554,7 +554,6 @@ static int read_sharegpt(struct import *im, FILE *f, char *err, size_t errlen)
 			p = skip_space(p + 1, end);
 		else if (p < end && *p != ']') {
 			line += count_lines(counted, p);
-			counted = p;
 			bad_row(im, line, "expected ',' or ']' between conversations; the rest of the file is ignored");
 			break;
 		}

@@ -134,16 +134,18 @@ static cJSON *make_header(const struct synth_options *o, long sessions)
 	return header;
 }
 
-/* Appends text (taken over) to s. Returns 0 or -1. */
-static int session_add(struct session *s, char *text)
+/* Appends *text to s, which takes it over: *text is set to NULL. Returns
+ * 0, or -1 (out of memory; *text is still the caller's). */
+static int session_add(struct session *s, char **text)
 {
 	char **t = realloc(s->text, (size_t)(s->n + 1) * sizeof(*t));
 
 	if (!t)
 		return -1;
 	s->text = t;
-	s->text[s->n++] = text;
-	s->words += words_count(text);
+	s->text[s->n++] = *text;
+	s->words += words_count(*text);
+	*text = NULL;
 	return 0;
 }
 
@@ -213,8 +215,7 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 		/* the answer the next turn repeats, of the requested length */
 		if (rec && s && turn + 1 < o->turns &&
 		    (words_append(&answer, out, &word_rng) < 0 ||
-		     session_add(s, prompt.p) < 0 || (prompt.p = NULL, 0) ||
-		     session_add(s, answer.p) < 0 || (answer.p = NULL, 0))) {
+		     session_add(s, &prompt.p) < 0 || session_add(s, &answer.p) < 0)) {
 			cJSON_Delete(rec);
 			rec = NULL;
 		}

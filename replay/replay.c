@@ -15,6 +15,7 @@
  * interrupted run keeps what it measured.
  */
 #include "replay.h"
+#include "body.h"
 #include "client.h"
 #include "schedule.h"
 #include "lib/cli.h"
@@ -176,51 +177,12 @@ static void usage(FILE *out)
 
 /* ---- preparing the trace --------------------------------------------- */
 
-/* Replaces obj[key] with a new item (taking ownership of it). */
-static void set_field(cJSON *obj, const char *key, cJSON *item)
-{
-	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
-	cJSON_AddItemToObject(obj, key, item);
-}
-
-/*
- * The body to send: the command line's overrides applied, and streamed JSON
- * requests asking for usage in the last chunk. A body that is not a JSON
- * object goes out as recorded.
- */
+/* The body to send (replay/body.c): the command line's overrides applied. */
 static int prepare_body(struct prepared *p, const struct options *o)
 {
-	cJSON *body = cJSON_ParseWithLength(p->req.body, p->req.body_len);
+	struct body_overrides ov = { o->model, o->max_tokens, o->ignore_eos };
 
-	if (cJSON_IsObject(body)) {
-		if (o->model)
-			set_field(body, "model", cJSON_CreateString(o->model));
-		if (o->max_tokens > 0) {
-			set_field(body, "max_tokens", cJSON_CreateNumber((double)o->max_tokens));
-			if (cJSON_HasObjectItem(body, "max_completion_tokens"))
-				set_field(body, "max_completion_tokens",
-					  cJSON_CreateNumber((double)o->max_tokens));
-		}
-		if (o->ignore_eos)
-			set_field(body, "ignore_eos", cJSON_CreateTrue());
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(body, "stream"))) {
-			cJSON *opts = cJSON_GetObjectItemCaseSensitive(body, "stream_options");
-
-			if (!cJSON_IsObject(opts)) {
-				opts = cJSON_CreateObject();
-				set_field(body, "stream_options", opts);
-			}
-			set_field(opts, "include_usage", cJSON_CreateTrue());
-		}
-		p->body = cJSON_PrintUnformatted(body);
-	} else {
-		p->body = strdup(p->req.body);
-	}
-	cJSON_Delete(body);
-	if (!p->body)
-		return -1;
-	p->body_len = strlen(p->body);
-	return 0;
+	return body_rewrite(p->req.body, p->req.body_len, &ov, &p->body, &p->body_len);
 }
 
 /* Length of the name part of "Name: value". */

@@ -8,7 +8,7 @@
  * numpy.percentile gives P50 300, P95 880 and P99 976 ms; one warm-up with a
  * cold-start TTFT of 1012.3 ms; level 2 has one failed request.
  */
-#define _XOPEN_SOURCE 700   /* nftw */
+#define _XOPEN_SOURCE 700   /* nftw */  /* NOLINT(bugprone-reserved-identifier): POSIX's own name */
 #include "harness.h"
 
 #include <errno.h>
@@ -269,7 +269,7 @@ TEST(levels_summarize_like_numpy)
 
 	CHECK_EQ_INT(db_results(db, "baseline", 1, &r, &n, err, sizeof(err)), DB_OK);
 	CHECK_EQ_INT(n, 6);
-	if (n == 6) {
+	if (r && n == 6) {
 		CHECK(r[0].warmup);
 		CHECK_EQ_INT(r[0].ttft_ns, 1012300000LL);
 		CHECK_EQ_INT(r[1].input_tokens, 512);
@@ -289,7 +289,7 @@ TEST(levels_summarize_like_numpy)
 
 	CHECK_EQ_INT(db_results(db, "baseline", 2, &r, &n, err, sizeof(err)), DB_OK);
 	CHECK_EQ_INT(n, 4);
-	if (n == 4) {
+	if (r && n == 4) {
 		CHECK_STR(r[3].error, "http");
 		CHECK_STR(r[3].error_detail, "upstream said \"no\", retry later");
 		CHECK_EQ_INT(r[3].ttft_ns, -1);
@@ -868,7 +868,8 @@ TEST(plot_without_gnuplot_writes_script_only)
 	static const char *const labels[] = { "nognuplot" };
 	struct db *db = db_with_labels("nogp.db", labels, 1);
 	struct plot_output po = { 0 };
-	char err[DB_ERRLEN], *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	const char *path = getenv("PATH");
+	char err[DB_ERRLEN], *saved = path ? strdup(path) : NULL;
 	const char *out = path_of("nogp");
 
 	mkdir(path_of("emptybin"), 0777);
@@ -964,7 +965,7 @@ static int run_cli(char **output, const char **args)
 	char *argv[16];
 	int saved_out = dup(1), saved_err = dup(2), fd, argc = 0, rc;
 
-	while (args[argc] && argc < 15) {
+	while (argc < 15 && args[argc]) {
 		argv[argc] = (char *)args[argc];
 		argc++;
 	}

@@ -69,6 +69,7 @@ TEST(quickselect_agrees_with_sorting)
 	for (n = 1; n <= 257; n += 16) {
 		for (i = 0; i < n; i++)
 			v[i] = (double)stats_rand_below(&s, 20);   /* many ties */
+		/* cppcheck-suppress uninitvar ; n >= 1, so the loop above filled v[0..n) */
 		memcpy(w, v, n * sizeof(*v));
 		stats_sort(w, n);
 		for (k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
@@ -92,6 +93,7 @@ TEST(describe_agrees_with_sorting_on_random_data)
 	for (n = 1; n <= 1001; n += 50) {
 		for (i = 0; i < n; i++)
 			v[i] = (double)stats_rand_below(&s, n / 3 + 1) + (i % 7 == 0 ? 0.5 : 0);
+		/* cppcheck-suppress uninitvar ; n >= 1, so the loop above filled v[0..n) */
 		memcpy(w, v, n * sizeof(*v));
 		stats_sort(w, n);
 		stats_describe(v, n, &d);

@@ -98,6 +98,8 @@ TEST(round_trip)
 
 	r = tracefile_reader_open(path_of("rt.jsonl.gz"), NULL, err);
 	CHECK(r != NULL);
+	if (!r)
+		return;
 	h = tracefile_reader_header(r);
 	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(h, "format")), TRACEFILE_KIND_RESULTS);
 	CHECK_EQ_INT(cJSON_GetObjectItem(h, "version")->valueint, TRACEFILE_VERSION);
@@ -204,7 +206,8 @@ int main(void)
 		char cmd[300];
 
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd) != 0)
+		/* a fixed command on mkdtemp's name: nothing from outside reaches the shell */
+		if (system(cmd) != 0)  /* NOLINT(cert-env33-c) */
 			return 1;
 	}
 	return harness_done();

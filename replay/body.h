@@ -1,0 +1,47 @@
+/*
+ * body.h - the request body replay sends: a trace's body with the command
+ * line's overrides (--model, --max-tokens, --ignore-eos) applied, and a
+ * streamed request asking the server for usage in its last chunk, so
+ * output tokens are counted by the server rather than estimated.
+ *
+ * Kept apart from replay.c so the unit tests and a fuzz target
+ * (tests/fuzz/fuzz_body.c) can link it.
+ */
+#ifndef TB_BODY_H
+#define TB_BODY_H
+
+#include <stddef.h>
+
+enum {
+	BODY_OK = 0,
+	BODY_ENOMEM = -1,
+};
+
+/* What to change in a body; a zero-filled struct changes nothing. */
+struct body_overrides {
+	const char *model;      /* "model": this string; NULL keeps the body's */
+	long max_tokens;        /* "max_tokens" (and "max_completion_tokens" when
+				   the body has it): this; <= 0 keeps the body's */
+	int ignore_eos;         /* non-zero: "ignore_eos": true */
+};
+
+/*
+ * Rewrites the 'len' bytes at 'body' (NUL-terminated at body[len]).
+ *
+ * A body that is one JSON object (white space around it aside) loses the
+ * members the overrides replace, wherever and however often they appear,
+ * and gets them appended once with the asked values; when its last
+ * "stream" member is true, its stream_options (the last one, if an
+ * object, else a new one) gets "include_usage": true. Every other member
+ * is copied byte for byte. Any other body is copied unchanged.
+ *
+ * Returns BODY_OK and sets *out to a NUL-terminated copy the caller frees
+ * and *out_len to its length, or BODY_ENOMEM (out-parameters untouched).
+ */
+int body_rewrite(const char *body, size_t len, const struct body_overrides *ov,
+		 char **out, size_t *out_len);
+
+/* A sentence for a BODY_* code. */
+const char *body_strerror(int rc);
+
+#endif
