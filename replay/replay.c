@@ -350,9 +350,9 @@ static void print_progress(struct level_run *lr, int final)
 	lr->progress_tokens = lr->tokens;
 }
 
-static void on_done(void *ctx, struct result *r)
+/* Counts a finished request and appends its record. */
+static void record_done(struct level_run *lr, struct result *r)
 {
-	struct level_run *lr = ctx;
 	cJSON *rec = result_to_json(r);
 
 	lr->in_flight--;
@@ -369,6 +369,13 @@ static void on_done(void *ctx, struct result *r)
 		stop_signal = stop_signal ? stop_signal : -1;
 	}
 	cJSON_Delete(rec);
+}
+
+static void on_done(void *ctx, struct result *r)
+{
+	struct level_run *lr = ctx;
+
+	record_done(lr, r);
 	issue(lr);
 }
 
@@ -434,9 +441,10 @@ static void issue(struct level_run *lr)
 		if (client_start(lr->client, p->req.method, p->req.path, p->headers,
 				 p->n_headers, p->body, p->body_len, r, lr->origin_ns, start_ns,
 				 on_done, lr) < 0) {
+			/* recorded here, not through on_done: that would call issue()
+			 * again, a level deeper for each refusal in a row */
 			result_set_error(r, RESULT_ERR_TRANSFER, "libcurl refused the request");
-			on_done(lr, r);
-			return;
+			record_done(lr, r);
 		}
 	}
 	if (lr->in_flight == 0 && (lr->issued == total || stop_signal))
