@@ -168,19 +168,19 @@ TEST(event_over_the_cap_is_refused)
 TEST(event_of_exactly_the_cap_passes)
 {
 	enum { CAP = 100 };
-	char line[6 + CAP + 1 + 3];
+	char line[6 + CAP + 1 + 3], xs[CAP + 2];
 	struct collected c;
 	struct sse_parser p;
 	size_t i;
 	int rc;
 
+	memset(xs, 'x', CAP + 1);
+	xs[CAP + 1] = '\0';
 	for (int extra = 0; extra <= 1; extra++) {
 		for (int split = 0; split <= 1; split++) {
 			size_t n = 6 + CAP + (size_t)extra;
 
-			memcpy(line, "data: ", 6);
-			memset(line + 6, 'x', CAP + (size_t)extra);
-			memcpy(line + n, "\n\n", 2);
+			snprintf(line, sizeof(line), "data: %.*s\n\n", CAP + extra, xs);
 			n += 2;
 			memset(&c, 0, sizeof(c));
 			sse_parser_init(&p, CAP, collect, &c);
