@@ -10,9 +10,9 @@
 #                   docs/bench-*.png (scripts/bench.sh); bench-quick: smaller,
 #                   into build/BENCHMARKS-quick.md
 #   make fuzz       libFuzzer targets of tests/fuzz/, FUZZ_SECONDS each (needs
-#                   clang: scripts/deps-fuzz.sh); CI runs FUZZ_SECONDS=30
+#                   clang: scripts/deps.sh --fuzz); CI runs FUZZ_SECONDS=30
 #   make lint       cppcheck and clang-tidy, any finding an error (needs
-#                   scripts/deps-lint.sh)
+#                   scripts/deps.sh --lint)
 
 VERSION  = 0.1.0
 PREFIX  ?= /usr/local
@@ -111,7 +111,7 @@ FUZZ_O       ?= build-fuzz
 FUZZ_SRC      = $(wildcard tests/fuzz/fuzz_*.c)
 
 fuzz:
-	@sh scripts/deps-fuzz.sh
+	@sh scripts/deps.sh --fuzz
 	@$(MAKE) --no-print-directory O=$(FUZZ_O) CC=clang CFLAGS='-O1 -g -fno-omit-frame-pointer' \
 		SAN='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all' \
 		$(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_O)/%)
@@ -142,7 +142,7 @@ LINT_SRC  = $(wildcard lib/*.c record/*.c replay/*.c analyze/*.c mock/*.c) trace
 LINT_DEFS = -D_DEFAULT_SOURCE -DTB_VERSION='"$(VERSION)"' -I.
 
 lint:
-	@sh scripts/deps-lint.sh
+	@sh scripts/deps.sh --lint
 	cppcheck --std=c11 --enable=warning,style,performance,portability \
 		--suppress=variableScope --inline-suppr --error-exitcode=1 -q $(LINT_DEFS) $(LINT_SRC)
 	@echo "clang-tidy: $(words $(LINT_SRC)) files"

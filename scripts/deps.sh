@@ -1,15 +1,28 @@
 #!/bin/sh
-# deps.sh - make sure the Debian packages tracebench builds and runs with
-# are installed. As root it installs what is missing; otherwise it prints
-# the exact apt-get line and fails.
+# deps.sh - make sure the Debian packages tracebench needs are installed.
+# As root it installs what is missing; otherwise it prints the exact
+# apt-get line and fails.
+#
+#   sh scripts/deps.sh            build and run (make, make demo)
+#   sh scripts/deps.sh --tests    + what make test puts in front of the mock
+#   sh scripts/deps.sh --bench    + the references make bench measures against
+#   sh scripts/deps.sh --fuzz     + clang and libFuzzer (make fuzz)
+#   sh scripts/deps.sh --lint     + cppcheck and clang-tidy (make lint)
 
 PACKAGES="gcc make pkg-config libcurl4-openssl-dev libevent-dev libcjson-dev
 libsqlite3-dev zlib1g-dev sqlite3 gnuplot-nox"
-# The tests also put a real HTTP/2 and TLS server (nghttpx) in front of the mock.
-[ "${1:-}" = "--tests" ] && PACKAGES="$PACKAGES nghttp2-proxy openssl"
-# The benchmarks measure against references: wrk (request rate), nginx
-# (proxy overhead), gzip -9 (file size), and pin processes with taskset.
-[ "${1:-}" = "--bench" ] && PACKAGES="$PACKAGES wrk nginx gzip util-linux"
+case "${1:-}" in
+# A real HTTP/2 and TLS server (nghttpx) in front of the mock.
+--tests) PACKAGES="$PACKAGES nghttp2-proxy openssl" ;;
+# wrk (request rate), nginx (proxy overhead), gzip -9 (file size), and
+# taskset to pin processes.
+--bench) PACKAGES="$PACKAGES wrk nginx gzip util-linux" ;;
+# clang and its libFuzzer runtime (libclang-rt-14-dev on Debian 12).
+--fuzz) PACKAGES="$PACKAGES clang libclang-rt-14-dev" ;;
+--lint) PACKAGES="$PACKAGES cppcheck clang-tidy" ;;
+"") ;;
+*) echo "usage: sh scripts/deps.sh [--tests|--bench|--fuzz|--lint]" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $PACKAGES; do
