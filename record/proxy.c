@@ -884,7 +884,7 @@ static void on_flush_timer(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (!p->failed && tracefile_writer_flush_if_due(p->w) < 0) {
+	if (!p->failed && tracefile_writer_flush(p->w) < 0) {
 		fprintf(stderr, "tracebench record proxy: %s\n", tracefile_writer_error(p->w));
 		p->failed = 1;
 		begin_stop(p, NULL, p->opt.grace_s);

@@ -490,7 +490,7 @@ static void on_tick(evutil_socket_t fd, short events, void *arg)
 
 	(void)fd;
 	(void)events;
-	if (tracefile_writer_flush_if_due(lr->out) < 0 && !lr->write_failed) {
+	if (tracefile_writer_flush(lr->out) < 0 && !lr->write_failed) {
 		fprintf(stderr, "\ntracebench replay: %s\n", tracefile_writer_error(lr->out));
 		lr->write_failed = 1;
 		stop_signal = -1;
