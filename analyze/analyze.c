@@ -5,7 +5,8 @@
  * Results files go into one SQLite database (load); everything else reads
  * it. Exit status: 0 success, 1 the work failed (a SQLite or write error,
  * gnuplot failing), 2 a usage or input error (missing or malformed file,
- * unknown run). Messages are one line on stderr; data goes to stdout.
+ * unknown run, an output that cannot be created or would replace a file
+ * without --force). Messages are one line on stderr; data goes to stdout.
  */
 #include "analyze/analyze.h"
 
@@ -176,12 +177,14 @@ static const char plot_usage_text[] =
 	"  -r, --run LABEL    plot the run LABEL (repeatable; default: all runs)\n"
 	"  -o, --out DIR      the output directory (created if missing)\n"
 	"  -f, --format FMT   png (default), svg or pdf\n"
+	"      --force        replace the files of an earlier plot in DIR\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"examples:\n"
 	"  tracebench analyze plot --db bench.db --out plots\n"
 	"  tracebench analyze plot --db bench.db --run before --run after --out plots\n"
 	"  tracebench analyze plot --db bench.db --out plots --format svg\n"
+	"  tracebench analyze plot --db bench.db --out plots --force   # plot again\n"
 	"  cd plots && gnuplot scaling.gp      # re-render after editing the script\n";
 
 /* Maps a DB_ERR_* code to the exit status. */
@@ -405,11 +408,13 @@ static int analyze_plot(int argc, char **argv)
 		{ "run", required_argument, NULL, 'r' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *runs[ANALYZE_MAX_RUNS];
 	const char *db_path = NULL, *dir = NULL;
+	int force = 0;
 	enum plot_format fmt = PLOT_PNG;
 	struct plot_output po;
 	char msg[256];
@@ -436,6 +441,7 @@ static int analyze_plot(int argc, char **argv)
 				return analyze_usage_error("plot", "too many --run options");
 			runs[n_runs++] = optarg;
 			break;
+		case 'F': force = 1; break;
 		case 'h': fputs(plot_usage_text, stdout); return 0;
 		default: return analyze_bad_option("plot", c, argv);
 		}
@@ -450,7 +456,7 @@ static int analyze_plot(int argc, char **argv)
 		return analyze_usage_error("plot", "no output directory; give --out DIR");
 	rc = db_open(db_path, DB_READ, &db, err, sizeof(err));
 	if (!rc)
-		rc = plot_write(db, runs, n_runs, dir, fmt, &po, err, sizeof(err));
+		rc = plot_write(db, runs, n_runs, dir, fmt, force, &po, err, sizeof(err));
 	db_close(db);
 	if (rc)
 		return analyze_fail("plot", rc, err);

@@ -92,7 +92,11 @@ static int plot_path(char *buf, const char *dir, const char *name, const char *s
 	return len < 0 || len >= PATH_MAX ? -1 : 0;
 }
 
-/* Creates dir unless it exists as a directory (one level, like mkdir). */
+/*
+ * Creates dir unless it exists as a directory (one level, like mkdir).
+ * A directory that cannot be made is an input error (exit 2), as an output
+ * file that cannot be created is for the other commands.
+ */
 static int plot_make_dir(const char *dir, char *err, size_t errlen)
 {
 	struct stat sb;
@@ -104,7 +108,7 @@ static int plot_make_dir(const char *dir, char *err, size_t errlen)
 	if (errno == EEXIST)
 		errno = ENOTDIR;
 	errmsg_set(err, errlen, "cannot create directory '%s': %s", dir, strerror(errno));
-	return DB_ERR_WORK;
+	return DB_ERR_INPUT;
 }
 
 static int plot_int_cmp(const void *a, const void *b)
@@ -794,6 +798,36 @@ static const struct plot_kind plot_kinds[] = {
 	{ "ttft_timeline", plot_timeline_dat, plot_timeline_gp, 1 },
 };
 
+/*
+ * Refuses (DB_ERR_INPUT) when any file plot_write would write in dir is
+ * there already: NAME.dat, NAME.gp and the image of each plot. Checked
+ * before anything is written, so a refused plot leaves dir as it was.
+ */
+static int plot_check_free(const char *dir, const struct plot_data *d, char *err,
+			   size_t errlen)
+{
+	static const char *const kinds[] = { "dat", "gp", NULL };
+	char path[PATH_MAX], suffix[8];
+	struct stat sb;
+	size_t k, e;
+
+	for (k = 0; k < sizeof(plot_kinds) / sizeof(plot_kinds[0]); k++) {
+		if (plot_kinds[k].per_request && !plot_has_requests(d))
+			continue;
+		for (e = 0; e < 3; e++) {
+			snprintf(suffix, sizeof(suffix), ".%s", kinds[e] ? kinds[e] : plot_exts[d->fmt]);
+			if (plot_path(path, dir, plot_kinds[k].name, suffix))
+				continue;   /* plot_write_file says so */
+			if (lstat(path, &sb) == 0) {
+				errmsg_set(err, errlen, "'%s' already exists (use --force to replace it)",
+					    path);
+				return DB_ERR_INPUT;
+			}
+		}
+	}
+	return DB_OK;
+}
+
 static void plot_note_file(struct plot_output *out, const char *name, const char *ext)
 {
 	if (out->n_files < PLOT_MAX_FILES)
@@ -801,7 +835,8 @@ static void plot_note_file(struct plot_output *out, const char *name, const char
 }
 
 int plot_write(struct db *db, const char *const *labels, size_t n_labels, const char *dir,
-	       enum plot_format fmt, struct plot_output *out, char *err, size_t errlen)
+	       enum plot_format fmt, int force, struct plot_output *out, char *err,
+	       size_t errlen)
 {
 	struct plot_data d = { NULL, 0, NULL, 0, fmt };
 	char name[64];
@@ -815,6 +850,8 @@ int plot_write(struct db *db, const char *const *labels, size_t n_labels, const 
 		goto cleanup;
 	rc = plot_make_dir(dir, err, errlen);
 	if (rc)
+		goto cleanup;
+	if (!force && (rc = plot_check_free(dir, &d, err, errlen)))
 		goto cleanup;
 	for (k = 0; k < sizeof(plot_kinds) / sizeof(plot_kinds[0]); k++) {
 		const struct plot_kind *p = &plot_kinds[k];
@@ -849,5 +886,5 @@ cleanup:
 int plot_scaling(struct db *db, const char *const *labels, size_t n_labels, const char *dir,
 		 struct plot_output *out, char *err, size_t errlen)
 {
-	return plot_write(db, labels, n_labels, dir, PLOT_PNG, out, err, errlen);
+	return plot_write(db, labels, n_labels, dir, PLOT_PNG, 0, out, err, errlen);
 }

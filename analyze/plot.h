@@ -43,14 +43,18 @@ struct plot_output {
  * Writes every plot of the runs 'labels' (n_labels of them; all runs when
  * n_labels is 0) into 'dir', creating it if missing, then renders each in
  * format 'fmt' with gnuplot (run directly, never through a shell) when
- * gnuplot is on PATH. Returns DB_OK and fills *out; DB_ERR_INPUT for an
- * unknown run or nothing to plot; DB_ERR_WORK when a file cannot be written
- * or gnuplot fails. Files are written under a temporary name and renamed.
+ * gnuplot is on PATH. Files of an earlier plot in 'dir' (NAME.dat, NAME.gp,
+ * the image) are replaced only when 'force' is set; otherwise nothing is
+ * written. Returns DB_OK and fills *out; DB_ERR_INPUT for an unknown run,
+ * nothing to plot, a directory that cannot be created or a file that
+ * exists; DB_ERR_WORK when a file cannot be written or gnuplot fails.
+ * Files are written under a temporary name and renamed.
  */
 int plot_write(struct db *db, const char *const *labels, size_t n_labels, const char *dir,
-	       enum plot_format fmt, struct plot_output *out, char *err, size_t errlen);
+	       enum plot_format fmt, int force, struct plot_output *out, char *err,
+	       size_t errlen);
 
-/* plot_write in PNG (kept for callers of the first version). */
+/* plot_write in PNG, replacing nothing (kept for callers of the first version). */
 int plot_scaling(struct db *db, const char *const *labels, size_t n_labels, const char *dir,
 		 struct plot_output *out, char *err, size_t errlen);
 

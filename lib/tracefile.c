@@ -24,6 +24,7 @@ struct tracefile_writer {
 	gzFile gz;
 	char *path;
 	int64_t last_flush_ns;
+	int pending;            /* lines appended since the last flush */
 	char error[TRACEFILE_ERRLEN];
 };
 
@@ -146,6 +147,7 @@ int tracefile_writer_append_raw(struct tracefile_writer *w, const char *json, si
 			 w->path, gz_message(w->gz, errno));
 		return -1;
 	}
+	w->pending = 1;
 	return tracefile_writer_flush_if_due(w);
 }
 
@@ -163,19 +165,25 @@ int tracefile_writer_append(struct tracefile_writer *w, const cJSON *record)
 	return rc;
 }
 
-int tracefile_writer_flush_if_due(struct tracefile_writer *w)
+int tracefile_writer_flush(struct tracefile_writer *w)
 {
-	int64_t now = clock_now_ns();
-
-	if (now - w->last_flush_ns < FLUSH_INTERVAL_NS)
+	if (!w->pending)
 		return 0;
-	w->last_flush_ns = now;
+	w->last_flush_ns = clock_now_ns();
+	w->pending = 0;
 	if (gzflush(w->gz, Z_SYNC_FLUSH) != Z_OK) {
 		snprintf(w->error, sizeof(w->error), "cannot write '%s': %s",
 			 w->path, gz_message(w->gz, errno));
 		return -1;
 	}
 	return 0;
+}
+
+int tracefile_writer_flush_if_due(struct tracefile_writer *w)
+{
+	if (clock_now_ns() - w->last_flush_ns < FLUSH_INTERVAL_NS)
+		return 0;
+	return tracefile_writer_flush(w);
 }
 
 int tracefile_writer_close(struct tracefile_writer *w, char *err)

@@ -7,8 +7,9 @@
  * header naming the kind of file and its format version.
  *
  * The writer flushes the gzip stream (Z_SYNC_FLUSH) at least once a second
- * while records arrive, so a killed process leaves a readable prefix missing
- * at most about a second of records. The reader returns every complete line
+ * while records arrive (appending, and the caller's once-a-second timer
+ * calling tracefile_writer_flush), so a killed process leaves a readable
+ * prefix missing at most about a second of records. The reader returns every complete line
  * of a truncated or damaged file and then says what it had to drop.
  */
 #ifndef TB_TRACEFILE_H
@@ -46,8 +47,18 @@ int tracefile_writer_append(struct tracefile_writer *w, const cJSON *record);
 /* Appends an already serialized JSON object (no newline). Returns 0 or -1. */
 int tracefile_writer_append_raw(struct tracefile_writer *w, const char *json, size_t len);
 
-/* Flushes the gzip stream if the last flush is more than a second old. */
+/* Flushes the gzip stream if the last flush is more than a second old
+ * (appending does this itself). Returns 0, or -1 (see tracefile_writer_error). */
 int tracefile_writer_flush_if_due(struct tracefile_writer *w);
+
+/*
+ * Flushes the gzip stream now if anything was appended since the last
+ * flush. For a once-a-second timer: lines appended just after a flush
+ * reach the disk at the next tick, not up to two ticks later (a tick that
+ * comes a hair under a second after the last flush would skip it in
+ * tracefile_writer_flush_if_due). Returns 0, or -1 (see tracefile_writer_error).
+ */
+int tracefile_writer_flush(struct tracefile_writer *w);
 
 /* Ends the gzip stream and closes the file; frees w (NULL is a no-op).
  * Returns 0, or -1 with a message in err (TRACEFILE_ERRLEN bytes, may be NULL). */

@@ -848,7 +848,7 @@ static void on_flush_timer(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (!p->failed && tracefile_writer_flush_if_due(p->w) < 0) {
+	if (!p->failed && tracefile_writer_flush(p->w) < 0) {
 		fprintf(stderr, "tracebench record proxy: %s\n", tracefile_writer_error(p->w));
 		p->failed = 1;
 		begin_stop(p, NULL, p->opt.grace_s);
@@ -1345,6 +1345,11 @@ int proxy_main(int argc, char **argv)
 		rc = 2;
 		goto cleanup;
 	}
+	/* Signals are handled before the trace exists and the port is
+	 * announced: one arriving in between would end the process and leave
+	 * the file unfinished. */
+	evsignal_add(p.sigint, NULL);
+	evsignal_add(p.sigterm, NULL);
 	header = make_header(&p);
 	p.w = tracefile_writer_open(p.opt.output, TRACEFILE_KIND_TRACE, header, p.opt.force, err);
 	cJSON_Delete(header);
@@ -1371,8 +1376,6 @@ int proxy_main(int argc, char **argv)
 			evtimer_add(p.stop_timer, &d);
 		}
 	}
-	evsignal_add(p.sigint, NULL);
-	evsignal_add(p.sigterm, NULL);
 	p.start_ns = clock_now_ns();
 	fprintf(stderr, "tracebench record proxy: listening on http://%s%s%s:%d, forwarding to %s, "
 		"recording to '%s'\n", strchr(p.opt.host, ':') ? "[" : "", p.opt.host,

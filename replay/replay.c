@@ -464,7 +464,7 @@ static void on_tick(evutil_socket_t fd, short events, void *arg)
 
 	(void)fd;
 	(void)events;
-	if (tracefile_writer_flush_if_due(lr->out) < 0 && !lr->write_failed) {
+	if (tracefile_writer_flush(lr->out) < 0 && !lr->write_failed) {
 		fprintf(stderr, "\ntracebench replay: %s\n", tracefile_writer_error(lr->out));
 		lr->write_failed = 1;
 		stop_signal = -1;
@@ -1088,6 +1088,15 @@ int replay_main(int argc, char **argv)
 		rc = 1;
 		goto cleanup;
 	}
+	/* Signals are handled before the results file exists: one arriving
+	 * in between would end the process and leave the file unfinished. */
+	sigint = evsignal_new(client_base(client), SIGINT, on_signal, &lr);
+	sigterm = evsignal_new(client_base(client), SIGTERM, on_signal, &lr);
+	if (!sigint || !sigterm || event_add(sigint, NULL) < 0 || event_add(sigterm, NULL) < 0) {
+		fprintf(stderr, "tracebench replay: cannot set up the event loop\n");
+		rc = 1;
+		goto cleanup;
+	}
 	header = results_header(&o, o.label, digest, reqs, n_reqs);
 	out = tracefile_writer_open(o.output, TRACEFILE_KIND_RESULTS, header, o.force, err);
 	cJSON_Delete(header);
@@ -1106,11 +1115,7 @@ int replay_main(int argc, char **argv)
 	lr.max_concurrency = (size_t)o.max_concurrency;
 	tick = event_new(client_base(client), -1, EV_PERSIST, on_tick, &lr);
 	lr.due_timer = evtimer_new(client_base(client), on_due, &lr);
-	sigint = evsignal_new(client_base(client), SIGINT, on_signal, &lr);
-	sigterm = evsignal_new(client_base(client), SIGTERM, on_signal, &lr);
-	if (!tick || !lr.due_timer || !sigint || !sigterm ||
-	    event_add(tick, &(struct timeval){ 1, 0 }) < 0 ||
-	    event_add(sigint, NULL) < 0 || event_add(sigterm, NULL) < 0) {
+	if (!tick || !lr.due_timer || event_add(tick, &(struct timeval){ 1, 0 }) < 0) {
 		fprintf(stderr, "tracebench replay: cannot set up the event loop\n");
 		rc = 1;
 		goto cleanup;

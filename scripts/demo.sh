@@ -38,5 +38,5 @@ echo "== replay: C=1,2,4,8,16, max(4, 2C) requests per level, 1 warm-up request"
 echo "== analyze: load, report, plot"
 "$TB" analyze load --db "$OUT/bench.db" "$OUT/results.jsonl.gz"
 "$TB" analyze report --db "$OUT/bench.db" --format markdown | tee "$OUT/report.md"
-"$TB" analyze plot --db "$OUT/bench.db" --out "$OUT/plots"
+"$TB" analyze plot --db "$OUT/bench.db" --out "$OUT/plots" --force
 echo "== done: $OUT/report.md, $OUT/plots/"

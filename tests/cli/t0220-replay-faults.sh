@@ -42,10 +42,10 @@ tb analyze load --db "$WORK/stall.db" "$WORK/stall.jsonl.gz" 2>/dev/null
 tb analyze export --db "$WORK/stall.db" --format csv >"$WORK/stall.csv"
 held=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	$c["ttft_ms"] > 100 { n++ } END { print n + 0 }' "$WORK/stall.csv")
-check "the ~20 requests scheduled during the stall show it in TTFT (got $held)" \
-	within "$held" 16 22
+check "the ~20 requests scheduled during the stall show it in TTFT (got $held)$UPPER_NOTE" \
+	within_time "$held" 16 22
 worst=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	$c["ttft_ms"] > m { m = $c["ttft_ms"] } END { print m }' "$WORK/stall.csv")
 check "the first of them waited about the whole stall: TTFT $worst ms >= 900 ms" \
-	within "$worst" 900 $((1100 * SLACK))
+	within_time "$worst" 900 $((1100 * SLACK))
 stop_mock

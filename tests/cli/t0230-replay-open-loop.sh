@@ -15,10 +15,10 @@ check "100 requests recorded" test "$(zcat "$WORK/rate.jsonl.gz" | grep -c '"err
 check "it reports target and achieved rate" \
 	grep -Eq "open loop \(constant\): target 50.00 req/s, scheduled 50.00 req/s, achieved (49|50)\.[0-9]+ req/s" \
 	"$WORK/rate.err"
-check "request k is scheduled k * 20 ms after the first and sent within 10 ms of it" sh -c "zcat '$WORK/rate.jsonl.gz' |
+check "request k is scheduled k * 20 ms after the first and sent within 10 ms of it$UPPER_NOTE" sh -c "zcat '$WORK/rate.jsonl.gz' |
 	tail -n +2 | sed 's/.*\"seq\":\([0-9]*\).*\"sched_ns\":\([0-9]*\),\"send_ns\":\([0-9]*\).*/\1 \2 \3/' |
-	sort -n | awk -v slack=$SLACK 'NR == 1 { s0 = \$2 }
-		{ if (\$2 - s0 != \$1 * 20000000 || \$3 - \$2 > 10000000 * slack || \$3 < \$2) bad++ }
+	sort -n | awk -v lag=$(upper $((10000000 * SLACK))) 'NR == 1 { s0 = \$2 }
+		{ if (\$2 - s0 != \$1 * 20000000 || \$3 - \$2 > lag || \$3 < \$2) bad++ }
 		END { exit bad || NR != 100 }'"
 check "the header says open loop at 50 req/s" sh -c \
 	"zcat '$WORK/rate.jsonl.gz' | head -1 | grep -q '\"mode\":\"open\",\"arrival\":\"constant\".*\"rate\":50'"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # analyze plot from the command line: four gnuplot scripts with their data,
 # rendered by the real gnuplot to PNG (signature, 1000x600) or SVG, and
-# the files listed on stdout; runs, rm and compare on the sample database.
+# the files listed on stdout; an earlier plot is not replaced without
+# --force; runs, rm and compare on the sample database.
 . tests/cli/lib.sh
 
 tb analyze load --db "$WORK/s.db" sample_traces/results-sample.jsonl.gz 2>/dev/null
@@ -21,6 +22,33 @@ if command -v gnuplot >/dev/null; then
 	tb analyze plot --db "$WORK/s.db" --out "$WORK/svg" --format svg >/dev/null 2>&1
 	check "--format svg renders SVG" grep -q '<svg' "$WORK/svg/latency_cdf.svg"
 fi
+# Plotting again into the same directory: refused, nothing replaced,
+# unless --force.
+for f in "$WORK"/plots/*; do cksum "$f"; done >"$WORK/before"
+sleep 1   # (so a rewrite would show in the modification times too)
+tb analyze plot --db "$WORK/s.db" --out "$WORK/plots" >"$WORK/out" 2>"$WORK/err"
+check "plotting into a directory holding an earlier plot: exit 2" test $? -eq 2
+check "... one line naming the first file there and --force" sh -c \
+	"test \$(wc -l <'$WORK/err') -eq 1 &&
+	 grep -qx \"tracebench analyze plot: '$WORK/plots/scaling.dat' already exists (use --force to replace it)\" '$WORK/err'"
+check "... nothing written, nothing listed" sh -c "test ! -s '$WORK/out' &&
+	test -z \"\$(find '$WORK/plots' -newer '$WORK/before')\" &&
+	for f in '$WORK'/plots/*; do cksum \"\$f\"; done | cmp -s - '$WORK/before'"
+rm "$WORK/plots/scaling.dat" "$WORK/plots/scaling.gp"
+tb analyze plot --db "$WORK/s.db" --out "$WORK/plots" >/dev/null 2>"$WORK/err"
+if command -v gnuplot >/dev/null; then
+	check "... an image of it counts too" grep -q "'$WORK/plots/scaling.png' already exists" "$WORK/err"
+	rm "$WORK/plots/scaling.png"
+	tb analyze plot --db "$WORK/s.db" --out "$WORK/plots" >/dev/null 2>"$WORK/err"
+fi
+check "... and the other plots' files" \
+	grep -q "'$WORK/plots/ttft_percentiles.dat' already exists" "$WORK/err"
+tb analyze plot --db "$WORK/s.db" --out "$WORK/plots" --force >"$WORK/out" 2>"$WORK/err"
+check "--force replaces them: exit 0, every file written again and listed" sh -c \
+	"test -s '$WORK/plots/scaling.dat' && test ! -s '$WORK/err' &&
+	 test -z \"\$(find '$WORK/plots' ! -newer '$WORK/before' -type f)\" &&
+	 grep -qx '$WORK/plots/scaling.gp' '$WORK/out'"
+
 tb analyze plot --db "$WORK/s.db" --out "$WORK/x" --format gif 2>"$WORK/err"
 check "--format gif is a usage error (exit 2)" test $? -eq 2
 check "... naming the format" grep -q "'gif'" "$WORK/err"

@@ -60,8 +60,18 @@ tb analyze load --db "$WORK/b.db" "$S/results-sample.jsonl.gz" 2>/dev/null
 : >"$WORK/file"
 tb analyze plot --db "$WORK/b.db" --out "$WORK/file/plots" >/dev/null 2>"$WORK/err"
 rc=$?
-check "analyze plot, a file where a directory should be: exit 1" test $rc -eq 1
+check "analyze plot, a file where a directory should be: exit 2" test $rc -eq 2
 check "... one line naming the directory" one_line "$WORK/file/plots" "cannot create directory .*: Not a directory"
+tb analyze plot --db "$WORK/b.db" --out "$WORK/missing/plots" >/dev/null 2>"$WORK/err"
+rc=$?
+check "analyze plot, missing parent directory: exit 2" test $rc -eq 2
+check "... one line naming the directory" one_line "$WORK/missing/plots" "cannot create directory .*: No such file or directory"
+if [ -n "$RO" ]; then
+	tb analyze plot --db "$WORK/b.db" --out "$RO/plots" >/dev/null 2>"$WORK/err"
+	rc=$?
+	check "analyze plot, unwritable directory: exit 2" test $rc -eq 2
+	check "... one line naming the directory" one_line "$RO/plots" "cannot create directory .*: (Permission denied|Read-only|Operation not permitted)"
+fi
 
 # --- a full disk: a file size limit of 8 blocks (4 KiB in sh's units) ------
 # SIGXFSZ is ignored by tracebench itself, so the write fails with EFBIG.

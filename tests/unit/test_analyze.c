@@ -817,7 +817,7 @@ TEST(plot_overlays_runs_and_renders_svg_and_pdf)
 	char err[DB_ERRLEN], *gp, *dat, head[8] = { 0 };
 	FILE *f;
 
-	CHECK_EQ_INT(plot_write(db, NULL, 0, path_of("svg"), PLOT_SVG, &po, err, sizeof(err)),
+	CHECK_EQ_INT(plot_write(db, NULL, 0, path_of("svg"), PLOT_SVG, 0, &po, err, sizeof(err)),
 		     DB_OK);
 	gp = read_text(path_of("svg/ttft_percentiles.gp"));
 	CHECK(strstr(gp, "set terminal svg") != NULL);
@@ -853,7 +853,7 @@ TEST(plot_overlays_runs_and_renders_svg_and_pdf)
 			fclose(f);
 		}
 		CHECK_EQ_INT(plot_write(db, (const char *const[]){ "after" }, 1, path_of("pdf"),
-					PLOT_PDF, &po, err, sizeof(err)), DB_OK);
+					PLOT_PDF, 0, &po, err, sizeof(err)), DB_OK);
 		f = fopen(path_of("pdf/scaling.pdf"), "rb");
 		CHECK(f && fread(head, 1, 5, f) == 5 && memcmp(head, "%PDF-", 5) == 0);
 		if (f)

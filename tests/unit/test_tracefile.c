@@ -193,6 +193,40 @@ TEST(malformed_record_names_its_line)
 	tracefile_reader_close(r);
 }
 
+/*
+ * A line appended just after a flush is on disk once the once-a-second
+ * timer calls tracefile_writer_flush, however recent that flush was (a
+ * killed process loses at most the last tick's worth); with nothing
+ * appended, the timer writes nothing.
+ */
+TEST(flush_puts_lines_appended_since_the_last_flush_on_disk)
+{
+	char err[TRACEFILE_ERRLEN];
+	struct tracefile_writer *w;
+	cJSON *r = cJSON_CreateObject();
+	int opened, damaged;
+	size_t before, after;
+	char *buf;
+
+	w = tracefile_writer_open(path_of("tick.jsonl.gz"), TRACEFILE_KIND_RESULTS, NULL, 1, err);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	cJSON_AddNumberToObject(r, "i", 0);
+	CHECK_EQ_INT(tracefile_writer_append(w, r), 0);       /* < 1 s after the header's flush */
+	CHECK_EQ_INT(read_prefix(path_of("tick.jsonl.gz"), &opened, &damaged), 0);
+	CHECK_EQ_INT(tracefile_writer_flush(w), 0);
+	CHECK_EQ_INT(read_prefix(path_of("tick.jsonl.gz"), &opened, &damaged), 1);
+	CHECK(opened);
+	free(read_all(path_of("tick.jsonl.gz"), &before));
+	CHECK_EQ_INT(tracefile_writer_flush(w), 0);
+	buf = read_all(path_of("tick.jsonl.gz"), &after);
+	free(buf);
+	CHECK_EQ_INT((int)after, (int)before);
+	CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+	cJSON_Delete(r);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -202,6 +236,7 @@ int main(void)
 	RUN(refuses_to_overwrite_without_force);
 	RUN(bad_files_are_refused_with_a_reason);
 	RUN(malformed_record_names_its_line);
+	RUN(flush_puts_lines_appended_since_the_last_flush_on_disk);
 	{
 		char cmd[300];
 
