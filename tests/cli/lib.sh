@@ -2,6 +2,7 @@
 #
 #   check "what it shows" COMMAND...   PASS when COMMAND succeeds
 #   start_mock [MOCK FLAGS]            a mock on a free port; sets $ENDPOINT
+#   start_proxy TRACE [FLAGS]          a record proxy in front of it; sets $PROXY
 #   tb ARGS...                         the tracebench under test
 
 set -u
@@ -9,8 +10,10 @@ T=$(basename "$0" .sh)
 TB=${TB:-$(pwd)/build/tracebench}
 WORK=$(mktemp -d)
 MOCK_PID=""
+PROXY_PID=""
 
 cleanup() {
+	[ -n "$PROXY_PID" ] && kill -9 "$PROXY_PID" 2>/dev/null
 	[ -n "$MOCK_PID" ] && kill "$MOCK_PID" 2>/dev/null && wait "$MOCK_PID" 2>/dev/null
 	rm -rf "$WORK"
 }
@@ -101,4 +104,30 @@ stop_mock() {
 csv_field() {
 	awk -F, -v col="$2" -v row="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
 		NR - 1 == row { print $c }' "$1"
+}
+
+# start_proxy TRACE [FLAGS]: a record proxy in front of $UPSTREAM (default
+# $ENDPOINT) writing TRACE, its stderr appended to $WORK/proxy.err; sets
+# $PROXY_PID and $PROXY.
+start_proxy() {
+	out=$1
+	shift
+	rm -f "$WORK/pport"
+	$VG "$TB" record proxy --upstream "${UPSTREAM:-$ENDPOINT}" --listen 127.0.0.1:0 \
+		--port-file "$WORK/pport" -o "$out" "$@" 2>>"$WORK/proxy.err" &
+	PROXY_PID=$!
+	i=0
+	while [ ! -s "$WORK/pport" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	PROXY=http://127.0.0.1:$(cat "$WORK/pport")
+}
+
+# stop_proxy [SIGNAL]: ends the proxy, leaves its exit status in $PROXY_RC.
+stop_proxy() {
+	kill -"${1:-INT}" "$PROXY_PID"
+	wait "$PROXY_PID"
+	PROXY_RC=$?
+	PROXY_PID=""
 }

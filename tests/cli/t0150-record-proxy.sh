@@ -5,37 +5,6 @@
 # the trace replays.
 . tests/cli/lib.sh
 
-PROXY_PID=""
-stop_all() {
-	[ -n "$PROXY_PID" ] && kill -9 "$PROXY_PID" 2>/dev/null
-	cleanup
-}
-trap stop_all EXIT
-
-# start_proxy TRACE [FLAGS]: a proxy in front of $ENDPOINT; sets $PROXY.
-start_proxy() {
-	out=$1
-	shift
-	rm -f "$WORK/pport"
-	$VG "$TB" record proxy --upstream "$ENDPOINT" --listen 127.0.0.1:0 \
-		--port-file "$WORK/pport" -o "$out" "$@" 2>>"$WORK/proxy.err" &
-	PROXY_PID=$!
-	i=0
-	while [ ! -s "$WORK/pport" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	PROXY=http://127.0.0.1:$(cat "$WORK/pport")
-}
-
-# stop_proxy [SIGNAL]: ends the proxy, leaves its exit status in $PROXY_RC.
-stop_proxy() {
-	kill -"${1:-INT}" "$PROXY_PID"
-	wait "$PROXY_PID"
-	PROXY_RC=$?
-	PROXY_PID=""
-}
-
 stream_body='{"model":"m","messages":[{"role":"user","content":"hello proxy"}],"max_tokens":12,"stream":true,"stream_options":{"include_usage":true}}'
 whole_body='{"model":"m","messages":[{"role":"user","content":"hello"}],"max_tokens":4}'
 post() {  # URL BODY [curl args]

@@ -5,29 +5,6 @@
 # proxy goes on serving the next request.
 . tests/cli/lib.sh
 
-PROXY_PID=""
-stop_all() {
-	[ -n "$PROXY_PID" ] && kill -9 "$PROXY_PID" 2>/dev/null
-	cleanup
-}
-trap stop_all EXIT
-
-# start_proxy TRACE [FLAGS]: a proxy in front of $ENDPOINT; sets $PROXY.
-start_proxy() {
-	out=$1
-	shift
-	rm -f "$WORK/pport"
-	$VG "$TB" record proxy --upstream "$ENDPOINT" --listen 127.0.0.1:0 \
-		--port-file "$WORK/pport" -o "$out" "$@" 2>>"$WORK/proxy.err" &
-	PROXY_PID=$!
-	i=0
-	while [ ! -s "$WORK/pport" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	PROXY=http://127.0.0.1:$(cat "$WORK/pport")
-}
-
 post() {  # URL MAX_TOKENS
 	curl -sS -N --max-time $((10 * SLACK)) -H 'Content-Type: application/json' \
 		-d "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":$2,\"stream\":true}" \

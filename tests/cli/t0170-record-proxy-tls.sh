@@ -13,31 +13,22 @@ nghttpx --frontend="127.0.0.1,$tls" --backend="127.0.0.1,${ENDPOINT##*:}" \
 	--workers=1 --no-ocsp --conf=/dev/null --accesslog-file="$WORK/access.log" \
 	--errorlog-file="$WORK/error.log" "$WORK/key.pem" "$WORK/cert.pem" 2>/dev/null &
 tls_pid=$!
-PROXY_PID=""
-trap 'kill $tls_pid 2>/dev/null; [ -n "$PROXY_PID" ] && kill -9 $PROXY_PID 2>/dev/null; cleanup' EXIT
+trap 'kill $tls_pid 2>/dev/null; cleanup' EXIT
 i=0
 while ! grep -q "listening" "$WORK/error.log" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 
 # run_proxy TRACE [FLAGS]: one streamed request through a proxy in front of
 # the https upstream; the client's body goes to TRACE.sse, its status to
-# TRACE.status.
+# TRACE.status; returns the proxy's exit status.
+UPSTREAM=https://127.0.0.1:$tls
 run_proxy() {
 	out=$1
-	shift
-	rm -f "$WORK/pport"
-	$VG "$TB" record proxy --upstream "https://127.0.0.1:$tls" --listen 127.0.0.1:0 \
-		--port-file "$WORK/pport" --quiet -o "$out" "$@" 2>>"$WORK/proxy.err" &
-	PROXY_PID=$!
-	i=0
-	while [ ! -s "$WORK/pport" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	start_proxy "$@" --quiet
 	curl -sS -N -o "$out.sse" -w '%{http_code}' -H 'Content-Type: application/json' \
 		-d '{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":8,"stream":true}' \
-		"http://127.0.0.1:$(cat "$WORK/pport")/v1/chat/completions" >"$out.status"
-	kill -INT "$PROXY_PID"
-	wait "$PROXY_PID"
-	rc=$?
-	PROXY_PID=""
-	return $rc
+		"$PROXY/v1/chat/completions" >"$out.status"
+	stop_proxy INT
+	return $PROXY_RC
 }
 
 # whole_stream FILE: 8 content tokens and the closing [DONE].
