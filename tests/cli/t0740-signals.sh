@@ -134,7 +134,7 @@ replay_soft() {  # sig run delay mode
 			if (match($0, /wrote [0-9]+ results/)) wrote = substr($0, RSTART + 6, RLENGTH - 14)
 			if (match($0, /^warm-up: [0-9]+ request/)) warm = substr($0, RSTART + 9, RLENGTH - 17)
 			next }
-		$1 ~ /^[0-9]+$/ { table += $(NF - 1) + $NF }
+		$1 ~ /^([0-9]+|open)$/ { table += $(NF - 1) + $NF }
 		END { print rec + 0, (wrote == "" ? "-" : wrote), table + warm }' \
 		"$WORK/r.jsonl" "$WORK/r.err" "$WORK/r.out" >"$WORK/r.sum"
 	read -r records wrote table <"$WORK/r.sum"
