@@ -1002,9 +1002,22 @@ static void free_results(struct level_run *lr)
 }
 
 /* Waits for the wall-clock instant 'at' (seconds since 1970). */
-static void wait_until(double at)
+static void on_start_time(evutil_socket_t fd, short events, void *arg)
+{
+	(void)fd;
+	(void)events;
+	event_base_loopbreak(arg);
+}
+
+/*
+ * Waits for --start-at in the event loop, so that a signal ends the wait
+ * at once (on_signal breaks the loop) instead of after the first requests.
+ */
+static void wait_until(struct event_base *base, double at)
 {
 	struct timespec now;
+	struct timeval tv;
+	struct event *timer;
 	double wait;
 
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -1014,7 +1027,16 @@ static void wait_until(double at)
 		return;
 	}
 	fprintf(stderr, "tracebench replay: starting in %.3f s\n", wait);
-	clock_sleep_until_ns(clock_now_ns() + (int64_t)(wait * NS_PER_S));
+	tv.tv_sec = (time_t)wait;
+	tv.tv_usec = (suseconds_t)((wait - (double)tv.tv_sec) * 1e6);
+	timer = evtimer_new(base, on_start_time, base);
+	if (!timer || evtimer_add(timer, &tv) < 0) {    /* cannot happen; wait anyway */
+		clock_sleep_until_ns(clock_now_ns() + (int64_t)(wait * NS_PER_S));
+	} else {
+		event_base_dispatch(base);
+	}
+	if (timer)
+		event_free(timer);
 }
 
 int replay_main(int argc, char **argv)
@@ -1115,7 +1137,7 @@ int replay_main(int argc, char **argv)
 	lr.max_concurrency = (size_t)o.max_concurrency;
 	tick = event_new(client_base(client), -1, EV_PERSIST, on_tick, &lr);
 	lr.due_timer = evtimer_new(client_base(client), on_due, &lr);
-	if (!tick || !lr.due_timer || event_add(tick, &(struct timeval){ 1, 0 }) < 0) {
+	if (!tick || !lr.due_timer) {
 		fprintf(stderr, "tracebench replay: cannot set up the event loop\n");
 		rc = 1;
 		goto cleanup;
@@ -1125,7 +1147,12 @@ int replay_main(int argc, char **argv)
 	fprintf(stderr, "tracebench replay: %zu requests in '%s', endpoint %s, run '%s'\n",
 		n_reqs, o.trace_path, o.endpoint, o.label);
 	if (o.start_at > 0)
-		wait_until(o.start_at);
+		wait_until(client_base(client), o.start_at);
+	if (event_add(tick, &(struct timeval){ 1, 0 }) < 0) {
+		fprintf(stderr, "tracebench replay: cannot set up the event loop\n");
+		rc = 1;
+		goto cleanup;
+	}
 	summary_print_begin(stdout, o.format);
 	lr.origin_ns = clock_now_ns();
 	for (i = 0; i < (o.open_loop ? 1 : o.n_levels) && !stop_signal; i++) {
