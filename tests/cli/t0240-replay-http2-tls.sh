@@ -12,7 +12,7 @@ clear=$(free_port)
 nghttpx --frontend="127.0.0.1,$tls" --frontend="127.0.0.1,$clear;no-tls" \
 	--backend="127.0.0.1,${ENDPOINT##*:}" --workers=1 --no-ocsp --conf=/dev/null \
 	--accesslog-file="$WORK/access.log" --errorlog-file="$WORK/error.log" \
-	"$WORK/key.pem" "$WORK/cert.pem" &
+	"$WORK/key.pem" "$WORK/cert.pem" 2>/dev/null &
 proxy=$!
 trap 'kill $proxy 2>/dev/null; cleanup' EXIT
 i=0
