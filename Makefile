@@ -54,7 +54,7 @@ $(O)/libtracebench.a: $(PROG_OBJ) $(LIB_OBJ)
 
 $(O)/%.o: %.c $(wildcard */*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 # The SQL schema is compiled in, so the binary needs no data files.
 $(O)/schema_sql.c: schema/tracebench.sql

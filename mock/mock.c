@@ -33,7 +33,7 @@
  */
 #include "mock/mock.h"
 #include "lib/clock.h"
-#include "lib/streamconn.h"
+#include "lib/httpserver.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -60,7 +60,6 @@
 #define MOCK_MAX_BODY    (16L * 1024 * 1024) /* request body cap, bytes */
 #define MOCK_MAX_HEADERS (64L * 1024)        /* request headers cap, bytes */
 #define MOCK_TIMEOUT_S   600                 /* idle or not-reading client */
-#define MOCK_BACKLOG     4096                /* listen() queue */
 #define MOCK_MAX_EVENT   (1L << 30)          /* --big-event-bytes cap */
 #define MOCK_BIG_EVENT_BYTES ((1L << 20) + 1) /* its default */
 
@@ -295,30 +294,6 @@ static int parse_long(const char *opt, const char *s, long min, long max,
 }
 
 /* "HOST:PORT" or "[V6ADDR]:PORT" into o->host and o->port. */
-static int parse_listen(const char *s, struct mock_options *o)
-{
-	const char *colon = strrchr(s, ':');
-	const char *host = s;
-	size_t hlen;
-	long port;
-
-	if (!colon || colon == s)
-		return usage_error("--listen wants HOST:PORT, not '%s'", s);
-	hlen = (size_t)(colon - s);
-	if (s[0] == '[' && hlen >= 2 && s[hlen - 1] == ']') {
-		host = s + 1;
-		hlen -= 2;
-	}
-	if (hlen == 0 || hlen >= sizeof(o->host))
-		return usage_error("--listen wants HOST:PORT, not '%s'", s);
-	if (parse_long("--listen port", colon + 1, 0, 65535, &port))
-		return -1;
-	memcpy(o->host, host, hlen);
-	o->host[hlen] = '\0';
-	o->port = (int)port;
-	return 0;
-}
-
 /*
  * Fill *o from argv (argv[0] is "mock"). Returns 0 to run, 1 when --help was
  * printed, -1 after printing a usage error.
@@ -379,7 +354,8 @@ static int parse_args(int argc, char **argv, struct mock_options *o)
 	       (c = getopt_long(argc, argv, ":l:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			err = parse_listen(optarg, o);
+			if (httpserver_parse_listen(optarg, o->host, sizeof(o->host), &o->port) < 0)
+				err = usage_error("--listen wants HOST:PORT, not '%s'", optarg);
 			break;
 		case O_PORT_FILE:
 			o->port_file = optarg;
@@ -580,14 +556,14 @@ static void stream_forget_conn(struct mock_stream *s)
 
 	if (conn) {
 		evhttp_connection_set_closecb(conn, NULL, NULL);
-		streamconn_busy(conn, 0, MOCK_TIMEOUT_S);
+		httpserver_busy(conn, 0, MOCK_TIMEOUT_S);
 	}
 }
 
-/* Send what is queued for s's client now (lib/streamconn.h). */
+/* Send what is queued for s's client now (lib/httpserver.h). */
 static void stream_flush(struct mock_stream *s)
 {
-	streamconn_flush(evhttp_request_get_connection(s->req));
+	httpserver_flush(evhttp_request_get_connection(s->req));
 }
 
 /* Arm the trickle timer for the next byte, --trickle-us from now. */
@@ -1111,7 +1087,7 @@ static void stream_start(struct mock_server *srv, struct evhttp_request *req,
 		srv->cold_pending = 0;
 	}
 
-	streamconn_busy(conn, 1, MOCK_TIMEOUT_S);
+	httpserver_busy(conn, 1, MOCK_TIMEOUT_S);
 	if (s->stream) {
 		struct evkeyvalq *h = evhttp_request_get_output_headers(req);
 
@@ -1244,90 +1220,6 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopbreak(srv->base);
 }
 
-/* Write "PORT\n" to path.tmp, then rename it to path. Prints its errors. */
-static int write_port_file(const char *path, int port)
-{
-	char *tmp = str_printf("%s.tmp", path);
-	FILE *f = tmp ? fopen(tmp, "w") : NULL;
-	int rc = -1, ok;
-
-	if (!tmp) {
-		fprintf(stderr, "tracebench mock: out of memory\n");
-		return -1;
-	}
-	if (!f) {
-		fprintf(stderr, "tracebench mock: cannot write '%s': %s\n",
-			tmp, strerror(errno));
-		goto cleanup;
-	}
-	ok = fprintf(f, "%d\n", port) > 0;
-	if (fclose(f) != 0 || !ok) {
-		fprintf(stderr, "tracebench mock: cannot write '%s': %s\n",
-			tmp, strerror(errno));
-		remove(tmp);
-		goto cleanup;
-	}
-	if (rename(tmp, path) != 0) {
-		fprintf(stderr, "tracebench mock: cannot rename '%s' to '%s': "
-			"%s\n", tmp, path, strerror(errno));
-		remove(tmp);
-		goto cleanup;
-	}
-	rc = 0;
-cleanup:
-	free(tmp);
-	return rc;
-}
-
-/* Bind srv->opt's address; set opt.port to the port actually bound. */
-static int server_listen(struct mock_server *srv)
-{
-	struct mock_options *o = &srv->opt;
-	struct evhttp_bound_socket *bound;
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	struct addrinfo hints, *ai;
-	evutil_socket_t fd;
-	int rc;
-
-	/* Resolve first, for getaddrinfo's own message (libevent has none). */
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_PASSIVE;
-	rc = getaddrinfo(o->host, NULL, &hints, &ai);
-	if (rc != 0) {
-		fprintf(stderr, "tracebench mock: cannot listen on '%s:%d': "
-			"%s\n", o->host, o->port, gai_strerror(rc));
-		return -1;
-	}
-	freeaddrinfo(ai);
-
-	errno = 0;
-	bound = evhttp_bind_socket_with_handle(srv->http, o->host,
-					       (ev_uint16_t)o->port);
-	if (!bound) {
-		fprintf(stderr, "tracebench mock: cannot listen on '%s:%d': "
-			"%s\n", o->host, o->port,
-			strerror(errno ? errno : EADDRNOTAVAIL));
-		return -1;
-	}
-	fd = evhttp_bound_socket_get_fd(bound);
-	/* evhttp listens with a backlog of 128: a replay opening a thousand
-	 * streams at once would see SYNs dropped and retried a second later,
-	 * as a TTFT of a second. Linux lets listen() raise it in place. */
-	listen(fd, MOCK_BACKLOG);
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
-		fprintf(stderr, "tracebench mock: cannot read the bound "
-			"address: %s\n", strerror(errno));
-		return -1;
-	}
-	if (ss.ss_family == AF_INET)
-		o->port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-	else if (ss.ss_family == AF_INET6)
-		o->port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	return 0;
-}
-
 static void print_banner(const struct mock_options *o)
 {
 	int v6 = strchr(o->host, ':') != NULL;
@@ -1367,7 +1259,7 @@ int mock_main(int argc, char **argv)
 	event_set_log_callback(on_libevent_log);
 
 	/* precise: timerfd rather than epoll's millisecond timeout;
-	 * changelist: see lib/streamconn.c */
+	 * changelist: see lib/httpserver.c */
 	cfg = event_config_new();
 	if (cfg) {
 		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER |
@@ -1392,10 +1284,10 @@ int mock_main(int argc, char **argv)
 	evhttp_set_max_headers_size(srv.http, MOCK_MAX_HEADERS);
 	evhttp_set_timeout(srv.http, MOCK_TIMEOUT_S);
 
-	if (server_listen(&srv) != 0)
+	if (!httpserver_listen(srv.http, srv.opt.host, &srv.opt.port, NULL, "tracebench mock"))
 		goto cleanup;
 	if (srv.opt.port_file &&
-	    write_port_file(srv.opt.port_file, srv.opt.port) != 0)
+	    httpserver_write_port_file(srv.opt.port_file, srv.opt.port, "tracebench mock") != 0)
 		goto cleanup;
 	if (!srv.opt.quiet)
 		print_banner(&srv.opt);

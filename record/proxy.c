@@ -26,7 +26,7 @@
 #include "lib/curlev.h"
 #include "lib/meter.h"
 #include "lib/result.h"
-#include "lib/streamconn.h"
+#include "lib/httpserver.h"
 #include "lib/trace.h"
 #include "lib/tracefile.h"
 
@@ -56,7 +56,6 @@
 #define PROXY_MAX_MEASURED  (16u * 1024 * 1024)  /* non-SSE body kept to measure */
 #define PROXY_HIGH_WATER    (4u * 1024 * 1024)   /* client output: pause upstream */
 #define PROXY_IDLE_S        600                  /* idle client connection */
-#define PROXY_BACKLOG       4096
 #define PROXY_MAX_KEEP      64
 #define PROXY_STATUS_S      2                    /* status line period */
 #define PROXY_MAX_IDLE_UPSTREAM 1024             /* upstream connections kept */
@@ -279,15 +278,15 @@ static void forget_conn(struct proxy_request *q)
 
 	if (conn) {
 		evhttp_connection_set_closecb(conn, NULL, NULL);
-		streamconn_busy(conn, 0, PROXY_IDLE_S);
+		httpserver_busy(conn, 0, PROXY_IDLE_S);
 	}
 }
 
-/* Pass on what is queued for q's client now (lib/streamconn.h), so a token
+/* Pass on what is queued for q's client now (lib/httpserver.h), so a token
  * leaves as soon as it came in. */
 static void flush_client(struct proxy_request *q)
 {
-	streamconn_flush(evhttp_request_get_connection(q->req));
+	httpserver_flush(evhttp_request_get_connection(q->req));
 }
 
 static size_t client_backlog(struct proxy_request *q)
@@ -766,7 +765,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 		p->active->prev = q;
 	p->active = q;
 	p->n_active++;
-	streamconn_busy(conn, 1, PROXY_IDLE_S);
+	httpserver_busy(conn, 1, PROXY_IDLE_S);
 	conn_watch_close(conn);
 	evhttp_connection_set_closecb(conn, on_conn_close, q);
 	if (p->opt.max_requests && p->next_id >= p->opt.max_requests)
@@ -926,29 +925,6 @@ static int bad_value(const char *option, const char *value)
 }
 
 /* "HOST:PORT" or "[V6ADDR]:PORT" into o->host and o->port. */
-static int parse_listen(const char *s, struct proxy_options *o)
-{
-	const char *colon = strrchr(s, ':');
-	const char *host = s;
-	size_t hlen;
-	long port;
-
-	if (!colon || colon == s)
-		return -1;
-	hlen = (size_t)(colon - s);
-	if (s[0] == '[' && hlen >= 2 && s[hlen - 1] == ']') {
-		host = s + 1;
-		hlen -= 2;
-	}
-	if (hlen == 0 || hlen >= sizeof(o->host) ||
-	    cli_parse_long(colon + 1, 0, 65535, &port) < 0)
-		return -1;
-	memcpy(o->host, host, hlen);
-	o->host[hlen] = '\0';
-	o->port = (int)port;
-	return 0;
-}
-
 /* Returns 0 to run, 1 after --help, 2 after a usage error (printed). */
 static int parse_args(int argc, char **argv, struct proxy_options *o)
 {
@@ -990,7 +966,7 @@ static int parse_args(int argc, char **argv, struct proxy_options *o)
 			o->upstream = optarg;
 			break;
 		case 'l':
-			if (parse_listen(optarg, o) < 0)
+			if (httpserver_parse_listen(optarg, o->host, sizeof(o->host), &o->port) < 0)
 				return bad_value("listen", optarg);
 			break;
 		case 'o':
@@ -1172,70 +1148,6 @@ static int upstream_is_self(const struct sockaddr *self, const char *host, long 
 }
 
 /* Write "PORT\n" to path.tmp, then rename it to path. Returns 0 or -1 (printed). */
-static int write_port_file(const char *path, int port)
-{
-	size_t len = strlen(path) + 5;
-	char *tmp = malloc(len);
-	FILE *f;
-	int ok;
-
-	if (!tmp)
-		return -1;
-	snprintf(tmp, len, "%s.tmp", path);
-	f = fopen(tmp, "w");
-	ok = f && fprintf(f, "%d\n", port) > 0;
-	if (f && fclose(f) != 0)
-		ok = 0;
-	if (!ok || rename(tmp, path) != 0) {
-		fprintf(stderr, "tracebench record proxy: cannot write '%s': %s\n", path,
-			strerror(errno));
-		remove(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
-}
-
-/* Binds the listen address; fills *self with the bound address. Returns 0 or -1. */
-static int proxy_listen(struct proxy *p, struct sockaddr_storage *self)
-{
-	struct proxy_options *o = &p->opt;
-	socklen_t sl = sizeof(*self);
-	struct addrinfo hints, *ai;
-	evutil_socket_t fd;
-	int rc;
-
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_PASSIVE;
-	if ((rc = getaddrinfo(o->host, NULL, &hints, &ai)) != 0) {
-		fprintf(stderr, "tracebench record proxy: cannot listen on '%s:%d': %s\n",
-			o->host, o->port, gai_strerror(rc));
-		return -1;
-	}
-	freeaddrinfo(ai);
-	errno = 0;
-	p->bound = evhttp_bind_socket_with_handle(p->http, o->host, (ev_uint16_t)o->port);
-	if (!p->bound) {
-		fprintf(stderr, "tracebench record proxy: cannot listen on '%s:%d': %s\n",
-			o->host, o->port, strerror(errno ? errno : EADDRNOTAVAIL));
-		return -1;
-	}
-	fd = evhttp_bound_socket_get_fd(p->bound);
-	listen(fd, PROXY_BACKLOG);      /* evhttp's 128 drops SYNs of a burst */
-	if (getsockname(fd, (struct sockaddr *)self, &sl) != 0) {
-		fprintf(stderr, "tracebench record proxy: cannot read the bound address: %s\n",
-			strerror(errno));
-		return -1;
-	}
-	if (self->ss_family == AF_INET)
-		o->port = ntohs(((struct sockaddr_in *)self)->sin_port);
-	else if (self->ss_family == AF_INET6)
-		o->port = ntohs(((struct sockaddr_in6 *)self)->sin6_port);
-	return 0;
-}
-
 static cJSON *make_header(const struct proxy *p)
 {
 	cJSON *h = cJSON_CreateObject();
@@ -1337,7 +1249,8 @@ int proxy_main(int argc, char **argv)
 				   EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS |
 				   EVHTTP_REQ_PATCH);
 
-	if (proxy_listen(&p, &self) != 0)
+	p.bound = httpserver_listen(p.http, p.opt.host, &p.opt.port, &self, "tracebench record proxy");
+	if (!p.bound)
 		goto cleanup;
 	if (upstream_is_self((struct sockaddr *)&self, up_host, up_port)) {
 		fprintf(stderr, "tracebench record proxy: the upstream '%s' is this proxy's own "
@@ -1358,7 +1271,8 @@ int proxy_main(int argc, char **argv)
 		rc = 2;
 		goto cleanup;
 	}
-	if (p.opt.port_file && write_port_file(p.opt.port_file, p.opt.port) != 0)
+	if (p.opt.port_file &&
+	    httpserver_write_port_file(p.opt.port_file, p.opt.port, "tracebench record proxy") != 0)
 		goto cleanup;
 
 	{
