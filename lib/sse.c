@@ -2,6 +2,7 @@
  * sse.c - incremental Server-Sent Events parser; see sse.h.
  */
 #include "sse.h"
+#include "strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,27 +23,12 @@ void sse_parser_release(struct sse_parser *p)
 	p->line_len = p->line_cap = p->data_len = p->data_cap = 0;
 }
 
-/* Appends n bytes to a capped growable buffer, keeping room for a NUL. */
+/* Appends n bytes to a buffer capped at max bytes. */
 static int append(char **buf, size_t *len, size_t *cap, const char *src, size_t n, size_t max)
 {
 	if (*len + n > max)
 		return SSE_ETOOBIG;
-	if (*len + n + 1 > *cap) {
-		size_t ncap = *cap ? *cap : 256;
-		char *nb;
-
-		while (ncap < *len + n + 1)
-			ncap *= 2;
-		nb = realloc(*buf, ncap);
-		if (!nb)
-			return SSE_ENOMEM;
-		*buf = nb;
-		*cap = ncap;
-	}
-	memcpy(*buf + *len, src, n);
-	*len += n;
-	(*buf)[*len] = '\0';
-	return SSE_OK;
+	return strbuf_append(buf, len, cap, src, n) < 0 ? SSE_ENOMEM : SSE_OK;
 }
 
 static int dispatch(struct sse_parser *p)

@@ -26,6 +26,7 @@
 #include "lib/curlev.h"
 #include "lib/meter.h"
 #include "lib/result.h"
+#include "lib/strbuf.h"
 #include "lib/httpserver.h"
 #include "lib/trace.h"
 #include "lib/tracefile.h"
@@ -512,27 +513,10 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 	if (q->mode == MODE_SSE) {
 		if (!q->meter_broken && meter_feed(&q->meter, ptr, len, now) != SSE_OK)
 			q->meter_broken = 1;    /* the result says why; keep passing on */
-	} else if (!q->body_overflow) {
-		if (q->body_len + len + 1 > PROXY_MAX_MEASURED) {
-			q->body_overflow = 1;
-		} else {
-			if (q->body_len + len + 1 > q->body_cap) {
-				size_t cap = q->body_cap ? q->body_cap : 4096;
-				char *nb;
-
-				while (cap < q->body_len + len + 1)
-					cap *= 2;
-				if (!(nb = realloc(q->body, cap))) {
-					q->body_overflow = 1;
-					return len;
-				}
-				q->body = nb;
-				q->body_cap = cap;
-			}
-			memcpy(q->body + q->body_len, ptr, len);
-			q->body_len += len;
-			q->body[q->body_len] = '\0';
-		}
+	} else if (!q->body_overflow &&
+		   (q->body_len + len + 1 > PROXY_MAX_MEASURED ||
+		    strbuf_append(&q->body, &q->body_len, &q->body_cap, ptr, len) < 0)) {
+		q->body_overflow = 1;
 	}
 	return len;
 }
@@ -924,7 +908,6 @@ static int bad_value(const char *option, const char *value)
 	return 2;
 }
 
-/* "HOST:PORT" or "[V6ADDR]:PORT" into o->host and o->port. */
 /* Returns 0 to run, 1 after --help, 2 after a usage error (printed). */
 static int parse_args(int argc, char **argv, struct proxy_options *o)
 {

@@ -12,6 +12,7 @@
 #include "lib/clock.h"
 #include "lib/curlev.h"
 #include "lib/meter.h"
+#include "lib/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,21 +89,8 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 			 "response body larger than %zu bytes", q->client->opt.max_event);
 		return 0;
 	}
-	if (q->body_len + len + 1 > q->body_cap) {
-		size_t cap = q->body_cap ? q->body_cap : 4096;
-		char *nb;
-
-		while (cap < q->body_len + len + 1)
-			cap *= 2;
-		nb = realloc(q->body, cap);
-		if (!nb)
-			return 0;
-		q->body = nb;
-		q->body_cap = cap;
-	}
-	memcpy(q->body + q->body_len, ptr, len);
-	q->body_len += len;
-	q->body[q->body_len] = '\0';
+	if (strbuf_append(&q->body, &q->body_len, &q->body_cap, ptr, len) < 0)
+		return 0;
 	return len;
 }
 
