@@ -52,7 +52,12 @@ $(BIN): $(O)/tracebench.o $(O)/libtracebench.a
 $(O)/libtracebench.a: $(PROG_OBJ) $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(O)/%.o: %.c $(wildcard */*.h) Makefile
+# Each object depends on the headers it includes, as the compiler lists
+# them in a .d file beside it (-MMD; -MP adds an empty rule per header so
+# that a removed header does not stop the build); the .d files are
+# included at the end. The Makefile itself is a prerequisite since it
+# holds the flags.
+$(O)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -64,17 +69,20 @@ $(O)/schema_sql.c: schema/tracebench.sql
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
 	  echo ';'; } > $@
 
-$(O)/tests/%: tests/unit/%.c tests/unit/harness.h $(O)/libtracebench.a
+$(O)/schema_sql.o: $(O)/schema_sql.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(O)/tests/%: tests/unit/%.c Makefile $(O)/libtracebench.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libtracebench.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(O)/libtracebench.a $(LIBS)
 
 # Helpers of make bench (tests/bench/), linked like the unit tests.
 BENCH_SRC   = $(wildcard tests/bench/bench_*.c)
 BENCH_TOOLS = $(BENCH_SRC:tests/bench/%.c=build/bench/%)
 
-$(O)/bench/%: tests/bench/%.c $(O)/libtracebench.a
+$(O)/bench/%: tests/bench/%.c Makefile $(O)/libtracebench.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libtracebench.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(O)/libtracebench.a $(LIBS)
 
 # The bench helpers are built with the tests so that they keep compiling.
 test: $(BIN) $(TESTS) $(BENCH_SRC:tests/bench/%.c=$(O)/bench/%)
@@ -123,8 +131,8 @@ fuzz:
 FUZZ_OBJ      = $(LIB_OBJ) $(O)/record/csv.o $(O)/record/import.o $(O)/record/words.o \
                $(O)/replay/body.o
 
-$(O)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_OBJ)
-	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LIBS)
+$(O)/fuzz_%: tests/fuzz/fuzz_%.c Makefile $(FUZZ_OBJ)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LIBS)
 
 # Static analysis of every C file, tests included; a finding fails the
 # target. cppcheck's checks: warning (bugs), style (dead stores, redundant
@@ -160,4 +168,6 @@ install: tracebench
 clean:
 	rm -rf build build-asan tracebench
 
+# The header dependencies the compiler wrote (-MMD -MP above); none
+# exist before the first build, when everything is built anyway.
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
