@@ -1,7 +1,8 @@
 # tracebench - one Makefile for the binary, the tests and the benchmarks.
 #
 #   make            build ./tracebench
-#   make test       build and run every test (ends with "N passed, N failed")
+#   make test       build and run every test (ends with
+#                   "N passed, N failed, N skipped")
 #   make demo       the whole pipeline on the built-in mock (sweep, report, plot)
 #   make asan       build with ASan+UBSan into build-asan/ and run the tests
 #   make valgrind   run the tests with every tracebench call under valgrind

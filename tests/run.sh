@@ -1,9 +1,13 @@
 #!/bin/sh
 # run.sh - runs every unit test binary and every command-line test, then
-# prints one line "N passed, N failed" (exit 1 if anything failed).
+# prints one line "N passed, N failed, N skipped" (exit 1 if anything
+# failed; a skip is not a failure). The line starts "N passed, N failed"
+# whatever follows, for the parsers that read it.
 #
-# Each unit binary and each script prints "PASS name" / "FAIL name" lines;
-# a binary or script that dies without saying FAIL counts as one failure.
+# Each unit binary and each script prints "PASS name" / "FAIL name" lines,
+# and "SKIP name: reason" for a check that cannot run here (a program not
+# installed, ...); a binary or script that dies without saying FAIL counts
+# as one failure.
 # TB_VALGRIND=1 runs the unit binaries and every tracebench call of the
 # scripts under valgrind (make valgrind).
 
@@ -46,5 +50,10 @@ done
 
 passed=$(grep -c '^PASS' "$log")
 failed=$(grep -c '^FAIL' "$log")
-echo "$passed passed, $failed failed"
+skipped=$(grep -c '^SKIP' "$log")
+if [ "$skipped" -gt 0 ]; then
+	echo "skipped:"
+	grep '^SKIP' "$log" | sed 's/^SKIP /    /'
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

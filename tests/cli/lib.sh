@@ -1,6 +1,8 @@
 # lib.sh - helpers sourced by the command-line tests (tests/cli/t*.sh).
 #
 #   check "what it shows" COMMAND...   PASS when COMMAND succeeds
+#   skip "what it shows" "why"         SKIP: a check that cannot run here
+#   have PROGRAM                       true when PROGRAM is on PATH
 #   start_mock [MOCK FLAGS]            a mock on a free port; sets $ENDPOINT
 #   start_proxy TRACE [FLAGS]          a record proxy in front of it; sets $PROXY
 #   tb ARGS...                         the tracebench under test
@@ -68,6 +70,16 @@ check() {
 	else
 		echo "FAIL $T: $desc"
 	fi
+}
+
+# skip "what it shows" "why": the check (or block of checks) named cannot
+# run here; tests/run.sh counts it as skipped, neither passed nor failed.
+skip() {
+	echo "SKIP $T: $1 ($2)"
+}
+
+have() {
+	command -v "$1" >/dev/null 2>&1
 }
 
 # Starts the mock on a free loopback port and waits until it listens.

@@ -54,7 +54,7 @@ if [ -n "$RO" ]; then
 	check "analyze load, unwritable directory: exit 2" test $rc -eq 2
 	check "... one line naming the database" one_line "$RO/b.db" "unable to open database file"
 else
-	echo "PASS $T: (no unwritable directory here: those checks skipped)"
+	skip "record synth, replay, analyze load: an unwritable directory" "no unwritable directory here"
 fi
 tb analyze load --db "$WORK/b.db" "$S/results-sample.jsonl.gz" 2>/dev/null
 : >"$WORK/file"
@@ -71,6 +71,8 @@ if [ -n "$RO" ]; then
 	rc=$?
 	check "analyze plot, unwritable directory: exit 2" test $rc -eq 2
 	check "... one line naming the directory" one_line "$RO/plots" "cannot create directory .*: (Permission denied|Read-only|Operation not permitted)"
+else
+	skip "analyze plot, unwritable directory" "no unwritable directory here"
 fi
 
 # --- a full disk: a file size limit of 8 blocks (4 KiB in sh's units) ------

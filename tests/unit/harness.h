@@ -3,10 +3,17 @@
  *
  * Each test binary prints one line per test, "PASS name" or "FAIL name"
  * preceded by the failed checks (file:line: expression). tests/run.sh adds
- * the lines of every binary and script up into "N passed, N failed".
+ * the lines of every binary and script up into
+ * "N passed, N failed, N skipped".
+ *
+ * A check that cannot run here (gnuplot not installed, ...) is not left
+ * out silently: SKIP("reason") prints "SKIP name: reason" and the test goes
+ * on with what it can check. A test that ran no check at all before or
+ * after its SKIP prints no PASS line: it was skipped, not passed.
  *
  *   TEST(parses_empty) { CHECK_EQ_INT(parse(""), 0); }
- *   int main(void) { RUN(parses_empty); return harness_done(); }
+ *   TEST(renders) { if (!have_gnuplot()) { SKIP("gnuplot not installed"); return; } ... }
+ *   int main(void) { RUN(parses_empty); RUN(renders); return harness_done(); }
  */
 #ifndef TB_HARNESS_H
 #define TB_HARNESS_H
@@ -15,12 +22,14 @@
 #include <stdio.h>
 #include <string.h>
 
-static int harness_failed_checks;
-static int harness_passed, harness_failed;
+static int harness_checks, harness_failed_checks;
+static int harness_passed, harness_failed, harness_skipped;
+static const char *harness_test = "";   /* the test RUN is running */
 
 #define TEST(name) static void name(void)
 
 #define CHECK(cond) do { \
+	harness_checks++; \
 	if (!(cond)) { \
 		harness_failed_checks++; \
 		fprintf(stdout, "  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
@@ -28,6 +37,7 @@ static int harness_passed, harness_failed;
 } while (0)
 
 #define CHECK_EQ_INT(a, b) do { \
+	harness_checks++; \
 	long long a_ = (long long)(a), b_ = (long long)(b); \
 	if (a_ != b_) { \
 		harness_failed_checks++; \
@@ -37,6 +47,7 @@ static int harness_passed, harness_failed;
 } while (0)
 
 #define CHECK_NEAR(a, b, tol) do { \
+	harness_checks++; \
 	double a_ = (double)(a), b_ = (double)(b); \
 	if (!(fabs(a_ - b_) <= (tol))) { \
 		harness_failed_checks++; \
@@ -46,6 +57,7 @@ static int harness_passed, harness_failed;
 } while (0)
 
 #define CHECK_STR(a, b) do { \
+	harness_checks++; \
 	const char *a_ = (a), *b_ = (b); \
 	if (!a_ || !b_ || strcmp(a_, b_) != 0) { \
 		harness_failed_checks++; \
@@ -54,10 +66,20 @@ static int harness_passed, harness_failed;
 	} \
 } while (0)
 
+/* Reports checks of the running test that cannot run here, and why. */
+#define SKIP(reason) do { \
+	harness_skipped++; \
+	printf("SKIP %s: %s\n", harness_test, (reason)); \
+} while (0)
+
 #define RUN(name) do { \
-	int before_ = harness_failed_checks; \
+	int before_ = harness_failed_checks, checks_ = harness_checks; \
+	int skipped_ = harness_skipped; \
+	harness_test = #name; \
 	name(); \
-	if (harness_failed_checks == before_) { \
+	if (harness_checks == checks_ && harness_skipped > skipped_) { \
+		/* skipped whole: its SKIP line says so */ \
+	} else if (harness_failed_checks == before_) { \
 		harness_passed++; \
 		printf("PASS %s\n", #name); \
 	} else { \
