@@ -112,8 +112,17 @@ check "... naming the missing columns on one line" sh -c \
 tb record import --format mooncake "$S/azure-sample.csv" -o "$WORK/x.jsonl.gz" 2>"$WORK/err"
 check "no valid row is exit 2" test $? -eq 2
 check "... saying so" grep -qF "no valid row in '$S/azure-sample.csv'; skipped 17 rows (malformed)" "$WORK/err"
-check "... and at most 20 bad rows are shown" test "$(grep -c 'skipped$' "$WORK/err")" -eq 17
+check "... each of its 17 bad rows shown" test "$(grep -c 'skipped$' "$WORK/err")" -eq 17
 check "no file was written" test ! -e "$WORK/x.jsonl.gz"
+{ i=1; while [ $i -le 30 ]; do echo "garbage $i"; i=$((i + 1)); done
+  echo '{"timestamp": 0, "input_length": 5, "output_length": 5}'; } >"$WORK/bad30.jsonl"
+tb record import --format mooncake "$WORK/bad30.jsonl" -o "$WORK/b30.jsonl.gz" 2>"$WORK/err"
+check "30 bad rows: the first 20 are shown, then one line says the rest are counted" sh -c \
+	"test \$(grep -c 'skipped\$' '$WORK/err') -eq 20 &&
+	 grep -q \"bad30.jsonl' line 20: not valid JSON; skipped\" '$WORK/err' &&
+	 ! grep -q \"line 21:\" '$WORK/err' &&
+	 test \$(grep -c 'further bad rows are counted, not shown' '$WORK/err') -eq 1"
+check "... and all 30 counted" grep -qF "imported 1 request from '$WORK/bad30.jsonl'; skipped 30 rows (malformed)" "$WORK/err"
 awk 'BEGIN { printf "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 5, \"x\": \""; for (i = 0; i < 1100000; i++) printf "a"; print "\"}"; print "{\"timestamp\": 1, \"input_length\": 5, \"output_length\": 5}" }' >"$WORK/long.jsonl"
 tb record import --format mooncake "$WORK/long.jsonl" -o "$WORK/l.jsonl.gz" 2>"$WORK/err"
 check "a line over the cap is skipped, the next one read" sh -c \
@@ -131,5 +140,10 @@ tb record import --help >"$WORK/out"
 check "--help: usage on stdout with examples" sh -c \
 	"grep -q '^usage: tracebench record import' '$WORK/out' && grep -q '^examples:' '$WORK/out'"
 tb record import --format azure "$S/azure-sample.csv" -o "$WORK/r.jsonl.gz" 2>/dev/null
-tb replay --endpoint http://127.0.0.1:9 -c 1 -n 1 -o "$WORK/res.jsonl.gz" "$WORK/r.jsonl.gz" >/dev/null 2>"$WORK/err"
-check "an imported trace is accepted by replay (the trace reads)" sh -c "! grep -q 'line [0-9]' '$WORK/err'"
+start_mock --ttft-ms 1 --itl-ms 0
+tb replay --endpoint "$ENDPOINT" -c 2 -n 13 --warmup 0 --quiet -o "$WORK/res.jsonl.gz" "$WORK/r.jsonl.gz" \
+	>/dev/null 2>"$WORK/err"
+rc=$?
+check "an imported trace replays: exit 0, a result for each of its 13 requests, all ok" sh -c \
+	"test $rc -eq 0 && test \$(zcat '$WORK/res.jsonl.gz' | tail -n +2 | wc -l) -eq 13 &&
+	 test \$(zcat '$WORK/res.jsonl.gz' | tail -n +2 | grep -c '\"status\":200') -eq 13"

@@ -69,8 +69,9 @@ check "runs as text: aligned columns, counts to the right" \
 	grep -q '^sample  2026-11-30T14:04:45Z  http://127.0.0.1:35199  mock   crc32:84312110  closed  1,2,4         24       0$' \
 	"$WORK/runs.txt"
 tb analyze compare --db "$WORK/s.db" sample sample >"$WORK/cmp" 2>"$WORK/err"
+rc=$?
 check "a run compared with itself: exit 0, no change anywhere" \
-	sh -c "! grep -Eq 'faster|slower' '$WORK/cmp' && grep -q 'no significant change' '$WORK/cmp'"
+	sh -c "test $rc -eq 0 && ! grep -Eq 'faster|slower' '$WORK/cmp' && grep -q 'no significant change' '$WORK/cmp'"
 tb analyze rm --db "$WORK/s.db" sample 2>/dev/null
 check "rm removes the run and its requests" \
 	test "$(sqlite3 "$WORK/s.db" 'select count(*) from runs') $(sqlite3 "$WORK/s.db" 'select count(*) from requests')" = "0 0"
