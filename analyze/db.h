@@ -9,7 +9,7 @@
  * lib/summary.h exactly as replay does.
  *
  * A "run" here is a label: every results file loaded under one label (the
- * shards of one sweep, see DESIGN.md "Scale past one machine") is reported
+ * shards of one sweep, see docs/DESIGN.md "Scale past one machine") is reported
  * as one run. Loading the same file (same run_id) twice is a no-op.
  *
  * Errors are values: functions return 0 or a negative DB_ERR_* code and put

@@ -3,9 +3,9 @@
  * into a results file and analyze reads them back (schema/FORMAT.md).
  *
  * Times are nanoseconds. sched_ns and send_ns are offsets from the run's
- * start; ttft/ttfa/e2e are measured from 'start' as DESIGN.md defines it
- * (closed loop: send time; open loop: scheduled time). -1 means "none"
- * (no token arrived, no answer token, ...).
+ * start; ttft/ttfa/e2e are measured from 'start' as docs/DESIGN.md
+ * ("Metric definitions") defines it (closed loop: send time; open loop:
+ * scheduled time). -1 means "none" (no token arrived, no answer token, ...).
  */
 #ifndef TB_RESULT_H
 #define TB_RESULT_H
