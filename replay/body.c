@@ -311,15 +311,3 @@ int body_rewrite(const char *body, size_t len, const struct body_overrides *ov,
 	*out_len = b.len;
 	return BODY_OK;
 }
-
-const char *body_strerror(int rc)
-{
-	switch (rc) {
-	case BODY_OK:
-		return "success";
-	case BODY_ENOMEM:
-		return "out of memory";
-	default:
-		return "unknown error";
-	}
-}

@@ -41,7 +41,4 @@ struct body_overrides {
 int body_rewrite(const char *body, size_t len, const struct body_overrides *ov,
 		 char **out, size_t *out_len);
 
-/* A sentence for a BODY_* code. */
-const char *body_strerror(int rc);
-
 #endif
