@@ -236,11 +236,6 @@ struct event_base *client_base(struct client *c)
 	return c->base;
 }
 
-size_t client_active(const struct client *c)
-{
-	return c->n_active;
-}
-
 int client_start(struct client *c, const char *method, const char *path,
 		 char *const *headers, size_t n_headers, const char *body, size_t body_len,
 		 struct result *result, int64_t origin_ns, int64_t start_ns,

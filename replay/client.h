@@ -58,9 +58,6 @@ int client_start(struct client *c, const char *method, const char *path,
 		 struct result *result, int64_t origin_ns, int64_t start_ns,
 		 client_done_fn done, void *ctx);
 
-/* Requests in flight. */
-size_t client_active(const struct client *c);
-
 /* Ends every request in flight now, recording them as cancelled. */
 void client_cancel_all(struct client *c);
 
