@@ -43,12 +43,6 @@ static size_t summary_error_index(const char *cls)
 	return SUMMARY_N_ERROR_CLASSES - 1;
 }
 
-int summary_slo_any(const struct summary_slo *slo)
-{
-	return slo && (slo->ttft_ms > 0 || slo->ttfa_ms > 0 || slo->tpot_ms > 0 ||
-		       slo->e2e_ms > 0);
-}
-
 int summary_slo_parse(const char *s, struct summary_slo *out, char *err, size_t errlen)
 {
 	struct summary_slo slo = { 0, 0, 0, 0 };

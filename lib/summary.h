@@ -34,9 +34,6 @@ struct summary_slo {
  */
 int summary_slo_parse(const char *s, struct summary_slo *out, char *err, size_t errlen);
 
-/* True when slo sets at least one limit. */
-int summary_slo_any(const struct summary_slo *slo);
-
 struct level_summary {
 	int level;             /* concurrency */
 	size_t requests;       /* non-warm-up requests */
