@@ -21,8 +21,6 @@
 #include "analyze/db.h"
 
 #define PLOT_DAT_NAME    "scaling.dat"
-#define PLOT_SCRIPT_NAME "scaling.gp"
-#define PLOT_PNG_NAME    "scaling.png"
 
 enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_PDF };
 
