@@ -882,9 +882,3 @@ cleanup:
 	plot_data_release(&d);
 	return rc;
 }
-
-int plot_scaling(struct db *db, const char *const *labels, size_t n_labels, const char *dir,
-		 struct plot_output *out, char *err, size_t errlen)
-{
-	return plot_write(db, labels, n_labels, dir, PLOT_PNG, 0, out, err, errlen);
-}

@@ -52,10 +52,6 @@ int plot_write(struct db *db, const char *const *labels, size_t n_labels, const 
 	       enum plot_format fmt, int force, struct plot_output *out, char *err,
 	       size_t errlen);
 
-/* plot_write in PNG, replacing nothing (kept for callers of the first version). */
-int plot_scaling(struct db *db, const char *const *labels, size_t n_labels, const char *dir,
-		 struct plot_output *out, char *err, size_t errlen);
-
 /* The variable scaling.gp defines as a single quote: sprintf('%c', 39). */
 #define PLOT_GP_QUOTE_VAR "tb_quote"
 

@@ -740,7 +740,7 @@ TEST(plot_writes_data_script_and_png)
 	char err[DB_ERRLEN], *dat, *gp;
 	const char *out = path_of("plots");
 
-	CHECK_EQ_INT(plot_scaling(db, NULL, 0, out, &po, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(plot_write(db, NULL, 0, out, PLOT_PNG, 0, &po, err, sizeof(err)), DB_OK);
 	dat = read_text(path_of("plots/scaling.dat"));
 	CHECK(strstr(dat, "\n1 26.316 100.000\n2 72.727 80.000\n") != NULL);
 	gp = read_text(path_of("plots/scaling.gp"));
@@ -769,7 +769,7 @@ TEST(plot_writes_data_script_and_png)
 	free(dat);
 	free(gp);
 
-	CHECK_EQ_INT(plot_scaling(db, (const char *const[]){ "nope" }, 1, out, &po,
+	CHECK_EQ_INT(plot_write(db, (const char *const[]){ "nope" }, 1, out, PLOT_PNG, 0, &po,
 				  err, sizeof(err)), DB_ERR_INPUT);
 	CHECK(strstr(err, "'nope'") != NULL);
 	db_close(db);
@@ -789,7 +789,7 @@ TEST(plot_labels_cannot_inject_gnuplot_commands)
 	char err[DB_ERRLEN], *gp;
 	const char *out = path_of("hostile");
 
-	CHECK_EQ_INT(plot_scaling(db, NULL, 0, out, &po, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(plot_write(db, NULL, 0, out, PLOT_PNG, 0, &po, err, sizeof(err)), DB_OK);
 	gp = read_text(path_of("hostile/scaling.gp"));
 	CHECK(strstr(gp, "title tb_quote . '; system(' . tb_quote . 'touch pwned' . "
 		      "tb_quote . '); ' . tb_quote . ': aggregate'") != NULL);
@@ -878,7 +878,7 @@ TEST(plot_without_gnuplot_writes_script_only)
 
 	mkdir(path_of("emptybin"), 0777);
 	setenv("PATH", path_of("emptybin"), 1);
-	CHECK_EQ_INT(plot_scaling(db, NULL, 0, out, &po, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(plot_write(db, NULL, 0, out, PLOT_PNG, 0, &po, err, sizeof(err)), DB_OK);
 	if (saved)
 		setenv("PATH", saved, 1);
 	free(saved);
