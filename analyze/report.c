@@ -331,12 +331,6 @@ static int report_print_one_table(struct db *db, const struct db_run *runs, size
 	return DB_OK;
 }
 
-int report_print(struct db *db, const char *label, enum summary_format fmt, FILE *out,
-		 char *err, size_t errlen)
-{
-	return report_print_slo(db, label, fmt, NULL, out, err, errlen);
-}
-
 int report_print_slo(struct db *db, const char *label, enum summary_format fmt,
 		     const struct summary_slo *slo, FILE *out, char *err, size_t errlen)
 {

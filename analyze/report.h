@@ -38,17 +38,11 @@ int report_summarize_slo(struct db *db, const char *label, const struct summary_
 void report_run_release(struct report_run *r);
 
 /*
- * Prints the table of each run (only 'label' when not NULL) to out. Text and
- * Markdown get a heading per run and a warm-up line after its table; CSV and
- * JSON one table covering all runs, the run label in the "run" column.
- */
-int report_print(struct db *db, const char *label, enum summary_format fmt, FILE *out,
-		 char *err, size_t errlen);
-
-/*
- * report_print with goodput columns against slo (NULL: none). Text and
- * Markdown also get, per run, the errors by class, the latency table
- * (summary_print_latency) and the warm-up line.
+ * Prints the table of each run (only 'label' when not NULL) to out, with
+ * goodput columns against slo (NULL: none). Text and Markdown get a
+ * heading per run and, after its table, the errors by class, the latency
+ * table (summary_print_latency) and the warm-up line; CSV and JSON one
+ * table covering all runs, the run label in the "run" column.
  */
 int report_print_slo(struct db *db, const char *label, enum summary_format fmt,
 		     const struct summary_slo *slo, FILE *out, char *err, size_t errlen);

@@ -221,7 +221,7 @@ static char *report_to_string(struct db *db, const char *run, enum summary_forma
 	FILE *out = open_memstream(&buf, &len);
 
 	*rc = export ? report_export_csv(db, run, out, err, sizeof(err))
-		     : report_print(db, run, fmt, out, err, sizeof(err));
+		     : report_print_slo(db, run, fmt, NULL, out, err, sizeof(err));
 	fclose(out);
 	return buf;
 }
