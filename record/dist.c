@@ -49,12 +49,6 @@ int dist_parse(const char *spec, struct dist *d)
 	return 0;
 }
 
-int dist_is_fixed(const struct dist *d)
-{
-	return d->kind == DIST_FIXED || (d->kind == DIST_UNIFORM && d->a == d->b) ||
-	       (d->kind != DIST_UNIFORM && d->b == 0);
-}
-
 long dist_sample(const struct dist *d, struct rng *r)
 {
 	double x = d->a;

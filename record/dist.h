@@ -31,9 +31,6 @@ struct dist {
  */
 int dist_parse(const char *spec, struct dist *d);
 
-/* True when d always gives the same value. */
-int dist_is_fixed(const struct dist *d);
-
 /* One length from d, rounded and clamped to [DIST_MIN, DIST_MAX]. */
 long dist_sample(const struct dist *d, struct rng *r);
 

@@ -106,9 +106,10 @@ TEST(length_specs)
 	int i, lo = 1, hi = 1;
 
 	CHECK_EQ_INT(dist_parse("512", &d), 0);
-	CHECK(dist_is_fixed(&d));
+	rng_init(&r, 3);
+	CHECK_EQ_INT(dist_sample(&d, &r), 512);
+	CHECK_EQ_INT(dist_sample(&d, &r), 512);
 	CHECK_EQ_INT(dist_parse("uniform:10:20", &d), 0);
-	CHECK(!dist_is_fixed(&d));
 	rng_init(&r, 3);
 	for (i = 0; i < 1000; i++) {
 		long v = dist_sample(&d, &r);
