@@ -1,9 +1,10 @@
 /*
  * stats.h - the statistics every report uses, in one place.
  *
- * Percentiles follow DESIGN.md: linear interpolation between closest ranks,
- * the default of numpy.percentile, over the values given (callers pass only
- * successful, non-warm-up requests).
+ * Percentiles follow docs/DESIGN.md ("Metric definitions"): linear
+ * interpolation between closest ranks, the default of numpy.percentile,
+ * over the values given (callers pass only successful, non-warm-up
+ * requests).
  *
  * The bootstrap below is what `analyze compare` bases its verdicts on. Its
  * random numbers come from splitmix64 with a seed the caller gives, so the
