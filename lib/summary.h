@@ -3,8 +3,8 @@
  *
  * replay prints a row as each level ends; analyze prints the same rows from
  * the database. Both compute them here from struct result arrays, so the
- * numbers cannot drift apart. Column meanings follow DESIGN.md's metric
- * table: aggregate tok/s = sum of output tokens / wall time of the level;
+ * numbers cannot drift apart. Column meanings follow docs/DESIGN.md,
+ * "Metric definitions": aggregate tok/s = sum of output tokens / wall time of the level;
  * per-request tok/s = mean of output_tokens / (E2E - TTFT).
  */
 #ifndef TB_SUMMARY_H
