@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/random.h"
 #include "lib/stats.h"
 
 /* Fewer samples than this on either side: no verdict. */
@@ -239,16 +240,16 @@ static int compare_groups_init(struct compare_groups *g, const double *v, const 
 }
 
 /* One two-stage resample of g into buf; returns the number of values. */
-static size_t compare_groups_draw(const struct compare_groups *g, double *buf, uint64_t *state)
+static size_t compare_groups_draw(const struct compare_groups *g, double *buf, struct rng *state)
 {
 	size_t k, i, size, m, len, n = 0;
 
 	for (k = 0; k < g->n_groups; k++) {
-		size_t pick = stats_rand_below(state, g->n_groups);
+		size_t pick = rng_below(state, g->n_groups);
 
 		size = g->gstart[pick + 1] - g->gstart[pick];
 		for (i = 0; i < size; i++) {
-			m = g->order[g->gstart[pick] + stats_rand_below(state, size)];
+			m = g->order[g->gstart[pick] + rng_below(state, size)];
 			if (!g->mstart) {
 				buf[n++] = g->v[m];
 				continue;
@@ -269,11 +270,12 @@ static int compare_groups_ci(const struct compare_groups *a, const struct compar
 	double *ba = malloc((a->cap + 1) * sizeof(double));
 	double *bb = malloc((b->cap + 1) * sizeof(double));
 	double *diff = malloc(resamples * sizeof(double));
-	uint64_t state = seed;
+	struct rng state;
 	size_t na, nb;
 	unsigned r, used = 0;
 	int rc = -1;
 
+	rng_init(&state, seed);
 	if (!ba || !bb || !diff)
 		goto cleanup;
 	for (r = 0; r < resamples; r++) {
@@ -307,10 +309,11 @@ static int compare_itl_ci(const struct compare_side *a, const struct compare_sid
 	const struct compare_side *side[2] = { a, b };
 	size_t cap[2] = { 0, 0 }, i, k, m, len;
 	double *buf[2] = { NULL, NULL }, *diff = NULL, v[2];
-	uint64_t state = seed;
+	struct rng state;
 	unsigned r;
 	int rc = -1;
 
+	rng_init(&state, seed);
 	for (k = 0; k < 2; k++) {
 		size_t longest = 0;
 
@@ -332,7 +335,7 @@ static int compare_itl_ci(const struct compare_side *a, const struct compare_sid
 			size_t n = 0;
 
 			for (i = 0; i < side[k]->n_itl_req; i++) {
-				m = stats_rand_below(&state, side[k]->n_itl_req);
+				m = rng_below(&state, side[k]->n_itl_req);
 				len = side[k]->itl_start[m + 1] - side[k]->itl_start[m];
 				memcpy(buf[k] + n, side[k]->itl + side[k]->itl_start[m],
 				       len * sizeof(double));

@@ -10,6 +10,14 @@ void rng_init(struct rng *r, uint64_t seed)
 	r->state = seed;
 }
 
+uint64_t rng_derive(uint64_t seed, uint64_t key)
+{
+	struct rng r;
+
+	rng_init(&r, seed ^ (key * 0xd1342543de82ef95ULL));
+	return rng_next(&r);
+}
+
 uint64_t rng_next(struct rng *r)
 {
 	uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
@@ -17,6 +25,12 @@ uint64_t rng_next(struct rng *r)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+size_t rng_below(struct rng *r, size_t n)
+{
+	/* The high 64 bits of a 64x64 product: Lemire's multiply-shift. */
+	return (size_t)(((unsigned __int128)rng_next(r) * n) >> 64);
 }
 
 double rng_uniform(struct rng *r)

@@ -2,6 +2,7 @@
  * stats.c - percentiles and means; see stats.h.
  */
 #include "stats.h"
+#include "random.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -80,21 +81,6 @@ void stats_describe(double *v, size_t n, struct stats_dist *d)
 	d->p90 = stats_select_from(v, n, k, 90, &k);
 	d->p95 = stats_select_from(v, n, k, 95, &k);
 	d->p99 = stats_select_from(v, n, k, 99, &k);
-}
-
-uint64_t stats_splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-size_t stats_rand_below(uint64_t *state, size_t n)
-{
-	/* The high 64 bits of a 64x64 product: Lemire's multiply-shift. */
-	return (size_t)(((unsigned __int128)stats_splitmix64(state) * n) >> 64);
 }
 
 /*
@@ -181,13 +167,14 @@ int stats_bootstrap_diff(const double *a, size_t na, const double *b, size_t nb,
 			 double *lo, double *hi)
 {
 	double *ra = NULL, *rb = NULL, *diff = NULL;
-	uint64_t state = seed;
+	struct rng state;
 	size_t i;
 	unsigned r;
 	int rc = -1;
 
 	if (!na || !nb || !resamples)
 		return -1;
+	rng_init(&state, seed);
 	ra = malloc(na * sizeof(*ra));
 	rb = malloc(nb * sizeof(*rb));
 	diff = malloc(resamples * sizeof(*diff));
@@ -195,9 +182,9 @@ int stats_bootstrap_diff(const double *a, size_t na, const double *b, size_t nb,
 		goto cleanup;
 	for (r = 0; r < resamples; r++) {
 		for (i = 0; i < na; i++)
-			ra[i] = a[stats_rand_below(&state, na)];
+			ra[i] = a[rng_below(&state, na)];
 		for (i = 0; i < nb; i++)
-			rb[i] = b[stats_rand_below(&state, nb)];
+			rb[i] = b[rng_below(&state, nb)];
 		diff[r] = stats_select_percentile(rb, nb, p) - stats_select_percentile(ra, na, p);
 	}
 	stats_ci_of(diff, resamples, level, lo, hi);
@@ -211,13 +198,13 @@ cleanup:
 
 /* sum(num)/sum(den) of n pairs drawn with replacement. */
 static double stats_resampled_ratio(const double *num, const double *den, size_t n,
-				    uint64_t *state)
+				    struct rng *state)
 {
 	double sn = 0, sd = 0;
 	size_t i, k;
 
 	for (i = 0; i < n; i++) {
-		k = stats_rand_below(state, n);
+		k = rng_below(state, n);
 		sn += num[k];
 		sd += den[k];
 	}
@@ -229,12 +216,13 @@ int stats_bootstrap_ratio_diff(const double *a_num, const double *a_den, size_t 
 			       double level, unsigned resamples, uint64_t seed,
 			       double *lo, double *hi)
 {
-	uint64_t state = seed;
+	struct rng state;
 	double *diff;
 	unsigned r;
 
 	if (!na || !nb || !resamples)
 		return -1;
+	rng_init(&state, seed);
 	diff = malloc(resamples * sizeof(*diff));
 	if (!diff)
 		return -1;

@@ -7,7 +7,7 @@
  * requests).
  *
  * The bootstrap below is what `analyze compare` bases its verdicts on. Its
- * random numbers come from splitmix64 with a seed the caller gives, so the
+ * random numbers come from lib/random.h with a seed the caller gives, so the
  * same data always gets the same confidence interval and the same verdict.
  */
 #ifndef TB_STATS_H
@@ -47,12 +47,6 @@ double stats_t975(double df);
  */
 int stats_welch_ci95(const double *a, size_t na, const double *b, size_t nb,
 		     double *lo, double *hi);
-
-/* splitmix64 (Steele, Lea, Flood 2014): a tiny, fast, seedable generator. */
-uint64_t stats_splitmix64(uint64_t *state);
-
-/* A uniform integer in [0, n) from *state (n > 0); bias below 2^-40 for n < 2^24. */
-size_t stats_rand_below(uint64_t *state, size_t n);
 
 /*
  * The p-th percentile of the n > 0 values of v, equal to stats_percentile

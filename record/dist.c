@@ -1,5 +1,5 @@
 /*
- * dist.c - seeded lengths and arrivals for record synth; see dist.h.
+ * dist.c - seeded lengths for record synth; see dist.h.
  */
 #include "dist.h"
 #include "lib/cli.h"
@@ -81,26 +81,4 @@ long dist_sample(const struct dist *d, struct rng *r)
 	if (x > DIST_MAX)
 		return DIST_MAX;
 	return (long)x;
-}
-
-void dist_arrivals(enum arrival_kind kind, double rate, double burstiness,
-		   long n, struct rng *r, int64_t *out)
-{
-	double t = 0, mean = 1.0 / rate;
-	long i;
-
-	for (i = 0; i < n; i++) {
-		out[i] = (int64_t)floor(t * 1e9 + 0.5);
-		switch (kind) {
-		case ARRIVAL_CONSTANT:
-			t = (double)(i + 1) * mean;
-			break;
-		case ARRIVAL_POISSON:
-			t += rng_exponential(r, rate);
-			break;
-		case ARRIVAL_GAMMA:
-			t += rng_gamma(r, burstiness, mean / burstiness);
-			break;
-		}
-	}
 }

@@ -591,12 +591,12 @@ static int make_prompt(const struct import *im, const struct row *r, uint64_t se
 	for (i = 0; i < r->n_hash && left > 0; i++) {
 		long n = left < IMPORT_BLOCK_WORDS ? left : IMPORT_BLOCK_WORDS;
 
-		rng_init(&rng, words_seed(seed ^ 0x6d6f6f6e63616b65ULL, im->hashes[r->hash_off + i]));
+		rng_init(&rng, rng_derive(seed ^ 0x6d6f6f6e63616b65ULL, im->hashes[r->hash_off + i]));
 		if (words_append(b, n, &rng) < 0)
 			return -1;
 		left -= n;
 	}
-	rng_init(&rng, words_seed(seed, (uint64_t)r->line));
+	rng_init(&rng, rng_derive(seed, (uint64_t)r->line));
 	return words_append(b, left, &rng);
 }
 

@@ -109,7 +109,6 @@ static void add_spec(cJSON *source, const char *key, const struct dist *d, const
 
 static cJSON *make_header(const struct synth_options *o, long sessions)
 {
-	static const char *const arrival_names[] = { "constant", "poisson", "gamma" };
 	cJSON *header = cJSON_CreateObject(), *source;
 
 	cJSON_AddStringToObject(header, "tool", "tracebench " TB_VERSION);
@@ -123,7 +122,7 @@ static cJSON *make_header(const struct synth_options *o, long sessions)
 	cJSON_AddStringToObject(source, "endpoint_kind", o->completions ? "completions" : "chat");
 	if (o->rate > 0) {
 		cJSON_AddNumberToObject(source, "rate", o->rate);
-		cJSON_AddStringToObject(source, "arrival", arrival_names[o->arrival]);
+		cJSON_AddStringToObject(source, "arrival", arrival_name(o->arrival));
 		if (o->arrival == ARRIVAL_GAMMA)
 			cJSON_AddNumberToObject(source, "burstiness", o->burstiness);
 	}
@@ -158,8 +157,8 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 	char *headers[] = { content_type };
 	struct tracefile_writer *w = NULL;
 	struct session *sessions = NULL;
-	int64_t *arrivals = NULL;
-	struct rng word_rng, length_rng, arrival_rng;
+	struct rng word_rng, length_rng;
+	struct arrival arrival;
 	long n_sessions = (o->requests + o->turns - 1) / o->turns;
 	cJSON *header;
 	int rc = -1;
@@ -167,16 +166,8 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 
 	err[0] = '\0';
 	rng_init(&word_rng, o->seed);
-	rng_init(&length_rng, words_seed(o->seed, 1));
-	rng_init(&arrival_rng, words_seed(o->seed, 2));
-	if (o->rate > 0) {
-		arrivals = malloc((size_t)o->requests * sizeof(*arrivals));
-		if (!arrivals) {
-			snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", path);
-			return -1;
-		}
-		dist_arrivals(o->arrival, o->rate, o->burstiness, o->requests, &arrival_rng, arrivals);
-	}
+	rng_init(&length_rng, rng_derive(o->seed, 1));
+	arrival_init(&arrival, o->arrival, o->rate, o->burstiness, o->seed);
 	if (o->turns > 1) {
 		sessions = calloc((size_t)n_sessions, sizeof(*sessions));
 		if (!sessions) {
@@ -201,7 +192,7 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 
 		trace_request_init(&t);
 		t.id = i;
-		t.arrival_ns = arrivals ? arrivals[i] : 0;
+		t.arrival_ns = o->rate > 0 ? arrival_next(&arrival) : 0;
 		t.method = method;
 		t.path = o->completions ? completions_path : chat_path;
 		t.headers = headers;
@@ -240,7 +231,6 @@ cleanup:
 		free(sessions[i].text);
 	}
 	free(sessions);
-	free(arrivals);
 	return rc;
 }
 
@@ -330,13 +320,7 @@ int synth_main(int argc, char **argv)
 				return bad_value("rate", optarg);
 			break;
 		case 'a':
-			if (strcmp(optarg, "constant") == 0)
-				o.arrival = ARRIVAL_CONSTANT;
-			else if (strcmp(optarg, "poisson") == 0)
-				o.arrival = ARRIVAL_POISSON;
-			else if (strcmp(optarg, "gamma") == 0)
-				o.arrival = ARRIVAL_GAMMA;
-			else
+			if (arrival_parse(optarg, &o.arrival) < 0)
 				return bad_value("arrival", optarg);
 			arrival_given = 1;
 			break;

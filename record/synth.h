@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "dist.h"
+#include "lib/arrival.h"
 
 struct synth_options {
 	long requests;          /* -n: records in the trace */

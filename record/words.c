@@ -14,14 +14,6 @@ static const char *const vocabulary[] = {
 };
 #define LONGEST_WORD 8
 
-uint64_t words_seed(uint64_t seed, uint64_t key)
-{
-	struct rng r;
-
-	rng_init(&r, seed ^ (key * 0xd1342543de82ef95ULL));
-	return rng_next(&r);
-}
-
 static int reserve(struct words_buf *b, size_t more)
 {
 	size_t cap = b->cap ? b->cap : 256;

@@ -22,10 +22,6 @@ struct words_buf {
 	size_t len, cap;
 };
 
-/* A seed for an independent stream: mixes 'seed' and 'key' (a stream
- * number, a Mooncake hash id), so nearby keys give unrelated streams. */
-uint64_t words_seed(uint64_t seed, uint64_t key);
-
 /*
  * Appends n words drawn from r to b, separated by single spaces (a
  * space first when b is not empty). Returns 0, or -1 when out of memory

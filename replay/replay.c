@@ -546,7 +546,7 @@ static cJSON *results_header(const struct options *o, const char *label, const c
 		const struct schedule_options *so = &o->sched;
 
 		cJSON_AddStringToObject(params, "mode", "open");
-		cJSON_AddStringToObject(params, "arrival", schedule_arrival_name(so->arrival));
+		cJSON_AddStringToObject(params, "arrival", arrival_name(so->arrival));
 		if (so->arrival == ARRIVAL_TRACE) {
 			cJSON_AddNumberToObject(params, "speed", so->speed);
 		} else {
@@ -728,7 +728,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->open_loop = 1;
 			break;
 		case OPT_ARRIVAL:
-			if (schedule_arrival_parse(optarg, &o->sched.arrival) < 0)
+			if (arrival_parse(optarg, &o->sched.arrival) < 0)
 				bad = "arrival";
 			break;
 		case OPT_BURSTINESS:
@@ -955,7 +955,7 @@ static void print_schedule_accuracy(const struct options *o, const struct level_
 		double achieved = (double)(n - 1) * NS_PER_S / (double)(last - first);
 		double scheduled = (double)(n - 1) * NS_PER_S / (double)(last_sched - first_sched);
 
-		fprintf(stderr, "open loop (%s): ", schedule_arrival_name(o->sched.arrival));
+		fprintf(stderr, "open loop (%s): ", arrival_name(o->sched.arrival));
 		if (o->sched.arrival != ARRIVAL_TRACE)
 			fprintf(stderr, "target %.2f req/s, ", o->sched.rate /
 				(o->shard_n > 1 ? (double)o->shard_n : 1.0));

@@ -1,6 +1,7 @@
 /*
  * schedule.h - open-loop send schedules: when each request is due, as an
- * offset from one absolute start time.
+ * offset from one absolute start time. The generated kinds are
+ * lib/arrival.h's, the same as `record synth` writes into a trace.
  *
  * The whole schedule is computed before the first request leaves, so a
  * slow server cannot stretch it: a request is due at its offset whatever
@@ -13,28 +14,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum arrival {
-	ARRIVAL_CONSTANT,   /* every 1/rate seconds */
-	ARRIVAL_POISSON,    /* exponential gaps, mean 1/rate */
-	ARRIVAL_GAMMA,      /* gamma gaps, shape = burstiness, mean 1/rate */
-	ARRIVAL_TRACE,      /* the trace's own arrival offsets / speed */
-};
+#include "lib/arrival.h"
 
 struct schedule_options {
-	enum arrival arrival;
+	enum arrival_kind arrival;   /* ARRIVAL_TRACE: the trace's offsets / speed */
 	double rate;          /* requests per second (not ARRIVAL_TRACE) */
 	double burstiness;    /* gamma shape; 1 = Poisson, < 1 burstier */
 	double speed;         /* ARRIVAL_TRACE: 2 = twice as fast */
-	uint64_t seed;
+	uint64_t seed;        /* the user's --seed (lib/arrival.h derives its stream) */
 	size_t max_requests;  /* stop after this many (0 = no limit) */
 	int64_t duration_ns;  /* stop before this offset (0 = no limit) */
 };
-
-/* Parses "constant", "poisson", "gamma". Returns 0 or -1. */
-int schedule_arrival_parse(const char *s, enum arrival *out);
-
-/* Name of an arrival process, for headers and messages. */
-const char *schedule_arrival_name(enum arrival a);
 
 /*
  * Computes the due offsets (ns, non-decreasing, the first one 0 unless the

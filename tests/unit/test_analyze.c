@@ -26,6 +26,7 @@
 #include "analyze/db.h"
 #include "analyze/plot.h"
 #include "analyze/report.h"
+#include "lib/random.h"
 #include "lib/result.h"
 #include "lib/stats.h"
 #include "lib/summary.h"
@@ -1043,10 +1044,10 @@ TEST(cli_exit_codes_and_messages)
 }
 
 /* A standard normal draw (Box-Muller) from splitmix64. */
-static double gen_normal(uint64_t *s)
+static double gen_normal(struct rng *s)
 {
-	double u1 = ((double)(stats_splitmix64(s) >> 11) + 0.5) / 9007199254740992.0;
-	double u2 = (double)(stats_splitmix64(s) >> 11) / 9007199254740992.0;
+	double u1 = ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
+	double u2 = (double)(rng_next(s) >> 11) / 9007199254740992.0;
 
 	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
@@ -1062,7 +1063,7 @@ static void write_generated(const char *path, const char *run_id, const char *la
 	char err[TRACEFILE_ERRLEN];
 	struct tracefile_writer *w;
 	cJSON *h = cJSON_CreateObject(), *t, *rec;
-	uint64_t s = seed;
+	struct rng s = { seed };
 	int64_t at = 0;
 	size_t i, j;
 
@@ -1115,7 +1116,7 @@ static void write_repeats(const char *path, const char *run_id, const char *labe
 	char err[TRACEFILE_ERRLEN];
 	struct tracefile_writer *w;
 	cJSON *h = cJSON_CreateObject(), *rec;
-	uint64_t s = seed;
+	struct rng s = { seed };
 	int64_t at = 0;
 	int k, i, j;
 

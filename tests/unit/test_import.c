@@ -147,7 +147,7 @@ TEST(words_are_counted_and_seeded)
 	CHECK_EQ_INT(words_append(&a, 0, &r1), 0);
 	CHECK_EQ_INT(words_count(a.p), 100);
 	CHECK_EQ_INT(words_count("  two\twords\n"), 2);
-	CHECK(words_seed(1, 2) != words_seed(1, 3));
+	CHECK(rng_derive(1, 2) != rng_derive(1, 3));
 	free(a.p);
 	free(b.p);
 }

@@ -5,9 +5,12 @@
  */
 #include "harness.h"
 #include "lib/clock.h"
+#include "lib/tracefile.h"
+#include "record/synth.h"
 #include "replay/schedule.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 /* Mean and coefficient of variation of the gaps of d[0..n). */
 static void gap_stats(const int64_t *d, size_t n, double *mean_s, double *cv)
@@ -37,6 +40,65 @@ TEST(constant_rate_is_exact)
 	for (i = 0; i < n; i++)
 		if (d[i] != (int64_t)i * 10 * NS_PER_MS)
 			CHECK_EQ_INT(d[i], (int64_t)i * 10 * NS_PER_MS);
+	free(d);
+}
+
+/* Request i at i/rate exactly: a million gaps of 1/3 s summed in double
+ * would be off by microseconds; each offset here is rounded once. */
+TEST(constant_rate_does_not_accumulate)
+{
+	struct schedule_options o = { .arrival = ARRIVAL_CONSTANT, .rate = 3,
+				      .max_requests = 1000000 };
+	int64_t *d = NULL, wrong = -1;
+	size_t i, n = schedule_build(&o, NULL, 0, &d);
+
+	CHECK_EQ_INT(n, 1000000);
+	for (i = 0; i < n && wrong < 0; i++)
+		if (d[i] != ((int64_t)i * 2 * NS_PER_S + 3) / 6)   /* i/3 s, rounded half up */
+			wrong = (int64_t)i;
+	CHECK_EQ_INT(wrong, -1);
+	free(d);
+}
+
+/* record synth and replay's open loop draw from one arrival module with
+ * one seed rule: the same kind, rate and seed give the same offsets. */
+TEST(synth_and_replay_draw_the_same_arrivals)
+{
+	struct schedule_options o = { .arrival = ARRIVAL_GAMMA, .rate = 40, .burstiness = 0.5,
+				      .seed = 11, .max_requests = 200 };
+	char path[] = "/tmp/tb-schedule-XXXXXX", err[TRACEFILE_ERRLEN];
+	struct synth_options so;
+	struct tracefile_reader *r;
+	int64_t *d = NULL;
+	size_t n = schedule_build(&o, NULL, 0, &d), i = 0, same = 0;
+	cJSON *rec;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	close(fd);
+	synth_options_init(&so);
+	so.requests = 200;
+	so.input.a = so.input.b = so.output.a = so.output.b = 4;
+	so.rate = o.rate;
+	so.arrival = o.arrival;
+	so.burstiness = o.burstiness;
+	so.seed = o.seed;
+	CHECK_EQ_INT(synth_write(&so, path, 1, err), 0);
+	r = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, err);
+	CHECK(r != NULL);
+	while (r && tracefile_reader_next(r, &rec) == 1) {
+		const cJSON *a = cJSON_GetObjectItem(rec, "arrival_ns");
+
+		same += i < n && cJSON_IsNumber(a) && (int64_t)a->valuedouble == d[i];
+		i++;
+		cJSON_Delete(rec);
+	}
+	CHECK_EQ_INT(n, 200);
+	CHECK_EQ_INT(i, 200);
+	CHECK_EQ_INT(same, 200);
+	CHECK(d[199] > 0);
+	tracefile_reader_close(r);
+	unlink(path);
 	free(d);
 }
 
@@ -135,19 +197,21 @@ TEST(duration_bounds_a_generated_schedule)
 
 TEST(arrival_names_parse)
 {
-	enum arrival a;
+	enum arrival_kind a;
 
-	CHECK_EQ_INT(schedule_arrival_parse("poisson", &a), 0);
+	CHECK_EQ_INT(arrival_parse("poisson", &a), 0);
 	CHECK_EQ_INT(a, ARRIVAL_POISSON);
-	CHECK_EQ_INT(schedule_arrival_parse("gamma", &a), 0);
+	CHECK_EQ_INT(arrival_parse("gamma", &a), 0);
 	CHECK_EQ_INT(a, ARRIVAL_GAMMA);
-	CHECK_EQ_INT(schedule_arrival_parse("trace", &a), -1);   /* that is --timing trace */
-	CHECK_EQ_INT(schedule_arrival_parse("Poisson", &a), -1);
+	CHECK_EQ_INT(arrival_parse("trace", &a), -1);   /* that is --timing trace */
+	CHECK_EQ_INT(arrival_parse("Poisson", &a), -1);
 }
 
 int main(void)
 {
 	RUN(constant_rate_is_exact);
+	RUN(constant_rate_does_not_accumulate);
+	RUN(synth_and_replay_draw_the_same_arrivals);
 	RUN(poisson_has_mean_gap_one_over_rate_and_cv_one);
 	RUN(gamma_burstiness_sets_the_spread);
 	RUN(same_seed_same_schedule);

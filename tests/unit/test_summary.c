@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 
+#include "lib/random.h"
 #include "lib/result.h"
 #include "lib/stats.h"
 #include "lib/summary.h"
@@ -52,23 +53,24 @@ TEST(describe_with_ties_and_small_n)
 
 TEST(splitmix64_matches_the_reference)
 {
-	uint64_t s = 0;
+	struct rng s;
 
 	/* First outputs of Vigna's splitmix64.c seeded with 0. */
-	CHECK(stats_splitmix64(&s) == 0xe220a8397b1dcdafULL);
-	CHECK(stats_splitmix64(&s) == 0x6e789e6aa1b965f4ULL);
+	rng_init(&s, 0);
+	CHECK(rng_next(&s) == 0xe220a8397b1dcdafULL);
+	CHECK(rng_next(&s) == 0x6e789e6aa1b965f4ULL);
 }
 
 TEST(quickselect_agrees_with_sorting)
 {
 	static const double ps[] = { 0, 1, 25, 50, 90, 95, 99, 99.9, 100 };
 	double v[257], w[257];
-	uint64_t s = 42;
+	struct rng s = { 42 };
 	size_t n, i, k;
 
 	for (n = 1; n <= 257; n += 16) {
 		for (i = 0; i < n; i++)
-			v[i] = (double)stats_rand_below(&s, 20);   /* many ties */
+			v[i] = (double)rng_below(&s, 20);   /* many ties */
 		/* cppcheck-suppress uninitvar ; n >= 1, so the loop above filled v[0..n) */
 		memcpy(w, v, n * sizeof(*v));
 		stats_sort(w, n);
@@ -87,12 +89,12 @@ TEST(describe_agrees_with_sorting_on_random_data)
 {
 	double v[1001], w[1001];
 	struct stats_dist d;
-	uint64_t s = 9;
+	struct rng s = { 9 };
 	size_t n, i;
 
 	for (n = 1; n <= 1001; n += 50) {
 		for (i = 0; i < n; i++)
-			v[i] = (double)stats_rand_below(&s, n / 3 + 1) + (i % 7 == 0 ? 0.5 : 0);
+			v[i] = (double)rng_below(&s, n / 3 + 1) + (i % 7 == 0 ? 0.5 : 0);
 		/* cppcheck-suppress uninitvar ; n >= 1, so the loop above filled v[0..n) */
 		memcpy(w, v, n * sizeof(*v));
 		stats_sort(w, n);
@@ -109,11 +111,11 @@ TEST(describe_agrees_with_sorting_on_random_data)
 TEST(bootstrap_is_seeded_and_brackets_the_shift)
 {
 	double a[60], b[60], c[60], lo, hi, lo2, hi2;
-	uint64_t s = 7;
+	struct rng s = { 7 };
 	size_t i;
 
 	for (i = 0; i < 60; i++) {
-		a[i] = 100 + (double)stats_rand_below(&s, 1000) / 100.0;   /* 100..110 ms */
+		a[i] = 100 + (double)rng_below(&s, 1000) / 100.0;   /* 100..110 ms */
 		b[i] = a[i] + 50;
 		c[i] = 5;
 	}
