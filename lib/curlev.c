@@ -2,7 +2,6 @@
  * curlev.c - libcurl multi socket API on a libevent loop; see curlev.h.
  */
 #include "curlev.h"
-#include "result.h"
 
 #include <stdlib.h>
 
@@ -11,7 +10,6 @@ struct curlev {
 	CURLM *multi;
 	struct event *timer;
 	curlev_done_fn done;
-	void *ctx;
 };
 
 static void check_finished(struct curlev *cv)
@@ -19,9 +17,14 @@ static void check_finished(struct curlev *cv)
 	CURLMsg *msg;
 	int left;
 
-	while ((msg = curl_multi_info_read(cv->multi, &left)))
-		if (msg->msg == CURLMSG_DONE)
-			cv->done(cv->ctx, msg->easy_handle, msg->data.result);
+	while ((msg = curl_multi_info_read(cv->multi, &left))) {
+		char *priv = NULL;
+
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &priv);
+		cv->done(priv, msg->data.result);
+	}
 }
 
 static void on_socket_ready(evutil_socket_t fd, short events, void *arg)
@@ -88,7 +91,7 @@ static int on_timer_change(CURLM *multi, long timeout_ms, void *userp)
 	return evtimer_add(cv->timer, &tv);
 }
 
-struct curlev *curlev_new(struct event_base *base, curlev_done_fn done, void *ctx)
+struct curlev *curlev_new(struct event_base *base, curlev_done_fn done)
 {
 	struct curlev *cv = calloc(1, sizeof(*cv));
 
@@ -96,7 +99,6 @@ struct curlev *curlev_new(struct event_base *base, curlev_done_fn done, void *ct
 		return NULL;
 	cv->base = base;
 	cv->done = done;
-	cv->ctx = ctx;
 	cv->multi = curl_multi_init();
 	cv->timer = evtimer_new(base, on_timeout, cv);
 	if (!cv->multi || !cv->timer) {
@@ -113,22 +115,6 @@ struct curlev *curlev_new(struct event_base *base, curlev_done_fn done, void *ct
 CURLM *curlev_multi(struct curlev *cv)
 {
 	return cv->multi;
-}
-
-const char *curlev_error_class(CURLcode code)
-{
-	switch (code) {
-	case CURLE_OPERATION_TIMEDOUT:
-		return RESULT_ERR_TIMEOUT;
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_COULDNT_RESOLVE_HOST:
-	case CURLE_COULDNT_RESOLVE_PROXY:
-	case CURLE_SSL_CONNECT_ERROR:
-	case CURLE_PEER_FAILED_VERIFICATION:
-		return RESULT_ERR_CONNECT;
-	default:
-		return RESULT_ERR_TRANSFER;
-	}
 }
 
 void curlev_free(struct curlev *cv)

@@ -11,12 +11,6 @@
 /* Most gaps kept per request; a longer stream still counts its tokens. */
 #define MAX_ITL (1u << 20)
 
-static void set_error(struct result *r, const char *cls, const char *detail)
-{
-	if (result_ok(r))       /* the first error is the cause; keep it */
-		result_set_error(r, cls, detail);
-}
-
 static void token_event(struct meter *m, int answer)
 {
 	struct result *r = m->result;
@@ -73,7 +67,7 @@ static int read_error(struct meter *m, const cJSON *obj)
 	if (!err || cJSON_IsNull(err))
 		return 0;
 	text = cJSON_PrintUnformatted(err);
-	set_error(m->result, RESULT_ERR_SERVER, text ? text : "error");
+	result_set_error(m->result, RESULT_ERR_SERVER, text ? text : "error");
 	cJSON_free(text);
 	return 1;
 }
@@ -118,7 +112,7 @@ static int on_event(void *ctx, const char *event, const char *data, size_t len)
 		return 0;
 	}
 	if (strcmp(event, "error") == 0) {
-		set_error(m->result, RESULT_ERR_SERVER, data);
+		result_set_error(m->result, RESULT_ERR_SERVER, data);
 		return 0;
 	}
 	obj = cJSON_ParseWithLength(data, len);
@@ -126,7 +120,7 @@ static int on_event(void *ctx, const char *event, const char *data, size_t len)
 		char detail[96];
 
 		snprintf(detail, sizeof(detail), "event is not a JSON object: %.60s", data);
-		set_error(m->result, RESULT_ERR_MALFORMED, detail);
+		result_set_error(m->result, RESULT_ERR_MALFORMED, detail);
 	} else {
 		handle_chunk(m, obj);
 	}
@@ -161,7 +155,7 @@ int meter_feed(struct meter *m, const char *buf, size_t len, int64_t now_ns)
 				 sse_strerror(rc), m->sse.max_event);
 		else
 			snprintf(detail, sizeof(detail), "SSE stream: %s", sse_strerror(rc));
-		set_error(m->result, RESULT_ERR_MALFORMED, detail);
+		result_set_error(m->result, RESULT_ERR_MALFORMED, detail);
 	}
 	return rc;
 }
@@ -180,7 +174,7 @@ static void count_tokens(struct meter *m, int64_t now_ns)
 void meter_end_stream(struct meter *m, int64_t now_ns)
 {
 	if (!m->done_seen)
-		set_error(m->result, RESULT_ERR_INCOMPLETE, sse_parser_pending(&m->sse) ?
+		result_set_error(m->result, RESULT_ERR_INCOMPLETE, sse_parser_pending(&m->sse) ?
 			  "stream ended inside an event, without [DONE]" :
 			  "stream ended without [DONE]");
 	count_tokens(m, now_ns);
@@ -192,7 +186,7 @@ void meter_end_body(struct meter *m, const char *body, size_t len, int64_t now_n
 	cJSON *obj = cJSON_ParseWithLength(body ? body : "", len);
 
 	if (!cJSON_IsObject(obj)) {
-		set_error(r, RESULT_ERR_MALFORMED, "response body is not a JSON object");
+		result_set_error(r, RESULT_ERR_MALFORMED, "response body is not a JSON object");
 	} else if (!read_error(m, obj)) {
 		read_usage(m, obj);
 		r->ttft_ns = r->ttfa_ns = now_ns - m->start_ns;

@@ -31,6 +31,8 @@ bool result_ok(const struct result *r)
 
 void result_set_error(struct result *r, const char *cls, const char *detail)
 {
+	if (!result_ok(r))      /* the first error is the cause; keep it */
+		return;
 	snprintf(r->error, sizeof(r->error), "%s", cls);
 	free(r->error_detail);
 	r->error_detail = NULL;

@@ -57,7 +57,9 @@ void result_release(struct result *r);
 /* True when the request succeeded (no error class). */
 bool result_ok(const struct result *r);
 
-/* Sets the error class and a detail message (copied, capped). */
+/* Sets the error class and a detail message (copied, capped), unless r
+ * has an error already: the first error is the cause, and what follows
+ * from it (a broken stream, an aborted transfer) does not replace it. */
 void result_set_error(struct result *r, const char *cls, const char *detail);
 
 /* Serializes r; the caller frees the returned object with cJSON_Delete. */

@@ -24,12 +24,11 @@
 #include "lib/cli.h"
 #include "lib/clock.h"
 #include "lib/curlev.h"
-#include "lib/meter.h"
-#include "lib/result.h"
-#include "lib/strbuf.h"
 #include "lib/httpserver.h"
+#include "lib/result.h"
 #include "lib/trace.h"
 #include "lib/tracefile.h"
+#include "lib/transfer.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -104,26 +103,16 @@ struct proxy {
 	int status_shown;
 };
 
-enum body_mode { MODE_UNKNOWN, MODE_SSE, MODE_BODY };
-
 struct proxy_request {
 	struct proxy *p;
 	struct evhttp_request *req;        /* NULL once the client is gone */
-	CURL *easy;
-	struct curl_slist *headers;
 	struct trace_request trace;        /* what the file gets; body sent upstream */
 	struct result result;              /* the upstream's outcome */
-	struct meter meter;
-	enum body_mode mode;
+	struct transfer t;                 /* the upstream request, measured */
 	int status;                        /* of the header block being read */
 	char reason[64];
 	int replied;                       /* evhttp_send_reply_start done */
 	int paused;                        /* upstream paused: client reads slowly */
-	int meter_broken;                  /* stream broke the meter's cap */
-	char *body;                        /* non-SSE response, capped, to measure */
-	size_t body_len, body_cap;
-	int body_overflow;
-	char errbuf[CURL_ERROR_SIZE];
 	struct proxy_request *prev, *next;
 };
 
@@ -206,12 +195,6 @@ static int header_recorded(const struct proxy_options *o, const char *name)
 }
 
 /* ---- small helpers ------------------------------------------------------ */
-
-static void set_error(struct result *r, const char *cls, const char *detail)
-{
-	if (result_ok(r))       /* the first error is the cause; keep it */
-		result_set_error(r, cls, detail);
-}
 
 static const char *method_name(enum evhttp_cmd_type m)
 {
@@ -350,13 +333,9 @@ static void unlink_request(struct proxy *p, struct proxy_request *q)
 
 static void request_free(struct proxy_request *q)
 {
-	if (q->easy)
-		curl_easy_cleanup(q->easy);
-	curl_slist_free_all(q->headers);
-	meter_release(&q->meter);
+	transfer_release(&q->t);
 	result_release(&q->result);
 	trace_request_release(&q->trace);
-	free(q->body);
 	free(q);
 }
 
@@ -365,8 +344,7 @@ static void retire(struct proxy_request *q)
 {
 	struct proxy *p = q->p;
 
-	if (q->easy)
-		curl_multi_remove_handle(p->multi, q->easy);
+	transfer_release(&q->t);        /* off the multi handle before anything else */
 	record(p, q);
 	unlink_request(p, q);
 	request_free(q);
@@ -384,8 +362,8 @@ static void cancel(struct proxy_request *q, const char *why)
 {
 	struct evhttp_connection *conn = q->req ? evhttp_request_get_connection(q->req) : NULL;
 
-	set_error(&q->result, RESULT_ERR_CANCELLED, why);
-	meter_end_failed(&q->meter, clock_now_ns());
+	result_set_error(&q->result, RESULT_ERR_CANCELLED, why);
+	transfer_finish(&q->t, CURLE_ABORTED_BY_CALLBACK, clock_now_ns());
 	forget_conn(q);
 	if (conn)
 		evhttp_connection_free(conn);   /* frees q->req with it */
@@ -412,26 +390,47 @@ static void on_conn_close(struct evhttp_connection *conn, void *arg)
 /* The upstream's headers are all in: decide how to measure, start the reply. */
 static void start_reply(struct proxy_request *q)
 {
-	char *ctype = NULL;
-
 	q->replied = 1;
-	q->result.status = q->status;
-	curl_easy_getinfo(q->easy, CURLINFO_CONTENT_TYPE, &ctype);
-	q->mode = q->status >= 200 && q->status < 300 && ctype &&
-		  strncasecmp(ctype, "text/event-stream", 17) == 0 ? MODE_SSE : MODE_BODY;
+	transfer_response_starts(&q->t);
 	if (!q->req)
 		return;
 	evhttp_send_reply_start(q->req, q->status, q->reason[0] ? q->reason : NULL);
 	flush_client(q);
 }
 
-/* libcurl: one header line of the upstream's response (not NUL-terminated). */
+/* An "HTTP/x nnn reason" status line: q's status and reason, and the
+ * headers collected so far (an interim block's) are dropped. */
+static void read_status_line(struct proxy_request *q, const char *line, const char *end)
+{
+	const char *sp = memchr(line, ' ', (size_t)(end - line));
+	size_t rlen;
+
+	q->status = sp ? (int)strtol(sp + 1, NULL, 10) : 0;  /* digits end before 'end' */
+	q->reason[0] = '\0';
+	if (sp && (sp = memchr(sp + 1, ' ', (size_t)(end - sp - 1)))) {
+		rlen = (size_t)(end - sp - 1);
+		if (rlen >= sizeof(q->reason))
+			rlen = sizeof(q->reason) - 1;
+		memcpy(q->reason, sp + 1, rlen);
+		q->reason[rlen] = '\0';
+	}
+	if (q->req)
+		evhttp_clear_headers(evhttp_request_get_output_headers(q->req));
+}
+
+/*
+ * libcurl: one header line of the upstream's response (not NUL-terminated).
+ * Headers come back unchanged whatever their length (libcurl caps a line at
+ * CURL_MAX_HTTP_HEADER); when one cannot be copied, the request fails (502)
+ * rather than reach the client without it.
+ */
 static size_t on_header(char *line, size_t size, size_t nitems, void *userp)
 {
 	struct proxy_request *q = userp;
 	size_t len = size * nitems, nlen;
-	char name[256], value[8192];
 	const char *colon, *v, *end;
+	char *copy;
+	int rc;
 
 	if (q->replied)         /* trailers: evhttp cannot send them; drop */
 		return len;
@@ -444,39 +443,26 @@ static size_t on_header(char *line, size_t size, size_t nitems, void *userp)
 		return len;     /* 1xx: an interim block; the real one follows */
 	}
 	if (len > 5 && strncmp(line, "HTTP/", 5) == 0) {
-		const char *sp = memchr(line, ' ', (size_t)(end - line));
-		size_t rlen;
-
-		q->status = sp ? (int)strtol(sp + 1, NULL, 10) : 0;  /* digits end before 'end' */
-		q->reason[0] = '\0';
-		if (sp && (sp = memchr(sp + 1, ' ', (size_t)(end - sp - 1)))) {
-			rlen = (size_t)(end - sp - 1);
-			if (rlen >= sizeof(q->reason))
-				rlen = sizeof(q->reason) - 1;
-			memcpy(q->reason, sp + 1, rlen);
-			q->reason[rlen] = '\0';
-		}
-		if (q->req)
-			evhttp_clear_headers(evhttp_request_get_output_headers(q->req));
+		read_status_line(q, line, end);
 		return len;
 	}
 	if (line[0] == ' ' || line[0] == '\t' ||
 	    !(colon = memchr(line, ':', (size_t)(end - line))))
 		return len;     /* obsolete folding or garbage: drop */
 	nlen = (size_t)(colon - line);
-	if (nlen == 0 || nlen >= sizeof(name) || is_hop_by_hop(line, nlen))
+	if (nlen == 0 || is_hop_by_hop(line, nlen) || !q->req)
 		return len;
 	for (v = colon + 1; v < end && (*v == ' ' || *v == '\t'); v++)
 		;
-	if ((size_t)(end - v) >= sizeof(value))
-		return len;
-	memcpy(name, line, nlen);
-	name[nlen] = '\0';
-	memcpy(value, v, (size_t)(end - v));
-	value[end - v] = '\0';
-	if (q->req)
-		evhttp_add_header(evhttp_request_get_output_headers(q->req), name, value);
-	return len;
+	if (!(copy = malloc((size_t)(end - line) + 2)))
+		return 0;       /* libcurl fails the transfer: a 502 */
+	memcpy(copy, line, nlen);
+	copy[nlen] = '\0';
+	memcpy(copy + nlen + 1, v, (size_t)(end - v));
+	copy[nlen + 1 + (end - v)] = '\0';
+	rc = evhttp_add_header(evhttp_request_get_output_headers(q->req), copy, copy + nlen + 1);
+	free(copy);
+	return rc == 0 ? len : 0;
 }
 
 /* evhttp: q's client took everything queued; resume a paused upstream. */
@@ -487,7 +473,7 @@ static void on_drained(struct evhttp_connection *conn, void *arg)
 	(void)conn;
 	if (q->paused) {
 		q->paused = 0;
-		curl_easy_pause(q->easy, CURLPAUSE_CONT);
+		curl_easy_pause(q->t.easy, CURLPAUSE_CONT);
 	}
 }
 
@@ -510,96 +496,51 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 		evbuffer_drain(q->p->scratch, evbuffer_get_length(q->p->scratch));
 		flush_client(q);
 	}
-	if (q->mode == MODE_SSE) {
-		if (!q->meter_broken && meter_feed(&q->meter, ptr, len, now) != SSE_OK)
-			q->meter_broken = 1;    /* the result says why; keep passing on */
-	} else if (!q->body_overflow &&
-		   (q->body_len + len + 1 > PROXY_MAX_MEASURED ||
-		    strbuf_append(&q->body, &q->body_len, &q->body_cap, ptr, len) < 0)) {
-		q->body_overflow = 1;
-	}
+	transfer_feed(&q->t, ptr, len, now);   /* unmeasurable: still passed on */
 	return len;
 }
 
-/* The upstream transfer ended with 'code': end the reply, record, free. */
-static void finish(struct proxy_request *q, CURLcode code)
+/* lib/curlev: the upstream transfer ended with 'code': end the reply,
+ * record, free. */
+static void finish(void *priv, CURLcode code)
 {
-	struct result *r = &q->result;
-	int64_t now = clock_now_ns();
+	struct proxy_request *q = priv;
+	struct evhttp_connection *conn = q->req ? evhttp_request_get_connection(q->req) : NULL;
 
-	if (code != CURLE_OK) {
-		const char *detail = q->errbuf[0] ? q->errbuf : curl_easy_strerror(code);
-
-		set_error(r, curlev_error_class(code), detail);
-		meter_end_failed(&q->meter, now);
-		if (!q->replied && q->req) {
-			char msg[CURL_ERROR_SIZE + 64];
-			int timeout = code == CURLE_OPERATION_TIMEDOUT;
-
-			snprintf(msg, sizeof(msg), "upstream %s: %s",
-				 timeout ? "timed out" : "failed", detail);
-			forget_conn(q);
-			reply_proxy_error(q->req, timeout ? 504 : 502,
-					  timeout ? "Gateway Timeout" : "Bad Gateway", msg);
-		} else if (q->req) {
-			/* the reply started: cut the connection, as the upstream did */
-			struct evhttp_connection *conn = evhttp_request_get_connection(q->req);
-
-			forget_conn(q);
-			if (conn)
-				evhttp_connection_free(conn);
-		}
-		q->req = NULL;
-		retire(q);
-		return;
-	}
-	if (!q->replied)
+	if (code == CURLE_OK && !q->replied)
 		start_reply(q);
-	if (r->status < 200 || r->status >= 300) {
-		char detail[RESULT_DETAIL_MAX + 32];
+	transfer_finish(&q->t, code, clock_now_ns());
+	if (q->req && code != CURLE_OK && !q->replied) {
+		char msg[CURL_ERROR_SIZE + 64];
+		int timeout = code == CURLE_OPERATION_TIMEDOUT;
 
-		snprintf(detail, sizeof(detail), "HTTP %d: %.*s", r->status,
-			 RESULT_DETAIL_MAX, q->body ? q->body : "");
-		set_error(r, RESULT_ERR_HTTP, detail);
-		meter_end_failed(&q->meter, now);
-	} else if (q->mode == MODE_SSE) {
-		meter_end_stream(&q->meter, now);
-	} else if (q->body_overflow) {
-		set_error(r, RESULT_ERR_MALFORMED, "response body too large to measure "
-			  "(passed on whole)");
-		meter_end_failed(&q->meter, now);
-	} else {
-		meter_end_body(&q->meter, q->body, q->body_len, now);
-	}
-	if (q->req) {
+		snprintf(msg, sizeof(msg), "upstream %s: %s", timeout ? "timed out" : "failed",
+			 transfer_curl_message(&q->t, code));
+		forget_conn(q);
+		reply_proxy_error(q->req, timeout ? 504 : 502,
+				  timeout ? "Gateway Timeout" : "Bad Gateway", msg);
+	} else if (q->req && code != CURLE_OK) {
+		/* the reply started: cut the connection, as the upstream did */
+		forget_conn(q);
+		if (conn)
+			evhttp_connection_free(conn);
+	} else if (q->req) {
 		forget_conn(q);
 		evhttp_send_reply_end(q->req);
-		q->req = NULL;
 	}
+	q->req = NULL;
 	retire(q);
-}
-
-/* lib/curlev: the transfer of 'easy' ended with 'code'. */
-static void on_finished(void *ctx, CURL *easy, CURLcode code)
-{
-	struct proxy_request *q;
-
-	(void)ctx;
-	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&q);
-	finish(q, code);
 }
 
 /* ---- accepting requests ------------------------------------------------- */
 
-/* Copies the request into q->trace (headers filtered for the file) and
- * builds the header list for upstream. Returns 0, or -1 when out of memory. */
-static int copy_request(struct proxy *p, struct proxy_request *q, struct evhttp_request *req,
+/* Copies the request line and body into q->trace, with room for its
+ * headers. Returns 0, or -1 when out of memory. */
+static int copy_request(struct proxy_request *q, struct evhttp_request *req,
 			const char *method, const char *uri)
 {
 	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
 	struct evbuffer *body = evhttp_request_get_input_buffer(req);
-	const char *connection = evhttp_find_header(in, "Connection");
-	int have_accept = 0, have_ctype = 0;
 	struct evkeyval *h;
 	size_t n = 0;
 
@@ -614,94 +555,70 @@ static int copy_request(struct proxy *p, struct proxy_request *q, struct evhttp_
 		return -1;
 	evbuffer_copyout(body, q->trace.body, q->trace.body_len);
 	q->trace.body[q->trace.body_len] = '\0';
+	return 0;
+}
+
+/* Passes the client's headers on upstream (hop-by-hop ones excepted) and
+ * copies those the file may see into q->trace. Returns 0 or -1. */
+static int copy_headers(struct proxy *p, struct proxy_request *q, struct evhttp_request *req)
+{
+	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	const char *connection = evhttp_find_header(in, "Connection");
+	int have_accept = 0, have_ctype = 0;
+	struct evkeyval *h;
 
 	for (h = in->tqh_first; h; h = h->next.tqe_next) {
 		size_t nlen = strlen(h->key), len = nlen + strlen(h->value) + 3;
-		struct curl_slist *l;
-		char *line = malloc(len);
+		char *line;
 
-		if (!line)
-			return -1;
 		if (name_is(h->key, nlen, "host") || name_is(h->key, nlen, "content-length") ||
 		    name_is(h->key, nlen, "expect") || is_hop_by_hop(h->key, nlen) ||
-		    named_by_connection(connection, h->key)) {
-			free(line);
+		    named_by_connection(connection, h->key))
 			continue;
-		}
+		if (!(line = malloc(len)))
+			return -1;
 		have_accept |= name_is(h->key, nlen, "accept");
 		have_ctype |= name_is(h->key, nlen, "content-type");
 		/* "Name;" is libcurl's way to send a header with an empty value */
 		snprintf(line, len, h->value[0] ? "%s: %s" : "%s;", h->key, h->value);
-		if (!(l = curl_slist_append(q->headers, line))) {
+		if (transfer_add_header(&q->t, line) < 0) {
 			free(line);
 			return -1;
 		}
-		q->headers = l;
 		if (header_recorded(&p->opt, h->key)) {
 			snprintf(line, len, "%s: %s", h->key, h->value);
 			q->trace.headers[q->trace.n_headers++] = line;
 		} else {
-			memset(line, 0, len);
 			free(line);
 		}
 	}
 	/* Headers libcurl would add on its own are switched off: the upstream
 	 * sees what the client sent. */
-	if (!(q->headers = curl_slist_append(q->headers, "Expect:")))
-		return -1;
-	if (!have_accept && !(q->headers = curl_slist_append(q->headers, "Accept:")))
-		return -1;
-	if (!have_ctype && !(q->headers = curl_slist_append(q->headers, "Content-Type:")))
+	if ((!have_accept && transfer_add_header(&q->t, "Accept:") < 0) ||
+	    (!have_ctype && transfer_add_header(&q->t, "Content-Type:") < 0))
 		return -1;
 	return 0;
 }
 
-/* Sets up q->easy for the copied request. Returns 0 or -1. */
-static int setup_transfer(struct proxy *p, struct proxy_request *q, enum evhttp_cmd_type cmd)
+/* Sets up q's upstream transfer for the copied request, measured from
+ * 'arrival'. Returns 0, or -1 when out of memory. */
+static int setup_transfer(struct proxy *p, struct proxy_request *q, struct evhttp_request *req,
+			  int64_t arrival)
 {
-	size_t url_len = strlen(p->upstream) + strlen(q->trace.path) + 1;
-	char *url = malloc(url_len);
-	CURL *e = q->easy = curl_easy_init();
-	int rc = -1;
+	struct transfer_options o = {
+		.timeout_ms = p->opt.timeout_s * 1000L,
+		.connect_timeout_ms = p->opt.connect_timeout_s * 1000L,
+		.insecure = p->opt.insecure,
+		.max_body = PROXY_MAX_MEASURED,
+	};
 
-	if (!url || !e)
-		goto cleanup;
-	snprintf(url, url_len, "%s%s", p->upstream, q->trace.path);
-	if (curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK)
-		goto cleanup;
-	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-	if (cmd == EVHTTP_REQ_HEAD) {
-		curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-	} else if (cmd == EVHTTP_REQ_GET && q->trace.body_len == 0) {
-		curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
-	} else if (q->trace.body_len > 0 || cmd == EVHTTP_REQ_POST ||
-		   cmd == EVHTTP_REQ_PUT || cmd == EVHTTP_REQ_PATCH) {
-		curl_easy_setopt(e, CURLOPT_POSTFIELDS, q->trace.body);
-		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->trace.body_len);
-		if (cmd != EVHTTP_REQ_POST)
-			curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, q->trace.method);
-	} else {
-		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, q->trace.method);
-	}
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, q->headers);
-	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(e, CURLOPT_HEADERDATA, q);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, q);
-	curl_easy_setopt(e, CURLOPT_PRIVATE, q);
-	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, q->errbuf);
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, p->opt.timeout_s * 1000L);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, p->opt.connect_timeout_s * 1000L);
-	if (p->opt.insecure) {
-		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-	}
-	rc = 0;
-cleanup:
-	free(url);
-	return rc;
+	if (transfer_init(&q->t, &o, p->upstream, q->trace.path, &q->result, arrival,
+			  on_data, q) < 0 || copy_headers(p, q, req) < 0)
+		return -1;
+	transfer_set_request(&q->t, q->trace.method, q->trace.body, q->trace.body_len);
+	curl_easy_setopt(q->t.easy, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(q->t.easy, CURLOPT_HEADERDATA, q);
+	return 0;
 }
 
 /* evhttp's callback for every complete request, whatever its path. */
@@ -709,8 +626,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 {
 	struct proxy *p = arg;
 	int64_t arrival = clock_now_ns();
-	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
-	const char *method = method_name(cmd);
+	const char *method = method_name(evhttp_request_get_command(req));
 	const char *uri = evhttp_request_get_uri(req);
 	struct evhttp_connection *conn = evhttp_request_get_connection(req);
 	struct proxy_request *q;
@@ -729,16 +645,12 @@ static void on_request(struct evhttp_request *req, void *arg)
 	q->p = p;
 	trace_request_init(&q->trace);
 	result_init(&q->result);
-	meter_init(&q->meter, &q->result, arrival, 0);
-	if (copy_request(p, q, req, method, uri) < 0 || setup_transfer(p, q, cmd) < 0) {
-		request_free(q);
-		goto oom;
-	}
 	q->trace.id = p->next_id;
 	q->trace.arrival_ns = arrival - p->start_ns;
 	q->result.seq = q->result.trace_id = p->next_id;
 	q->result.sched_ns = q->result.send_ns = arrival - p->start_ns;
-	if (curl_multi_add_handle(p->multi, q->easy) != CURLM_OK) {
+	if (copy_request(q, req, method, uri) < 0 || setup_transfer(p, q, req, arrival) < 0 ||
+	    transfer_start(&q->t, p->multi) < 0) {
 		request_free(q);
 		goto oom;
 	}
@@ -1204,7 +1116,7 @@ int proxy_main(int argc, char **argv)
 	}
 	if (p.base) {
 		p.http = evhttp_new(p.base);
-		p.curlev = curlev_new(p.base, on_finished, &p);
+		p.curlev = curlev_new(p.base, finish);
 		p.flush_timer = event_new(p.base, -1, EV_PERSIST, on_flush_timer, &p);
 		p.status_timer = event_new(p.base, -1, EV_PERSIST, on_status_timer, &p);
 		p.grace_timer = evtimer_new(p.base, on_grace_over, &p);

@@ -99,6 +99,7 @@ class H(http.server.BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("X-Upstream", "echo")
+        self.send_header("X-Big", "b" * 20000)
         self.end_headers()
         self.wfile.write(body)
     def log_message(self, *a):
@@ -127,6 +128,8 @@ EOF
 	check "hop-by-hop headers stop at the proxy" sh -c \
 		"! grep -qi -e '^X-Hop' -e '^Keep-Alive' '$WORK/echo.out'"
 	check "the upstream's own headers come back" grep -q 'X-Upstream: echo' "$WORK/echo.head"
+	big=$(tr -d '\r' <"$WORK/echo.head" | awk -F': ' '$1 == "X-Big" { print length($2) }')
+	check "a 20 KB upstream header comes back whole (got ${big:-none})" test "$big" = 20000
 else
 	skip "headers through the proxy, as an echoing upstream sees them" "python3 not installed"
 fi
