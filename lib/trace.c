@@ -29,6 +29,18 @@ void trace_request_release(struct trace_request *t)
 	trace_request_init(t);
 }
 
+int trace_request_set_json_post(struct trace_request *t, const char *path, char *body)
+{
+	t->body = body;
+	t->body_len = body ? strlen(body) : 0;
+	t->method = strdup("POST");
+	t->path = strdup(path);
+	t->headers = malloc(sizeof(*t->headers));
+	if (t->headers && (t->headers[0] = strdup("Content-Type: application/json")))
+		t->n_headers = 1;
+	return body && t->method && t->path && t->n_headers == 1 ? 0 : -1;
+}
+
 int trace_header_is_secret(const char *name, size_t len)
 {
 	static const char *const secret[] = {

@@ -4,6 +4,13 @@
  *
  * The body is kept as the exact bytes the client sent, so that a trace
  * replays what was recorded; replay edits a parsed copy only when told to.
+ *
+ * Ownership, one rule for every caller: a struct trace_request owns every
+ * string it points to (method, path, each header line and the array of
+ * them, body), all from malloc, and trace_request_release frees them. Never
+ * point one into static or stack storage; to write a record from strings
+ * you keep, copy them in (trace_request_set_json_post does, for the record
+ * generators).
  */
 #ifndef TB_TRACE_H
 #define TB_TRACE_H
@@ -25,8 +32,20 @@ struct trace_request {
 	int64_t output_tokens;  /* requested/recorded output length, or -1 */
 };
 
+/* Empties t: no strings, token counts -1. */
 void trace_request_init(struct trace_request *t);
+
+/* Frees the strings t owns and empties it again. */
 void trace_request_release(struct trace_request *t);
+
+/*
+ * Makes t (just initialized) a POST of 'body' to 'path' with the header
+ * "Content-Type: application/json", the request record synth and import
+ * write. t takes 'body' over (malloc'd, NUL-terminated; on failure too)
+ * and copies 'path'. Returns 0, or -1 when out of memory (or body is NULL);
+ * either way trace_request_release frees what t holds.
+ */
+int trace_request_set_json_post(struct trace_request *t, const char *path, char *body);
 
 /* The caller frees the returned object with cJSON_Delete. */
 cJSON *trace_request_to_json(const struct trace_request *t);

@@ -629,11 +629,7 @@ static int write_trace(const struct import *im, const struct row *rows, size_t n
 		       const struct write_options *o, cJSON *header, const char *out,
 		       int force, char *err)
 {
-	static char content_type[] = "Content-Type: application/json";
-	static char method[] = "POST";
-	static char chat_path[] = "/v1/chat/completions";
-	static char completions_path[] = "/v1/completions";
-	char *headers[] = { content_type };
+	const char *path = o->completions ? "/v1/completions" : "/v1/chat/completions";
 	struct tracefile_writer *w;
 	int rc = -1;
 	size_t i;
@@ -649,22 +645,17 @@ static int write_trace(const struct import *im, const struct row *rows, size_t n
 		trace_request_init(&t);
 		t.id = (long)i;
 		t.arrival_ns = rows[i].t_ns - rows[0].t_ns;
-		t.method = method;
-		t.path = o->completions ? completions_path : chat_path;
-		t.headers = headers;
-		t.n_headers = 1;
 		t.input_tokens = rows[i].in;
 		t.output_tokens = rows[i].out;
-		if (make_prompt(im, &rows[i], o->seed, &prompt) == 0)
-			t.body = make_body(o, prompt.p, rows[i].out);
-		if (t.body)
+		if (make_prompt(im, &rows[i], o->seed, &prompt) == 0 &&
+		    trace_request_set_json_post(&t, path, make_body(o, prompt.p, rows[i].out)) == 0)
 			rec = trace_request_to_json(&t);
 		if (!rec)
 			snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", out);
 		else if (tracefile_writer_append(w, rec) < 0)
 			snprintf(err, TRACEFILE_ERRLEN, "%s", tracefile_writer_error(w));
 		cJSON_Delete(rec);
-		cJSON_free(t.body);
+		trace_request_release(&t);
 		free(prompt.p);
 		if (err[0])
 			goto cleanup;

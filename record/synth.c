@@ -50,7 +50,8 @@ void synth_options_init(struct synth_options *o)
 }
 
 /* The request body a client of the given kind would send: the session's
- * earlier texts, then 'prompt'. The caller frees it with cJSON_free. */
+ * earlier texts, then 'prompt'. From malloc (cJSON's default
+ * allocator, which tracebench never replaces): the caller frees it. */
 static char *make_body(const struct synth_options *o, const struct session *s,
 		       const char *prompt, long max_tokens)
 {
@@ -150,11 +151,7 @@ static int session_add(struct session *s, char **text)
 
 int synth_write(const struct synth_options *o, const char *path, int force, char *err)
 {
-	static char content_type[] = "Content-Type: application/json";
-	static char method[] = "POST";
-	static char chat_path[] = "/v1/chat/completions";
-	static char completions_path[] = "/v1/completions";
-	char *headers[] = { content_type };
+	const char *req_path = o->completions ? "/v1/completions" : "/v1/chat/completions";
 	struct tracefile_writer *w = NULL;
 	struct session *sessions = NULL;
 	struct rng word_rng, length_rng;
@@ -193,15 +190,10 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 		trace_request_init(&t);
 		t.id = i;
 		t.arrival_ns = o->rate > 0 ? arrival_next(&arrival) : 0;
-		t.method = method;
-		t.path = o->completions ? completions_path : chat_path;
-		t.headers = headers;
-		t.n_headers = 1;
 		t.input_tokens = in + (s ? s->words : 0);
 		t.output_tokens = out;
-		if (words_append(&prompt, in, &word_rng) == 0)
-			t.body = make_body(o, s, prompt.p, out);
-		if (t.body)
+		if (words_append(&prompt, in, &word_rng) == 0 &&
+		    trace_request_set_json_post(&t, req_path, make_body(o, s, prompt.p, out)) == 0)
 			rec = trace_request_to_json(&t);
 		/* the answer the next turn repeats, of the requested length */
 		if (rec && s && turn + 1 < o->turns &&
@@ -215,7 +207,7 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 		else if (tracefile_writer_append(w, rec) < 0)
 			snprintf(err, TRACEFILE_ERRLEN, "%s", tracefile_writer_error(w));
 		cJSON_Delete(rec);
-		cJSON_free(t.body);
+		trace_request_release(&t);
 		free(prompt.p);
 		free(answer.p);
 		if (err[0])
