@@ -5,7 +5,7 @@
  * (successful, non-warm-up); the intervals from lib/stats.c's bootstrap.
  */
 #include "analyze/compare.h"
-#include "errmsg.h"
+#include "lib/errmsg.h"
 
 #include <math.h>
 #include <stdarg.h>

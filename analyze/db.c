@@ -7,7 +7,7 @@
  * loaded in one transaction, so a bad record leaves the database as it was.
  */
 #include "analyze/db.h"
-#include "errmsg.h"
+#include "lib/errmsg.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -7,7 +7,7 @@
  * checked. Its absence is not an error: the script is still useful.
  */
 #include "analyze/plot.h"
-#include "errmsg.h"
+#include "lib/errmsg.h"
 
 #include <errno.h>
 #include <fcntl.h>

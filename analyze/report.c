@@ -6,7 +6,7 @@
  * SQL is in db.c.
  */
 #include "analyze/report.h"
-#include "errmsg.h"
+#include "lib/errmsg.h"
 
 #include <errno.h>
 #include <math.h>

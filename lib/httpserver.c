@@ -3,6 +3,7 @@
  * see httpserver.h.
  */
 #include "httpserver.h"
+#include "errmsg.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -17,6 +18,34 @@
 #include <event2/event.h>
 
 #define LISTEN_BACKLOG 4096
+
+struct event_base *httpserver_base_new(void)
+{
+	struct event_config *cfg = event_config_new();
+	struct event_base *base = NULL;
+
+	if (cfg) {
+		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER |
+				      EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+		base = event_base_new_with_config(cfg);
+		event_config_free(cfg);
+	}
+	return base;
+}
+
+struct evhttp *httpserver_new(struct event_base *base, void (*cb)(struct evhttp_request *, void *),
+			      void *arg, long max_body, long max_headers, int idle_s)
+{
+	struct evhttp *http = evhttp_new(base);
+
+	if (!http)
+		return NULL;
+	evhttp_set_gencb(http, cb, arg);
+	evhttp_set_max_body_size(http, (ev_ssize_t)max_body);
+	evhttp_set_max_headers_size(http, (ev_ssize_t)max_headers);
+	evhttp_set_timeout(http, idle_s);
+	return http;
+}
 
 int httpserver_parse_listen(const char *s, char *host, size_t hostlen, int *port)
 {
@@ -44,7 +73,8 @@ int httpserver_parse_listen(const char *s, char *host, size_t hostlen, int *port
 }
 
 struct evhttp_bound_socket *httpserver_listen(struct evhttp *http, const char *host, int *port,
-					      struct sockaddr_storage *self, const char *prog)
+					      struct sockaddr_storage *self, char *err,
+					      size_t errlen)
 {
 	struct evhttp_bound_socket *bound;
 	struct sockaddr_storage ss;
@@ -58,22 +88,22 @@ struct evhttp_bound_socket *httpserver_listen(struct evhttp *http, const char *h
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE;
 	if ((rc = getaddrinfo(host, NULL, &hints, &ai)) != 0) {
-		fprintf(stderr, "%s: cannot listen on '%s:%d': %s\n", prog, host, *port,
-			gai_strerror(rc));
+		errmsg_set(err, errlen, "cannot listen on '%s:%d': %s", host, *port,
+			   gai_strerror(rc));
 		return NULL;
 	}
 	freeaddrinfo(ai);
 	errno = 0;
 	bound = evhttp_bind_socket_with_handle(http, host, (ev_uint16_t)*port);
 	if (!bound) {
-		fprintf(stderr, "%s: cannot listen on '%s:%d': %s\n", prog, host, *port,
-			strerror(errno ? errno : EADDRNOTAVAIL));
+		errmsg_set(err, errlen, "cannot listen on '%s:%d': %s", host, *port,
+			   strerror(errno ? errno : EADDRNOTAVAIL));
 		return NULL;
 	}
 	fd = evhttp_bound_socket_get_fd(bound);
 	listen(fd, LISTEN_BACKLOG);     /* Linux raises the queue in place */
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
-		fprintf(stderr, "%s: cannot read the bound address: %s\n", prog, strerror(errno));
+		errmsg_set(err, errlen, "cannot read the bound address: %s", strerror(errno));
 		return NULL;
 	}
 	if (ss.ss_family == AF_INET)
@@ -85,7 +115,7 @@ struct evhttp_bound_socket *httpserver_listen(struct evhttp *http, const char *h
 	return bound;
 }
 
-int httpserver_write_port_file(const char *path, int port, const char *prog)
+int httpserver_write_port_file(const char *path, int port, char *err, size_t errlen)
 {
 	size_t len = strlen(path) + 5;
 	char *tmp = malloc(len);
@@ -93,7 +123,7 @@ int httpserver_write_port_file(const char *path, int port, const char *prog)
 	int ok;
 
 	if (!tmp) {
-		fprintf(stderr, "%s: out of memory\n", prog);
+		errmsg_set(err, errlen, "out of memory");
 		return -1;
 	}
 	snprintf(tmp, len, "%s.tmp", path);
@@ -102,7 +132,7 @@ int httpserver_write_port_file(const char *path, int port, const char *prog)
 	if (f && fclose(f) != 0)
 		ok = 0;
 	if (!ok || rename(tmp, path) != 0) {
-		fprintf(stderr, "%s: cannot write '%s': %s\n", prog, path, strerror(errno));
+		errmsg_set(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		remove(tmp);
 		free(tmp);
 		return -1;
@@ -147,4 +177,66 @@ void httpserver_flush(struct evhttp_connection *conn)
 	evbuffer_freeze(out, 1);
 	if (rc >= 0 && evbuffer_get_length(out) == 0)
 		bufferevent_disable(bev, EV_WRITE);
+}
+
+const char *httpserver_method_name(enum evhttp_cmd_type m)
+{
+	switch (m) {
+	case EVHTTP_REQ_GET:     return "GET";
+	case EVHTTP_REQ_POST:    return "POST";
+	case EVHTTP_REQ_HEAD:    return "HEAD";
+	case EVHTTP_REQ_PUT:     return "PUT";
+	case EVHTTP_REQ_DELETE:  return "DELETE";
+	case EVHTTP_REQ_OPTIONS: return "OPTIONS";
+	case EVHTTP_REQ_PATCH:   return "PATCH";
+	default:                 return NULL;
+	}
+}
+
+void httpserver_reply_json(struct evhttp_request *req, int code, const char *reason, cJSON *obj)
+{
+	char *text = obj ? cJSON_PrintUnformatted(obj) : NULL;
+	struct evbuffer *body = evbuffer_new();
+
+	if (text && body && evbuffer_add_printf(body, "%s\n", text) > 0) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+				  "Content-Type", "application/json");
+		evhttp_send_reply(req, code, reason, body);
+	} else {
+		evhttp_send_error(req, HTTP_INTERNAL, "out of memory");
+	}
+	if (body)
+		evbuffer_free(body);
+	cJSON_free(text);
+	cJSON_Delete(obj);
+}
+
+void httpserver_reply_error(struct evhttp_request *req, int code, const char *reason,
+			    const char *type, const char *message)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *err = cJSON_AddObjectToObject(root, "error");
+
+	cJSON_AddStringToObject(err, "message", message);
+	cJSON_AddStringToObject(err, "type", type);
+	cJSON_AddNumberToObject(err, "code", code);
+	httpserver_reply_json(req, code, reason, err ? root : NULL);
+	if (!err)
+		cJSON_Delete(root);
+}
+
+void httpserver_free_detached(struct evhttp_request *req)
+{
+	if (!evhttp_request_get_connection(req))
+		evhttp_request_free(req);
+}
+
+void httpserver_forget_conn(struct evhttp_request *req, int idle_s)
+{
+	struct evhttp_connection *conn = req ? evhttp_request_get_connection(req) : NULL;
+
+	if (conn) {
+		evhttp_connection_set_closecb(conn, NULL, NULL);
+		httpserver_busy(conn, 0, idle_s);
+	}
 }

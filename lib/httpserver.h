@@ -1,19 +1,35 @@
 /*
  * httpserver.h - what the mock and record's proxy share as libevent evhttp
- * servers: the --listen address, binding it, the --port-file, and a
- * connection that streams a reply.
+ * servers: the event loop and the server's limits, the --listen address,
+ * binding it, the --port-file, JSON replies, and a connection that streams
+ * a reply.
  *
  * Both answer with SSE streams: while a reply streams, its client is silent
  * by design, and each small event must leave at once; httpserver_busy and
- * httpserver_flush say so to the connection. 'prog' is the program's name
- * for error messages ("tracebench mock").
+ * httpserver_flush say so to the connection. Errors are values (lib/errmsg.h):
+ * nothing here prints.
  */
 #ifndef TB_HTTPSERVER_H
 #define TB_HTTPSERVER_H
 
 #include <stddef.h>
 #include <sys/socket.h>
+#include <cjson/cJSON.h>
+#include <event2/event.h>
 #include <event2/http.h>
+
+/* An event loop for a streaming server: precise timers (timerfd rather than
+ * epoll's millisecond timeout) and epoll's changelist (see httpserver_flush).
+ * Returns NULL when libevent cannot allocate; event_base_free frees it. */
+struct event_base *httpserver_base_new(void);
+
+/*
+ * An evhttp server on base calling cb(req, arg) for every request, with
+ * caps on a request's body and headers (bytes) and idle_s as its idle
+ * timeout. Returns NULL when out of memory; evhttp_free frees it.
+ */
+struct evhttp *httpserver_new(struct event_base *base, void (*cb)(struct evhttp_request *, void *),
+			      void *arg, long max_body, long max_headers, int idle_s);
 
 /* Parses HOST:PORT ([V6ADDR]:PORT too; port 0 picks a free one) into host
  * (of size hostlen) and *port. Returns 0, or -1 when s is not one. */
@@ -24,14 +40,38 @@ int httpserver_parse_listen(const char *s, char *host, size_t hostlen, int *port
  * the SYNs of a burst of new streams, which then show as a second of TTFT);
  * sets *port to the port bound and, unless NULL, *self to the address.
  * Returns the bound socket (evhttp_del_accept_socket stops accepting), or
- * NULL after printing why.
+ * NULL with why in err ("cannot listen on 'HOST:PORT': ...").
  */
 struct evhttp_bound_socket *httpserver_listen(struct evhttp *http, const char *host, int *port,
-		      struct sockaddr_storage *self, const char *prog);
+					      struct sockaddr_storage *self, char *err,
+					      size_t errlen);
 
 /* Writes "PORT\n" to path.tmp and renames it to path, so a reader never
- * sees half of it. Returns 0, or -1 after printing why. */
-int httpserver_write_port_file(const char *path, int port, const char *prog);
+ * sees half of it. Returns 0, or -1 with why in err. */
+int httpserver_write_port_file(const char *path, int port, char *err, size_t errlen);
+
+/* "GET", "POST", ... or NULL for a method evhttp knows but we do not name. */
+const char *httpserver_method_name(enum evhttp_cmd_type m);
+
+/* Sends obj as the whole reply, one line of JSON, then frees it
+ * (cJSON_Delete; NULL is taken for out of memory: a 500). */
+void httpserver_reply_json(struct evhttp_request *req, int code, const char *reason, cJSON *obj);
+
+/* An OpenAI-style error reply: {"error":{"message":...,"type":...,"code":N}}. */
+void httpserver_reply_error(struct evhttp_request *req, int code, const char *reason,
+			    const char *type, const char *message);
+
+/*
+ * Call from a connection's close callback, for the request that was
+ * unfinished on it: libevent has detached such a request from the
+ * connection and left it to the caller, so this frees it (one still
+ * attached is the connection's to free, and is left alone).
+ */
+void httpserver_free_detached(struct evhttp_request *req);
+
+/* Stop hearing about req's connection closing (its reply is over or about
+ * to be) and put the idle timeout, idle_s, back. req may be NULL. */
+void httpserver_forget_conn(struct evhttp_request *req, int idle_s);
 
 /*
  * busy 1: a reply is being produced. Lift the read timeout (a long TTFT or

@@ -462,43 +462,18 @@ static int parse_args(int argc, char **argv, struct mock_options *o)
 
 /* ---- replies ----------------------------------------------------------- */
 
-/* Send 'obj' as the whole reply, as JSON, then free it (cJSON_Delete). */
-static void reply_cjson(struct evhttp_request *req, int code,
-			const char *reason, cJSON *obj)
-{
-	char *text = obj ? cJSON_PrintUnformatted(obj) : NULL;
-	struct evbuffer *body = evbuffer_new();
-
-	if (text && body && evbuffer_add_printf(body, "%s\n", text) > 0) {
-		evhttp_add_header(evhttp_request_get_output_headers(req),
-				  "Content-Type", "application/json");
-		evhttp_send_reply(req, code, reason, body);
-	} else {
-		evhttp_send_error(req, HTTP_INTERNAL, "out of memory");
-	}
-	if (body)
-		evbuffer_free(body);
-	cJSON_free(text);
-	cJSON_Delete(obj);
-}
-
 /* An OpenAI-style error: {"error":{"message":...,"type":...,"code":N}}. */
 static void reply_error(struct evhttp_request *req, int code,
 			const char *reason, const char *fmt, ...)
 {
-	cJSON *root = cJSON_CreateObject();
-	cJSON *err = cJSON_AddObjectToObject(root, "error");
 	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	cJSON_AddStringToObject(err, "message", msg);
-	cJSON_AddStringToObject(err, "type", code >= 500 ?
-				"server_error" : "invalid_request_error");
-	cJSON_AddNumberToObject(err, "code", code);
-	reply_cjson(req, code, reason, root);
+	httpserver_reply_error(req, code, reason,
+			       code >= 500 ? "server_error" : "invalid_request_error", msg);
 }
 
 /* ---- streams ----------------------------------------------------------- */
@@ -547,17 +522,6 @@ static void stream_free(struct mock_stream *s)
 	free(s->model);
 	free(s->head);
 	free(s);
-}
-
-/* Stop hearing about the connection's closing: s is about to go away. */
-static void stream_forget_conn(struct mock_stream *s)
-{
-	struct evhttp_connection *conn = evhttp_request_get_connection(s->req);
-
-	if (conn) {
-		evhttp_connection_set_closecb(conn, NULL, NULL);
-		httpserver_busy(conn, 0, MOCK_TIMEOUT_S);
-	}
 }
 
 /* Send what is queued for s's client now (lib/httpserver.h). */
@@ -736,7 +700,7 @@ static void stream_reply_whole(struct mock_stream *s)
 		cJSON_Delete(root);
 		root = NULL;
 	}
-	reply_cjson(s->req, HTTP_OK, "OK", root);
+	httpserver_reply_json(s->req, HTTP_OK, "OK", root);
 	free(id);
 	free(content);
 	free(reasoning);
@@ -754,7 +718,7 @@ static void stream_end(struct mock_stream *s)
 	}
 	/* Ending the reply may close the connection, whose close callback
 	 * must not find s: detach first. */
-	stream_forget_conn(s);
+	httpserver_forget_conn(s->req, MOCK_TIMEOUT_S);
 	evhttp_send_reply_end(s->req);
 	stream_free(s);
 }
@@ -768,7 +732,7 @@ static void stream_finish(struct mock_stream *s)
 	int last_flags = o->no_final_newline ? EVENT_UNENDED : 0;
 
 	if (!s->stream) {
-		stream_forget_conn(s);  /* as in stream_end() */
+		httpserver_forget_conn(s->req, MOCK_TIMEOUT_S);  /* as in stream_end() */
 		stream_reply_whole(s);
 		stream_free(s);
 		return;
@@ -810,7 +774,7 @@ static int stream_fault(struct mock_stream *s)
 		struct evhttp_connection *conn = evhttp_request_get_connection(s->req);
 		struct linger hard = { 1, 0 };   /* close() then sends RST, not FIN */
 
-		stream_forget_conn(s);
+		httpserver_forget_conn(s->req, MOCK_TIMEOUT_S);
 		setsockopt(bufferevent_getfd(evhttp_connection_get_bufferevent(conn)),
 			   SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
 		evhttp_connection_free(conn);    /* frees s->req with it */
@@ -857,8 +821,7 @@ static void on_conn_close(struct evhttp_connection *conn, void *arg)
 	struct mock_stream *s = arg;
 
 	(void)conn;
-	if (!evhttp_request_get_connection(s->req))
-		evhttp_request_free(s->req);
+	httpserver_free_detached(s->req);
 	stream_free(s);
 }
 
@@ -1122,21 +1085,15 @@ static void reply_models(struct mock_server *srv, struct evhttp_request *req)
 	cJSON_AddStringToObject(model, "object", "model");
 	cJSON_AddNumberToObject(model, "created", 0);
 	cJSON_AddStringToObject(model, "owned_by", "tracebench");
-	reply_cjson(req, HTTP_OK, "OK", root);
+	httpserver_reply_json(req, HTTP_OK, "OK", root);
 }
 
+/* A method's name for messages; "?" for one we do not name. */
 static const char *method_name(enum evhttp_cmd_type m)
 {
-	switch (m) {
-	case EVHTTP_REQ_GET:     return "GET";
-	case EVHTTP_REQ_POST:    return "POST";
-	case EVHTTP_REQ_HEAD:    return "HEAD";
-	case EVHTTP_REQ_PUT:     return "PUT";
-	case EVHTTP_REQ_DELETE:  return "DELETE";
-	case EVHTTP_REQ_OPTIONS: return "OPTIONS";
-	case EVHTTP_REQ_PATCH:   return "PATCH";
-	default:                 return "?";
-	}
+	const char *name = httpserver_method_name(m);
+
+	return name ? name : "?";
 }
 
 /* evhttp's callback for every complete request. */
@@ -1196,7 +1153,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 		reply_models(srv, req);
 		break;
 	default:
-		reply_cjson(req, HTTP_OK, "OK",
+		httpserver_reply_json(req, HTTP_OK, "OK",
 			    cJSON_Parse("{\"status\":\"ok\"}"));
 		break;
 	}
@@ -1242,7 +1199,7 @@ static void print_banner(const struct mock_options *o)
 int mock_main(int argc, char **argv)
 {
 	struct mock_server srv;
-	struct event_config *cfg;
+	char err[512];
 	int rc = 1;
 
 	memset(&srv, 0, sizeof(srv));
@@ -1258,17 +1215,10 @@ int mock_main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);       /* a vanished client is not fatal */
 	event_set_log_callback(on_libevent_log);
 
-	/* precise: timerfd rather than epoll's millisecond timeout;
-	 * changelist: see lib/httpserver.c */
-	cfg = event_config_new();
-	if (cfg) {
-		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER |
-				      EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
-		srv.base = event_base_new_with_config(cfg);
-		event_config_free(cfg);
-	}
+	srv.base = httpserver_base_new();
 	if (srv.base) {
-		srv.http = evhttp_new(srv.base);
+		srv.http = httpserver_new(srv.base, on_request, &srv, MOCK_MAX_BODY,
+					  MOCK_MAX_HEADERS, MOCK_TIMEOUT_S);
 		srv.sigint = evsignal_new(srv.base, SIGINT, on_signal, &srv);
 		srv.sigterm = evsignal_new(srv.base, SIGTERM, on_signal, &srv);
 	}
@@ -1279,16 +1229,12 @@ int mock_main(int argc, char **argv)
 			"loop\n");
 		goto cleanup;
 	}
-	evhttp_set_gencb(srv.http, on_request, &srv);
-	evhttp_set_max_body_size(srv.http, MOCK_MAX_BODY);
-	evhttp_set_max_headers_size(srv.http, MOCK_MAX_HEADERS);
-	evhttp_set_timeout(srv.http, MOCK_TIMEOUT_S);
-
-	if (!httpserver_listen(srv.http, srv.opt.host, &srv.opt.port, NULL, "tracebench mock"))
+	if (!httpserver_listen(srv.http, srv.opt.host, &srv.opt.port, NULL, err, sizeof(err)) ||
+	    (srv.opt.port_file &&
+	     httpserver_write_port_file(srv.opt.port_file, srv.opt.port, err, sizeof(err)) < 0)) {
+		fprintf(stderr, "tracebench mock: %s\n", err);
 		goto cleanup;
-	if (srv.opt.port_file &&
-	    httpserver_write_port_file(srv.opt.port_file, srv.opt.port, "tracebench mock") != 0)
-		goto cleanup;
+	}
 	if (!srv.opt.quiet)
 		print_banner(&srv.opt);
 
@@ -1301,7 +1247,7 @@ cleanup:
 	/* stream_free unlinks the head from s->srv, which is &srv, so
 	 * srv.streams moves on; the analyzer does not connect the two. */
 	while (srv.streams) {
-		stream_forget_conn(srv.streams);  /* NOLINT(clang-analyzer-unix.Malloc) */
+		httpserver_forget_conn(srv.streams->req, MOCK_TIMEOUT_S);  /* NOLINT(clang-analyzer-unix.Malloc) */
 		stream_free(srv.streams);
 	}
 	if (srv.http)

@@ -196,44 +196,11 @@ static int header_recorded(const struct proxy_options *o, const char *name)
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static const char *method_name(enum evhttp_cmd_type m)
-{
-	switch (m) {
-	case EVHTTP_REQ_GET:     return "GET";
-	case EVHTTP_REQ_POST:    return "POST";
-	case EVHTTP_REQ_HEAD:    return "HEAD";
-	case EVHTTP_REQ_PUT:     return "PUT";
-	case EVHTTP_REQ_DELETE:  return "DELETE";
-	case EVHTTP_REQ_OPTIONS: return "OPTIONS";
-	case EVHTTP_REQ_PATCH:   return "PATCH";
-	default:                 return NULL;
-	}
-}
-
 /* The proxy's own error: {"error":{"message":...,"type":"proxy_error"}}. */
 static void reply_proxy_error(struct evhttp_request *req, int code, const char *reason,
 			      const char *message)
 {
-	cJSON *root = cJSON_CreateObject();
-	cJSON *err = cJSON_AddObjectToObject(root, "error");
-	struct evbuffer *body = evbuffer_new();
-	char *text;
-
-	cJSON_AddStringToObject(err, "message", message);
-	cJSON_AddStringToObject(err, "type", "proxy_error");
-	cJSON_AddNumberToObject(err, "code", code);
-	text = cJSON_PrintUnformatted(root);
-	if (text && body && evbuffer_add_printf(body, "%s\n", text) > 0) {
-		evhttp_add_header(evhttp_request_get_output_headers(req),
-				  "Content-Type", "application/json");
-		evhttp_send_reply(req, code, reason, body);
-	} else {
-		evhttp_send_error(req, HTTP_INTERNAL, "out of memory");
-	}
-	if (body)
-		evbuffer_free(body);
-	cJSON_free(text);
-	cJSON_Delete(root);
+	httpserver_reply_error(req, code, reason, "proxy_error", message);
 }
 
 /*
@@ -253,17 +220,6 @@ static void conn_watch_close(struct evhttp_connection *conn)
 	bufferevent_getcb(bev, &readcb, &writecb, &eventcb, &arg);
 	bufferevent_setcb(bev, NULL, writecb, eventcb, arg);
 	bufferevent_enable(bev, EV_READ);
-}
-
-/* Stop hearing about q's connection closing: q is about to go away. */
-static void forget_conn(struct proxy_request *q)
-{
-	struct evhttp_connection *conn = q->req ? evhttp_request_get_connection(q->req) : NULL;
-
-	if (conn) {
-		evhttp_connection_set_closecb(conn, NULL, NULL);
-		httpserver_busy(conn, 0, PROXY_IDLE_S);
-	}
 }
 
 /* Pass on what is queued for q's client now (lib/httpserver.h), so a token
@@ -364,7 +320,7 @@ static void cancel(struct proxy_request *q, const char *why)
 
 	result_set_error(&q->result, RESULT_ERR_CANCELLED, why);
 	transfer_finish(&q->t, CURLE_ABORTED_BY_CALLBACK, clock_now_ns());
-	forget_conn(q);
+	httpserver_forget_conn(q->req, PROXY_IDLE_S);
 	if (conn)
 		evhttp_connection_free(conn);   /* frees q->req with it */
 	q->req = NULL;
@@ -381,8 +337,7 @@ static void on_conn_close(struct evhttp_connection *conn, void *arg)
 	struct proxy_request *q = arg;
 
 	(void)conn;
-	if (!evhttp_request_get_connection(q->req))
-		evhttp_request_free(q->req);
+	httpserver_free_detached(q->req);
 	q->req = NULL;
 	cancel(q, "the client closed the connection");
 }
@@ -516,16 +471,16 @@ static void finish(void *priv, CURLcode code)
 
 		snprintf(msg, sizeof(msg), "upstream %s: %s", timeout ? "timed out" : "failed",
 			 transfer_curl_message(&q->t, code));
-		forget_conn(q);
+		httpserver_forget_conn(q->req, PROXY_IDLE_S);
 		reply_proxy_error(q->req, timeout ? 504 : 502,
 				  timeout ? "Gateway Timeout" : "Bad Gateway", msg);
 	} else if (q->req && code != CURLE_OK) {
 		/* the reply started: cut the connection, as the upstream did */
-		forget_conn(q);
+		httpserver_forget_conn(q->req, PROXY_IDLE_S);
 		if (conn)
 			evhttp_connection_free(conn);
 	} else if (q->req) {
-		forget_conn(q);
+		httpserver_forget_conn(q->req, PROXY_IDLE_S);
 		evhttp_send_reply_end(q->req);
 	}
 	q->req = NULL;
@@ -626,7 +581,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 {
 	struct proxy *p = arg;
 	int64_t arrival = clock_now_ns();
-	const char *method = method_name(evhttp_request_get_command(req));
+	const char *method = httpserver_method_name(evhttp_request_get_command(req));
 	const char *uri = evhttp_request_get_uri(req);
 	struct evhttp_connection *conn = evhttp_request_get_connection(req);
 	struct proxy_request *q;
@@ -1077,7 +1032,6 @@ static void on_libevent_log(int severity, const char *msg)
 int proxy_main(int argc, char **argv)
 {
 	struct proxy p;
-	struct event_config *cfg;
 	struct sockaddr_storage self;
 	char err[TRACEFILE_ERRLEN] = "";
 	char *up_host = NULL;
@@ -1107,15 +1061,10 @@ int proxy_main(int argc, char **argv)
 	event_set_log_callback(on_libevent_log);
 	raise_fd_limit();
 
-	cfg = event_config_new();
-	if (cfg) {
-		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER |
-				      EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
-		p.base = event_base_new_with_config(cfg);
-		event_config_free(cfg);
-	}
+	p.base = httpserver_base_new();
 	if (p.base) {
-		p.http = evhttp_new(p.base);
+		p.http = httpserver_new(p.base, on_request, &p, p.opt.max_body, PROXY_MAX_HEADERS,
+					PROXY_IDLE_S);
 		p.curlev = curlev_new(p.base, finish);
 		p.flush_timer = event_new(p.base, -1, EV_PERSIST, on_flush_timer, &p);
 		p.status_timer = event_new(p.base, -1, EV_PERSIST, on_status_timer, &p);
@@ -1135,18 +1084,16 @@ int proxy_main(int argc, char **argv)
 	 * the upstream connections of a finished burst would be closed and the
 	 * next burst would pay for new ones: keep them. */
 	curl_multi_setopt(p.multi, CURLMOPT_MAXCONNECTS, (long)PROXY_MAX_IDLE_UPSTREAM);
-	evhttp_set_gencb(p.http, on_request, &p);
-	evhttp_set_max_body_size(p.http, (ev_ssize_t)p.opt.max_body);
-	evhttp_set_max_headers_size(p.http, PROXY_MAX_HEADERS);
-	evhttp_set_timeout(p.http, PROXY_IDLE_S);
 	evhttp_set_default_content_type(p.http, NULL);  /* add nothing of our own */
 	evhttp_set_allowed_methods(p.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |
 				   EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS |
 				   EVHTTP_REQ_PATCH);
 
-	p.bound = httpserver_listen(p.http, p.opt.host, &p.opt.port, &self, "tracebench record proxy");
-	if (!p.bound)
+	p.bound = httpserver_listen(p.http, p.opt.host, &p.opt.port, &self, err, sizeof(err));
+	if (!p.bound) {
+		fprintf(stderr, "tracebench record proxy: %s\n", err);
 		goto cleanup;
+	}
 	if (upstream_is_self((struct sockaddr *)&self, up_host, up_port)) {
 		fprintf(stderr, "tracebench record proxy: the upstream '%s' is this proxy's own "
 			"address; it would forward to itself\n", p.upstream);
@@ -1167,8 +1114,10 @@ int proxy_main(int argc, char **argv)
 		goto cleanup;
 	}
 	if (p.opt.port_file &&
-	    httpserver_write_port_file(p.opt.port_file, p.opt.port, "tracebench record proxy") != 0)
+	    httpserver_write_port_file(p.opt.port_file, p.opt.port, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tracebench record proxy: %s\n", err);
 		goto cleanup;
+	}
 
 	{
 		struct timeval second = { 1, 0 }, status = { PROXY_STATUS_S, 0 };
