@@ -11,6 +11,7 @@
 #include "client.h"
 #include "lib/clock.h"
 #include "lib/curlev.h"
+#include "lib/errmsg.h"
 #include "lib/transfer.h"
 
 #include <stdio.h>
@@ -79,13 +80,13 @@ static void finish(void *priv, CURLcode code)
 
 /* ---- public API ------------------------------------------------------ */
 
-struct client *client_new(const struct client_options *o, char *err)
+struct client *client_new(const struct client_options *o, char *err, size_t errlen)
 {
 	struct event_config *cfg = NULL;
 	struct client *c = calloc(1, sizeof(*c));
 
 	if (!c) {
-		snprintf(err, 256, "out of memory");
+		errmsg_set(err, errlen, "out of memory");
 		return NULL;
 	}
 	c->opt = *o;
@@ -95,7 +96,7 @@ struct client *client_new(const struct client_options *o, char *err)
 	c->topt.insecure = o->insecure;
 	c->topt.max_event = c->topt.max_body = o->max_event ? o->max_event : SSE_DEFAULT_MAX_EVENT;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		snprintf(err, 256, "cannot initialize libcurl");
+		errmsg_set(err, errlen, "cannot initialize libcurl");
 		goto fail;
 	}
 	cfg = event_config_new();
@@ -105,7 +106,7 @@ struct client *client_new(const struct client_options *o, char *err)
 	event_config_free(cfg);
 	c->curlev = c->base ? curlev_new(c->base, finish) : NULL;
 	if (!c->curlev) {
-		snprintf(err, 256, "cannot set up the event loop");
+		errmsg_set(err, errlen, "cannot set up the event loop");
 		goto fail;
 	}
 	if (o->api_key && *o->api_key) {
@@ -113,7 +114,7 @@ struct client *client_new(const struct client_options *o, char *err)
 
 		c->auth_header = malloc(len);
 		if (!c->auth_header) {
-			snprintf(err, 256, "out of memory");
+			errmsg_set(err, errlen, "out of memory");
 			goto fail;
 		}
 		snprintf(c->auth_header, len, "Authorization: Bearer %s", o->api_key);

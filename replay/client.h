@@ -34,9 +34,9 @@ struct client_options {
  */
 typedef void (*client_done_fn)(void *ctx, struct result *result);
 
-/* Creates a client on its own event loop. Returns NULL (err filled, 256
- * bytes) when libcurl or libevent cannot be set up. */
-struct client *client_new(const struct client_options *o, char *err);
+/* Creates a client on its own event loop. Returns NULL, with why in err
+ * (lib/errmsg.h), when libcurl or libevent cannot be set up. */
+struct client *client_new(const struct client_options *o, char *err, size_t errlen);
 
 /* Frees the client; requests still running are abandoned. NULL is a no-op. */
 void client_free(struct client *c);

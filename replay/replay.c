@@ -1104,7 +1104,7 @@ int replay_main(int argc, char **argv)
 	co.api_key = getenv(o.api_key_env);
 	co.http2 = o.http2;
 	co.insecure = o.insecure;
-	client = client_new(&co, err);
+	client = client_new(&co, err, sizeof(err));
 	if (!client) {
 		fprintf(stderr, "tracebench replay: %s\n", err);
 		rc = 1;
