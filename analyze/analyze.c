@@ -54,25 +54,39 @@ static const char analyze_usage_text[] =
 	"  tracebench analyze plot --db bench.db --out plots\n";
 
 static const char compare_usage_text[] =
-	"usage: tracebench analyze compare --db FILE [--format FMT]\n"
+	"usage: tracebench analyze compare --db FILE [--format FMT] [--min-effect PCT]\n"
 	"                                  [--fail-on-regression PCT] BEFORE AFTER\n"
 	"\n"
-	"Compare two runs (by label) level by level: TTFT, TPOT, ITL and E2E\n"
-	"(median and P99) and aggregate tok/s, before and after, the change, and a\n"
-	"verdict that accounts for noise: 'faster', 'slower' or 'no significant\n"
-	"change', from seeded bootstrap confidence intervals (reproducible). Warns\n"
-	"when the runs replayed different traces or used different parameters.\n"
+	"Compare two runs (by label) level by level: the P50 and P99 of TTFT, TTFA,\n"
+	"TPOT, ITL and E2E, and aggregate tok/s (tokens / wall time), before and\n"
+	"after, the change with its 95% interval, and a verdict per number: 'same'\n"
+	"(the interval lies inside +-min-effect), 'faster' or 'slower' (beyond it),\n"
+	"'inconclusive' (it straddles the threshold: run more requests or repeats),\n"
+	"or 'n/a' (too few requests: P50 needs 5 a side, P99 200). Repeats (replay\n"
+	"--repeat) are the unit of noise; requests are paired by trace id when both\n"
+	"runs replayed the same ones. Seeded: the same database gives the same\n"
+	"verdicts. Warns when the runs replayed different traces or used different\n"
+	"parameters.\n"
 	"\n"
 	"options:\n"
 	"  -d, --db FILE                  the database to read\n"
 	"  -f, --format FMT               text (default), markdown, csv or json\n"
-	"  -F, --fail-on-regression PCT   exit 1 when a metric got significantly\n"
-	"                                 worse by more than PCT percent\n"
+	"  -m, --min-effect PCT           smallest change that matters, in percent\n"
+	"                                 (default 3); smaller ones are 'same'\n"
+	"  -F, --fail-on-regression PCT   exit 1 when a verdict is 'slower' by more\n"
+	"                                 than PCT percent, one line per regression\n"
+	"                                 on stderr. Reliable with --repeat 3 or more\n"
+	"                                 on both sides (run-to-run noise measured);\n"
+	"                                 with one run a side it leans on --min-effect\n"
 	"  -h, --help                     show this help\n"
+	"\n"
+	"exit status: 0 done (no regression), 1 a regression beyond PCT or the work\n"
+	"failed, 2 usage or input error (an unknown run, no level in common)\n"
 	"\n"
 	"examples:\n"
 	"  tracebench analyze compare --db bench.db baseline tuned\n"
-	"  tracebench analyze compare --db ci.db --fail-on-regression 5 main pr-123\n";
+	"  tracebench analyze compare --db ci.db --fail-on-regression 5 main pr-123\n"
+	"  tracebench analyze compare --db ab.db --min-effect 2 --format markdown a b\n";
 
 static const char runs_usage_text[] =
 	"usage: tracebench analyze runs --db FILE [--format FMT]\n"
@@ -469,28 +483,37 @@ static int analyze_compare(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "min-effect", required_argument, NULL, 'm' },
 		{ "fail-on-regression", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum summary_format fmt = SUMMARY_TEXT;
-	struct compare_result res = { NULL, 0, NULL, 0 };
+	struct compare_opts co = { VERDICT_MIN_EFFECT, VERDICT_RESAMPLES, VERDICT_SEED };
+	struct compare_result res = { 0 };
 	const char *db_path = NULL;
-	double fail_pct = -1, worst;
+	double fail_pct = -1;
 	char err[DB_ERRLEN], msg[256];
 	struct db *db = NULL;
-	size_t i;
+	size_t i, n_bad, bad[8];
 	int c, rc;
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:f:F:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:f:m:F:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': db_path = optarg; break;
 		case 'f':
 			if (summary_format_parse(optarg, &fmt) != 0) {
 				snprintf(msg, sizeof(msg), "unknown format '%s' "
 					 "(text, markdown, csv or json)", optarg);
+				return analyze_usage_error("compare", msg);
+			}
+			break;
+		case 'm':
+			if (cli_parse_double(optarg, 0, 100, &co.min_effect) != 0) {
+				snprintf(msg, sizeof(msg), "bad --min-effect '%s' "
+					 "(a percentage from 0 to 100, e.g. 3)", optarg);
 				return analyze_usage_error("compare", msg);
 			}
 			break;
@@ -511,24 +534,41 @@ static int analyze_compare(int argc, char **argv)
 		return analyze_usage_error("compare", "give two runs: BEFORE AFTER");
 	rc = db_open(db_path, DB_READ, &db, err, sizeof(err));
 	if (!rc)
-		rc = compare_runs(db, argv[optind], argv[optind + 1], COMPARE_RESAMPLES,
-				  COMPARE_SEED, &res, err, sizeof(err));
+		rc = compare_runs(db, argv[optind], argv[optind + 1], &co, &res, err, sizeof(err));
 	db_close(db);
 	if (rc)
 		return analyze_fail("compare", rc, err);
-	for (i = 0; i < res.n_warnings; i++)
+	/* Warnings once: in the text and Markdown output, else on stderr. */
+	for (i = 0; (fmt == SUMMARY_CSV || fmt == SUMMARY_JSON) && i < res.n_warnings; i++)
 		fprintf(stderr, "tracebench analyze compare: warning: %s\n", res.warnings[i]);
 	compare_print(stdout, fmt, argv[optind], argv[optind + 1], &res);
-	worst = compare_worst_regression(&res);
-	compare_result_release(&res);
-	if (fflush(stdout) != 0 || ferror(stdout))
+	n_bad = fail_pct >= 0 ? compare_regressions(&res, fail_pct, bad, 8) : 0;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		compare_result_release(&res);
 		return analyze_fail("compare", DB_ERR_WORK, "cannot write output");
-	if (fail_pct >= 0 && worst > fail_pct) {
-		fprintf(stderr, "tracebench analyze compare: regression: a metric got "
-			"significantly worse by %.1f%% (limit %g%%)\n", worst, fail_pct);
-		return 1;
 	}
-	return 0;
+	for (i = 0; i < n_bad && i < 8; i++) {
+		compare_describe(&res.rows[bad[i]], msg, sizeof(msg));
+		fprintf(stderr, "tracebench analyze compare: regression: %s > %g%%\n", msg,
+			fail_pct);
+	}
+	if (n_bad > 8)
+		fprintf(stderr, "tracebench analyze compare: ... and %zu more regressions\n",
+			n_bad - 8);
+	/* A level that worked before and not at all after has no verdict, but
+	 * fails a gate all the same. */
+	for (i = 0; fail_pct >= 0 && i < res.n_levels; i++) {
+		const struct compare_level *lv = &res.levels[i];
+
+		if (!lv->compared && lv->ok_before && !lv->ok_after) {
+			fprintf(stderr, "tracebench analyze compare: regression: no successful "
+				"request at C=%d in '%s' (%zu failed)\n", lv->level,
+				argv[optind + 1], lv->failed_after);
+			n_bad++;
+		}
+	}
+	compare_result_release(&res);
+	return n_bad ? 1 : 0;
 }
 
 static void analyze_put_cell(FILE *out, enum summary_format fmt, const char *s, int first)

@@ -1,79 +1,90 @@
 /*
  * compare.h - `tracebench analyze compare BEFORE AFTER`: did a change make
- * the server faster, slower, or is the difference within the noise?
+ * the server faster, slower, or can the runs not tell?
  *
- * For each concurrency level both runs have, and each metric (TTFT, TPOT,
- * ITL, E2E, aggregate tok/s), compare prints the value before and after,
- * the absolute and relative change, and a verdict. A latency metric is
- * "slower" or "faster" when a bootstrap confidence interval of the change
- * of its median or of its P99 excludes zero; each of the two intervals is
- * at 97.5%, so together they keep the false-alarm rate per metric at 5% or
- * less (Bonferroni). P99 is judged only with 200 samples or more a side
- * (below that its bootstrap is too narrow); the median alone is then
- * judged at 95%. ITL resamples whole requests (their gaps are not
- * independent). Aggregate tok/s, one number per level, is judged by the
- * 95% interval of the change of C * sum(tokens) / sum(E2E) over resampled
- * requests (Little's law: the throughput a closed loop of C sustains).
- * When both runs repeated the level (replay --repeat), the bootstrap has
- * two stages, repeats then requests within them, so the spread between
- * repeats counts as noise, and aggregate tok/s is judged by Welch's 95%
- * interval over the repeats' own values. Resampling uses lib/stats.h's splitmix64 with a
- * fixed seed: the same databases always give the same verdicts.
+ * For each concurrency level both runs have, compare shows the median
+ * (P50) and the P99 of TTFT, TTFA, TPOT, ITL and E2E and the aggregate
+ * tok/s (tokens / wall time, the number replay and report show), before
+ * and after, the change in percent with its 95% interval, and a verdict per
+ * number: same, faster, slower or inconclusive against --min-effect.
+ * The method is analyze/verdict.h's: repeats (replay --repeat) are the unit
+ * of noise, requests are paired by trace id when both runs replayed the
+ * same ones, and P99 is judged with 200 requests a side or more.
  */
 #ifndef TB_ANALYZE_COMPARE_H
 #define TB_ANALYZE_COMPARE_H
 
 #include <stdio.h>
 #include "analyze/db.h"
+#include "analyze/verdict.h"
 #include "lib/summary.h"
 
-#define COMPARE_RESAMPLES 2000
-#define COMPARE_SEED 0x7472616365ULL   /* "trace" */
-
-enum compare_verdict {
-	COMPARE_SAME,       /* "no significant change" */
-	COMPARE_FASTER,
-	COMPARE_SLOWER,
-	COMPARE_NA,         /* too few samples on one side */
+struct compare_opts {
+	double min_effect;      /* percent: smaller changes are "same" */
+	unsigned resamples;
+	uint64_t seed;
 };
 
-const char *compare_verdict_name(enum compare_verdict v);
-
+/* One verdict: a statistic of a metric at a level. */
 struct compare_row {
 	int level;
-	const char *metric;        /* "TTFT", "TPOT", "ITL", "E2E", "Agg tok/s" (static) */
-	int higher_is_better;      /* throughput */
-	size_t n_before, n_after;  /* samples (requests; gaps for ITL) */
-	double before, after;      /* median (P50) in ms; aggregate tok/s for throughput */
-	double lo, hi;             /* CI of after - before of that value */
-	double p99_before, p99_after, p99_lo, p99_hi;   /* NaN for throughput */
-	enum compare_verdict verdict;
-	double worse_pct;          /* significant worsening in %, 0 if none */
+	const char *metric;     /* "TTFT", "TTFA", "TPOT", "ITL", "E2E", "Agg tok/s" (static) */
+	const char *stat;       /* "P50", "P99"; "" for throughput (static) */
+	const char *unit;       /* "ms", "tok/s" (static) */
+	int higher_is_better;   /* throughput */
+	int estimated;          /* rests on token counts a side estimated (no usage) */
+	struct verdict v;
+};
+
+/* What compare found at one level besides its rows. */
+struct compare_level {
+	int level;
+	int compared;           /* rows were made (both sides had successes) */
+	size_t repeats_before, repeats_after;
+	int paired;             /* both sides replayed the same trace requests */
+	size_t ok_before, ok_after, failed_before, failed_after;
+	int estimated_before, estimated_after;
 };
 
 struct compare_result {
-	struct compare_row *rows;  /* owned */
+	struct compare_row *rows;   /* owned */
 	size_t n_rows;
-	char **warnings;           /* owned: different trace or parameters */
+	struct compare_level *levels;   /* owned: every level of either run */
+	size_t n_levels;
+	char **warnings;        /* owned: different traces, parameters, levels */
 	size_t n_warnings;
+	double min_effect;
 };
 
 void compare_result_release(struct compare_result *r);
 
 /*
- * Compares the runs labelled 'before' and 'after' with 'resamples'
- * bootstrap resamples from 'seed'. Returns DB_OK and fills *out (release
- * with compare_result_release); DB_ERR_INPUT for an unknown run or runs
- * without a common level; DB_ERR_WORK on SQLite or memory failure.
+ * Compares the runs labelled 'before' and 'after'. Returns DB_OK and
+ * fills *out (release with compare_result_release); DB_ERR_INPUT for an
+ * unknown run (the message names it) or runs without a common level;
+ * DB_ERR_WORK on SQLite or memory failure.
  */
-int compare_runs(struct db *db, const char *before, const char *after, unsigned resamples,
-		 uint64_t seed, struct compare_result *out, char *err, size_t errlen);
+int compare_runs(struct db *db, const char *before, const char *after,
+		 const struct compare_opts *o, struct compare_result *out, char *err,
+		 size_t errlen);
 
-/* Prints r in fmt (text, markdown, csv, json) with a legend (text, markdown). */
+/*
+ * Prints r in fmt: text and Markdown with the warnings, a line per level
+ * that was not compared and a legend; CSV and JSON one record per row
+ * (JSON with the warnings and levels too).
+ */
 void compare_print(FILE *out, enum summary_format fmt, const char *before, const char *after,
 		   const struct compare_result *r);
 
-/* The largest worse_pct of r's rows (0 when nothing got significantly worse). */
-double compare_worst_regression(const struct compare_result *r);
+/*
+ * The rows that fail a gate of limit percent: "slower" verdicts whose
+ * change is worse than limit. Returns how many; writes the first
+ * min(that, max) row indices into idx, worst first.
+ */
+size_t compare_regressions(const struct compare_result *r, double limit, size_t *idx,
+			   size_t max);
+
+/* "ITL P99 at C=16 +26.0% [+19.2, +31.8]" into buf (len bytes). */
+void compare_describe(const struct compare_row *w, char *buf, size_t len);
 
 #endif
