@@ -146,6 +146,11 @@ void client_free(struct client *c)
 	curl_global_cleanup();
 }
 
+void client_set_endpoint(struct client *c, const char *endpoint)
+{
+	c->opt.endpoint = endpoint;
+}
+
 struct event_base *client_base(struct client *c)
 {
 	return c->base;

@@ -58,6 +58,14 @@ int client_start(struct client *c, const char *method, const char *path,
 		 struct result *result, int64_t origin_ns, int64_t start_ns,
 		 client_done_fn done, void *ctx);
 
+/*
+ * Sends the requests started from now on to 'endpoint' (a base URL, not
+ * copied: it must outlive them) instead of the one the client was made
+ * with. Connections to both stay in one pool, so an A/B run alternates
+ * between two servers on one event loop.
+ */
+void client_set_endpoint(struct client *c, const char *endpoint);
+
 /* Ends every request in flight now, recording them as cancelled. */
 void client_cancel_all(struct client *c);
 

@@ -42,6 +42,9 @@
 
 struct options {
 	const char *endpoint;
+	const char *endpoint_b;   /* an A/B run: the second server, else NULL */
+	const char *output_b;     /* ... its results file */
+	const char *label_a, *label_b;
 	long levels[MAX_LEVELS];
 	int n_levels;
 	long requests;            /* per level; 0 = max(4, 2C) */
@@ -134,7 +137,8 @@ static void usage(FILE *out)
 		"      --rate R              send R requests per second\n"
 		"      --arrival KIND        constant (default), poisson or gamma\n"
 		"      --burstiness B        gamma shape: 1 is Poisson, below 1 burstier (default 1)\n"
-		"      --seed N              seed of the arrival process (default 1)\n"
+		"      --seed N              seed of the arrival process, or of an A/B run's\n"
+		"                            order (default 1)\n"
 		"      --timing trace        send at the trace's own arrival offsets ...\n"
 		"      --speed X             ... divided by X (default 1)\n"
 		"  -n, --requests N          requests to send (default: the trace's count)\n"
@@ -155,6 +159,15 @@ static void usage(FILE *out)
 		"                            accepted; a larger one fails the request as\n"
 		"                            malformed (default 1048576, at least 1024)\n"
 		"\n"
+		"two servers at once (an A/B run, closed loop):\n"
+		"  -e URL_A -e URL_B         give --endpoint twice and -o twice (A's file, then B's):\n"
+		"                            every level and repeat runs against A and against B in\n"
+		"                            turn, the same trace requests, in a balanced order from\n"
+		"                            --seed (AB BA or BA AB in each two), so that drift of the\n"
+		"                            host falls on both; analyze compare pairs the two runs\n"
+		"      --label-a NAME        label of A's run (default run-YYYYmmdd-HHMMSS-a)\n"
+		"      --label-b NAME        label of B's run (default run-YYYYmmdd-HHMMSS-b)\n"
+		"\n"
 		"several hosts:\n"
 		"      --shard K/N           replay shard K (0..N-1) of N of the trace\n"
 		"      --start-at UNIXTIME   start at this wall-clock time (seconds since 1970)\n"
@@ -172,7 +185,9 @@ static void usage(FILE *out)
 		"  tracebench replay --endpoint http://127.0.0.1:8000 -c 1,2,4,8,16 -o run.jsonl.gz trace.jsonl.gz\n"
 		"  tracebench replay -e http://127.0.0.1:8000 --rate 20 --arrival poisson -n 600 -o open.jsonl.gz trace.jsonl.gz\n"
 		"  tracebench replay -e http://127.0.0.1:8000 --timing trace --speed 2 -o prod.jsonl.gz imported.jsonl.gz\n"
-		"  OPENAI_API_KEY=... tracebench replay -e https://host -c 4 --label tuned -o tuned.jsonl.gz trace.jsonl.gz\n");
+		"  OPENAI_API_KEY=... tracebench replay -e https://host -c 4 --label tuned -o tuned.jsonl.gz trace.jsonl.gz\n"
+		"  tracebench replay -e http://gpu1:8000 -e http://gpu2:8000 --label-a main --label-b tuned \\\n"
+		"      -c 1,4,16 --repeat 3 -o main.jsonl.gz -o tuned.jsonl.gz trace.jsonl.gz\n");
 }
 
 /* ---- preparing the trace --------------------------------------------- */
@@ -515,7 +530,8 @@ static void add_number_or_null(cJSON *obj, const char *key, double v)
 		cJSON_AddNullToObject(obj, key);
 }
 
-static cJSON *results_header(const struct options *o, const char *label, const char *digest,
+static cJSON *results_header(const struct options *o, const char *label, const char *endpoint,
+			     const char *digest, const unsigned char *ab_order, size_t n_blocks,
 			     const struct prepared *reqs, size_t n_reqs)
 {
 	cJSON *h = cJSON_CreateObject(), *trace, *params, *levels, *body;
@@ -529,7 +545,7 @@ static cJSON *results_header(const struct options *o, const char *label, const c
 	cJSON_AddStringToObject(h, "label", label);
 	cJSON_AddStringToObject(h, "created", created);
 	cJSON_AddStringToObject(h, "tool", "tracebench " TB_VERSION);
-	cJSON_AddStringToObject(h, "endpoint", o->endpoint);
+	cJSON_AddStringToObject(h, "endpoint", endpoint);
 	body = cJSON_Parse(reqs[0].req.body);
 	model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(body, "model"));
 	if (model)
@@ -569,6 +585,27 @@ static cJSON *results_header(const struct options *o, const char *label, const c
 	cJSON_AddNumberToObject(params, "timeout_s", (double)o->timeout_s);
 	if (o->max_event_bytes)
 		cJSON_AddNumberToObject(params, "max_event_bytes", (double)o->max_event_bytes);
+	if (o->endpoint_b) {
+		/* The same in both files: the two runs have one set of params. */
+		cJSON *ab = cJSON_AddObjectToObject(params, "ab");
+		cJSON *labels = cJSON_AddArrayToObject(ab, "labels");
+		char *order = malloc(2 * n_blocks + 1);
+		size_t k;
+
+		for (k = 0; order && k < n_blocks; k++) {
+			order[2 * k] = ab_order[k] ? 'B' : 'A';
+			order[2 * k + 1] = ab_order[k] ? 'A' : 'B';
+		}
+		if (order)
+			order[2 * n_blocks] = '\0';
+		cJSON_AddItemToArray(labels, cJSON_CreateString(o->label_a));
+		cJSON_AddItemToArray(labels, cJSON_CreateString(o->label_b));
+		cJSON_AddNumberToObject(ab, "seed", (double)o->sched.seed);
+		/* "ABBA...": who went first in each level and repeat, in run order */
+		if (order)
+			cJSON_AddStringToObject(ab, "order", order);
+		free(order);
+	}
 	if (o->shard_n > 1) {
 		char shard[48];
 
@@ -599,6 +636,36 @@ static cJSON *results_header(const struct options *o, const char *label, const c
 	return h;
 }
 
+/* The rules of an A/B run (two --endpoint); returns 0 or -1 (said why). */
+static int check_ab(const struct options *o)
+{
+	const char *why = NULL;
+
+	if (!o->endpoint_b) {
+		if (o->output_b)
+			why = "two -o need two --endpoint (an A/B run)";
+		else if (o->label_a || o->label_b)
+			why = "--label-a and --label-b need two --endpoint (an A/B run)";
+	} else if (strncmp(o->endpoint_b, "http://", 7) && strncmp(o->endpoint_b, "https://", 8)) {
+		why = "--endpoint must be an http:// or https:// URL";
+	} else if (!o->output_b) {
+		why = "an A/B run (two --endpoint) needs two results files: -o A.jsonl.gz -o B.jsonl.gz";
+	} else if (strcmp(o->output, o->output_b) == 0) {
+		why = "the two results files of an A/B run must differ";
+	} else if (o->open_loop) {
+		why = "an A/B run (two --endpoint) is closed loop: --rate and --timing do not apply";
+	} else if (o->shard_n > 1) {
+		why = "an A/B run (two --endpoint) cannot be sharded";
+	} else if (o->label) {
+		why = "an A/B run names its two runs with --label-a and --label-b, not --label";
+	} else if (o->label_a && o->label_b && strcmp(o->label_a, o->label_b) == 0) {
+		why = "--label-a and --label-b must differ";
+	}
+	if (why)
+		fprintf(stderr, "tracebench replay: %s\n", why);
+	return why ? -1 : 0;
+}
+
 /* Parses "K/N" with 0 <= K < N. */
 static int parse_shard(const char *s, long *k, long *n)
 {
@@ -620,7 +687,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_PROGRESS, OPT_REPEAT, OPT_RATE, OPT_ARRIVAL, OPT_BURSTINESS, OPT_SEED,
 		OPT_TIMING, OPT_SPEED, OPT_DURATION, OPT_MAX_CONCURRENCY, OPT_MODEL,
 		OPT_MAX_TOKENS, OPT_IGNORE_EOS, OPT_HTTP2, OPT_SHARD, OPT_START_AT,
-		OPT_MAX_EVENT_BYTES,
+		OPT_MAX_EVENT_BYTES, OPT_LABEL_A, OPT_LABEL_B,
 	};
 	static const struct option longopts[] = {
 		{ "endpoint", required_argument, NULL, 'e' },
@@ -628,6 +695,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "requests", required_argument, NULL, 'n' },
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "label", required_argument, NULL, 'l' },
+		{ "label-a", required_argument, NULL, OPT_LABEL_A },
+		{ "label-b", required_argument, NULL, OPT_LABEL_B },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -667,7 +736,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 	while ((c = getopt_long(argc, argv, ":e:c:n:l:o:fqH:kh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			o->endpoint = optarg;
+			if (o->endpoint_b) {
+				fprintf(stderr, "tracebench replay: more than two --endpoint; an A/B "
+					"run has two\n");
+				return -1;
+			}
+			*(o->endpoint ? &o->endpoint_b : &o->endpoint) = optarg;
 			break;
 		case 'c':
 			n = cli_parse_long_list(optarg, 1, 100000, o->levels, MAX_LEVELS);
@@ -688,7 +762,18 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->label = optarg;
 			break;
 		case 'o':
-			o->output = optarg;
+			if (o->output_b) {
+				fprintf(stderr, "tracebench replay: more than two -o; an A/B run "
+					"writes two results files\n");
+				return -1;
+			}
+			*(o->output ? &o->output_b : &o->output) = optarg;
+			break;
+		case OPT_LABEL_A:
+			o->label_a = optarg;
+			break;
+		case OPT_LABEL_B:
+			o->label_b = optarg;
 			break;
 		case 'f':
 			o->force = 1;
@@ -821,6 +906,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		fprintf(stderr, "tracebench replay: no results file; give -o RESULTS\n");
 		return -1;
 	}
+	if (check_ab(o) < 0)
+		return -1;
 	/* libcurl before 7.89 breaks reused prior-knowledge HTTP/2 connections
 	 * (curl issue 10634): every request after the first would fail. */
 	if (o->http2 && strncmp(o->endpoint, "http://", 7) == 0 &&
@@ -1039,6 +1126,15 @@ static void wait_until(struct event_base *base, double at)
 		event_free(timer);
 }
 
+/* One side of a run: the server, its run's label and results file. An A/B
+ * run has two, and alternates between them level by level. */
+struct run_side {
+	const char *endpoint, *label, *output;
+	struct tracefile_writer *out;
+	size_t cursor;            /* next trace request of this side */
+	long seq;                 /* next sequence number of this side */
+};
+
 int replay_main(int argc, char **argv)
 {
 	struct options o = {
@@ -1047,9 +1143,12 @@ int replay_main(int argc, char **argv)
 		.format = SUMMARY_TEXT, .repeat = 1,
 		.sched = { .arrival = ARRIVAL_CONSTANT, .burstiness = 1, .speed = 1, .seed = 1 },
 	};
-	char err[TRACEFILE_ERRLEN], digest[32], label[64], endpoint[1024];
+	char err[TRACEFILE_ERRLEN], digest[32], label[64], endpoint[2][1024];
+	char ab_label[2][80];
 	struct client_options co = { 0 };
-	struct tracefile_writer *out = NULL;
+	struct run_side side[2];
+	unsigned char *ab_order = NULL;
+	size_t n_sides, n_blocks, k, t;
 	struct client *client = NULL;
 	struct prepared *reqs = NULL;
 	struct event *tick = NULL, *sigint = NULL, *sigterm = NULL;
@@ -1057,18 +1156,25 @@ int replay_main(int argc, char **argv)
 	struct level_run lr;
 	int64_t *sched = NULL;
 	size_t *sched_index = NULL, n_sched = 0;
-	size_t n_reqs = 0, cursor = 0, total_ok = 0, total = 0;
-	long seq = 0;
+	size_t n_reqs = 0, total_ok = 0, total = 0;
 	cJSON *header;
 	int i, rep, rc = 2, first_row = 1;
 
 	memset(&lr, 0, sizeof(lr));
+	memset(side, 0, sizeof(side));
 	if (parse_options(argc, argv, &o) < 0)
 		return 2;
-	snprintf(endpoint, sizeof(endpoint), "%s", o.endpoint);
-	while (strlen(endpoint) > 8 && endpoint[strlen(endpoint) - 1] == '/')
-		endpoint[strlen(endpoint) - 1] = '\0';
-	o.endpoint = endpoint;
+	n_sides = o.endpoint_b ? 2 : 1;
+	for (t = 0; t < n_sides; t++) {
+		char *e = endpoint[t];
+
+		snprintf(e, sizeof(endpoint[t]), "%s", t ? o.endpoint_b : o.endpoint);
+		while (strlen(e) > 8 && e[strlen(e) - 1] == '/')
+			e[strlen(e) - 1] = '\0';
+		side[t].endpoint = e;
+		side[t].output = t ? o.output_b : o.output;
+	}
+	o.endpoint = endpoint[0];
 	if (!o.label) {
 		time_t now = time(NULL);
 		struct tm tm;
@@ -1077,6 +1183,25 @@ int replay_main(int argc, char **argv)
 		strftime(label, sizeof(label), "run-%Y%m%d-%H%M%S", &tm);
 		o.label = label;
 	}
+	if (n_sides == 2) {
+		for (t = 0; t < 2; t++)
+			snprintf(ab_label[t], sizeof(ab_label[t]), "%s-%c", o.label, t ? 'b' : 'a');
+		o.label_a = o.label_a ? o.label_a : ab_label[0];
+		o.label_b = o.label_b ? o.label_b : ab_label[1];
+		side[0].label = o.label_a;
+		side[1].label = o.label_b;
+	} else {
+		side[0].label = o.label;
+	}
+	/* An A/B run's order: which side goes first in each level and repeat. */
+	n_blocks = o.open_loop ? 1 : (size_t)o.n_levels * (size_t)o.repeat;
+	ab_order = calloc(n_blocks + 1, 1);
+	if (!ab_order) {
+		fprintf(stderr, "tracebench replay: out of memory\n");
+		return 1;
+	}
+	if (n_sides == 2)
+		schedule_ab_order(n_blocks, o.sched.seed, ab_order);
 	reqs = load_trace(o.trace_path, &o, &n_reqs, digest);
 	if (!reqs)
 		return 2;
@@ -1119,20 +1244,24 @@ int replay_main(int argc, char **argv)
 		rc = 1;
 		goto cleanup;
 	}
-	header = results_header(&o, o.label, digest, reqs, n_reqs);
-	out = tracefile_writer_open(o.output, TRACEFILE_KIND_RESULTS, header, o.force, err);
-	cJSON_Delete(header);
-	if (!out) {
-		fprintf(stderr, "tracebench replay: %s\n", err);
-		goto cleanup;
+	for (t = 0; t < n_sides; t++) {
+		header = results_header(&o, side[t].label, side[t].endpoint, digest, ab_order,
+					n_blocks, reqs, n_reqs);
+		side[t].out = tracefile_writer_open(side[t].output, TRACEFILE_KIND_RESULTS, header,
+						    o.force, err);
+		cJSON_Delete(header);
+		if (!side[t].out) {
+			fprintf(stderr, "tracebench replay: %s\n", err);
+			goto cleanup;
+		}
 	}
 
 	lr.client = client;
-	lr.out = out;
+	lr.out = side[0].out;
 	lr.reqs = reqs;
 	lr.n_reqs = n_reqs;
-	lr.cursor = &cursor;
-	lr.seq = &seq;
+	lr.cursor = &side[0].cursor;
+	lr.seq = &side[0].seq;
 	lr.show_progress = o.progress < 0 ? isatty(STDERR_FILENO) : o.progress;
 	lr.max_concurrency = (size_t)o.max_concurrency;
 	tick = event_new(client_base(client), -1, EV_PERSIST, on_tick, &lr);
@@ -1144,8 +1273,13 @@ int replay_main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 
-	fprintf(stderr, "tracebench replay: %zu requests in '%s', endpoint %s, run '%s'\n",
-		n_reqs, o.trace_path, o.endpoint, o.label);
+	if (n_sides == 2)
+		fprintf(stderr, "tracebench replay: %zu requests in '%s', A/B run: endpoint %s as "
+			"'%s', endpoint %s as '%s'\n", n_reqs, o.trace_path, side[0].endpoint,
+			side[0].label, side[1].endpoint, side[1].label);
+	else
+		fprintf(stderr, "tracebench replay: %zu requests in '%s', endpoint %s, run '%s'\n",
+			n_reqs, o.trace_path, o.endpoint, o.label);
 	if (o.start_at > 0)
 		wait_until(client_base(client), o.start_at);
 	if (event_add(tick, &(struct timeval){ 1, 0 }) < 0) {
@@ -1155,10 +1289,17 @@ int replay_main(int argc, char **argv)
 	}
 	summary_print_begin(stdout, o.format);
 	lr.origin_ns = clock_now_ns();
-	for (i = 0; i < (o.open_loop ? 1 : o.n_levels) && !stop_signal; i++) {
-		for (rep = 0; rep < (int)o.repeat && !stop_signal; rep++) {
+	for (i = 0, k = 0; i < (o.open_loop ? 1 : o.n_levels) && !stop_signal; i++) {
+		for (rep = 0; rep < (int)o.repeat && !stop_signal; rep++, k++) {
+		    for (t = 0; t < n_sides && !stop_signal; t++) {
+			struct run_side *sd = &side[ab_order[k] ? n_sides - 1 - t : t];
 			struct level_summary s;
 
+			/* Each side from the same trace request: its own cursor. */
+			lr.out = sd->out;
+			lr.cursor = &sd->cursor;
+			lr.seq = &sd->seq;
+			client_set_endpoint(client, sd->endpoint);
 			lr.level = o.open_loop ? 0 : (int)o.levels[i];
 			lr.repeat = rep;
 			lr.warmup = i == 0 && rep == 0 ? (size_t)o.warmup : 0;
@@ -1175,7 +1316,7 @@ int replay_main(int argc, char **argv)
 				goto cleanup;
 			}
 			if (s.requests || s.warmup) {
-				summary_print_row(stdout, o.format, o.label, &s, first_row);
+				summary_print_row(stdout, o.format, sd->label, &s, first_row);
 				first_row = 0;
 			}
 			if (o.open_loop)
@@ -1185,6 +1326,7 @@ int replay_main(int argc, char **argv)
 			total_ok += s.ok;
 			total += s.requests;
 			free_results(&lr);
+		    }
 		}
 	}
 	summary_print_end(stdout, o.format);
@@ -1192,21 +1334,27 @@ int replay_main(int argc, char **argv)
 		fprintf(stderr, "warm-up: %zu request%s, cold-start TTFT %.1f ms\n",
 			warmup.warmup, warmup.warmup == 1 ? "" : "s", warmup.warmup_ttft_ms);
 
-	if (tracefile_writer_close(out, err) < 0) {
-		out = NULL;
-		if (!lr.write_failed)   /* else said already */
-			fprintf(stderr, "tracebench replay: %s\n", err);
-		rc = 1;
-		goto cleanup;
+	for (t = 0; t < n_sides; t++) {
+		int closed = tracefile_writer_close(side[t].out, err);
+
+		side[t].out = NULL;
+		if (closed < 0) {
+			if (!lr.write_failed)   /* else said already */
+				fprintf(stderr, "tracebench replay: %s\n", err);
+			rc = 1;
+			goto cleanup;
+		}
 	}
-	out = NULL;
 	{
 		/* The client's own cost, so a reader can see it was not the bottleneck. */
 		struct rusage ru;
 
 		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr, "tracebench replay: wrote %ld results to '%s' "
-			"(client cpu %.2f s, peak RSS %.1f MiB)\n", seq, o.output,
+		fprintf(stderr, "tracebench replay: wrote %ld results to '%s'", side[0].seq,
+			side[0].output);
+		if (n_sides == 2)
+			fprintf(stderr, " and %ld to '%s'", side[1].seq, side[1].output);
+		fprintf(stderr, " (client cpu %.2f s, peak RSS %.1f MiB)\n",
 			(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 			(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
 			(double)ru.ru_maxrss / 1024.0);
@@ -1224,8 +1372,10 @@ int replay_main(int argc, char **argv)
 
 cleanup:
 	free_results(&lr);
-	if (out)
-		tracefile_writer_close(out, NULL);
+	for (t = 0; t < n_sides; t++)
+		if (side[t].out)
+			tracefile_writer_close(side[t].out, NULL);
+	free(ab_order);
 	if (lr.due_timer)
 		event_free(lr.due_timer);
 	if (tick)

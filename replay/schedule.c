@@ -56,3 +56,16 @@ size_t schedule_build(const struct schedule_options *o, const int64_t *trace_arr
 	*out = v;
 	return n;
 }
+
+void schedule_ab_order(size_t n, uint64_t seed, unsigned char *b_first)
+{
+	struct rng r;
+	size_t k;
+
+	rng_init(&r, seed);
+	for (k = 0; k < n; k += 2) {
+		b_first[k] = (unsigned char)(rng_next(&r) >> 63);
+		if (k + 1 < n)
+			b_first[k + 1] = (unsigned char)!b_first[k];
+	}
+}

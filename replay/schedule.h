@@ -37,4 +37,15 @@ struct schedule_options {
 size_t schedule_build(const struct schedule_options *o, const int64_t *trace_arrivals,
 		      size_t n_trace, int64_t **out);
 
+/*
+ * The order of an A/B run (replay with two endpoints): its n blocks, one
+ * per level and repeat, each run once against A and once against B. Sets
+ * b_first[k] to 1 when B goes first in block k. Blocks go in twos of
+ * opposite orders (AB BA or BA AB, a coin from 'seed' choosing), so each
+ * side goes first equally often (an odd last block aside) and a drift of
+ * the host that is linear over two blocks falls on both sides alike. The
+ * same seed gives the same order.
+ */
+void schedule_ab_order(size_t n, uint64_t seed, unsigned char *b_first);
+
 #endif

@@ -207,6 +207,34 @@ TEST(arrival_names_parse)
 	CHECK_EQ_INT(arrival_parse("Poisson", &a), -1);
 }
 
+/* A/B order: opposite in each two blocks, the same for a seed, seeds differ. */
+TEST(ab_order_is_balanced_seeded_and_reproducible)
+{
+	unsigned char o1[40], o2[40], o3[40], odd[5];
+	size_t k, b_first = 0, differ = 0;
+
+	schedule_ab_order(40, 1, o1);
+	schedule_ab_order(40, 1, o2);
+	schedule_ab_order(40, 2, o3);
+	for (k = 0; k < 40; k++) {
+		CHECK(o1[k] == 0 || o1[k] == 1);
+		CHECK_EQ_INT(o1[k], o2[k]);
+		b_first += o1[k];
+		differ += o1[k] != o3[k];
+		if (k % 2)
+			CHECK_EQ_INT(o1[k], !o1[k - 1]);   /* AB BA or BA AB */
+	}
+	CHECK_EQ_INT(b_first, 20);
+	CHECK(differ > 0);
+	/* both orders of a pair occur: a coin, not a fixed ABBA */
+	for (k = 2, differ = 0; k < 40; k += 2)
+		differ += o1[k] != o1[0];
+	CHECK(differ > 0 && differ < 19);
+	schedule_ab_order(5, 7, odd);
+	CHECK_EQ_INT(odd[0] + odd[1] + odd[2] + odd[3], 2);
+	CHECK(odd[4] <= 1);
+}
+
 int main(void)
 {
 	RUN(constant_rate_is_exact);
@@ -218,5 +246,6 @@ int main(void)
 	RUN(trace_timing_divides_by_speed);
 	RUN(duration_bounds_a_generated_schedule);
 	RUN(arrival_names_parse);
+	RUN(ab_order_is_balanced_seeded_and_reproducible);
 	return harness_done();
 }
