@@ -781,7 +781,7 @@ static void compare_print_head(FILE *out, const char *before, const char *after,
 	if (estimated)
 		fputs("*: token counts estimated from the stream (the server reported no usage).\n",
 		      out);
-	fputs(md ? "\n" : "\n", out);
+	fputs("\n", out);
 }
 
 static const char compare_legend[] =
@@ -831,7 +831,7 @@ void compare_print(FILE *out, enum summary_format fmt, const char *before, const
 			}
 			fputs(md ? "|\n" : "\n", out);
 		}
-		fputs(md ? "\n" : "\n", out);
+		fputs("\n", out);
 		fputs(compare_legend, out);
 		return;
 	}

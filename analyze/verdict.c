@@ -203,7 +203,7 @@ static int verdict_percentile_ci(const struct verdict_side *a, const struct verd
 				 int paired, double p, const struct verdict_opts *o,
 				 double *lo, double *hi)
 {
-	struct verdict_groups ga, gb;
+	struct verdict_groups ga = { 0 }, gb = { 0 };
 	size_t *ia = NULL, *ib = NULL, capa, capb, na, nb, ka, kb;
 	double *bufa = NULL, *bufb = NULL, *d = NULL, pa, pb;
 	uint64_t state = o->seed;
@@ -345,7 +345,7 @@ static int verdict_rate_requests(const struct verdict_rate_side *a,
 				 const struct verdict_rate_side *b, int paired,
 				 const struct verdict_opts *o, struct verdict *w)
 {
-	struct verdict_groups ga, gb;
+	struct verdict_groups ga = { 0 }, gb = { 0 };
 	size_t *ia = NULL, *ib = NULL, ka, kb;
 	double *d = NULL, ra, rb, base = w->after / w->before;
 	double full_a = verdict_ratio(a, NULL, a->n), full_b = verdict_ratio(b, NULL, b->n);

@@ -1193,18 +1193,19 @@ int replay_main(int argc, char **argv)
 	} else {
 		side[0].label = o.label;
 	}
+	reqs = load_trace(o.trace_path, &o, &n_reqs, digest);
+	if (!reqs)
+		return 2;
 	/* An A/B run's order: which side goes first in each level and repeat. */
 	n_blocks = o.open_loop ? 1 : (size_t)o.n_levels * (size_t)o.repeat;
 	ab_order = calloc(n_blocks + 1, 1);
 	if (!ab_order) {
 		fprintf(stderr, "tracebench replay: out of memory\n");
-		return 1;
+		rc = 1;
+		goto cleanup;
 	}
 	if (n_sides == 2)
 		schedule_ab_order(n_blocks, o.sched.seed, ab_order);
-	reqs = load_trace(o.trace_path, &o, &n_reqs, digest);
-	if (!reqs)
-		return 2;
 	if (o.open_loop) {
 		if (o.sched.arrival != ARRIVAL_TRACE && !o.sched.max_requests && !o.sched.duration_ns)
 			o.sched.max_requests = n_reqs;

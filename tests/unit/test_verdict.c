@@ -328,12 +328,15 @@ TEST(throughput_over_repeats_uses_their_own_rates)
 	CHECK(w.lo <= w.change_pct && w.change_pct <= w.hi);
 	CHECK_EQ_INT(w.outcome, VERDICT_FASTER);
 	/* repeats 10% apart on one side: the interval widens past a 2% change */
-	wall_b[0] = 8.9;
-	wall_b[1] = 9.9;
-	wall_b[2] = 10.9;
-	tok_b[0] = tok_b[1] = tok_b[2] = 1000 * 29.7 / 30.0 * 1.02;
-	CHECK_EQ_INT(verdict_rate(&a, &b, 0, &opts, &w), 0);
-	CHECK_EQ_INT(w.outcome, VERDICT_INCONCLUSIVE);
+	{
+		const double each = 1000 * 29.7 / 30.0 * 1.02;   /* 2% more tokens per second */
+		const double tok_c[3] = { each, each, each }, wall_c[3] = { 8.9, 9.9, 10.9 };
+		struct verdict_rate_side c = { t, e, rep, 6, tok_c, wall_c, 3 };
+
+		CHECK_EQ_INT(verdict_rate(&a, &c, 0, &opts, &w), 0);
+		CHECK_NEAR(w.change_pct, 2, 1e-9);
+		CHECK_EQ_INT(w.outcome, VERDICT_INCONCLUSIVE);
+	}
 }
 
 /* 40 pairs of samples of one distribution: no pair is "faster" or "slower". */
