@@ -12,13 +12,14 @@
 #   5. proxy overhead    bench-proxy.sh    record proxy against nginx
 #   6. streaming         bench-stream.sh   events/s on one core, against the mock
 #   7. results files     bench-files.sh    size and write cost against gzip -9
+#   8. compare verdicts  bench-compare.sh  false alarms and power of analyze compare
 #
 #   RUNS       repetitions of each measurement (default 5; 3 when QUICK=1)
 #   QUICK      1: smaller runs (make bench-quick), goal under 2 minutes
 #   BENCH_OUT  the Markdown file (default BENCHMARKS.md); plots go to the
 #              docs/ folder beside it
 #   SECTIONS   the sections to run (default "client open rate analyze proxy
-#              stream files")
+#              stream files compare")
 
 set -eu
 QUICK=${QUICK:-0}
@@ -26,7 +27,7 @@ if [ "$QUICK" = 1 ]; then RUNS=${RUNS:-3}; else RUNS=${RUNS:-5}; fi
 OUT=${BENCH_OUT:-BENCHMARKS.md}
 PLOTS=$(dirname "$OUT")/docs
 TB=${TB:-./tracebench}
-SECTIONS=${SECTIONS:-client open rate analyze proxy stream files}
+SECTIONS=${SECTIONS:-client open rate analyze proxy stream files compare}
 export QUICK RUNS PLOTS TB
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -44,7 +45,8 @@ title() {  # NAME
 	client) echo "1. client overhead" ;; open) echo "2. open-loop accuracy" ;;
 	rate) echo "3. raw request rate" ;; analyze) echo "4. analyze" ;;
 	proxy) echo "5. proxy overhead" ;; stream) echo "6. streaming throughput" ;;
-	files) echo "7. results files" ;; *) echo "$1" ;;
+	files) echo "7. results files" ;; compare) echo "8. compare verdicts" ;;
+	*) echo "$1" ;;
 	esac
 }
 
