@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/random.h"
 #include "lib/stats.h"
 
 /* Caps resamples x values drawn, for ITL, whose gaps can number millions. */
@@ -108,16 +109,16 @@ cleanup:
 }
 
 /* One two-stage draw of request indices into idx; returns how many. */
-static size_t verdict_draw(const struct verdict_groups *g, size_t *idx, uint64_t *state)
+static size_t verdict_draw(const struct verdict_groups *g, size_t *idx, struct rng *state)
 {
 	size_t k, i, n = 0;
 
 	for (k = 0; k < g->n_groups; k++) {
-		size_t pick = stats_rand_below(state, g->n_groups);
+		size_t pick = rng_below(state, g->n_groups);
 		size_t from = g->gstart[pick], size = g->gstart[pick + 1] - from;
 
 		for (i = 0; i < size; i++)
-			idx[n++] = g->order[from + stats_rand_below(state, size)];
+			idx[n++] = g->order[from + rng_below(state, size)];
 	}
 	return n;
 }
@@ -206,11 +207,12 @@ static int verdict_percentile_ci(const struct verdict_side *a, const struct verd
 	struct verdict_groups ga = { 0 }, gb = { 0 };
 	size_t *ia = NULL, *ib = NULL, capa, capb, na, nb, ka, kb;
 	double *bufa = NULL, *bufb = NULL, *d = NULL, pa, pb;
-	uint64_t state = o->seed;
+	struct rng state;
 	unsigned r, used = 0, resamples = o->resamples;
 	double per;
 	int rc = -1;
 
+	rng_init(&state, o->seed);
 	if (verdict_groups_init(&ga, a->repeat, a->n, a->n_repeats) ||
 	    verdict_groups_init(&gb, b->repeat, b->n, b->n_repeats))
 		goto cleanup;
@@ -349,10 +351,11 @@ static int verdict_rate_requests(const struct verdict_rate_side *a,
 	size_t *ia = NULL, *ib = NULL, ka, kb;
 	double *d = NULL, ra, rb, base = w->after / w->before;
 	double full_a = verdict_ratio(a, NULL, a->n), full_b = verdict_ratio(b, NULL, b->n);
-	uint64_t state = o->seed;
+	struct rng state;
 	unsigned r, used = 0;
 	int rc = -1;
 
+	rng_init(&state, o->seed);
 	if (verdict_groups_init(&ga, a->repeat, a->n, a->n_repeats) ||
 	    verdict_groups_init(&gb, b->repeat, b->n, b->n_repeats))
 		goto cleanup;

@@ -30,7 +30,7 @@
  * a resample draws trace requests and takes both sides' values of each, so
  * the differences between requests (long and short answers) cancel out.
  *
- * Resampling uses lib/stats.h's splitmix64 from a caller's seed: the same
+ * Resampling uses lib/random.h's generator from a caller's seed: the same
  * arrays always give the same interval and the same verdict.
  */
 #ifndef TB_ANALYZE_VERDICT_H

@@ -11,26 +11,24 @@
 #include <stdlib.h>
 
 #include "analyze/verdict.h"
-#include "lib/stats.h"
+#include "lib/random.h"
 
 static const struct verdict_opts opts = { VERDICT_MIN_EFFECT, VERDICT_LEVEL, VERDICT_RESAMPLES,
 					  VERDICT_SEED };
 
-/* A standard normal draw (Box-Muller) from splitmix64. */
-static double normal(uint64_t *s)
+/* A standard normal draw. */
+static double normal(struct rng *s)
 {
-	double u = ((double)(stats_splitmix64(s) >> 11) + 0.5) / 9007199254740992.0;
-	double v = ((double)(stats_splitmix64(s) >> 11) + 0.5) / 9007199254740992.0;
-
-	return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+	return rng_normal(s, 0, 1);
 }
 
 /* n values around mu with relative sd 'rel', scaled by (1 + shift / 100). */
 static void fill(double *v, size_t n, double mu, double rel, double shift, uint64_t seed)
 {
-	uint64_t s = seed;
+	struct rng s;
 	size_t i;
 
+	rng_init(&s, seed);
 	for (i = 0; i < n; i++)
 		v[i] = mu * (1.0 + rel * normal(&s)) * (1.0 + shift / 100.0);
 }
@@ -137,9 +135,10 @@ TEST(pairing_by_trace_id_cancels_the_spread_between_requests)
 	long ka[60], kb[60];
 	size_t *ia = NULL, *ib = NULL, n = 0, i;
 	double pa[60], pb[60];
-	uint64_t s = 11;
+	struct rng s;
 	struct verdict w;
 
+	rng_init(&s, 11);
 	for (i = 0; i < 60; i++) {
 		double base = 200 + 800 * (double)((i * 37) % 60) / 59.0;
 
@@ -202,9 +201,10 @@ TEST(pairing_needs_the_same_requests_in_the_same_repeats)
 /* ITL: n requests of k gaps each, around 10 ms, the last gaps slower. */
 static void fill_itl(double *v, size_t *start, size_t n, size_t k, double tail, uint64_t seed)
 {
-	uint64_t s = seed;
+	struct rng s;
 	size_t i, j;
 
+	rng_init(&s, seed);
 	for (i = 0; i < n; i++) {
 		start[i] = i * k;
 		for (j = 0; j < k; j++)
