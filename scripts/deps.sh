@@ -5,6 +5,7 @@
 #
 #   sh scripts/deps.sh            build and run (make, make demo)
 #   sh scripts/deps.sh --tests    + what make test puts in front of the mock
+#                                   and the schedulers it runs shards under
 #   sh scripts/deps.sh --bench    + the references make bench measures against
 #   sh scripts/deps.sh --fuzz     + clang and libFuzzer (make fuzz)
 #   sh scripts/deps.sh --lint     + cppcheck and clang-tidy (make lint)
@@ -12,8 +13,10 @@
 PACKAGES="gcc make pkg-config libcurl4-openssl-dev libevent-dev libcjson-dev
 libsqlite3-dev zlib1g-dev sqlite3 gnuplot-nox"
 case "${1:-}" in
-# A real HTTP/2 and TLS server (nghttpx) in front of the mock.
---tests) PACKAGES="$PACKAGES nghttp2-proxy openssl" ;;
+# A real HTTP/2 and TLS server (nghttpx) in front of the mock; a one-node
+# Slurm cluster (slurmctld, slurmd, srun; munge authenticates them) and GNU
+# parallel to run replay's shards as the README's recipes do.
+--tests) PACKAGES="$PACKAGES nghttp2-proxy openssl slurm-wlm munge parallel" ;;
 # wrk (request rate), nginx (proxy overhead), gzip -9 (file size), and
 # taskset to pin processes.
 --bench) PACKAGES="$PACKAGES wrk nginx gzip util-linux" ;;
