@@ -22,6 +22,7 @@
 #include "analyze/db.h"
 #include "analyze/plot.h"
 #include "analyze/report.h"
+#include "analyze/shards.h"
 #include "lib/cli.h"
 #include "lib/summary.h"
 
@@ -251,26 +252,52 @@ static void analyze_print_load_info(const char *path, int rc, const struct db_lo
 			info->requests, info->requests == 1 ? "" : "s");
 }
 
+/* Warns when the run 'label' is shards with some not loaded (yet). */
+static void analyze_warn_missing(struct db *db, const char *label)
+{
+	struct shards_view v;
+	char err[DB_ERRLEN];
+
+	if (shards_view(db, label, NULL, &v, err, sizeof(err)) == DB_OK && v.n_missing)
+		fprintf(stderr, "tracebench analyze load: warning: run '%s' lacks shard%s %s "
+			"(%zu of %ld loaded)\n", label, v.n_missing == 1 ? "" : "s", v.missing,
+			v.loaded, v.expected);
+}
+
 /* Loads each file; an input error skips to the next file, a SQLite failure stops. */
 static int analyze_load_files(struct db *db, const char *label, char **paths, int n)
 {
 	struct db_load_info info;
 	char err[DB_ERRLEN];
-	int status = 0;
-	int i, rc;
+	char **labels = calloc((size_t)n, sizeof(char *));
+	int status = 0, n_labels = 0;
+	int i, j, rc;
 
 	for (i = 0; i < n; i++) {
 		rc = db_load_results(db, paths[i], label, &info, err, sizeof(err));
 		if (rc == DB_OK || rc == DB_ALREADY_LOADED) {
 			analyze_print_load_info(paths[i], rc, &info);
+			for (j = 0; labels && j < n_labels && strcmp(labels[j], info.label); j++)
+				;
+			if (labels && j == n_labels && info.label)
+				labels[n_labels++] = strdup(info.label);
 			db_load_info_release(&info);
 			continue;
 		}
 		analyze_fail("load", rc, err);
-		if (rc != DB_ERR_INPUT)
-			return analyze_exit_code(rc);
+		if (rc != DB_ERR_INPUT) {
+			status = analyze_exit_code(rc);
+			goto cleanup;
+		}
 		status = 2;
 	}
+	for (j = 0; j < n_labels; j++)
+		if (labels[j])
+			analyze_warn_missing(db, labels[j]);
+cleanup:
+	for (j = 0; j < n_labels; j++)
+		free(labels[j]);
+	free(labels);
 	return status;
 }
 

@@ -52,7 +52,9 @@ struct run_header {
 	const char *trace_path;
 	const char *trace_digest;
 	const char *mode;
+	const cJSON *params; /* in the header */
 	char *params_json;   /* owned: cJSON_PrintUnformatted of "params" */
+	char *clock_json;    /* owned: of "clock", NULL when absent */
 };
 
 /* Fills err with SQLite's own message for the last failure on db. */
@@ -157,10 +159,12 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	rc = db_user_version(db, &version, err, errlen);
 	if (!rc)
 		rc = db_check_version(db, version, err, errlen);
-	/* Version 1 -> 2: the repeat column. */
+	/* Version 1 -> 2: the repeat column; 2 -> 3: the clock column. */
 	if (!rc && version == 1)
 		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN repeat INTEGER NOT NULL DEFAULT 0",
 			     err, errlen);
+	if (!rc && version >= 1 && version < 3)
+		rc = db_exec(db, "ALTER TABLE runs ADD COLUMN clock TEXT", err, errlen);
 	/* The views hold no data: recreate them, so they follow this build's SQL. */
 	if (!rc)
 		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",
@@ -296,7 +300,7 @@ static int db_header_object(const cJSON *obj, const char *name, const cJSON **ou
 static int db_parse_header(const cJSON *hdr, const char *path, const char *label,
 			   struct run_header *h, char *err, size_t errlen)
 {
-	const cJSON *trace = NULL, *params = NULL;
+	const cJSON *trace = NULL, *params = NULL, *clock = NULL;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
@@ -307,7 +311,8 @@ static int db_parse_header(const cJSON *hdr, const char *path, const char *label
 	    (rc = db_header_string(hdr, "endpoint", &h->endpoint, path, err, errlen)) ||
 	    (rc = db_header_string(hdr, "model", &h->model, path, err, errlen)) ||
 	    (rc = db_header_object(hdr, "trace", &trace, path, err, errlen)) ||
-	    (rc = db_header_object(hdr, "params", &params, path, err, errlen)))
+	    (rc = db_header_object(hdr, "params", &params, path, err, errlen)) ||
+	    (rc = db_header_object(hdr, "clock", &clock, path, err, errlen)))
 		return rc;
 	if (!h->run_id || !*h->run_id) {
 		errmsg_set(err, errlen, "'%s': header has no run_id", path);
@@ -321,11 +326,16 @@ static int db_parse_header(const cJSON *hdr, const char *path, const char *label
 		rc = db_header_string(params, "mode", &h->mode, path, err, errlen);
 		if (rc)
 			return rc;
+		h->params = params;
 		h->params_json = cJSON_PrintUnformatted(params);
 		if (!h->params_json) {
 			errmsg_set(err, errlen, "'%s': out of memory", path);
 			return DB_ERR_WORK;
 		}
+	}
+	if (clock && !(h->clock_json = cJSON_PrintUnformatted(clock))) {
+		errmsg_set(err, errlen, "'%s': out of memory", path);
+		return DB_ERR_WORK;
 	}
 	if (label)
 		h->label = label;
@@ -364,13 +374,125 @@ cleanup:
 	return rc;
 }
 
+/* The "shard" of a params object ("K/N"), NULL when it has none. */
+static const char *db_params_shard(const cJSON *params)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(params, "shard"));
+}
+
+/* N of "K/N"; 0 when s is not of that form. */
+static long db_shard_count(const char *s, long *k)
+{
+	long kk, n;
+	char tail;
+
+	if (!s || sscanf(s, "%ld/%ld%c", &kk, &n, &tail) != 2 || kk < 0 || n < 1 || kk >= n)
+		return 0;
+	if (k)
+		*k = kk;
+	return n;
+}
+
+/*
+ * The first key, other than "shard", whose value differs between a and b
+ * (objects); NULL when none does. Its values go to va and vb (len bytes
+ * each, "absent" when missing), shortened.
+ */
+static const char *db_params_diff(const cJSON *a, const cJSON *b, char *va, char *vb, size_t len)
+{
+	const cJSON *pass[2] = { a, b }, *item;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		cJSON_ArrayForEach(item, pass[i]) {
+			const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, item->string);
+			const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, item->string);
+			char *sx, *sy;
+
+			if (strcmp(item->string, "shard") == 0 || (x && y && cJSON_Compare(x, y, 1)))
+				continue;
+			sx = x ? cJSON_PrintUnformatted(x) : NULL;
+			sy = y ? cJSON_PrintUnformatted(y) : NULL;
+			snprintf(va, len, "%.60s", sx ? sx : "absent");
+			snprintf(vb, len, "%.60s", sy ? sy : "absent");
+			cJSON_free(sx);
+			cJSON_free(sy);
+			return item->string;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Shards merge only into a run of the same shards: a results file that is
+ * a shard ("shard" in its params), or that joins a label holding shards,
+ * must be a shard of the same count, of the same trace, with the same
+ * parameters but the shard, and not one loaded already. Files that are
+ * no shards (a sweep loaded in pieces) merge as before.
+ */
+static int db_check_merge(struct db *db, const struct run_header *h, const char *path,
+			  char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	const char *mine = db_params_shard(h->params);
+	long my_k = 0, my_n = db_shard_count(mine, &my_k);
+	int step, rc;
+
+	rc = db_prepare(db, "SELECT source, trace_digest, params FROM runs WHERE label = ?1"
+			" ORDER BY rowid", &st, err, errlen);
+	if (rc)
+		return rc;
+	db_bind_text(st, 1, h->label);
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *src = (const char *)sqlite3_column_text(st, 0);
+		const char *digest = (const char *)sqlite3_column_text(st, 1);
+		const char *ptext = (const char *)sqlite3_column_text(st, 2);
+		cJSON *other = ptext ? cJSON_Parse(ptext) : NULL;
+		const char *theirs = db_params_shard(other), *key;
+		long k = 0, n = db_shard_count(theirs, &k);
+		char va[64], vb[64];
+
+		src = src ? src : "?";
+		if (!mine && !theirs) {
+			cJSON_Delete(other);
+			continue;
+		}
+		rc = DB_ERR_INPUT;
+		if (!mine || !theirs)
+			errmsg_set(err, errlen, "'%s': cannot join run '%s': %s a shard and '%s' %s",
+				   path, h->label, mine ? "it is" : "it is not", src,
+				   mine ? "is not" : "is");
+		else if (!digest || !h->trace_digest || strcmp(digest, h->trace_digest) != 0)
+			errmsg_set(err, errlen, "'%s': cannot join run '%s': it replayed trace %s, "
+				   "'%s' trace %s", path, h->label,
+				   h->trace_digest ? h->trace_digest : "unknown", src,
+				   digest ? digest : "unknown");
+		else if ((key = db_params_diff(h->params, other, va, vb, sizeof(va))))
+			errmsg_set(err, errlen, "'%s': cannot join run '%s': its %s (%s) differs "
+				   "from that of '%s' (%s)", path, h->label, key, va, src, vb);
+		else if (!my_n || my_n != n)
+			errmsg_set(err, errlen, "'%s': cannot join run '%s': it is shard %s, '%s' "
+				   "shard %s", path, h->label, mine, src, theirs);
+		else if (my_k == k)
+			errmsg_set(err, errlen, "'%s': shard %s of run '%s' is loaded already "
+				   "(from '%s')", path, mine, h->label, src);
+		else
+			rc = DB_OK;
+		cJSON_Delete(other);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_sqlerr(db, err, errlen);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static int db_insert_run(struct db *db, const struct run_header *h, const char *source,
 			 char *err, size_t errlen)
 {
 	static const char sql[] =
 		"INSERT INTO runs (run_id, label, created, tool, endpoint, model,"
-		" trace_path, trace_digest, mode, params, source, loaded_at)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+		" trace_path, trace_digest, mode, params, source, loaded_at, clock)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
 	sqlite3_stmt *st = NULL;
 	char now[32];
 	int rc;
@@ -391,6 +513,7 @@ static int db_insert_run(struct db *db, const struct run_header *h, const char *
 	db_bind_text(st, 10, h->params_json);
 	db_bind_text(st, 11, source);
 	db_bind_text(st, 12, now);
+	db_bind_text(st, 13, h->clock_json);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		rc = db_sqlerr(db, err, errlen);
 cleanup:
@@ -567,7 +690,9 @@ int db_load_results(struct db *db, const char *path, const char *label,
 		rc = DB_ALREADY_LOADED;
 		goto cleanup;
 	}
-	rc = db_insert_run(db, &h, path, err, errlen);
+	rc = db_check_merge(db, &h, path, err, errlen);
+	if (!rc)
+		rc = db_insert_run(db, &h, path, err, errlen);
 	if (!rc)
 		rc = db_insert_records(db, rd, path, h.run_id, &count, err, errlen);
 	if (!rc)
@@ -587,6 +712,7 @@ cleanup:
 	}
 	free(stored_label);
 	free(h.params_json);
+	free(h.clock_json);
 	tracefile_reader_close(rd);
 	return rc;
 }
@@ -681,6 +807,116 @@ int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
 	v = NULL;
 cleanup:
 	db_runs_free(v, len);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+void db_shards_free(struct db_shard *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; s && i < n; i++) {
+		free(s[i].run_id);
+		free(s[i].source);
+		free(s[i].shard);
+		free(s[i].params);
+		free(s[i].clock);
+		free(s[i].lag_ms);
+	}
+	free(s);
+}
+
+/* Reads the send lags of one results file into sh->lag_ms (ascending). */
+static int db_shard_lags(struct db *db, struct db_shard *sh, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i = 0;
+	int step, rc;
+
+	sh->lag_ms = malloc((sh->requests ? (size_t)sh->requests : 1) * sizeof(double));
+	if (!sh->lag_ms) {
+		errmsg_set(err, errlen, "'%s': out of memory", db->path);
+		return DB_ERR_WORK;
+	}
+	rc = db_prepare(db, "SELECT send_ns - sched_ns FROM requests WHERE run_id = ?1"
+			" AND warmup = 0 ORDER BY 1", &st, err, errlen);
+	if (rc)
+		return rc;
+	db_bind_text(st, 1, sh->run_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW && i < (size_t)sh->requests)
+		sh->lag_ms[i++] = (double)sqlite3_column_int64(st, 0) / 1e6;
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		rc = db_sqlerr(db, err, errlen);
+	sh->requests = (long)i;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_shards(struct db *db, const char *label, int with_lags, struct db_shard **out,
+	      size_t *n, char *err, size_t errlen)
+{
+#define DB_SHARDS_SQL(clock) \
+		"SELECT r.run_id, r.source, r.params, " clock "," \
+		" (SELECT count(*) FROM requests q WHERE q.run_id = r.run_id AND q.warmup = 0)," \
+		" (SELECT min(send_ns) FROM requests q WHERE q.run_id = r.run_id AND q.warmup = 0)," \
+		" (SELECT min(sched_ns) FROM requests q WHERE q.run_id = r.run_id AND q.warmup = 0)," \
+		" (SELECT max(sched_ns) FROM requests q WHERE q.run_id = r.run_id AND q.warmup = 0)" \
+		" FROM runs r WHERE r.label = ?1 ORDER BY r.rowid"
+	const char *sql = db->version >= 3 ? DB_SHARDS_SQL("r.clock") : DB_SHARDS_SQL("NULL");
+#undef DB_SHARDS_SQL
+	sqlite3_stmt *st = NULL;
+	struct db_shard *v = NULL;
+	size_t cap = 0, len = 0, i;
+	int step, rc;
+
+	rc = db_prepare(db, sql, &st, err, errlen);
+	if (rc)
+		goto cleanup;
+	db_bind_text(st, 1, label);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_shard *sh;
+		cJSON *params;
+
+		if (db_grow((void **)&v, &cap, len, sizeof(*v))) {
+			errmsg_set(err, errlen, "'%s': out of memory", db->path);
+			rc = DB_ERR_WORK;
+			goto cleanup;
+		}
+		sh = &v[len++];
+		memset(sh, 0, sizeof(*sh));
+		sh->run_id = db_column_strdup(st, 0);
+		sh->source = db_column_strdup(st, 1);
+		sh->params = db_column_strdup(st, 2);
+		sh->clock = db_column_strdup(st, 3);
+		sh->requests = (long)sqlite3_column_int64(st, 4);
+		sh->first_send_ns = sqlite3_column_int64(st, 5);
+		sh->first_sched_ns = sqlite3_column_int64(st, 6);
+		sh->last_sched_ns = sqlite3_column_int64(st, 7);
+		params = sh->params ? cJSON_Parse(sh->params) : NULL;
+		if (db_params_shard(params)) {
+			sh->n = db_shard_count(db_params_shard(params), &sh->k);
+			sh->shard = sh->n ? strdup(db_params_shard(params)) : NULL;
+		}
+		cJSON_Delete(params);
+		if (!sh->run_id) {
+			errmsg_set(err, errlen, "'%s': out of memory", db->path);
+			rc = DB_ERR_WORK;
+			goto cleanup;
+		}
+	}
+	if (step != SQLITE_DONE) {
+		rc = db_sqlerr(db, err, errlen);
+		goto cleanup;
+	}
+	for (i = 0; with_lags && i < len && !rc; i++)
+		rc = db_shard_lags(db, &v[i], err, errlen);
+	if (rc)
+		goto cleanup;
+	*out = v;
+	*n = len;
+	v = NULL;
+cleanup:
+	db_shards_free(v, len);
 	sqlite3_finalize(st);
 	return rc;
 }

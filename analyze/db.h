@@ -23,8 +23,9 @@
 #include "lib/result.h"
 
 /* Schema version this build creates (PRAGMA user_version). It reads and,
- * when writing, migrates databases of version 1 (no requests.repeat). */
-#define DB_SCHEMA_VERSION 2
+ * when writing, migrates databases of version 1 (no requests.repeat) and
+ * 2 (no runs.clock). */
+#define DB_SCHEMA_VERSION 3
 
 /* Suggested size of the 'err' buffers below. */
 #define DB_ERRLEN 1024
@@ -116,6 +117,28 @@ int db_run_counts(struct db *db, const char *label, struct db_run_counts *out,
  * removed; an unknown label is DB_ERR_INPUT. The db must be opened DB_WRITE.
  */
 int db_remove_run(struct db *db, const char *label, int *files, char *err, size_t errlen);
+
+/* One results file of a run, as a merged run's shard section shows it. */
+struct db_shard {
+	char *run_id;
+	char *source;       /* the results file it was loaded from */
+	char *shard;        /* "K/N", NULL when the file is no shard */
+	long k, n;          /* of shard; 0, 0 when none */
+	char *params;       /* JSON object */
+	char *clock;        /* JSON object of the header's clock, NULL when none */
+	long requests;      /* non-warm-up requests */
+	int64_t first_send_ns, first_sched_ns, last_sched_ns;   /* of those */
+	double *lag_ms;     /* with_lags: send - sched of each, ascending */
+};
+
+/*
+ * The results files of the run 'label' in the order they were loaded
+ * (an unknown label gives *n = 0). With 'with_lags' each one's send lags
+ * are read too. On success sets *out (free with db_shards_free) and *n.
+ */
+int db_shards(struct db *db, const char *label, int with_lags, struct db_shard **out,
+	      size_t *n, char *err, size_t errlen);
+void db_shards_free(struct db_shard *s, size_t n);
 
 /*
  * Concurrency levels of the run 'label', ascending. On success sets *levels

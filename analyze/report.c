@@ -6,6 +6,7 @@
  * SQL is in db.c.
  */
 #include "analyze/report.h"
+#include "analyze/shards.h"
 #include "lib/errmsg.h"
 
 #include <errno.h>
@@ -64,6 +65,29 @@ static void report_scaling(struct report_run *run)
 				((double)run->levels[i].level * base);
 }
 
+/*
+ * Closed loop from S shards: each ran C at a time, the server saw S x C.
+ * After the scaling efficiency, which compares each shard's levels with
+ * its own C=1 and is the same either way.
+ */
+static int report_shard_levels(struct db *db, const char *label, struct report_run *run,
+			       char *err, size_t errlen)
+{
+	struct shards_view v;
+	size_t i;
+	int rc;
+
+	if (!run->n_levels || run->levels[0].level == 0)
+		return DB_OK;
+	rc = shards_view(db, label, NULL, &v, err, errlen);
+	if (rc || v.loaded < 2)
+		return rc;
+	run->shards = v.loaded;
+	for (i = 0; i < run->n_levels; i++)
+		run->levels[i].level *= (int)v.loaded;
+	return DB_OK;
+}
+
 int report_summarize(struct db *db, const char *label, struct report_run *out,
 		     char *err, size_t errlen)
 {
@@ -73,7 +97,7 @@ int report_summarize(struct db *db, const char *label, struct report_run *out,
 int report_summarize_slo(struct db *db, const char *label, const struct summary_slo *slo,
 			 struct report_run *out, char *err, size_t errlen)
 {
-	struct report_run run = { NULL, 0, 0, NAN, "" };
+	struct report_run run = { NULL, 0, 0, NAN, "", 0 };
 	struct result *res = NULL;
 	int *levels = NULL;
 	size_t n_levels = 0, n_res = 0, i;
@@ -101,6 +125,9 @@ int report_summarize_slo(struct db *db, const char *label, const struct summary_
 		res = NULL;
 	}
 	report_scaling(&run);
+	rc = report_shard_levels(db, label, &run, err, errlen);
+	if (rc)
+		goto cleanup;
 	*out = run;
 	run.levels = NULL;
 cleanup:
@@ -275,7 +302,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 	const char *para = fmt == SUMMARY_MARKDOWN ? "\n" : "";
 	struct report_run run;
 	size_t i;
-	int first;
+	int first, sharded;
 	int rc;
 
 	for (i = 0; i < n; i++) {
@@ -297,7 +324,12 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		report_warmup_line(out, &run);
 		report_error_line(out, &run);
 		report_open_loop_lines(out, &run, runs[i].params);
-		if (run.warmups || report_has_errors(&run) || report_has_open_loop(&run))
+		rc = shards_print(out, db, runs[i].label, &run, &sharded, err, errlen);
+		if (rc) {
+			report_run_release(&run);
+			return rc;
+		}
+		if (run.warmups || report_has_errors(&run) || report_has_open_loop(&run) || sharded)
 			fputs(para, out);
 		if (run.n_levels) {
 			if (fmt == SUMMARY_TEXT)

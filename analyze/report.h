@@ -22,6 +22,8 @@ struct report_run {
 	size_t warmups;                /* warm-up requests of the run */
 	double cold_ttft_ms;           /* TTFT of the first warm-up, NaN if it had none */
 	char cold_error[RESULT_ERROR_MAX]; /* error class of the first warm-up, "" if ok */
+	size_t shards;                 /* closed loop merged from shards: their number,
+					* each level's C multiplied by it; else 0 */
 };
 
 /*
@@ -32,7 +34,8 @@ int report_summarize(struct db *db, const char *label, struct report_run *out,
 		     char *err, size_t errlen);
 
 /* report_summarize with goodput against slo (NULL: none). Also sets each
- * level's scaling efficiency when the run has a level C=1. */
+ * level's scaling efficiency when the run has a level C=1. A closed-loop
+ * run merged from S shards reports C as the total in flight, S x C. */
 int report_summarize_slo(struct db *db, const char *label, const struct summary_slo *slo,
 			 struct report_run *out, char *err, size_t errlen);
 void report_run_release(struct report_run *r);

@@ -1,12 +1,13 @@
--- tracebench.sql - the analysis database, schema version 2.
--- Version 2 added requests.repeat (replay --repeat); analyze/db.c migrates
--- a version 1 database when it opens it for writing, and reads one as is.
+-- tracebench.sql - the analysis database, schema version 3.
+-- Version 2 added requests.repeat (replay --repeat), version 3 runs.clock
+-- (the host and clock of a shard); analyze/db.c migrates an older database
+-- when it opens it for writing, and reads one as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
 -- Plain SQL only: the sqlite3 shell can query everything here.
 
 -- Applied by analyze only after it has checked that the database is not of
 -- a newer version (analyze/db.c), so this never downgrades one.
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 CREATE TABLE IF NOT EXISTS runs (
 	run_id       TEXT PRIMARY KEY,
@@ -20,7 +21,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	mode         TEXT,
 	params       TEXT,          -- JSON object of the results header
 	source       TEXT,          -- results file it was loaded from
-	loaded_at    TEXT
+	loaded_at    TEXT,
+	clock        TEXT           -- JSON object: the header's host and clock
 );
 
 CREATE TABLE IF NOT EXISTS requests (
