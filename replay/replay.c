@@ -17,7 +17,9 @@
 #include "replay.h"
 #include "body.h"
 #include "client.h"
+#include "clocksync.h"
 #include "schedule.h"
+#include "workers.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
 #include "lib/stats.h"
@@ -65,6 +67,9 @@ struct options {
 	long max_concurrency;     /* open loop: cap on requests in flight, 0 = none */
 	long shard_k, shard_n;    /* this process replays shard K of N */
 	double start_at;          /* UNIX time to start at, 0 = now */
+	long workers;             /* --workers W: W processes here, one results file */
+	long worker;              /* a worker process: which one (0..W-1); -1 if none */
+	int handshake[2];         /* a worker: "ready" to the parent, the start from it */
 	const char *model;        /* overrides: NULL / -1 / 0 when not given */
 	long max_tokens;
 	int ignore_eos;
@@ -91,11 +96,13 @@ struct level_run {
 	size_t *cursor;           /* next trace request, shared across levels */
 	long *seq;                /* next sequence number, shared across levels */
 	int64_t origin_ns;        /* the run's start: offsets in results count from it */
-	int level;
+	int level;                /* recorded: the C of the level */
+	size_t cap;               /* closed loop: requests in flight here (C / workers) */
 	int repeat;
 	const int64_t *sched;     /* open loop: due offsets of the n requests, else NULL */
 	const size_t *req_index;  /* open loop: trace request of each of the n */
 	int64_t sched_origin_ns;  /* open loop: the instant offset 0 stands for */
+	int64_t anchor_ns;        /* --start-at: sched_origin_ns fixed there, else 0 */
 	size_t max_concurrency;   /* open loop cap, 0 = none */
 	struct event *due_timer;  /* open loop: wakes issue() when the next is due */
 	struct result *results;   /* warmup + n of them */
@@ -168,9 +175,14 @@ static void usage(FILE *out)
 		"      --label-a NAME        label of A's run (default run-YYYYmmdd-HHMMSS-a)\n"
 		"      --label-b NAME        label of B's run (default run-YYYYmmdd-HHMMSS-b)\n"
 		"\n"
-		"several hosts:\n"
-		"      --shard K/N           replay shard K (0..N-1) of N of the trace\n"
-		"      --start-at UNIXTIME   start at this wall-clock time (seconds since 1970)\n"
+		"several processes or hosts:\n"
+		"      --shard K/N           replay shard K (0..N-1) of N of the trace; only\n"
+		"                            shard 0 sends the warm-ups\n"
+		"      --start-at UNIXTIME   start the schedule at this wall-clock time (seconds\n"
+		"                            since 1970); warm-ups and a probe of the server's\n"
+		"                            clock (its Date header) come before it\n"
+		"      --workers W           run W processes here, one results file; closed\n"
+		"                            loop splits C and -n among them\n"
 		"\n"
 		"output:\n"
 		"      --format FMT          table on stdout: text (default), markdown, csv, json\n"
@@ -411,7 +423,7 @@ static const struct prepared *next_request(struct level_run *lr, int64_t *start_
 	if (lr->finished < lr->warmup)
 		return NULL;
 	if (!lr->sched)
-		return lr->in_flight < (size_t)lr->level ?
+		return lr->in_flight < lr->cap ?
 		       &lr->reqs[*lr->cursor % lr->n_reqs] : NULL;
 
 	k = lr->issued - lr->warmup;
@@ -612,6 +624,10 @@ static cJSON *results_header(const struct options *o, const char *label, const c
 		snprintf(shard, sizeof(shard), "%ld/%ld", o->shard_k, o->shard_n);
 		cJSON_AddStringToObject(params, "shard", shard);
 	}
+	if (o->start_at > 0)
+		cJSON_AddNumberToObject(params, "start_at", o->start_at);
+	if (o->workers > 1)
+		cJSON_AddNumberToObject(params, "workers", (double)o->workers);
 	if (o->model || o->max_tokens > 0 || o->ignore_eos || o->n_headers) {
 		cJSON *ov = cJSON_AddObjectToObject(params, "overrides");
 		cJSON *hs;
@@ -654,8 +670,8 @@ static int check_ab(const struct options *o)
 		why = "the two results files of an A/B run must differ";
 	} else if (o->open_loop) {
 		why = "an A/B run (two --endpoint) is closed loop: --rate and --timing do not apply";
-	} else if (o->shard_n > 1) {
-		why = "an A/B run (two --endpoint) cannot be sharded";
+	} else if (o->shard_n > 1 || o->workers > 1) {
+		why = "an A/B run (two --endpoint) cannot be sharded (--shard, --workers)";
 	} else if (o->label) {
 		why = "an A/B run names its two runs with --label-a and --label-b, not --label";
 	} else if (o->label_a && o->label_b && strcmp(o->label_a, o->label_b) == 0) {
@@ -687,7 +703,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_PROGRESS, OPT_REPEAT, OPT_RATE, OPT_ARRIVAL, OPT_BURSTINESS, OPT_SEED,
 		OPT_TIMING, OPT_SPEED, OPT_DURATION, OPT_MAX_CONCURRENCY, OPT_MODEL,
 		OPT_MAX_TOKENS, OPT_IGNORE_EOS, OPT_HTTP2, OPT_SHARD, OPT_START_AT,
-		OPT_MAX_EVENT_BYTES, OPT_LABEL_A, OPT_LABEL_B,
+		OPT_MAX_EVENT_BYTES, OPT_LABEL_A, OPT_LABEL_B, OPT_WORKERS,
 	};
 	static const struct option longopts[] = {
 		{ "endpoint", required_argument, NULL, 'e' },
@@ -723,6 +739,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "insecure", no_argument, NULL, 'k' },
 		{ "shard", required_argument, NULL, OPT_SHARD },
 		{ "start-at", required_argument, NULL, OPT_START_AT },
+		{ "workers", required_argument, NULL, OPT_WORKERS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -874,6 +891,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_START_AT:
 			if (cli_parse_double(optarg, 1, 1e11, &o->start_at) < 0)
 				bad = "start-at";
+			break;
+		case OPT_WORKERS:
+			if (cli_parse_long(optarg, 1, 1024, &o->workers) < 0)
+				bad = "workers";
 			break;
 		case 'h':
 			usage(stdout);
@@ -1062,7 +1083,7 @@ static int run_level(struct level_run *lr, struct level_summary *s)
 	lr->issued = lr->finished = lr->in_flight = lr->errors = 0;
 	lr->tokens = lr->progress_tokens = 0;
 	lr->progress_finished = 0;
-	lr->sched_origin_ns = 0;
+	lr->sched_origin_ns = lr->anchor_ns;
 	lr->results = calloc(lr->warmup + lr->n, sizeof(*lr->results));
 	if (!lr->results)
 		return -1;
@@ -1088,7 +1109,7 @@ static void free_results(struct level_run *lr)
 	lr->results = NULL;
 }
 
-/* Waits for the wall-clock instant 'at' (seconds since 1970). */
+/* Ends the wait for the start (the loop's only event then). */
 static void on_start_time(evutil_socket_t fd, short events, void *arg)
 {
 	(void)fd;
@@ -1097,33 +1118,187 @@ static void on_start_time(evutil_socket_t fd, short events, void *arg)
 }
 
 /*
- * Waits for --start-at in the event loop, so that a signal ends the wait
- * at once (on_signal breaks the loop) instead of after the first requests.
+ * Waits for the monotonic instant 'at_ns' in the event loop, so that a
+ * signal ends the wait at once (on_signal breaks the loop) instead of after
+ * the first requests.
  */
-static void wait_until(struct event_base *base, double at)
+static void wait_until(struct event_base *base, int64_t at_ns)
 {
-	struct timespec now;
+	int64_t wait = at_ns - clock_now_ns();
 	struct timeval tv;
 	struct event *timer;
-	double wait;
 
-	clock_gettime(CLOCK_REALTIME, &now);
-	wait = at - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
-	if (wait <= 0) {
-		fprintf(stderr, "tracebench replay: --start-at is %.3f s in the past; starting now\n", -wait);
+	if (wait <= 0)
 		return;
-	}
-	fprintf(stderr, "tracebench replay: starting in %.3f s\n", wait);
-	tv.tv_sec = (time_t)wait;
-	tv.tv_usec = (suseconds_t)((wait - (double)tv.tv_sec) * 1e6);
+	tv.tv_sec = (time_t)(wait / NS_PER_S);
+	tv.tv_usec = (suseconds_t)(wait % NS_PER_S / 1000);
 	timer = evtimer_new(base, on_start_time, base);
-	if (!timer || evtimer_add(timer, &tv) < 0) {    /* cannot happen; wait anyway */
-		clock_sleep_until_ns(clock_now_ns() + (int64_t)(wait * NS_PER_S));
-	} else {
+	if (!timer || evtimer_add(timer, &tv) < 0)    /* cannot happen; wait anyway */
+		clock_sleep_until_ns(at_ns);
+	else
 		event_base_dispatch(base);
-	}
 	if (timer)
 		event_free(timer);
+	/* The timer fires up to a millisecond early or late: keep to the instant. */
+	if (!stop_signal)
+		clock_sleep_until_ns(at_ns);
+}
+
+/* The monotonic instant at which this host's wall clock reads 'unix_s'. */
+static int64_t mono_at(double unix_s)
+{
+	int64_t wall = clock_wall_ns(), mono = clock_now_ns();
+
+	return mono + (int64_t)(unix_s * 1e9 - (double)wall);
+}
+
+/*
+ * The header's "clock" (schema/FORMAT.md): this host, the wall-clock
+ * instant the run's offsets count from and, when measured, this clock's
+ * offset from the server's.
+ */
+static void add_clock(cJSON *h, double origin_unix, const struct clocksync_result *cs)
+{
+	cJSON *c = cJSON_AddObjectToObject(h, "clock");
+	char host[256];
+
+	if (!c)
+		return;
+	if (gethostname(host, sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	cJSON_AddStringToObject(c, "host", host);
+	cJSON_AddNumberToObject(c, "origin_unix", origin_unix);
+	if (cs && cs->measured) {
+		cJSON_AddNumberToObject(c, "server_offset_ms", cs->offset_ms);
+		cJSON_AddNumberToObject(c, "server_offset_error_ms", cs->error_ms);
+		cJSON_AddNumberToObject(c, "probe_rtt_ms", cs->rtt_ms);
+		cJSON_AddNumberToObject(c, "probes", cs->probes);
+	}
+}
+
+/* At most this long probing the server's clock before --start-at. */
+#define CLOCK_PROBE_BUDGET_NS (3 * NS_PER_S)
+
+/*
+ * Measures this host's clock against the server's while --start-at is
+ * ahead, leaving half a second for the warm-ups; says what it found.
+ */
+static void probe_server_clock(const struct options *o, struct clocksync_result *cs)
+{
+	struct clocksync_options co = { o->endpoint, getenv(o->api_key_env), o->http2,
+					o->insecure, CLOCK_PROBE_BUDGET_NS };
+	int64_t ahead = (int64_t)(o->start_at * 1e9) - clock_wall_ns() - NS_PER_S / 2;
+	char err[256];
+
+	memset(cs, 0, sizeof(*cs));
+	if (ahead < co.budget_ns)
+		co.budget_ns = ahead;
+	if (co.budget_ns < NS_PER_S / 4) {
+		fprintf(stderr, "tracebench replay: no time before --start-at to probe the "
+			"server's clock; not measured\n");
+		return;
+	}
+	if (clocksync_measure(&co, cs, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tracebench replay: warning: cannot probe the server's clock: %s\n", err);
+		return;
+	}
+	if (!cs->measured)
+		fprintf(stderr, "tracebench replay: the server sends no Date header: clock "
+			"offset not measured\n");
+	else
+		fprintf(stderr, "tracebench replay: clock %+.3f ms from the server's (+- %.3f ms; "
+			"%d probes, round trip %.3f ms)\n", -cs->offset_ms, cs->error_ms, cs->probes,
+			cs->rtt_ms);
+}
+
+/* Returned by start_workers in a worker: go on replaying its shard. */
+#define WORKER_GOES_ON (-1000)
+
+/*
+ * --workers W: forks W workers of shard K*W+w of M*W (K/M the --shard given,
+ * else 0/1), each writing 'output'.wN; in the parent waits for them and
+ * merges their files into o->output. Returns the exit status in the
+ * parent, WORKER_GOES_ON in a worker (then *o is the worker's).
+ */
+static int start_workers(struct options *o, const char *digest, const struct prepared *reqs,
+			 size_t n_reqs, char *tmp_output, size_t tmp_len)
+{
+	long w_n = o->workers, k = o->shard_n > 1 ? o->shard_k : 0, m = o->shard_n > 1 ? o->shard_n : 1;
+	struct clocksync_result cs = { 0 };
+	struct workers *ws = NULL;
+	char err[1024], **paths = NULL;
+	double start_at;
+	cJSON *header = NULL;
+	long written = 0;
+	int index, rc = 1, i, status;
+
+	if (!o->force && access(o->output, F_OK) == 0) {
+		fprintf(stderr, "tracebench replay: '%s' exists; give --force to replace it\n",
+			o->output);
+		return 2;
+	}
+	if (o->start_at > 0)
+		probe_server_clock(o, &cs);
+	if (workers_spawn((int)w_n, &ws, &index, o->handshake, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tracebench replay: %s\n", err);
+		return 1;
+	}
+	if (index >= 0) {
+		o->worker = index;
+		o->shard_k = k * w_n + index;
+		o->shard_n = m * w_n;
+		snprintf(tmp_output, tmp_len, "%s.w%d", o->output, index);
+		o->output = tmp_output;
+		o->force = 1;
+		o->progress = 0;
+		return WORKER_GOES_ON;
+	}
+	start_at = workers_release(ws, o->start_at);
+	status = workers_wait(ws);
+	paths = calloc((size_t)w_n, sizeof(*paths));
+	for (i = 0; paths && i < w_n; i++) {
+		size_t len = strlen(o->output) + 16;
+
+		paths[i] = malloc(len);
+		if (paths[i])
+			snprintf(paths[i], len, "%s.w%d", o->output, i);
+	}
+	header = results_header(o, o->label, o->endpoint, digest, NULL, 0, reqs, n_reqs);
+	if (header)
+		add_clock(header, start_at > 0 ? start_at : (double)clock_wall_ns() / 1e9, &cs);
+	if (start_at < 0) {
+		fprintf(stderr, "tracebench replay: %s; no results written\n", workers_signal() ?
+			"stopped before the start" : "a worker failed before the start");
+		rc = workers_signal() ? 128 + workers_signal() : 1;
+	} else if (!paths || !header) {
+		fprintf(stderr, "tracebench replay: out of memory\n");
+	} else if (workers_merge(paths, (int)w_n, o->output, header, o->force, stdout, o->format,
+				 o->label, &written, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tracebench replay: cannot merge the workers' results: %s\n", err);
+	} else {
+		fprintf(stderr, "tracebench replay: merged %ld results of %ld workers into '%s'\n",
+			written, w_n, o->output);
+		rc = workers_signal() ? 128 + workers_signal() : status;
+	}
+	for (i = 0; paths && i < w_n; i++) {
+		if (paths[i])
+			unlink(paths[i]);
+		free(paths[i]);
+	}
+	free(paths);
+	cJSON_Delete(header);
+	workers_free(ws);
+	return rc;
+}
+
+/* Closed loop in a worker: its part of 'total' (C or -n), the rest spread
+ * one each over the first workers. */
+static size_t worker_share(const struct options *o, size_t total)
+{
+	size_t w = o->worker >= 0 ? (size_t)o->worker : 0, n = o->worker >= 0 ? (size_t)o->workers : 1;
+
+	return total / n + (w < total % n);
 }
 
 /* One side of a run: the server, its run's label and results file. An A/B
@@ -1140,11 +1315,16 @@ int replay_main(int argc, char **argv)
 	struct options o = {
 		.levels = { 1 }, .n_levels = 1, .warmup = 1, .timeout_s = 600,
 		.connect_timeout_s = 10, .api_key_env = "OPENAI_API_KEY", .progress = -1,
-		.format = SUMMARY_TEXT, .repeat = 1,
+		.format = SUMMARY_TEXT, .repeat = 1, .worker = -1,
 		.sched = { .arrival = ARRIVAL_CONSTANT, .burstiness = 1, .speed = 1, .seed = 1 },
 	};
 	char err[TRACEFILE_ERRLEN], digest[32], label[64], endpoint[2][1024];
 	char ab_label[2][80];
+	char worker_output[1100];
+	struct clocksync_result cs = { 0 };
+	double origin_unix;
+	size_t warmups;
+	int anchored, table;
 	struct client_options co = { 0 };
 	struct run_side side[2];
 	unsigned char *ab_order = NULL;
@@ -1196,6 +1376,25 @@ int replay_main(int argc, char **argv)
 	reqs = load_trace(o.trace_path, &o, &n_reqs, digest);
 	if (!reqs)
 		return 2;
+	if (o.open_loop && o.sched.arrival != ARRIVAL_TRACE && !o.sched.max_requests &&
+	    !o.sched.duration_ns)
+		o.sched.max_requests = n_reqs;
+	if (o.workers > 1) {
+		rc = start_workers(&o, digest, reqs, n_reqs, worker_output, sizeof(worker_output));
+		if (rc != WORKER_GOES_ON) {
+			free(ab_order);
+			free_trace(reqs, n_reqs);
+			return rc;
+		}
+		side[0].output = o.output;   /* the worker's own file */
+		rc = 2;
+	}
+	/* The server's cold start is one: shard 0 alone warms it up. */
+	warmups = o.shard_n > 1 && o.shard_k > 0 ? 0 : (size_t)o.warmup;
+	/* One schedule for all shards: anchored at --start-at (or the start the
+	 * workers' parent sends), whatever each one's warm-up took. */
+	anchored = o.start_at > 0 || o.worker >= 0;
+	table = o.worker < 0;
 	/* An A/B run's order: which side goes first in each level and repeat. */
 	n_blocks = o.open_loop ? 1 : (size_t)o.n_levels * (size_t)o.repeat;
 	ab_order = calloc(n_blocks + 1, 1);
@@ -1207,8 +1406,6 @@ int replay_main(int argc, char **argv)
 	if (n_sides == 2)
 		schedule_ab_order(n_blocks, o.sched.seed, ab_order);
 	if (o.open_loop) {
-		if (o.sched.arrival != ARRIVAL_TRACE && !o.sched.max_requests && !o.sched.duration_ns)
-			o.sched.max_requests = n_reqs;
 		n_sched = open_schedule(&o, reqs, n_reqs, &sched, &sched_index);
 		if (!n_sched) {
 			fprintf(stderr, "tracebench replay: nothing to send: the schedule is empty\n");
@@ -1236,6 +1433,10 @@ int replay_main(int argc, char **argv)
 		rc = 1;
 		goto cleanup;
 	}
+	/* Before the signals are handled: a signal while probing ends replay
+	 * at once, and no results file exists yet. */
+	if (o.start_at > 0 && o.worker < 0)
+		probe_server_clock(&o, &cs);
 	/* Signals are handled before the results file exists: one arriving
 	 * in between would end the process and leave the file unfinished. */
 	sigint = evsignal_new(client_base(client), SIGINT, on_signal, &lr);
@@ -1245,9 +1446,12 @@ int replay_main(int argc, char **argv)
 		rc = 1;
 		goto cleanup;
 	}
+	origin_unix = o.start_at > 0 ? o.start_at : (double)clock_wall_ns() / 1e9;
 	for (t = 0; t < n_sides; t++) {
 		header = results_header(&o, side[t].label, side[t].endpoint, digest, ab_order,
 					n_blocks, reqs, n_reqs);
+		if (header)
+			add_clock(header, origin_unix, &cs);
 		side[t].out = tracefile_writer_open(side[t].output, TRACEFILE_KIND_RESULTS, header,
 						    o.force, err);
 		cJSON_Delete(header);
@@ -1281,15 +1485,59 @@ int replay_main(int argc, char **argv)
 	else
 		fprintf(stderr, "tracebench replay: %zu requests in '%s', endpoint %s, run '%s'\n",
 			n_reqs, o.trace_path, o.endpoint, o.label);
-	if (o.start_at > 0)
-		wait_until(client_base(client), o.start_at);
 	if (event_add(tick, &(struct timeval){ 1, 0 }) < 0) {
 		fprintf(stderr, "tracebench replay: cannot set up the event loop\n");
 		rc = 1;
 		goto cleanup;
 	}
-	summary_print_begin(stdout, o.format);
-	lr.origin_ns = clock_now_ns();
+	lr.origin_ns = o.start_at > 0 ? mono_at(o.start_at) : clock_now_ns();
+	for (t = 0; anchored && warmups && t < n_sides && !stop_signal; t++) {
+		/* Warm-ups before the start, one at a time, at negative offsets. */
+		struct level_summary s;
+
+		lr.out = side[t].out;
+		lr.cursor = &side[t].cursor;
+		lr.seq = &side[t].seq;
+		client_set_endpoint(client, side[t].endpoint);
+		lr.level = o.open_loop ? 0 : (int)o.levels[0];
+		lr.cap = 1;
+		lr.warmup = warmups;
+		lr.n = 0;
+		lr.sched = NULL;
+		if (run_level(&lr, &s) < 0) {
+			fprintf(stderr, "tracebench replay: out of memory\n");
+			rc = 1;
+			goto cleanup;
+		}
+		warmup = s;
+		free_results(&lr);
+	}
+	if (o.worker >= 0 && !stop_signal) {
+		double at = workers_ready(o.handshake);
+
+		if (at < 0)
+			stop_signal = stop_signal ? stop_signal : -1;
+		else
+			o.start_at = at;
+	}
+	if (anchored && !stop_signal) {
+		int64_t origin = mono_at(o.start_at), late;
+
+		lr.origin_ns = origin;
+		lr.anchor_ns = o.open_loop ? origin : 0;
+		if (origin - clock_now_ns() > NS_PER_S / 10 && o.worker < 0)
+			fprintf(stderr, "tracebench replay: starting in %.3f s\n",
+				(double)(origin - clock_now_ns()) / NS_PER_S);
+		wait_until(client_base(client), origin);
+		late = clock_now_ns() - origin;
+		if (late > NS_PER_MS && !stop_signal)
+			fprintf(stderr, "tracebench replay: warning: starting %.3f s after the start "
+				"time%s; the schedule stays anchored there, so its requests are late "
+				"by as much\n", (double)late / NS_PER_S, warmups ?
+				" (the warm-up took longer than the wait)" : "");
+	}
+	if (table)
+		summary_print_begin(stdout, o.format);
 	for (i = 0, k = 0; i < (o.open_loop ? 1 : o.n_levels) && !stop_signal; i++) {
 		for (rep = 0; rep < (int)o.repeat && !stop_signal; rep++, k++) {
 		    for (t = 0; t < n_sides && !stop_signal; t++) {
@@ -1302,21 +1550,24 @@ int replay_main(int argc, char **argv)
 			lr.seq = &sd->seq;
 			client_set_endpoint(client, sd->endpoint);
 			lr.level = o.open_loop ? 0 : (int)o.levels[i];
+			lr.cap = worker_share(&o, (size_t)lr.level);
 			lr.repeat = rep;
-			lr.warmup = i == 0 && rep == 0 ? (size_t)o.warmup : 0;
+			lr.warmup = !anchored && i == 0 && rep == 0 ? warmups : 0;
 			lr.sched = sched;
 			lr.req_index = sched_index;
 			if (o.open_loop)
 				lr.n = n_sched;
+			else if (!lr.cap)
+				lr.n = 0;   /* C below the workers: this one sits the level out */
 			else
-				lr.n = o.requests ? (size_t)o.requests :
-				       (size_t)(lr.level * 2 > 4 ? lr.level * 2 : 4);
+				lr.n = worker_share(&o, o.requests ? (size_t)o.requests :
+				       (size_t)(lr.level * 2 > 4 ? lr.level * 2 : 4));
 			if (run_level(&lr, &s) < 0) {
 				fprintf(stderr, "tracebench replay: out of memory\n");
 				rc = 1;
 				goto cleanup;
 			}
-			if (s.requests || s.warmup) {
+			if ((s.requests || s.warmup) && table) {
 				summary_print_row(stdout, o.format, sd->label, &s, first_row);
 				first_row = 0;
 			}
@@ -1330,7 +1581,8 @@ int replay_main(int argc, char **argv)
 		    }
 		}
 	}
-	summary_print_end(stdout, o.format);
+	if (table)
+		summary_print_end(stdout, o.format);
 	if (warmup.warmup)
 		fprintf(stderr, "warm-up: %zu request%s, cold-start TTFT %.1f ms\n",
 			warmup.warmup, warmup.warmup == 1 ? "" : "s", warmup.warmup_ttft_ms);

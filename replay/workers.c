@@ -1,0 +1,361 @@
+/*
+ * workers.c - replay --workers: fork, start together, merge; see workers.h.
+ *
+ * The start handshake is two pipes: each worker writes one byte to 'ready'
+ * when it is set up; the parent, once it has read one from each, writes the
+ * start time (a double) once for each worker to 'go'. All the messages on
+ * 'go' are the same, so which worker reads which does not matter. A worker
+ * that dies early closes its end of 'ready'; the parent then closes 'go'
+ * and every worker reads end-of-file: nobody starts.
+ */
+#include "workers.h"
+#include "lib/clock.h"
+#include "lib/result.h"
+#include "lib/tracefile.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A moment for the workers to get from 'go' into their wait. */
+#define WORKERS_START_LEAD_S 0.25
+
+struct workers {
+	int n;
+	pid_t *pids;
+	int ready_rd, go_wr;
+};
+
+/* For the signal handler: whom to forward to. */
+static pid_t *forward_pids;
+static int forward_n;
+static volatile sig_atomic_t forwarded;
+
+static void on_parent_signal(int sig, siginfo_t *info, void *uctx)
+{
+	int i;
+
+	(void)uctx;
+	if (!forwarded)
+		forwarded = sig;
+	/* From the terminal (SI_KERNEL) every worker got it already. */
+	if (info && info->si_code == SI_KERNEL)
+		return;
+	for (i = 0; i < forward_n; i++)
+		if (forward_pids[i] > 0)
+			kill(forward_pids[i], sig);
+}
+
+int workers_signal(void)
+{
+	return forwarded;
+}
+
+int workers_spawn(int n, struct workers **out, int *index, int fd[2], char *err, size_t errlen)
+{
+	struct workers *w = calloc(1, sizeof(*w));
+	int ready[2] = { -1, -1 }, go[2] = { -1, -1 };
+	struct sigaction sa;
+	int i;
+
+	if (!w || !(w->pids = calloc((size_t)n, sizeof(pid_t)))) {
+		free(w);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (pipe(ready) < 0 || pipe(go) < 0) {
+		snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+		goto fail;
+	}
+	w->n = n;
+	fflush(stdout);
+	fflush(stderr);
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			snprintf(err, errlen, "cannot start worker %d: %s", i, strerror(errno));
+			goto fail;
+		}
+		if (pid == 0) {
+			/* The worker keeps the write end of 'ready', the read end of 'go'. */
+			close(ready[0]);
+			close(go[1]);
+			fd[0] = ready[1];
+			fd[1] = go[0];
+			*index = i;
+			free(w->pids);
+			free(w);
+			return 1;
+		}
+		w->pids[i] = pid;
+	}
+	close(ready[1]);
+	close(go[0]);
+	w->ready_rd = ready[0];
+	w->go_wr = go[1];
+	forward_pids = w->pids;
+	forward_n = n;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_parent_signal;
+	sa.sa_flags = SA_SIGINFO;     /* no SA_RESTART: a signal ends the parent's waits */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	*out = w;
+	*index = -1;
+	return 0;
+
+fail:
+	for (i = 0; w->pids && i < w->n; i++)
+		if (w->pids[i] > 0) {
+			kill(w->pids[i], SIGKILL);
+			waitpid(w->pids[i], NULL, 0);
+		}
+	for (i = 0; i < 2; i++) {
+		if (ready[i] >= 0)
+			close(ready[i]);
+		if (go[i] >= 0)
+			close(go[i]);
+	}
+	free(w->pids);
+	free(w);
+	return -1;
+}
+
+double workers_ready(int fd[2])
+{
+	char one = 1;
+	double at;
+	size_t got = 0;
+	ssize_t r;
+
+	if (write(fd[0], &one, 1) != 1)
+		return -1;
+	close(fd[0]);
+	while (got < sizeof(at)) {
+		r = read(fd[1], (char *)&at + got, sizeof(at) - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd[1]);
+	return got == sizeof(at) ? at : -1;
+}
+
+double workers_release(struct workers *w, double start_at)
+{
+	int ready = 0, i;
+	char c;
+
+	while (ready < w->n && !forwarded) {
+		ssize_t r = read(w->ready_rd, &c, 1);
+
+		if (r == 1)
+			ready++;
+		else if (r == 0 || errno != EINTR)
+			break;
+	}
+	close(w->ready_rd);
+	w->ready_rd = -1;
+	if (ready == w->n && !forwarded) {
+		if (start_at <= 0)
+			start_at = (double)clock_wall_ns() / 1e9 + WORKERS_START_LEAD_S;
+		for (i = 0; i < w->n; i++)
+			if (write(w->go_wr, &start_at, sizeof(start_at)) != (ssize_t)sizeof(start_at))
+				break;
+	} else {
+		start_at = -1;
+	}
+	close(w->go_wr);
+	w->go_wr = -1;
+	return start_at;
+}
+
+int workers_wait(struct workers *w)
+{
+	int worst = 0, i, status;
+
+	for (i = 0; i < w->n; i++) {
+		int code;
+
+		while (waitpid(w->pids[i], &status, 0) < 0) {
+			if (errno != EINTR) {
+				status = -1;
+				break;
+			}
+		}
+		w->pids[i] = -1;
+		if (status == -1)
+			code = 1;
+		else if (WIFSIGNALED(status))
+			code = 128 + WTERMSIG(status);
+		else
+			code = WEXITSTATUS(status);
+		if (code > worst)
+			worst = code;
+	}
+	return worst;
+}
+
+void workers_free(struct workers *w)
+{
+	if (!w)
+		return;
+	if (w->ready_rd >= 0)
+		close(w->ready_rd);
+	if (w->go_wr >= 0)
+		close(w->go_wr);
+	forward_pids = NULL;
+	forward_n = 0;
+	free(w->pids);
+	free(w);
+}
+
+/* ---- the merge ------------------------------------------------------- */
+
+/* When a record's request ended, as an offset: records are appended in
+ * this order, so each worker's file is sorted by it. */
+static int64_t end_of(const cJSON *rec)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(rec, "sched_ns");
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(rec, "e2e_ns");
+
+	return (int64_t)((cJSON_IsNumber(s) ? s->valuedouble : 0) +
+			 (cJSON_IsNumber(e) ? e->valuedouble : 0));
+}
+
+/* Orders results by level, ties in merge order (stable). */
+static int by_level(const void *a, const void *b)
+{
+	const struct result *x = a, *y = b;
+
+	if (x->level != y->level)
+		return x->level < y->level ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The sweep table of the merged results, one row a level. */
+static void print_table(FILE *table, enum summary_format fmt, const char *label,
+			struct result *res, size_t n)
+{
+	size_t i = 0, j;
+	int first = 1;
+
+	qsort(res, n, sizeof(*res), by_level);
+	summary_print_begin(table, fmt);
+	while (i < n) {
+		struct level_summary s;
+
+		for (j = i; j < n && res[j].level == res[i].level; j++)
+			;
+		summary_compute(res + i, j - i, res[i].level, &s);
+		if (s.requests) {
+			summary_print_row(table, fmt, label, &s, first);
+			first = 0;
+		}
+		i = j;
+	}
+	summary_print_end(table, fmt);
+}
+
+int workers_merge(char *const *paths, int n, const char *output, const cJSON *header,
+		  int force, FILE *table, enum summary_format fmt, const char *label,
+		  long *written, char *err, size_t errlen)
+{
+	struct tracefile_reader **rd = calloc((size_t)n, sizeof(*rd));
+	cJSON **head = calloc((size_t)n, sizeof(*head));
+	long *count = calloc((size_t)n, sizeof(*count));
+	struct tracefile_writer *out = NULL;
+	struct result *res = NULL;
+	size_t n_res = 0, cap = 0;
+	char terr[TRACEFILE_ERRLEN], rerr[256];
+	int i, rc = -1;
+
+	*written = 0;
+	if (!rd || !head || !count) {
+		snprintf(err, errlen, "out of memory");
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++) {
+		rd[i] = tracefile_reader_open(paths[i], TRACEFILE_KIND_RESULTS, terr);
+		if (!rd[i]) {
+			snprintf(err, errlen, "worker %d: %s", i, terr);
+			goto cleanup;
+		}
+		if (tracefile_reader_next(rd[i], &head[i]) < 0) {
+			snprintf(err, errlen, "worker %d: %s", i, tracefile_reader_error(rd[i]));
+			goto cleanup;
+		}
+	}
+	out = tracefile_writer_open(output, TRACEFILE_KIND_RESULTS, header, force, terr);
+	if (!out) {
+		snprintf(err, errlen, "%s", terr);
+		goto cleanup;
+	}
+	for (;;) {
+		int best = -1;
+
+		for (i = 0; i < n; i++)
+			if (head[i] && (best < 0 || end_of(head[i]) < end_of(head[best])))
+				best = i;
+		if (best < 0)
+			break;
+		/* Worker w's k-th request: seq k*W + w, unique in the merged file. */
+		cJSON_ReplaceItemInObjectCaseSensitive(head[best], "seq",
+			cJSON_CreateNumber((double)(count[best]++ * n + best)));
+		if (tracefile_writer_append(out, head[best]) < 0) {
+			snprintf(err, errlen, "%s", tracefile_writer_error(out));
+			goto cleanup;
+		}
+		if (n_res == cap) {
+			struct result *nr = realloc(res, (cap = cap ? cap * 2 : 256) * sizeof(*res));
+
+			if (!nr) {
+				snprintf(err, errlen, "out of memory");
+				goto cleanup;
+			}
+			res = nr;
+		}
+		result_init(&res[n_res]);
+		if (result_from_json(&res[n_res], head[best], rerr, sizeof(rerr)) == 0)
+			n_res++;
+		else
+			result_release(&res[n_res]);
+		(*written)++;
+		cJSON_Delete(head[best]);
+		head[best] = NULL;
+		if (tracefile_reader_next(rd[best], &head[best]) < 0) {
+			snprintf(err, errlen, "worker %d: %s", best, tracefile_reader_error(rd[best]));
+			goto cleanup;
+		}
+	}
+	if (tracefile_writer_close(out, terr) < 0) {
+		out = NULL;
+		snprintf(err, errlen, "%s", terr);
+		goto cleanup;
+	}
+	out = NULL;
+	print_table(table, fmt, label, res, n_res);
+	rc = 0;
+cleanup:
+	if (out)
+		tracefile_writer_close(out, NULL);
+	for (i = 0; rd && i < n; i++) {
+		cJSON_Delete(head ? head[i] : NULL);
+		tracefile_reader_close(rd[i]);
+	}
+	while (n_res)
+		result_release(&res[--n_res]);
+	free(res);
+	free(rd);
+	free(head);
+	free(count);
+	return rc;
+}

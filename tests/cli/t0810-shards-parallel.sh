@@ -1,0 +1,30 @@
+#!/bin/sh
+# Shards under GNU parallel, as the README's recipe runs them, with the
+# local machine (-S 3/:) in place of three ssh hosts: one run, every
+# request once, at the rate asked, the shards started together.
+. tests/cli/lib.sh
+
+if ! command -v parallel >/dev/null 2>&1; then
+	skip "shards under GNU parallel" "GNU parallel is not installed; Debian: parallel, sh scripts/deps.sh --tests"
+	exit 0
+fi
+
+start_mock --ttft-ms 2 --itl-ms 1
+tb record synth -n 45 --input-tokens 8 --output-tokens 3 -o "$WORK/trace.jsonl.gz" 2>/dev/null
+cd "$WORK" || exit 1
+start=$(($(date +%s) + 5))
+# shellcheck disable=SC2016
+parallel --will-cite -S 3/: --transferfile trace.jsonl.gz --return big-{}.jsonl.gz --cleanup \
+	$VG "$TB" replay -e "$ENDPOINT" --rate 15 --shard {}/3 --start-at $start --quiet \
+	--label big -o big-{}.jsonl.gz trace.jsonl.gz ::: 0 1 2 >parallel.out 2>parallel.err
+check "parallel runs three shards to exit 0" test $? -eq 0
+tb analyze load --db big.db big-0.jsonl.gz big-1.jsonl.gz big-2.jsonl.gz 2>load.err
+check "the merged run holds every request once" \
+	test "$(sqlite3 big.db "select count(distinct trace_id) || ',' || count(*) from requests where warmup = 0")" = "45,45"
+tb analyze report --db big.db >report.txt 2>&1
+check "... at the rate asked: scheduled 15.00, achieved 15 +- 0.15 req/s" \
+	grep -Eq 'target 15.00 req/s, scheduled 15.00 req/s, achieved (14\.(8[5-9]|9[0-9])|15\.(0[0-9]|1[0-5])) req/s' report.txt
+spread=$(sed -n 's/.*start spread \([0-9.]*\) ms.*/\1/p' report.txt)
+check "... started within 5 ms of each other (spread ${spread:-?} ms)$UPPER_NOTE" \
+	within_time "${spread:-x}" 0 $((5 * SLACK))
+check "... no shard missing, no clock warning" sh -c "! grep -q 'warning' report.txt load.err"
