@@ -383,10 +383,16 @@ static const char *db_params_shard(const cJSON *params)
 /* N of "K/N"; 0 when s is not of that form. */
 static long db_shard_count(const char *s, long *k)
 {
+	char *end;
 	long kk, n;
-	char tail;
 
-	if (!s || sscanf(s, "%ld/%ld%c", &kk, &n, &tail) != 2 || kk < 0 || n < 1 || kk >= n)
+	if (!s || *s < '0' || *s > '9')
+		return 0;
+	kk = strtol(s, &end, 10);
+	if (*end != '/' || end[1] < '0' || end[1] > '9')
+		return 0;
+	n = strtol(end + 1, &end, 10);
+	if (*end || kk < 0 || n < 1 || kk >= n)
 		return 0;
 	if (k)
 		*k = kk;

@@ -100,7 +100,7 @@ static void shards_compute(const struct db_shard *sh, size_t n, const struct rep
 	}
 	if (!v->loaded)
 		return;
-	seen = calloc((size_t)v->expected, 1);
+	seen = calloc((size_t)v->expected + 1, 1);
 	for (i = 0; seen && i < n; i++)
 		if (sh[i].shard)
 			seen[sh[i].k] = 1;

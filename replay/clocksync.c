@@ -15,6 +15,7 @@
 #include "lib/clock.h"
 
 #include <curl/curl.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -210,8 +211,8 @@ int clocksync_measure(const struct clocksync_options *o, struct clocksync_result
 	}
 done:
 	out->measured = 1;
-	out->offset_ms = (double)(b.lo / 2 + b.hi / 2) / 1e6;
-	out->error_ms = (double)(b.hi > b.lo ? b.hi - b.lo : b.lo - b.hi) / 2e6;
+	out->offset_ms = ((double)b.lo + (double)b.hi) / 2e6;
+	out->error_ms = fabs((double)b.hi - (double)b.lo) / 2e6;
 	out->rtt_ms = (double)b.rtt / 1e6;
 cleanup:
 	curl_slist_free_all(headers);

@@ -248,7 +248,8 @@ static void print_table(FILE *table, enum summary_format fmt, const char *label,
 	size_t i = 0, j;
 	int first = 1;
 
-	qsort(res, n, sizeof(*res), by_level);
+	if (n)
+		qsort(res, n, sizeof(*res), by_level);
 	summary_print_begin(table, fmt);
 	while (i < n) {
 		struct level_summary s;
@@ -269,8 +270,8 @@ int workers_merge(char *const *paths, int n, const char *output, const cJSON *he
 		  int force, FILE *table, enum summary_format fmt, const char *label,
 		  long *written, char *err, size_t errlen)
 {
-	struct tracefile_reader **rd = calloc((size_t)n, sizeof(*rd));
-	cJSON **head = calloc((size_t)n, sizeof(*head));
+	struct tracefile_reader **rd = calloc((size_t)n, sizeof(struct tracefile_reader *));
+	cJSON **head = calloc((size_t)n, sizeof(cJSON *));
 	long *count = calloc((size_t)n, sizeof(*count));
 	struct tracefile_writer *out = NULL;
 	struct result *res = NULL;

@@ -35,8 +35,12 @@ check "... one schedule: the 30 requests due k * 50 ms after the start" \
 	awk '{ if ($1 != (NR - 1) * 50000000) bad++ } END { exit bad || NR != 30 }' "$WORK/plan"
 late=$(awk '{ l = ($2 - $1) / 1e6; if (l < 0) l = -l; if (l > 1) n++ } END { print n + 0 }' "$WORK/plan")
 maxlag=$(awk '{ l = ($2 - $1) / 1e6; if (l > m) m = l } END { printf "%.3f", m }' "$WORK/plan")
-check "... sent within 1 ms of the plan (max $maxlag ms; $late of 30 later, at most 1 allowed for a busy machine)$UPPER_NOTE" \
-	within_time "$late" 0 $((SLACK > 1 ? 30 : 1))
+# On a quiet machine every send is within 0.2 ms; on a loaded one (a load
+# average of 10 on 2 cores) a third come a timer tick (~4 ms) late, as
+# they do without shards.
+check "... sent within 1 ms of the plan, but for at most 10 of 30 ($late later, max $maxlag ms)$UPPER_NOTE" \
+	within_time "$late" 0 $((SLACK > 1 ? 30 : 10))
+check "... and none later than 10 ms$UPPER_NOTE" within_time "$maxlag" 0 $((10 * SLACK))
 
 tb analyze load --db "$WORK/one.db" "$WORK/one0.jsonl.gz" "$WORK/one1.jsonl.gz" 2>"$WORK/load.err"
 check "a missing shard is named at load" grep -q "warning: run 'one' lacks shard 2/3 (2 of 3 loaded)" "$WORK/load.err"
