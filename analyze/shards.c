@@ -150,8 +150,11 @@ static void shards_compute(const struct db_shard *sh, size_t n, const struct rep
 		v->measured++;
 		for (j = 0; j < i; j++) {
 			double d = fabs(si[i].offset_ms - si[j].offset_ms);
+			double e = si[i].error_ms + si[j].error_ms;
 
-			if (si[j].measured && (isnan(v->disagree_ms) || d > v->disagree_ms)) {
+			/* The pair that surely disagrees most: its lower bound. */
+			if (si[j].measured && (isnan(v->disagree_ms) ||
+					       d - e > v->disagree_ms - v->disagree_err_ms)) {
 				v->disagree_ms = d;
 				v->disagree_err_ms = si[i].error_ms + si[j].error_ms;
 				v->disagree_a = sh[i].k;

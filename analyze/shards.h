@@ -28,7 +28,8 @@ struct shards_view {
 	char host_list[128];    /* "a, b" (shortened) */
 	double start_spread_ms; /* NaN when some shard has no clock */
 	size_t measured;        /* shards whose clock offset was measured */
-	double disagree_ms;     /* largest difference of two measured offsets */
+	double disagree_ms;     /* of the two shards whose measured offsets surely
+				 * differ most (difference minus error largest) */
 	double disagree_err_ms; /* its uncertainty (the two errors summed) */
 	long disagree_a, disagree_b;   /* K of the two shards */
 	double tolerance_ms;    /* what the schedule tolerates */
