@@ -2,7 +2,7 @@
  * capture.c - a `record proxy` capture read as a run; see capture.h.
  */
 #include "analyze/capture.h"
-#include "errmsg.h"
+#include "lib/errmsg.h"
 
 #include <stdio.h>
 #include <stdlib.h>

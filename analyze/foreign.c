@@ -5,7 +5,7 @@
  * the tool's result dictionary dumped as JSON, one object a run.
  */
 #include "analyze/foreign.h"
-#include "errmsg.h"
+#include "lib/errmsg.h"
 
 #include <errno.h>
 #include <math.h>
