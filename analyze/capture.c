@@ -188,8 +188,8 @@ int capture_read(const char *path, struct capture_run *out, char *err, size_t er
 	kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(src, "kind"));
 	upstream = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(src, "upstream"));
 	if (!kind || strcmp(kind, "proxy") != 0) {
-		errmsg_set(err, errlen, "'%s' is a trace, not results: only a record proxy "
-			   "capture (source kind \"proxy\") loads as a run", path);
+		errmsg_set(err, errlen, "'%s' is a trace, not a results file (of traces, only a "
+			   "record proxy capture loads as a run)", path);
 		rc = DB_ERR_INPUT;
 		goto cleanup;
 	}

@@ -7,7 +7,6 @@
 #include "analyze/foreign.h"
 #include "lib/errmsg.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +65,9 @@ void foreign_run_import(const struct foreign_run *r, struct db_import *imp)
 	imp->n = r->n;
 }
 
-/* Reads the whole file (gzip or plain) into *buf, NUL-terminated. */
+/* Reads the whole file (gzip or plain) into *buf, NUL-terminated. A file
+ * that cannot be opened or decompressed is FOREIGN_NOT_MINE: the message
+ * of the tracebench reader, which tried first, says it as well. */
 static int foreign_slurp(const char *path, char **buf, size_t *len, char *err, size_t errlen)
 {
 	gzFile gz = gzopen(path, "rb");
@@ -74,10 +75,8 @@ static int foreign_slurp(const char *path, char **buf, size_t *len, char *err, s
 	char *b = NULL;
 	int got, zerr;
 
-	if (!gz) {
-		errmsg_set(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return FOREIGN_ERR_INPUT;
-	}
+	if (!gz)
+		return FOREIGN_NOT_MINE;
 	for (;;) {
 		if (n + 1 >= cap || !b) {
 			char *nb;
@@ -97,13 +96,9 @@ static int foreign_slurp(const char *path, char **buf, size_t *len, char *err, s
 		}
 		got = gzread(gz, b + n, (unsigned)(cap - 1 - n));
 		if (got < 0) {
-			const char *msg = gzerror(gz, &zerr);
-
-			errmsg_set(err, errlen, "cannot read '%s': %s", path,
-				   zerr == Z_ERRNO ? strerror(errno) : msg);
 			free(b);
 			gzclose(gz);
-			return FOREIGN_ERR_INPUT;
+			return FOREIGN_NOT_MINE;
 		}
 		if (got == 0)
 			break;
@@ -120,9 +115,8 @@ static int foreign_slurp(const char *path, char **buf, size_t *len, char *err, s
 	gzerror(gz, &zerr);
 	gzclose(gz);
 	if (zerr != Z_OK && zerr != Z_STREAM_END) {
-		errmsg_set(err, errlen, "cannot read '%s': truncated gzip stream", path);
 		free(b);
-		return FOREIGN_ERR_INPUT;
+		return FOREIGN_NOT_MINE;
 	}
 	b[n] = '\0';
 	*buf = b;

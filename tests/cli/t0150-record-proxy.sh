@@ -5,8 +5,8 @@
 # the trace replays.
 . tests/cli/lib.sh
 
-stream_body='{"model":"m","messages":[{"role":"user","content":"hello proxy"}],"max_tokens":12,"stream":true,"stream_options":{"include_usage":true}}'
-whole_body='{"model":"m","messages":[{"role":"user","content":"hello"}],"max_tokens":4}'
+stream_body='{"model":"mock","messages":[{"role":"user","content":"hello proxy"}],"max_tokens":12,"stream":true,"stream_options":{"include_usage":true}}'
+whole_body='{"model":"mock","messages":[{"role":"user","content":"hello"}],"max_tokens":4}'
 post() {  # URL BODY [curl args]
 	url=$1
 	body=$2
