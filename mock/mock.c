@@ -839,6 +839,10 @@ static void stream_send_token(struct mock_stream *s, long k, long count, long in
 		"\"text\":\"%s%*s\",\"finish_reason\":%s}]}";
 	static const char delta[] = "\"choices\":[{\"index\":%ld,"
 		"\"delta\":{\"%s\":\"%s%*s\"},\"finish_reason\":%s}]}";
+	static const char text0[] = "\"choices\":[{\"index\":0,"
+		"\"text\":\"%s%*s\",\"finish_reason\":%s}]}";
+	static const char delta0[] = "\"choices\":[{\"index\":0,"
+		"\"delta\":{\"%s\":\"%s%*s\"},\"finish_reason\":%s}]}";
 	const struct mock_options *o = &s->srv->opt;
 	const char *finish = k + count < s->n ? "null" : s->stop ? "\"stop\"" : "\"length\"";
 	const char *field = k < s->reasoning ? "reasoning_content" : "content";
@@ -863,7 +867,11 @@ static void stream_send_token(struct mock_stream *s, long k, long count, long in
 		if (pad < 0)
 			pad = 0;
 	}
-	if (s->api == MOCK_API_COMPLETIONS)
+	if (index == 0 && s->api == MOCK_API_COMPLETIONS)  /* common: no index to format */
+		stream_event(s, EVENT_HEAD, text0, word, (int)pad, "", finish);
+	else if (index == 0)
+		stream_event(s, EVENT_HEAD, delta0, field, word, (int)pad, "", finish);
+	else if (s->api == MOCK_API_COMPLETIONS)
 		stream_event(s, EVENT_HEAD, text, index, word, (int)pad, "", finish);
 	else
 		stream_event(s, EVENT_HEAD, delta, index, field, word, (int)pad, "",

@@ -89,3 +89,11 @@ tb replay -e "$ENDPOINT" -o "$WORK/big.r.jsonl.gz" "$WORK/big.jsonl.gz" >/dev/nu
 rc=$?
 check "... replay exits 2 naming file and line, writing nothing" sh -c \
 	"test $rc -eq 2 && grep -q 'line 3: longer than 64 MiB' '$WORK/err' && test ! -e '$WORK/big.r.jsonl.gz'"
+
+# --model rewrites the requests; the results header names the model sent.
+tb replay -e "$ENDPOINT" -c 1 -n 1 --warmup 0 --model renamed -o "$WORK/m.jsonl.gz" \
+	"$WORK/cap.jsonl.gz" >/dev/null 2>&1
+check "the results header records the model actually sent" sh -c \
+	"zcat '$WORK/m.jsonl.gz' | head -n 1 | grep -q '\"model\":\"renamed\"'"
+check "... which the mock, serving 'mock', refuses with 404" sh -c \
+	"zcat '$WORK/m.jsonl.gz' | sed -n 2p | grep -q '\"status\":404'"
