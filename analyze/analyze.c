@@ -279,6 +279,7 @@ static int analyze_load_one(struct db *db, const char *path, const char *label,
 	struct db_import imp;
 	int is_trace, rc;
 
+	memset(info, 0, sizeof(*info));
 	if (rd) {
 		const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
 			tracefile_reader_header(rd), "format"));

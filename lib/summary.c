@@ -220,7 +220,8 @@ void summary_compute_slo(const struct result *r, size_t n, int level,
 		}
 		s->requests++;
 		if (n_spans) {
-			struct summary_span *sp = &spans[q->repeat >= 0 ? q->repeat : 0];
+			struct summary_span *sp = &spans[q->repeat >= 0 && (size_t)q->repeat < n_spans ?
+							  (size_t)q->repeat : 0];
 
 			if (q->sched_ns < sp->first)
 				sp->first = q->sched_ns;
