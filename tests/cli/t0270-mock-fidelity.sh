@@ -23,14 +23,14 @@ stamped() {  # url body
 	done
 }
 
-start_mock --ttft-ms 80 --itl-ms 20
+start_mock --ttft-ms 150 --itl-ms 50
 stamped "$ENDPOINT/v1/chat/completions" "$chat" >"$WORK/late"
 role_ms=$(awk 'NR == 1 { print $1 / 1e6 }' "$WORK/late")
 tok_ms=$(awk 'NR == 2 { print $1 / 1e6 }' "$WORK/late")
 check "the role chunk comes first" sed -n 1p "$WORK/late" | grep -q '"delta":{"role":"assistant"'
-check "... at the first token's time ($role_ms ms, --ttft-ms 80)" within_time "$role_ms" 75 400
-check "... with the first token right behind it ($tok_ms ms)" \
-	awk -v r="$role_ms" -v t="$tok_ms" 'BEGIN { exit !(t - r < 15) }'
+check "... at the first token's time ($role_ms ms, --ttft-ms 150)" within_time "$role_ms" 145 600
+check "... with the first token right behind it, not an itl later ($tok_ms ms)" \
+	awk -v r="$role_ms" -v t="$tok_ms" 'BEGIN { exit !(t - r < 30) }'
 check "as in llama.cpp's capture: role chunk, then a token" sh -c \
 	"sed -n 1p '$L/chat-stream-usage.sse' | grep -q '\"role\":\"assistant\"' && sed -n 3p '$L/chat-stream-usage.sse' | grep -q '\"content\":\" '"
 # the usage chunk: choices [] and the captured usage keys
@@ -45,10 +45,10 @@ done
 check "created is the time, not 0" sh -c "sed -n 1p '$WORK/late.sse' | grep -Eq '\"created\":1[0-9]{9},'"
 stop_mock
 
-start_mock --ttft-ms 80 --itl-ms 20 --early-role
+start_mock --ttft-ms 150 --itl-ms 50 --early-role
 stamped "$ENDPOINT/v1/chat/completions" "$chat" >"$WORK/early"
 role_ms=$(awk 'NR == 1 { print $1 / 1e6 }' "$WORK/early")
-check "--early-role sends it on arrival ($role_ms ms)" within_time "$role_ms" 0 40
+check "--early-role sends it on arrival ($role_ms ms, well before 150)" within_time "$role_ms" 0 90
 stop_mock
 
 start_mock --ttft-ms 1 --itl-ms 1 --max-model-len 64 --model served
@@ -115,8 +115,8 @@ tb replay -e "$ENDPOINT" -c 1 -n 2 --warmup 0 -o "$WORK/same.r.jsonl.gz" "$WORK/
 zcat "$WORK/same.r.jsonl.gz" | grep -o '"ttft_ns":[0-9]*' | cut -d: -f2 >"$WORK/ttfts"
 first=$(sed -n 1p "$WORK/ttfts") second=$(sed -n 2p "$WORK/ttfts")
 check "uncached: TTFT ~ 5 + 64 ms ($((first / 1000000)) ms)" within_time "$first" 68000000 200000000
-check "cached: 48 ms less ($((second / 1000000)) ms)" \
-	awk -v a="$first" -v b="$second" 'BEGIN { d = (a - b) / 1e6; exit !(d > 40 && d < 56) }'
+check "cached: about 48 ms less ($((first / 1000000)) -> $((second / 1000000)) ms)$UPPER_NOTE" \
+	awk -v a="$first" -v b="$second" -v hi="$(upper 90)" 'BEGIN { d = (a - b) / 1e6; exit !(d > 40 && d < hi) }'
 post "$ENDPOINT/v1/chat/completions" "{\"messages\":[{\"role\":\"user\",\"content\":\"$words\"}],\"max_tokens\":2}" >"$WORK/cached"
 check "usage reports the 48 cached tokens" grep -q '"prompt_tokens_details":{"cached_tokens":48}' "$WORK/cached"
 stop_mock
