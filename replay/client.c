@@ -179,9 +179,8 @@ int client_start(struct client *c, const char *method, const char *path,
 		rc = transfer_add_header(&q->t, headers[i]);
 	if (rc == 0 && c->auth_header)
 		rc = transfer_add_header(&q->t, c->auth_header);
-	if (rc == 0)
-		transfer_set_request(&q->t, method, body, body_len);
 	if (rc == 0) {
+		transfer_set_request(&q->t, method, body, body_len);
 		/* Whatever Content-Encoding the server picks among those libcurl
 		 * decodes, the meter reads plain SSE or JSON (replay drops a
 		 * recorded Accept-Encoding: libcurl's list is what it reads). */
