@@ -18,13 +18,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/capture.h"
 #include "analyze/compare.h"
 #include "analyze/db.h"
+#include "analyze/foreign.h"
 #include "analyze/plot.h"
 #include "analyze/report.h"
 #include "analyze/shards.h"
 #include "lib/cli.h"
 #include "lib/summary.h"
+#include "lib/tracefile.h"
 
 /* Most --run options plot accepts. */
 #define ANALYZE_MAX_RUNS 64
@@ -124,6 +127,13 @@ static const char load_usage_text[] =
 	"complete records of a truncated file are loaded, with a warning.\n"
 	"Files loaded under one label are reported as one run (shards of a sweep).\n"
 	"\n"
+	"RESULTS may also be a 'tracebench record proxy' capture (what clients saw,\n"
+	"as one open-loop level, inference requests only), or another tool's\n"
+	"per-request results: 'vllm bench serve --save-result --save-detailed' JSON\n"
+	"or 'sglang bench_serving --output-details' JSON Lines, each run one level\n"
+	"(its max concurrency, 0 when uncapped); what such a file lacks is noted in\n"
+	"the report, not invented (README, Metrics).\n"
+	"\n"
 	"options:\n"
 	"  -d, --db FILE      the database (SQLite) to add to\n"
 	"  -l, --label L      store the runs as L instead of their own label\n"
@@ -131,7 +141,9 @@ static const char load_usage_text[] =
 	"\n"
 	"examples:\n"
 	"  tracebench analyze load --db bench.db results.jsonl.gz\n"
-	"  tracebench analyze load --db bench.db --label after-tuning r.jsonl.gz\n";
+	"  tracebench analyze load --db bench.db --label after-tuning r.jsonl.gz\n"
+	"  tracebench analyze load --db bench.db --label production capture.jsonl.gz\n"
+	"  tracebench analyze load --db bench.db vllm-infqps-llama-20250101-120000.json\n";
 
 static const char report_usage_text[] =
 	"usage: tracebench analyze report --db FILE [--run LABEL] [--format FMT] [--slo LIST]\n"
@@ -264,6 +276,54 @@ static void analyze_warn_missing(struct db *db, const char *label)
 			v.loaded, v.expected);
 }
 
+/*
+ * Loads one file, whatever it holds: a tracebench results file, a record
+ * proxy capture (analyze/capture.c), or another tool's results
+ * (analyze/foreign.c). A tracebench file names its kind in its header;
+ * anything that is not one may be another tool's JSON.
+ */
+static int analyze_load_one(struct db *db, const char *path, const char *label,
+			    struct db_load_info *info, char *err, size_t errlen)
+{
+	char rerr[TRACEFILE_ERRLEN];
+	struct tracefile_reader *rd = tracefile_reader_open(path, NULL, rerr);
+	struct foreign_run fr;
+	struct capture_run cr;
+	struct db_import imp;
+	int is_trace, rc;
+
+	memset(info, 0, sizeof(*info));
+	if (rd) {
+		const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+			tracefile_reader_header(rd), "format"));
+
+		is_trace = kind && strcmp(kind, TRACEFILE_KIND_TRACE) == 0;
+		tracefile_reader_close(rd);
+		if (!is_trace)
+			return db_load_results(db, path, label, info, err, errlen);
+		rc = capture_read(path, &cr, err, errlen);
+		if (rc)
+			return rc;
+		capture_run_import(&cr, &imp);
+		rc = db_load_import(db, path, &imp, label, info, err, errlen);
+		if (rc == DB_OK && cr.damage)
+			info->damage = strdup(cr.damage);
+		capture_run_release(&cr);
+		return rc;
+	}
+	rc = foreign_read(path, &fr, err, errlen);
+	if (rc == FOREIGN_NOT_MINE) {
+		snprintf(err, errlen, "%s", rerr);
+		return DB_ERR_INPUT;
+	}
+	if (rc)
+		return rc == FOREIGN_ERR_WORK ? DB_ERR_WORK : DB_ERR_INPUT;
+	foreign_run_import(&fr, &imp);
+	rc = db_load_import(db, path, &imp, label, info, err, errlen);
+	foreign_run_release(&fr);
+	return rc;
+}
+
 /* Loads each file; an input error skips to the next file, a SQLite failure stops. */
 static int analyze_load_files(struct db *db, const char *label, char **paths, int n)
 {
@@ -274,7 +334,7 @@ static int analyze_load_files(struct db *db, const char *label, char **paths, in
 	int i, j, rc;
 
 	for (i = 0; i < n; i++) {
-		rc = db_load_results(db, paths[i], label, &info, err, sizeof(err));
+		rc = analyze_load_one(db, paths[i], label, &info, err, sizeof(err));
 		if (rc == DB_OK || rc == DB_ALREADY_LOADED) {
 			analyze_print_load_info(paths[i], rc, &info);
 			for (j = 0; labels && j < n_labels && strcmp(labels[j], info.label); j++)

@@ -154,11 +154,13 @@ static int compare_side_fill(struct compare_side *s, const struct result *r, siz
 			s->ok++;
 			s->estimated |= q->tokens_estimated;
 			s->val[M_E2E][k] = compare_ms(q->e2e_ns);
-			if (q->ttft_ns >= 0)
+			/* a whole JSON body: E2E only, as in lib/summary.c */
+			if (q->ttft_ns >= 0 && !q->unstreamed)
 				s->val[M_TTFT][k] = compare_ms(q->ttft_ns);
-			if (q->ttfa_ns >= 0)
+			if (q->ttfa_ns >= 0 && !q->unstreamed)
 				s->val[M_TTFA][k] = compare_ms(q->ttfa_ns);
-			if (q->ttft_ns >= 0 && q->output_tokens >= 2 && q->e2e_ns > q->ttft_ns)
+			if (q->ttft_ns >= 0 && !q->unstreamed && q->output_tokens >= 2 &&
+			    q->e2e_ns > q->ttft_ns)
 				s->val[M_TPOT][k] = compare_ms(q->e2e_ns - q->ttft_ns) /
 						    (double)(q->output_tokens - 1);
 			for (j = 0; j < q->n_itl; j++)

@@ -159,12 +159,14 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	rc = db_user_version(db, &version, err, errlen);
 	if (!rc)
 		rc = db_check_version(db, version, err, errlen);
-	/* Version 1 -> 2: the repeat column; 2 -> 3: the clock column. */
+	/* Version 1 -> 2: the repeat column; 2 -> 3: the clock and streamed columns. */
 	if (!rc && version == 1)
 		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN repeat INTEGER NOT NULL DEFAULT 0",
 			     err, errlen);
 	if (!rc && version >= 1 && version < 3)
-		rc = db_exec(db, "ALTER TABLE runs ADD COLUMN clock TEXT", err, errlen);
+		rc = db_exec(db, "ALTER TABLE runs ADD COLUMN clock TEXT; "
+			     "ALTER TABLE requests ADD COLUMN streamed INTEGER NOT NULL DEFAULT 1",
+			     err, errlen);
 	/* The views hold no data: recreate them, so they follow this build's SQL. */
 	if (!rc)
 		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",
@@ -595,18 +597,20 @@ static void db_bind_result(sqlite3_stmt *st, const char *run_id, const struct re
 	sqlite3_bind_int(st, 16, r->tokens_estimated);
 	sqlite3_bind_text(st, 17, itl_json, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 18, r->repeat);
+	sqlite3_bind_int(st, 19, !r->unstreamed);
 }
+
+static const char db_insert_request_sql[] =
+	"INSERT INTO requests (run_id, seq, level, trace_id, warmup, status,"
+	" error, error_detail, sched_ns, send_ns, ttft_ns, ttfa_ns, e2e_ns,"
+	" input_tokens, output_tokens, tokens_estimated, itl_us, repeat, streamed)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+	" ?14, ?15, ?16, ?17, ?18, ?19)";
 
 /* Reads every record of rd and inserts it; sets *count. Inside a transaction. */
 static int db_insert_records(struct db *db, struct tracefile_reader *rd, const char *path,
 			     const char *run_id, size_t *count, char *err, size_t errlen)
 {
-	static const char sql[] =
-		"INSERT INTO requests (run_id, seq, level, trace_id, warmup, status,"
-		" error, error_detail, sched_ns, send_ns, ttft_ns, ttfa_ns, e2e_ns,"
-		" input_tokens, output_tokens, tokens_estimated, itl_us, repeat)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		" ?14, ?15, ?16, ?17, ?18)";
 	sqlite3_stmt *st = NULL;
 	struct itl_text itl = { NULL, 0 };
 	struct result r;
@@ -617,7 +621,7 @@ static int db_insert_records(struct db *db, struct tracefile_reader *rd, const c
 	int rc;
 
 	result_init(&r);
-	rc = db_prepare(db, sql, &st, err, errlen);
+	rc = db_prepare(db, db_insert_request_sql, &st, err, errlen);
 	if (rc)
 		goto cleanup;
 	while ((got = tracefile_reader_next(rd, &rec)) == 1) {
@@ -720,6 +724,86 @@ cleanup:
 	free(h.params_json);
 	free(h.clock_json);
 	tracefile_reader_close(rd);
+	return rc;
+}
+
+/* Inserts imp's results with the run_id 'run_id'. Inside a transaction. */
+static int db_insert_results(struct db *db, const char *path, const char *run_id,
+			     const struct db_import *imp, char *err, size_t errlen)
+{
+	struct itl_text itl = { NULL, 0 };
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int step;
+	int rc;
+
+	rc = db_prepare(db, db_insert_request_sql, &st, err, errlen);
+	for (i = 0; !rc && i < imp->n; i++) {
+		const struct result *r = &imp->results[i];
+
+		if (db_itl_format(&itl, r) != 0) {
+			errmsg_set(err, errlen, "'%s': out of memory", path);
+			rc = DB_ERR_WORK;
+			break;
+		}
+		db_bind_result(st, run_id, r, itl.buf);
+		step = sqlite3_step(st);
+		if (step == SQLITE_CONSTRAINT) {
+			errmsg_set(err, errlen, "'%s': duplicate seq %ld", path, r->seq);
+			rc = DB_ERR_INPUT;
+		} else if (step != SQLITE_DONE) {
+			rc = db_sqlerr(db, err, errlen);
+		}
+		sqlite3_reset(st);
+	}
+	free(itl.buf);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_load_import(struct db *db, const char *path, const struct db_import *imp,
+		   const char *label, struct db_load_info *info, char *err, size_t errlen)
+{
+	struct run_header h = { 0 };
+	char *stored_label = NULL;
+	int in_tx = 0, found = 0;
+	int rc;
+
+	memset(info, 0, sizeof(*info));
+	h.run_id = imp->run_id;
+	h.label = label ? label : imp->label && *imp->label ? imp->label : imp->run_id;
+	h.created = imp->created;
+	h.tool = imp->tool;
+	h.endpoint = imp->endpoint;
+	h.model = imp->model;
+	h.trace_path = imp->trace_path;
+	h.trace_digest = imp->trace_digest;
+	h.mode = imp->mode;
+	h.params_json = (char *)imp->params_json;   /* read only: not freed here */
+	rc = db_exec(db, "BEGIN IMMEDIATE", err, errlen);
+	if (rc)
+		return rc;
+	in_tx = 1;
+	rc = db_find_run(db, h.run_id, &found, &stored_label, err, errlen);
+	if (!rc && found)
+		rc = DB_ALREADY_LOADED;
+	if (!rc)
+		rc = db_insert_run(db, &h, path, err, errlen);
+	if (!rc)
+		rc = db_insert_results(db, path, h.run_id, imp, err, errlen);
+	if (!rc)
+		rc = db_exec(db, "COMMIT", err, errlen);
+	if (!rc)
+		in_tx = 0;
+	if (in_tx)
+		db_rollback(db);
+	if (rc == DB_OK || rc == DB_ALREADY_LOADED) {
+		info->run_id = strdup(h.run_id);
+		info->label = found ? stored_label : strdup(h.label);
+		stored_label = NULL;
+		info->requests = rc == DB_OK ? imp->n : 0;
+	}
+	free(stored_label);
 	return rc;
 }
 
@@ -1071,6 +1155,7 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 	r->output_tokens = sqlite3_column_int64(st, 13);
 	r->tokens_estimated = sqlite3_column_int(st, 14) != 0;
 	r->repeat = sqlite3_column_int(st, 16);
+	r->unstreamed = sqlite3_column_int(st, 17) == 0;
 	return db_itl_parse(r, (const char *)sqlite3_column_text(st, 15));
 }
 
@@ -1082,14 +1167,17 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 	       size_t *n, char *err, size_t errlen)
 {
 	/* A version 1 database has no repeat column: every request is repeat 0. */
-#define DB_RESULTS_SQL(repeat) \
+	/* a version 2 one has no streamed column: every request was streamed. */
+#define DB_RESULTS_SQL(repeat, streamed) \
 		"SELECT q.level, q.seq, q.trace_id, q.warmup, q.status, q.error," \
 		" q.error_detail, q.sched_ns, q.send_ns, q.ttft_ns, q.ttfa_ns, q.e2e_ns," \
 		" q.input_tokens, q.output_tokens, q.tokens_estimated, q.itl_us, " repeat \
-		" FROM requests q" \
+		", " streamed " FROM requests q" \
 		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND q.level = ?2" \
 		" ORDER BY q.run_id, q.rowid"
-	const char *sql = db->version >= 2 ? DB_RESULTS_SQL("q.repeat") : DB_RESULTS_SQL("0");
+	const char *sql = db->version >= 3 ? DB_RESULTS_SQL("q.repeat", "q.streamed") :
+			  db->version >= 2 ? DB_RESULTS_SQL("q.repeat", "1") :
+			  DB_RESULTS_SQL("0", "1");
 #undef DB_RESULTS_SQL
 	sqlite3_stmt *st = NULL;
 	struct result *v = NULL;

@@ -24,7 +24,7 @@
 
 /* Schema version this build creates (PRAGMA user_version). It reads and,
  * when writing, migrates databases of version 1 (no requests.repeat) and
- * 2 (no runs.clock). */
+ * 2 (no runs.clock, no requests.streamed). */
 #define DB_SCHEMA_VERSION 3
 
 /* Suggested size of the 'err' buffers below. */
@@ -77,6 +77,31 @@ void db_load_info_release(struct db_load_info *info);
  */
 int db_load_results(struct db *db, const char *path, const char *label,
 		    struct db_load_info *info, char *err, size_t errlen);
+
+/*
+ * A run read from something other than a tracebench results file (a
+ * proxy's capture, another tool's results: analyze/capture.c,
+ * analyze/foreign.c), ready to store. Every pointer is the caller's.
+ */
+struct db_import {
+	const char *run_id;        /* unique; a run_id already loaded is a no-op */
+	const char *label;         /* the run's own label (a --label wins) */
+	const char *created, *tool, *endpoint, *model;
+	const char *trace_path, *trace_digest;
+	const char *mode;          /* "closed", "open" */
+	const char *params_json;   /* a JSON object, or NULL */
+	const struct result *results;
+	size_t n;
+};
+
+/*
+ * Stores imp in one transaction, as db_load_results does with a results
+ * file ('path' names the source in messages and in runs.source). Returns
+ * DB_OK, DB_ALREADY_LOADED, DB_ERR_INPUT (two results with one seq) or
+ * DB_ERR_WORK; 'info' is filled on the first two (db_load_info_release).
+ */
+int db_load_import(struct db *db, const char *path, const struct db_import *imp,
+		   const char *label, struct db_load_info *info, char *err, size_t errlen);
 
 /* One run (label) as the report heading shows it. Strings may be NULL. */
 struct db_run {

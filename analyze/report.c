@@ -170,6 +170,27 @@ static void report_heading(FILE *out, enum summary_format fmt, const struct db_r
 	fputs(fmt == SUMMARY_MARKDOWN ? "\n\n" : "\n", out);
 }
 
+/* The params' "notes" (a capture's or another tool's run: what its source
+ * lacks or means differently), one "note:" line each. */
+static void report_notes(FILE *out, enum summary_format fmt, const char *params)
+{
+	cJSON *p = params ? cJSON_Parse(params) : NULL;
+	const cJSON *note;
+	int any = 0;
+
+	cJSON_ArrayForEach(note, cJSON_GetObjectItemCaseSensitive(p, "notes")) {
+		if (!cJSON_IsString(note))
+			continue;
+		fputs("note: ", out);
+		report_put_oneline(out, note->valuestring);
+		fputs(fmt == SUMMARY_MARKDOWN ? "  \n" : "\n", out);
+		any = 1;
+	}
+	if (any && fmt == SUMMARY_MARKDOWN)
+		fputc('\n', out);
+	cJSON_Delete(p);
+}
+
 /* "warm-up: 1 request, cold-start TTFT 1012.3 ms", when the run had warm-ups. */
 static void report_warmup_line(FILE *out, const struct report_run *run)
 {
@@ -312,6 +333,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		if (i > 0)
 			fputc('\n', out);
 		report_heading(out, fmt, &runs[i]);
+		report_notes(out, fmt, runs[i].params);
 		first = 1;
 		summary_report_begin(out, fmt, slo != NULL);
 		report_rows(out, fmt, runs[i].label, &run, &first, slo != NULL);

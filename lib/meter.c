@@ -183,8 +183,15 @@ void meter_end_stream(struct meter *m, int64_t now_ns)
 void meter_end_body(struct meter *m, const char *body, size_t len, int64_t now_ns)
 {
 	struct result *r = m->result;
-	cJSON *obj = cJSON_ParseWithLength(body ? body : "", len);
+	cJSON *obj;
 
+	if (m->plain) {
+		r->unstreamed = true;
+		r->e2e_ns = now_ns - m->start_ns;
+		r->output_tokens = 0;
+		return;
+	}
+	obj = cJSON_ParseWithLength(body ? body : "", len);
 	if (!cJSON_IsObject(obj)) {
 		result_set_error(r, RESULT_ERR_MALFORMED, "response body is not a JSON object");
 	} else if (!read_error(m, obj)) {

@@ -26,6 +26,8 @@ struct meter {
 	long token_events;
 	size_t itl_cap;
 	int done_seen;           /* data: [DONE] arrived */
+	int plain;               /* not an inference call (lib/trace.h kinds):
+				  * its status says all, its body is not read */
 	int have_usage;
 	int64_t usage_completion, usage_prompt;
 	struct sse_parser sse;
@@ -50,7 +52,8 @@ int meter_feed(struct meter *m, const char *buf, size_t len, int64_t now_ns);
 void meter_end_stream(struct meter *m, int64_t now_ns);
 
 /* A whole non-streamed JSON body arrived by now_ns: its usage; TTFT and
- * TTFA equal E2E. */
+ * TTFA equal E2E. For a plain request (any body, even none, as HEAD's)
+ * only E2E is set and no token counted. */
 void meter_end_body(struct meter *m, const char *body, size_t len, int64_t now_ns);
 
 /* The transfer failed at now_ns: sets E2E and the token counts so far

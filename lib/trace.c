@@ -55,6 +55,46 @@ int trace_header_is_secret(const char *name, size_t len)
 	return 0;
 }
 
+/* True when path (up to '?') ends with suffix. */
+static int path_ends_with(const char *path, const char *suffix)
+{
+	size_t len = strcspn(path, "?#"), sl = strlen(suffix);
+
+	return len >= sl && memcmp(path + len - sl, suffix, sl) == 0;
+}
+
+const char *trace_kind_of(const char *method, const char *path)
+{
+	if (!method || !path || strcmp(method, "POST") != 0)
+		return TRACE_KIND_OTHER;
+	if (path_ends_with(path, "/chat/completions"))
+		return TRACE_KIND_CHAT;
+	if (path_ends_with(path, "/completions"))
+		return TRACE_KIND_COMPLETIONS;
+	if (path_ends_with(path, "/embeddings"))
+		return TRACE_KIND_EMBEDDINGS;
+	return TRACE_KIND_OTHER;
+}
+
+int trace_kind_is_inference(const char *kind)
+{
+	return kind && strcmp(kind, TRACE_KIND_OTHER) != 0;
+}
+
+/* The static string of a recorded kind; NULL for one this build does not know. */
+static const char *trace_kind_known(const char *s)
+{
+	static const char *const kinds[] = {
+		TRACE_KIND_CHAT, TRACE_KIND_COMPLETIONS, TRACE_KIND_EMBEDDINGS, TRACE_KIND_OTHER,
+	};
+	size_t i;
+
+	for (i = 0; s && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(s, kinds[i]) == 0)
+			return kinds[i];
+	return NULL;
+}
+
 cJSON *trace_request_to_json(const struct trace_request *t)
 {
 	cJSON *o = cJSON_CreateObject(), *h;
@@ -66,6 +106,8 @@ cJSON *trace_request_to_json(const struct trace_request *t)
 	json_add_int64(o, "arrival_ns", t->arrival_ns, 0);
 	cJSON_AddStringToObject(o, "method", t->method ? t->method : "POST");
 	cJSON_AddStringToObject(o, "path", t->path ? t->path : "/");
+	if (t->kind)
+		cJSON_AddStringToObject(o, "kind", t->kind);
 	h = cJSON_AddArrayToObject(o, "headers");
 	for (i = 0; h && i < t->n_headers; i++) {
 		const char *colon = strchr(t->headers[i], ':');
@@ -114,6 +156,10 @@ int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err
 	}
 	t->method = strdup(method ? method : "POST");
 	t->path = strdup(path);
+	/* A kind this build does not know goes by method and path. */
+	t->kind = trace_kind_known(json_get_string(obj, "kind"));
+	if (!t->kind)
+		t->kind = trace_kind_of(t->method ? t->method : "POST", path);
 	t->body_len = strlen(body);
 	t->body = strdup(body);
 	headers = cJSON_GetObjectItemCaseSensitive(obj, "headers");

@@ -30,7 +30,28 @@ struct trace_request {
 	size_t body_len;
 	int64_t input_tokens;   /* known or estimated prompt length, or -1 */
 	int64_t output_tokens;  /* requested/recorded output length, or -1 */
+	const char *kind;       /* TRACE_KIND_* (static), or NULL: unknown */
 };
+
+/*
+ * What a request is. Inference calls are measured: chat completions,
+ * completions and embeddings (the last never streamed). Anything else
+ * (GET /v1/models, HEAD, the Responses API, whose events the meter does
+ * not read) is "other": record proxy passes it through and records it
+ * under that kind, replay skips it unless asked (--all-requests), and a
+ * capture loaded as a run leaves it out.
+ */
+#define TRACE_KIND_CHAT        "chat"
+#define TRACE_KIND_COMPLETIONS "completions"
+#define TRACE_KIND_EMBEDDINGS  "embeddings"
+#define TRACE_KIND_OTHER       "other"
+
+/* The kind of a request by its method and path (query ignored; any prefix
+ * before the API path, such as a gateway's, allowed). Never NULL. */
+const char *trace_kind_of(const char *method, const char *path);
+
+/* True unless kind is TRACE_KIND_OTHER (NULL, unknown: classify first). */
+int trace_kind_is_inference(const char *kind);
 
 /* Empties t: no strings, token counts -1. */
 void trace_request_init(struct trace_request *t);
@@ -50,7 +71,9 @@ int trace_request_set_json_post(struct trace_request *t, const char *path, char 
 /* The caller frees the returned object with cJSON_Delete. */
 cJSON *trace_request_to_json(const struct trace_request *t);
 
-/* Fills t (initialized) from a record. Returns 0, or -1 with err filled. */
+/* Fills t (initialized) from a record; its "kind", when absent (traces
+ * written before kinds, synthesized and imported ones), comes from
+ * trace_kind_of. Returns 0, or -1 with err filled. */
 int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err, size_t errlen);
 
 /* True for header names that must never reach a file (Authorization, API keys, cookies). */

@@ -48,6 +48,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <time.h>
+#include <zlib.h>
 
 #include <cjson/cJSON.h>
 #include <event2/buffer.h>
@@ -62,6 +64,9 @@
 #define MOCK_TIMEOUT_S   600                 /* idle or not-reading client */
 #define MOCK_MAX_EVENT   (1L << 30)          /* --big-event-bytes cap */
 #define MOCK_BIG_EVENT_BYTES ((1L << 20) + 1) /* its default */
+#define MOCK_MAX_CHOICES 128                 /* n x prompts per request */
+#define MOCK_BLOCK       16                  /* prefix cache block, tokens */
+#define MOCK_VOCAB       32000               /* /tokenize ids are below it */
 
 enum mock_profile { MOCK_PROFILE_NONE, MOCK_PROFILE_BATCHING };
 enum mock_api { MOCK_API_CHAT, MOCK_API_COMPLETIONS };
@@ -94,6 +99,21 @@ struct mock_options {
 	int close_after;        /* every reply: Connection: close */
 	int64_t stall_at_ns;    /* after the first request: hold new requests ... */
 	int64_t stall_ns;       /* ... for this long (a stalled server) */
+	/* Fidelity: how vLLM answers (README, mock). */
+	int early_role;         /* the chat role chunk on arrival, not with token 0 */
+	long max_model_len;     /* prompt + max_tokens above it: 400 */
+	double eos_prob;        /* per token, the chance of an end of sequence */
+	int64_t prefill_ns;     /* added to TTFT per uncached prompt token */
+	long cache_blocks;      /* prefix cache size in blocks; 0: none */
+	long tokens_per_event;  /* tokens in one event (speculative decoding) */
+	int gzip;               /* gzip replies to clients that accept it */
+};
+
+/* The prefix cache: hashes of prompt blocks, each chained to the blocks
+ * before it, in an open-addressed table; emptied when full. */
+struct mock_cache {
+	uint64_t *slot;         /* 0: empty */
+	size_t size, used;      /* size a power of two, used <= size / 2 */
 };
 
 struct mock_stream;
@@ -111,6 +131,8 @@ struct mock_server {
 	int cold_pending;               /* next request pays --cold-start-ms */
 	unsigned long long requests;    /* generation requests seen */
 	int64_t first_arrival_ns;       /* of the first one, for --stall-at-ms */
+	struct mock_cache cache;
+	struct evbuffer *zscratch;      /* --gzip: an event compressed */
 };
 
 /* One generation request in flight, streaming or not. */
@@ -133,6 +155,12 @@ struct mock_stream {
 	unsigned long long id;
 	char *model;                    /* echoed in replies (malloc) */
 	char *head;                     /* SSE event prefix (malloc) */
+	long choices;                   /* n x prompts */
+	long cached;                    /* prompt tokens found in the prefix cache */
+	int stop;                       /* an end of sequence ended it: "stop" */
+	int role_sent;                  /* chat: the role chunks are out */
+	long long created;              /* UNIX time of arrival */
+	z_stream *z;                    /* --gzip: the reply's deflate stream */
 };
 
 /* What parse_request() read from a request body. */
@@ -143,6 +171,9 @@ struct mock_request {
 	long n;
 	long prompt_tokens;
 	const char *model;
+	long choices;           /* n x prompts */
+	long cached;            /* prompt tokens the prefix cache held */
+	int ignore_eos;
 };
 
 /* The deterministic vocabulary: token k is " " + mock_words[k % 16]. */
@@ -151,11 +182,79 @@ static const char *const mock_words[] = {
 	"dog", "while", "mock", "tokens", "stream", "on", "time", "again",
 };
 
+/* The same with the space that leads each token on the wire. */
+static const char *const mock_spaced[] = {
+	" the", " quick", " brown", " fox", " jumps", " over", " a", " lazy",
+	" dog", " while", " mock", " tokens", " stream", " on", " time", " again",
+};
+
 static const char *token_word(long k)
 {
 	size_t nwords = sizeof(mock_words) / sizeof(mock_words[0]);
 
 	return mock_words[(unsigned long)k % nwords];
+}
+
+/* Set once at start-up from --gzip; read by the reply helpers, which have
+ * no server at hand. */
+static int mock_gzip_on;
+
+/* True when the request's Accept-Encoding names gzip (and --gzip is on). */
+static int wants_gzip(struct evhttp_request *req)
+{
+	const char *ae = evhttp_find_header(evhttp_request_get_input_headers(req),
+					    "Accept-Encoding");
+
+	return mock_gzip_on && ae && strstr(ae, "gzip") && !strstr(ae, "gzip;q=0");
+}
+
+/* A deflate stream writing the gzip format; NULL when out of memory. */
+static z_stream *gzip_new(void)
+{
+	z_stream *z = calloc(1, sizeof(*z));
+
+	if (z && deflateInit2(z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+			      Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(z);
+		z = NULL;
+	}
+	return z;
+}
+
+static void gzip_free(z_stream *z)
+{
+	if (z) {
+		deflateEnd(z);
+		free(z);
+	}
+}
+
+/*
+ * Replaces the contents of b with their deflation through z, flushed
+ * (Z_SYNC_FLUSH: the client can decode every event as it arrives) or, with
+ * 'finish', ended. 'tmp' is a scratch buffer. Returns 0 or -1.
+ */
+static int gzip_buffer(z_stream *z, struct evbuffer *b, struct evbuffer *tmp, int finish)
+{
+	size_t len = evbuffer_get_length(b);
+	unsigned char *in = len ? evbuffer_pullup(b, -1) : NULL;
+	struct evbuffer_iovec v;
+	int zrc;
+
+	z->next_in = in;
+	z->avail_in = (uInt)len;
+	do {
+		if (evbuffer_reserve_space(tmp, 4096, &v, 1) < 1)
+			return -1;
+		z->next_out = v.iov_base;
+		z->avail_out = (uInt)v.iov_len;
+		zrc = deflate(z, finish ? Z_FINISH : Z_SYNC_FLUSH);
+		v.iov_len -= z->avail_out;
+		evbuffer_commit_space(tmp, &v, 1);
+	} while (zrc == Z_OK && z->avail_out == 0);
+	evbuffer_drain(b, len);
+	evbuffer_add_buffer(b, tmp);
+	return zrc == Z_OK || zrc == Z_STREAM_END || zrc == Z_BUF_ERROR ? 0 : -1;
 }
 
 /* printf into a new string (malloc, caller frees); NULL when out of memory. */
@@ -184,9 +283,14 @@ static void usage(FILE *out)
 "usage: tracebench mock [options]\n"
 "\n"
 "Serve a deterministic OpenAI-compatible API (POST /v1/chat/completions,\n"
-"POST /v1/completions, GET /v1/models, GET /health). Token k of a request\n"
-"is sent at ttft + k * itl after it arrived; the request's max_tokens (or\n"
-"max_completion_tokens) says how many tokens, else --tokens does.\n"
+"POST /v1/completions, POST /tokenize, GET /v1/models, GET /health) that\n"
+"answers as vLLM does. Token k of a request is sent at ttft + k * itl after\n"
+"it arrived; the request's max_tokens (or max_completion_tokens) says how\n"
+"many tokens, else --tokens does. The chat role chunk goes with the first\n"
+"token; n > 1 and prompt lists get a choice each; a model other than\n"
+"--model is 404, a bad max_tokens or a prompt past --max-model-len 400, in\n"
+"vLLM's error shape. A prefix cache of prompt blocks (16 tokens, words\n"
+"counting as tokens) reports its hits in usage.prompt_tokens_details.\n"
 "\n"
 "options:\n"
 "  -l, --listen HOST:PORT      address to listen on (default 127.0.0.1:8000;\n"
@@ -203,8 +307,24 @@ static void usage(FILE *out)
 "      --slope X               batching slowdown per extra active request\n"
 "                              (default 0.133)\n"
 "      --cold-start-ms MS      extra ttft for the first request (default 0)\n"
-"      --model NAME            model in /v1/models, and in replies to\n"
-"                              requests that name none (default mock)\n"
+"      --model NAME            the served model: in /v1/models, in replies\n"
+"                              to requests that name none; any other is\n"
+"                              404 (default mock)\n"
+"      --max-model-len N       context length: prompt + max_tokens above it\n"
+"                              is refused with 400 (default 131072)\n"
+"      --eos-prob P            per token, the chance that the sequence ends\n"
+"                              there (finish_reason stop; ignore_eos: never;\n"
+"                              seeded by the request's number; default 0)\n"
+"      --prefill-us-per-token US  TTFT grows by US per prompt token not in\n"
+"                              the prefix cache (default 0)\n"
+"      --prefix-cache-blocks N blocks the prefix cache holds, emptied when\n"
+"                              full (default 4096; 0: no cache)\n"
+"      --tokens-per-event K    K tokens in each event, itl apart, as with\n"
+"                              speculative decoding (default 1)\n"
+"      --early-role            send the chat role chunk on arrival, before\n"
+"                              the first token, as some servers do\n"
+"      --gzip                  gzip replies to clients that accept it (a\n"
+"                              compressing server or gateway)\n"
 "\n"
 "faults (for testing clients):\n"
 "      --fail-every N          answer every N-th request with --fail-status\n"
@@ -304,7 +424,8 @@ static int parse_args(int argc, char **argv, struct mock_options *o)
 	       O_PROFILE, O_SLOPE, O_COLD, O_MODEL, O_FAIL_EVERY, O_FAIL_STATUS,
 	       O_RESET_AFTER, O_STALL_AFTER, O_MALFORMED_AFTER, O_NO_DONE,
 	       O_STALL_AT, O_STALL_MS, O_NO_FINAL_NEWLINE, O_BIG_AFTER,
-	       O_BIG_BYTES, O_TRICKLE, O_CLOSE_AFTER };
+	       O_BIG_BYTES, O_TRICKLE, O_CLOSE_AFTER, O_EARLY_ROLE, O_MAX_MODEL_LEN,
+	       O_EOS_PROB, O_PREFILL, O_CACHE_BLOCKS, O_PER_EVENT, O_GZIP };
 	static const struct option longopts[] = {
 		{ "listen",           required_argument, NULL, 'l' },
 		{ "port-file",        required_argument, NULL, O_PORT_FILE },
@@ -329,6 +450,13 @@ static int parse_args(int argc, char **argv, struct mock_options *o)
 		{ "big-event-bytes",  required_argument, NULL, O_BIG_BYTES },
 		{ "trickle-us",       required_argument, NULL, O_TRICKLE },
 		{ "close-after-response", no_argument,   NULL, O_CLOSE_AFTER },
+		{ "early-role",       no_argument,       NULL, O_EARLY_ROLE },
+		{ "max-model-len",    required_argument, NULL, O_MAX_MODEL_LEN },
+		{ "eos-prob",         required_argument, NULL, O_EOS_PROB },
+		{ "prefill-us-per-token", required_argument, NULL, O_PREFILL },
+		{ "prefix-cache-blocks", required_argument, NULL, O_CACHE_BLOCKS },
+		{ "tokens-per-event", required_argument, NULL, O_PER_EVENT },
+		{ "gzip",             no_argument,       NULL, O_GZIP },
 		{ "quiet",            no_argument,       NULL, 'q' },
 		{ "help",             no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -347,6 +475,9 @@ static int parse_args(int argc, char **argv, struct mock_options *o)
 	o->reset_after = o->stall_after = o->malformed_after = -1;
 	o->big_event_after = -1;
 	o->big_event_bytes = MOCK_BIG_EVENT_BYTES;
+	o->max_model_len = 131072;
+	o->cache_blocks = 4096;
+	o->tokens_per_event = 1;
 
 	optind = 0;     /* glibc: start afresh; argv[0] is not an option */
 	opterr = 0;
@@ -441,6 +572,33 @@ static int parse_args(int argc, char **argv, struct mock_options *o)
 		case O_CLOSE_AFTER:
 			o->close_after = 1;
 			break;
+		case O_EARLY_ROLE:
+			o->early_role = 1;
+			break;
+		case O_MAX_MODEL_LEN:
+			err = parse_long("--max-model-len", optarg, 2, 2 * MOCK_MAX_TOKENS,
+					 &o->max_model_len);
+			break;
+		case O_EOS_PROB:
+			err = parse_double("--eos-prob", optarg, 1, &o->eos_prob);
+			break;
+		case O_PREFILL: {
+			double us = 0;
+
+			err = parse_double("--prefill-us-per-token", optarg, 1e6, &us);
+			o->prefill_ns = llround(us * 1000);
+			break;
+		}
+		case O_CACHE_BLOCKS:
+			err = parse_long("--prefix-cache-blocks", optarg, 0, 1L << 24,
+					 &o->cache_blocks);
+			break;
+		case O_PER_EVENT:
+			err = parse_long("--tokens-per-event", optarg, 1, 64, &o->tokens_per_event);
+			break;
+		case O_GZIP:
+			o->gzip = 1;
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -461,6 +619,64 @@ static int parse_args(int argc, char **argv, struct mock_options *o)
 }
 
 /* ---- replies ----------------------------------------------------------- */
+
+/* Send 'obj' as the whole reply, as JSON (gzip'd for a client that asks,
+ * with --gzip), then free it (cJSON_Delete). */
+static void reply_cjson(struct evhttp_request *req, int code,
+			const char *reason, cJSON *obj)
+{
+	char *text;
+	struct evbuffer *body, *tmp;
+	z_stream *z;
+
+	if (!wants_gzip(req)) {
+		httpserver_reply_json(req, code, reason, obj);
+		return;
+	}
+	text = obj ? cJSON_PrintUnformatted(obj) : NULL;
+	body = evbuffer_new();
+	tmp = evbuffer_new();
+	z = gzip_new();
+	if (text && body && tmp && z && evbuffer_add_printf(body, "%s\n", text) > 0 &&
+	    gzip_buffer(z, body, tmp, 1) == 0) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+				  "Content-Type", "application/json");
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+				  "Content-Encoding", "gzip");
+		evhttp_send_reply(req, code, reason, body);
+	} else {
+		evhttp_send_error(req, HTTP_INTERNAL, "out of memory");
+	}
+	if (body)
+		evbuffer_free(body);
+	if (tmp)
+		evbuffer_free(tmp);
+	gzip_free(z);
+	cJSON_free(text);
+	cJSON_Delete(obj);
+}
+
+/* vLLM's error: {"object":"error","message":...,"type":...,"param":...,"code":N}. */
+static void reply_vllm_error(struct evhttp_request *req, int code, const char *type,
+			     const char *param, const char *fmt, ...)
+{
+	cJSON *root = cJSON_CreateObject();
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cJSON_AddStringToObject(root, "object", "error");
+	cJSON_AddStringToObject(root, "message", msg);
+	cJSON_AddStringToObject(root, "type", type);
+	if (param)
+		cJSON_AddStringToObject(root, "param", param);
+	else
+		cJSON_AddNullToObject(root, "param");
+	cJSON_AddNumberToObject(root, "code", code);
+	reply_cjson(req, code, code == 404 ? "Not Found" : "Bad Request", root);
+}
 
 /* An OpenAI-style error: {"error":{"message":...,"type":...,"code":N}}. */
 static void reply_error(struct evhttp_request *req, int code,
@@ -521,6 +737,7 @@ static void stream_free(struct mock_stream *s)
 		evbuffer_free(s->trickle);
 	free(s->model);
 	free(s->head);
+	gzip_free(s->z);
 	free(s);
 }
 
@@ -576,6 +793,8 @@ enum {
  * of fmt + "\n\n" (nothing with EVENT_UNENDED), as one HTTP chunk; with
  * --trickle-us, queue it to leave a byte at a time.
  */
+static void stream_queue(struct mock_stream *s, struct evbuffer *b);
+
 static void stream_event(struct mock_stream *s, int flags,
 			 const char *fmt, ...)
 {
@@ -590,6 +809,15 @@ static void stream_event(struct mock_stream *s, int flags,
 	va_end(ap);
 	if (!(flags & EVENT_UNENDED))
 		evbuffer_add(b, "\n\n", 2);
+	stream_queue(s, b);
+}
+
+/* Sends what b holds (compressed first with --gzip) as one HTTP chunk, or
+ * queues it to trickle out; b is left empty. */
+static void stream_queue(struct mock_stream *s, struct evbuffer *b)
+{
+	if (s->z)
+		gzip_buffer(s->z, b, s->srv->zscratch, 0);
 	if (s->trickle) {
 		if (!evbuffer_get_length(s->trickle))
 			trickle_arm(s);
@@ -605,32 +833,61 @@ static void stream_event(struct mock_stream *s, int flags,
  * --big-event-after has its text padded with spaces until the event's data
  * is --big-event-bytes long.
  */
-static void stream_send_token(struct mock_stream *s, long k)
+static void stream_send_token(struct mock_stream *s, long k, long count, long index)
 {
-	static const char text[] = "\"choices\":[{\"index\":0,"
-		"\"text\":\" %s%*s\",\"finish_reason\":%s}]}";
-	static const char delta[] = "\"choices\":[{\"index\":0,"
-		"\"delta\":{\"%s\":\" %s%*s\"},\"finish_reason\":%s}]}";
+	static const char text[] = "\"choices\":[{\"index\":%ld,"
+		"\"text\":\"%s%*s\",\"finish_reason\":%s}]}";
+	static const char delta[] = "\"choices\":[{\"index\":%ld,"
+		"\"delta\":{\"%s\":\"%s%*s\"},\"finish_reason\":%s}]}";
+	static const char text0[] = "\"choices\":[{\"index\":0,"
+		"\"text\":\"%s%*s\",\"finish_reason\":%s}]}";
+	static const char delta0[] = "\"choices\":[{\"index\":0,"
+		"\"delta\":{\"%s\":\"%s%*s\"},\"finish_reason\":%s}]}";
 	const struct mock_options *o = &s->srv->opt;
-	const char *finish = k == s->n - 1 ? "\"length\"" : "null";
+	const char *finish = k + count < s->n ? "null" : s->stop ? "\"stop\"" : "\"length\"";
 	const char *field = k < s->reasoning ? "reasoning_content" : "content";
-	const char *word = token_word(k);
-	long pad = 0;
+	const char *word = mock_spaced[(unsigned long)k % 16];
+	char words[64 * 8];
+	long pad = 0, j;
 
-	if (k == o->big_event_after) {
+	if (count > 1) {        /* several tokens in one event */
+		size_t len = 0;
+
+		for (j = k; j < k + count && len + 8 < sizeof(words); j++)
+			len += (size_t)snprintf(words + len, sizeof(words) - len, "%s",
+						mock_spaced[(unsigned long)j % 16]);
+		word = words;
+	}
+	if (k == o->big_event_after && index == 0) {
 		int len = s->api == MOCK_API_COMPLETIONS ?
-			  snprintf(NULL, 0, text, word, 0, "", finish) :
-			  snprintf(NULL, 0, delta, field, word, 0, "", finish);
+			  snprintf(NULL, 0, text, index, word, 0, "", finish) :
+			  snprintf(NULL, 0, delta, index, field, word, 0, "", finish);
 
 		pad = o->big_event_bytes - (long)strlen(s->head) - len;
 		if (pad < 0)
 			pad = 0;
 	}
-	if (s->api == MOCK_API_COMPLETIONS)
-		stream_event(s, EVENT_HEAD, text, word, (int)pad, "", finish);
+	if (index == 0 && s->api == MOCK_API_COMPLETIONS)  /* common: no index to format */
+		stream_event(s, EVENT_HEAD, text0, word, (int)pad, "", finish);
+	else if (index == 0)
+		stream_event(s, EVENT_HEAD, delta0, field, word, (int)pad, "", finish);
+	else if (s->api == MOCK_API_COMPLETIONS)
+		stream_event(s, EVENT_HEAD, text, index, word, (int)pad, "", finish);
 	else
-		stream_event(s, EVENT_HEAD, delta, field, word, (int)pad, "",
+		stream_event(s, EVENT_HEAD, delta, index, field, word, (int)pad, "",
 			     finish);
+}
+
+/* The chat role chunk of each choice: a delta without a token. */
+static void stream_send_roles(struct mock_stream *s)
+{
+	long c;
+
+	s->role_sent = 1;
+	for (c = 0; c < s->choices; c++)
+		stream_event(s, EVENT_HEAD, "\"choices\":[{\"index\":%ld,"
+			     "\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
+			     "\"finish_reason\":null}]}", c);
 }
 
 /* Tokens from..to-1, each with its leading space (malloc, caller frees). */
@@ -664,33 +921,40 @@ static void stream_reply_whole(struct mock_stream *s)
 	char *id = str_printf(chat ? "chatcmpl-mock-%llu" : "cmpl-mock-%llu",
 			      s->id);
 	cJSON *root = cJSON_CreateObject();
-	cJSON *choice = cJSON_CreateObject();
-	cJSON *counts, *msg;
+	cJSON *choices, *choice, *counts, *msg;
+	long c;
 
 	cJSON_AddStringToObject(root, "id", id ? id : "");
 	cJSON_AddStringToObject(root, "object",
 				chat ? "chat.completion" : "text_completion");
-	cJSON_AddNumberToObject(root, "created", 0);
+	cJSON_AddNumberToObject(root, "created", (double)s->created);
 	cJSON_AddStringToObject(root, "model", s->model);
-	cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "choices"), choice);
-	cJSON_AddNumberToObject(choice, "index", 0);
-	if (chat) {
-		msg = cJSON_AddObjectToObject(choice, "message");
-		cJSON_AddStringToObject(msg, "role", "assistant");
-		cJSON_AddStringToObject(msg, "content", content ? content : "");
-		if (s->reasoning > 0)
-			cJSON_AddStringToObject(msg, "reasoning_content",
-						reasoning ? reasoning : "");
-	} else {
-		cJSON_AddStringToObject(choice, "text", content ? content : "");
+	choices = cJSON_AddArrayToObject(root, "choices");
+	for (c = 0; c < s->choices; c++) {
+		choice = cJSON_CreateObject();
+		cJSON_AddItemToArray(choices, choice);
+		cJSON_AddNumberToObject(choice, "index", (double)c);
+		if (chat) {
+			msg = cJSON_AddObjectToObject(choice, "message");
+			cJSON_AddStringToObject(msg, "role", "assistant");
+			cJSON_AddStringToObject(msg, "content", content ? content : "");
+			if (s->reasoning > 0)
+				cJSON_AddStringToObject(msg, "reasoning_content",
+							reasoning ? reasoning : "");
+		} else {
+			cJSON_AddStringToObject(choice, "text", content ? content : "");
+		}
+		cJSON_AddStringToObject(choice, "finish_reason", s->stop ? "stop" : "length");
 	}
-	cJSON_AddStringToObject(choice, "finish_reason", "length");
 	counts = cJSON_AddObjectToObject(root, "usage");
 	cJSON_AddNumberToObject(counts, "prompt_tokens",
 				(double)s->prompt_tokens);
-	cJSON_AddNumberToObject(counts, "completion_tokens", (double)s->n);
+	cJSON_AddNumberToObject(counts, "completion_tokens", (double)(s->n * s->choices));
 	cJSON_AddNumberToObject(counts, "total_tokens",
-				(double)(s->prompt_tokens + s->n));
+				(double)(s->prompt_tokens + s->n * s->choices));
+	if (s->srv->opt.cache_blocks)
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(counts, "prompt_tokens_details"),
+					"cached_tokens", (double)s->cached);
 	if (s->reasoning > 0)
 		cJSON_AddNumberToObject(cJSON_AddObjectToObject(counts,
 					"completion_tokens_details"),
@@ -700,7 +964,7 @@ static void stream_reply_whole(struct mock_stream *s)
 		cJSON_Delete(root);
 		root = NULL;
 	}
-	httpserver_reply_json(s->req, HTTP_OK, "OK", root);
+	reply_cjson(s->req, HTTP_OK, "OK", root);
 	free(id);
 	free(content);
 	free(reasoning);
@@ -712,6 +976,14 @@ static void stream_reply_whole(struct mock_stream *s)
  */
 static void stream_end(struct mock_stream *s)
 {
+	if (s->z && !s->ending) {       /* --gzip: the stream's trailer */
+		struct evbuffer *b = s->srv->scratch;
+
+		gzip_buffer(s->z, b, s->srv->zscratch, 1);
+		gzip_free(s->z);
+		s->z = NULL;
+		stream_queue(s, b);
+	}
 	if (s->trickle && evbuffer_get_length(s->trickle)) {
 		s->ending = 1;
 		return;
@@ -738,19 +1010,22 @@ static void stream_finish(struct mock_stream *s)
 		return;
 	}
 	if (s->include_usage) {
-		char details[80] = "";
+		char details[80] = "", cached[64] = "";
 
 		if (s->reasoning > 0)
 			snprintf(details, sizeof(details),
 				 ",\"completion_tokens_details\":"
 				 "{\"reasoning_tokens\":%ld}", s->reasoning);
+		if (o->cache_blocks)
+			snprintf(cached, sizeof(cached), ",\"prompt_tokens_details\":"
+				 "{\"cached_tokens\":%ld}", s->cached);
 		stream_event(s, EVENT_HEAD | (o->no_done ? last_flags : 0),
 			     "\"choices\":[],\"usage\":{"
 			     "\"prompt_tokens\":%ld,"
 			     "\"completion_tokens\":%ld,"
-			     "\"total_tokens\":%ld%s}}",
-			     s->prompt_tokens, s->n,
-			     s->prompt_tokens + s->n, details);
+			     "\"total_tokens\":%ld%s%s}}",
+			     s->prompt_tokens, s->n * s->choices,
+			     s->prompt_tokens + s->n * s->choices, cached, details);
 	}
 	if (!o->no_done)
 		stream_event(s, last_flags, "[DONE]");
@@ -798,8 +1073,17 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 	}
 	if (s->stream && stream_fault(s))
 		return;
-	if (s->stream)
-		stream_send_token(s, s->k);
+	if (s->stream) {
+		long per = srv->opt.tokens_per_event, c;
+
+		if (per > s->n - s->k)
+			per = s->n - s->k;
+		if (s->api == MOCK_API_CHAT && !s->role_sent)
+			stream_send_roles(s);   /* with the first token, as vLLM */
+		for (c = 0; c < s->choices; c++)
+			stream_send_token(s, s->k, per, c);
+		s->k += per - 1;
+	}
 	if (++s->k >= s->n) {
 		stream_finish(s);       /* the tail goes out the ordinary way */
 		return;
@@ -827,82 +1111,237 @@ static void on_conn_close(struct evhttp_connection *conn, void *arg)
 
 /* ---- generation requests ----------------------------------------------- */
 
-static long count_words(const char *s)
-{
-	long n = 0;
+/* A prompt as tokens: every whitespace-separated word (or token id) is one,
+ * hashed, so that equal prefixes have equal tokens. */
+struct mock_tokens {
+	uint64_t *t;
+	size_t n, cap;
+	size_t bounds[MOCK_MAX_CHOICES + 1];   /* prompt p is t[bounds[p], bounds[p+1]) */
+	size_t prompts;
+};
 
-	for (; *s; s++)
-		if (!isspace((unsigned char)*s) &&
-		    (s[1] == '\0' || isspace((unsigned char)s[1])))
-			n++;
-	return n;
+static int tokens_push(struct mock_tokens *tk, uint64_t h)
+{
+	if (tk->n == tk->cap) {
+		size_t cap = tk->cap ? tk->cap * 2 : 256;
+		uint64_t *nt = realloc(tk->t, cap * sizeof(*nt));
+
+		if (!nt)
+			return -1;
+		tk->t = nt;
+		tk->cap = cap;
+	}
+	tk->t[tk->n++] = h;
+	return 0;
 }
 
-/* Words of a chat message's content: a string, or an array of parts. */
-static long content_words(const cJSON *content)
+static uint64_t hash_bytes(const char *p, size_t len, uint64_t h)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;     /* FNV-1a */
+	return h;
+}
+
+/* The words of s, each a token. */
+static int tokens_words(struct mock_tokens *tk, const char *s)
+{
+	while (*s) {
+		size_t len;
+
+		while (*s && isspace((unsigned char)*s))
+			s++;
+		len = 0;
+		while (s[len] && !isspace((unsigned char)s[len]))
+			len++;
+		if (len && tokens_push(tk, hash_bytes(s, len, 0xcbf29ce484222325ULL)) < 0)
+			return -1;
+		s += len;
+	}
+	return 0;
+}
+
+/* A chat message's content: a string, or an array of parts. */
+static int tokens_content(struct mock_tokens *tk, const cJSON *content)
 {
 	const cJSON *part, *text;
-	long n = 0;
 
 	if (cJSON_IsString(content))
-		return count_words(content->valuestring);
+		return tokens_words(tk, content->valuestring);
 	cJSON_ArrayForEach(part, content) {
 		text = cJSON_GetObjectItemCaseSensitive(part, "text");
-		if (cJSON_IsString(part))
-			n += count_words(part->valuestring);
-		else if (cJSON_IsString(text))
-			n += count_words(text->valuestring);
+		if (cJSON_IsString(part) && tokens_words(tk, part->valuestring) < 0)
+			return -1;
+		if (cJSON_IsString(text) && tokens_words(tk, text->valuestring) < 0)
+			return -1;
 	}
-	return n;
+	return 0;
+}
+
+/* Ends prompt p: at least one token, as a tokenizer's BOS would make it. */
+static int tokens_end_prompt(struct mock_tokens *tk)
+{
+	if (tk->n == tk->bounds[tk->prompts] && tokens_push(tk, 1) < 0)
+		return -1;
+	tk->bounds[++tk->prompts] = tk->n;
+	return 0;
+}
+
+/* Token ids (numbers) of one prompt; -1 when one is not a number. */
+static int tokens_ids(struct mock_tokens *tk, const cJSON *arr)
+{
+	const cJSON *el;
+
+	cJSON_ArrayForEach(el, arr) {
+		if (!cJSON_IsNumber(el))
+			return -1;
+		if (tokens_push(tk, (uint64_t)(el->valuedouble + 7) * 0x9e3779b97f4a7c15ULL) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /*
- * The prompt length in tokens, deterministically estimated as its number of
- * whitespace-separated words (token ids count one each), at least 1.
- * Returns -1 with *why set when the body has no messages / prompt.
+ * The prompt(s) of a request as tokens: a chat's messages (role and
+ * content), or a completion's prompt: a string, token ids, or a list of
+ * either (one prompt each). Returns 0, or -1 with *why set.
  */
-static long prompt_tokens(const cJSON *root, enum mock_api api,
-			  const char **why)
+static int prompt_tokens(const cJSON *root, enum mock_api api, struct mock_tokens *tk,
+			 const char **why)
 {
 	const cJSON *item, *el;
-	long n = 0;
 
+	*why = "out of memory";
 	if (api == MOCK_API_CHAT) {
 		item = cJSON_GetObjectItemCaseSensitive(root, "messages");
-		if (!cJSON_IsArray(item)) {
-			*why = "'messages' must be an array";
+		if (!cJSON_IsArray(item) || !cJSON_GetArraySize(item)) {
+			*why = "'messages' must be a non-empty array";
 			return -1;
 		}
 		cJSON_ArrayForEach(el, item) {
-			const cJSON *c;
-
-			c = cJSON_GetObjectItemCaseSensitive(el, "content");
-			n += content_words(c);
+			/* content words only: a chat template's tokens are not counted */
+			if (tokens_content(tk, cJSON_GetObjectItemCaseSensitive(el, "content")) < 0)
+				return -1;
 		}
-	} else {
-		item = cJSON_GetObjectItemCaseSensitive(root, "prompt");
-		if (!cJSON_IsString(item) && !cJSON_IsArray(item)) {
-			*why = "'prompt' must be a string or an array";
-			return -1;
-		}
-		if (cJSON_IsString(item))
-			n = count_words(item->valuestring);
-		cJSON_ArrayForEach(el, item) {
-			if (cJSON_IsString(el))
-				n += count_words(el->valuestring);
-			else if (cJSON_IsArray(el))
-				n += cJSON_GetArraySize(el);
-			else
-				n++;
-		}
+		return tokens_end_prompt(tk);
 	}
-	return n > 0 ? n : 1;
+	item = cJSON_GetObjectItemCaseSensitive(root, "prompt");
+	if (cJSON_IsString(item))
+		return tokens_words(tk, item->valuestring) < 0 ? -1 : tokens_end_prompt(tk);
+	if (!cJSON_IsArray(item) || !cJSON_GetArraySize(item)) {
+		*why = "'prompt' must be a string, token ids or a non-empty list of them";
+		return -1;
+	}
+	if (cJSON_IsNumber(cJSON_GetArrayItem(item, 0))) {
+		if (tokens_ids(tk, item) < 0) {
+			*why = "'prompt' mixes token ids with something else";
+			return -1;
+		}
+		return tokens_end_prompt(tk);
+	}
+	cJSON_ArrayForEach(el, item) {
+		if (tk->prompts == MOCK_MAX_CHOICES) {
+			*why = "too many prompts in one request";
+			return -1;
+		}
+		if (cJSON_IsString(el)) {
+			if (tokens_words(tk, el->valuestring) < 0)
+				return -1;
+		} else if (cJSON_IsArray(el)) {
+			if (tokens_ids(tk, el) < 0) {
+				*why = "a prompt of 'prompt' holds something other than token ids";
+				return -1;
+			}
+		} else {
+			*why = "'prompt' lists something other than strings or token ids";
+			return -1;
+		}
+		if (tokens_end_prompt(tk) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- the prefix cache -------------------------------------------------- */
+
+static uint64_t *cache_find(struct mock_cache *c, uint64_t h)
+{
+	size_t i = (size_t)(h ^ (h >> 29)) & (c->size - 1);
+
+	while (c->slot[i] && c->slot[i] != h)
+		i = (i + 1) & (c->size - 1);
+	return &c->slot[i];
 }
 
 /*
- * Read the request body into *r. Returns the parsed body (the caller frees it
- * with cJSON_Delete; r->model points into it or into srv->opt) or NULL after
- * replying 400.
+ * Looks the prompt tokens t[0..n) up block by block (each block's hash
+ * chains the blocks before it, so a hit means the whole prefix matched),
+ * then adds its full blocks. Returns the prompt tokens found cached: whole
+ * blocks, never the last token (which is always computed, as in vLLM).
+ */
+static long cache_lookup_insert(struct mock_server *srv, const uint64_t *t, size_t n)
+{
+	struct mock_cache *c = &srv->cache;
+	uint64_t h = 0x6a09e667f3bcc908ULL;
+	size_t b, blocks = n / MOCK_BLOCK, hits = 0, k;
+	int missed = 0;
+
+	if (!srv->opt.cache_blocks)
+		return 0;
+	if (!c->slot) {
+		for (c->size = 16; c->size < 2 * (size_t)srv->opt.cache_blocks; c->size *= 2)
+			;
+		if (!(c->slot = calloc(c->size, sizeof(*c->slot))))
+			return 0;
+	}
+	for (b = 0; b < blocks; b++) {
+		uint64_t *slot;
+
+		for (k = 0; k < MOCK_BLOCK; k++)
+			h = (h ^ t[b * MOCK_BLOCK + k]) * 0x100000001b3ULL;
+		h |= 1;                 /* 0 marks an empty slot */
+		slot = cache_find(c, h);
+		if (*slot && !missed) {
+			hits++;
+			continue;
+		}
+		missed = 1;
+		if (!*slot) {
+			if (c->used >= (size_t)srv->opt.cache_blocks) {   /* full: empty it */
+				memset(c->slot, 0, c->size * sizeof(*c->slot));
+				c->used = 0;
+				slot = cache_find(c, h);
+			}
+			*slot = h;
+			c->used++;
+		}
+	}
+	if (hits * MOCK_BLOCK >= n)
+		hits = (n - 1) / MOCK_BLOCK;
+	return (long)(hits * MOCK_BLOCK);
+}
+
+/* A whole-number field: 1 and *out set when present, 0 absent, -1 not an integer. */
+static int get_integer(const cJSON *root, const char *key, double *out)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, key);
+
+	if (!item || cJSON_IsNull(item))
+		return 0;
+	if (!cJSON_IsNumber(item) || item->valuedouble != floor(item->valuedouble))
+		return -1;
+	*out = item->valuedouble;
+	return 1;
+}
+
+/*
+ * Read and check the request body into *r, as vLLM would: the served model
+ * (404 otherwise), max_tokens at least 1 and within --max-model-len with
+ * the prompt, n a positive integer, stream a boolean, stream_options only
+ * with stream (400 otherwise, in vLLM's error shape). Returns the parsed
+ * body (the caller frees it with cJSON_Delete; r->model points into it or
+ * into srv->opt) or NULL after replying.
  */
 static cJSON *parse_request(struct mock_server *srv,
 			    struct evhttp_request *req, struct mock_request *r)
@@ -910,7 +1349,11 @@ static cJSON *parse_request(struct mock_server *srv,
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
 	size_t len = evbuffer_get_length(in);
 	const char *why = "request body is not valid JSON";
+	struct mock_tokens tk = { 0 };
 	const cJSON *item;
+	double v = 0, n = 1;
+	size_t p, longest = 0;
+	int has_max;
 	cJSON *root;
 
 	root = cJSON_ParseWithLength((char *)evbuffer_pullup(in, -1), len);
@@ -920,38 +1363,85 @@ static cJSON *parse_request(struct mock_server *srv,
 		why = "request body must be a JSON object";
 		goto bad;
 	}
+	item = cJSON_GetObjectItemCaseSensitive(root, "model");
+	if (item && !cJSON_IsNull(item) && (!cJSON_IsString(item) ||
+	    (*item->valuestring && strcmp(item->valuestring, srv->opt.model) != 0))) {
+		reply_vllm_error(req, 404, "NotFoundError", "model",
+				 "The model `%s` does not exist.",
+				 cJSON_IsString(item) ? item->valuestring : "?");
+		cJSON_Delete(root);
+		return NULL;
+	}
+	r->model = srv->opt.model;
 
 	/* max_completion_tokens (the current name) wins over max_tokens, and
-	 * both over --tokens; out-of-range values are clamped, not refused. */
+	 * both over --tokens. */
 	r->n = srv->opt.tokens;
-	item = cJSON_GetObjectItemCaseSensitive(root, "max_completion_tokens");
-	if (!item || cJSON_IsNull(item))
-		item = cJSON_GetObjectItemCaseSensitive(root, "max_tokens");
-	if (item && !cJSON_IsNull(item)) {
-		if (!cJSON_IsNumber(item)) {
-			why = "'max_tokens' must be an integer";
-			goto bad;
-		}
-		r->n = item->valuedouble < 1 ? 1 :
-		       item->valuedouble > MOCK_MAX_TOKENS ? MOCK_MAX_TOKENS :
-		       (long)item->valuedouble;
-	}
-
-	r->prompt_tokens = prompt_tokens(root, r->api, &why);
-	if (r->prompt_tokens < 0)
+	has_max = get_integer(root, "max_completion_tokens", &v);
+	if (has_max == 0)
+		has_max = get_integer(root, "max_tokens", &v);
+	if (has_max < 0) {
+		why = "max_tokens must be an integer";
 		goto bad;
-
-	item = cJSON_GetObjectItemCaseSensitive(root, "model");
-	r->model = cJSON_IsString(item) && *item->valuestring ?
-		   item->valuestring : srv->opt.model;
+	}
+	if (has_max && v < 1) {
+		reply_vllm_error(req, 400, "BadRequestError", "max_tokens",
+				 "max_tokens must be at least 1, got %.0f.", v);
+		cJSON_Delete(root);
+		return NULL;
+	}
+	if (get_integer(root, "n", &n) < 0 || n < 1 || n > MOCK_MAX_CHOICES) {
+		why = n < 1 ? "n must be at least 1." : "n must be an integer up to 128";
+		goto bad;
+	}
 	item = cJSON_GetObjectItemCaseSensitive(root, "stream");
+	if (item && !cJSON_IsNull(item) && !cJSON_IsBool(item)) {
+		why = "'stream' must be a boolean";
+		goto bad;
+	}
 	r->stream = cJSON_IsTrue(item);
 	item = cJSON_GetObjectItemCaseSensitive(root, "stream_options");
-	item = cJSON_GetObjectItemCaseSensitive(item, "include_usage");
-	r->include_usage = r->stream && cJSON_IsTrue(item);
+	if (item && !cJSON_IsNull(item) && !r->stream) {
+		why = "Stream options can only be defined when `stream=True`.";
+		goto bad;
+	}
+	r->include_usage = r->stream &&
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "include_usage"));
+	r->ignore_eos = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "ignore_eos"));
+
+	if (prompt_tokens(root, r->api, &tk, &why) < 0)
+		goto bad;
+	r->prompt_tokens = (long)tk.n;
+	for (p = 0; p < tk.prompts; p++)
+		if (tk.bounds[p + 1] - tk.bounds[p] > longest)
+			longest = tk.bounds[p + 1] - tk.bounds[p];
+	if ((has_max && v + (double)longest > (double)srv->opt.max_model_len) ||
+	    (long)longest >= srv->opt.max_model_len) {
+		reply_vllm_error(req, 400, "BadRequestError", NULL,
+				 "This model's maximum context length is %ld tokens. However, "
+				 "you requested %.0f tokens (%zu in the messages, %.0f in the "
+				 "completion). Please reduce the length of the messages or "
+				 "completion.", srv->opt.max_model_len,
+				 (double)longest + (has_max ? v : 0), longest, has_max ? v : 0);
+		free(tk.t);
+		cJSON_Delete(root);
+		return NULL;
+	}
+	if (has_max)
+		r->n = v > MOCK_MAX_TOKENS ? MOCK_MAX_TOKENS : (long)v;
+	r->choices = (long)n * (long)tk.prompts;
+	if (r->choices > MOCK_MAX_CHOICES) {
+		why = "n times the prompts must be at most 128";
+		goto bad;
+	}
+	for (p = 0; p < tk.prompts; p++)
+		r->cached += cache_lookup_insert(srv, tk.t + tk.bounds[p],
+						 tk.bounds[p + 1] - tk.bounds[p]);
+	free(tk.t);
 	return root;
 bad:
-	reply_error(req, HTTP_BADREQUEST, "Bad Request", "%s", why);
+	free(tk.t);
+	reply_vllm_error(req, 400, "BadRequestError", NULL, "%s", why);
 	cJSON_Delete(root);
 	return NULL;
 }
@@ -967,10 +1457,10 @@ static char *make_head(const struct mock_stream *s)
 
 	if (quoted)
 		head = str_printf("{\"id\":\"%s-mock-%llu\",\"object\":\"%s\","
-				  "\"created\":0,\"model\":%s,",
+				  "\"created\":%lld,\"model\":%s,",
 				  chat ? "chatcmpl" : "cmpl", s->id, chat ?
 				  "chat.completion.chunk" : "text_completion",
-				  quoted);
+				  s->created, quoted);
 	cJSON_free(quoted);
 	cJSON_Delete(model);
 	return head;
@@ -1014,7 +1504,30 @@ static void stream_start(struct mock_server *srv, struct evhttp_request *req,
 		s->reasoning = srv->opt.reasoning_tokens < r->n ?
 			       srv->opt.reasoning_tokens : r->n;
 	s->prompt_tokens = r->prompt_tokens;
+	s->choices = r->choices > 0 ? r->choices : 1;
+	s->cached = r->cached;
+	s->created = (long long)time(NULL);
 	s->id = srv->next_id + 1;
+	if (o->eos_prob > 0 && !r->ignore_eos) {
+		/* Each token may be the last: a draw per token, seeded by the
+		 * request's number, so a run repeats exactly. */
+		uint64_t x = s->id * 0x9e3779b97f4a7c15ULL;
+		long k;
+
+		for (k = 0; k < s->n - 1; k++) {
+			x ^= x >> 12;
+			x ^= x << 25;
+			x ^= x >> 27;
+			if ((double)((x * 0x2545f4914f6cdd1dULL) >> 11) / 9007199254740992.0 <
+			    o->eos_prob) {
+				s->n = k + 1;
+				s->stop = 1;
+				break;
+			}
+		}
+		if (s->reasoning > s->n)
+			s->reasoning = s->n;
+	}
 	s->model = strdup(r->model);
 	s->timer = evtimer_new(srv->base, stream_tick, s);
 	if (s->stream && s->model)
@@ -1043,8 +1556,10 @@ static void stream_start(struct mock_server *srv, struct evhttp_request *req,
 	srv->streams = s;
 	srv->active++;
 
+	/* Prefill: the uncached prompt tokens cost --prefill-us-per-token each. */
 	s->due_ns = arrival_ns +
-		    llround((double)srv->opt.ttft_ns * load_factor(srv));
+		    llround((double)srv->opt.ttft_ns * load_factor(srv)) +
+		    (int64_t)(r->prompt_tokens - r->cached) * o->prefill_ns;
 	if (srv->cold_pending) {
 		s->due_ns += srv->opt.cold_start_ns;
 		srv->cold_pending = 0;
@@ -1056,12 +1571,11 @@ static void stream_start(struct mock_server *srv, struct evhttp_request *req,
 
 		evhttp_add_header(h, "Content-Type", "text/event-stream");
 		evhttp_add_header(h, "Cache-Control", "no-cache");
+		if (wants_gzip(req) && (s->z = gzip_new()))
+			evhttp_add_header(h, "Content-Encoding", "gzip");
 		evhttp_send_reply_start(req, HTTP_OK, "OK");
-		if (s->api == MOCK_API_CHAT)    /* role only: not a token */
-			stream_event(s, EVENT_HEAD, "\"choices\":[{\"index\":0,"
-				     "\"delta\":{\"role\":\"assistant\","
-				     "\"content\":\"\"},"
-				     "\"finish_reason\":null}]}");
+		if (s->api == MOCK_API_CHAT && o->early_role)   /* role only: not a token */
+			stream_send_roles(s);
 		stream_flush(s);
 	}
 	evhttp_connection_set_closecb(conn, on_conn_close, s);
@@ -1083,9 +1597,42 @@ static void reply_models(struct mock_server *srv, struct evhttp_request *req)
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "data"), model);
 	cJSON_AddStringToObject(model, "id", srv->opt.model);
 	cJSON_AddStringToObject(model, "object", "model");
-	cJSON_AddNumberToObject(model, "created", 0);
+	cJSON_AddNumberToObject(model, "created", (double)time(NULL));
 	cJSON_AddStringToObject(model, "owned_by", "tracebench");
-	httpserver_reply_json(req, HTTP_OK, "OK", root);
+	cJSON_AddStringToObject(model, "root", srv->opt.model);
+	cJSON_AddNumberToObject(model, "max_model_len", (double)srv->opt.max_model_len);
+	reply_cjson(req, HTTP_OK, "OK", root);
+}
+
+/* POST /tokenize: {"prompt": ...} or {"messages": [...]} as vLLM answers it,
+ * {"count":N,"max_model_len":M,"tokens":[ids]}, each word an id. */
+static void reply_tokenize(struct mock_server *srv, struct evhttp_request *req)
+{
+	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	cJSON *body = cJSON_ParseWithLength((char *)evbuffer_pullup(in, -1),
+					    evbuffer_get_length(in));
+	struct mock_tokens tk = { 0 };
+	const char *why = "request body must be a JSON object";
+	cJSON *root, *ids;
+	size_t i;
+
+	if (!cJSON_IsObject(body) ||
+	    prompt_tokens(body, cJSON_GetObjectItemCaseSensitive(body, "messages") ?
+			  MOCK_API_CHAT : MOCK_API_COMPLETIONS, &tk, &why) < 0) {
+		reply_vllm_error(req, 400, "BadRequestError", NULL, "%s", why);
+		free(tk.t);
+		cJSON_Delete(body);
+		return;
+	}
+	root = cJSON_CreateObject();
+	cJSON_AddNumberToObject(root, "count", (double)tk.n);
+	cJSON_AddNumberToObject(root, "max_model_len", (double)srv->opt.max_model_len);
+	ids = cJSON_AddArrayToObject(root, "tokens");
+	for (i = 0; ids && i < tk.n; i++)
+		cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)(tk.t[i] % MOCK_VOCAB)));
+	free(tk.t);
+	cJSON_Delete(body);
+	reply_cjson(req, HTTP_OK, "OK", root);
 }
 
 /* A method's name for messages; "?" for one we do not name. */
@@ -1099,7 +1646,7 @@ static const char *method_name(enum evhttp_cmd_type m)
 /* evhttp's callback for every complete request. */
 static void on_request(struct evhttp_request *req, void *arg)
 {
-	enum route { CHAT, COMPLETIONS, MODELS, HEALTH, NROUTES };
+	enum route { CHAT, COMPLETIONS, MODELS, HEALTH, TOKENIZE, NROUTES };
 	static const struct {
 		const char *path;
 		enum evhttp_cmd_type method;
@@ -1108,6 +1655,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 		[COMPLETIONS] = { "/v1/completions",      EVHTTP_REQ_POST },
 		[MODELS]      = { "/v1/models",           EVHTTP_REQ_GET },
 		[HEALTH]      = { "/health",              EVHTTP_REQ_GET },
+		[TOKENIZE]    = { "/tokenize",            EVHTTP_REQ_POST },
 	};
 	struct mock_server *srv = arg;
 	int64_t arrival_ns = clock_now_ns();
@@ -1131,7 +1679,9 @@ static void on_request(struct evhttp_request *req, void *arg)
 			    "invalid URL (%s %s)", method_name(method), path);
 		return;
 	}
-	if (method != routes[i].method) {
+	/* HEAD wherever GET goes (evhttp sends the headers only). */
+	if (method != routes[i].method &&
+	    !(method == EVHTTP_REQ_HEAD && routes[i].method == EVHTTP_REQ_GET)) {
 		evhttp_add_header(evhttp_request_get_output_headers(req),
 				  "Allow", method_name(routes[i].method));
 		reply_error(req, HTTP_BADMETHOD, "Method Not Allowed",
@@ -1151,6 +1701,9 @@ static void on_request(struct evhttp_request *req, void *arg)
 		break;
 	case MODELS:
 		reply_models(srv, req);
+		break;
+	case TOKENIZE:
+		reply_tokenize(srv, req);
 		break;
 	default:
 		httpserver_reply_json(req, HTTP_OK, "OK",
@@ -1223,7 +1776,9 @@ int mock_main(int argc, char **argv)
 		srv.sigterm = evsignal_new(srv.base, SIGTERM, on_signal, &srv);
 	}
 	srv.scratch = evbuffer_new();
-	if (!srv.http || !srv.scratch || !srv.sigint || !srv.sigterm ||
+	srv.zscratch = evbuffer_new();
+	mock_gzip_on = srv.opt.gzip;
+	if (!srv.http || !srv.scratch || !srv.zscratch || !srv.sigint || !srv.sigterm ||
 	    evsignal_add(srv.sigint, NULL) || evsignal_add(srv.sigterm, NULL)) {
 		fprintf(stderr, "tracebench mock: cannot set up the event "
 			"loop\n");
@@ -1258,6 +1813,9 @@ cleanup:
 		event_free(srv.sigterm);
 	if (srv.scratch)
 		evbuffer_free(srv.scratch);
+	if (srv.zscratch)
+		evbuffer_free(srv.zscratch);
+	free(srv.cache.slot);
 	if (srv.base)
 		event_base_free(srv.base);
 	return rc;

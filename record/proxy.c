@@ -28,6 +28,7 @@
 #include "lib/result.h"
 #include "lib/trace.h"
 #include "lib/tracefile.h"
+#include "lib/decode.h"
 #include "lib/transfer.h"
 
 #include <errno.h>
@@ -113,6 +114,10 @@ struct proxy_request {
 	char reason[64];
 	int replied;                       /* evhttp_send_reply_start done */
 	int paused;                        /* upstream paused: client reads slowly */
+	char encoding[64];                 /* the upstream's Content-Encoding */
+	struct decode dec;                 /* undoes it for the meter (lib/decode.h) */
+	int decode_rc;                     /* DECODE_OK, or why measuring stopped */
+	int64_t piece_ns;                  /* arrival of the piece being decoded */
 	struct proxy_request *prev, *next;
 };
 
@@ -188,8 +193,11 @@ static int header_recorded(const struct proxy_options *o, const char *name)
 
 	if (trace_header_is_secret(name, len))
 		return 0;
+	/* Accept-Encoding says what this client decodes; a replay asks for
+	 * what replay decodes (schema/FORMAT.md, proxy headers). */
 	if (name_is(name, len, "host") || name_is(name, len, "content-length") ||
-	    name_is(name, len, "expect") || is_hop_by_hop(name, len))
+	    name_is(name, len, "expect") || name_is(name, len, "accept-encoding") ||
+	    is_hop_by_hop(name, len))
 		return 0;
 	return !looks_secret(name) || kept_by_user(o, name);
 }
@@ -290,6 +298,7 @@ static void unlink_request(struct proxy *p, struct proxy_request *q)
 static void request_free(struct proxy_request *q)
 {
 	transfer_release(&q->t);
+	decode_release(&q->dec);
 	result_release(&q->result);
 	trace_request_release(&q->trace);
 	free(q);
@@ -347,6 +356,7 @@ static void start_reply(struct proxy_request *q)
 {
 	q->replied = 1;
 	transfer_response_starts(&q->t);
+	q->decode_rc = decode_init(&q->dec, q->encoding, 0);
 	if (!q->req)
 		return;
 	evhttp_send_reply_start(q->req, q->status, q->reason[0] ? q->reason : NULL);
@@ -362,6 +372,7 @@ static void read_status_line(struct proxy_request *q, const char *line, const ch
 
 	q->status = sp ? (int)strtol(sp + 1, NULL, 10) : 0;  /* digits end before 'end' */
 	q->reason[0] = '\0';
+	q->encoding[0] = '\0';
 	if (sp && (sp = memchr(sp + 1, ' ', (size_t)(end - sp - 1)))) {
 		rlen = (size_t)(end - sp - 1);
 		if (rlen >= sizeof(q->reason))
@@ -415,6 +426,9 @@ static size_t on_header(char *line, size_t size, size_t nitems, void *userp)
 	copy[nlen] = '\0';
 	memcpy(copy + nlen + 1, v, (size_t)(end - v));
 	copy[nlen + 1 + (end - v)] = '\0';
+	if (strcasecmp(copy, "content-encoding") == 0)
+		snprintf(q->encoding, sizeof(q->encoding), "%.*s", (int)sizeof(q->encoding) - 1,
+			 copy + nlen + 1);
 	rc = evhttp_add_header(evhttp_request_get_output_headers(q->req), copy, copy + nlen + 1);
 	free(copy);
 	return rc == 0 ? len : 0;
@@ -430,6 +444,15 @@ static void on_drained(struct evhttp_connection *conn, void *arg)
 		q->paused = 0;
 		curl_easy_pause(q->t.easy, CURLPAUSE_CONT);
 	}
+}
+
+/* lib/decode: a run of the body's decoded bytes, measured; stops the
+ * decoding once the response cannot be measured. */
+static int measure(void *ctx, const char *buf, size_t len)
+{
+	struct proxy_request *q = ctx;
+
+	return transfer_feed(&q->t, buf, len, q->piece_ns) == 0 ? 0 : 1;
 }
 
 /* libcurl: a piece of the upstream's body. Passed on first, then measured. */
@@ -451,7 +474,13 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 		evbuffer_drain(q->p->scratch, evbuffer_get_length(q->p->scratch));
 		flush_client(q);
 	}
-	transfer_feed(&q->t, ptr, len, now);   /* unmeasurable: still passed on */
+	q->piece_ns = now;
+	if (q->decode_rc == DECODE_OK) {       /* unmeasurable: still passed on */
+		int rc = decode_feed(&q->dec, ptr, len, measure, q);
+
+		if (rc < 0)
+			q->decode_rc = rc;
+	}
 	return len;
 }
 
@@ -464,6 +493,15 @@ static void finish(void *priv, CURLcode code)
 
 	if (code == CURLE_OK && !q->replied)
 		start_reply(q);
+	if (code == CURLE_OK && q->decode_rc != DECODE_OK && q->t.result->status >= 200 &&
+	    q->t.result->status < 300) {
+		char detail[160];
+
+		/* first: the meter's view of a body it could not read is not the cause */
+		snprintf(detail, sizeof(detail), "Content-Encoding '%s': %s (passed on whole, "
+			 "not measured)", q->encoding, decode_strerror(q->decode_rc));
+		result_set_error(&q->result, RESULT_ERR_MALFORMED, detail);
+	}
 	transfer_finish(&q->t, code, clock_now_ns());
 	if (q->req && code != CURLE_OK && !q->replied) {
 		char msg[CURL_ERROR_SIZE + 64];
@@ -571,6 +609,7 @@ static int setup_transfer(struct proxy *p, struct proxy_request *q, struct evhtt
 			  on_data, q) < 0 || copy_headers(p, q, req) < 0)
 		return -1;
 	transfer_set_request(&q->t, q->trace.method, q->trace.body, q->trace.body_len);
+	q->t.meter.plain = !trace_kind_is_inference(q->trace.kind);
 	curl_easy_setopt(q->t.easy, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(q->t.easy, CURLOPT_HEADERDATA, q);
 	return 0;
@@ -600,6 +639,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 	q->p = p;
 	trace_request_init(&q->trace);
 	result_init(&q->result);
+	q->trace.kind = trace_kind_of(method, uri);
 	q->trace.id = p->next_id;
 	q->trace.arrival_ns = arrival - p->start_ns;
 	q->result.seq = q->result.trace_id = p->next_id;

@@ -12,6 +12,7 @@
 #include "lib/clock.h"
 #include "lib/curlev.h"
 #include "lib/errmsg.h"
+#include "lib/trace.h"
 #include "lib/transfer.h"
 
 #include <stdio.h>
@@ -178,8 +179,14 @@ int client_start(struct client *c, const char *method, const char *path,
 		rc = transfer_add_header(&q->t, headers[i]);
 	if (rc == 0 && c->auth_header)
 		rc = transfer_add_header(&q->t, c->auth_header);
-	if (rc == 0)
+	if (rc == 0) {
 		transfer_set_request(&q->t, method, body, body_len);
+		/* Whatever Content-Encoding the server picks among those libcurl
+		 * decodes, the meter reads plain SSE or JSON (replay drops a
+		 * recorded Accept-Encoding: libcurl's list is what it reads). */
+		curl_easy_setopt(q->t.easy, CURLOPT_ACCEPT_ENCODING, "");
+		q->t.meter.plain = !trace_kind_is_inference(trace_kind_of(method, path));
+	}
 	result->sched_ns = start_ns - origin_ns;
 	result->send_ns = now - origin_ns;
 	if (rc < 0 || transfer_start(&q->t, c->multi) < 0) {

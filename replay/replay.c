@@ -76,6 +76,7 @@ struct options {
 	char *headers[MAX_EXTRA_HEADERS];
 	size_t n_headers;
 	int http2, insecure;
+	int all_requests;         /* replay requests of kind "other" too */
 };
 
 /* A trace request made ready to send: the body as it goes on the wire. */
@@ -156,6 +157,9 @@ static void usage(FILE *out)
 		"      --model NAME          set the body's model\n"
 		"      --max-tokens N        set max_tokens (and max_completion_tokens if present)\n"
 		"      --ignore-eos          set ignore_eos, so servers generate max_tokens\n"
+		"      --all-requests        also replay requests not for inference (a\n"
+		"                            capture's models lists, HEAD, ...), skipped\n"
+		"                            by default\n"
 		"  -H, --header 'N: V'       add or replace a header (repeatable)\n"
 		"      --api-key-env NAME    take the API key from $NAME (default OPENAI_API_KEY)\n"
 		"      --http2               HTTP/2 (prior knowledge on http://, ALPN on https://)\n"
@@ -233,6 +237,11 @@ static int prepare_headers(struct prepared *p, const struct options *o)
 		size_t len = header_name_len(h);
 		int replaced = 0;
 
+		/* What a recorded client could decode is not what replay can:
+		 * libcurl sends its own list and decodes the answer. */
+		if (len == 15 && strncasecmp(h, "Accept-Encoding", 15) == 0)
+			continue;
+
 		for (j = 0; j < o->n_headers; j++)
 			if (header_name_len(o->headers[j]) == len &&
 			    strncasecmp(o->headers[j], h, len) == 0)
@@ -269,7 +278,7 @@ static struct prepared *load_trace(const char *path, const struct options *o, si
 	char err[TRACEFILE_ERRLEN], ferr[256];
 	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, err);
 	struct prepared *reqs = NULL;
-	size_t count = 0, cap = 0;
+	size_t count = 0, cap = 0, skipped = 0;
 	cJSON *rec;
 	int rc;
 
@@ -303,6 +312,12 @@ static struct prepared *load_trace(const char *path, const struct options *o, si
 				tracefile_reader_lineno(r), ferr);
 			goto fail;
 		}
+		if (!o->all_requests && !trace_kind_is_inference(p->req.kind)) {
+			trace_request_release(&p->req);
+			count--;
+			skipped++;
+			continue;
+		}
 		if (prepare_body(p, o) < 0 || prepare_headers(p, o) < 0) {
 			fprintf(stderr, "tracebench replay: '%s': out of memory\n", path);
 			goto fail;
@@ -315,8 +330,13 @@ static struct prepared *load_trace(const char *path, const struct options *o, si
 	if (tracefile_reader_damage(r))
 		fprintf(stderr, "tracebench replay: warning: '%s': %s\n", path,
 			tracefile_reader_damage(r));
+	if (skipped)
+		fprintf(stderr, "tracebench replay: skipping %zu request%s of '%s' not for "
+			"inference (models lists, HEAD, ...); --all-requests replays them\n",
+			skipped, skipped == 1 ? "" : "s", path);
 	if (count == 0) {
-		fprintf(stderr, "tracebench replay: '%s' holds no requests\n", path);
+		fprintf(stderr, "tracebench replay: '%s' holds no %srequests\n", path,
+			skipped ? "inference " : "");
 		goto fail;
 	}
 	snprintf(digest, 32, "%s", tracefile_reader_digest(r));
@@ -558,7 +578,7 @@ static cJSON *results_header(const struct options *o, const char *label, const c
 	cJSON_AddStringToObject(h, "created", created);
 	cJSON_AddStringToObject(h, "tool", "tracebench " TB_VERSION);
 	cJSON_AddStringToObject(h, "endpoint", endpoint);
-	body = cJSON_Parse(reqs[0].req.body);
+	body = cJSON_Parse(reqs[0].body);      /* as sent: --model applied */
 	model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(body, "model"));
 	if (model)
 		cJSON_AddStringToObject(h, "model", model);
@@ -703,7 +723,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_PROGRESS, OPT_REPEAT, OPT_RATE, OPT_ARRIVAL, OPT_BURSTINESS, OPT_SEED,
 		OPT_TIMING, OPT_SPEED, OPT_DURATION, OPT_MAX_CONCURRENCY, OPT_MODEL,
 		OPT_MAX_TOKENS, OPT_IGNORE_EOS, OPT_HTTP2, OPT_SHARD, OPT_START_AT,
-		OPT_MAX_EVENT_BYTES, OPT_LABEL_A, OPT_LABEL_B, OPT_WORKERS,
+		OPT_MAX_EVENT_BYTES, OPT_LABEL_A, OPT_LABEL_B, OPT_WORKERS, OPT_ALL_REQUESTS,
 	};
 	static const struct option longopts[] = {
 		{ "endpoint", required_argument, NULL, 'e' },
@@ -734,6 +754,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "model", required_argument, NULL, OPT_MODEL },
 		{ "max-tokens", required_argument, NULL, OPT_MAX_TOKENS },
 		{ "ignore-eos", no_argument, NULL, OPT_IGNORE_EOS },
+		{ "all-requests", no_argument, NULL, OPT_ALL_REQUESTS },
 		{ "header", required_argument, NULL, 'H' },
 		{ "http2", no_argument, NULL, OPT_HTTP2 },
 		{ "insecure", no_argument, NULL, 'k' },
@@ -870,6 +891,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_IGNORE_EOS:
 			o->ignore_eos = 1;
+			break;
+		case OPT_ALL_REQUESTS:
+			o->all_requests = 1;
 			break;
 		case 'H':
 			if (!strchr(optarg, ':') || header_name_len(optarg) == 0 ||

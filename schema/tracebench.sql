@@ -1,7 +1,8 @@
 -- tracebench.sql - the analysis database, schema version 3.
 -- Version 2 added requests.repeat (replay --repeat), version 3 runs.clock
--- (the host and clock of a shard); analyze/db.c migrates an older database
--- when it opens it for writing, and reads one as is.
+-- (the host and clock of a shard) and requests.streamed (a whole JSON body,
+-- not SSE); analyze/db.c migrates an older database when it opens it for
+-- writing, and reads one as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
 -- Plain SQL only: the sqlite3 shell can query everything here.
 
@@ -44,6 +45,7 @@ CREATE TABLE IF NOT EXISTS requests (
 	output_tokens    INTEGER,
 	tokens_estimated INTEGER NOT NULL,
 	itl_us           TEXT,      -- JSON array of inter-token gaps
+	streamed         INTEGER NOT NULL DEFAULT 1,  -- 0: one JSON body, no TTFT of its own
 	PRIMARY KEY (run_id, seq)
 );
 
@@ -63,11 +65,12 @@ SELECT r.label              AS run,
        q.ttft_ns / 1e6      AS ttft_ms,
        q.ttfa_ns / 1e6      AS ttfa_ms,
        q.e2e_ns / 1e6       AS e2e_ms,
-       CASE WHEN q.output_tokens >= 2 AND q.ttft_ns IS NOT NULL
+       CASE WHEN q.output_tokens >= 2 AND q.ttft_ns IS NOT NULL AND q.streamed
             THEN (q.e2e_ns - q.ttft_ns) / 1e6 / (q.output_tokens - 1) END AS tpot_ms,
        q.input_tokens       AS input_tokens,
        q.output_tokens      AS output_tokens,
        q.tokens_estimated   AS tokens_estimated,
+       q.streamed           AS streamed,
        q.sched_ns / 1e6     AS sched_ms,
        q.send_ns / 1e6      AS send_ms
 FROM requests q JOIN runs r USING (run_id);
@@ -93,7 +96,7 @@ SELECT v.run, v.run_id, v.concurrency,
        sum(CASE WHEN v.error IS NULL THEN v.output_tokens END) AS tokens,
        w.wall_s                                        AS wall_s,
        sum(CASE WHEN v.error IS NULL THEN v.output_tokens END) / w.wall_s AS agg_tok_s,
-       avg(CASE WHEN v.error IS NULL THEN v.ttft_ms END) AS avg_ttft_ms,
+       avg(CASE WHEN v.error IS NULL AND v.streamed THEN v.ttft_ms END) AS avg_ttft_ms,
        avg(CASE WHEN v.error IS NULL THEN v.e2e_ms END)  AS avg_e2e_ms,
        avg(CASE WHEN v.error IS NULL THEN v.tpot_ms END) AS avg_tpot_ms,
        w.repeats                                       AS repeats

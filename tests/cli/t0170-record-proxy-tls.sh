@@ -25,7 +25,7 @@ run_proxy() {
 	out=$1
 	start_proxy "$@" --quiet
 	curl -sS -N -o "$out.sse" -w '%{http_code}' -H 'Content-Type: application/json' \
-		-d '{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":8,"stream":true}' \
+		-d '{"model":"mock","messages":[{"role":"user","content":"hi"}],"max_tokens":8,"stream":true}' \
 		"$PROXY/v1/chat/completions" >"$out.status"
 	stop_proxy INT
 	return $PROXY_RC

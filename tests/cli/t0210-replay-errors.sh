@@ -16,10 +16,11 @@ check "... and says so" grep -q "every request failed" "$WORK/err"
 check "... each recorded with class 'connect'" \
 	test "$(zcat "$WORK/refused.jsonl.gz" | grep -c '"error":"connect"')" -eq 4
 
-# An HTTP error status is recorded with its body; the level goes on.
+# An HTTP error status is recorded with its body; the level goes on
+# (--all-requests: a path not for inference is otherwise skipped).
 start_mock --ttft-ms 1 --itl-ms 1
 zcat "$WORK/trace.jsonl.gz" | sed '3s#"/v1/chat/completions"#"/v1/nope"#' | gzip >"$WORK/mixed.jsonl.gz"
-tb replay --endpoint "$ENDPOINT" -c 1 -n 4 --warmup 0 \
+tb replay --endpoint "$ENDPOINT" -c 1 -n 4 --warmup 0 --all-requests \
 	-o "$WORK/mixed-run.jsonl.gz" "$WORK/mixed.jsonl.gz" >"$WORK/table" 2>/dev/null
 check "some requests failing is still exit 0" test $? -eq 0
 check "the 404 is recorded as class 'http' with status and body" sh -c \

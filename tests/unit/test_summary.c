@@ -340,6 +340,41 @@ TEST(slo_parser_refuses_nonsense)
 	CHECK_NEAR(slo.e2e_ms, 10000, 1e-9);
 }
 
+/* A non-streamed call (a models list, a JSON completion) answers at once:
+ * it must not pull TTFT down, nor add a TPOT, but its E2E and tokens count. */
+TEST(unstreamed_requests_count_in_e2e_only)
+{
+	struct result r[3];
+	struct level_summary s;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		result_init(&r[i]);
+		r[i].level = 1;
+		r[i].seq = i;
+		r[i].status = 200;
+		r[i].output_tokens = 10;
+	}
+	r[0].ttft_ns = r[0].ttfa_ns = 40 * MS;
+	r[0].e2e_ns = 130 * MS;
+	r[1].ttft_ns = r[1].ttfa_ns = 50 * MS;
+	r[1].e2e_ns = 140 * MS;
+	r[1].send_ns = r[1].sched_ns = 130 * MS;
+	r[2].ttft_ns = r[2].ttfa_ns = r[2].e2e_ns = 2 * MS;   /* GET /v1/models */
+	r[2].unstreamed = true;
+	r[2].output_tokens = 0;
+	r[2].send_ns = r[2].sched_ns = 270 * MS;
+	summary_compute(r, 3, 1, &s);
+	CHECK_EQ_INT(s.ok, 3);
+	CHECK_EQ_INT(s.ttft.n, 2);
+	CHECK_NEAR(s.ttft_mean_ms, 45, 1e-9);
+	CHECK_EQ_INT(s.ttfa.n, 2);
+	CHECK_EQ_INT(s.tpot.n, 2);
+	CHECK_EQ_INT(s.e2e.n, 3);
+	CHECK_NEAR(s.wall_s, 0.272, 1e-9);
+	CHECK_EQ_INT(s.tokens, 20);
+}
+
 int main(void)
 {
 	RUN(describe_with_ties_and_small_n);
@@ -353,5 +388,6 @@ int main(void)
 	RUN(slo_parser_refuses_nonsense);
 	RUN(repeats_add_their_walls_not_the_gaps_between);
 	RUN(open_loop_shows_rates_and_service_latency);
+	RUN(unstreamed_requests_count_in_e2e_only);
 	return harness_done();
 }

@@ -1,0 +1,69 @@
+#!/bin/sh
+# Other tools' per-request results load as runs and are reported under
+# tracebench's definitions: a `vllm bench serve --save-detailed` file
+# reproduces the means, medians and P99s vLLM printed (its TTFT, TPOT, ITL
+# and E2E are defined as ours once its own per-request times are taken);
+# SGLang's JSON Lines (two runs: two levels) load with their gaps noted;
+# truncated files and unknown versions are refused whole with file and line.
+. tests/cli/lib.sh
+
+F=tests/fixtures/foreign
+tb analyze load --db "$WORK/d.db" "$F/vllm-detailed.json" 2>"$WORK/err"
+check "a vllm detailed result loads" grep -q "run 'vllm-20251130-141502', 12 requests" "$WORK/err"
+tb analyze report --db "$WORK/d.db" --format csv >"$WORK/r.csv"
+# vLLM's metric name -> our column
+for pair in mean_ttft_ms:avg_ttft_ms median_ttft_ms:p50_ttft_ms p99_ttft_ms:p99_ttft_ms \
+	    mean_tpot_ms:avg_tpot_ms median_tpot_ms:p50_tpot_ms p99_tpot_ms:p99_tpot_ms \
+	    mean_itl_ms:avg_itl_ms median_itl_ms:p50_itl_ms p99_itl_ms:p99_itl_ms \
+	    mean_e2el_ms:avg_e2e_ms median_e2el_ms:p50_e2e_ms p99_e2el_ms:p99_e2e_ms; do
+	theirs=$(awk -v k="${pair%%:*}" '$1 == k { print $2 }' "$F/vllm-detailed.expected")
+	ours=$(csv_field "$WORK/r.csv" "${pair#*:}" 1)
+	check "vllm's ${pair%%:*} $theirs ms is our ${pair#*:} ($ours)" \
+		awk -v a="$theirs" -v b="$ours" 'BEGIN { d = a - b; exit !(d < 0.006 && d > -0.006) }'
+done
+check "the failed request is an error, not a sample" test "$(csv_field "$WORK/r.csv" errors 1)" = 1
+check "vllm's max_concurrency is the level" test "$(csv_field "$WORK/r.csv" concurrency 1)" = 4
+tb analyze report --db "$WORK/d.db" >"$WORK/r.txt"
+check "the report says TTFA is not in the file" grep -q '^note: TTFA: not in the file' "$WORK/r.txt"
+tb analyze load --db "$WORK/d.db" "$F/vllm-detailed.json" 2>"$WORK/err"
+check "loading it again is a no-op" grep -q "already loaded" "$WORK/err"
+
+tb analyze load --db "$WORK/d.db" --label sgl "$F/sglang-details.jsonl" 2>"$WORK/err"
+check "sglang's two runs load as one run" grep -q "run 'sgl', 12 requests" "$WORK/err"
+tb analyze report --db "$WORK/d.db" --run sgl --format csv >"$WORK/s.csv"
+check "... of two levels, C=1 and C=2" \
+	test "$(csv_field "$WORK/s.csv" concurrency 1),$(csv_field "$WORK/s.csv" concurrency 2)" = 1,2
+tb analyze report --db "$WORK/d.db" --run sgl >"$WORK/s.txt"
+check "the report says sglang's file has no start times" grep -q '^note: no start times in the file' "$WORK/s.txt"
+check "... and no latencies" grep -q '^note: no per-request latencies' "$WORK/s.txt"
+tb analyze compare --db "$WORK/d.db" vllm-20251130-141502 sgl >/dev/null 2>&1
+check "compare takes a foreign run (no common level: exit 2)" test $? -eq 2
+tb analyze plot --db "$WORK/d.db" --run sgl --out "$WORK/plots" >/dev/null 2>&1
+check "plot draws a foreign run" test -s "$WORK/plots/ttft_percentiles.dat"
+
+# Bad input: one line naming file and line, exit 2, nothing half-loaded.
+refused() {  # description, file, message
+	tb analyze load --db "$WORK/bad.db" "$2" >/dev/null 2>"$WORK/err"
+	rc=$?
+	check "$1: exit 2" test $rc -eq 2
+	check "$1: one line naming the file, its line and what is wrong" \
+		one_line "'$2' line" "$3"
+	check "$1: nothing loaded" no_runs
+}
+one_line() {  # the error file holds one line with both strings
+	test "$(wc -l <"$WORK/err")" -eq 1 && grep -qF "$1" "$WORK/err" && grep -qF "$2" "$WORK/err"
+}
+no_runs() {
+	! tb analyze runs --db "$WORK/bad.db" 2>/dev/null | grep -q .
+}
+head -c 3000 "$F/vllm-detailed.json" >"$WORK/cut.json"
+refused "truncated vllm result" "$WORK/cut.json" "truncated JSON"
+head -n 1 "$F/sglang-details.jsonl" >"$WORK/cut.jsonl"
+tail -n 1 "$F/sglang-details.jsonl" | head -c 500 >>"$WORK/cut.jsonl"
+refused "sglang file cut in its second run" "$WORK/cut.jsonl" "line 2: truncated JSON"
+sed 's/"itls": \[\[/"itls": {"0": [[/; s/\]\], "latencies"/]]}, "latencies"/' "$F/vllm-detailed.json" >"$WORK/v2.json"
+refused "an unknown vllm version (itls not an array)" "$WORK/v2.json" "'itls' is not an array (an unknown version?)"
+sed 's/"ttfts": /"ttft_s": /' "$F/vllm-detailed.json" >"$WORK/nodetail.json"
+refused "a vllm result saved without --save-detailed" "$WORK/nodetail.json" "needs --save-detailed"
+echo '{"hello": "world"}' >"$WORK/other.json"
+refused "another tool's json" "$WORK/other.json" "not a result of a tool tracebench reads"
