@@ -26,7 +26,8 @@
 #include "analyze/report.h"
 #include "analyze/shards.h"
 #include "lib/cli.h"
-#include "lib/summary.h"
+#include "lib/metric.h"
+#include "lib/table.h"
 #include "lib/tracefile.h"
 
 /* Most --run options plot accepts. */
@@ -402,7 +403,7 @@ static int analyze_load(int argc, char **argv)
 struct analyze_read_opts {
 	const char *db_path;
 	const char *run;
-	enum summary_format fmt;
+	enum table_format fmt;
 	const char *slo;     /* report only */
 };
 
@@ -430,7 +431,7 @@ static int analyze_parse_read_opts(const char *sub, const char *usage, int argc,
 		case 'r': o->run = optarg; break;
 		case 's': o->slo = optarg; break;
 		case 'f':
-			if (summary_format_parse(optarg, &o->fmt) != 0) {
+			if (table_format_parse(optarg, &o->fmt) != 0) {
 				snprintf(msg, sizeof(msg), "unknown format '%s' "
 					 "(text, markdown, csv or json)", optarg);
 				return analyze_usage_error(sub, msg);
@@ -451,8 +452,8 @@ static int analyze_parse_read_opts(const char *sub, const char *usage, int argc,
 
 static int analyze_report(int argc, char **argv)
 {
-	struct analyze_read_opts o = { NULL, NULL, SUMMARY_TEXT, NULL };
-	struct summary_slo slo;
+	struct analyze_read_opts o = { NULL, NULL, TABLE_TEXT, NULL };
+	struct metric_slo slo;
 	char err[DB_ERRLEN];
 	struct db *db = NULL;
 	int rc;
@@ -460,19 +461,18 @@ static int analyze_report(int argc, char **argv)
 	rc = analyze_parse_read_opts("report", report_usage_text, argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	if (o.slo && summary_slo_parse(o.slo, &slo, err, sizeof(err)) != 0)
+	if (o.slo && metric_slo_parse(o.slo, &slo, err, sizeof(err)) != 0)
 		return analyze_usage_error("report", err);
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
 	if (!rc)
-		rc = report_print_slo(db, o.run, o.fmt, o.slo ? &slo : NULL, stdout,
-				      err, sizeof(err));
+		rc = report_print(db, o.run, o.fmt, o.slo ? &slo : NULL, stdout, err, sizeof(err));
 	db_close(db);
 	return rc ? analyze_fail("report", rc, err) : 0;
 }
 
 static int analyze_export(int argc, char **argv)
 {
-	struct analyze_read_opts o = { NULL, NULL, SUMMARY_CSV, NULL };
+	struct analyze_read_opts o = { NULL, NULL, TABLE_CSV, NULL };
 	char err[DB_ERRLEN];
 	struct db *db = NULL;
 	int rc;
@@ -480,7 +480,7 @@ static int analyze_export(int argc, char **argv)
 	rc = analyze_parse_read_opts("export", export_usage_text, argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	if (o.fmt != SUMMARY_CSV)
+	if (o.fmt != TABLE_CSV)
 		return analyze_usage_error("export", "export writes csv only (--format csv)");
 	if (o.slo)
 		return analyze_usage_error("export", "--slo is an option of report");
@@ -575,7 +575,7 @@ static int analyze_compare(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum summary_format fmt = SUMMARY_TEXT;
+	enum table_format fmt = TABLE_TEXT;
 	struct compare_opts co = { VERDICT_MIN_EFFECT, VERDICT_RESAMPLES, VERDICT_SEED };
 	struct compare_result res = { 0 };
 	const char *db_path = NULL;
@@ -591,7 +591,7 @@ static int analyze_compare(int argc, char **argv)
 		switch (c) {
 		case 'd': db_path = optarg; break;
 		case 'f':
-			if (summary_format_parse(optarg, &fmt) != 0) {
+			if (table_format_parse(optarg, &fmt) != 0) {
 				snprintf(msg, sizeof(msg), "unknown format '%s' "
 					 "(text, markdown, csv or json)", optarg);
 				return analyze_usage_error("compare", msg);
@@ -626,7 +626,7 @@ static int analyze_compare(int argc, char **argv)
 	if (rc)
 		return analyze_fail("compare", rc, err);
 	/* Warnings once: in the text and Markdown output, else on stderr. */
-	for (i = 0; (fmt == SUMMARY_CSV || fmt == SUMMARY_JSON) && i < res.n_warnings; i++)
+	for (i = 0; (fmt == TABLE_CSV || fmt == TABLE_JSON) && i < res.n_warnings; i++)
 		fprintf(stderr, "tracebench analyze compare: warning: %s\n", res.warnings[i]);
 	compare_print(stdout, fmt, argv[optind], argv[optind + 1], &res);
 	n_bad = fail_pct >= 0 ? compare_regressions(&res, fail_pct, bad, 8) : 0;
@@ -658,107 +658,11 @@ static int analyze_compare(int argc, char **argv)
 	return n_bad ? 1 : 0;
 }
 
-static void analyze_put_cell(FILE *out, enum summary_format fmt, const char *s, int first)
-{
-	const char *p;
-
-	s = s ? s : "";
-	switch (fmt) {
-	case SUMMARY_CSV:
-		if (!first)
-			fputc(',', out);
-		if (strpbrk(s, ",\"\r\n")) {
-			fputc('"', out);
-			for (p = s; *p; p++) {
-				if (*p == '"')
-					fputc('"', out);
-				fputc(*p, out);
-			}
-			fputc('"', out);
-		} else {
-			fputs(s, out);
-		}
-		break;
-	case SUMMARY_JSON:
-		fputc('"', out);
-		for (p = s; *p; p++) {
-			if (*p == '"' || *p == '\\')
-				fprintf(out, "\\%c", *p);
-			else if ((unsigned char)*p < 0x20)
-				fprintf(out, "\\u%04x", (unsigned char)*p);
-			else
-				fputc(*p, out);
-		}
-		fputc('"', out);
-		break;
-	default:
-		fputs(first ? (fmt == SUMMARY_MARKDOWN ? "| " : "") : (fmt == SUMMARY_MARKDOWN
-		      ? " | " : "  "), out);
-		for (p = s; *p; p++)
-			fputc((unsigned char)*p < 0x20 || (fmt == SUMMARY_MARKDOWN && *p == '|')
-			      ? ' ' : *p, out);
-	}
-}
-
-#define RUNS_COLS 9
-
-/* Prints the rows of `analyze runs` (cells[row][col], row 0 the header). */
-static void analyze_print_runs(enum summary_format fmt, char *(*cells)[RUNS_COLS], size_t rows)
-{
-	size_t w[RUNS_COLS] = { 0 }, r, k, len;
-
-	for (r = 0; r < rows; r++)
-		for (k = 0; k < RUNS_COLS; k++)
-			if ((len = strlen(cells[r][k])) > w[k])
-				w[k] = len;
-	if (fmt == SUMMARY_JSON)
-		fputs("[", stdout);
-	for (r = fmt == SUMMARY_JSON ? 1 : 0; r < rows; r++) {
-		if (fmt == SUMMARY_JSON)
-			fputs(r > 1 ? ",\n  {" : "\n  {", stdout);
-		for (k = 0; k < RUNS_COLS; k++) {
-			if (fmt == SUMMARY_JSON) {
-				printf("%s\"%s\": ", k ? ", " : "", cells[0][k]);
-				if (k >= 7)
-					fputs(cells[r][k], stdout);
-				else if (!cells[r][k][0])
-					fputs("null", stdout);
-				else
-					analyze_put_cell(stdout, fmt, cells[r][k], 0);
-			} else if (fmt == SUMMARY_TEXT) {
-				/* Text left-aligned, the two counts right-aligned. */
-				if (k >= 7)
-					printf("  %*s", (int)w[k], cells[r][k]);
-				else
-					printf("%s%-*s", k ? "  " : "", (int)w[k], cells[r][k]);
-			} else {
-				analyze_put_cell(stdout, fmt, cells[r][k], k == 0);
-			}
-		}
-		if (fmt == SUMMARY_JSON)
-			fputs("}", stdout);
-		else if (fmt == SUMMARY_MARKDOWN)
-			fputs(r ? " |\n" : " |\n|:--|:--|:--|:--|:--|:--|:--|--:|--:|\n", stdout);
-		else
-			fputc('\n', stdout);
-	}
-	if (fmt == SUMMARY_JSON)
-		fputs(rows > 1 ? "\n]\n" : "]\n", stdout);
-}
-
 static int analyze_runs(int argc, char **argv)
 {
-	static const char *const heads[RUNS_COLS] = {
-		"label", "created", "endpoint", "model", "trace", "mode", "levels", "requests",
-		"errors",
-	};
-	struct analyze_read_opts o = { NULL, NULL, SUMMARY_TEXT, NULL };
-	struct db_run_counts cnt;
-	struct db_run *runs = NULL;
-	char *(*cells)[RUNS_COLS] = NULL;
-	char err[DB_ERRLEN], num[2][32];
+	struct analyze_read_opts o = { NULL, NULL, TABLE_TEXT, NULL };
+	char err[DB_ERRLEN];
 	struct db *db = NULL;
-	size_t n = 0, i, k;
 	int rc;
 
 	rc = analyze_parse_read_opts("runs", runs_usage_text, argc, argv, &o);
@@ -768,53 +672,9 @@ static int analyze_runs(int argc, char **argv)
 		return analyze_usage_error("runs", "runs takes --db and --format only");
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
 	if (!rc)
-		rc = db_runs(db, NULL, &runs, &n, err, sizeof(err));
-	if (!rc && !(cells = calloc(n + 1, sizeof(*cells)))) {
-		snprintf(err, sizeof(err), "out of memory");
-		rc = DB_ERR_WORK;
-	}
-	for (k = 0; !rc && k < RUNS_COLS; k++)
-		cells[0][k] = (char *)heads[k];
-	for (i = 0; !rc && i < n; i++) {
-		const char *v[RUNS_COLS];
-		const char *none = o.fmt == SUMMARY_CSV || o.fmt == SUMMARY_JSON ? "" : "-";
-
-		rc = db_run_counts(db, runs[i].label, &cnt, err, sizeof(err));
-		if (rc)
-			break;
-		snprintf(num[0], sizeof(num[0]), "%ld", cnt.requests);
-		snprintf(num[1], sizeof(num[1]), "%ld", cnt.errors);
-		v[0] = runs[i].label;
-		v[1] = runs[i].created;
-		v[2] = runs[i].endpoint;
-		v[3] = runs[i].model;
-		v[4] = runs[i].trace_digest;
-		v[5] = runs[i].mode;
-		v[6] = cnt.levels;
-		v[7] = num[0];
-		v[8] = num[1];
-		for (k = 0; k < RUNS_COLS; k++) {
-			cells[i + 1][k] = strdup(v[k] ? v[k] : none);
-			if (!cells[i + 1][k]) {
-				snprintf(err, sizeof(err), "out of memory");
-				rc = DB_ERR_WORK;
-			}
-		}
-		free(cnt.levels);
-	}
-	if (!rc)
-		analyze_print_runs(o.fmt, cells, n + 1);
-	for (i = 1; cells && i <= n; i++)
-		for (k = 0; k < RUNS_COLS; k++)
-			free(cells[i][k]);
-	free(cells);
-	db_runs_free(runs, n);
+		rc = report_print_runs(db, o.fmt, stdout, err, sizeof(err));
 	db_close(db);
-	if (rc)
-		return analyze_fail("runs", rc, err);
-	if (fflush(stdout) != 0 || ferror(stdout))
-		return analyze_fail("runs", DB_ERR_WORK, "cannot write output");
-	return 0;
+	return rc ? analyze_fail("runs", rc, err) : 0;
 }
 
 static int analyze_rm(int argc, char **argv)

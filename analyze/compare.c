@@ -7,10 +7,13 @@
  */
 #include "analyze/compare.h"
 #include "lib/errmsg.h"
+#include "lib/metric.h"
+#include "lib/table.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,46 +72,25 @@ static void compare_side_release(struct compare_side *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static double compare_ms(int64_t ns)
-{
-	return (double)ns / 1e6;
-}
-
-/* Per repeat: tokens, and the span lib/summary.c's wall time adds up. */
+/* Per repeat: tokens, and the span lib/metric.c's wall time adds up. */
 static int compare_side_spans(struct compare_side *s, const struct result *r, size_t n)
 {
-	int64_t *first = malloc(s->n_repeats * sizeof(*first));
-	int64_t *last = malloc(s->n_repeats * sizeof(*last));
-	size_t i, k;
-	int rc = -1;
+	struct metric_span *spans = malloc(s->n_repeats * sizeof(*spans));
+	size_t k;
 
 	s->rep_tok = calloc(s->n_repeats, sizeof(double));
 	s->rep_wall = calloc(s->n_repeats, sizeof(double));
-	if (!first || !last || !s->rep_tok || !s->rep_wall)
-		goto cleanup;
+	if (!spans || !s->rep_tok || !s->rep_wall) {
+		free(spans);
+		return -1;
+	}
+	metric_spans(r, n, spans, s->n_repeats);
 	for (k = 0; k < s->n_repeats; k++) {
-		first[k] = INT64_MAX;
-		last[k] = INT64_MIN;
+		s->rep_tok[k] = (double)spans[k].tokens;
+		s->rep_wall[k] = metric_span_s(&spans[k]);
 	}
-	for (i = 0; i < n; i++) {
-		if (r[i].warmup)
-			continue;
-		k = r[i].repeat >= 0 ? (size_t)r[i].repeat : 0;
-		if (r[i].sched_ns < first[k])
-			first[k] = r[i].sched_ns;
-		if (r[i].sched_ns + r[i].e2e_ns > last[k])
-			last[k] = r[i].sched_ns + r[i].e2e_ns;
-		if (result_ok(&r[i]))
-			s->rep_tok[k] += (double)r[i].output_tokens;
-	}
-	for (k = 0; k < s->n_repeats; k++)
-		if (last[k] > first[k])
-			s->rep_wall[k] = (double)(last[k] - first[k]) / 1e9;
-	rc = 0;
-cleanup:
-	free(first);
-	free(last);
-	return rc;
+	free(spans);
+	return 0;
 }
 
 static int compare_side_fill(struct compare_side *s, const struct result *r, size_t n)
@@ -116,14 +98,12 @@ static int compare_side_fill(struct compare_side *s, const struct result *r, siz
 	size_t i, j, k = 0, gaps = 0, m;
 
 	memset(s, 0, sizeof(*s));
-	s->n_repeats = 1;
+	s->n_repeats = metric_n_repeats(r, n);
 	for (i = 0; i < n; i++) {
 		if (r[i].warmup)
 			continue;
 		s->n++;
 		gaps += r[i].n_itl;
-		if (r[i].repeat >= 0 && (size_t)r[i].repeat + 1 > s->n_repeats)
-			s->n_repeats = (size_t)r[i].repeat + 1;
 	}
 	s->trace_id = malloc((s->n + 1) * sizeof(long));
 	s->repeat = malloc((s->n + 1) * sizeof(int));
@@ -146,25 +126,19 @@ static int compare_side_fill(struct compare_side *s, const struct result *r, siz
 		s->trace_id[k] = q->trace_id;
 		s->repeat[k] = q->repeat >= 0 ? q->repeat : 0;
 		s->tok[k] = ok ? (double)q->output_tokens : 0;
-		s->e2e_s[k] = (double)q->e2e_ns / 1e9;
+		s->e2e_s[k] = metric_e2e_ms(q) / 1e3;
 		for (m = 0; m < M_LATENCIES; m++)
 			s->val[m][k] = NAN;
 		s->itl_start[k] = gaps;
 		if (ok) {
 			s->ok++;
 			s->estimated |= q->tokens_estimated;
-			s->val[M_E2E][k] = compare_ms(q->e2e_ns);
-			/* a whole JSON body: E2E only, as in lib/summary.c */
-			if (q->ttft_ns >= 0 && !q->unstreamed)
-				s->val[M_TTFT][k] = compare_ms(q->ttft_ns);
-			if (q->ttfa_ns >= 0 && !q->unstreamed)
-				s->val[M_TTFA][k] = compare_ms(q->ttfa_ns);
-			if (q->ttft_ns >= 0 && !q->unstreamed && q->output_tokens >= 2 &&
-			    q->e2e_ns > q->ttft_ns)
-				s->val[M_TPOT][k] = compare_ms(q->e2e_ns - q->ttft_ns) /
-						    (double)(q->output_tokens - 1);
-			for (j = 0; j < q->n_itl; j++)
-				s->itl[gaps++] = compare_ms(q->itl_ns[j]);
+			s->val[M_E2E][k] = metric_e2e_ms(q);
+			s->val[M_TTFT][k] = metric_ttft_ms(q);
+			s->val[M_TTFA][k] = metric_ttfa_ms(q);
+			s->val[M_TPOT][k] = metric_tpot_ms(q);
+			for (j = 0; j < metric_n_gaps(q); j++)
+				s->itl[gaps++] = metric_ms(q->itl_ns[j]);
 		} else {
 			s->failed++;
 		}
@@ -620,15 +594,6 @@ size_t compare_regressions(const struct compare_result *r, double limit, size_t 
 	return n;
 }
 
-/* A level as shown: "4", or "open" for an open-loop run. */
-static void compare_level_name(char *buf, size_t len, int level)
-{
-	if (level == 0)
-		snprintf(buf, len, "open");
-	else
-		snprintf(buf, len, "%d", level);
-}
-
 /* "+4.1% [+2.9, +5.3]"; without an interval "+4.1%"; "-" without a change. */
 static void compare_change_cell(char *buf, size_t len, const struct verdict *v)
 {
@@ -644,55 +609,10 @@ void compare_describe(const struct compare_row *w, char *buf, size_t len)
 {
 	char level[16], change[64];
 
-	compare_level_name(level, sizeof(level), w->level);
+	metric_level_cell(w->level, level, sizeof(level));
 	compare_change_cell(change, sizeof(change), &w->v);
 	snprintf(buf, len, "%s%s%s at C=%s %s", w->metric, w->stat[0] ? " " : "", w->stat, level,
 		 change);
-}
-
-static void compare_cell_num(char *buf, size_t len, double v)
-{
-	if (isnan(v) || isinf(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.1f", v);
-}
-
-static void compare_put_num(FILE *out, double v, const char *missing)
-{
-	if (isnan(v) || isinf(v))
-		fputs(missing, out);
-	else
-		fprintf(out, "%.3f", v);
-}
-
-static void compare_put_text(FILE *out, const char *s, int json)
-{
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (json && (c == '"' || c == '\\'))
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fputc(' ', out);
-		else
-			fputc(c, out);
-	}
-}
-
-static void compare_put_csv(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
 }
 
 /* The verdict cell: the outcome, "n/a" saying why. */
@@ -709,22 +629,165 @@ static void compare_verdict_cell(char *buf, size_t len, const struct compare_row
 		snprintf(buf, len, "n/a");
 }
 
+/* A row of the compare table: a compare_row, its level, the runs' labels
+ * and the text cells made of several fields. */
+struct compare_table_row {
+	const char *labels[2];          /* before, after */
+	const struct compare_row *w;
+	const struct compare_level *lv; /* NULL if none */
+	char level[16], metric[32], change[64], verdict[64];
+};
+
+#define CMP_ROW(row) ((const struct compare_table_row *)(row))
+
+static const char *col_cmp_label(const void *row, size_t after)
+{
+	return CMP_ROW(row)->labels[after];
+}
+
+/* The text cells, by their offset in struct compare_table_row. */
+static const char *col_cmp_cell(const void *row, size_t off)
+{
+	return (const char *)row + off;
+}
+
+static const char *col_cmp_metric(const void *row, size_t arg)
+{
+	(void)arg;
+	return CMP_ROW(row)->w->metric;
+}
+
+static const char *col_cmp_stat(const void *row, size_t arg)
+{
+	(void)arg;
+	return CMP_ROW(row)->w->stat[0] ? CMP_ROW(row)->w->stat : NULL;
+}
+
+static const char *col_cmp_unit(const void *row, size_t arg)
+{
+	(void)arg;
+	return CMP_ROW(row)->w->unit;
+}
+
+static const char *col_cmp_outcome(const void *row, size_t arg)
+{
+	(void)arg;
+	return verdict_outcome_name(CMP_ROW(row)->w->v.outcome);
+}
+
+/* The numbers of a row, arg as in the switch. */
+static double col_cmp_num(const void *row, size_t arg)
+{
+	const struct compare_row *w = CMP_ROW(row)->w;
+	const struct compare_level *lv = CMP_ROW(row)->lv;
+
+	switch (arg) {
+	case 0: return w->level;
+	case 1: return (double)w->v.n_before;
+	case 2: return (double)w->v.n_after;
+	case 3: return lv ? (double)lv->repeats_before : 1;
+	case 4: return lv ? (double)lv->repeats_after : 1;
+	case 5: return w->v.paired;
+	case 6: return w->v.before;
+	case 7: return w->v.after;
+	case 8: return w->v.change_pct;
+	case 9: return w->v.lo;
+	case 10: return w->v.hi;
+	default: return w->estimated;
+	}
+}
+
+#define CMP_CELL(h, w, fl, field) { .head = (h), .width = (w), .flags = (fl), \
+				    .str = col_cmp_cell, \
+				    .arg = offsetof(struct compare_table_row, field) }
+#define CMP_NUM(k, cd, fl, a) { .key = (k), .csv_decimals = (cd), .flags = (fl), \
+				.num = col_cmp_num, .arg = (a) }
+
+/* The compare table, every format; the order is the CSV order too. */
+static const struct table_col compare_cols[] = {
+	{ .key = "before", .str = col_cmp_label, .arg = 0 },
+	{ .key = "after", .str = col_cmp_label, .arg = 1 },
+	CMP_CELL("C", 4, 0, level),
+	CMP_NUM("concurrency", 0, 0, 0),
+	CMP_CELL("Metric", 10, TABLE_LEFT, metric),
+	{ .key = "metric", .str = col_cmp_metric },
+	{ .head = "Stat", .key = "stat", .width = 4, .flags = TABLE_LEFT, .str = col_cmp_stat },
+	{ .key = "unit", .str = col_cmp_unit },
+	CMP_NUM("n_before", 0, 0, 1), CMP_NUM("n_after", 0, 0, 2),
+	CMP_NUM("repeats_before", 0, 0, 3), CMP_NUM("repeats_after", 0, 0, 4),
+	CMP_NUM("paired", 0, TABLE_BOOL, 5),
+	{ .head = "Before", .key = "before_value", .width = 9, .decimals = 1, .csv_decimals = 3,
+	  .num = col_cmp_num, .arg = 6 },
+	{ .head = "After", .key = "after_value", .width = 9, .decimals = 1, .csv_decimals = 3,
+	  .num = col_cmp_num, .arg = 7 },
+	CMP_CELL("Change [95% interval]", 24, TABLE_LEFT, change),
+	CMP_NUM("change_pct", 3, 0, 8), CMP_NUM("ci_lo", 3, 0, 9), CMP_NUM("ci_hi", 3, 0, 10),
+	CMP_CELL("Verdict", 0, TABLE_LEFT, verdict),
+	{ .key = "verdict", .str = col_cmp_outcome },
+	CMP_NUM("tokens_estimated", 0, TABLE_BOOL, 11),
+};
+
+/* A level of the JSON "levels" array. */
+static double col_lv_num(const void *row, size_t arg)
+{
+	const struct compare_level *lv = row;
+	const double v[] = {
+		lv->level, lv->compared, (double)lv->repeats_before, (double)lv->repeats_after,
+		lv->paired, (double)lv->ok_before, (double)lv->ok_after,
+		(double)lv->failed_before, (double)lv->failed_after,
+	};
+
+	return v[arg];
+}
+
+#define LV(k, fl, a) { .key = (k), .flags = (fl), .num = col_lv_num, .arg = (a) }
+
+static const struct table_col compare_level_cols[] = {
+	LV("concurrency", 0, 0), LV("compared", TABLE_BOOL, 1), LV("repeats_before", 0, 2),
+	LV("repeats_after", 0, 3), LV("paired", TABLE_BOOL, 4), LV("ok_before", 0, 5),
+	LV("ok_after", 0, 6), LV("failed_before", 0, 7), LV("failed_after", 0, 8),
+};
+
 /* Why a level got no rows: "C=4: no successful request in 'after' (8 failed)". */
 static void compare_level_line(FILE *out, const struct compare_level *lv, const char *before,
 			       const char *after)
 {
 	char level[16];
 
-	compare_level_name(level, sizeof(level), lv->level);
+	metric_level_cell(lv->level, level, sizeof(level));
 	fprintf(out, "C=%s: no successful request in ", level);
 	if (!lv->ok_before && !lv->ok_after) {
 		fputs("either run", out);
 	} else {
 		fputc('\'', out);
-		compare_put_text(out, lv->ok_before ? after : before, 0);
+		table_put_text(out, lv->ok_before ? after : before);
 		fputc('\'', out);
 	}
 	fprintf(out, " (%zu and %zu failed); no verdict\n", lv->failed_before, lv->failed_after);
+}
+
+/* The title, the warnings and the levels not compared, above the table. */
+static void compare_print_title(FILE *out, const char *before, const char *after,
+				const struct compare_result *r, int md)
+{
+	size_t i;
+
+	fputs(md ? "### compare '" : "compare '", out);
+	table_put_text(out, before);
+	fputs("' (before) with '", out);
+	table_put_text(out, after);
+	fputs("' (after)\n\n", out);
+	for (i = 0; i < r->n_warnings; i++) {
+		fputs("warning: ", out);
+		table_put_text(out, r->warnings[i]);
+		fputs(md ? "\n\n" : "\n", out);
+	}
+	for (i = 0; i < r->n_levels; i++) {
+		if (!r->levels[i].compared) {
+			compare_level_line(out, &r->levels[i], before, after);
+			fputs(md ? "\n" : "", out);
+		}
+	}
 }
 
 /* The lines above a text or Markdown table: how the verdicts were made. */
@@ -750,19 +813,7 @@ static void compare_print_head(FILE *out, const char *before, const char *after,
 		if (lv->repeats_after > max_rep)
 			max_rep = lv->repeats_after;
 	}
-	fputs(md ? "### compare '" : "compare '", out);
-	compare_put_text(out, before, 0);
-	fputs("' (before) with '", out);
-	compare_put_text(out, after, 0);
-	fputs("' (after)\n\n", out);
-	for (i = 0; i < r->n_warnings; i++)
-		fprintf(out, "warning: %s\n%s", r->warnings[i], md ? "\n" : "");
-	for (i = 0; i < r->n_levels; i++) {
-		if (!r->levels[i].compared) {
-			compare_level_line(out, &r->levels[i], before, after);
-			fputs(md ? "\n" : "", out);
-		}
-	}
+	compare_print_title(out, before, after, r, md);
 	if (!compared)
 		return;
 	fprintf(out, "Verdicts against --min-effect %g%%, 95%% intervals of the change; ",
@@ -786,127 +837,83 @@ static void compare_print_head(FILE *out, const char *before, const char *after,
 	fputs("\n", out);
 }
 
+/* JSON: the object around the rows, up to "rows": */
+static void compare_print_json_head(FILE *out, const char *before, const char *after,
+				    const struct compare_result *r)
+{
+	struct table t;
+	size_t i;
+
+	fputs("{\"before\": ", out);
+	table_put_json_string(out, before);
+	fputs(", \"after\": ", out);
+	table_put_json_string(out, after);
+	fprintf(out, ", \"min_effect_pct\": %g, \"warnings\": [", r->min_effect);
+	for (i = 0; i < r->n_warnings; i++) {
+		fputs(i ? ", " : "", out);
+		table_put_json_string(out, r->warnings[i]);
+	}
+	fputs("], \"levels\": ", out);
+	table_init(&t, out, TABLE_JSON, compare_level_cols,
+		   sizeof(compare_level_cols) / sizeof(compare_level_cols[0]), 0);
+	t.nested = 1;
+	table_begin(&t);
+	for (i = 0; i < r->n_levels; i++)
+		table_row(&t, &r->levels[i]);
+	table_end(&t);
+	fputs(", \"rows\": ", out);
+}
+
 static const char compare_legend[] =
 	"same: the interval lies inside +-min-effect; faster/slower: beyond it; "
 	"inconclusive: it straddles the threshold (run more requests or use --repeat). "
 	"P50 needs 5 requests a side, P99 200 (ITL counts requests, not gaps). Agg tok/s is "
 	"tokens / wall time; over the repeats' own values when both runs have two or more.\n";
 
-void compare_print(FILE *out, enum summary_format fmt, const char *before, const char *after,
+/* Fills row with the compare_row w of r and its text cells. */
+static void compare_table_row(struct compare_table_row *row, const struct compare_result *r,
+			      const struct compare_row *w)
+{
+	size_t c;
+
+	row->w = w;
+	row->lv = NULL;
+	for (c = 0; c < r->n_levels; c++)
+		if (r->levels[c].level == w->level)
+			row->lv = &r->levels[c];
+	metric_level_cell(w->level, row->level, sizeof(row->level));
+	snprintf(row->metric, sizeof(row->metric), "%s%s", w->metric, w->estimated ? "*" : "");
+	compare_change_cell(row->change, sizeof(row->change), &w->v);
+	compare_verdict_cell(row->verdict, sizeof(row->verdict), w);
+}
+
+void compare_print(FILE *out, enum table_format fmt, const char *before, const char *after,
 		   const struct compare_result *r)
 {
-	static const char *const heads[] = {
-		"C", "Metric", "Stat", "Before", "After", "Change [95% interval]", "Verdict",
-	};
-	static const int widths[] = { 4, -10, -4, 9, 9, -24, 0 };
-	char cell[7][96];
-	size_t i, c;
+	int text = fmt == TABLE_TEXT || fmt == TABLE_MARKDOWN;
+	struct compare_table_row row;
+	struct table t;
+	size_t i;
 
-	if (fmt == SUMMARY_TEXT || fmt == SUMMARY_MARKDOWN) {
-		int md = fmt == SUMMARY_MARKDOWN;
-
-		compare_print_head(out, before, after, r, md);
-		if (!r->n_rows)
-			return;
-		for (c = 0; c < 7; c++) {
-			if (md)
-				fprintf(out, "| %s ", heads[c]);
-			else
-				fprintf(out, c ? "  %*s" : "%*s", widths[c], heads[c]);
-		}
-		fputs(md ? "|\n|--:|:--|:--|--:|--:|--:|:--|\n" : "\n", out);
-		for (i = 0; i < r->n_rows; i++) {
-			const struct compare_row *w = &r->rows[i];
-
-			compare_level_name(cell[0], sizeof(cell[0]), w->level);
-			snprintf(cell[1], sizeof(cell[1]), "%s%s", w->metric, w->estimated ? "*" : "");
-			snprintf(cell[2], sizeof(cell[2]), "%s", w->stat[0] ? w->stat : "-");
-			compare_cell_num(cell[3], sizeof(cell[3]), w->v.before);
-			compare_cell_num(cell[4], sizeof(cell[4]), w->v.after);
-			compare_change_cell(cell[5], sizeof(cell[5]), &w->v);
-			compare_verdict_cell(cell[6], sizeof(cell[6]), w);
-			for (c = 0; c < 7; c++) {
-				if (md)
-					fprintf(out, "| %s ", cell[c]);
-				else
-					fprintf(out, c ? "  %*s" : "%*s", widths[c], cell[c]);
-			}
-			fputs(md ? "|\n" : "\n", out);
-		}
-		fputs("\n", out);
-		fputs(compare_legend, out);
+	if (text)
+		compare_print_head(out, before, after, r, fmt == TABLE_MARKDOWN);
+	else if (fmt == TABLE_JSON)
+		compare_print_json_head(out, before, after, r);
+	if (text && !r->n_rows)
 		return;
-	}
-	if (fmt == SUMMARY_CSV) {
-		fputs("before,after,concurrency,metric,stat,unit,n_before,n_after,repeats_before,"
-		      "repeats_after,paired,before_value,after_value,change_pct,ci_lo,ci_hi,"
-		      "verdict,tokens_estimated\n", out);
-	} else {
-		fputs("{\"before\": \"", out);
-		compare_put_text(out, before, 1);
-		fputs("\", \"after\": \"", out);
-		compare_put_text(out, after, 1);
-		fprintf(out, "\", \"min_effect_pct\": %g, \"warnings\": [", r->min_effect);
-		for (i = 0; i < r->n_warnings; i++) {
-			fputs(i ? ", \"" : "\"", out);
-			compare_put_text(out, r->warnings[i], 1);
-			fputc('"', out);
-		}
-		fputs("], \"levels\": [", out);
-		for (i = 0; i < r->n_levels; i++) {
-			const struct compare_level *lv = &r->levels[i];
-
-			fprintf(out, "%s\n  {\"concurrency\": %d, \"compared\": %s, "
-				"\"repeats_before\": %zu, \"repeats_after\": %zu, \"paired\": %s, "
-				"\"ok_before\": %zu, \"ok_after\": %zu, \"failed_before\": %zu, "
-				"\"failed_after\": %zu}", i ? "," : "", lv->level,
-				lv->compared ? "true" : "false", lv->repeats_before,
-				lv->repeats_after, lv->paired ? "true" : "false", lv->ok_before,
-				lv->ok_after, lv->failed_before, lv->failed_after);
-		}
-		fputs("\n], \"rows\": [", out);
-	}
+	table_init(&t, out, fmt, compare_cols, sizeof(compare_cols) / sizeof(compare_cols[0]), 0);
+	t.sep = "  ";
+	t.nested = 1;
+	table_begin(&t);
+	row.labels[0] = before;
+	row.labels[1] = after;
 	for (i = 0; i < r->n_rows; i++) {
-		const struct compare_row *w = &r->rows[i];
-		const struct compare_level *lv = NULL;
-		const double v[] = { w->v.before, w->v.after, w->v.change_pct, w->v.lo, w->v.hi };
-		static const char *const keys[] = {
-			"before_value", "after_value", "change_pct", "ci_lo", "ci_hi",
-		};
-
-		for (c = 0; c < r->n_levels; c++)
-			if (r->levels[c].level == w->level)
-				lv = &r->levels[c];
-		if (fmt == SUMMARY_CSV) {
-			compare_put_csv(out, before);
-			fputc(',', out);
-			compare_put_csv(out, after);
-			fprintf(out, ",%d,%s,%s,%s,%zu,%zu,%zu,%zu,%d", w->level, w->metric, w->stat,
-				w->unit, w->v.n_before, w->v.n_after,
-				lv ? lv->repeats_before : 1, lv ? lv->repeats_after : 1, w->v.paired);
-			for (c = 0; c < sizeof(v) / sizeof(v[0]); c++) {
-				fputc(',', out);
-				compare_put_num(out, v[c], "");
-			}
-			fprintf(out, ",%s,%d\n", verdict_outcome_name(w->v.outcome), w->estimated);
-		} else {
-			fprintf(out, "%s\n  {\"concurrency\": %d, \"metric\": \"%s\", \"stat\": ",
-				i ? "," : "", w->level, w->metric);
-			if (w->stat[0])
-				fprintf(out, "\"%s\"", w->stat);
-			else
-				fputs("null", out);
-			fprintf(out, ", \"unit\": \"%s\", \"n_before\": %zu, \"n_after\": %zu, "
-				"\"paired\": %s", w->unit, w->v.n_before, w->v.n_after,
-				w->v.paired ? "true" : "false");
-			for (c = 0; c < sizeof(v) / sizeof(v[0]); c++) {
-				fprintf(out, ", \"%s\": ", keys[c]);
-				compare_put_num(out, v[c], "null");
-			}
-			fprintf(out, ", \"verdict\": \"%s\", \"tokens_estimated\": %s}",
-				verdict_outcome_name(w->v.outcome), w->estimated ? "true" : "false");
-		}
+		compare_table_row(&row, r, &r->rows[i]);
+		table_row(&t, &row);
 	}
-	if (fmt == SUMMARY_JSON)
-		fputs("\n]}\n", out);
+	table_end(&t);
+	if (fmt == TABLE_JSON)
+		fputs("}\n", out);
+	else if (text)
+		fprintf(out, "\n%s", compare_legend);
 }

@@ -18,6 +18,7 @@
 #include "analyze/db.h"
 #include "analyze/verdict.h"
 #include "lib/summary.h"
+#include "lib/table.h"
 
 struct compare_opts {
 	double min_effect;      /* percent: smaller changes are "same" */
@@ -73,7 +74,7 @@ int compare_runs(struct db *db, const char *before, const char *after,
  * that was not compared and a legend; CSV and JSON one record per row
  * (JSON with the warnings and levels too).
  */
-void compare_print(FILE *out, enum summary_format fmt, const char *before, const char *after,
+void compare_print(FILE *out, enum table_format fmt, const char *before, const char *after,
 		   const struct compare_result *r);
 
 /*

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "analyze/report.h"
+#include "lib/metric.h"
 #include "lib/stats.h"
 
 #define PLOT_WIDTH  1000
@@ -48,7 +49,7 @@ struct plot_series {
 struct plot_data {
 	struct plot_series *series;  /* owned, n_series of them */
 	size_t n_series;
-	int *levels;                 /* owned: every level > 0 of any run, ascending */
+	int *levels;                 /* owned: every concurrency of any run, ascending */
 	size_t n_levels;
 	enum plot_format fmt;
 };
@@ -118,7 +119,7 @@ static int plot_int_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Collects the distinct positive levels of all series into d->levels. */
+/* Collects the distinct concurrencies (no open loop) of all series into d->levels. */
 static int plot_collect_levels(struct plot_data *d)
 {
 	size_t total = 0, i, j, n = 0;
@@ -130,7 +131,7 @@ static int plot_collect_levels(struct plot_data *d)
 		return -1;
 	for (i = 0; i < d->n_series; i++)
 		for (j = 0; j < d->series[i].run.n_levels; j++)
-			if (d->series[i].run.levels[j].level > 0)
+			if (metric_level_closed(d->series[i].run.levels[j].level))
 				d->levels[n++] = d->series[i].run.levels[j].level;
 	qsort(d->levels, n, sizeof(*d->levels), plot_int_cmp);
 	for (i = 0, j = 0; i < n; i++)
@@ -153,16 +154,18 @@ static void plot_take_requests(struct plot_series *s, const struct result *r, si
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (r[i].ttft_ns >= 0 && result_ok(&r[i])) {
-			s->pts[s->n_pts].t_s = (double)r[i].send_ns / 1e9;
-			s->pts[s->n_pts].ttft_ms = (double)r[i].ttft_ns / 1e6;
+		double ttft = metric_ttft_ms(&r[i]);
+
+		if (!isnan(ttft) && result_ok(&r[i])) {
+			s->pts[s->n_pts].t_s = metric_ms(r[i].send_ns) / 1e3;
+			s->pts[s->n_pts].ttft_ms = ttft;
 			s->pts[s->n_pts++].warmup = r[i].warmup;
 		}
 		if (r[i].warmup || !result_ok(&r[i]))
 			continue;
-		s->e2e[s->n_e2e++] = (double)r[i].e2e_ns / 1e6;
-		if (r[i].ttft_ns >= 0)
-			s->ttft[s->n_ttft++] = (double)r[i].ttft_ns / 1e6;
+		s->e2e[s->n_e2e++] = metric_e2e_ms(&r[i]);
+		if (!isnan(ttft))
+			s->ttft[s->n_ttft++] = ttft;
 	}
 }
 
@@ -222,7 +225,7 @@ static int plot_add_series(struct plot_data *d, struct db *db, const char *label
 		errmsg_set(err, errlen, "run '%s': out of memory", label);
 		return DB_ERR_WORK;
 	}
-	rc = report_summarize(db, label, &s->run, err, errlen);
+	rc = report_summarize(db, label, NULL, &s->run, err, errlen);
 	if (!rc)
 		rc = plot_load_requests(db, label, s, err, errlen);
 	if (rc) {

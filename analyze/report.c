@@ -2,7 +2,8 @@
  * report.c - `tracebench analyze report` and `export`; see report.h.
  *
  * This file decides the structure of a report (which runs, which levels,
- * headings, the warm-up line); the table itself is lib/summary.c's, and all
+ * headings, the warm-up line); the sweep table's columns are lib/summary.c's,
+ * those of `analyze runs` and export below, all rendered by lib/table.c; all
  * SQL is in db.c.
  */
 #include "analyze/report.h"
@@ -12,6 +13,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +46,7 @@ static void report_note_warmups(struct report_run *run, const struct result *r, 
 			continue;
 		if (run->warmups++ == 0 || r[i].seq < *cold_seq) {
 			*cold_seq = r[i].seq;
-			run->cold_ttft_ms = r[i].ttft_ns >= 0 ? (double)r[i].ttft_ns / 1e6 : NAN;
+			run->cold_ttft_ms = metric_ttft_ms(&r[i]);
 			snprintf(run->cold_error, sizeof(run->cold_error), "%s", r[i].error);
 		}
 	}
@@ -60,9 +62,7 @@ static void report_scaling(struct report_run *run)
 		if (run->levels[i].level == 1)
 			base = run->levels[i].agg_tps;
 	for (i = 0; i < run->n_levels; i++)
-		if (!isnan(base) && base > 0 && run->levels[i].level > 0)
-			run->levels[i].scaling_eff = run->levels[i].agg_tps /
-				((double)run->levels[i].level * base);
+		summary_set_scaling(&run->levels[i], base);
 }
 
 /*
@@ -77,7 +77,7 @@ static int report_shard_levels(struct db *db, const char *label, struct report_r
 	size_t i;
 	int rc;
 
-	if (!run->n_levels || run->levels[0].level == 0)
+	if (!run->n_levels || !metric_level_closed(run->levels[0].level))
 		return DB_OK;
 	rc = shards_view(db, label, NULL, &v, err, errlen);
 	if (rc || v.loaded < 2)
@@ -88,14 +88,8 @@ static int report_shard_levels(struct db *db, const char *label, struct report_r
 	return DB_OK;
 }
 
-int report_summarize(struct db *db, const char *label, struct report_run *out,
-		     char *err, size_t errlen)
-{
-	return report_summarize_slo(db, label, NULL, out, err, errlen);
-}
-
-int report_summarize_slo(struct db *db, const char *label, const struct summary_slo *slo,
-			 struct report_run *out, char *err, size_t errlen)
+int report_summarize(struct db *db, const char *label, const struct metric_slo *slo,
+		     struct report_run *out, char *err, size_t errlen)
 {
 	struct report_run run = { NULL, 0, 0, NAN, "", 0 };
 	struct result *res = NULL;
@@ -117,7 +111,7 @@ int report_summarize_slo(struct db *db, const char *label, const struct summary_
 		if (rc)
 			goto cleanup;
 		report_note_warmups(&run, res, n_res, &cold_seq);
-		summary_compute_slo(res, n_res, levels[i], slo, &run.levels[run.n_levels]);
+		summary_compute(res, n_res, levels[i], slo, &run.levels[run.n_levels]);
 		/* A level holding only warm-ups has nothing to show in the table. */
 		if (run.levels[run.n_levels].requests > 0)
 			run.n_levels++;
@@ -136,43 +130,36 @@ cleanup:
 	return rc;
 }
 
-/* Prints s with control characters (a newline in a label) as spaces. */
-static void report_put_oneline(FILE *out, const char *s)
-{
-	for (; s && *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
-}
-
 /* "run 'L': endpoint E, model M, trace D" (text) or "### L — ..." (Markdown). */
-static void report_heading(FILE *out, enum summary_format fmt, const struct db_run *run)
+static void report_heading(FILE *out, enum table_format fmt, const struct db_run *run)
 {
-	if (fmt == SUMMARY_MARKDOWN) {
+	if (fmt == TABLE_MARKDOWN) {
 		fputs("### ", out);
-		report_put_oneline(out, run->label);
+		table_put_text(out, run->label);
 		fputs(" —", out);
 	} else {
 		fputs("run '", out);
-		report_put_oneline(out, run->label);
+		table_put_text(out, run->label);
 		fputs("':", out);
 	}
 	fputs(" endpoint ", out);
-	report_put_oneline(out, run->endpoint ? run->endpoint : "unknown");
+	table_put_text(out, run->endpoint ? run->endpoint : "unknown");
 	if (run->model) {
 		fputs(", model ", out);
-		report_put_oneline(out, run->model);
+		table_put_text(out, run->model);
 	}
 	if (run->trace_digest) {
 		fputs(", trace ", out);
-		report_put_oneline(out, run->trace_digest);
+		table_put_text(out, run->trace_digest);
 	}
 	if (run->files > 1)
 		fprintf(out, ", merged from %d results files", run->files);
-	fputs(fmt == SUMMARY_MARKDOWN ? "\n\n" : "\n", out);
+	fputs(fmt == TABLE_MARKDOWN ? "\n\n" : "\n", out);
 }
 
 /* The params' "notes" (a capture's or another tool's run: what its source
  * lacks or means differently), one "note:" line each. */
-static void report_notes(FILE *out, enum summary_format fmt, const char *params)
+static void report_notes(FILE *out, enum table_format fmt, const char *params)
 {
 	cJSON *p = params ? cJSON_Parse(params) : NULL;
 	const cJSON *note;
@@ -182,11 +169,11 @@ static void report_notes(FILE *out, enum summary_format fmt, const char *params)
 		if (!cJSON_IsString(note))
 			continue;
 		fputs("note: ", out);
-		report_put_oneline(out, note->valuestring);
-		fputs(fmt == SUMMARY_MARKDOWN ? "  \n" : "\n", out);
+		table_put_text(out, note->valuestring);
+		fputs(fmt == TABLE_MARKDOWN ? "  \n" : "\n", out);
 		any = 1;
 	}
-	if (any && fmt == SUMMARY_MARKDOWN)
+	if (any && fmt == TABLE_MARKDOWN)
 		fputc('\n', out);
 	cJSON_Delete(p);
 }
@@ -197,39 +184,38 @@ static void report_warmup_line(FILE *out, const struct report_run *run)
 	if (!run->warmups)
 		return;
 	fprintf(out, "warm-up: %zu request%s, ", run->warmups, run->warmups == 1 ? "" : "s");
-	if (run->cold_error[0])
-		fprintf(out, "cold-start request failed (%s)\n", run->cold_error);
+	if (run->cold_error[0]) {
+		fputs("cold-start request failed (", out);
+		table_put_text(out, run->cold_error);
+		fputs(")\n", out);
+	}
 	else if (isnan(run->cold_ttft_ms))
 		fputs("cold-start request had no token\n", out);
 	else
 		fprintf(out, "cold-start TTFT %.1f ms\n", run->cold_ttft_ms);
 }
 
-/* Prints the rows of one run; *first is the summary_report_row flag. */
-static void report_rows(FILE *out, enum summary_format fmt, const char *label,
-			const struct report_run *run, int *first, int slo)
+/* Prints the rows of one run into t. */
+static void report_rows(struct table *t, const char *label, const struct report_run *run)
 {
 	size_t i;
 
-	for (i = 0; i < run->n_levels; i++) {
-		summary_report_row(out, fmt, label, &run->levels[i], *first, slo);
-		*first = 0;
-	}
+	for (i = 0; i < run->n_levels; i++)
+		summary_table_row(t, label, &run->levels[i]);
 }
 
 /* "errors: C=2: 1 http, 2 timeout; C=4: ..." when the run had errors. */
 static void report_error_line(FILE *out, const struct report_run *run)
 {
+	char name[32];
 	size_t i, k;
 	int any = 0, n;
 
 	for (i = 0; i < run->n_levels; i++) {
 		if (!run->levels[i].errors)
 			continue;
-		if (run->levels[i].level == 0)
-			fprintf(out, "%s open loop:", any ? ";" : "errors by class:");
-		else
-			fprintf(out, "%s C=%d:", any ? ";" : "errors by class:", run->levels[i].level);
+		fprintf(out, "%s %s:", any ? ";" : "errors by class:",
+			metric_level_name(run->levels[i].level, name, sizeof(name)));
 		any = 1;
 		for (k = 0, n = 0; k < SUMMARY_N_ERROR_CLASSES; k++)
 			if (run->levels[i].errors_by_class[k])
@@ -300,7 +286,7 @@ static int report_has_open_loop(const struct report_run *run)
 }
 
 /* "goodput: requests within TTFT <= 500 ms, TPOT <= 50 ms" under the table. */
-static void report_slo_line(FILE *out, const struct summary_slo *slo)
+static void report_slo_line(FILE *out, const struct metric_slo *slo)
 {
 	static const char *const names[] = { "TTFT", "TTFA", "TPOT", "E2E" };
 	const double lim[] = { slo->ttft_ms, slo->ttfa_ms, slo->tpot_ms, slo->e2e_ms };
@@ -317,27 +303,28 @@ static void report_slo_line(FILE *out, const struct summary_slo *slo)
 /* Text and Markdown: per run a heading, the table, the warm-up and error
  * lines, and the latency table with its legend. */
 static int report_print_per_run(struct db *db, const struct db_run *runs, size_t n,
-				enum summary_format fmt, const struct summary_slo *slo,
+				enum table_format fmt, const struct metric_slo *slo,
 				FILE *out, char *err, size_t errlen)
 {
-	const char *para = fmt == SUMMARY_MARKDOWN ? "\n" : "";
+	const char *para = fmt == TABLE_MARKDOWN ? "\n" : "";
 	struct report_run run;
+	struct table t;
 	size_t i;
-	int first, sharded;
+	int sharded;
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		rc = report_summarize_slo(db, runs[i].label, slo, &run, err, errlen);
+		rc = report_summarize(db, runs[i].label, slo, &run, err, errlen);
 		if (rc)
 			return rc;
 		if (i > 0)
 			fputc('\n', out);
 		report_heading(out, fmt, &runs[i]);
 		report_notes(out, fmt, runs[i].params);
-		first = 1;
-		summary_report_begin(out, fmt, slo != NULL);
-		report_rows(out, fmt, runs[i].label, &run, &first, slo != NULL);
-		summary_report_end(out, fmt);
+		summary_table_init(&t, out, fmt, slo != NULL);
+		table_begin(&t);
+		report_rows(&t, runs[i].label, &run);
+		table_end(&t);
 		fputs(para, out);
 		if (slo) {
 			report_slo_line(out, slo);
@@ -354,7 +341,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		if (run.warmups || report_has_errors(&run) || report_has_open_loop(&run) || sharded)
 			fputs(para, out);
 		if (run.n_levels) {
-			if (fmt == SUMMARY_TEXT)
+			if (fmt == TABLE_TEXT)
 				fputc('\n', out);
 			summary_print_latency(out, fmt, run.levels, run.n_levels);
 		}
@@ -365,28 +352,29 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 
 /* CSV and JSON: one table, the run label in its "run" column. */
 static int report_print_one_table(struct db *db, const struct db_run *runs, size_t n,
-				  enum summary_format fmt, const struct summary_slo *slo,
+				  enum table_format fmt, const struct metric_slo *slo,
 				  FILE *out, char *err, size_t errlen)
 {
 	struct report_run run;
+	struct table t;
 	size_t i;
-	int first = 1;
 	int rc;
 
-	summary_report_begin(out, fmt, slo != NULL);
+	summary_table_init(&t, out, fmt, slo != NULL);
+	table_begin(&t);
 	for (i = 0; i < n; i++) {
-		rc = report_summarize_slo(db, runs[i].label, slo, &run, err, errlen);
+		rc = report_summarize(db, runs[i].label, slo, &run, err, errlen);
 		if (rc)
 			return rc;
-		report_rows(out, fmt, runs[i].label, &run, &first, slo != NULL);
+		report_rows(&t, runs[i].label, &run);
 		report_run_release(&run);
 	}
-	summary_report_end(out, fmt);
+	table_end(&t);
 	return DB_OK;
 }
 
-int report_print_slo(struct db *db, const char *label, enum summary_format fmt,
-		     const struct summary_slo *slo, FILE *out, char *err, size_t errlen)
+int report_print(struct db *db, const char *label, enum table_format fmt,
+		 const struct metric_slo *slo, FILE *out, char *err, size_t errlen)
 {
 	struct db_run *runs = NULL;
 	size_t n = 0;
@@ -395,7 +383,7 @@ int report_print_slo(struct db *db, const char *label, enum summary_format fmt,
 	rc = db_runs(db, label, &runs, &n, err, errlen);
 	if (rc)
 		goto cleanup;
-	if (fmt == SUMMARY_TEXT || fmt == SUMMARY_MARKDOWN)
+	if (fmt == TABLE_TEXT || fmt == TABLE_MARKDOWN)
 		rc = report_print_per_run(db, runs, n, fmt, slo, out, err, errlen);
 	else
 		rc = report_print_one_table(db, runs, n, fmt, slo, out, err, errlen);
@@ -406,65 +394,138 @@ cleanup:
 	return rc;
 }
 
-/* Writes one CSV field (RFC 4180): quoted when it holds , " CR or LF. */
-static void report_csv_field(FILE *out, const char *s)
-{
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
 
-struct report_csv {
-	FILE *out;
-	int header_done;
+/* A row of `analyze runs`: a run and its counts. */
+struct report_runs_row {
+	const struct db_run *run;
+	struct db_run_counts cnt;
 };
 
-/* db_row_fn: the header once for the whole export, then a row per request. */
-static int report_csv_row(void *ctx, int ncols, const char *const *names,
-			  const char *const *cells)
+static const char *col_runs_str(const void *row, size_t off)
 {
-	struct report_csv *csv = ctx;
-	const char *const *v = cells ? cells : names;
-	int i;
+	const char *v;
 
-	if (!cells && csv->header_done)
-		return 0;
-	csv->header_done = 1;
-	for (i = 0; i < ncols; i++) {
-		if (i)
-			fputc(',', csv->out);
-		report_csv_field(csv->out, v[i]);
+	memcpy(&v, (const char *)((const struct report_runs_row *)row)->run + off, sizeof(v));
+	return v;
+}
+
+static const char *col_runs_levels(const void *row, size_t arg)
+{
+	(void)arg;
+	return ((const struct report_runs_row *)row)->cnt.levels;
+}
+
+static double col_runs_count(const void *row, size_t off)
+{
+	long v;
+
+	memcpy(&v, (const char *)&((const struct report_runs_row *)row)->cnt + off, sizeof(v));
+	return (double)v;
+}
+
+#define RUN_STR(name, field) { .head = name, .key = name, .flags = TABLE_LEFT, \
+			       .str = col_runs_str, .arg = offsetof(struct db_run, field) }
+#define RUN_COUNT(name, field) { .head = name, .key = name, .num = col_runs_count, \
+				 .arg = offsetof(struct db_run_counts, field) }
+
+static const struct table_col report_runs_cols[] = {
+	RUN_STR("label", label), RUN_STR("created", created), RUN_STR("endpoint", endpoint),
+	RUN_STR("model", model), RUN_STR("trace", trace_digest), RUN_STR("mode", mode),
+	{ .head = "levels", .key = "levels", .flags = TABLE_LEFT, .str = col_runs_levels },
+	RUN_COUNT("requests", requests), RUN_COUNT("errors", errors),
+};
+
+int report_print_runs(struct db *db, enum table_format fmt, FILE *out, char *err, size_t errlen)
+{
+	struct report_runs_row *rows = NULL;
+	struct db_run *runs = NULL;
+	struct table t;
+	size_t n = 0, i, done = 0;
+	int rc;
+
+	rc = db_runs(db, NULL, &runs, &n, err, errlen);
+	if (!rc && !(rows = calloc(n, sizeof(*rows)))) {
+		errmsg_set(err, errlen, "out of memory");
+		rc = DB_ERR_WORK;
 	}
-	/* RFC 4180 ends records with CRLF; every CSV reader accepts LF too,
-	 * and LF keeps the file friendly to grep, cut and diff. */
-	fputc('\n', csv->out);
-	return ferror(csv->out) ? DB_ERR_WORK : 0;
+	for (; !rc && done < n; done++) {
+		rows[done].run = &runs[done];
+		rc = db_run_counts(db, runs[done].label, &rows[done].cnt, err, errlen);
+	}
+	if (!rc) {
+		table_init(&t, out, fmt, report_runs_cols,
+			   sizeof(report_runs_cols) / sizeof(report_runs_cols[0]), 0);
+		t.sep = "  ";
+		for (i = 0; i < n; i++)
+			table_fit(&t, &rows[i]);
+		table_begin(&t);
+		for (i = 0; i < n; i++)
+			table_row(&t, &rows[i]);
+		table_end(&t);
+		rc = report_check_output(out, err, errlen);
+	}
+	for (i = 0; i < done; i++)
+		free(rows[i].cnt.levels);
+	free(rows);
+	db_runs_free(runs, n);
+	return rc;
+}
+
+/* The export in progress: its columns, from the first header db_export_rows gives. */
+struct report_export {
+	struct table t;
+	struct table_col cols[TABLE_MAX_COLS];
+	char names[TABLE_MAX_COLS][32];
+	int begun;
+};
+
+static const char *col_export_cell(const void *row, size_t i)
+{
+	return ((const char *const *)row)[i];
+}
+
+/* db_row_fn: the header once for the whole export, then a row per request. */
+static int report_export_row(void *ctx, int ncols, const char *const *names,
+			     const char *const *cells)
+{
+	struct report_export *x = ctx;
+	size_t i;
+
+	if (!cells && !x->begun) {
+		for (i = 0; i < (size_t)ncols && i < TABLE_MAX_COLS; i++) {
+			snprintf(x->names[i], sizeof(x->names[i]), "%s", names[i]);
+			x->cols[i] = (struct table_col){ .key = x->names[i], .str = col_export_cell,
+							 .arg = i };
+		}
+		table_init(&x->t, x->t.out, TABLE_CSV, x->cols, i, 0);
+		table_begin(&x->t);
+		x->begun = 1;
+	} else if (cells) {
+		table_row(&x->t, cells);
+	}
+	return ferror(x->t.out) ? DB_ERR_WORK : 0;
 }
 
 int report_export_csv(struct db *db, const char *label, FILE *out, char *err, size_t errlen)
 {
-	struct report_csv csv = { out, 0 };
+	struct report_export *x = calloc(1, sizeof(*x));
 	struct db_run *runs = NULL;
 	size_t n = 0, i;
 	int rc;
 
+	if (!x) {
+		errmsg_set(err, errlen, "out of memory");
+		return DB_ERR_WORK;
+	}
+	x->t.out = out;
 	rc = db_runs(db, label, &runs, &n, err, errlen);
 	for (i = 0; !rc && i < n; i++)
-		rc = db_export_rows(db, runs[i].label, report_csv_row, &csv, err, errlen);
+		rc = db_export_rows(db, runs[i].label, report_export_row, x, err, errlen);
 	if (rc == DB_ERR_WORK && ferror(out))
 		errmsg_set(err, errlen, "cannot write output: %s", strerror(errno));
 	if (!rc)
 		rc = report_check_output(out, err, errlen);
 	db_runs_free(runs, n);
+	free(x);
 	return rc;
 }

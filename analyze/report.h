@@ -4,7 +4,8 @@
  *
  * The table rows are computed by lib/summary.c from struct result arrays
  * (db_results), the code replay uses for its live table, so a report shows
- * the numbers replay printed. Output goes to a FILE * so tests can read it.
+ * the numbers replay printed, in the same columns. Every table is printed
+ * by lib/table.c. Output goes to a FILE * so tests can read it.
  * Functions return DB_OK or a DB_ERR_* code (db.h) with a message in 'err'.
  */
 #ifndef TB_ANALYZE_REPORT_H
@@ -27,33 +28,38 @@ struct report_run {
 };
 
 /*
- * Summarizes every level of the run 'label' with summary_compute.
- * On success fills *out (release with report_run_release).
+ * Summarizes every level of the run 'label' with summary_compute, with
+ * goodput against slo (NULL: none), and sets each level's scaling
+ * efficiency when the run has a level C=1. A closed-loop run merged from S
+ * shards reports C as the total in flight, S x C. On success fills *out
+ * (release with report_run_release).
  */
-int report_summarize(struct db *db, const char *label, struct report_run *out,
-		     char *err, size_t errlen);
-
-/* report_summarize with goodput against slo (NULL: none). Also sets each
- * level's scaling efficiency when the run has a level C=1. A closed-loop
- * run merged from S shards reports C as the total in flight, S x C. */
-int report_summarize_slo(struct db *db, const char *label, const struct summary_slo *slo,
-			 struct report_run *out, char *err, size_t errlen);
+int report_summarize(struct db *db, const char *label, const struct metric_slo *slo,
+		     struct report_run *out, char *err, size_t errlen);
 void report_run_release(struct report_run *r);
 
 /*
- * Prints the table of each run (only 'label' when not NULL) to out, with
- * goodput columns against slo (NULL: none). Text and Markdown get a
- * heading per run and, after its table, the errors by class, the latency
- * table (summary_print_latency) and the warm-up line; CSV and JSON one
- * table covering all runs, the run label in the "run" column.
+ * Prints the sweep table of each run (only 'label' when not NULL) to out,
+ * with goodput columns against slo (NULL: none). Text and Markdown get per
+ * run a heading, the table, then the warm-up line, the errors by class and
+ * the latency table (summary_print_latency); CSV and JSON one table
+ * covering all runs, the run label in the "run" column.
  */
-int report_print_slo(struct db *db, const char *label, enum summary_format fmt,
-		     const struct summary_slo *slo, FILE *out, char *err, size_t errlen);
+int report_print(struct db *db, const char *label, enum table_format fmt,
+		 const struct metric_slo *slo, FILE *out, char *err, size_t errlen);
+
+/*
+ * `analyze runs`: a row per run (label, created, endpoint, model, trace,
+ * mode, levels, requests without warm-ups, errors) to out.
+ */
+int report_print_runs(struct db *db, enum table_format fmt, FILE *out, char *err,
+		      size_t errlen);
 
 /*
  * Writes one CSV row per request (warm-ups included, flagged) of each run
  * (only 'label' when not NULL) to out, with a header row; RFC 4180 quoting,
- * an empty field for NULL. Columns: see db_export_rows.
+ * an empty field for NULL, spreadsheet formulas neutralised (lib/table.h).
+ * Columns: see db_export_rows.
  */
 int report_export_csv(struct db *db, const char *label, FILE *out, char *err, size_t errlen);
 

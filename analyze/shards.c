@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "lib/stats.h"
+#include "lib/table.h"
 
 /* One shard, from its results header's clock and its requests. */
 struct shard_info {
@@ -167,8 +168,8 @@ static void shards_compute(const struct db_shard *sh, size_t n, const struct rep
 	if (open)
 		v->tolerance_ms = isnan(v->mean_gap_ms) ? 1 : v->mean_gap_ms / 10;
 	else
-		v->tolerance_ms = run && run->n_levels && !isnan(run->levels[0].e2e_mean_ms) ?
-				  run->levels[0].e2e_mean_ms / 10 : 1;
+		v->tolerance_ms = run && run->n_levels && !isnan(run->levels[0].e2e.mean) ?
+				  run->levels[0].e2e.mean / 10 : 1;
 	if (v->tolerance_ms < 1)
 		v->tolerance_ms = 1;
 }
@@ -263,8 +264,10 @@ int shards_print(FILE *out, struct db *db, const char *label, const struct repor
 	if (!v.loaded)
 		goto cleanup;
 	*printed = 1;
-	fprintf(out, "shards: %zu of %ld on %zu host%s (%s)", v.loaded, v.expected, v.hosts,
-		v.hosts == 1 ? "" : "s", v.host_list);
+	fprintf(out, "shards: %zu of %ld on %zu host%s (", v.loaded, v.expected, v.hosts,
+		v.hosts == 1 ? "" : "s");
+	table_put_text(out, v.host_list);   /* names from the results files */
+	fputc(')', out);
 	if (!isnan(v.start_spread_ms))
 		fprintf(out, "; start spread %.2f ms", v.start_spread_ms);
 	else
@@ -279,8 +282,11 @@ int shards_print(FILE *out, struct db *db, const char *label, const struct repor
 	for (i = 0; i < n; i++) {
 		const struct db_shard *s = &sh[i];
 
-		fprintf(out, "  shard %s on %s: %ld requests", s->shard ? s->shard : "-",
-			si[i].host, s->requests);
+		fputs("  shard ", out);
+		table_put_text(out, s->shard ? s->shard : "-");
+		fputs(" on ", out);
+		table_put_text(out, si[i].host);
+		fprintf(out, ": %ld requests", s->requests);
 		if (!isnan(si[i].lag0_ms))
 			fprintf(out, ", start lag %.2f ms", si[i].lag0_ms);
 		if (s->requests && s->lag_ms && is_open_loop(s->params))

@@ -1,5 +1,7 @@
 /*
- * summary.c - the per-level sweep table; see summary.h.
+ * summary.c - the per-level sweep table; see summary.h. The metrics are
+ * lib/metric.c's; this file gathers them over a level and declares the
+ * table's columns, once, for every format.
  */
 #include "summary.h"
 #include "clock.h"
@@ -9,23 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-int summary_format_parse(const char *s, enum summary_format *out)
-{
-	static const struct { const char *name; enum summary_format fmt; } names[] = {
-		{ "text", SUMMARY_TEXT }, { "markdown", SUMMARY_MARKDOWN },
-		{ "md", SUMMARY_MARKDOWN }, { "csv", SUMMARY_CSV }, { "json", SUMMARY_JSON },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (strcmp(s, names[i].name) == 0) {
-			*out = names[i].fmt;
-			return 0;
-		}
-	}
-	return -1;
-}
 
 const char *const summary_error_classes[SUMMARY_N_ERROR_CLASSES] = {
 	RESULT_ERR_HTTP, RESULT_ERR_CONNECT, RESULT_ERR_TIMEOUT, RESULT_ERR_TRANSFER,
@@ -41,76 +26,6 @@ static size_t summary_error_index(const char *cls)
 		if (strcmp(cls, summary_error_classes[i]) == 0)
 			return i;
 	return SUMMARY_N_ERROR_CLASSES - 1;
-}
-
-int summary_slo_parse(const char *s, struct summary_slo *out, char *err, size_t errlen)
-{
-	struct summary_slo slo = { 0, 0, 0, 0 };
-	char buf[256], *item, *save = NULL, *eq, *end;
-	double v, scale;
-
-	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf) || !*buf ||
-	    strstr(buf, ",,") || buf[0] == ',' || buf[strlen(buf) - 1] == ',') {
-		snprintf(err, errlen, "bad --slo '%s'", s);
-		return -1;
-	}
-	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-		eq = strchr(item, '=');
-		if (!eq) {
-			snprintf(err, errlen, "bad --slo item '%s' (want metric=limit, e.g. ttft=500ms)",
-				 item);
-			return -1;
-		}
-		*eq = '\0';
-		v = strtod(eq + 1, &end);
-		scale = 1;
-		if (strcmp(end, "s") == 0)
-			scale = 1e3;
-		else if (strcmp(end, "us") == 0)
-			scale = 1e-3;
-		else if (*end && strcmp(end, "ms") != 0)
-			end = NULL;
-		if (end == eq + 1 || !end || !(v > 0) || isinf(v)) {
-			snprintf(err, errlen, "bad --slo limit '%s' for %s (want e.g. 500ms, 10s)",
-				 eq + 1, item);
-			return -1;
-		}
-		v *= scale;
-		if (strcmp(item, "ttft") == 0)
-			slo.ttft_ms = v;
-		else if (strcmp(item, "ttfa") == 0)
-			slo.ttfa_ms = v;
-		else if (strcmp(item, "tpot") == 0)
-			slo.tpot_ms = v;
-		else if (strcmp(item, "e2e") == 0)
-			slo.e2e_ms = v;
-		else {
-			snprintf(err, errlen, "unknown --slo metric '%s' (ttft, ttfa, tpot, e2e)", item);
-			return -1;
-		}
-	}
-	*out = slo;
-	return 0;
-}
-
-static double ms(int64_t ns)
-{
-	return (double)ns / (double)NS_PER_MS;
-}
-
-/* True when the successful request q is within every limit of slo. */
-static int summary_within_slo(const struct result *q, const struct summary_slo *slo)
-{
-	if (slo->ttft_ms > 0 && (q->ttft_ns < 0 || ms(q->ttft_ns) > slo->ttft_ms))
-		return 0;
-	if (slo->ttfa_ms > 0 && (q->ttfa_ns < 0 || ms(q->ttfa_ns) > slo->ttfa_ms))
-		return 0;
-	if (slo->tpot_ms > 0 && q->ttft_ns >= 0 && q->output_tokens >= 2 &&
-	    ms(q->e2e_ns - q->ttft_ns) / (double)(q->output_tokens - 1) > slo->tpot_ms)
-		return 0;
-	if (slo->e2e_ms > 0 && ms(q->e2e_ns) > slo->e2e_ms)
-		return 0;
-	return 1;
 }
 
 /* Per-metric sample arrays of one level, in ms. */
@@ -173,579 +88,330 @@ static void summary_nan_dist(struct stats_dist *d)
 	d->mean = d->p50 = d->p90 = d->p95 = d->p99 = d->max = NAN;
 }
 
-/* First start and last end of the requests of one repeat. */
-struct summary_span {
-	int64_t first, last;
+/* What a level's requests add up to besides the samples. */
+struct summary_acc {
+	struct summary_samples x;
+	int have;                  /* x was allocated */
+	double warm_sum, tps_sum;
+	size_t warm_ok, ntps;
+	int64_t first_send, last_send, first_sched, last_sched;
 };
 
-void summary_compute(const struct result *r, size_t n, int level, struct level_summary *s)
+/* Adds the non-warm-up request q to s and a. */
+static void summary_take(struct level_summary *s, struct summary_acc *a, const struct result *q,
+			 const struct metric_slo *slo)
 {
-	summary_compute_slo(r, n, level, NULL, s);
+	struct summary_samples *x = &a->x;
+	size_t j;
+
+	s->requests++;
+	a->first_send = q->send_ns < a->first_send ? q->send_ns : a->first_send;
+	a->last_send = q->send_ns > a->last_send ? q->send_ns : a->last_send;
+	a->first_sched = q->sched_ns < a->first_sched ? q->sched_ns : a->first_sched;
+	a->last_sched = q->sched_ns > a->last_sched ? q->sched_ns : a->last_sched;
+	if (!result_ok(q)) {
+		s->errors++;
+		s->errors_by_class[summary_error_index(q->error)]++;
+		return;
+	}
+	s->ok++;
+	s->tokens += q->output_tokens;
+	if (slo && metric_within_slo(q, slo))
+		s->good++;
+	if (!isnan(metric_req_tps(q))) {
+		a->tps_sum += metric_req_tps(q);
+		a->ntps++;
+	}
+	if (!a->have)
+		return;
+	x->e2e[x->n_e2e++] = metric_e2e_ms(q);
+	if (!isnan(metric_ttft_ms(q)))
+		x->ttft[x->n_ttft++] = metric_ttft_ms(q);
+	if (!isnan(metric_ttfa_ms(q)))
+		x->ttfa[x->n_ttfa++] = metric_ttfa_ms(q);
+	if (!isnan(metric_tpot_ms(q)))
+		x->tpot[x->n_tpot++] = metric_tpot_ms(q);
+	for (j = 0; j < metric_n_gaps(q); j++)
+		x->itl[x->n_itl++] = metric_ms(q->itl_ns[j]);
+	if (x->lag) {
+		double lag = metric_ms(q->send_ns - q->sched_ns);
+
+		x->lag[x->n_lag++] = lag;
+		x->e2e_svc[x->n_e2e_svc++] = metric_e2e_ms(q) - lag;
+		if (!isnan(metric_ttft_ms(q)))
+			x->ttft_svc[x->n_ttft_svc++] = metric_ttft_ms(q) - lag;
+	}
 }
 
-void summary_compute_slo(const struct result *r, size_t n, int level,
-			 const struct summary_slo *slo, struct level_summary *s)
+/* count - 1 requests over the span first .. last: a send rate in req/s. */
+static double summary_rate(size_t count, int64_t first, int64_t last)
 {
-	struct summary_samples x;
-	struct summary_span *spans = NULL;
-	double warm_sum = 0, tps_sum = 0;
-	size_t i, j, warm_ok = 0, ntps = 0, n_spans = 1;
-	int64_t first_send = INT64_MAX, last_send = INT64_MIN;
-	int64_t first_sched = INT64_MAX, last_sched = INT64_MIN;
-	int have = summary_samples_alloc(&x, r, n) == 0;
+	if (count < 2 || last <= first)
+		return NAN;
+	return (double)(count - 1) * (double)NS_PER_S / (double)(last - first);
+}
+
+/* The distributions of s from a's samples (NaN when there are none). */
+static void summary_describe(struct level_summary *s, struct summary_acc *a)
+{
+	struct stats_dist *d[] = { &s->ttft, &s->ttfa, &s->tpot, &s->itl, &s->e2e, &s->lag,
+				   &s->ttft_service, &s->e2e_service };
+	struct summary_samples *x = &a->x;
+	size_t i;
+
+	if (!a->have) {
+		for (i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+			summary_nan_dist(d[i]);
+		return;
+	}
+	stats_describe(x->ttft, x->n_ttft, &s->ttft);
+	stats_describe(x->ttfa, x->n_ttfa, &s->ttfa);
+	stats_describe(x->tpot, x->n_tpot, &s->tpot);
+	stats_describe(x->itl, x->n_itl, &s->itl);
+	stats_describe(x->e2e, x->n_e2e, &s->e2e);
+	s->open_loop = x->lag != NULL;
+	stats_describe(x->lag, x->n_lag, &s->lag);
+	stats_describe(x->ttft_svc, x->n_ttft_svc, &s->ttft_service);
+	stats_describe(x->e2e_svc, x->n_e2e_svc, &s->e2e_service);
+	summary_samples_free(x);
+}
+
+/* The wall time and repeats of s from the spans of r's repeats. */
+static void summary_wall(struct level_summary *s, const struct result *r, size_t n)
+{
+	size_t n_spans = metric_n_repeats(r, n);
+	struct metric_span *spans = malloc(n_spans * sizeof(*spans));
+
+	s->repeats = 1;
+	if (!spans)
+		return;
+	metric_spans(r, n, spans, n_spans);
+	s->wall_s = metric_wall_s(spans, n_spans, &s->repeats);
+	free(spans);
+}
+
+void summary_compute(const struct result *r, size_t n, int level,
+		     const struct metric_slo *slo, struct level_summary *s)
+{
+	struct summary_acc a;
+	size_t i;
 
 	memset(s, 0, sizeof(*s));
+	memset(&a, 0, sizeof(a));
+	a.have = summary_samples_alloc(&a.x, r, n) == 0;
+	a.first_send = a.first_sched = INT64_MAX;
+	a.last_send = a.last_sched = INT64_MIN;
 	s->level = level;
 	s->scaling_eff = NAN;
-	for (i = 0; i < n; i++)
-		if (r[i].repeat >= 0 && (size_t)r[i].repeat + 1 > n_spans)
-			n_spans = (size_t)r[i].repeat + 1;
-	spans = calloc(n_spans, sizeof(*spans));   /* calloc: clang-tidy loses track of the loop below */
-	if (!spans)
-		n_spans = 0;
-	for (i = 0; i < n_spans; i++) {
-		spans[i].first = INT64_MAX;
-		spans[i].last = INT64_MIN;
-	}
 	for (i = 0; i < n; i++) {
-		const struct result *q = &r[i];
-
-		if (q->warmup) {
-			s->warmup++;
-			if (result_ok(q) && q->ttft_ns >= 0) {
-				warm_sum += ms(q->ttft_ns);
-				warm_ok++;
-			}
+		if (!r[i].warmup) {
+			summary_take(s, &a, &r[i], slo);
 			continue;
 		}
-		s->requests++;
-		if (n_spans) {
-			struct summary_span *sp = &spans[q->repeat >= 0 ? q->repeat : 0];
-
-			if (q->sched_ns < sp->first)
-				sp->first = q->sched_ns;
-			if (q->sched_ns + q->e2e_ns > sp->last)
-				sp->last = q->sched_ns + q->e2e_ns;
-		}
-		if (q->send_ns < first_send)
-			first_send = q->send_ns;
-		if (q->send_ns > last_send)
-			last_send = q->send_ns;
-		if (q->sched_ns < first_sched)
-			first_sched = q->sched_ns;
-		if (q->sched_ns > last_sched)
-			last_sched = q->sched_ns;
-		if (!result_ok(q)) {
-			s->errors++;
-			s->errors_by_class[summary_error_index(q->error)]++;
-			continue;
-		}
-		s->ok++;
-		s->tokens += q->output_tokens;
-		if (slo && summary_within_slo(q, slo))
-			s->good++;
-		if (!have)
-			continue;
-		x.e2e[x.n_e2e++] = ms(q->e2e_ns);
-		if (x.lag) {
-			double lag = ms(q->send_ns - q->sched_ns);
-
-			x.lag[x.n_lag++] = lag;
-			x.e2e_svc[x.n_e2e_svc++] = ms(q->e2e_ns) - lag;
-			if (q->ttft_ns >= 0 && !q->unstreamed)
-				x.ttft_svc[x.n_ttft_svc++] = ms(q->ttft_ns) - lag;
-		}
-		/* A whole JSON body has no first token of its own (its TTFT would
-		 * be its E2E) nor gaps: it counts in E2E and tokens only. */
-		if (q->unstreamed)
-			continue;
-		if (q->ttft_ns >= 0)
-			x.ttft[x.n_ttft++] = ms(q->ttft_ns);
-		if (q->ttfa_ns >= 0)
-			x.ttfa[x.n_ttfa++] = ms(q->ttfa_ns);
-		for (j = 0; j < q->n_itl; j++)
-			x.itl[x.n_itl++] = ms(q->itl_ns[j]);
-		if (q->ttft_ns >= 0 && q->output_tokens >= 2 && q->e2e_ns > q->ttft_ns) {
-			double decode_ms = ms(q->e2e_ns - q->ttft_ns);
-
-			x.tpot[x.n_tpot++] = decode_ms / (double)(q->output_tokens - 1);
-			tps_sum += (double)q->output_tokens / (decode_ms / 1e3);
-			ntps++;
+		s->warmup++;
+		if (result_ok(&r[i]) && !isnan(metric_ttft_ms(&r[i]))) {
+			a.warm_sum += metric_ttft_ms(&r[i]);
+			a.warm_ok++;
 		}
 	}
-	s->warmup_ttft_ms = warm_ok ? warm_sum / (double)warm_ok : NAN;
-	for (i = 0; i < n_spans; i++) {
-		if (spans[i].last > spans[i].first) {
-			s->wall_s += (double)(spans[i].last - spans[i].first) / (double)NS_PER_S;
-			s->repeats++;
-		}
-	}
-	if (!s->repeats)
-		s->repeats = 1;
-	free(spans);
-	if (s->requests >= 2 && last_send > first_send)
-		s->achieved_rps = (double)(s->requests - 1) * (double)NS_PER_S /
-				  (double)(last_send - first_send);
-	else
-		s->achieved_rps = NAN;
-	if (s->requests >= 2 && last_sched > first_sched)
-		s->sched_rps = (double)(s->requests - 1) * (double)NS_PER_S /
-			       (double)(last_sched - first_sched);
-	else
-		s->sched_rps = NAN;
-	s->agg_tps = s->wall_s > 0 ? (double)s->tokens / s->wall_s : NAN;
-	s->per_req_tps = ntps ? tps_sum / (double)ntps : NAN;
-	if (have) {
-		stats_describe(x.ttft, x.n_ttft, &s->ttft);
-		stats_describe(x.ttfa, x.n_ttfa, &s->ttfa);
-		stats_describe(x.tpot, x.n_tpot, &s->tpot);
-		stats_describe(x.itl, x.n_itl, &s->itl);
-		stats_describe(x.e2e, x.n_e2e, &s->e2e);
-		s->open_loop = x.lag != NULL;
-		stats_describe(x.lag, x.n_lag, &s->lag);
-		stats_describe(x.ttft_svc, x.n_ttft_svc, &s->ttft_service);
-		stats_describe(x.e2e_svc, x.n_e2e_svc, &s->e2e_service);
-		summary_samples_free(&x);
-	} else {
-		summary_nan_dist(&s->lag);
-		summary_nan_dist(&s->ttft_service);
-		summary_nan_dist(&s->e2e_service);
-		summary_nan_dist(&s->ttft);
-		summary_nan_dist(&s->ttfa);
-		summary_nan_dist(&s->tpot);
-		summary_nan_dist(&s->itl);
-		summary_nan_dist(&s->e2e);
-	}
-	s->ttft_mean_ms = s->ttft.mean;
-	s->ttft_p50_ms = s->ttft.p50;
-	s->ttft_p95_ms = s->ttft.p95;
-	s->ttft_p99_ms = s->ttft.p99;
-	s->e2e_mean_ms = s->e2e.mean;
-	s->tpot_mean_ms = s->tpot.mean;
-	s->has_slo = slo != NULL;
+	s->warmup_ttft_ms = a.warm_ok ? a.warm_sum / (double)a.warm_ok : NAN;
+	summary_wall(s, r, n);
+	s->achieved_rps = summary_rate(s->requests, a.first_send, a.last_send);
+	s->sched_rps = summary_rate(s->requests, a.first_sched, a.last_sched);
+	s->agg_tps = metric_agg_tps((double)s->tokens, s->wall_s);
+	s->per_req_tps = a.ntps ? a.tps_sum / (double)a.ntps : NAN;
+	summary_describe(s, &a);
 	s->goodput_share = slo && s->requests ? (double)s->good / (double)s->requests : NAN;
 	s->good_rps = slo && s->wall_s > 0 ? (double)s->good / s->wall_s : NAN;
 }
 
-/* A number for a table cell: "-" for NaN (nothing to measure). */
-static const char *num(char *buf, size_t len, double v, int decimals)
+void summary_set_scaling(struct level_summary *s, double base_tps)
 {
-	if (isnan(v) || isinf(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.*f", decimals, v);
-	return buf;
+	s->scaling_eff = metric_scaling(s->level, s->agg_tps, base_tps);
 }
 
-/* A number for CSV and JSON: empty / null for NaN. */
-static void put_num(FILE *out, double v, int decimals, const char *missing)
-{
-	if (isnan(v) || isinf(v))
-		fputs(missing, out);
-	else
-		fprintf(out, "%.*f", decimals, v);
-}
-
-static void put_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
-static void put_csv_field(FILE *out, const char *s)
-{
-	if (!s)
-		return;
-	if (strpbrk(s, ",\"\r\n")) {
-		fputc('"', out);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', out);
-			fputc(*s, out);
-		}
-		fputc('"', out);
-	} else {
-		fputs(s, out);
-	}
-}
-
-/* The C column of a text or Markdown table: open-loop levels (0) say so. */
-static char *level_cell(char *b, size_t size, int level)
-{
-	if (level == 0)
-		snprintf(b, size, "open");
-	else
-		snprintf(b, size, "%d", level);
-	return b;
-}
-
-void summary_print_begin(FILE *out, enum summary_format fmt)
-{
-	switch (fmt) {
-	case SUMMARY_TEXT:
-		fprintf(out, "%4s %10s %14s %9s %9s %9s %9s %8s %8s %5s %4s\n",
-			"C", "Agg tok/s", "Per-req tok/s", "Avg TTFT", "P50 TTFT",
-			"P95 TTFT", "P99 TTFT", "Tokens", "Wall(s)", "Ok", "Err");
-		break;
-	case SUMMARY_MARKDOWN:
-		fprintf(out, "| C | Agg tok/s | Per-req tok/s | Avg TTFT (ms) | P50 TTFT (ms) | "
-			"P95 TTFT (ms) | P99 TTFT (ms) | Tokens | Wall(s) | Ok | Err |\n"
-			"|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
-		break;
-	case SUMMARY_CSV:
-		fprintf(out, "run,concurrency,agg_tok_s,per_req_tok_s,avg_ttft_ms,p50_ttft_ms,"
-			"p95_ttft_ms,p99_ttft_ms,tokens,wall_s,ok,errors,warmup,warmup_ttft_ms,"
-			"avg_e2e_ms,avg_tpot_ms\n");
-		break;
-	case SUMMARY_JSON:
-		fputs("[", out);
-		break;
-	}
-}
-
-void summary_print_row(FILE *out, enum summary_format fmt, const char *title,
-		       const struct level_summary *s, int first)
-{
-	char b[8][32];
-
-	switch (fmt) {
-	case SUMMARY_TEXT:
-		fprintf(out, "%4s %10s %14s %9s %9s %9s %9s %8lld %8s %5zu %4zu\n",
-			level_cell(b[7], 32, s->level),
-			num(b[0], 32, s->agg_tps, 1), num(b[1], 32, s->per_req_tps, 1),
-			num(b[2], 32, s->ttft_mean_ms, 1), num(b[3], 32, s->ttft_p50_ms, 1),
-			num(b[4], 32, s->ttft_p95_ms, 1), num(b[5], 32, s->ttft_p99_ms, 1),
-			(long long)s->tokens, num(b[6], 32, s->wall_s, 2), s->ok, s->errors);
-		break;
-	case SUMMARY_MARKDOWN:
-		fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %lld | %s | %zu | %zu |\n",
-			level_cell(b[7], 32, s->level), num(b[0], 32, s->agg_tps, 1), num(b[1], 32, s->per_req_tps, 1),
-			num(b[2], 32, s->ttft_mean_ms, 1), num(b[3], 32, s->ttft_p50_ms, 1),
-			num(b[4], 32, s->ttft_p95_ms, 1), num(b[5], 32, s->ttft_p99_ms, 1),
-			(long long)s->tokens, num(b[6], 32, s->wall_s, 2), s->ok, s->errors);
-		break;
-	case SUMMARY_CSV:
-		put_csv_field(out, title);
-		fprintf(out, ",%d,", s->level);
-		put_num(out, s->agg_tps, 3, "");
-		fputc(',', out);
-		put_num(out, s->per_req_tps, 3, "");
-		fputc(',', out);
-		put_num(out, s->ttft_mean_ms, 3, "");
-		fputc(',', out);
-		put_num(out, s->ttft_p50_ms, 3, "");
-		fputc(',', out);
-		put_num(out, s->ttft_p95_ms, 3, "");
-		fputc(',', out);
-		put_num(out, s->ttft_p99_ms, 3, "");
-		fprintf(out, ",%lld,", (long long)s->tokens);
-		put_num(out, s->wall_s, 3, "");
-		fprintf(out, ",%zu,%zu,%zu,", s->ok, s->errors, s->warmup);
-		put_num(out, s->warmup_ttft_ms, 3, "");
-		fputc(',', out);
-		put_num(out, s->e2e_mean_ms, 3, "");
-		fputc(',', out);
-		put_num(out, s->tpot_mean_ms, 3, "");
-		fputc('\n', out);
-		break;
-	case SUMMARY_JSON:
-		fprintf(out, "%s\n  {\"run\": ", first ? "" : ",");
-		put_json_string(out, title);
-		fprintf(out, ", \"concurrency\": %d, \"agg_tok_s\": ", s->level);
-		put_num(out, s->agg_tps, 3, "null");
-		fputs(", \"per_req_tok_s\": ", out);
-		put_num(out, s->per_req_tps, 3, "null");
-		fputs(", \"avg_ttft_ms\": ", out);
-		put_num(out, s->ttft_mean_ms, 3, "null");
-		fputs(", \"p50_ttft_ms\": ", out);
-		put_num(out, s->ttft_p50_ms, 3, "null");
-		fputs(", \"p95_ttft_ms\": ", out);
-		put_num(out, s->ttft_p95_ms, 3, "null");
-		fputs(", \"p99_ttft_ms\": ", out);
-		put_num(out, s->ttft_p99_ms, 3, "null");
-		fprintf(out, ", \"tokens\": %lld, \"wall_s\": ", (long long)s->tokens);
-		put_num(out, s->wall_s, 3, "null");
-		fprintf(out, ", \"ok\": %zu, \"errors\": %zu, \"warmup\": %zu, \"warmup_ttft_ms\": ",
-			s->ok, s->errors, s->warmup);
-		put_num(out, s->warmup_ttft_ms, 3, "null");
-		fputs(", \"avg_e2e_ms\": ", out);
-		put_num(out, s->e2e_mean_ms, 3, "null");
-		fputs(", \"avg_tpot_ms\": ", out);
-		put_num(out, s->tpot_mean_ms, 3, "null");
-		fputs("}", out);
-		break;
-	}
-	fflush(out);
-}
-
-void summary_print_end(FILE *out, enum summary_format fmt)
-{
-	if (fmt == SUMMARY_JSON)
-		fputs("\n]\n", out);
-	fflush(out);
-}
-
-/* One number of a flat CSV/JSON report row. */
-struct summary_col {
-	const char *name;
-	double (*get)(const struct level_summary *s, const void *arg);
-	const void *arg;
-	int decimals;
+/* A row of the sweep table: the run, the level, the level's C cell. */
+struct summary_row {
+	const char *run;
+	const struct level_summary *s;
+	char level[16];
 };
 
-#define SUMMARY_FIELD(fn, expr) \
-	static double fn(const struct level_summary *s, const void *arg) \
-	{ (void)arg; return (double)(expr); }
-
-SUMMARY_FIELD(col_requests, s->requests)
-SUMMARY_FIELD(col_ok, s->ok)
-SUMMARY_FIELD(col_errors, s->errors)
-SUMMARY_FIELD(col_warmup, s->warmup)
-SUMMARY_FIELD(col_warmup_ttft, s->warmup_ttft_ms)
-SUMMARY_FIELD(col_tokens, s->tokens)
-SUMMARY_FIELD(col_wall, s->wall_s)
-SUMMARY_FIELD(col_agg, s->agg_tps)
-SUMMARY_FIELD(col_per_req, s->per_req_tps)
-SUMMARY_FIELD(col_eff, s->scaling_eff)
-SUMMARY_FIELD(col_repeats, s->repeats)
-SUMMARY_FIELD(col_sched_rps, s->open_loop ? s->sched_rps : NAN)
-SUMMARY_FIELD(col_achieved_rps, s->open_loop ? s->achieved_rps : NAN)
-SUMMARY_FIELD(col_good, s->good)
-SUMMARY_FIELD(col_goodput, s->goodput_share * 100.0)
-SUMMARY_FIELD(col_good_rps, s->good_rps)
-
-static double col_err_class(const struct level_summary *s, const void *arg)
+static const char *col_run(const void *row, size_t arg)
 {
-	return (double)s->errors_by_class[*(const size_t *)arg];
+	(void)arg;
+	return ((const struct summary_row *)row)->run;
 }
 
-/* arg: offset of a struct stats_dist in level_summary, then of a double in it. */
-struct summary_dist_ref {
-	size_t dist, field;
-};
-
-static double col_dist(const struct level_summary *s, const void *arg)
+static const char *col_level_cell(const void *row, size_t arg)
 {
-	const struct summary_dist_ref *ref = arg;
-	const char *d = (const char *)s + ref->dist;
-
-	if (ref->field == (size_t)-1)
-		return (double)((const struct stats_dist *)d)->n;
-	/* cppcheck-suppress invalidPointerCast ; d + field is a double member
-	 * (offsetof in the column table), not bytes reinterpreted */
-	return *(const double *)(d + ref->field);
+	(void)arg;
+	return ((const struct summary_row *)row)->level;
 }
 
-#define SUMMARY_MAX_COLS 96
-
-/* Fills cols with the flat report columns; returns how many. */
-static size_t summary_report_cols(struct summary_col *cols, int slo)
+/* The fields of struct level_summary a column reads, by their offset. */
+static double col_double(const void *row, size_t off)
 {
-	static const size_t classes[SUMMARY_N_ERROR_CLASSES] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
-	static const struct { const char *name; size_t off; } metrics[] = {
-		{ "ttft", offsetof(struct level_summary, ttft) },
-		{ "ttfa", offsetof(struct level_summary, ttfa) },
-		{ "tpot", offsetof(struct level_summary, tpot) },
-		{ "itl", offsetof(struct level_summary, itl) },
-		{ "e2e", offsetof(struct level_summary, e2e) },
-	};
-	static const struct { const char *stat; size_t off; } stats[] = {
-		{ "n", (size_t)-1 },
-		{ "avg", offsetof(struct stats_dist, mean) },
-		{ "p50", offsetof(struct stats_dist, p50) },
-		{ "p90", offsetof(struct stats_dist, p90) },
-		{ "p95", offsetof(struct stats_dist, p95) },
-		{ "p99", offsetof(struct stats_dist, p99) },
-		{ "max", offsetof(struct stats_dist, max) },
-	};
-	static const struct { const char *name; size_t off; } svc[] = {
-		{ "send_lag", offsetof(struct level_summary, lag) },
-		{ "ttft_service", offsetof(struct level_summary, ttft_service) },
-		{ "e2e_service", offsetof(struct level_summary, e2e_service) },
-	};
-	static char svc_names[3][2][32];
-	static struct summary_dist_ref svc_refs[3][2];
-	static char names[5][7][24];
-	static char err_names[SUMMARY_N_ERROR_CLASSES][24];
-	static struct summary_dist_ref refs[5][7];
-	size_t n = 0, i, j;
+	const struct level_summary *s = ((const struct summary_row *)row)->s;
+	double v;
 
-#define COL(nm, fn, dec) cols[n++] = (struct summary_col){ nm, fn, NULL, dec }
-	COL("requests", col_requests, 0);
-	COL("ok", col_ok, 0);
-	COL("errors", col_errors, 0);
-	for (i = 0; i < SUMMARY_N_ERROR_CLASSES; i++) {
-		snprintf(err_names[i], sizeof(err_names[i]), "errors_%s", summary_error_classes[i]);
-		cols[n++] = (struct summary_col){ err_names[i], col_err_class, &classes[i], 0 };
+	memcpy(&v, (const char *)s + off, sizeof(v));
+	return v;
+}
+
+static double col_size(const void *row, size_t off)
+{
+	const struct level_summary *s = ((const struct summary_row *)row)->s;
+	size_t v;
+
+	memcpy(&v, (const char *)s + off, sizeof(v));
+	return (double)v;
+}
+
+static double col_err_class(const void *row, size_t k)
+{
+	return (double)((const struct summary_row *)row)->s->errors_by_class[k];
+}
+
+#define SUMMARY_EXPR(fn, expr) \
+	static double fn(const void *row, size_t arg) \
+	{ \
+		const struct level_summary *s = ((const struct summary_row *)row)->s; \
+		(void)arg; \
+		return (double)(expr); \
 	}
-	COL("warmup", col_warmup, 0);
-	COL("warmup_ttft_ms", col_warmup_ttft, 3);
-	COL("tokens", col_tokens, 0);
-	COL("wall_s", col_wall, 3);
-	COL("agg_tok_s", col_agg, 3);
-	COL("per_req_tok_s", col_per_req, 3);
-	COL("scaling_eff", col_eff, 4);
-	COL("repeats", col_repeats, 0);
-	COL("sched_req_s", col_sched_rps, 3);
-	COL("achieved_req_s", col_achieved_rps, 3);
-	if (slo) {
-		COL("good", col_good, 0);
-		COL("goodput_pct", col_goodput, 2);
-		COL("good_req_s", col_good_rps, 3);
-	}
-#undef COL
-	for (i = 0; i < 5; i++) {
-		for (j = 0; j < 7; j++) {
-			if (j == 0)
-				snprintf(names[i][j], sizeof(names[i][j]), "n_%s", metrics[i].name);
-			else
-				snprintf(names[i][j], sizeof(names[i][j]), "%s_%s_ms", stats[j].stat,
-					 metrics[i].name);
-			refs[i][j].dist = metrics[i].off;
-			refs[i][j].field = stats[j].off;
-			cols[n++] = (struct summary_col){ names[i][j], col_dist, &refs[i][j],
-							  j == 0 ? 0 : 3 };
-		}
-	}
+
+SUMMARY_EXPR(col_level, s->level)
+SUMMARY_EXPR(col_tokens, s->tokens)
+SUMMARY_EXPR(col_repeats, s->repeats)
+SUMMARY_EXPR(col_goodput, s->goodput_share * 100.0)
+SUMMARY_EXPR(col_sched_rps, s->open_loop ? s->sched_rps : NAN)
+SUMMARY_EXPR(col_achieved_rps, s->open_loop ? s->achieved_rps : NAN)
+
+#define SUMMARY_SLO 1u
+#define F(m) offsetof(struct level_summary, m)
+/* A text and CSV column: heading, unit, key, width, decimals (text, CSV). */
+#define NUM(h, u, k, w, d, cd, fn, a) \
+	{ .head = h, .unit = u, .key = k, .width = w, .decimals = d, .csv_decimals = cd, \
+	  .num = fn, .arg = a }
+/* A CSV and JSON column. */
+#define CSV(k, cd, fn, a) { .key = k, .csv_decimals = cd, .num = fn, .arg = a }
+#define ERRS(cls, k) CSV("errors_" cls, 0, col_err_class, k)
+/* n, mean, p50, p90, p95, p99, max of a distribution (CSV and JSON). */
+#define DIST_N(m, name) CSV("n_" name, 0, col_size, F(m.n))
+#define DIST_AT(m, name, stat, field) CSV(stat "_" name "_ms", 3, col_double, F(m.field))
+#define DIST(m, name) DIST_N(m, name), DIST_AT(m, name, "avg", mean), \
+	DIST_AT(m, name, "p50", p50), DIST_AT(m, name, "p90", p90), \
+	DIST_AT(m, name, "p95", p95), DIST_AT(m, name, "p99", p99), DIST_AT(m, name, "max", max)
+
+/* The sweep table, every format; the order is the CSV order too. */
+static const struct table_col summary_cols[] = {
+	{ .key = "run", .str = col_run },
+	{ .head = "C", .width = 4, .str = col_level_cell },
+	CSV("concurrency", 0, col_level, 0),
+	NUM("Agg tok/s", NULL, "agg_tok_s", 10, 1, 3, col_double, F(agg_tps)),
+	NUM("Per-req tok/s", NULL, "per_req_tok_s", 14, 1, 3, col_double, F(per_req_tps)),
+	NUM("Avg TTFT", "ms", "avg_ttft_ms", 14, 1, 3, col_double, F(ttft.mean)),
+	NUM("Tokens", NULL, "tokens", 8, 0, 0, col_tokens, 0),
+	NUM("Wall(s)", NULL, "wall_s", 8, 2, 3, col_double, F(wall_s)),
+	NUM("Ok", NULL, "ok", 5, 0, 0, col_size, F(ok)),
+	NUM("P50 TTFT", "ms", "p50_ttft_ms", 14, 1, 3, col_double, F(ttft.p50)),
+	NUM("P95 TTFT", "ms", "p95_ttft_ms", 14, 1, 3, col_double, F(ttft.p95)),
+	NUM("P99 TTFT", "ms", "p99_ttft_ms", 14, 1, 3, col_double, F(ttft.p99)),
+	NUM("Err", NULL, "errors", 4, 0, 0, col_size, F(errors)),
+	{ .head = "Scaling", .key = "scaling_eff", .width = 8, .scale = 100, .suffix = "%",
+	  .csv_decimals = 4, .num = col_double, .arg = F(scaling_eff) },
+	{ .head = "Goodput", .key = "goodput_pct", .width = 8, .decimals = 1, .suffix = "%",
+	  .csv_decimals = 2, .group = SUMMARY_SLO, .num = col_goodput },
+	{ .head = "Good req/s", .key = "good_req_s", .width = 11, .decimals = 2,
+	  .csv_decimals = 3, .group = SUMMARY_SLO, .num = col_double, .arg = F(good_rps) },
+	CSV("requests", 0, col_size, F(requests)),
+	ERRS(RESULT_ERR_HTTP, 0), ERRS(RESULT_ERR_CONNECT, 1), ERRS(RESULT_ERR_TIMEOUT, 2),
+	ERRS(RESULT_ERR_TRANSFER, 3), ERRS(RESULT_ERR_SERVER, 4), ERRS(RESULT_ERR_MALFORMED, 5),
+	ERRS(RESULT_ERR_INCOMPLETE, 6), ERRS(RESULT_ERR_CANCELLED, 7), ERRS("other", 8),
+	CSV("warmup", 0, col_size, F(warmup)),
+	CSV("warmup_ttft_ms", 3, col_double, F(warmup_ttft_ms)),
+	CSV("repeats", 0, col_repeats, 0),
+	CSV("sched_req_s", 3, col_sched_rps, 0),
+	CSV("achieved_req_s", 3, col_achieved_rps, 0),
+	{ .key = "good", .group = SUMMARY_SLO, .num = col_size, .arg = F(good) },
+	DIST_N(ttft, "ttft"), DIST_AT(ttft, "ttft", "p90", p90), DIST_AT(ttft, "ttft", "max", max),
+	DIST(ttfa, "ttfa"),
+	DIST(tpot, "tpot"),
+	DIST(itl, "itl"),
+	DIST(e2e, "e2e"),
 	/* Open loop: send lag and latency from the actual send (service). */
-	for (i = 0; i < 3; i++) {
-		for (j = 0; j < 2; j++) {
-			snprintf(svc_names[i][j], sizeof(svc_names[i][j]), "%s_%s_ms",
-				 j ? "p99" : "p50", svc[i].name);
-			svc_refs[i][j].dist = svc[i].off;
-			svc_refs[i][j].field = j ? offsetof(struct stats_dist, p99)
-						 : offsetof(struct stats_dist, p50);
-			cols[n++] = (struct summary_col){ svc_names[i][j], col_dist,
-							  &svc_refs[i][j], 3 };
-		}
-	}
-	return n;
-}
-
-/* The Text/Markdown report columns; see summary_report_begin. */
-static const char *const summary_report_heads[] = {
-	"C", "Agg tok/s", "Per-req tok/s", "Avg TTFT (ms)", "Tokens", "Wall(s)", "Ok",
-	"P50 TTFT (ms)", "P95 TTFT (ms)", "P99 TTFT (ms)", "Err", "Scaling",
-	"Goodput", "Good req/s",
+	DIST_AT(lag, "send_lag", "p50", p50), DIST_AT(lag, "send_lag", "p99", p99),
+	DIST_AT(ttft_service, "ttft_service", "p50", p50),
+	DIST_AT(ttft_service, "ttft_service", "p99", p99),
+	DIST_AT(e2e_service, "e2e_service", "p50", p50),
+	DIST_AT(e2e_service, "e2e_service", "p99", p99),
 };
-static const int summary_report_widths[] = { 4, 10, 14, 14, 8, 8, 5, 14, 14, 14, 4, 8, 8, 11 };
-#define SUMMARY_REPORT_COLS 12   /* without the goodput columns */
 
-void summary_report_begin(FILE *out, enum summary_format fmt, int slo)
+void summary_table_init(struct table *t, FILE *out, enum table_format fmt, int slo)
 {
-	struct summary_col cols[SUMMARY_MAX_COLS];
-	size_t n, i, ncols = SUMMARY_REPORT_COLS + (slo ? 2 : 0);
-
-	switch (fmt) {
-	case SUMMARY_TEXT:
-		for (i = 0; i < ncols; i++)
-			fprintf(out, "%s%*s", i ? " " : "", summary_report_widths[i],
-				summary_report_heads[i]);
-		fputc('\n', out);
-		break;
-	case SUMMARY_MARKDOWN:
-		for (i = 0; i < ncols; i++)
-			fprintf(out, "| %s ", summary_report_heads[i]);
-		fputs("|\n", out);
-		for (i = 0; i < ncols; i++)
-			fputs("|--:", out);
-		fputs("|\n", out);
-		break;
-	case SUMMARY_CSV:
-		n = summary_report_cols(cols, slo);
-		fputs("run,concurrency", out);
-		for (i = 0; i < n; i++)
-			fprintf(out, ",%s", cols[i].name);
-		fputc('\n', out);
-		break;
-	case SUMMARY_JSON:
-		fputs("[", out);
-		break;
-	}
+	table_init(t, out, fmt, summary_cols, sizeof(summary_cols) / sizeof(summary_cols[0]),
+		   slo ? SUMMARY_SLO : 0);
 }
 
-void summary_report_row(FILE *out, enum summary_format fmt, const char *title,
-			const struct level_summary *s, int first, int slo)
+void summary_table_row(struct table *t, const char *run, const struct level_summary *s)
 {
-	struct summary_col cols[SUMMARY_MAX_COLS];
-	char cell[SUMMARY_REPORT_COLS + 2][32];
-	size_t n, i, ncols = SUMMARY_REPORT_COLS + (slo ? 2 : 0);
+	struct summary_row row;
 
-	if (fmt == SUMMARY_TEXT || fmt == SUMMARY_MARKDOWN) {
-		level_cell(cell[0], 32, s->level);
-		num(cell[1], 32, s->agg_tps, 1);
-		num(cell[2], 32, s->per_req_tps, 1);
-		num(cell[3], 32, s->ttft.mean, 1);
-		snprintf(cell[4], 32, "%lld", (long long)s->tokens);
-		num(cell[5], 32, s->wall_s, 2);
-		snprintf(cell[6], 32, "%zu", s->ok);
-		num(cell[7], 32, s->ttft.p50, 1);
-		num(cell[8], 32, s->ttft.p95, 1);
-		num(cell[9], 32, s->ttft.p99, 1);
-		snprintf(cell[10], 32, "%zu", s->errors);
-		if (isnan(s->scaling_eff))
-			snprintf(cell[11], 32, "-");
-		else
-			snprintf(cell[11], 32, "%.0f%%", s->scaling_eff * 100.0);
-		if (slo) {
-			if (isnan(s->goodput_share))
-				snprintf(cell[12], 32, "-");
-			else
-				snprintf(cell[12], 32, "%.1f%%", s->goodput_share * 100.0);
-			num(cell[13], 32, s->good_rps, 2);
-		}
-		for (i = 0; i < ncols; i++) {
-			if (fmt == SUMMARY_TEXT)
-				fprintf(out, "%s%*s", i ? " " : "", summary_report_widths[i], cell[i]);
-			else
-				fprintf(out, "| %s ", cell[i]);
-		}
-		fputs(fmt == SUMMARY_TEXT ? "\n" : "|\n", out);
-		return;
-	}
-	n = summary_report_cols(cols, slo);
-	if (fmt == SUMMARY_CSV) {
-		put_csv_field(out, title);
-		fprintf(out, ",%d", s->level);
-		for (i = 0; i < n; i++) {
-			fputc(',', out);
-			put_num(out, cols[i].get(s, cols[i].arg), cols[i].decimals, "");
-		}
-		fputc('\n', out);
-		return;
-	}
-	fprintf(out, "%s\n  {\"run\": ", first ? "" : ",");
-	put_json_string(out, title);
-	fprintf(out, ", \"concurrency\": %d", s->level);
-	for (i = 0; i < n; i++) {
-		fprintf(out, ", \"%s\": ", cols[i].name);
-		put_num(out, cols[i].get(s, cols[i].arg), cols[i].decimals, "null");
-	}
-	fputc('}', out);
+	row.run = run;
+	row.s = s;
+	metric_level_cell(s->level, row.level, sizeof(row.level));
+	table_row(t, &row);
+	fflush(t->out);   /* replay prints a row as each level ends */
 }
 
-void summary_report_end(FILE *out, enum summary_format fmt)
+/* A row of the latency table: one metric at one level. */
+struct summary_latency_row {
+	const char *metric;
+	char level[16];
+	const struct stats_dist *d;
+};
+
+static const char *col_lat_metric(const void *row, size_t arg)
 {
-	summary_print_end(out, fmt);
+	(void)arg;
+	return ((const struct summary_latency_row *)row)->metric;
 }
 
-void summary_print_latency(FILE *out, enum summary_format fmt,
+static const char *col_lat_level(const void *row, size_t arg)
+{
+	(void)arg;
+	return ((const struct summary_latency_row *)row)->level;
+}
+
+static double col_lat_n(const void *row, size_t arg)
+{
+	(void)arg;
+	return (double)((const struct summary_latency_row *)row)->d->n;
+}
+
+static double col_lat_stat(const void *row, size_t off)
+{
+	double v;
+
+	memcpy(&v, (const char *)((const struct summary_latency_row *)row)->d + off, sizeof(v));
+	return v;
+}
+
+#define LAT(h, u, field) { .head = h, .unit = u, .width = 10, .decimals = 1, \
+			   .num = col_lat_stat, .arg = offsetof(struct stats_dist, field) }
+
+static const struct table_col summary_latency_cols[] = {
+	{ .head = "Metric", .width = 6, .flags = TABLE_LEFT, .str = col_lat_metric },
+	{ .head = "C", .width = 4, .str = col_lat_level },
+	{ .head = "N", .width = 7, .num = col_lat_n },
+	LAT("Mean", "ms", mean), LAT("P50", NULL, p50), LAT("P90", NULL, p90),
+	LAT("P95", NULL, p95), LAT("P99", NULL, p99), LAT("Max", NULL, max),
+};
+
+void summary_print_latency(FILE *out, enum table_format fmt,
 			   const struct level_summary *levels, size_t n)
 {
-	static const char *const heads[] = {
-		"Metric", "C", "N", "Mean (ms)", "P50", "P90", "P95", "P99", "Max",
-	};
-	static const int widths[] = { 6, 4, 7, 10, 10, 10, 10, 10, 10 };
 	static const struct { const char *name; size_t off; } metrics[] = {
 		{ "TTFT", offsetof(struct level_summary, ttft) },
 		{ "TTFA", offsetof(struct level_summary, ttfa) },
@@ -753,47 +419,28 @@ void summary_print_latency(FILE *out, enum summary_format fmt,
 		{ "ITL", offsetof(struct level_summary, itl) },
 		{ "E2E", offsetof(struct level_summary, e2e) },
 	};
-	char cell[9][32];
-	size_t m, i, c;
+	struct summary_latency_row row;
+	struct table t;
+	size_t m, i;
 
-	if (fmt != SUMMARY_TEXT && fmt != SUMMARY_MARKDOWN)
+	if (fmt != TABLE_TEXT && fmt != TABLE_MARKDOWN)
 		return;
-	for (c = 0; c < 9; c++) {
-		if (fmt == SUMMARY_TEXT)
-			fprintf(out, "%s%*s", c ? " " : "", widths[c], heads[c]);
-		else
-			fprintf(out, "| %s ", heads[c]);
-	}
-	if (fmt == SUMMARY_MARKDOWN)
-		fputs("|\n|:--|--:|--:|--:|--:|--:|--:|--:|--:|", out);
-	fputc('\n', out);
+	table_init(&t, out, fmt, summary_latency_cols,
+		   sizeof(summary_latency_cols) / sizeof(summary_latency_cols[0]), 0);
+	table_begin(&t);
 	for (m = 0; m < 5; m++) {
 		for (i = 0; i < n; i++) {
-			const struct stats_dist *d = (const struct stats_dist *)
-				((const char *)&levels[i] + metrics[m].off);
-
-			snprintf(cell[0], 32, "%s", metrics[m].name);
-			level_cell(cell[1], 32, levels[i].level);
-			snprintf(cell[2], 32, "%zu", d->n);
-			num(cell[3], 32, d->mean, 1);
-			num(cell[4], 32, d->p50, 1);
-			num(cell[5], 32, d->p90, 1);
-			num(cell[6], 32, d->p95, 1);
-			num(cell[7], 32, d->p99, 1);
-			num(cell[8], 32, d->max, 1);
-			for (c = 0; c < 9; c++) {
-				if (fmt == SUMMARY_TEXT)
-					fprintf(out, "%s%*s", c ? " " : "", widths[c], cell[c]);
-				else
-					fprintf(out, "| %s ", cell[c]);
-			}
-			fputs(fmt == SUMMARY_TEXT ? "\n" : "|\n", out);
+			row.metric = metrics[m].name;
+			metric_level_cell(levels[i].level, row.level, sizeof(row.level));
+			row.d = (const struct stats_dist *)((const char *)&levels[i] + metrics[m].off);
+			table_row(&t, &row);
 		}
 	}
-	fputs(fmt == SUMMARY_MARKDOWN ? "\n" : "", out);
+	table_end(&t);
+	fputs(fmt == TABLE_MARKDOWN ? "\n" : "", out);
 	fputs("Latency over successful non-warm-up requests; percentiles interpolate "
 	      "linearly between closest ranks (numpy's default). TPOT = (E2E - TTFT) / "
-	      "(tokens - 1). ITL pools every inter-token gap of a level's requests, as "
-	      "vLLM's benchmark does, so its N counts gaps. Scaling = agg tok/s at C / "
-	      "(C x agg tok/s at C=1).\n", out);
+	      "(tokens - 1), of streamed answers of two tokens or more. ITL pools every "
+	      "inter-token gap of a level's requests, as vLLM's benchmark does, so its N "
+	      "counts gaps. Scaling = agg tok/s at C / (C x agg tok/s at C=1).\n", out);
 }

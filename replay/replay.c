@@ -60,7 +60,7 @@ struct options {
 	long max_event_bytes;     /* cap on one SSE event or response body, 0 = default */
 	const char *api_key_env;
 	int progress;             /* 1 on, 0 off, -1 when stderr is a terminal */
-	enum summary_format format;
+	enum table_format format;
 	long repeat;              /* closed loop: run each level this many times */
 	int open_loop;            /* --rate or --timing trace */
 	struct schedule_options sched;
@@ -832,7 +832,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->api_key_env = optarg;
 			break;
 		case OPT_FORMAT:
-			if (summary_format_parse(optarg, &o->format) < 0)
+			if (table_format_parse(optarg, &o->format) < 0)
 				bad = "format";
 			break;
 		case OPT_PROGRESS:
@@ -1119,7 +1119,7 @@ static int run_level(struct level_run *lr, struct level_summary *s)
 		event_base_dispatch(base);
 	evtimer_del(lr->due_timer);
 	print_progress(lr, 1);
-	summary_compute(lr->results, lr->finished, lr->level, s);
+	summary_compute(lr->results, lr->finished, lr->level, NULL, s);
 	return 0;
 }
 
@@ -1339,7 +1339,7 @@ int replay_main(int argc, char **argv)
 	struct options o = {
 		.levels = { 1 }, .n_levels = 1, .warmup = 1, .timeout_s = 600,
 		.connect_timeout_s = 10, .api_key_env = "OPENAI_API_KEY", .progress = -1,
-		.format = SUMMARY_TEXT, .repeat = 1, .worker = -1,
+		.format = TABLE_TEXT, .repeat = 1, .worker = -1,
 		.sched = { .arrival = ARRIVAL_CONSTANT, .burstiness = 1, .speed = 1, .seed = 1 },
 	};
 	char err[TRACEFILE_ERRLEN], digest[32], label[64], endpoint[2][1024];
@@ -1357,12 +1357,14 @@ int replay_main(int argc, char **argv)
 	struct prepared *reqs = NULL;
 	struct event *tick = NULL, *sigint = NULL, *sigterm = NULL;
 	struct level_summary warmup = { 0 };
+	struct table live;        /* the sweep table on stdout */
+	double base_tps[2] = { NAN, NAN };   /* per side: aggregate tok/s at C=1 */
 	struct level_run lr;
 	int64_t *sched = NULL;
 	size_t *sched_index = NULL, n_sched = 0;
 	size_t n_reqs = 0, total_ok = 0, total = 0;
 	cJSON *header;
-	int i, rep, rc = 2, first_row = 1;
+	int i, rep, rc = 2;
 
 	memset(&lr, 0, sizeof(lr));
 	memset(side, 0, sizeof(side));
@@ -1523,7 +1525,7 @@ int replay_main(int argc, char **argv)
 		lr.cursor = &side[t].cursor;
 		lr.seq = &side[t].seq;
 		client_set_endpoint(client, side[t].endpoint);
-		lr.level = o.open_loop ? 0 : (int)o.levels[0];
+		lr.level = o.open_loop ? METRIC_OPEN_LOOP_LEVEL : (int)o.levels[0];
 		lr.cap = 1;
 		lr.warmup = warmups;
 		lr.n = 0;
@@ -1560,8 +1562,9 @@ int replay_main(int argc, char **argv)
 				"by as much\n", (double)late / NS_PER_S, warmups ?
 				" (the warm-up took longer than the wait)" : "");
 	}
+	summary_table_init(&live, stdout, o.format, 0);
 	if (table)
-		summary_print_begin(stdout, o.format);
+		table_begin(&live);
 	for (i = 0, k = 0; i < (o.open_loop ? 1 : o.n_levels) && !stop_signal; i++) {
 		for (rep = 0; rep < (int)o.repeat && !stop_signal; rep++, k++) {
 		    for (t = 0; t < n_sides && !stop_signal; t++) {
@@ -1573,7 +1576,7 @@ int replay_main(int argc, char **argv)
 			lr.cursor = &sd->cursor;
 			lr.seq = &sd->seq;
 			client_set_endpoint(client, sd->endpoint);
-			lr.level = o.open_loop ? 0 : (int)o.levels[i];
+			lr.level = o.open_loop ? METRIC_OPEN_LOOP_LEVEL : (int)o.levels[i];
 			lr.cap = worker_share(&o, (size_t)lr.level);
 			lr.repeat = rep;
 			lr.warmup = !anchored && i == 0 && rep == 0 ? warmups : 0;
@@ -1591,10 +1594,11 @@ int replay_main(int argc, char **argv)
 				rc = 1;
 				goto cleanup;
 			}
-			if ((s.requests || s.warmup) && table) {
-				summary_print_row(stdout, o.format, sd->label, &s, first_row);
-				first_row = 0;
-			}
+			if (s.level == 1 && isnan(base_tps[sd - side]))
+				base_tps[sd - side] = s.agg_tps;
+			summary_set_scaling(&s, base_tps[sd - side]);
+			if ((s.requests || s.warmup) && table)
+				summary_table_row(&live, sd->label, &s);
 			if (o.open_loop)
 				print_schedule_accuracy(&o, &lr);
 			if (s.warmup)
@@ -1606,7 +1610,7 @@ int replay_main(int argc, char **argv)
 		}
 	}
 	if (table)
-		summary_print_end(stdout, o.format);
+		table_end(&live);
 	if (warmup.warmup)
 		fprintf(stderr, "warm-up: %zu request%s, cold-start TTFT %.1f ms\n",
 			warmup.warmup, warmup.warmup == 1 ? "" : "s", warmup.warmup_ttft_ms);

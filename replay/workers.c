@@ -14,6 +14,7 @@
 #include "lib/tracefile.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -242,32 +243,35 @@ static int by_level(const void *a, const void *b)
 }
 
 /* The sweep table of the merged results, one row a level. */
-static void print_table(FILE *table, enum summary_format fmt, const char *label,
+static void print_table(FILE *table, enum table_format fmt, const char *label,
 			struct result *res, size_t n)
 {
+	double base_tps = NAN;   /* aggregate tok/s at C=1, for scaling */
+	struct table t;
 	size_t i = 0, j;
-	int first = 1;
 
 	if (n)
 		qsort(res, n, sizeof(*res), by_level);
-	summary_print_begin(table, fmt);
+	summary_table_init(&t, table, fmt, 0);
+	table_begin(&t);
 	while (i < n) {
 		struct level_summary s;
 
 		for (j = i; j < n && res[j].level == res[i].level; j++)
 			;
-		summary_compute(res + i, j - i, res[i].level, &s);
-		if (s.requests) {
-			summary_print_row(table, fmt, label, &s, first);
-			first = 0;
-		}
+		summary_compute(res + i, j - i, res[i].level, NULL, &s);
+		if (s.level == 1)
+			base_tps = s.agg_tps;
+		summary_set_scaling(&s, base_tps);
+		if (s.requests)
+			summary_table_row(&t, label, &s);
 		i = j;
 	}
-	summary_print_end(table, fmt);
+	table_end(&t);
 }
 
 int workers_merge(char *const *paths, int n, const char *output, const cJSON *header,
-		  int force, FILE *table, enum summary_format fmt, const char *label,
+		  int force, FILE *table, enum table_format fmt, const char *label,
 		  long *written, char *err, size_t errlen)
 {
 	struct tracefile_reader **rd = calloc((size_t)n, sizeof(struct tracefile_reader *));

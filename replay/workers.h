@@ -64,7 +64,7 @@ void workers_free(struct workers *w);
  * to the records written. Returns 0, or -1 with a message in err.
  */
 int workers_merge(char *const *paths, int n, const char *output, const cJSON *header,
-		  int force, FILE *table, enum summary_format fmt, const char *label,
+		  int force, FILE *table, enum table_format fmt, const char *label,
 		  long *written, char *err, size_t errlen);
 
 #endif

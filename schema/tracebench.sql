@@ -51,6 +51,13 @@ CREATE TABLE IF NOT EXISTS requests (
 
 CREATE INDEX IF NOT EXISTS requests_level ON requests(run_id, level);
 
+-- The metric columns of both views mirror lib/metric.h, where each metric
+-- is defined; tests/unit/test_metric.c checks that they agree with it on
+-- real results. A non-streamed response (streamed = 0: one JSON body, its
+-- tokens at once) has NULL TTFT, TTFA, TPOT and per-request tok/s and counts
+-- in E2E and tokens only; TPOT and per-request tok/s are NULL too for a
+-- request without a decoding phase to time (no TTFT, fewer than two output
+-- tokens, E2E = TTFT).
 CREATE VIEW IF NOT EXISTS v_requests AS
 SELECT r.label              AS run,
        q.run_id             AS run_id,
@@ -62,11 +69,15 @@ SELECT r.label              AS run,
        q.status             AS status,
        q.error              AS error,
        q.error_detail       AS error_detail,
-       q.ttft_ns / 1e6      AS ttft_ms,
-       q.ttfa_ns / 1e6      AS ttfa_ms,
+       CASE WHEN q.streamed THEN q.ttft_ns / 1e6 END AS ttft_ms,
+       CASE WHEN q.streamed THEN q.ttfa_ns / 1e6 END AS ttfa_ms,
        q.e2e_ns / 1e6       AS e2e_ms,
-       CASE WHEN q.output_tokens >= 2 AND q.ttft_ns IS NOT NULL AND q.streamed
+       CASE WHEN q.streamed AND q.output_tokens >= 2 AND q.ttft_ns IS NOT NULL
+                 AND q.e2e_ns > q.ttft_ns
             THEN (q.e2e_ns - q.ttft_ns) / 1e6 / (q.output_tokens - 1) END AS tpot_ms,
+       CASE WHEN q.streamed AND q.output_tokens >= 2 AND q.ttft_ns IS NOT NULL
+                 AND q.e2e_ns > q.ttft_ns
+            THEN q.output_tokens * 1e9 / (q.e2e_ns - q.ttft_ns) END AS req_tok_s,
        q.input_tokens       AS input_tokens,
        q.output_tokens      AS output_tokens,
        q.tokens_estimated   AS tokens_estimated,
@@ -76,13 +87,14 @@ SELECT r.label              AS run,
 FROM requests q JOIN runs r USING (run_id);
 
 -- Per run (results file) and level, over non-warm-up requests, computed as
--- lib/summary.c does: the wall time runs from the first scheduled start to
--- the last end, summed over the repeats of the level (replay --repeat).
--- Percentiles need sorting and interpolation; `tracebench analyze report`
--- computes those.
+-- lib/metric.c does: the wall time runs from the first scheduled start to
+-- the last end, summed over the repeats of the level (replay --repeat) that
+-- last longer than 0. Percentiles need sorting and interpolation;
+-- `tracebench analyze report` computes those.
 CREATE VIEW IF NOT EXISTS v_summary AS
 WITH walls AS (
-	SELECT run_id, concurrency, count(*) AS repeats, sum(wall_s) AS wall_s
+	SELECT run_id, concurrency, max(1, sum(wall_s > 0)) AS repeats,
+	       sum(wall_s) AS wall_s
 	FROM (SELECT run_id, concurrency, repeat,
 	             (max(sched_ms + e2e_ms) - min(sched_ms)) / 1e3 AS wall_s
 	      FROM v_requests WHERE warmup = 0
@@ -96,7 +108,8 @@ SELECT v.run, v.run_id, v.concurrency,
        sum(CASE WHEN v.error IS NULL THEN v.output_tokens END) AS tokens,
        w.wall_s                                        AS wall_s,
        sum(CASE WHEN v.error IS NULL THEN v.output_tokens END) / w.wall_s AS agg_tok_s,
-       avg(CASE WHEN v.error IS NULL AND v.streamed THEN v.ttft_ms END) AS avg_ttft_ms,
+       avg(CASE WHEN v.error IS NULL THEN v.req_tok_s END) AS per_req_tok_s,
+       avg(CASE WHEN v.error IS NULL THEN v.ttft_ms END) AS avg_ttft_ms,
        avg(CASE WHEN v.error IS NULL THEN v.e2e_ms END)  AS avg_e2e_ms,
        avg(CASE WHEN v.error IS NULL THEN v.tpot_ms END) AS avg_tpot_ms,
        w.repeats                                       AS repeats

@@ -16,6 +16,11 @@ check "results: header + 1 warm-up + 4 (C=1) + 16 (C=8) records" \
 tb analyze load --db "$WORK/bench.db" "$WORK/run.jsonl.gz" 2>/dev/null
 tb analyze report --db "$WORK/bench.db" --format csv >"$WORK/report.csv"
 tb analyze export --db "$WORK/bench.db" --format csv >"$WORK/requests.csv"
+tb analyze report --db "$WORK/bench.db" >"$WORK/report.txt"
+check "replay's live table is the report's: same header, columns and numbers" sh -c "
+	grep -E '^ *(C|1|8) ' '$WORK/table' >'$WORK/live-rows' &&
+	grep -E '^ *(C|1|8) ' '$WORK/report.txt' >'$WORK/report-rows' &&
+	test \$(wc -l <'$WORK/live-rows') -eq 3 && cmp -s '$WORK/live-rows' '$WORK/report-rows'"
 
 for row in 1 2; do
 	c=$(csv_field "$WORK/report.csv" concurrency $row)

@@ -9,8 +9,11 @@ tb record synth -n 20 --input-tokens 64 --output-tokens 10 --seed 1 -o "$WORK/t.
 tb replay --endpoint "$ENDPOINT" --rate 50 --label open -o "$WORK/o.jsonl.gz" \
 	"$WORK/t.jsonl.gz" >"$WORK/live.txt" 2>&1
 check "replay's live table names the level 'open', not a concurrency" \
-	grep -q '^open .* 20 *0$' "$WORK/live.txt"
+	grep -q '^open .* 20 .* 0 *-$' "$WORK/live.txt"
 tb analyze load --db "$WORK/d.db" "$WORK/o.jsonl.gz" 2>/dev/null
+tb analyze report --db "$WORK/d.db" >"$WORK/report.txt"
+check "replay's live row is the report's row: same columns, same numbers" \
+	sh -c "grep '^open  *[0-9]' '$WORK/live.txt' >'$WORK/a' && grep '^open  *[0-9]' '$WORK/report.txt' >'$WORK/b' && cmp -s '$WORK/a' '$WORK/b'"
 tb analyze report --db "$WORK/d.db" --format markdown >"$WORK/report.md"
 check "report exits 0" test $? -eq 0
 check "the report's tables name the level 'open'" \

@@ -213,7 +213,7 @@ static long count_rows(const char *path, const char *table)
 }
 
 /* Runs fn on a memory stream and returns what it wrote (caller frees). */
-static char *report_to_string(struct db *db, const char *run, enum summary_format fmt,
+static char *report_to_string(struct db *db, const char *run, enum table_format fmt,
 			      int export, int *rc)
 {
 	char err[DB_ERRLEN];
@@ -222,7 +222,7 @@ static char *report_to_string(struct db *db, const char *run, enum summary_forma
 	FILE *out = open_memstream(&buf, &len);
 
 	*rc = export ? report_export_csv(db, run, out, err, sizeof(err))
-		     : report_print_slo(db, run, fmt, NULL, out, err, sizeof(err));
+		     : report_print(db, run, fmt, NULL, out, err, sizeof(err));
 	fclose(out);
 	return buf;
 }
@@ -276,13 +276,13 @@ TEST(levels_summarize_like_numpy)
 		CHECK_EQ_INT(r[1].input_tokens, 512);
 		CHECK_EQ_INT(r[1].n_itl, 2);
 		CHECK_EQ_INT(r[1].itl_ns[1], 12 * MS);
-		summary_compute(r, n, 1, &s);
+		summary_compute(r, n, 1, NULL, &s);
 		CHECK_EQ_INT(s.requests, 5);
 		CHECK_EQ_INT(s.warmup, 1);
-		CHECK_NEAR(s.ttft_mean_ms, 400.0, 1e-9);
-		CHECK_NEAR(s.ttft_p50_ms, 300.0, 1e-9);
-		CHECK_NEAR(s.ttft_p95_ms, 880.0, 1e-9);
-		CHECK_NEAR(s.ttft_p99_ms, 976.0, 1e-9);
+		CHECK_NEAR(s.ttft.mean, 400.0, 1e-9);
+		CHECK_NEAR(s.ttft.p50, 300.0, 1e-9);
+		CHECK_NEAR(s.ttft.p95, 880.0, 1e-9);
+		CHECK_NEAR(s.ttft.p99, 976.0, 1e-9);
 		CHECK_NEAR(s.agg_tps, 250.0 / 9.5, 1e-9);
 		CHECK_NEAR(s.per_req_tps, 100.0, 1e-9);
 	}
@@ -294,7 +294,7 @@ TEST(levels_summarize_like_numpy)
 		CHECK_STR(r[3].error, "http");
 		CHECK_STR(r[3].error_detail, "upstream said \"no\", retry later");
 		CHECK_EQ_INT(r[3].ttft_ns, -1);
-		summary_compute(r, n, 2, &s);
+		summary_compute(r, n, 2, NULL, &s);
 		CHECK_EQ_INT(s.ok, 3);
 		CHECK_EQ_INT(s.errors, 1);
 		CHECK_NEAR(s.agg_tps, 120.0 / 1.65, 1e-9);
@@ -379,7 +379,7 @@ TEST(report_prints_heading_table_and_warmup)
 	write_results(file, "00cc", "baseline", NULL);
 	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
 
-	out = report_to_string(db, NULL, SUMMARY_TEXT, 0, &rc);
+	out = report_to_string(db, NULL, TABLE_TEXT, 0, &rc);
 	CHECK_EQ_INT(rc, DB_OK);
 	CHECK(strstr(out, "run 'baseline': endpoint http://127.0.0.1:8000, model mock, "
 		      "trace crc32:0badf00d\n") != NULL);
@@ -387,17 +387,17 @@ TEST(report_prints_heading_table_and_warmup)
 	CHECK(strstr(out, "880.0") != NULL);
 	CHECK(strstr(out, "errors by class: C=2: 1 http\n") != NULL);
 	/* Latency table: TTFT at C=1 is 100 200 300 400 1000: P90 760, max 1000. */
-	CHECK(strstr(out, "  TTFT    1       5      400.0      300.0      760.0      880.0"
+	CHECK(strstr(out, "\nTTFT      1       5      400.0      300.0      760.0      880.0"
 		      "      976.0     1000.0\n") != NULL);
 	/* ITL pools 10 and 12 ms of each of the five requests. */
-	CHECK(strstr(out, "   ITL    1      10       11.0       11.0       12.0") != NULL);
+	CHECK(strstr(out, "\nITL       1      10       11.0       11.0       12.0") != NULL);
 	CHECK(strstr(out, "as vLLM's benchmark does") != NULL);
 	/* Scaling at C=2: (120 / 1.65) / (2 * 250 / 9.5) = 138%. */
 	CHECK(strstr(out, "    0     100%\n") != NULL);
 	CHECK(strstr(out, "    1     138%\n") != NULL);
 	free(out);
 
-	out = report_to_string(db, "baseline", SUMMARY_MARKDOWN, 0, &rc);
+	out = report_to_string(db, "baseline", TABLE_MARKDOWN, 0, &rc);
 	CHECK_EQ_INT(rc, DB_OK);
 	CHECK(strncmp(out, "### baseline", 12) == 0);
 	CHECK(strstr(out, "\n| C | Agg tok/s | Per-req tok/s | Avg TTFT (ms) | Tokens | Wall(s) "
@@ -408,7 +408,7 @@ TEST(report_prints_heading_table_and_warmup)
 	free(out);
 
 	/* JSON: valid, with the hand-computed percentiles in it. */
-	out = report_to_string(db, NULL, SUMMARY_JSON, 0, &rc);
+	out = report_to_string(db, NULL, TABLE_JSON, 0, &rc);
 	CHECK_EQ_INT(rc, DB_OK);
 	json = cJSON_Parse(out);
 	CHECK(cJSON_IsArray(json));
@@ -427,7 +427,7 @@ TEST(report_prints_heading_table_and_warmup)
 	cJSON_Delete(json);
 	free(out);
 
-	out = report_to_string(db, "no-such-run", SUMMARY_TEXT, 0, &rc);
+	out = report_to_string(db, "no-such-run", TABLE_TEXT, 0, &rc);
 	CHECK_EQ_INT(rc, DB_ERR_INPUT);
 	free(out);
 	db_close(db);
@@ -446,17 +446,17 @@ TEST(files_under_one_label_report_as_one_run)
 	write_results(b, "5a1", "shard-b", NULL);
 	CHECK_EQ_INT(load(db, a, "sweep", NULL), DB_OK);
 	CHECK_EQ_INT(load(db, b, "sweep", NULL), DB_OK);
-	CHECK_EQ_INT(report_summarize(db, "sweep", &run, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(report_summarize(db, "sweep", NULL, &run, err, sizeof(err)), DB_OK);
 	CHECK_EQ_INT(run.n_levels, 2);
 	CHECK_EQ_INT(run.warmups, 2);
 	if (run.n_levels == 2) {
 		/* Same offsets from a common start: twice the tokens, same wall. */
 		CHECK_EQ_INT(run.levels[0].requests, 10);
 		CHECK_NEAR(run.levels[0].agg_tps, 500.0 / 9.5, 1e-9);
-		CHECK_NEAR(run.levels[0].ttft_p50_ms, 300.0, 1e-9);
+		CHECK_NEAR(run.levels[0].ttft.p50, 300.0, 1e-9);
 	}
 	report_run_release(&run);
-	out = report_to_string(db, NULL, SUMMARY_TEXT, 0, &rc);
+	out = report_to_string(db, NULL, TABLE_TEXT, 0, &rc);
 	CHECK_EQ_INT(rc, DB_OK);
 	CHECK(strstr(out, "merged from 2 results files\n") != NULL);
 	CHECK(strstr(out, "warm-up: 2 requests, cold-start TTFT 1012.3 ms\n") != NULL);
@@ -476,7 +476,7 @@ TEST(export_writes_quoted_csv)
 
 	write_results(file, "00dd", "a,\"b\"", NULL);
 	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
-	out = report_to_string(db, NULL, SUMMARY_CSV, 1, &rc);
+	out = report_to_string(db, NULL, TABLE_CSV, 1, &rc);
 	CHECK_EQ_INT(rc, DB_OK);
 	CHECK(strncmp(out, header, strlen(header)) == 0);
 	/* The warm-up row, all columns; TPOT = (1500 - 1012.3) / 49 ms. */
@@ -603,7 +603,7 @@ TEST(version_1_database_reads_and_migrates)
 	sqlite3_close(s);
 	/* Read as it is: every request is repeat 0. */
 	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_OK);
-	CHECK_EQ_INT(report_summarize(db, "old", &run, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(report_summarize(db, "old", NULL, &run, err, sizeof(err)), DB_OK);
 	CHECK_EQ_INT(run.n_levels, 1);
 	if (run.n_levels == 1) {
 		CHECK_NEAR(run.levels[0].ttft.p50, 200, 1e-9);
@@ -658,7 +658,7 @@ TEST(repeats_are_stored_and_their_walls_summed)
 	}
 	CHECK_EQ_INT(tracefile_writer_close(w, terr), 0);
 	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
-	CHECK_EQ_INT(report_summarize(db, "rep", &run, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(report_summarize(db, "rep", NULL, &run, err, sizeof(err)), DB_OK);
 	CHECK_EQ_INT(run.n_levels, 1);
 	if (run.n_levels == 1) {
 		CHECK_EQ_INT(run.levels[0].repeats, 2);
@@ -1389,7 +1389,7 @@ TEST(compare_judges_throughput_on_tokens_over_wall_time)
 	w = find_row(&res, "Agg tok/s", "");
 	CHECK(w != NULL);
 	CHECK_EQ_INT(db_results(db, "slow-last", 4, &rr, &n, err, sizeof(err)), DB_OK);
-	summary_compute(rr, n, 4, &sum);
+	summary_compute(rr, n, 4, NULL, &sum);
 	db_results_free(rr, n);
 	if (w) {
 		CHECK_NEAR(w->v.after, sum.agg_tps, 1e-9);      /* the number report shows */

@@ -1,0 +1,125 @@
+/*
+ * metric.h - the definition of every per-request and per-level metric,
+ * written once: lib/summary.c, analyze/compare.c and analyze/plot.c take
+ * them from here, and the views of schema/tracebench.sql (v_requests,
+ * v_summary) mirror them (tests/unit/test_metric.c checks that both agree
+ * on real results). docs/DESIGN.md, "Metric definitions", is the same
+ * table for readers of the design.
+ *
+ *   TTFT, TTFA, E2E   ttft_ns, ttfa_ns, e2e_ns of struct result, in ms. A
+ *                     non-streamed response (one JSON body, 'unstreamed')
+ *                     has an E2E only: its tokens arrived together, so it
+ *                     has no first token of its own (TTFT would be E2E
+ *                     and pull a level's TTFT down) and no decoding timed.
+ *   TPOT              (E2E - TTFT) / (output tokens - 1), of a streamed
+ *                     request with a TTFT, at least two output tokens and
+ *                     E2E > TTFT; none for a non-streamed one (0 would
+ *                     claim infinitely fast decoding): report shows N=0,
+ *                     export an empty field, v_requests NULL.
+ *   ITL               the gaps between token events, none when not streamed
+ *   per-request tok/s output tokens / (E2E - TTFT) in seconds, of the
+ *                     same requests as TPOT, averaged over a level
+ *   wall time         per repeat (replay --repeat) of a level, the first
+ *                     scheduled start to the last end (scheduled start +
+ *                     E2E) of its non-warm-up requests, failed ones too;
+ *                     summed over the repeats
+ *   aggregate tok/s   output tokens of the successful non-warm-up
+ *                     requests of a level / its wall time
+ *   scaling           aggregate tok/s at C / (C x aggregate tok/s at C=1)
+ *   SLO               see struct metric_slo
+ *
+ * "None" is NaN throughout (a table prints "-", CSV an empty field, JSON
+ * null). Level 0 is an open-loop run (replay --rate or --timing; runs.mode
+ * "open"), which has no concurrency: metric_level_closed decides it, and
+ * metric_level_cell and metric_level_name name a level, for every table.
+ */
+#ifndef TB_METRIC_H
+#define TB_METRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "result.h"
+
+/* ns to ms. */
+double metric_ms(int64_t ns);
+
+/* The request's TTFT, TTFA, E2E in ms; NaN when it has none (no token,
+ * or not streamed). */
+double metric_ttft_ms(const struct result *q);
+double metric_ttfa_ms(const struct result *q);
+double metric_e2e_ms(const struct result *q);
+
+/* The request's TPOT in ms, NaN when it has none (see above). */
+double metric_tpot_ms(const struct result *q);
+
+/* The request's decoding speed in tok/s, NaN exactly when TPOT is. */
+double metric_req_tps(const struct result *q);
+
+/* The number of the request's inter-token gaps (itl_ns) that count. */
+size_t metric_n_gaps(const struct result *q);
+
+/*
+ * Service-level objectives for goodput: a request is good when it succeeded
+ * and each metric with a limit (> 0) is within it. A request without the
+ * metric (TPOT of a one-token or non-streamed answer) passes that limit;
+ * one without a TTFT or TTFA fails theirs. A non-streamed answer's user saw
+ * nothing before its end: its TTFT and TTFA limits hold its E2E.
+ */
+struct metric_slo {
+	double ttft_ms, ttfa_ms, tpot_ms, e2e_ms;   /* 0: no limit */
+};
+
+/*
+ * Parses "ttft=500ms,tpot=50ms,e2e=10s" (units us, ms, s; a bare number is
+ * ms) into *out. Returns 0, or -1 with a message in err (errlen bytes).
+ */
+int metric_slo_parse(const char *s, struct metric_slo *out, char *err, size_t errlen);
+
+/* True when the request q succeeded within every limit of slo. */
+int metric_within_slo(const struct result *q, const struct metric_slo *slo);
+
+/* One repeat of a level: its span and its successful requests' tokens. */
+struct metric_span {
+	int64_t first, last;   /* first scheduled start, last end; first > last when empty */
+	int64_t tokens;
+};
+
+/* The number of repeats of the non-warm-up requests of r: 1 + the largest
+ * repeat, at least 1. */
+size_t metric_n_repeats(const struct result *r, size_t n);
+
+/*
+ * Fills spans[0 .. n_spans) from the non-warm-up requests of r, a request
+ * of repeat k (clamped to 0 .. n_spans-1) into spans[k].
+ */
+void metric_spans(const struct result *r, size_t n, struct metric_span *spans, size_t n_spans);
+
+/* A span's length in seconds, 0 when empty. */
+double metric_span_s(const struct metric_span *sp);
+
+/*
+ * The wall time of a level in seconds: the sum of the spans' lengths.
+ * *repeats (may be NULL) gets the number of non-empty spans, at least 1.
+ */
+double metric_wall_s(const struct metric_span *spans, size_t n_spans, int *repeats);
+
+/* tokens / wall_s; NaN unless wall_s > 0. */
+double metric_agg_tps(double tokens, double wall_s);
+
+/* Scaling efficiency of a level of aggregate agg_tps against base_tps at
+ * C=1; NaN for an open-loop level or without a base. */
+double metric_scaling(int level, double agg_tps, double base_tps);
+
+/* The level of an open-loop run. */
+#define METRIC_OPEN_LOOP_LEVEL 0
+
+/* True when level is a concurrency (closed loop), false for open loop. */
+int metric_level_closed(int level);
+
+/* The C cell of a table: "4", or "open" for open loop. Returns buf. */
+const char *metric_level_cell(int level, char *buf, size_t len);
+
+/* A level in a sentence: "C=4", or "open loop". Returns buf. */
+const char *metric_level_name(int level, char *buf, size_t len);
+
+#endif
