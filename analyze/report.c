@@ -423,9 +423,9 @@ static double col_runs_count(const void *row, size_t off)
 	return (double)v;
 }
 
-#define RUN_STR(name, field) { .head = name, .key = name, .flags = TABLE_LEFT, \
+#define RUN_STR(name, field) { .head = (name), .key = (name), .flags = TABLE_LEFT, \
 			       .str = col_runs_str, .arg = offsetof(struct db_run, field) }
-#define RUN_COUNT(name, field) { .head = name, .key = name, .num = col_runs_count, \
+#define RUN_COUNT(name, field) { .head = (name), .key = (name), .num = col_runs_count, \
 				 .arg = offsetof(struct db_run_counts, field) }
 
 static const struct table_col report_runs_cols[] = {

@@ -292,14 +292,16 @@ SUMMARY_EXPR(col_achieved_rps, s->open_loop ? s->achieved_rps : NAN)
 #define F(m) offsetof(struct level_summary, m)
 /* A text and CSV column: heading, unit, key, width, decimals (text, CSV). */
 #define NUM(h, u, k, w, d, cd, fn, a) \
-	{ .head = h, .unit = u, .key = k, .width = w, .decimals = d, .csv_decimals = cd, \
-	  .num = fn, .arg = a }
+	{ .head = (h), .unit = (u), .key = (k), .width = (w), .decimals = (d), \
+	  .csv_decimals = (cd), .num = (fn), .arg = (a) }
 /* A CSV and JSON column. */
-#define CSV(k, cd, fn, a) { .key = k, .csv_decimals = cd, .num = fn, .arg = a }
+#define CSV(k, cd, fn, a) { .key = (k), .csv_decimals = (cd), .num = (fn), .arg = (a) }
 #define ERRS(cls, k) CSV("errors_" cls, 0, col_err_class, k)
 /* n, mean, p50, p90, p95, p99, max of a distribution (CSV and JSON). */
-#define DIST_N(m, name) CSV("n_" name, 0, col_size, F(m.n))
-#define DIST_AT(m, name, stat, field) CSV(stat "_" name "_ms", 3, col_double, F(m.field))
+/* (m names a member: it cannot be parenthesized) */
+#define DIST_N(m, name) CSV("n_" name, 0, col_size, F(m.n))   /* NOLINT(bugprone-macro-parentheses) */
+#define DIST_AT(m, name, stat, field) \
+	CSV(stat "_" name "_ms", 3, col_double, F(m.field))   /* NOLINT(bugprone-macro-parentheses) */
 #define DIST(m, name) DIST_N(m, name), DIST_AT(m, name, "avg", mean), \
 	DIST_AT(m, name, "p50", p50), DIST_AT(m, name, "p90", p90), \
 	DIST_AT(m, name, "p95", p95), DIST_AT(m, name, "p99", p99), DIST_AT(m, name, "max", max)
@@ -398,7 +400,7 @@ static double col_lat_stat(const void *row, size_t off)
 	return v;
 }
 
-#define LAT(h, u, field) { .head = h, .unit = u, .width = 10, .decimals = 1, \
+#define LAT(h, u, field) { .head = (h), .unit = (u), .width = 10, .decimals = 1, \
 			   .num = col_lat_stat, .arg = offsetof(struct stats_dist, field) }
 
 static const struct table_col summary_latency_cols[] = {

@@ -244,7 +244,7 @@ static void table_put_cell(struct table *t, size_t i, const char *s, const char 
 			   int first)
 {
 	size_t w = table_text(NULL, s, t->fmt == TABLE_MARKDOWN);
-	int left = t->cols[i].flags & TABLE_LEFT;
+	int left = (t->cols[i].flags & TABLE_LEFT) != 0;
 
 	if (unit)
 		w += 3 + table_text(NULL, unit, 0);

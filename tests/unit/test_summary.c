@@ -8,6 +8,8 @@
 
 #include <stdlib.h>
 
+#include <cjson/cJSON.h>
+
 #include "lib/random.h"
 #include "lib/result.h"
 #include "lib/stats.h"
@@ -351,6 +353,65 @@ TEST(unstreamed_requests_count_in_e2e_only)
 	CHECK_EQ_INT(s.tokens, 20);
 }
 
+/* The sweep table of one level in fmt (caller frees). */
+static char *sweep(enum table_format fmt, const struct level_summary *s, int slo)
+{
+	struct table t;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	summary_table_init(&t, out, fmt, slo);
+	table_begin(&t);
+	summary_table_row(&t, "run \"x\"", s);
+	table_end(&t);
+	fclose(out);
+	return buf;
+}
+
+TEST(sweep_table_has_the_seed_columns_first_in_every_format)
+{
+	struct result v[8];
+	struct level_summary s;
+	struct metric_slo slo = { 300, 0, 0, 0 };
+	size_t n = handmade(v), i, commas = 0;
+	cJSON *j;
+	char *out;
+
+	summary_compute(v, n, 2, &slo, &s);
+	summary_set_scaling(&s, 39 / 2.6 / 4);   /* half of 2 x the C=1 rate */
+	out = sweep(TABLE_TEXT, &s, 1);
+	CHECK(strncmp(out, "   C  Agg tok/s  Per-req tok/s  Avg TTFT (ms)   Tokens  Wall(s)    Ok"
+		      "  P50 TTFT (ms)  P95 TTFT (ms)  P99 TTFT (ms)  Err  Scaling  Goodput"
+		      "  Good req/s\n", 136) == 0);
+	CHECK(strstr(out, "\n   2       15.0") != NULL);
+	CHECK(strstr(out, "    2     200%    50.0%        1.15\n") != NULL);
+	free(out);
+	out = sweep(TABLE_MARKDOWN, &s, 0);
+	CHECK(strstr(out, "| C | Agg tok/s | Per-req tok/s | Avg TTFT (ms) | Tokens | Wall(s) | Ok "
+		      "| P50 TTFT (ms) | P95 TTFT (ms) | P99 TTFT (ms) | Err | Scaling |\n") == out);
+	CHECK(strstr(out, "Goodput") == NULL);
+	free(out);
+	out = sweep(TABLE_CSV, &s, 0);
+	CHECK(strncmp(out, "run,concurrency,agg_tok_s,per_req_tok_s,avg_ttft_ms,tokens,wall_s,ok,"
+		      "p50_ttft_ms,p95_ttft_ms,p99_ttft_ms,errors,scaling_eff,requests,", 133) == 0);
+	CHECK(strstr(out, "\n\"run \"\"x\"\"\",2,15.000,") != NULL);
+	for (i = 0; out[i] && out[i] != '\n'; i++)
+		commas += out[i] == ',';
+	free(out);
+	out = sweep(TABLE_JSON, &s, 0);
+	j = cJSON_Parse(out);
+	CHECK(cJSON_IsArray(j) && cJSON_GetArraySize(j) == 1);
+	CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetArrayItem(j, 0)), commas + 1);
+	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "run")),
+		  "run \"x\"");
+	CHECK_EQ_INT(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "n_tpot")->valueint, 3);
+	cJSON_Delete(j);
+	free(out);
+	for (i = 0; i < n; i++)
+		result_release(&v[i]);
+}
+
 int main(void)
 {
 	RUN(describe_with_ties_and_small_n);
@@ -364,5 +425,6 @@ int main(void)
 	RUN(repeats_add_their_walls_not_the_gaps_between);
 	RUN(open_loop_shows_rates_and_service_latency);
 	RUN(unstreamed_requests_count_in_e2e_only);
+	RUN(sweep_table_has_the_seed_columns_first_in_every_format);
 	return harness_done();
 }

@@ -1,0 +1,380 @@
+/*
+ * test_analyze_compare.c - compare.c: verdicts on generated runs: a 10 ms
+ * TTFT shift on 60 requests is called slower, the same server across seeds
+ * raises no false alarm beyond the rate promised, repeats count the noise
+ * between runs, throughput is report's aggregate tok/s, requests pair by
+ * trace id only when both runs replayed the same ones, and a level without
+ * a verdict says why.
+ */
+#define _XOPEN_SOURCE 700   /* nftw */  /* NOLINT(bugprone-reserved-identifier): POSIX's own name */
+#include "harness.h"
+#include "analyze_fixture.h"
+
+/*
+ * Like write_generated, but 'repeats' repeats of 'per' requests, each
+ * repeat with its own TTFT offset ~ N(0, rep_sd) ms: a server whose speed
+ * drifts from run to run, the noise that repeats exist to measure.
+ */
+static void write_repeats(const char *path, const char *run_id, const char *label,
+			  uint64_t seed, double shift_ms, int repeats, int per, double rep_sd)
+{
+	char err[TRACEFILE_ERRLEN];
+	struct tracefile_writer *w;
+	cJSON *h = cJSON_CreateObject(), *rec;
+	struct rng s = { seed };
+	int64_t at = 0;
+	int k, i, j;
+
+	cJSON_AddStringToObject(h, "run_id", run_id);
+	cJSON_AddStringToObject(h, "label", label);
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err);
+	cJSON_Delete(h);
+	CHECK(w != NULL);
+	for (k = 0; w && k < repeats; k++) {
+		double offset = rep_sd * gen_normal(&s);
+
+		for (i = 0; i < per; i++) {
+			struct result r;
+			double ttft = 100 + shift_ms + offset + 2 * gen_normal(&s);
+
+			result_init(&r);
+			r.level = 1;
+			r.repeat = k;
+			r.seq = k * per + i;
+			r.status = 200;
+			r.sched_ns = r.send_ns = at;
+			r.ttft_ns = r.ttfa_ns = (int64_t)(ttft * MS);
+			r.e2e_ns = r.ttft_ns + 49 * 20 * MS;
+			r.output_tokens = 50;
+			r.itl_ns = malloc(2 * sizeof(int64_t));
+			r.n_itl = 2;
+			for (j = 0; j < 2; j++)
+				r.itl_ns[j] = (int64_t)((20 + gen_normal(&s)) * MS);
+			at += r.e2e_ns;
+			rec = result_to_json(&r);
+			CHECK_EQ_INT(tracefile_writer_append(w, rec), 0);
+			cJSON_Delete(rec);
+			result_release(&r);
+		}
+		at += 5 * S;   /* a pause between repeats */
+	}
+	if (w)
+		CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+}
+
+static const struct compare_opts cmp_opts = { VERDICT_MIN_EFFECT, VERDICT_RESAMPLES,
+					      VERDICT_SEED };
+
+static const struct compare_row *find_row(const struct compare_result *r, const char *metric,
+					  const char *stat)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_rows; i++)
+		if (strcmp(r->rows[i].metric, metric) == 0 && strcmp(r->rows[i].stat, stat) == 0)
+			return &r->rows[i];
+	return NULL;
+}
+
+static int outcome_of(const struct compare_result *r, const char *metric, const char *stat)
+{
+	const struct compare_row *w = find_row(r, metric, stat);
+
+	return w ? (int)w->v.outcome : -1;
+}
+
+TEST(compare_flags_a_10ms_ttft_shift_on_60_requests)
+{
+	const char *a = path_of("before.jsonl.gz"), *b = path_of("after.jsonl.gz");
+	struct db *db = fresh_db("shift.db");
+	struct compare_result res;
+	const struct compare_row *w;
+	char err[DB_ERRLEN];
+
+	write_generated(a, "sh-a", "before", 1, 0, 60, "crc32:00000001");
+	write_generated(b, "sh-b", "after", 2, 10, 60, "crc32:00000001");
+	CHECK_EQ_INT(load(db, a, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(load(db, b, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(compare_runs(db, "before", "after", &cmp_opts, &res, err, sizeof(err)),
+		     DB_OK);
+	CHECK_EQ_INT(res.n_rows, 11);   /* P50 and P99 of five latencies, and tok/s */
+	CHECK_EQ_INT(res.n_warnings, 0);
+	CHECK_EQ_INT(res.n_levels, 1);
+	w = find_row(&res, "TTFT", "P50");
+	CHECK(w != NULL);
+	if (w) {
+		CHECK_EQ_INT(w->v.outcome, VERDICT_SLOWER);
+		CHECK(w->v.lo > VERDICT_MIN_EFFECT && w->v.lo < 10 && w->v.hi > 10);
+		CHECK(w->v.lo <= w->v.change_pct && w->v.change_pct <= w->v.hi);
+	}
+	/* 60 requests a side: P99 is shown but not judged */
+	w = find_row(&res, "TTFT", "P99");
+	CHECK(w && w->v.outcome == VERDICT_NA && !isnan(w->v.change_pct) && w->v.n_before == 60);
+	/* TPOT's 5% spread on 60 requests: not enough to tell */
+	CHECK_EQ_INT(outcome_of(&res, "TPOT", "P50"), VERDICT_INCONCLUSIVE);
+	{
+		size_t idx[4];
+
+		CHECK_EQ_INT(compare_regressions(&res, 5, idx, 4), 2);   /* TTFT and TTFA */
+		CHECK(res.rows[idx[0]].v.change_pct >= res.rows[idx[1]].v.change_pct);
+		CHECK_STR(res.rows[idx[1]].stat, "P50");
+		CHECK_EQ_INT(compare_regressions(&res, 50, idx, 4), 0);
+	}
+	compare_result_release(&res);
+	/* The other way round the change is "faster", and nothing regressed. */
+	CHECK_EQ_INT(compare_runs(db, "after", "before", &cmp_opts, &res, err, sizeof(err)),
+		     DB_OK);
+	CHECK_EQ_INT(outcome_of(&res, "TTFT", "P50"), VERDICT_FASTER);
+	CHECK_EQ_INT(compare_regressions(&res, 0, NULL, 0), 0);
+	compare_result_release(&res);
+	CHECK_EQ_INT(compare_runs(db, "before", "ghost", &cmp_opts, &res, err, sizeof(err)),
+		     DB_ERR_INPUT);
+	CHECK(strstr(err, "'ghost'") != NULL);
+	db_close(db);
+}
+
+/*
+ * 40 pairs of runs drawn from one distribution with different seeds: no
+ * metric is called faster or slower in more than 2 of them; noisy ones
+ * (TTFT: 8% spread on 60 requests) are inconclusive rather than changed.
+ */
+TEST(compare_does_not_flag_the_same_server_across_seeds)
+{
+	static const char *const metrics[] = { "TTFT", "TTFA", "TPOT", "ITL", "E2E", "Agg tok/s" };
+	const char *file = path_of("same.jsonl.gz");
+	struct db *db = fresh_db("same.db");
+	struct compare_result res;
+	char err[DB_ERRLEN], id[32], la[32], lb[32];
+	int flagged[6] = { 0 }, trials = 40, t, m;
+
+	for (t = 0; t < trials; t++) {
+		snprintf(la, sizeof(la), "a%d", t);
+		snprintf(lb, sizeof(lb), "b%d", t);
+		snprintf(id, sizeof(id), "same-a%d", t);
+		write_generated(file, id, la, 1000 + 2 * (uint64_t)t, 0, 60, "crc32:00000002");
+		CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+		snprintf(id, sizeof(id), "same-b%d", t);
+		write_generated(file, id, lb, 1001 + 2 * (uint64_t)t, 0, 60, "crc32:00000002");
+		CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+		CHECK_EQ_INT(compare_runs(db, la, lb, &cmp_opts, &res, err, sizeof(err)), DB_OK);
+		for (m = 0; m < 6; m++) {
+			int o = outcome_of(&res, metrics[m], m == 5 ? "" : "P50");
+
+			if (o == VERDICT_FASTER || o == VERDICT_SLOWER || o < 0)
+				flagged[m]++;
+		}
+		CHECK_EQ_INT(compare_regressions(&res, 5, NULL, 0), 0);
+		compare_result_release(&res);
+	}
+	for (m = 0; m < 6; m++) {
+		if (flagged[m] > 2)
+			printf("  %s flagged in %d of %d trials\n", metrics[m], flagged[m], trials);
+		CHECK(flagged[m] <= 2);
+	}
+	db_close(db);
+}
+
+/*
+ * Runs of a server that drifts by N(0, 10 ms) from repeat to repeat, with
+ * 2 ms of noise within one: 4 repeats of 20 requests. Requests alone would
+ * look very precise; resampling repeats keeps the false alarms at most 2
+ * of 40, and a 40 ms shift is still called.
+ */
+TEST(compare_uses_repeats_for_the_noise_between_runs)
+{
+	const char *file = path_of("reps.jsonl.gz");
+	struct db *db = fresh_db("reps.db");
+	struct compare_result res;
+	const struct compare_row *w;
+	char err[DB_ERRLEN], id[32], la[32], lb[32];
+	int t, o, flagged = 0, flagged_agg = 0;
+
+	for (t = 0; t < 40; t++) {
+		snprintf(la, sizeof(la), "ra%d", t);
+		snprintf(lb, sizeof(lb), "rb%d", t);
+		snprintf(id, sizeof(id), "reps-a%d", t);
+		write_repeats(file, id, la, 500 + 2 * (uint64_t)t, 0, 4, 20, 10);
+		CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+		snprintf(id, sizeof(id), "reps-b%d", t);
+		write_repeats(file, id, lb, 501 + 2 * (uint64_t)t, 0, 4, 20, 10);
+		CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+		CHECK_EQ_INT(compare_runs(db, la, lb, &cmp_opts, &res, err, sizeof(err)), DB_OK);
+		o = outcome_of(&res, "TTFT", "P50");
+		flagged += o == VERDICT_FASTER || o == VERDICT_SLOWER;
+		w = find_row(&res, "Agg tok/s", "");
+		flagged_agg += !w || w->v.outcome == VERDICT_FASTER || w->v.outcome == VERDICT_SLOWER;
+		if (t == 0 && w) {
+			CHECK_EQ_INT(w->v.n_before, 4);   /* the repeats are the samples */
+			CHECK_EQ_INT(res.levels[0].repeats_before, 4);
+		}
+		compare_result_release(&res);
+	}
+	CHECK(flagged <= 2);
+	CHECK(flagged_agg <= 2);
+	write_repeats(file, "reps-shift", "shifted", 9999, 40, 4, 20, 10);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(compare_runs(db, "ra0", "shifted", &cmp_opts, &res, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(outcome_of(&res, "TTFT", "P50"), VERDICT_SLOWER);
+	compare_result_release(&res);
+	db_close(db);
+}
+
+/*
+ * A closed-loop level at C=4: 16 requests of 10 tokens, 1 s each, four
+ * slots sent back to back; the last request takes 'last_s' seconds.
+ * Request i replays trace request first_id + i.
+ */
+static void write_level(const char *path, const char *run_id, const char *label,
+			double last_s, long first_id, int fail_all, int estimated)
+{
+	char err[TRACEFILE_ERRLEN];
+	struct tracefile_writer *w;
+	cJSON *h = cJSON_CreateObject(), *rec;
+	int i;
+
+	cJSON_AddStringToObject(h, "run_id", run_id);
+	cJSON_AddStringToObject(h, "label", label);
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err);
+	cJSON_Delete(h);
+	CHECK(w != NULL);
+	for (i = 0; w && i < 16; i++) {
+		struct result r;
+		double e2e = i == 15 ? last_s : 1;
+		int j;
+
+		result_init(&r);
+		r.level = 4;
+		r.seq = i;
+		r.trace_id = first_id + i;
+		r.status = fail_all ? 500 : 200;
+		if (fail_all)
+			result_set_error(&r, RESULT_ERR_HTTP, "HTTP 500");
+		r.sched_ns = r.send_ns = (int64_t)(i / 4) * S;
+		r.ttft_ns = r.ttfa_ns = fail_all ? -1 : 100 * MS + i * MS;
+		r.e2e_ns = (int64_t)(e2e * (double)S);
+		r.output_tokens = fail_all ? 0 : 10;
+		r.tokens_estimated = estimated;
+		r.itl_ns = malloc(9 * sizeof(int64_t));
+		r.n_itl = fail_all ? 0 : 9;
+		for (j = 0; j < 9; j++)
+			r.itl_ns[j] = (r.e2e_ns - r.ttft_ns) / 9;
+		rec = result_to_json(&r);
+		CHECK_EQ_INT(tracefile_writer_append(w, rec), 0);
+		cJSON_Delete(rec);
+		result_release(&r);
+	}
+	if (w)
+		CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+}
+
+/*
+ * The verdict is about the tok/s shown: the last request taking 5 s
+ * doubles the wall time and halves tokens / wall time, while Little's law
+ * (C x tokens / sum of E2E) would call it a 20% drop.
+ */
+TEST(compare_judges_throughput_on_tokens_over_wall_time)
+{
+	const char *a = path_of("lv-a.jsonl.gz"), *b = path_of("lv-b.jsonl.gz");
+	struct db *db = fresh_db("lv.db");
+	struct compare_result res;
+	struct result *rr = NULL;
+	struct level_summary sum;
+	const struct compare_row *w;
+	char err[DB_ERRLEN];
+	size_t n = 0;
+
+	write_level(a, "lv-a", "even", 1, 0, 0, 0);
+	write_level(b, "lv-b", "slow-last", 5, 0, 0, 0);
+	CHECK_EQ_INT(load(db, a, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(load(db, b, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(compare_runs(db, "even", "slow-last", &cmp_opts, &res, err, sizeof(err)),
+		     DB_OK);
+	w = find_row(&res, "Agg tok/s", "");
+	CHECK(w != NULL);
+	CHECK_EQ_INT(db_results(db, "slow-last", 4, &rr, &n, err, sizeof(err)), DB_OK);
+	summary_compute(rr, n, 4, NULL, &sum);
+	db_results_free(rr, n);
+	if (w) {
+		CHECK_NEAR(w->v.after, sum.agg_tps, 1e-9);      /* the number report shows */
+		CHECK_NEAR(w->v.before, 40, 1e-6);
+		CHECK_NEAR(w->v.change_pct, -50, 1e-6);
+		CHECK_EQ_INT(w->v.outcome, VERDICT_SLOWER);
+		CHECK(w->v.paired);
+	}
+	CHECK(res.levels[0].paired);
+	compare_result_release(&res);
+	db_close(db);
+}
+
+TEST(compare_pairs_by_trace_id_only_the_same_requests)
+{
+	const char *a = path_of("pr-a.jsonl.gz"), *b = path_of("pr-b.jsonl.gz");
+	const char *c = path_of("pr-c.jsonl.gz");
+	struct db *db = fresh_db("pr.db");
+	struct compare_result res;
+	char err[DB_ERRLEN];
+
+	write_level(a, "pr-a", "a", 1, 0, 0, 0);
+	write_level(b, "pr-b", "b", 1, 0, 0, 0);
+	write_level(c, "pr-c", "c", 1, 100, 0, 0);   /* other trace requests */
+	CHECK_EQ_INT(load(db, a, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(load(db, b, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(load(db, c, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(compare_runs(db, "a", "b", &cmp_opts, &res, err, sizeof(err)), DB_OK);
+	CHECK(res.levels[0].paired && find_row(&res, "TTFT", "P50")->v.paired);
+	CHECK_EQ_INT(outcome_of(&res, "TTFT", "P50"), VERDICT_SAME);
+	compare_result_release(&res);
+	CHECK_EQ_INT(compare_runs(db, "a", "c", &cmp_opts, &res, err, sizeof(err)), DB_OK);
+	CHECK(!res.levels[0].paired && !find_row(&res, "TTFT", "P50")->v.paired);
+	compare_result_release(&res);
+	db_close(db);
+}
+
+/* A level where every request failed: a line for it, no verdict, no crash. */
+TEST(compare_says_why_a_level_has_no_verdict)
+{
+	const char *a = path_of("nf-a.jsonl.gz"), *b = path_of("nf-b.jsonl.gz");
+	const char *dbp = path_of("nf.db");
+	struct db *db = fresh_db("nf.db");
+	struct compare_result res;
+	char err[DB_ERRLEN], *out = NULL;
+
+	write_level(a, "nf-a", "ok", 1, 0, 0, 1);
+	write_level(b, "nf-b", "down", 1, 0, 1, 0);
+	CHECK_EQ_INT(load(db, a, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(load(db, b, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(compare_runs(db, "ok", "down", &cmp_opts, &res, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(res.n_rows, 0);
+	CHECK_EQ_INT(res.n_levels, 1);
+	CHECK(!res.levels[0].compared && res.levels[0].failed_after == 16);
+	compare_result_release(&res);
+	db_close(db);
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp, "ok",
+						      "down", "--fail-on-regression", "5", NULL }), 1);
+	CHECK(strstr(out, "C=4: no successful request in 'down' (0 and 16 failed); no verdict")
+	      != NULL);
+	CHECK(strstr(out, "regression: no successful request at C=4 in 'down' (16 failed)")
+	      != NULL);
+	CHECK(strstr(out, "Verdict") == NULL);
+	free(out);
+	/* estimated token counts are flagged where they count */
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp, "ok",
+						      "ok", NULL }), 0);
+	CHECK(strstr(out, "*: token counts estimated") != NULL);
+	CHECK(strstr(out, "TPOT*") != NULL && strstr(out, "Agg tok/s*") != NULL);
+	CHECK(strstr(out, "TTFT*") == NULL);
+	free(out);
+}
+
+int main(void)
+{
+	if (fixture_setup() != 0)
+		return 1;
+	RUN(compare_flags_a_10ms_ttft_shift_on_60_requests);
+	RUN(compare_does_not_flag_the_same_server_across_seeds);
+	RUN(compare_uses_repeats_for_the_noise_between_runs);
+	RUN(compare_judges_throughput_on_tokens_over_wall_time);
+	RUN(compare_pairs_by_trace_id_only_the_same_requests);
+	RUN(compare_says_why_a_level_has_no_verdict);
+	return fixture_done();
+}

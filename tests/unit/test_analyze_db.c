@@ -1,0 +1,272 @@
+/*
+ * test_analyze_db.c - db.c: the analysis database on real files: loading
+ * (twice, under another label, truncated, malformed), the itl_us text, the
+ * schema version and the version 1 migration, repeats stored.
+ */
+#define _XOPEN_SOURCE 700   /* nftw */  /* NOLINT(bugprone-reserved-identifier): POSIX's own name */
+#include "harness.h"
+#include "analyze_fixture.h"
+
+TEST(load_twice_does_not_double_rows)
+{
+	const char *file = path_of("r1.jsonl.gz");
+	struct db *db = fresh_db("twice.db");
+	char err[DB_ERRLEN];
+	size_t n = 0;
+
+	write_results(file, "00aa", "baseline", NULL);
+	CHECK_EQ_INT(load(db, file, NULL, &n), DB_OK);
+	CHECK_EQ_INT(n, 10);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_ALREADY_LOADED);
+	db_close(db);
+	/* Reopened later, and under another label: still the same run. */
+	db = NULL;
+	CHECK_EQ_INT(db_open(path_of("twice.db"), DB_WRITE, &db, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(load(db, file, "other-label", NULL), DB_ALREADY_LOADED);
+	db_close(db);
+	CHECK_EQ_INT(count_rows(path_of("twice.db"), "runs"), 1);
+	CHECK_EQ_INT(count_rows(path_of("twice.db"), "requests"), 10);
+}
+
+/* Sets itl_us of request seq 1 of the database at path, with plain SQLite. */
+static void set_itl_text(const char *path, const char *text)
+{
+	sqlite3 *s = NULL;
+	sqlite3_stmt *st = NULL;
+
+	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_prepare_v2(s, "UPDATE requests SET itl_us = ?1 WHERE seq = 1", -1,
+					&st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+	CHECK_EQ_INT(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+}
+
+TEST(itl_text_other_than_our_own_still_reads)
+{
+	static const struct { const char *text; int rc; size_t n; int64_t second_ns; } cases[] = {
+		{ "[7,123456]", DB_OK, 2, 123456000LL },     /* the fast path */
+		{ "[]", DB_OK, 0, 0 },
+		{ " [ 7 , 9.5 ]", DB_OK, 2, 9500LL },         /* JSON by hand: cJSON */
+		{ "[7,x]", DB_ERR_INPUT, 0, 0 },
+		{ "[7,]", DB_ERR_INPUT, 0, 0 },
+	};
+	const char *file = path_of("itl.jsonl.gz"), *dbp = path_of("itl.db");
+	struct result *r = NULL;
+	char err[DB_ERRLEN];
+	struct db *db;
+	size_t n = 0, i;
+
+	write_results(file, "0171", "itl", NULL);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		db = fresh_db("itl.db");
+		CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+		db_close(db);
+		set_itl_text(dbp, cases[i].text);
+		db = NULL;
+		CHECK_EQ_INT(db_open(dbp, DB_READ, &db, err, sizeof(err)), DB_OK);
+		CHECK_EQ_INT(db_results(db, "itl", 1, &r, &n, err, sizeof(err)), cases[i].rc);
+		if (cases[i].rc == DB_OK && n == 6) {
+			CHECK_EQ_INT(r[1].n_itl, cases[i].n);
+			if (cases[i].n == 2)
+				CHECK_EQ_INT(r[1].itl_ns[1], cases[i].second_ns);
+		} else if (cases[i].rc != DB_OK) {
+			CHECK(strstr(err, "bad itl_us in request 1") != NULL);
+		}
+		if (cases[i].rc == DB_OK)
+			db_results_free(r, n);
+		db_close(db);
+	}
+}
+
+TEST(malformed_record_rolls_back)
+{
+	const char *good = path_of("good.jsonl.gz"), *bad = path_of("bad.jsonl.gz");
+	struct db *db = fresh_db("rollback.db");
+	struct db_load_info info;
+	char err[DB_ERRLEN];
+
+	write_results(good, "00ee", "good", NULL);
+	write_results(bad, "00ef", "bad", "{\"level\":1,\"seq\":\"ten\",\"send_ns\":0}");
+	CHECK_EQ_INT(load(db, good, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(db_load_results(db, bad, NULL, &info, err, sizeof(err)), DB_ERR_INPUT);
+	CHECK(strstr(err, bad) != NULL);
+	CHECK(strstr(err, "line 12") != NULL);
+	db_close(db);
+	CHECK_EQ_INT(count_rows(path_of("rollback.db"), "runs"), 1);
+	CHECK_EQ_INT(count_rows(path_of("rollback.db"), "requests"), 10);
+}
+
+/* Counts the records a plain reader gets from path. */
+static size_t reader_count(const char *path)
+{
+	char err[TRACEFILE_ERRLEN];
+	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_RESULTS, err);
+	cJSON *rec;
+	size_t n = 0;
+
+	while (r && tracefile_reader_next(r, &rec) == 1) {
+		cJSON_Delete(rec);
+		n++;
+	}
+	tracefile_reader_close(r);
+	return n;
+}
+
+TEST(truncated_file_loads_complete_records)
+{
+	const char *file = path_of("cut.jsonl.gz");
+	struct db *db = fresh_db("cut.db");
+	struct db_load_info info;
+	char err[DB_ERRLEN];
+	size_t whole;
+
+	write_results(file, "00ff", "cut", NULL);
+	whole = (size_t)file_size(file);
+	CHECK_EQ_INT(truncate(file, (off_t)(whole - 40)), 0);
+	CHECK_EQ_INT(db_load_results(db, file, NULL, &info, err, sizeof(err)), DB_OK);
+	CHECK(info.damage != NULL);
+	CHECK(info.requests > 0 && info.requests < 10);
+	CHECK_EQ_INT(info.requests, reader_count(file));
+	db_load_info_release(&info);
+	db_close(db);
+	CHECK_EQ_INT(count_rows(path_of("cut.db"), "requests"), reader_count(file));
+}
+
+TEST(newer_schema_is_refused)
+{
+	const char *path = path_of("newer.db");
+	char err[DB_ERRLEN];
+	struct db *db = fresh_db("newer.db");
+	sqlite3 *s = NULL;
+
+	db_close(db);
+	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_exec(s, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(s);
+	db = NULL;
+	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_ERR_INPUT);
+	CHECK(strstr(err, "schema version 7") != NULL);
+	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_ERR_INPUT);
+	CHECK_EQ_INT(db_open(path_of("missing.db"), DB_READ, &db, err, sizeof(err)),
+		     DB_ERR_INPUT);
+	CHECK(strstr(err, "No such file or directory") != NULL);
+	CHECK(!file_exists(path_of("missing.db")));
+}
+
+/* The tables of schema version 1, as the first tracebench created them. */
+static const char schema_v1[] =
+	"CREATE TABLE runs (run_id TEXT PRIMARY KEY, label TEXT NOT NULL, created TEXT,"
+	" tool TEXT, endpoint TEXT, model TEXT, trace_path TEXT, trace_digest TEXT,"
+	" mode TEXT, params TEXT, source TEXT, loaded_at TEXT);"
+	"CREATE TABLE requests (run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,"
+	" seq INTEGER NOT NULL, level INTEGER NOT NULL, trace_id INTEGER,"
+	" warmup INTEGER NOT NULL, status INTEGER, error TEXT, error_detail TEXT,"
+	" sched_ns INTEGER, send_ns INTEGER, ttft_ns INTEGER, ttfa_ns INTEGER,"
+	" e2e_ns INTEGER, input_tokens INTEGER, output_tokens INTEGER,"
+	" tokens_estimated INTEGER NOT NULL, itl_us TEXT, PRIMARY KEY (run_id, seq));"
+	"CREATE INDEX requests_level ON requests(run_id, level);"
+	"CREATE VIEW v_requests AS SELECT r.label AS run, q.level AS concurrency"
+	" FROM requests q JOIN runs r USING (run_id);"
+	"INSERT INTO runs (run_id, label) VALUES ('old', 'old');"
+	"INSERT INTO requests VALUES ('old', 0, 1, 0, 0, 200, NULL, NULL, 0, 0,"
+	" 100000000, 100000000, 600000000, 10, 11, 0, '[50000,50000]');"
+	"INSERT INTO requests VALUES ('old', 1, 1, 1, 0, 200, NULL, NULL, 600000000,"
+	" 600000000, 300000000, 300000000, 800000000, 10, 11, 0, '[50000]');"
+	"PRAGMA user_version = 1;";
+
+TEST(version_1_database_reads_and_migrates)
+{
+	const char *path = path_of("v1.db");
+	struct report_run run;
+	char err[DB_ERRLEN];
+	struct db *db = NULL;
+	sqlite3 *s = NULL;
+	sqlite3_stmt *st = NULL;
+
+	unlink(path);
+	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_exec(s, schema_v1, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(s);
+	/* Read as it is: every request is repeat 0. */
+	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(report_summarize(db, "old", NULL, &run, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(run.n_levels, 1);
+	if (run.n_levels == 1) {
+		CHECK_NEAR(run.levels[0].ttft.p50, 200, 1e-9);
+		CHECK_NEAR(run.levels[0].wall_s, 1.4, 1e-9);
+	}
+	report_run_release(&run);
+	db_close(db);
+	/* Opened for writing (analyze load): migrated to version 3, rows kept,
+	 * every old request streamed. */
+	db = NULL;
+	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_OK);
+	db_close(db);
+	CHECK_EQ_INT(count_rows(path, "requests"), 2);
+	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_prepare_v2(s, "SELECT (SELECT user_version FROM pragma_user_version),"
+					" sum(repeat), (SELECT count(*) FROM v_requests WHERE"
+					" repeat = 0 AND streamed = 1) FROM requests", -1, &st, NULL),
+		     SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+	CHECK_EQ_INT(sqlite3_column_int(st, 0), 3);
+	CHECK_EQ_INT(sqlite3_column_int(st, 1), 0);
+	CHECK_EQ_INT(sqlite3_column_int(st, 2), 2);
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+}
+
+TEST(repeats_are_stored_and_their_walls_summed)
+{
+	const char *file = path_of("rep.jsonl.gz");
+	struct db *db = fresh_db("rep.db");
+	struct report_run run;
+	struct tracefile_writer *w;
+	char err[DB_ERRLEN], terr[TRACEFILE_ERRLEN];
+	cJSON *h = cJSON_CreateObject(), *rec;
+	int i;
+
+	cJSON_AddStringToObject(h, "run_id", "rep1");
+	cJSON_AddStringToObject(h, "label", "rep");
+	w = tracefile_writer_open(file, TRACEFILE_KIND_RESULTS, h, 1, terr);
+	cJSON_Delete(h);
+	CHECK(w != NULL);
+	/* Two repeats of C=1, two requests of 1 s each; repeat 1 starts 10 s on. */
+	for (i = 0; w && i < 4; i++) {
+		struct result r;
+
+		set_result(&r, 1, i, 0, (i % 2) * S + (i / 2) * 10 * S, 100 * MS, S, 50);
+		r.repeat = i / 2;
+		rec = result_to_json(&r);
+		CHECK_EQ_INT(tracefile_writer_append(w, rec), 0);
+		cJSON_Delete(rec);
+		result_release(&r);
+	}
+	CHECK_EQ_INT(tracefile_writer_close(w, terr), 0);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(report_summarize(db, "rep", NULL, &run, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(run.n_levels, 1);
+	if (run.n_levels == 1) {
+		CHECK_EQ_INT(run.levels[0].repeats, 2);
+		CHECK_NEAR(run.levels[0].wall_s, 4.0, 1e-9);    /* 2 s + 2 s, not 12 s */
+		CHECK_NEAR(run.levels[0].agg_tps, 200 / 4.0, 1e-9);
+	}
+	report_run_release(&run);
+	db_close(db);
+}
+
+int main(void)
+{
+	if (fixture_setup() != 0)
+		return 1;
+	RUN(load_twice_does_not_double_rows);
+	RUN(itl_text_other_than_our_own_still_reads);
+	RUN(malformed_record_rolls_back);
+	RUN(truncated_file_loads_complete_records);
+	RUN(newer_schema_is_refused);
+	RUN(version_1_database_reads_and_migrates);
+	RUN(repeats_are_stored_and_their_walls_summed);
+	return fixture_done();
+}

@@ -1,0 +1,318 @@
+/*
+ * test_analyze_plot.c - plot.c: gnuplot scripts and data of real runs,
+ * rendered by the real gnuplot when installed (PNG, SVG, PDF), labels that
+ * cannot inject gnuplot commands, overlays of several runs.
+ */
+#define _XOPEN_SOURCE 700   /* nftw */  /* NOLINT(bugprone-reserved-identifier): POSIX's own name */
+#include "harness.h"
+#include "analyze_fixture.h"
+
+/* Loads the sample under each label (a run_id per label) into name. */
+static struct db *db_with_labels(const char *name, const char *const *labels, size_t n)
+{
+	const char *file = path_of("labels.jsonl.gz");
+	struct db *db = fresh_db(name);
+	char run_id[32];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(run_id, sizeof(run_id), "%s-%zu", name, i);
+		write_results(file, run_id, labels[i], NULL);
+		CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	}
+	return db;
+}
+
+/* True when gnuplot can be run from PATH. */
+static int have_gnuplot(void)
+{
+	const char *path = getenv("PATH");
+	char buf[4096], *dir, *save = NULL, exe[4200];
+
+	snprintf(buf, sizeof(buf), "%s", path ? path : "");
+	for (dir = strtok_r(buf, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(exe, sizeof(exe), "%s/gnuplot", dir);
+		if (access(exe, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Checks that path is a PNG file of more than 1000 bytes. */
+static void check_png(const char *path)
+{
+	unsigned char sig[8] = { 0 };
+	FILE *f = fopen(path, "rb");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_EQ_INT(fread(sig, 1, 8, f), 8);
+	fclose(f);
+	CHECK(memcmp(sig, "\x89PNG\r\n\x1a\n", 8) == 0);
+	CHECK(file_size(path) > 1000);
+}
+
+/* Width and height from a PNG's IHDR chunk (bytes 16..23), -1 if unreadable. */
+static long png_dim(const char *path, int which)
+{
+	unsigned char b[24];
+	FILE *f = fopen(path, "rb");
+	long v = -1;
+
+	if (f && fread(b, 1, 24, f) == 24) {
+		const unsigned char *p = b + 16 + 4 * which;
+
+		v = ((long)p[0] << 24) | ((long)p[1] << 16) | ((long)p[2] << 8) | p[3];
+	}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static long png_width(const char *path) { return png_dim(path, 0); }
+
+static long png_height(const char *path) { return png_dim(path, 1); }
+
+TEST(plot_writes_data_script_and_png)
+{
+	static const char *const labels[] = { "baseline" };
+	struct db *db = db_with_labels("plot.db", labels, 1);
+	struct plot_output po = { 0 };
+	char err[DB_ERRLEN], *dat, *gp;
+	const char *out = path_of("plots");
+
+	CHECK_EQ_INT(plot_write(db, NULL, 0, out, PLOT_PNG, 0, &po, err, sizeof(err)), DB_OK);
+	dat = read_text(path_of("plots/scaling.dat"));
+	CHECK(strstr(dat, "\n1 26.316 100.000\n2 72.727 80.000\n") != NULL);
+	gp = read_text(path_of("plots/scaling.gp"));
+	CHECK(strstr(gp, "set logscale x 2\n") != NULL);
+	CHECK(strstr(gp, "title 'baseline: aggregate'") != NULL);
+	CHECK(strstr(gp, "/tmp") == NULL);   /* relative paths only */
+	if (have_gnuplot()) {
+		static const char *const names[] = {
+			"scaling", "ttft_percentiles", "latency_cdf", "ttft_timeline",
+		};
+		char png[256];
+		size_t i;
+
+		CHECK(po.rendered);
+		CHECK_EQ_INT(po.n_files, 12);
+		for (i = 0; i < 4; i++) {
+			snprintf(png, sizeof(png), "plots/%s.png", names[i]);
+			check_png(path_of(png));
+			CHECK(png_width(path_of(png)) == 1000);
+			CHECK(png_height(path_of(png)) == 600);
+		}
+	} else {
+		CHECK(po.gnuplot_missing);
+		SKIP("gnuplot not installed: PNGs not checked");
+	}
+	free(dat);
+	free(gp);
+
+	CHECK_EQ_INT(plot_write(db, (const char *const[]){ "nope" }, 1, out, PLOT_PNG, 0, &po,
+				  err, sizeof(err)), DB_ERR_INPUT);
+	CHECK(strstr(err, "'nope'") != NULL);
+	db_close(db);
+}
+
+TEST(plot_labels_cannot_inject_gnuplot_commands)
+{
+	static const char *const labels[] = {
+		"\"; system(\"touch pwned\"); \"",
+		"'; system('touch pwned'); '",
+		"`touch pwned`",
+		"x'\nsystem('touch pwned')\nprint '",
+		"@x $(touch pwned) \\' ; system('touch pwned') #",
+	};
+	struct db *db = db_with_labels("hostile.db", labels, 5);
+	struct plot_output po = { 0 };
+	char err[DB_ERRLEN], *gp;
+	const char *out = path_of("hostile");
+
+	CHECK_EQ_INT(plot_write(db, NULL, 0, out, PLOT_PNG, 0, &po, err, sizeof(err)), DB_OK);
+	gp = read_text(path_of("hostile/scaling.gp"));
+	CHECK(strstr(gp, "title tb_quote . '; system(' . tb_quote . 'touch pwned' . "
+		      "tb_quote . '); ' . tb_quote . ': aggregate'") != NULL);
+	CHECK(strstr(gp, "title 'x' . tb_quote . ' system(' . tb_quote . 'touch pwned' . "
+		      "tb_quote . ') print ' . tb_quote . ': per request'") != NULL);
+	free(gp);
+	if (have_gnuplot()) {
+		/* Each script ran to the end (its PNG exists) and ran nothing else. */
+		CHECK(po.rendered);
+		check_png(path_of("hostile/scaling.png"));
+		check_png(path_of("hostile/ttft_percentiles.png"));
+		check_png(path_of("hostile/latency_cdf.png"));
+		check_png(path_of("hostile/ttft_timeline.png"));
+	} else {
+		SKIP("gnuplot not installed: scripts not run");
+	}
+	CHECK(!file_exists(path_of("hostile/pwned")));
+	CHECK(!file_exists("pwned"));
+	db_close(db);
+}
+
+TEST(plot_overlays_runs_and_renders_svg_and_pdf)
+{
+	static const char *const labels[] = { "before", "after" };
+	struct db *db = db_with_labels("overlay.db", labels, 2);
+	struct plot_output po = { 0 };
+	char err[DB_ERRLEN], *gp, *dat, head[8] = { 0 };
+	FILE *f;
+
+	CHECK_EQ_INT(plot_write(db, NULL, 0, path_of("svg"), PLOT_SVG, 0, &po, err, sizeof(err)),
+		     DB_OK);
+	gp = read_text(path_of("svg/ttft_percentiles.gp"));
+	CHECK(strstr(gp, "set terminal svg") != NULL);
+	CHECK(strstr(gp, "set output 'ttft_percentiles.svg'") != NULL);
+	CHECK(strstr(gp, "using 1:4 with linespoints lc 1 pt 9 dt 3 title 'before: P99'") != NULL);
+	CHECK(strstr(gp, "using 1:7 with linespoints lc 2 pt 9 dt 3 title 'after: P99'") != NULL);
+	free(gp);
+	/* P50/P95/P99 of TTFT per level and run: C=1 300 880 976, C=2 all 150. */
+	dat = read_text(path_of("svg/ttft_percentiles.dat"));
+	CHECK(strstr(dat, "\n1 300.000 880.000 976.000 300.000 880.000 976.000\n"
+		      "2 150.000 150.000 150.000 150.000 150.000 150.000\n") != NULL);
+	free(dat);
+	gp = read_text(path_of("svg/latency_cdf.gp"));
+	CHECK(strstr(gp, "'latency_cdf.dat' index 2 using 1:2 with steps lc 2 title 'after'") != NULL);
+	CHECK(strstr(gp, "'latency_cdf.dat' index 3 using 1:2 with steps lc 2 title 'after'") != NULL);
+	free(gp);
+	/* CDF of the 8 successful TTFTs of a run: 100 .. 1000 ms, last at 1. */
+	dat = read_text(path_of("svg/latency_cdf.dat"));
+	CHECK(strstr(dat, "\n100.000 0.125000\n150.000 0.250000\n") != NULL);
+	CHECK(strstr(dat, "\n1000.000 1.000000\n") != NULL);
+	free(dat);
+	gp = read_text(path_of("svg/ttft_timeline.gp"));
+	CHECK(strstr(gp, "title 'after: warm-up'") != NULL);
+	free(gp);
+	if (have_gnuplot()) {
+		CHECK(po.rendered);
+		f = fopen(path_of("svg/latency_cdf.svg"), "rb");
+		CHECK(f != NULL);
+		if (f) {
+			gp = read_text(path_of("svg/latency_cdf.svg"));
+			CHECK(strstr(gp, "<svg") != NULL);
+			free(gp);
+			fclose(f);
+		}
+		CHECK_EQ_INT(plot_write(db, (const char *const[]){ "after" }, 1, path_of("pdf"),
+					PLOT_PDF, 0, &po, err, sizeof(err)), DB_OK);
+		f = fopen(path_of("pdf/scaling.pdf"), "rb");
+		CHECK(f && fread(head, 1, 5, f) == 5 && memcmp(head, "%PDF-", 5) == 0);
+		if (f)
+			fclose(f);
+		CHECK(file_size(path_of("pdf/ttft_timeline.pdf")) > 1000);
+	} else {
+		SKIP("gnuplot not installed: SVG and PDF not rendered");
+	}
+	db_close(db);
+}
+
+TEST(plot_without_gnuplot_writes_script_only)
+{
+	static const char *const labels[] = { "nognuplot" };
+	struct db *db = db_with_labels("nogp.db", labels, 1);
+	struct plot_output po = { 0 };
+	const char *path = getenv("PATH");
+	char err[DB_ERRLEN], *saved = path ? strdup(path) : NULL;
+	const char *out = path_of("nogp");
+
+	mkdir(path_of("emptybin"), 0777);
+	setenv("PATH", path_of("emptybin"), 1);
+	CHECK_EQ_INT(plot_write(db, NULL, 0, out, PLOT_PNG, 0, &po, err, sizeof(err)), DB_OK);
+	if (saved)
+		setenv("PATH", saved, 1);
+	free(saved);
+	CHECK(po.gnuplot_missing);
+	CHECK(!po.rendered);
+	CHECK(file_exists(path_of("nogp/scaling.gp")));
+	CHECK(file_exists(path_of("nogp/scaling.dat")));
+	CHECK(!file_exists(path_of("nogp/scaling.png")));
+	db_close(db);
+}
+
+/* plot_put_gp_string(s) into a string; the caller frees it. */
+static char *gp_string(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	plot_put_gp_string(f, s);
+	fclose(f);
+	return buf;
+}
+
+/* Runs gnuplot on script (in tmp, nothing but argv, no shell); its exit status. */
+static int run_gnuplot(const char *script)
+{
+	int status = -1;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(gp_strings_hold_no_quote_in_literals)
+{
+	static const char *const tricky[] = {
+		"'", "''", "''''", "'a'''''b'", "it's", "\\'", "`id`", "@x", "\"q\"", "",
+	};
+	const char *script = path_of("roundtrip.gp"), *printed = path_of("roundtrip.txt");
+	char *s, *got, *line;
+	FILE *f;
+	size_t i;
+
+	s = gp_string("it's \"x\"\n`y`");
+	CHECK_STR(s, "'it' . tb_quote . 's \"x\" `y`'");
+	free(s);
+	s = gp_string("'");
+	CHECK_STR(s, "tb_quote");
+	free(s);
+	s = gp_string("");
+	CHECK_STR(s, "''");
+	free(s);
+	if (!have_gnuplot()) {
+		SKIP("gnuplot not installed: literals not read back by gnuplot");
+		return;
+	}
+	/* What gnuplot makes of them: each prints back exactly. */
+	f = fopen(script, "w");
+	fprintf(f, "tb_quote = sprintf('%%c', 39)\nset print '%s'\n", printed);
+	for (i = 0; i < sizeof(tricky) / sizeof(tricky[0]); i++) {
+		s = gp_string(tricky[i]);
+		fprintf(f, "print %s\n", s);
+		free(s);
+	}
+	fclose(f);
+	CHECK_EQ_INT(run_gnuplot(script), 0);
+	got = read_text(printed);
+	line = got;
+	for (i = 0; i < sizeof(tricky) / sizeof(tricky[0]) && line; i++) {
+		char *nl = strchr(line, '\n');
+
+		if (nl)
+			*nl = '\0';
+		CHECK_STR(line, tricky[i]);
+		line = nl ? nl + 1 : NULL;
+	}
+	free(got);
+}
+
+int main(void)
+{
+	if (fixture_setup() != 0)
+		return 1;
+	RUN(plot_writes_data_script_and_png);
+	RUN(plot_labels_cannot_inject_gnuplot_commands);
+	RUN(plot_overlays_runs_and_renders_svg_and_pdf);
+	RUN(plot_without_gnuplot_writes_script_only);
+	RUN(gp_strings_hold_no_quote_in_literals);
+	return fixture_done();
+}
