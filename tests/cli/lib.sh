@@ -118,6 +118,15 @@ csv_field() {
 		NR - 1 == row { print $c }' "$1"
 }
 
+# The "Ok Err" cells of the row of level $2 (a concurrency, or open) of the
+# text table in file $1 (replay's live table, analyze report), found under
+# their right-aligned headings, whatever columns come between.
+table_ok_err() {
+	awk -v lvl="$2" 'function cell(l, e,  s) { s = substr(l, 1, e); sub(/.* /, "", s); return s }
+		$1 == "C" && !ok { ok = index($0 " ", " Ok ") + 2; er = index($0 " ", " Err ") + 3; next }
+		ok && $1 == lvl { print cell($0, ok), cell($0, er); exit }' "$1"
+}
+
 # start_proxy TRACE [FLAGS]: a record proxy in front of $UPSTREAM (default
 # $ENDPOINT) writing TRACE, its stderr appended to $WORK/proxy.err; sets
 # $PROXY_PID and $PROXY.

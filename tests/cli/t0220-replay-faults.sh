@@ -18,7 +18,7 @@ fault() {  # expected class, count of 4, mock flags...
 	got=$(zcat "$out.jsonl.gz" | grep -c "\"error\":\"$class\"")
 	check "mock $*: $count of 4 requests recorded as '$class' (got $got)" test "$got" -eq "$count"
 	check "mock $*: the table counts them as errors" \
-		grep -Eq "^ +2 .* $((4 - count)) +$count\$" "$out.table"
+		test "$(table_ok_err "$out.table" 2)" = "$((4 - count)) $count"
 	stop_mock
 }
 

@@ -39,7 +39,7 @@ check "the server's error body is kept" \
 	grep -q '"error_detail":"HTTP 500: {.*injected by --fail-every.*server_error.*500' "$WORK/http500.jsonl"
 check "the other 2 succeed with their 6 tokens, and the table counts 2 ok, 2 errors" sh -c \
 	"test \$(grep -c '\"error\":null.*\"output_tokens\":6' '$WORK/http500.jsonl') -eq 2 &&
-	 grep -Eq '^ +2 .* 2 +2\$' '$WORK/http500.table'"
+	 test '$(table_ok_err "$WORK/http500.table" 2)' = '2 2'"
 end_mock "500"
 
 # ---- TTFT beyond the timeout: headers and the role chunk, then no token
@@ -69,7 +69,7 @@ check "with the 3 tokens that came before it" \
 	test "$(count big-default '"error":"malformed".*"output_tokens":3,')" -eq 2
 check "the level goes on: the 2 short requests succeed; the table counts 2 ok, 2 errors" sh -c \
 	"test \$(grep -c '\"error\":null.*\"output_tokens\":2,' '$WORK/big-default.jsonl') -eq 2 &&
-	 grep -Eq '^ +2 .* 2 +2\$' '$WORK/big-default.table'"
+	 test '$(table_ok_err "$WORK/big-default.table" 2)' = '2 2'"
 run big-raised --max-event-bytes 2097152
 check "--max-event-bytes 2097152 lets it through: 4 of 4 ok, 6 + 2 tokens each (exit $RC)" sh -c \
 	"test $RC -eq 0 && test \$(grep -c '\"error\":null.*\"output_tokens\":[62],\"tokens_estimated\":false' \

@@ -129,12 +129,14 @@ replay_soft() {  # sig run delay mode
 	fi
 	# records in the file, the count on stderr, the table's ok + errors
 	# (and the warm-ups, which it leaves out)
-	awk 'FILENAME ~ /jsonl$/ { rec = FNR - 1; next }
+	awk 'function cell(l, e,  s) { s = substr(l, 1, e); sub(/.* /, "", s); return s }
+		FILENAME ~ /jsonl$/ { rec = FNR - 1; next }
 		FILENAME ~ /err$/ {
 			if (match($0, /wrote [0-9]+ results/)) wrote = substr($0, RSTART + 6, RLENGTH - 14)
 			if (match($0, /^warm-up: [0-9]+ request/)) warm = substr($0, RSTART + 9, RLENGTH - 17)
 			next }
-		$1 ~ /^([0-9]+|open)$/ { table += $(NF - 1) + $NF }
+		$1 == "C" { ok = index($0 " ", " Ok ") + 2; er = index($0 " ", " Err ") + 3; next }
+		$1 ~ /^([0-9]+|open)$/ { table += cell($0, ok) + cell($0, er) }
 		END { print rec + 0, (wrote == "" ? "-" : wrote), table + warm }' \
 		"$WORK/r.jsonl" "$WORK/r.err" "$WORK/r.out" >"$WORK/r.sum"
 	read -r records wrote table <"$WORK/r.sum"
