@@ -85,18 +85,28 @@ TEST(tpot_needs_two_tokens_a_ttft_and_time_between)
 	result_release(&r);
 }
 
-TEST(a_non_streamed_response_has_no_tpot)
+TEST(a_non_streamed_response_has_an_e2e_only)
 {
 	struct result r;
+	int64_t gap = 5 * MS;
 
 	nostream(&r, 0);
 	CHECK(result_ok(&r));
 	CHECK(r.unstreamed);
 	CHECK_EQ_INT(r.output_tokens, 5);   /* the body's usage.completion_tokens */
 	CHECK_EQ_INT(r.e2e_ns, 40 * MS);
-	CHECK_NEAR(metric_ttft_ms(&r), 40, 1e-12);
+	CHECK_EQ_INT(r.ttft_ns, 40 * MS);   /* measured, but no first token of its own */
+	CHECK_NEAR(metric_e2e_ms(&r), 40, 1e-12);
+	CHECK(isnan(metric_ttft_ms(&r)) && isnan(metric_ttfa_ms(&r)));
 	CHECK(isnan(metric_tpot_ms(&r)));
 	CHECK(isnan(metric_req_tps(&r)));
+	r.itl_ns = &gap;                    /* gaps of a whole body never count */
+	r.n_itl = 1;
+	CHECK_EQ_INT(metric_n_gaps(&r), 0);
+	r.unstreamed = false;
+	CHECK_EQ_INT(metric_n_gaps(&r), 1);
+	r.itl_ns = NULL;
+	r.n_itl = 0;
 	result_release(&r);
 }
 
@@ -151,14 +161,15 @@ TEST(slo_limits_pass_a_missing_tpot_and_fail_a_missing_ttft)
 	nostream(&r, 0);
 	CHECK(metric_within_slo(&r, &slo));          /* no TPOT: passes the TPOT limit */
 	slo.ttft_ms = 39;
-	CHECK(!metric_within_slo(&r, &slo));         /* TTFT 40 ms */
+	CHECK(!metric_within_slo(&r, &slo));         /* nothing seen before its E2E, 40 ms */
 	slo.ttft_ms = 40;
 	CHECK(metric_within_slo(&r, &slo));          /* a limit is inclusive */
-	r.ttft_ns = -1;
-	CHECK(!metric_within_slo(&r, &slo));
 	result_release(&r);
 	req(&r, 0, 10, 110, 3);                      /* TPOT 50 ms */
 	CHECK(metric_within_slo(&r, &slo));
+	r.ttft_ns = r.ttfa_ns = -1;
+	CHECK(!metric_within_slo(&r, &slo));         /* streamed without a token */
+	r.ttft_ns = r.ttfa_ns = 10 * MS;
 	slo.tpot_ms = 49.9;
 	CHECK(!metric_within_slo(&r, &slo));
 	slo.tpot_ms = 0;
@@ -289,11 +300,12 @@ static void check_levels(struct db *db, sqlite3 *s, const char *label)
 	report_run_release(&run);
 }
 
-/* v_requests' TPOT and tok/s of each request of label against metric.c's. */
+/* v_requests' metrics of each request of label against metric.c's. */
 static void check_requests(struct db *db, sqlite3 *s, const char *label, size_t *nostreamed)
 {
 	static const char sql[] =
-		"SELECT tpot_ms, req_tok_s FROM v_requests WHERE run = ?1 AND seq = ?2";
+		"SELECT tpot_ms, req_tok_s, ttft_ms, ttfa_ms, e2e_ms FROM v_requests "
+		"WHERE run = ?1 AND seq = ?2";
 	struct result *r = NULL;
 	char err[DB_ERRLEN];
 	int *levels = NULL;
@@ -305,7 +317,10 @@ static void check_requests(struct db *db, sqlite3 *s, const char *label, size_t 
 		for (i = 0; i < n; i++) {
 			CHECK(same(sql_value(s, sql, label, r[i].seq, 0), metric_tpot_ms(&r[i])));
 			CHECK(same(sql_value(s, sql, label, r[i].seq, 1), metric_req_tps(&r[i])));
-			*nostreamed += result_ok(&r[i]) && r[i].ttft_ns == r[i].e2e_ns;
+			CHECK(same(sql_value(s, sql, label, r[i].seq, 2), metric_ttft_ms(&r[i])));
+			CHECK(same(sql_value(s, sql, label, r[i].seq, 3), metric_ttfa_ms(&r[i])));
+			CHECK(same(sql_value(s, sql, label, r[i].seq, 4), metric_e2e_ms(&r[i])));
+			*nostreamed += result_ok(&r[i]) && r[i].unstreamed;
 		}
 		db_results_free(r, n);
 	}
@@ -334,9 +349,14 @@ TEST(sql_views_agree_with_the_c_definitions_on_real_results)
 	check_requests(db, s, "sample", &nostreamed);
 	check_requests(db, s, "mixed", &nostreamed);
 	CHECK_EQ_INT(nostreamed, 3);
-	/* The non-streamed answers have no TPOT: only the streamed one counts. */
+	/* The non-streamed answers have no TTFT or TPOT: only the streamed one
+	 * counts; their E2E and tokens do count. */
 	CHECK_NEAR(sql_value(s, "SELECT avg_tpot_ms FROM v_summary WHERE run = ?1 AND "
 			     "concurrency = ?2", "mixed", 1, 0), 200.0 / 8, 1e-9);
+	CHECK_NEAR(sql_value(s, "SELECT avg_ttft_ms FROM v_summary WHERE run = ?1 AND "
+			     "concurrency = ?2", "mixed", 1, 0), 20, 1e-9);
+	CHECK_NEAR(sql_value(s, "SELECT tokens FROM v_summary WHERE run = ?1 AND "
+			     "concurrency = ?2", "mixed", 1, 0), 3 * 5 + 9, 1e-9);
 	sqlite3_close(s);
 	db_close(db);
 }
@@ -350,7 +370,7 @@ int main(void)
 	snprintf(db_path, sizeof(db_path), "%s/m.db", tmp);
 	snprintf(res_path, sizeof(res_path), "%s/mixed.jsonl.gz", tmp);
 	RUN(tpot_needs_two_tokens_a_ttft_and_time_between);
-	RUN(a_non_streamed_response_has_no_tpot);
+	RUN(a_non_streamed_response_has_an_e2e_only);
 	RUN(wall_time_sums_the_repeats_spans);
 	RUN(scaling_and_the_open_loop_level);
 	RUN(slo_limits_pass_a_missing_tpot_and_fail_a_missing_ttft);
