@@ -23,7 +23,7 @@ check "... never more than 4 in flight, and at some point 4" sh -c \
 		select send_ns + e2e_ns, -1 from requests where warmup = 0 order by 1, 2' |
 	awk -F'|' '{ n += \$2; if (n > m) m = n } END { exit m != 4 }'"
 check "... the table is the merged run's: one row, C=4, 24 ok" sh -c \
-	"grep -Eq '^ +4 .* 24 +0\$' '$WORK/w.table' && test \$(wc -l <'$WORK/w.table') -eq 2"
+	"test '$(table_ok_err "$WORK/w.table" 4)' = '24 0' && test \$(wc -l <'$WORK/w.table') -eq 2"
 check "... the header says workers 2" sh -c "zcat '$WORK/w.jsonl.gz' | head -1 | grep -q '\"workers\":2'"
 
 tb replay -e "$ENDPOINT" --rate 40 --workers 3 --warmup 0 --quiet --label o -o "$WORK/o.jsonl.gz" \
