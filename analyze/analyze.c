@@ -338,9 +338,10 @@ static int analyze_load_files(struct db *db, const char *label, char **paths, in
 		rc = analyze_load_one(db, paths[i], label, &info, err, sizeof(err));
 		if (rc == DB_OK || rc == DB_ALREADY_LOADED) {
 			analyze_print_load_info(paths[i], rc, &info);
-			for (j = 0; labels && j < n_labels && strcmp(labels[j], info.label); j++)
+			for (j = 0; labels && info.label && j < n_labels &&
+				    strcmp(labels[j], info.label); j++)
 				;
-			if (labels && j == n_labels && info.label)
+			if (labels && info.label && j == n_labels)
 				labels[n_labels++] = strdup(info.label);
 			db_load_info_release(&info);
 			continue;
