@@ -21,4 +21,15 @@ int cli_parse_double(const char *s, double min, double max, double *out);
  */
 int cli_parse_long_list(const char *s, long min, long max, long *out, size_t cap);
 
+/*
+ * For programs without an event loop (record synth, record import): from
+ * now on SIGINT and SIGTERM only set a flag, which cli_stop_signal reads,
+ * so a long write can stop between records and end its file whole.
+ * Returns 0, or -1 when the handlers cannot be installed.
+ */
+int cli_catch_stop_signals(void);
+
+/* The signal caught since cli_catch_stop_signals (SIGINT, SIGTERM), or 0. */
+int cli_stop_signal(void);
+
 #endif

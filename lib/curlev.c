@@ -3,7 +3,9 @@
  */
 #include "curlev.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct curlev {
 	struct event_base *base;
@@ -115,6 +117,28 @@ struct curlev *curlev_new(struct event_base *base, curlev_done_fn done)
 CURLM *curlev_multi(struct curlev *cv)
 {
 	return cv->multi;
+}
+
+int curlev_check_url(const char *url, char *err, size_t errlen)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL;
+	CURLUcode uc = u ? curl_url_set(u, CURLUPART_URL, url, 0) : CURLUE_OUT_OF_MEMORY;
+	int rc = -1;
+
+	if (uc != CURLUE_OK)
+		snprintf(err, errlen, "not a URL (%s)", curl_url_strerror(uc));
+	else if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+		 (strcmp(scheme, "http") && strcmp(scheme, "https")))
+		snprintf(err, errlen, "not an http:// or https:// URL");
+	else if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host[0])
+		snprintf(err, errlen, "no host");
+	else
+		rc = 0;
+	curl_free(scheme);
+	curl_free(host);
+	curl_url_cleanup(u);
+	return rc;
 }
 
 void curlev_free(struct curlev *cv)

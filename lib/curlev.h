@@ -29,6 +29,13 @@ struct curlev *curlev_new(struct event_base *base, curlev_done_fn done);
 /* The multi handle, to add and remove easy handles and set options. */
 CURLM *curlev_multi(struct curlev *cv);
 
+/*
+ * 0 when 'url' is an http:// or https:// URL with a host that libcurl
+ * parses ("http://", "http://[::1" are not); else -1 with the reason in
+ * err (errlen bytes).
+ */
+int curlev_check_url(const char *url, char *err, size_t errlen);
+
 /* Frees the multi handle and its events (NULL is a no-op). */
 void curlev_free(struct curlev *cv);
 

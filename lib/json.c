@@ -35,3 +35,21 @@ void json_add_int64(cJSON *obj, const char *key, int64_t v, int null_if_negative
 	else
 		cJSON_AddNumberToObject(obj, key, (double)v);
 }
+
+size_t json_escaped_len(const char *s, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' ||
+		    c == '\r' || c == '\t')
+			n += 2;
+		else if (c < 0x20)
+			n += 6;
+		else
+			n++;
+	}
+	return n;
+}

@@ -5,6 +5,7 @@
 #ifndef TB_JSON_H
 #define TB_JSON_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
@@ -17,5 +18,10 @@ const char *json_get_string(const cJSON *obj, const char *key);
 
 /* Adds key: v, or key: null when v < 0 and null_if_negative. */
 void json_add_int64(cJSON *obj, const char *key, int64_t v, int null_if_negative);
+
+/* Bytes s[0, len) take inside a JSON string as cJSON prints it (quotes
+ * excluded): 2 for '"', '\\' and \b \f \n \r \t, 6 for other control
+ * bytes, 1 for the rest. */
+size_t json_escaped_len(const char *s, size_t len);
 
 #endif

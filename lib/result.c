@@ -4,6 +4,7 @@
  */
 #include "result.h"
 #include "json.h"
+#include "redact.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -31,13 +32,31 @@ bool result_ok(const struct result *r)
 
 void result_set_error(struct result *r, const char *cls, const char *detail)
 {
+	char *clean;
+
 	if (!result_ok(r))      /* the first error is the cause; keep it */
 		return;
+	clean = detail ? redact_text(detail, strlen(detail), r->secrets, r->n_secrets) : NULL;
 	snprintf(r->error, sizeof(r->error), "%s", cls);
 	free(r->error_detail);
 	r->error_detail = NULL;
-	if (detail)
-		r->error_detail = strndup(detail, RESULT_DETAIL_MAX);
+	/* redacted whole, then cut: a cut secret would slip past the scrub */
+	if (clean)
+		r->error_detail = strndup(clean, RESULT_DETAIL_MAX);
+	else if (detail)
+		r->error_detail = strdup("(detail left out: out of memory)");
+	free(clean);
+}
+
+void result_set_http_error(struct result *r, int status, const char *body, size_t len)
+{
+	char *clean = redact_text(body ? body : "", body ? len : 0, r->secrets, r->n_secrets);
+	char detail[RESULT_DETAIL_MAX + 1];
+
+	snprintf(detail, sizeof(detail), "HTTP %d: %s", status,
+		 clean ? clean : "(body left out: out of memory)");
+	free(clean);
+	result_set_error(r, RESULT_ERR_HTTP, detail);   /* finds nothing more */
 }
 
 cJSON *result_to_json(const struct result *r)

@@ -48,6 +48,10 @@ struct result {
 	bool unstreamed;         /* a whole JSON body, not SSE: TTFT = TTFA = E2E */
 	int64_t *itl_ns;         /* owned: gaps between token events */
 	size_t n_itl;
+	/* not owned, never written: credentials the request sent (the API
+	 * key), scrubbed from every error detail by result_set_error */
+	const char *const *secrets;
+	size_t n_secrets;
 };
 
 void result_init(struct result *r);
@@ -57,10 +61,19 @@ void result_release(struct result *r);
 /* True when the request succeeded (no error class). */
 bool result_ok(const struct result *r);
 
-/* Sets the error class and a detail message (copied, capped), unless r
- * has an error already: the first error is the cause, and what follows
- * from it (a broken stream, an aborted transfer) does not replace it. */
+/*
+ * Sets the error class and a detail message, unless r has an error
+ * already: the first error is the cause, and what follows from it (a
+ * broken stream, an aborted transfer) does not replace it. The detail is
+ * copied and capped at RESULT_DETAIL_MAX bytes after every bearer token
+ * and every one of r->secrets in it has been replaced (lib/redact.h):
+ * every detail a file gets passes here.
+ */
 void result_set_error(struct result *r, const char *cls, const char *detail);
+
+/* Class "http" with "HTTP <status>: <body>": the whole body is redacted
+ * as above before it is cut to fit. */
+void result_set_http_error(struct result *r, int status, const char *body, size_t len);
 
 /* Serializes r; the caller frees the returned object with cJSON_Delete. */
 cJSON *result_to_json(const struct result *r);

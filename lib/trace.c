@@ -4,6 +4,7 @@
  */
 #include "trace.h"
 #include "json.h"
+#include "redact.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,16 +42,95 @@ int trace_request_set_json_post(struct trace_request *t, const char *path, char 
 	return body && t->method && t->path && t->n_headers == 1 ? 0 : -1;
 }
 
-int trace_header_is_secret(const char *name, size_t len)
+/* RFC 9110 5.6.2: tchar, the bytes of a token (a method, a header name). */
+static int is_tchar(unsigned char c)
 {
-	static const char *const secret[] = {
-		"authorization", "proxy-authorization", "api-key", "x-api-key",
-		"cookie", "set-cookie",
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+int trace_check_method(const char *m)
+{
+	size_t i;
+
+	for (i = 0; m[i]; i++)
+		if (!is_tchar((unsigned char)m[i]))
+			return -1;
+	return i > 0 && i <= 32 ? 0 : -1;
+}
+
+/* True when segment [s, s + n) is "." or "..", plain or percent-encoded. */
+static int is_dot_segment(const char *s, size_t n)
+{
+	size_t dots = 0;
+
+	while (n > 0) {
+		if (*s == '.') {
+			s++;
+			n--;
+		} else if (n >= 3 && s[0] == '%' && s[1] == '2' && (s[2] == 'e' || s[2] == 'E')) {
+			s += 3;
+			n -= 3;
+		} else {
+			return 0;
+		}
+		dots++;
+	}
+	return dots == 1 || dots == 2;
+}
+
+int trace_check_path(const char *path)
+{
+	const char *p, *end;
+
+	if (path[0] != '/')
+		return -1;
+	for (p = path; *p; p++)
+		if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f)
+			return -1;
+	end = path + strcspn(path, "?#");
+	for (p = path; p < end;) {
+		size_t n;
+
+		p++;                    /* the '/' */
+		n = strcspn(p, "/?#");
+		if (p + n > end)
+			n = (size_t)(end - p);
+		if (is_dot_segment(p, n))
+			return -1;
+		p += n;
+	}
+	return 0;
+}
+
+int trace_check_header(const char *h, size_t *name_len)
+{
+	const unsigned char *p = (const unsigned char *)h;
+	size_t n = 0;
+
+	while (is_tchar(p[n]))
+		n++;
+	if (n == 0 || p[n] != ':')
+		return -1;
+	for (p += n + 1; *p; p++)     /* field-content, OWS: no CR, LF, NUL or DEL */
+		if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+			return -1;
+	*name_len = n;
+	return 0;
+}
+
+int trace_header_is_routing(const char *name, size_t len)
+{
+	static const char *const never[] = {
+		"host", "content-length", "transfer-encoding", "connection", "keep-alive",
+		"te", "trailer", "upgrade", "expect",
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(secret) / sizeof(secret[0]); i++)
-		if (strlen(secret[i]) == len && strncasecmp(name, secret[i], len) == 0)
+	if (len >= 6 && strncasecmp(name, "proxy-", 6) == 0)
+		return 1;
+	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+		if (strlen(never[i]) == len && strncasecmp(name, never[i], len) == 0)
 			return 1;
 	return 0;
 }
@@ -113,7 +193,7 @@ cJSON *trace_request_to_json(const struct trace_request *t)
 		const char *colon = strchr(t->headers[i], ':');
 		size_t nlen = colon ? (size_t)(colon - t->headers[i]) : strlen(t->headers[i]);
 
-		if (!trace_header_is_secret(t->headers[i], nlen))
+		if (!redact_header_is_secret(t->headers[i], nlen))
 			cJSON_AddItemToArray(h, cJSON_CreateString(t->headers[i]));
 	}
 	cJSON_AddStringToObject(o, "body", t->body ? t->body : "");
@@ -128,6 +208,7 @@ int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err
 	const char *method, *path, *body;
 	int64_t id;
 	size_t n = 0;
+	int oom = 0;
 
 	if (json_get_int64(obj, "id", &id) != 1 || id < 0) {
 		snprintf(err, errlen, "field 'id' is missing or not a non-negative integer");
@@ -146,13 +227,32 @@ int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err
 	method = json_get_string(obj, "method");
 	path = json_get_string(obj, "path");
 	body = json_get_string(obj, "body");
-	if (!path || path[0] != '/') {
-		snprintf(err, errlen, "field 'path' is missing or does not start with '/'");
+	if (method && trace_check_method(method) < 0) {
+		snprintf(err, errlen, "field 'method' is not an HTTP method (a token)");
+		return -1;
+	}
+	if (!path || trace_check_path(path) < 0) {
+		snprintf(err, errlen, "field 'path' is missing, does not start with '/', holds a "
+			 "control byte, a space or a non-ASCII byte, or a '.' or '..' segment");
 		return -1;
 	}
 	if (!body) {
 		snprintf(err, errlen, "field 'body' is missing or not a string");
 		return -1;
+	}
+	headers = cJSON_GetObjectItemCaseSensitive(obj, "headers");
+	if (headers && !cJSON_IsArray(headers)) {
+		snprintf(err, errlen, "field 'headers' is not an array");
+		return -1;
+	}
+	cJSON_ArrayForEach(h, headers) {
+		size_t nlen;
+
+		if (!cJSON_IsString(h) || trace_check_header(h->valuestring, &nlen) < 0) {
+			snprintf(err, errlen, "field 'headers' holds something not \"Name: value\" "
+				 "(a token, a colon, a value without CR, LF or other control bytes)");
+			return -1;
+		}
 	}
 	t->method = strdup(method ? method : "POST");
 	t->path = strdup(path);
@@ -162,23 +262,23 @@ int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err
 		t->kind = trace_kind_of(t->method ? t->method : "POST", path);
 	t->body_len = strlen(body);
 	t->body = strdup(body);
-	headers = cJSON_GetObjectItemCaseSensitive(obj, "headers");
-	if (headers && !cJSON_IsArray(headers)) {
-		snprintf(err, errlen, "field 'headers' is not an array");
-		return -1;
-	}
 	if (cJSON_GetArraySize(headers) > 0)
 		t->headers = calloc((size_t)cJSON_GetArraySize(headers), sizeof(char *));
 	cJSON_ArrayForEach(h, headers) {
-		if (!cJSON_IsString(h) || !strchr(h->valuestring, ':')) {
-			snprintf(err, errlen, "field 'headers' holds something not \"Name: value\"");
-			t->n_headers = n;
-			return -1;
+		size_t nlen = strcspn(h->valuestring, ":");
+
+		/* framing, routing and credentials are never taken from a trace */
+		if (trace_header_is_routing(h->valuestring, nlen) ||
+		    redact_header_is_secret(h->valuestring, nlen))
+			continue;
+		if (!t->headers || !(t->headers[n] = strdup(h->valuestring))) {
+			oom = 1;
+			break;
 		}
-		t->headers[n++] = strdup(h->valuestring);
+		n++;
 	}
 	t->n_headers = n;
-	if (!t->method || !t->path || !t->body) {
+	if (!t->method || !t->path || !t->body || oom) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}

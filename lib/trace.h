@@ -71,12 +71,32 @@ int trace_request_set_json_post(struct trace_request *t, const char *path, char 
 /* The caller frees the returned object with cJSON_Delete. */
 cJSON *trace_request_to_json(const struct trace_request *t);
 
-/* Fills t (initialized) from a record; its "kind", when absent (traces
- * written before kinds, synthesized and imported ones), comes from
- * trace_kind_of. Returns 0, or -1 with err filled. */
+/*
+ * Fills t (initialized) from a record: the one gate every field of a trace
+ * passes before replay sends it. A record is refused (-1, err filled) when
+ * its method is not a token, its path does not start with '/' or holds a
+ * control byte, a space, a non-ASCII byte or a dot segment ("/../",
+ * "/%2e%2e/"), or a header is not a token, a colon and a value free of
+ * CR, LF and other control bytes (RFC 9110). Framing and routing headers
+ * (trace_header_is_routing) and credentials (redact_header_is_secret) are
+ * dropped: they are the sender's to set, never the trace's. Its "kind",
+ * when absent (traces written before kinds, synthesized and imported
+ * ones), comes from trace_kind_of. Returns 0.
+ */
 int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err, size_t errlen);
 
-/* True for header names that must never reach a file (Authorization, API keys, cookies). */
-int trace_header_is_secret(const char *name, size_t len);
+/* 0 when m is an HTTP method (a token of at most 32 bytes), else -1. */
+int trace_check_method(const char *m);
+
+/* 0 when path may be sent (the rules of trace_request_from_json), else -1. */
+int trace_check_path(const char *path);
+
+/* 0 when "Name: value" h is a valid header line, setting *name_len; else -1. */
+int trace_check_header(const char *h, size_t *name_len);
+
+/* True for headers that frame or route a message (Host, Content-Length,
+ * Transfer-Encoding, Connection and the other hop-by-hop ones, Expect):
+ * set by the sender for its own connection, never copied from a trace. */
+int trace_header_is_routing(const char *name, size_t len);
 
 #endif

@@ -39,7 +39,10 @@ struct tracefile_reader {
 	size_t lineno;
 	uLong crc;
 	char digest[32];
-	char damage[TRACEFILE_ERRLEN];
+	char damage[TRACEFILE_ERRLEN];   /* what a broken gzip stream cost */
+	size_t skipped;                  /* lines over TRACEFILE_MAX_LINE passed over */
+	size_t skipped_first;            /* line number of the first of them */
+	char report[2 * TRACEFILE_ERRLEN];  /* damage and skips, for the caller */
 	char error[TRACEFILE_ERRLEN];
 };
 
@@ -141,6 +144,12 @@ fail:
 
 int tracefile_writer_append_raw(struct tracefile_writer *w, const char *json, size_t len)
 {
+	if (len > TRACEFILE_MAX_LINE) {
+		snprintf(w->error, sizeof(w->error),
+			 "record of %zu bytes not written to '%s': longer than the %u MiB a line may hold",
+			 len, w->path, TRACEFILE_MAX_LINE >> 20);
+		return TRACEFILE_ETOOLONG;
+	}
 	if ((len && gzwrite(w->gz, json, (unsigned)len) != (int)len) ||
 	    gzputc(w->gz, '\n') != '\n') {
 		snprintf(w->error, sizeof(w->error), "cannot write '%s': %s",
@@ -255,14 +264,39 @@ static size_t reader_fill(struct tracefile_reader *r)
 	return 0;
 }
 
+/* Rebuilds r->report from the gzip damage and the lines skipped. */
+static void update_report(struct tracefile_reader *r)
+{
+	int n = 0;
+
+	if (r->damage[0])
+		n = snprintf(r->report, sizeof(r->report), "%s", r->damage);
+	if (r->skipped && n >= 0 && (size_t)n < sizeof(r->report))
+		snprintf(r->report + n, sizeof(r->report) - (size_t)n,
+			 "%sskipped %zu record%s longer than %u MiB (line %zu%s)",
+			 n ? "; " : "", r->skipped, r->skipped == 1 ? "" : "s",
+			 TRACEFILE_MAX_LINE >> 20, r->skipped_first, r->skipped == 1 ? "" : " first");
+}
+
+/* One more over-long line, numbered r->lineno, was passed over. */
+static void note_skipped(struct tracefile_reader *r)
+{
+	if (r->skipped++ == 0)
+		r->skipped_first = r->lineno;
+	update_report(r);
+}
+
 /*
- * Finds the next line. Returns 1 with *line and *len set, 0 at the end, -1 on a
- * line longer than the cap. At the end, a last line without a newline is a
- * line if the stream ended cleanly; after a broken stream it is dropped.
+ * Finds the next line. Returns 1 with *line and *len set, 0 at the end. At
+ * the end, a last line without a newline is a line if the stream ended
+ * cleanly; after a broken stream it is dropped. A line longer than
+ * TRACEFILE_MAX_LINE is passed over (note_skipped) without holding more
+ * than that much of it in memory, and the next one returned.
  */
 static int reader_line(struct tracefile_reader *r, char **line, size_t *len)
 {
 	size_t scanned = 0;
+	int skipping = 0;       /* inside an over-long line: drop to its newline */
 
 	for (;;) {
 		/* no bytes left to scan, and buf may still be NULL */
@@ -277,34 +311,49 @@ static int reader_line(struct tracefile_reader *r, char **line, size_t *len)
 			return -1;
 		}
 		if (p) {
-			*line = r->buf + r->start;
-			*len = (size_t)(p - *line);
-			*p = '\0';
-			r->start += *len + 1;
+			size_t n = (size_t)(p - (r->buf + r->start));
+
 			r->lineno++;
+			if (skipping || n > TRACEFILE_MAX_LINE) {
+				r->start += n + 1;
+				note_skipped(r);
+				skipping = 0;
+				scanned = 0;
+				continue;
+			}
+			*line = r->buf + r->start;
+			*len = n;
+			*p = '\0';
+			r->start += n + 1;
 			return 1;
 		}
 		scanned = r->end - r->start;
-		if (scanned > TRACEFILE_MAX_LINE) {
-			snprintf(r->error, sizeof(r->error),
-				 "'%s' line %zu: longer than %u MiB", r->path,
-				 r->lineno + 1, TRACEFILE_MAX_LINE >> 20);
-			return -1;
+		if (skipping || scanned > TRACEFILE_MAX_LINE) {
+			skipping = 1;   /* what was read of it goes */
+			r->start = r->end;
+			scanned = 0;
 		}
 		if (reader_fill(r) == 0)
 			break;
 	}
+	if (skipping) {         /* the over-long line was the last one */
+		r->lineno++;
+		note_skipped(r);
+	}
 	if (r->end == r->start) {
-		if (r->zerror && !r->damage[0])
+		if (r->zerror && !r->damage[0]) {
 			snprintf(r->damage, sizeof(r->damage),
 				 "damaged or truncated gzip stream (%s) after line %zu",
 				 r->zerror, r->lineno);
+			update_report(r);
+		}
 		return 0;
 	}
 	if (r->zerror) {
 		snprintf(r->damage, sizeof(r->damage),
 			 "damaged or truncated gzip stream (%s): dropped 1 incomplete record (%zu bytes) after line %zu",
 			 r->zerror, r->end - r->start, r->lineno);
+		update_report(r);
 		r->start = r->end;
 		return 0;
 	}
@@ -342,8 +391,9 @@ struct tracefile_reader *tracefile_reader_open(const char *path, const char *kin
 	r->crc = crc32(0L, Z_NULL, 0);
 
 	rc = reader_line(r, &line, &len);
-	if (rc < 0) {
-		snprintf(err, TRACEFILE_ERRLEN, "'%s' is not a tracebench file (no header line)", path);
+	if (r->skipped) {
+		snprintf(err, TRACEFILE_ERRLEN, "'%s' is not a tracebench file (line 1 is longer "
+			 "than %u MiB)", path, TRACEFILE_MAX_LINE >> 20);
 		goto fail;
 	}
 	if (rc == 0) {
@@ -426,7 +476,7 @@ size_t tracefile_reader_lineno(const struct tracefile_reader *r)
 
 const char *tracefile_reader_damage(const struct tracefile_reader *r)
 {
-	return r->damage[0] ? r->damage : NULL;
+	return r->report[0] ? r->report : NULL;
 }
 
 const char *tracefile_reader_error(const struct tracefile_reader *r)

@@ -22,8 +22,19 @@
 #define TRACEFILE_KIND_RESULTS "tracebench-results"
 #define TRACEFILE_VERSION      1
 
-/* Longest line the reader accepts (one record); longer lines are an error. */
+/*
+ * Longest line (one record, without its newline) of a file: the one limit
+ * shared by every writer and reader. A writer refuses a longer record
+ * (TRACEFILE_ETOOLONG) and writes nothing of it, so the file stays
+ * readable; a reader that meets a longer line anyway (another program
+ * wrote it) skips that record, reads on, and says so in
+ * tracefile_reader_damage.
+ */
 #define TRACEFILE_MAX_LINE (64u << 20)
+
+/* Returned by the append functions for a record longer than TRACEFILE_MAX_LINE:
+ * nothing was written, the writer is still good. */
+#define TRACEFILE_ETOOLONG (-2)
 
 /* Size of the 'err' buffers the functions below fill. */
 #define TRACEFILE_ERRLEN 512
@@ -41,10 +52,12 @@ struct tracefile_writer *tracefile_writer_open(const char *path, const char *kin
 					       const cJSON *header, int force,
 					       char *err);
 
-/* Appends one record as a line. Returns 0, or -1 (see tracefile_writer_error). */
+/* Appends one record as a line. Returns 0, TRACEFILE_ETOOLONG (the record is
+ * not written; the next may be), or -1 (see tracefile_writer_error). */
 int tracefile_writer_append(struct tracefile_writer *w, const cJSON *record);
 
-/* Appends an already serialized JSON object (no newline). Returns 0 or -1. */
+/* Appends an already serialized JSON object (no newline). Returns 0,
+ * TRACEFILE_ETOOLONG or -1, as tracefile_writer_append. */
 int tracefile_writer_append_raw(struct tracefile_writer *w, const char *json, size_t len);
 
 /* Flushes the gzip stream if the last flush is more than a second old
@@ -93,8 +106,9 @@ int tracefile_reader_next_line(struct tracefile_reader *r, const char **line, si
 /* Line number (1 = header) of the record last returned. */
 size_t tracefile_reader_lineno(const struct tracefile_reader *r);
 
-/* After the end: NULL when the file was whole, else a sentence such as
- * "truncated gzip stream: dropped 1 incomplete record (37 bytes)". */
+/* NULL when the file was whole so far, else a sentence such as
+ * "truncated gzip stream: dropped 1 incomplete record (37 bytes)" or
+ * "skipped 1 record longer than 64 MiB (line 3)". Read it after the end. */
 const char *tracefile_reader_damage(const struct tracefile_reader *r);
 
 /* Message of the last error. */

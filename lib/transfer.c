@@ -11,8 +11,10 @@
 #include <strings.h>
 
 /* The result's error class for a transfer libcurl ended with 'code':
- * connect (the connection or its TLS handshake failed), timeout, or
- * transfer (anything after the connection was up). */
+ * connect (the connection or its TLS handshake failed), timeout,
+ * malformed (a response header over libcurl's 100 KB limit, which libcurl
+ * 7.x reports as out of memory: see transfer_curl_message), or transfer
+ * (anything else after the connection was up). */
 static const char *error_class(CURLcode code)
 {
 	switch (code) {
@@ -24,6 +26,8 @@ static const char *error_class(CURLcode code)
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_PEER_FAILED_VERIFICATION:
 		return RESULT_ERR_CONNECT;
+	case CURLE_OUT_OF_MEMORY:
+		return RESULT_ERR_MALFORMED;
 	default:
 		return RESULT_ERR_TRANSFER;
 	}
@@ -158,11 +162,8 @@ void transfer_finish(struct transfer *t, CURLcode code, int64_t now_ns)
 		result_set_error(r, error_class(code), transfer_curl_message(t, code));
 		meter_end_failed(&t->meter, now_ns);
 	} else if (r->status < 200 || r->status >= 300) {
-		char detail[RESULT_DETAIL_MAX + 32];
-
-		snprintf(detail, sizeof(detail), "HTTP %d: %.*s", r->status,
-			 RESULT_DETAIL_MAX, t->body ? t->body : "");
-		result_set_error(r, RESULT_ERR_HTTP, detail);
+		/* the whole body is redacted before it is cut (lib/redact.h) */
+		result_set_http_error(r, r->status, t->body, t->body_len);
 		meter_end_failed(&t->meter, now_ns);
 	} else if (t->mode == TRANSFER_SSE) {
 		meter_end_stream(&t->meter, now_ns);
@@ -179,6 +180,8 @@ void transfer_finish(struct transfer *t, CURLcode code, int64_t now_ns)
 
 const char *transfer_curl_message(const struct transfer *t, CURLcode code)
 {
+	if (code == CURLE_OUT_OF_MEMORY)
+		return "a response header longer than libcurl's 100 KB limit (or out of memory)";
 	return t->errbuf[0] ? t->errbuf : curl_easy_strerror(code);
 }
 

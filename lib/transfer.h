@@ -93,7 +93,9 @@ int transfer_feed(struct transfer *t, const char *buf, size_t len, int64_t now_n
  * top of this file). */
 void transfer_finish(struct transfer *t, CURLcode code, int64_t now_ns);
 
-/* libcurl's own message for 'code' on t: its error buffer, else curl_easy_strerror. */
+/* libcurl's own message for 'code' on t: its error buffer, else
+ * curl_easy_strerror; for CURLE_OUT_OF_MEMORY what it almost always means
+ * (a response header over libcurl's 100 KB limit). */
 const char *transfer_curl_message(const struct transfer *t, CURLcode code);
 
 /* Removes t from its multi handle and frees what it owns (not the result).

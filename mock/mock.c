@@ -1481,8 +1481,18 @@ static void stream_start(struct mock_server *srv, struct evhttp_request *req,
 	if (srv->requests++ == 0)
 		srv->first_arrival_ns = arrival_ns;
 	if (o->fail_every && srv->requests % (unsigned long long)o->fail_every == 0) {
-		reply_error(req, (int)o->fail_status, "Injected Fault",
-			    "injected by --fail-every");
+		const char *auth = evhttp_find_header(evhttp_request_get_input_headers(req),
+						      "Authorization");
+
+		/* as OpenAI's 401 does, the body echoes the credential it got:
+		 * what a client records of it must not */
+		if (o->fail_status == 401)
+			reply_error(req, 401, "Unauthorized", "Incorrect API key provided: %.200s "
+				    "(Authorization: %.200s)", auth && strlen(auth) > 7 ? auth + 7 : "",
+				    auth ? auth : "");
+		else
+			reply_error(req, (int)o->fail_status, "Injected Fault",
+				    "injected by --fail-every");
 		return;
 	}
 	if (o->stall_ns) {      /* a stalled server starts nothing until it recovers */

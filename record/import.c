@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -625,19 +626,23 @@ static char *make_body(const struct write_options *o, const char *prompt, long m
 	return text;
 }
 
+/* Writes rows[0, n) as a trace. Returns 0; -1 with err filled; or 128 + a
+ * signal that stopped it (err says what was written). A row whose record
+ * is longer than a trace line may hold is left out and said on stderr. */
 static int write_trace(const struct import *im, const struct row *rows, size_t n,
 		       const struct write_options *o, cJSON *header, const char *out,
 		       int force, char *err)
 {
 	const char *path = o->completions ? "/v1/completions" : "/v1/chat/completions";
 	struct tracefile_writer *w;
-	int rc = -1;
-	size_t i;
+	int rc = -1, sig = 0, arc;
+	size_t i, written = 0;
+	long too_long = 0;
 
 	w = tracefile_writer_open(out, TRACEFILE_KIND_TRACE, header, force, err);
 	if (!w)
 		return -1;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !(sig = cli_stop_signal()); i++) {
 		struct words_buf prompt = { 0 };
 		struct trace_request t;
 		cJSON *rec = NULL;
@@ -652,8 +657,15 @@ static int write_trace(const struct import *im, const struct row *rows, size_t n
 			rec = trace_request_to_json(&t);
 		if (!rec)
 			snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", out);
-		else if (tracefile_writer_append(w, rec) < 0)
+		else if ((arc = tracefile_writer_append(w, rec)) == TRACEFILE_ETOOLONG) {
+			fprintf(stderr, PROG ": '%s' line %ld: row left out: %s\n", im->path,
+				rows[i].line, tracefile_writer_error(w));
+			too_long++;
+		} else if (arc < 0) {
 			snprintf(err, TRACEFILE_ERRLEN, "%s", tracefile_writer_error(w));
+		} else {
+			written++;
+		}
 		cJSON_Delete(rec);
 		trace_request_release(&t);
 		free(prompt.p);
@@ -665,6 +677,14 @@ static int write_trace(const struct import *im, const struct row *rows, size_t n
 cleanup:
 	if (tracefile_writer_close(w, rc == 0 ? err : NULL) < 0)
 		rc = -1;
+	if (rc == 0 && too_long)
+		fprintf(stderr, PROG ": %ld row%s left out, longer than a trace line may hold "
+			"(%u MiB)\n", too_long, too_long == 1 ? "" : "s", TRACEFILE_MAX_LINE >> 20);
+	if (rc == 0 && sig) {
+		snprintf(err, TRACEFILE_ERRLEN, "%s: wrote %zu of %zu requests to '%s' (a whole file)",
+			 sig == SIGINT ? "interrupted" : "terminated", written, n, out);
+		rc = 128 + sig;
+	}
 	return rc;
 }
 
@@ -768,7 +788,7 @@ int import_main(int argc, char **argv)
 	char err[TRACEFILE_ERRLEN] = "", detail[128];
 	double win_start = 0, win_end = INFINITY;
 	long limit = 0, v;
-	int c, force = 0, format = -1, rc = 2, got;
+	int c, force = 0, format = -1, rc = 2, got, wrc;
 	size_t i, first, kept;
 	FILE *f = NULL;
 	cJSON *header = NULL, *source;
@@ -894,8 +914,14 @@ int import_main(int argc, char **argv)
 	cJSON_AddStringToObject(source, "model", wo.model);
 	cJSON_AddStringToObject(source, "endpoint_kind", wo.completions ? "completions" : "chat");
 	cJSON_AddBoolToObject(source, "ignore_eos", wo.ignore_eos);
-	if (write_trace(&im, im.rows + first, kept, &wo, header, out, force, err) < 0) {
+	if (cli_catch_stop_signals() < 0) {
+		fprintf(stderr, PROG ": cannot handle signals\n");
+		goto cleanup;
+	}
+	if ((wrc = write_trace(&im, im.rows + first, kept, &wo, header, out, force, err)) != 0) {
 		fprintf(stderr, PROG ": %s\n", err);
+		if (wrc > 0)
+			rc = wrc;
 		goto cleanup;
 	}
 	fprintf(stderr, PROG ": imported %zu request%s from '%s'; skipped %ld row%s%s", kept,

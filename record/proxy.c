@@ -16,16 +16,26 @@
  * the trace record. If the client goes away first, on_conn_close() cancels
  * the transfer and records that instead.
  *
- * Secrets: every header goes upstream, but Authorization, API keys and
- * cookies never reach the file (trace_header_is_secret()), nor do headers
- * whose names look like credentials unless --keep-header names them.
+ * Secrets: every header goes upstream, but what reaches the file is
+ * decided by an allowlist (record/capture.c, lib/redact.c): Authorization,
+ * API keys and cookies never; a header or query parameter whose name is
+ * not known to be harmless keeps its name with its value redacted, unless
+ * --keep-header or --keep-query names it; the upstream's userinfo is never
+ * written or printed; credentials the client sent are scrubbed from the
+ * error bodies recorded.
+ *
+ * Memory: the request bodies in flight share one budget
+ * (PROXY_BUDGET_BODIES times the body cap); a request beyond it gets 503
+ * at once.
  */
 #include "proxy.h"
+#include "capture.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
 #include "lib/curlev.h"
 #include "lib/httpserver.h"
 #include "lib/result.h"
+#include "lib/redact.h"
 #include "lib/trace.h"
 #include "lib/tracefile.h"
 #include "lib/decode.h"
@@ -60,6 +70,8 @@
 #define PROXY_MAX_KEEP      64
 #define PROXY_STATUS_S      2                    /* status line period */
 #define PROXY_MAX_IDLE_UPSTREAM 1024             /* upstream connections kept */
+#define PROXY_BUDGET_BODIES 8                    /* memory budget, in body caps */
+#define PROXY_MAX_SECRETS   4                    /* credentials scrubbed per request */
 
 struct proxy_options {
 	char host[256];
@@ -69,6 +81,8 @@ struct proxy_options {
 	const char *port_file;
 	const char *keep[PROXY_MAX_KEEP];  /* --keep-header names */
 	size_t n_keep;
+	const char *keep_query[PROXY_MAX_KEEP];  /* --keep-query names */
+	size_t n_keep_query;
 	int force;
 	long grace_s;
 	long max_requests;                 /* 0: no limit */
@@ -85,6 +99,8 @@ struct proxy_request;
 struct proxy {
 	struct proxy_options opt;
 	char *upstream;                    /* base URL, no trailing '/' (malloc) */
+	char *upstream_shown;              /* the same without userinfo, for files and stderr */
+	size_t held, budget;               /* request body bytes in flight; their cap */
 	struct event_base *base;
 	struct evhttp *http;
 	struct evhttp_bound_socket *bound;
@@ -97,10 +113,11 @@ struct proxy {
 	int64_t start_ns;
 	long next_id;                      /* requests accepted so far */
 	long n_done, n_errors;
+	long n_recorded, n_unrecorded;     /* records written; requests left out */
 	size_t n_active;
 	struct proxy_request *active;      /* doubly linked */
 	int draining;                      /* no longer accepting */
-	int failed;                        /* the trace could not be written */
+	int failed;                        /* the trace could not be written: proxying on */
 	int status_shown;
 };
 
@@ -108,6 +125,9 @@ struct proxy_request {
 	struct proxy *p;
 	struct evhttp_request *req;        /* NULL once the client is gone */
 	struct trace_request trace;        /* what the file gets; body sent upstream */
+	char *uri;                         /* the target as the client sent it, for upstream */
+	char *secrets[PROXY_MAX_SECRETS];  /* the client's credentials, scrubbed from errors */
+	size_t held;                       /* bytes counted in p->held */
 	struct result result;              /* the upstream's outcome */
 	struct transfer t;                 /* the upstream request, measured */
 	int status;                        /* of the header block being read */
@@ -154,52 +174,6 @@ static int named_by_connection(const char *connection, const char *name)
 		s += len;
 	}
 	return 0;
-}
-
-/* Names that look like credentials are kept out of the file unless the user
- * names them with --keep-header; the secret list proper never is. */
-static int looks_secret(const char *name)
-{
-	static const char *const parts[] = {
-		"auth", "key", "token", "secret", "cookie", "session",
-		"password", "passwd", "credential", "signature",
-	};
-	size_t i, j, n = strlen(name);
-
-	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		size_t pl = strlen(parts[i]);
-
-		for (j = 0; j + pl <= n; j++)
-			if (strncasecmp(name + j, parts[i], pl) == 0)
-				return 1;
-	}
-	return 0;
-}
-
-static int kept_by_user(const struct proxy_options *o, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < o->n_keep; i++)
-		if (strcasecmp(o->keep[i], name) == 0)
-			return 1;
-	return 0;
-}
-
-/* Whether a request header reaches the trace file. */
-static int header_recorded(const struct proxy_options *o, const char *name)
-{
-	size_t len = strlen(name);
-
-	if (trace_header_is_secret(name, len))
-		return 0;
-	/* Accept-Encoding says what this client decodes; a replay asks for
-	 * what replay decodes (schema/FORMAT.md, proxy headers). */
-	if (name_is(name, len, "host") || name_is(name, len, "content-length") ||
-	    name_is(name, len, "expect") || name_is(name, len, "accept-encoding") ||
-	    is_hop_by_hop(name, len))
-		return 0;
-	return !looks_secret(name) || kept_by_user(o, name);
 }
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -249,10 +223,37 @@ static size_t client_backlog(struct proxy_request *q)
 
 static void begin_stop(struct proxy *p, const char *why, long grace_s);
 
+/*
+ * The trace cannot be written any more (a full disk): say so loudly and
+ * stop recording, but keep proxying, so the clients do not lose their
+ * endpoint; the proxy exits 1 at the end.
+ */
+static void stop_recording(struct proxy *p, const char *why)
+{
+	if (p->failed)
+		return;
+	p->failed = 1;
+	fprintf(stderr, "%stracebench record proxy: %s\n"
+		"tracebench record proxy: RECORDING STOPPED after %ld requests; still proxying "
+		"(the trace holds what came before; the proxy will exit 1)\n",
+		p->status_shown ? "\n" : "", why, p->n_recorded);
+	p->status_shown = 0;
+}
+
+/* A request proxied but left out of the trace, said on stderr. */
+static void not_recorded(struct proxy *p, const struct proxy_request *q, const char *why)
+{
+	fprintf(stderr, "%stracebench record proxy: request %ld not recorded: %s\n",
+		p->status_shown ? "\n" : "", q->trace.id, why);
+	p->status_shown = 0;
+	p->n_unrecorded++;
+}
+
 /* Appends q's record: the request and, under "recorded", its outcome. */
 static void record(struct proxy *p, struct proxy_request *q)
 {
 	cJSON *rec, *outcome;
+	int rc;
 
 	if (result_ok(&q->result)) {
 		q->trace.output_tokens = q->result.output_tokens;
@@ -268,17 +269,17 @@ static void record(struct proxy *p, struct proxy_request *q)
 	if (!rec || !outcome) {
 		cJSON_Delete(rec);
 		cJSON_Delete(outcome);
-		fprintf(stderr, "tracebench record proxy: out of memory\n");
-		p->failed = 1;
-		begin_stop(p, NULL, p->opt.grace_s);
+		not_recorded(p, q, "out of memory");
 		return;
 	}
 	cJSON_AddItemToObject(rec, "recorded", outcome);
-	if (tracefile_writer_append(p->w, rec) < 0) {
-		fprintf(stderr, "tracebench record proxy: %s\n", tracefile_writer_error(p->w));
-		p->failed = 1;
-		begin_stop(p, NULL, p->opt.grace_s);
-	}
+	rc = tracefile_writer_append(p->w, rec);
+	if (rc == TRACEFILE_ETOOLONG)
+		not_recorded(p, q, tracefile_writer_error(p->w));
+	else if (rc < 0)
+		stop_recording(p, tracefile_writer_error(p->w));
+	else
+		p->n_recorded++;
 	cJSON_Delete(rec);
 }
 
@@ -297,6 +298,14 @@ static void unlink_request(struct proxy *p, struct proxy_request *q)
 
 static void request_free(struct proxy_request *q)
 {
+	size_t i;
+
+	q->p->held -= q->held;
+	for (i = 0; i < PROXY_MAX_SECRETS && q->secrets[i]; i++) {
+		memset(q->secrets[i], 0, strlen(q->secrets[i]));
+		free(q->secrets[i]);
+	}
+	free(q->uri);
 	transfer_release(&q->t);
 	decode_release(&q->dec);
 	result_release(&q->result);
@@ -416,7 +425,10 @@ static size_t on_header(char *line, size_t size, size_t nitems, void *userp)
 	    !(colon = memchr(line, ':', (size_t)(end - line))))
 		return len;     /* obsolete folding or garbage: drop */
 	nlen = (size_t)(colon - line);
-	if (nlen == 0 || is_hop_by_hop(line, nlen) || !q->req)
+	/* the proxy frames the reply itself (chunked): the upstream's length
+	 * would make a reply cut short by a broken upstream look whole */
+	if (nlen == 0 || is_hop_by_hop(line, nlen) || !q->req ||
+	    (name_is(line, nlen, "content-length") && strcmp(q->trace.method, "HEAD") != 0))
 		return len;
 	for (v = colon + 1; v < end && (*v == ' ' || *v == '\t'); v++)
 		;
@@ -527,24 +539,27 @@ static void finish(void *priv, CURLcode code)
 
 /* ---- accepting requests ------------------------------------------------- */
 
-/* Copies the request line and body into q->trace, with room for its
- * headers. Returns 0, or -1 when out of memory. */
-static int copy_request(struct proxy_request *q, struct evhttp_request *req,
+/* Copies the request line and body into q->trace (its query redacted:
+ * record/capture.c), with room for its headers. Returns 0, or -1 when out
+ * of memory. */
+static int copy_request(struct proxy *p, struct proxy_request *q, struct evhttp_request *req,
 			const char *method, const char *uri)
 {
+	struct redact_keep keep_query = { p->opt.keep_query, p->opt.n_keep_query };
 	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
 	struct evbuffer *body = evhttp_request_get_input_buffer(req);
 	struct evkeyval *h;
 	size_t n = 0;
 
 	q->trace.method = strdup(method);
-	q->trace.path = strdup(uri);
+	q->uri = strdup(uri);
+	q->trace.path = capture_path(uri, &keep_query);    /* query values redacted */
 	q->trace.body_len = evbuffer_get_length(body);
 	q->trace.body = malloc(q->trace.body_len + 1);
 	for (h = in->tqh_first; h; h = h->next.tqe_next)
 		n++;
 	q->trace.headers = calloc(n ? n : 1, sizeof(char *));
-	if (!q->trace.method || !q->trace.path || !q->trace.body || !q->trace.headers)
+	if (!q->trace.method || !q->uri || !q->trace.path || !q->trace.body || !q->trace.headers)
 		return -1;
 	evbuffer_copyout(body, q->trace.body, q->trace.body_len);
 	q->trace.body[q->trace.body_len] = '\0';
@@ -552,12 +567,16 @@ static int copy_request(struct proxy_request *q, struct evhttp_request *req,
 }
 
 /* Passes the client's headers on upstream (hop-by-hop ones excepted) and
- * copies those the file may see into q->trace. Returns 0 or -1. */
+ * copies them into q->trace as record/capture.c allows (values outside the
+ * allowlist redacted, credentials left out, but kept aside to be scrubbed
+ * from error details). Returns 0 or -1. */
 static int copy_headers(struct proxy *p, struct proxy_request *q, struct evhttp_request *req)
 {
 	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
 	const char *connection = evhttp_find_header(in, "Connection");
-	int have_accept = 0, have_ctype = 0;
+	struct redact_keep keep = { p->opt.keep, p->opt.n_keep };
+	int have_accept = 0, have_ctype = 0, rc;
+	size_t n_secrets = 0;
 	struct evkeyval *h;
 
 	for (h = in->tqh_first; h; h = h->next.tqe_next) {
@@ -568,23 +587,30 @@ static int copy_headers(struct proxy *p, struct proxy_request *q, struct evhttp_
 		    name_is(h->key, nlen, "expect") || is_hop_by_hop(h->key, nlen) ||
 		    named_by_connection(connection, h->key))
 			continue;
+		if (redact_header_is_secret(h->key, nlen) && n_secrets < PROXY_MAX_SECRETS) {
+			/* "Bearer sk-...": the credential is what follows the scheme */
+			const char *v = strchr(h->value, ' ');
+
+			v = v ? v + strspn(v, " ") : h->value;
+			if (strlen(v) >= 4 && !(q->secrets[n_secrets++] = strdup(v)))
+				return -1;
+		}
 		if (!(line = malloc(len)))
 			return -1;
 		have_accept |= name_is(h->key, nlen, "accept");
 		have_ctype |= name_is(h->key, nlen, "content-type");
 		/* "Name;" is libcurl's way to send a header with an empty value */
 		snprintf(line, len, h->value[0] ? "%s: %s" : "%s;", h->key, h->value);
-		if (transfer_add_header(&q->t, line) < 0) {
-			free(line);
+		rc = transfer_add_header(&q->t, line);
+		memset(line, 0, len);
+		free(line);
+		if (rc < 0 || capture_header_line(h->key, h->value, &keep, &line) < 0)
 			return -1;
-		}
-		if (header_recorded(&p->opt, h->key)) {
-			snprintf(line, len, "%s: %s", h->key, h->value);
+		if (line)
 			q->trace.headers[q->trace.n_headers++] = line;
-		} else {
-			free(line);
-		}
 	}
+	q->result.secrets = (const char *const *)q->secrets;
+	q->result.n_secrets = n_secrets;
 	/* Headers libcurl would add on its own are switched off: the upstream
 	 * sees what the client sent. */
 	if ((!have_accept && transfer_add_header(&q->t, "Accept:") < 0) ||
@@ -605,13 +631,53 @@ static int setup_transfer(struct proxy *p, struct proxy_request *q, struct evhtt
 		.max_body = PROXY_MAX_MEASURED,
 	};
 
-	if (transfer_init(&q->t, &o, p->upstream, q->trace.path, &q->result, arrival,
+	if (transfer_init(&q->t, &o, p->upstream, q->uri, &q->result, arrival,
 			  on_data, q) < 0 || copy_headers(p, q, req) < 0)
 		return -1;
 	transfer_set_request(&q->t, q->trace.method, q->trace.body, q->trace.body_len);
 	q->t.meter.plain = !trace_kind_is_inference(q->trace.kind);
 	curl_easy_setopt(q->t.easy, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(q->t.easy, CURLOPT_HEADERDATA, q);
+	return 0;
+}
+
+/*
+ * Checks req (record/capture.c) and the memory budget. Returns 0, or
+ * replies with the refusal and returns -1.
+ */
+static int check_request(struct proxy *p, struct evhttp_request *req, const char *method,
+			 const char *uri)
+{
+	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	struct evbuffer *body = evhttp_request_get_input_buffer(req);
+	struct capture_header hs[256];
+	struct evkeyval *h;
+	size_t n = 0, len = evbuffer_get_length(body);
+	char why[256];
+	int status;
+
+	for (h = in->tqh_first; h && n < sizeof(hs) / sizeof(hs[0]); h = h->next.tqe_next) {
+		hs[n].name = h->key;
+		hs[n++].value = h->value;
+	}
+	if (h) {
+		reply_proxy_error(req, 431, "Request Header Fields Too Large",
+				  "more than 256 request headers");
+		return -1;
+	}
+	status = capture_check(method, uri, hs, n, (const char *)evbuffer_pullup(body, -1),
+			       len, why, sizeof(why));
+	if (status) {
+		reply_proxy_error(req, status, status == 413 ? "Payload Too Large" : "Bad Request",
+				  why);
+		return -1;
+	}
+	if (p->held + len > p->budget) {
+		snprintf(why, sizeof(why), "the proxy's memory budget (%zu MiB of request bodies) "
+			 "is taken by the requests in flight; retry later", p->budget >> 20);
+		reply_proxy_error(req, 503, "Service Unavailable", why);
+		return -1;
+	}
 	return 0;
 }
 
@@ -629,14 +695,17 @@ static void on_request(struct evhttp_request *req, void *arg)
 		reply_proxy_error(req, 503, "Service Unavailable", "the proxy is shutting down");
 		return;
 	}
-	if (!method || !uri || uri[0] != '/') {
-		reply_proxy_error(req, 400, "Bad Request",
-				  "the proxy takes requests for paths ('/v1/...') only");
+	if (!method || !uri) {
+		reply_proxy_error(req, 400, "Bad Request", "the proxy cannot read this request");
 		return;
 	}
+	if (check_request(p, req, method, uri) < 0)
+		return;
 	if (!(q = calloc(1, sizeof(*q))))
 		goto oom;
 	q->p = p;
+	q->held = evbuffer_get_length(evhttp_request_get_input_buffer(req));
+	p->held += q->held;
 	trace_request_init(&q->trace);
 	result_init(&q->result);
 	q->trace.kind = trace_kind_of(method, uri);
@@ -644,7 +713,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 	q->trace.arrival_ns = arrival - p->start_ns;
 	q->result.seq = q->result.trace_id = p->next_id;
 	q->result.sched_ns = q->result.send_ns = arrival - p->start_ns;
-	if (copy_request(q, req, method, uri) < 0 || setup_transfer(p, q, req, arrival) < 0 ||
+	if (copy_request(p, q, req, method, uri) < 0 || setup_transfer(p, q, req, arrival) < 0 ||
 	    transfer_start(&q->t, p->multi) < 0) {
 		request_free(q);
 		goto oom;
@@ -738,11 +807,8 @@ static void on_flush_timer(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (!p->failed && tracefile_writer_flush(p->w) < 0) {
-		fprintf(stderr, "tracebench record proxy: %s\n", tracefile_writer_error(p->w));
-		p->failed = 1;
-		begin_stop(p, NULL, p->opt.grace_s);
-	}
+	if (!p->failed && tracefile_writer_flush(p->w) < 0)
+		stop_recording(p, tracefile_writer_error(p->w));
 }
 
 static void on_status_timer(evutil_socket_t fd, short what, void *arg)
@@ -769,9 +835,11 @@ static void usage(FILE *out)
 "excepted) and its response comes back unchanged, SSE bytes passed on as they\n"
 "arrive. Each request is appended to TRACE with its arrival time and the\n"
 "upstream's timing and outcome (TTFT, TTFA, gaps, E2E, tokens, status).\n"
-"Authorization, API-key and cookie headers are forwarded but never recorded;\n"
-"nor are headers whose names look like credentials (auth, key, token,\n"
-"secret, session, ...) unless --keep-header names them.\n"
+"Authorization, API-key and cookie headers are forwarded but never recorded.\n"
+"Other headers and query parameters keep their values only when their names\n"
+"are known to be harmless (Content-Type, Accept, User-Agent, X-Stainless-*;\n"
+"api-version, limit, order, after, before) or named by --keep-header or\n"
+"--keep-query; the rest are recorded as 'REDACTED'.\n"
 "\n"
 "options:\n"
 "  -u, --upstream URL          endpoint to forward to (http://host:port[/prefix])\n"
@@ -780,8 +848,10 @@ static void usage(FILE *out)
 "                              picks a free port)\n"
 "  -o, --output FILE           trace file to write (.jsonl.gz)\n"
 "  -f, --force                 replace FILE if it exists\n"
-"      --keep-header NAME      record header NAME although it looks like a\n"
-"                              credential (repeatable; never the real secrets)\n"
+"      --keep-header NAME      record header NAME with its value (repeatable;\n"
+"                              never Authorization, API keys or cookies)\n"
+"      --keep-query NAME       record query parameter NAME with its value\n"
+"                              (repeatable)\n"
 "      --max-requests N        stop after N requests (they finish first)\n"
 "      --max-request-bytes N   refuse request bodies over N bytes with 413\n"
 "                              (default 33554432)\n"
@@ -818,7 +888,7 @@ static int bad_value(const char *option, const char *value)
 /* Returns 0 to run, 1 after --help, 2 after a usage error (printed). */
 static int parse_args(int argc, char **argv, struct proxy_options *o)
 {
-	enum { O_KEEP = 256, O_MAX, O_DURATION, O_GRACE, O_TIMEOUT, O_CONNECT, O_PORT_FILE,
+	enum { O_KEEP = 256, O_KEEP_QUERY, O_MAX, O_DURATION, O_GRACE, O_TIMEOUT, O_CONNECT, O_PORT_FILE,
 	       O_PROGRESS, O_MAX_BODY };
 	static const struct option longopts[] = {
 		{ "upstream", required_argument, NULL, 'u' },
@@ -826,6 +896,7 @@ static int parse_args(int argc, char **argv, struct proxy_options *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "keep-header", required_argument, NULL, O_KEEP },
+		{ "keep-query", required_argument, NULL, O_KEEP_QUERY },
 		{ "max-requests", required_argument, NULL, O_MAX },
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "grace", required_argument, NULL, O_GRACE },
@@ -866,7 +937,7 @@ static int parse_args(int argc, char **argv, struct proxy_options *o)
 			o->force = 1;
 			break;
 		case O_KEEP:
-			if (trace_header_is_secret(optarg, strlen(optarg))) {
+			if (redact_header_is_secret(optarg, strlen(optarg))) {
 				fprintf(stderr, "tracebench record proxy: '%s' carries secrets; "
 					"it is never recorded\n", optarg);
 				return 2;
@@ -874,6 +945,11 @@ static int parse_args(int argc, char **argv, struct proxy_options *o)
 			if (o->n_keep == PROXY_MAX_KEEP || !*optarg)
 				return bad_value("keep-header", optarg);
 			o->keep[o->n_keep++] = optarg;
+			break;
+		case O_KEEP_QUERY:
+			if (o->n_keep_query == PROXY_MAX_KEEP || !*optarg)
+				return bad_value("keep-query", optarg);
+			o->keep_query[o->n_keep_query++] = optarg;
 			break;
 		case O_MAX:
 			if (cli_parse_long(optarg, 1, 1000000000L, &o->max_requests) < 0)
@@ -944,6 +1020,10 @@ static int parse_upstream(struct proxy *p, char **host, long *port)
 	size_t len;
 
 	*host = NULL;
+	if (!(p->upstream_shown = redact_url(p->opt.upstream, NULL))) {
+		fprintf(stderr, "tracebench record proxy: out of memory\n");
+		goto cleanup;
+	}
 	if (!u || curl_url_set(u, CURLUPART_URL, p->opt.upstream, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 	    (strcmp(scheme, "http") && strcmp(scheme, "https")) ||
@@ -951,12 +1031,12 @@ static int parse_upstream(struct proxy *p, char **host, long *port)
 	    curl_url_get(u, CURLUPART_PORT, &portstr, CURLU_DEFAULT_PORT) != CURLUE_OK ||
 	    cli_parse_long(portstr, 1, 65535, port) < 0) {
 		fprintf(stderr, "tracebench record proxy: --upstream wants http://HOST:PORT, "
-			"not '%s'\n", p->opt.upstream);
+			"not '%s'\n", p->upstream_shown);
 		goto cleanup;
 	}
 	if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK) {
 		fprintf(stderr, "tracebench record proxy: --upstream takes no query "
-			"('%s')\n", p->opt.upstream);
+			"('%s')\n", p->upstream_shown);
 		goto cleanup;
 	}
 	if (!(p->upstream = strdup(p->opt.upstream))) {
@@ -966,6 +1046,9 @@ static int parse_upstream(struct proxy *p, char **host, long *port)
 	len = strlen(p->upstream);
 	while (len > 0 && p->upstream[len - 1] == '/')
 		p->upstream[--len] = '\0';
+	len = strlen(p->upstream_shown);
+	while (len > 0 && p->upstream_shown[len - 1] == '/')
+		p->upstream_shown[--len] = '\0';
 	rc = 0;
 cleanup:
 	if (rc) {
@@ -1048,7 +1131,7 @@ static cJSON *make_header(const struct proxy *p)
 	cJSON_AddStringToObject(h, "created", created);
 	cJSON_AddStringToObject(h, "tool", "tracebench " TB_VERSION);
 	cJSON_AddStringToObject(src, "kind", "proxy");
-	cJSON_AddStringToObject(src, "upstream", p->upstream);
+	cJSON_AddStringToObject(src, "upstream", p->upstream_shown);
 	return h;
 }
 
@@ -1097,6 +1180,7 @@ int proxy_main(int argc, char **argv)
 	if (parse_upstream(&p, &up_host, &up_port) != 0)
 		goto cleanup;
 	rc = 1;
+	p.budget = (size_t)p.opt.max_body * PROXY_BUDGET_BODIES;
 	signal(SIGPIPE, SIG_IGN);       /* a vanished client is not fatal */
 	event_set_log_callback(on_libevent_log);
 	raise_fd_limit();
@@ -1136,7 +1220,7 @@ int proxy_main(int argc, char **argv)
 	}
 	if (upstream_is_self((struct sockaddr *)&self, up_host, up_port)) {
 		fprintf(stderr, "tracebench record proxy: the upstream '%s' is this proxy's own "
-			"address; it would forward to itself\n", p.upstream);
+			"address; it would forward to itself\n", p.upstream_shown);
 		rc = 2;
 		goto cleanup;
 	}
@@ -1177,7 +1261,7 @@ int proxy_main(int argc, char **argv)
 	p.start_ns = clock_now_ns();
 	fprintf(stderr, "tracebench record proxy: listening on http://%s%s%s:%d, forwarding to %s, "
 		"recording to '%s'\n", strchr(p.opt.host, ':') ? "[" : "", p.opt.host,
-		strchr(p.opt.host, ':') ? "]" : "", p.opt.port, p.upstream, p.opt.output);
+		strchr(p.opt.host, ':') ? "]" : "", p.opt.port, p.upstream_shown, p.opt.output);
 
 	if (event_base_dispatch(p.base) < 0) {
 		fprintf(stderr, "tracebench record proxy: event loop failed\n");
@@ -1192,10 +1276,18 @@ cleanup:
 		if (tracefile_writer_close(p.w, err) < 0) {
 			fprintf(stderr, "tracebench record proxy: %s\n", err);
 			rc = 1;
+		} else if (p.failed) {
+			fprintf(stderr, "%stracebench record proxy: proxied %ld request%s; only the "
+				"first %ld are in '%s' (recording stopped)\n", p.status_shown ? "\n" : "",
+				p.n_done, p.n_done == 1 ? "" : "s", p.n_recorded, p.opt.output);
 		} else if (rc == 0) {
 			fprintf(stderr, "%stracebench record proxy: recorded %ld request%s "
-				"(%ld failed) to '%s'\n", p.status_shown ? "\n" : "", p.n_done,
-				p.n_done == 1 ? "" : "s", p.n_errors, p.opt.output);
+				"(%ld failed) to '%s'\n", p.status_shown ? "\n" : "", p.n_recorded,
+				p.n_recorded == 1 ? "" : "s", p.n_errors, p.opt.output);
+			if (p.n_unrecorded)
+				fprintf(stderr, "tracebench record proxy: %ld request%s proxied but "
+					"not recorded (said above)\n", p.n_unrecorded,
+					p.n_unrecorded == 1 ? "" : "s");
 		}
 	}
 	if (p.http)
@@ -1219,6 +1311,7 @@ cleanup:
 		event_base_free(p.base);
 	curl_free(up_host);
 	free(p.upstream);
+	free(p.upstream_shown);
 	if (curl_ok)
 		curl_global_cleanup();
 	return rc;

@@ -24,6 +24,7 @@
 #include "lib/tracefile.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,44 @@ static int session_add(struct session *s, char **text)
 	return 0;
 }
 
+/*
+ * The token cap of one request (DIST_MAX) holds for a whole conversation:
+ * turn k resends every earlier prompt and answer, so T turns could send T
+ * times the cap. The lengths come from their own stream (length_rng), so a
+ * dry run over a copy of it sees each request's prompt before anything is
+ * written. Returns 0, or -1 with the first request over the cap in err.
+ */
+static int check_conversations(const struct synth_options *o, const struct rng *length_rng,
+			       long n_sessions, const char *path, char *err)
+{
+	struct rng rng = *length_rng;
+	long *words = NULL, i;
+	int rc = 0;
+
+	if (o->turns <= 1)
+		return 0;
+	if (!(words = calloc((size_t)n_sessions, sizeof(*words)))) {
+		snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", path);
+		return -1;
+	}
+	for (i = 0; i < o->requests && rc == 0; i++) {
+		long in = dist_sample(&o->input, &rng), out = dist_sample(&o->output, &rng);
+		long *w = &words[i % n_sessions];
+
+		if (in > DIST_MAX - *w) {
+			snprintf(err, TRACEFILE_ERRLEN, "request %ld (turn %ld of its session) would "
+				 "send a prompt of %ld tokens, over the cap of %ld; use fewer --turns "
+				 "or shorter turns", i, i / n_sessions + 1, *w + in, DIST_MAX);
+			rc = -1;
+		}
+		*w += in + out;
+		if (*w > DIST_MAX)
+			*w = DIST_MAX;  /* over already: the next turn is refused */
+	}
+	free(words);
+	return rc;
+}
+
 int synth_write(const struct synth_options *o, const char *path, int force, char *err)
 {
 	const char *req_path = o->completions ? "/v1/completions" : "/v1/chat/completions";
@@ -157,14 +196,17 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 	struct rng word_rng, length_rng;
 	struct arrival arrival;
 	long n_sessions = (o->requests + o->turns - 1) / o->turns;
+	long written = 0, too_long = 0;
 	cJSON *header;
-	int rc = -1;
+	int rc = -1, sig = 0, arc;
 	long i, j;
 
 	err[0] = '\0';
 	rng_init(&word_rng, o->seed);
 	rng_init(&length_rng, rng_derive(o->seed, 1));
 	arrival_init(&arrival, o->arrival, o->rate, o->burstiness, o->seed);
+	if (check_conversations(o, &length_rng, n_sessions, path, err) < 0)
+		return -1;
 	if (o->turns > 1) {
 		sessions = calloc((size_t)n_sessions, sizeof(*sessions));
 		if (!sessions) {
@@ -178,7 +220,7 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 	if (!w)
 		goto cleanup;
 
-	for (i = 0; i < o->requests; i++) {
+	for (i = 0; i < o->requests && !(sig = cli_stop_signal()); i++) {
 		struct session *s = sessions ? &sessions[i % n_sessions] : NULL;
 		long turn = i / n_sessions;
 		long in = dist_sample(&o->input, &length_rng);
@@ -204,8 +246,15 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 		}
 		if (!rec)
 			snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", path);
-		else if (tracefile_writer_append(w, rec) < 0)
+		else if ((arc = tracefile_writer_append(w, rec)) == TRACEFILE_ETOOLONG) {
+			fprintf(stderr, "tracebench record synth: request %ld left out: %s\n",
+				i, tracefile_writer_error(w));
+			too_long++;
+		} else if (arc < 0) {
 			snprintf(err, TRACEFILE_ERRLEN, "%s", tracefile_writer_error(w));
+		} else {
+			written++;
+		}
 		cJSON_Delete(rec);
 		trace_request_release(&t);
 		free(prompt.p);
@@ -217,6 +266,15 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 cleanup:
 	if (w && tracefile_writer_close(w, rc == 0 ? err : NULL) < 0)
 		rc = -1;
+	if (rc == 0 && too_long)
+		fprintf(stderr, "tracebench record synth: %ld request%s left out, longer than a "
+			"trace line may hold (%u MiB)\n", too_long, too_long == 1 ? "" : "s",
+			TRACEFILE_MAX_LINE >> 20);
+	if (rc == 0 && sig) {
+		snprintf(err, TRACEFILE_ERRLEN, "%s: wrote %ld of %ld requests to '%s' (a whole file)",
+			 sig == SIGINT ? "interrupted" : "terminated", written, o->requests, path);
+		rc = 128 + sig;
+	}
 	for (i = 0; sessions && i < n_sessions; i++) {
 		for (j = 0; j < sessions[i].n; j++)
 			free(sessions[i].text[j]);
@@ -368,9 +426,13 @@ int synth_main(int argc, char **argv)
 		fprintf(stderr, "tracebench record synth: no output file; give -o TRACE\n");
 		return 2;
 	}
-	if (synth_write(&o, path, force, err) < 0) {
+	if (cli_catch_stop_signals() < 0) {
+		fprintf(stderr, "tracebench record synth: cannot handle signals\n");
+		return 1;
+	}
+	if ((c = synth_write(&o, path, force, err)) != 0) {
 		fprintf(stderr, "tracebench record synth: %s\n", err);
-		return 2;
+		return c < 0 ? 2 : c;
 	}
 	fprintf(stderr, "tracebench record synth: wrote %ld requests to '%s'\n", o.requests, path);
 	return 0;

@@ -29,7 +29,12 @@ void synth_options_init(struct synth_options *o);
 
 /*
  * Writes the trace to 'path' (refusing to replace a file unless force).
- * Same options, same bytes. Returns 0, or -1 with a message in err (512 bytes).
+ * Same options, same bytes. A conversation (--turns) that would grow a
+ * prompt past DIST_MAX tokens is refused before the file is created. A
+ * record longer than a trace line may hold (TRACEFILE_MAX_LINE) is left
+ * out and said on stderr. SIGINT or SIGTERM stop it between records,
+ * ending the file whole. Returns 0; -1 with a message in err (512 bytes);
+ * or 128 + the signal number, with what was written in err.
  */
 int synth_write(const struct synth_options *o, const char *path, int force, char *err);
 

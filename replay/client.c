@@ -27,6 +27,8 @@ struct client {
 	struct client_options opt;
 	struct transfer_options topt;     /* what every request is sent with */
 	char *auth_header;                /* "Authorization: Bearer ...", or NULL */
+	const char *secrets[1];           /* the API key, kept out of error details */
+	size_t n_secrets;
 	struct client_request *active;    /* doubly linked list of running requests */
 };
 
@@ -119,6 +121,7 @@ struct client *client_new(const struct client_options *o, char *err, size_t errl
 			goto fail;
 		}
 		snprintf(c->auth_header, len, "Authorization: Bearer %s", o->api_key);
+		c->secrets[c->n_secrets++] = c->auth_header + strlen("Authorization: Bearer ");
 	}
 	c->multi = curlev_multi(c->curlev);
 	curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
@@ -170,6 +173,8 @@ int client_start(struct client *c, const char *method, const char *path,
 	if (!q)
 		return -1;
 	q->client = c;
+	result->secrets = c->secrets;
+	result->n_secrets = c->n_secrets;
 	q->done = done;
 	q->ctx = ctx;
 	if (start_ns < 0)

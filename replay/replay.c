@@ -22,8 +22,10 @@
 #include "workers.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
+#include "lib/curlev.h"
 #include "lib/stats.h"
 #include "lib/summary.h"
+#include "lib/redact.h"
 #include "lib/trace.h"
 #include "lib/tracefile.h"
 
@@ -41,6 +43,7 @@
 
 #define MAX_LEVELS 64
 #define MAX_EXTRA_HEADERS 32
+#define MAX_SKIPS_SHOWN 10       /* bad trace records said one by one */
 
 struct options {
 	const char *endpoint;
@@ -224,7 +227,19 @@ static size_t header_name_len(const char *h)
 	return colon ? (size_t)(colon - h) : strlen(h);
 }
 
-/* The trace's headers, less those a -H header replaces, plus the -H ones. */
+/* True for "Name: REDACTED", a header whose value record proxy left out. */
+static int header_is_redacted(const char *h)
+{
+	const char *v = h + header_name_len(h);
+
+	if (*v == ':')
+		v++;
+	v += strspn(v, " \t");
+	return strcmp(v, REDACT_MARK) == 0;
+}
+
+/* The trace's headers, less those a -H header replaces, plus the -H ones
+ * (less those the recorder redacted). */
 static int prepare_headers(struct prepared *p, const struct options *o)
 {
 	size_t i, j, n = 0;
@@ -246,7 +261,8 @@ static int prepare_headers(struct prepared *p, const struct options *o)
 			if (header_name_len(o->headers[j]) == len &&
 			    strncasecmp(o->headers[j], h, len) == 0)
 				replaced = 1;
-		if (!replaced)
+		/* a value the recorder redacted is not the client's: not sent */
+		if (!replaced && !header_is_redacted(h))
 			p->headers[n++] = p->req.headers[i];
 	}
 	for (j = 0; j < o->n_headers; j++)
@@ -265,6 +281,15 @@ static void free_trace(struct prepared *reqs, size_t n)
 		free(reqs[i].headers);   /* the strings belong to req and options */
 	}
 	free(reqs);
+}
+
+/* A trace record refused (trace_request_from_json): said for the first
+ * MAX_SKIPS_SHOWN, counted; the rest of the trace replays. */
+static void skip_record(const char *path, size_t lineno, const char *why, size_t *skipped)
+{
+	if (++*skipped <= MAX_SKIPS_SHOWN)
+		fprintf(stderr, "tracebench replay: warning: '%s' line %zu: %s; record skipped\n",
+			path, lineno, why);
 }
 
 /*
@@ -286,8 +311,15 @@ static struct prepared *load_trace(const char *path, const struct options *o, si
 		fprintf(stderr, "tracebench replay: %s\n", err);
 		return NULL;
 	}
-	while ((rc = tracefile_reader_next(r, &rec)) == 1) {
+	for (;;) {
 		struct prepared *p;
+
+		if ((rc = tracefile_reader_next(r, &rec)) == 0)
+			break;
+		if (rc < 0) {   /* not JSON: the record is refused, the rest read */
+			skip_record(path, tracefile_reader_lineno(r), "not a JSON object", &skipped);
+			continue;
+		}
 
 		if (count == cap) {
 			struct prepared *nr;
@@ -308,9 +340,10 @@ static struct prepared *load_trace(const char *path, const struct options *o, si
 		rc = trace_request_from_json(&p->req, rec, ferr, sizeof(ferr));
 		cJSON_Delete(rec);
 		if (rc < 0) {
-			fprintf(stderr, "tracebench replay: '%s' line %zu: %s\n", path,
-				tracefile_reader_lineno(r), ferr);
-			goto fail;
+			skip_record(path, tracefile_reader_lineno(r), ferr, &skipped);
+			trace_request_release(&p->req);
+			count--;
+			continue;
 		}
 		if (!o->all_requests && !trace_kind_is_inference(p->req.kind)) {
 			trace_request_release(&p->req);
@@ -323,10 +356,9 @@ static struct prepared *load_trace(const char *path, const struct options *o, si
 			goto fail;
 		}
 	}
-	if (rc < 0) {
-		fprintf(stderr, "tracebench replay: %s\n", tracefile_reader_error(r));
-		goto fail;
-	}
+	if (skipped)
+		fprintf(stderr, "tracebench replay: warning: '%s': %zu bad record%s skipped\n",
+			path, skipped, skipped == 1 ? "" : "s");
 	if (tracefile_reader_damage(r))
 		fprintf(stderr, "tracebench replay: warning: '%s': %s\n", path,
 			tracefile_reader_damage(r));
@@ -1288,7 +1320,13 @@ static int start_workers(struct options *o, const char *digest, const struct pre
 		if (paths[i])
 			snprintf(paths[i], len, "%s.w%d", o->output, i);
 	}
-	header = results_header(o, o->label, o->endpoint, digest, NULL, 0, reqs, n_reqs);
+	{
+		char *shown = redact_url(o->endpoint, NULL);   /* no userinfo in the file */
+
+		header = shown ? results_header(o, o->label, shown, digest, NULL, 0, reqs, n_reqs) :
+			 NULL;
+		free(shown);
+	}
 	if (header)
 		add_clock(header, start_at > 0 ? start_at : (double)clock_wall_ns() / 1e9, &cs);
 	if (start_at < 0) {
@@ -1329,6 +1367,7 @@ static size_t worker_share(const struct options *o, size_t total)
  * run has two, and alternates between them level by level. */
 struct run_side {
 	const char *endpoint, *label, *output;
+	char *shown;              /* endpoint as files and stderr get it (lib/redact.h) */
 	struct tracefile_writer *out;
 	size_t cursor;            /* next trace request of this side */
 	long seq;                 /* next sequence number of this side */
@@ -1379,6 +1418,17 @@ int replay_main(int argc, char **argv)
 			e[strlen(e) - 1] = '\0';
 		side[t].endpoint = e;
 		side[t].output = t ? o.output_b : o.output;
+		/* the URL as files and the terminal get it: no userinfo, no secrets */
+		if (!(side[t].shown = redact_url(e, NULL))) {
+			fprintf(stderr, "tracebench replay: out of memory\n");
+			rc = 1;
+			goto cleanup;
+		}
+		if (curlev_check_url(e, err, sizeof(err)) < 0) {
+			fprintf(stderr, "tracebench replay: invalid --endpoint%s '%s': %s\n",
+				t ? "-b" : "", side[t].shown, err);
+			goto cleanup;
+		}
 	}
 	o.endpoint = endpoint[0];
 	if (!o.label) {
@@ -1400,8 +1450,10 @@ int replay_main(int argc, char **argv)
 		side[0].label = o.label;
 	}
 	reqs = load_trace(o.trace_path, &o, &n_reqs, digest);
-	if (!reqs)
-		return 2;
+	if (!reqs) {
+		rc = 2;
+		goto cleanup;
+	}
 	if (o.open_loop && o.sched.arrival != ARRIVAL_TRACE && !o.sched.max_requests &&
 	    !o.sched.duration_ns)
 		o.sched.max_requests = n_reqs;
@@ -1410,6 +1462,8 @@ int replay_main(int argc, char **argv)
 		if (rc != WORKER_GOES_ON) {
 			free(ab_order);
 			free_trace(reqs, n_reqs);
+			for (t = 0; t < 2; t++)
+				free(side[t].shown);
 			return rc;
 		}
 		side[0].output = o.output;   /* the worker's own file */
@@ -1474,7 +1528,7 @@ int replay_main(int argc, char **argv)
 	}
 	origin_unix = o.start_at > 0 ? o.start_at : (double)clock_wall_ns() / 1e9;
 	for (t = 0; t < n_sides; t++) {
-		header = results_header(&o, side[t].label, side[t].endpoint, digest, ab_order,
+		header = results_header(&o, side[t].label, side[t].shown, digest, ab_order,
 					n_blocks, reqs, n_reqs);
 		if (header)
 			add_clock(header, origin_unix, &cs);
@@ -1506,11 +1560,11 @@ int replay_main(int argc, char **argv)
 
 	if (n_sides == 2)
 		fprintf(stderr, "tracebench replay: %zu requests in '%s', A/B run: endpoint %s as "
-			"'%s', endpoint %s as '%s'\n", n_reqs, o.trace_path, side[0].endpoint,
-			side[0].label, side[1].endpoint, side[1].label);
+			"'%s', endpoint %s as '%s'\n", n_reqs, o.trace_path, side[0].shown,
+			side[0].label, side[1].shown, side[1].label);
 	else
 		fprintf(stderr, "tracebench replay: %zu requests in '%s', endpoint %s, run '%s'\n",
-			n_reqs, o.trace_path, o.endpoint, o.label);
+			n_reqs, o.trace_path, side[0].shown, o.label);
 	if (event_add(tick, &(struct timeval){ 1, 0 }) < 0) {
 		fprintf(stderr, "tracebench replay: cannot set up the event loop\n");
 		rc = 1;
@@ -1669,5 +1723,7 @@ cleanup:
 	free_trace(reqs, n_reqs);
 	free(sched);
 	free(sched_index);
+	for (t = 0; t < 2; t++)
+		free(side[t].shown);
 	return rc;
 }

@@ -17,7 +17,10 @@ expect_trace_error() {  # file, message
 	check "$1: one line naming the file: $2" one_line_naming "$1" "$2"
 }
 
-expect_trace_error broken/bad-record.jsonl.gz "line 3: field 'body' is missing or not a string"
+tb replay --endpoint http://127.0.0.1:9 -o "$WORK/skip.jsonl.gz" "$S/broken/bad-record.jsonl.gz" 2>"$WORK/err" >/dev/null
+check "broken/bad-record.jsonl.gz: the bad record is skipped, naming its line" \
+	grep -qF "'$S/broken/bad-record.jsonl.gz' line 3: field 'body' is missing or not a string; record skipped" "$WORK/err"
+check "... the rest of the trace replays" sh -c "zcat '$WORK/skip.jsonl.gz' | tail -n +2 | grep -q '\"trace_id\":0'"
 expect_trace_error broken/future-version.jsonl.gz "has format version 2"
 expect_trace_error broken/garbage.jsonl.gz "invalid block type"
 expect_trace_error broken/not-tracebench.txt "is not a tracebench file"

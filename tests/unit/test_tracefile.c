@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static char dir[] = "/tmp/tb-test-XXXXXX";
 
@@ -227,6 +228,73 @@ TEST(flush_puts_lines_appended_since_the_last_flush_on_disk)
 	cJSON_Delete(r);
 }
 
+/*
+ * One limit for writers and readers (TRACEFILE_MAX_LINE): a writer refuses
+ * a longer record and stays usable, so what it wrote reads back whole; a
+ * reader that meets a longer line anyway (another program wrote it: here
+ * zlib directly) skips that record, reads on, and says so. Lines of
+ * exactly the limit pass both ways.
+ */
+TEST(one_line_limit_for_every_writer_and_reader)
+{
+	char err[TRACEFILE_ERRLEN];
+	struct tracefile_writer *w;
+	struct tracefile_reader *r;
+	size_t n = TRACEFILE_MAX_LINE + 1, len;
+	char *big = malloc(n + 1);
+	const char *line;
+	gzFile gz;
+	int got = 0;
+
+	CHECK(big != NULL);
+	if (!big)
+		return;
+	memset(big, ' ', n);
+	big[0] = '{';
+	big[n - 1] = '}';
+	w = tracefile_writer_open(path_of("long.jsonl.gz"), TRACEFILE_KIND_TRACE, NULL, 1, err);
+	CHECK(w != NULL);
+	if (!w)
+		goto out;
+	CHECK_EQ_INT(tracefile_writer_append_raw(w, "{\"i\":1}", 7), 0);
+	CHECK_EQ_INT(tracefile_writer_append_raw(w, big, n), TRACEFILE_ETOOLONG);
+	CHECK(strstr(tracefile_writer_error(w), "longer than the 64 MiB") != NULL);
+	big[n - 2] = '}';       /* exactly the limit: written */
+	CHECK_EQ_INT(tracefile_writer_append_raw(w, big, n - 1), 0);
+	CHECK_EQ_INT(tracefile_writer_append_raw(w, "{\"i\":3}", 7), 0);
+	CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+	r = tracefile_reader_open(path_of("long.jsonl.gz"), TRACEFILE_KIND_TRACE, err);
+	CHECK(r != NULL);
+	while (r && tracefile_reader_next_line(r, &line, &len) == 1)
+		got++;
+	CHECK_EQ_INT(got, 3);
+	CHECK(r && tracefile_reader_damage(r) == NULL);
+	tracefile_reader_close(r);
+
+	/* a foreign writer's over-long line 3, and one at the very end */
+	gz = gzopen(path_of("foreign.jsonl.gz"), "wb1");
+	gzputs(gz, "{\"format\":\"tracebench-trace\",\"version\":1}\n{\"i\":1}\n");
+	big[n - 2] = ' ';
+	gzwrite(gz, big, (unsigned)n);
+	gzputs(gz, "\n{\"i\":3}\n");
+	gzwrite(gz, big, (unsigned)n);
+	gzclose(gz);
+	r = tracefile_reader_open(path_of("foreign.jsonl.gz"), TRACEFILE_KIND_TRACE, err);
+	CHECK(r != NULL);
+	got = 0;
+	while (r && tracefile_reader_next_line(r, &line, &len) == 1) {
+		got++;
+		CHECK_STR(line, got == 1 ? "{\"i\":1}" : "{\"i\":3}");
+		CHECK_EQ_INT(tracefile_reader_lineno(r), got == 1 ? 2 : 4);
+	}
+	CHECK_EQ_INT(got, 2);
+	CHECK_STR(r ? tracefile_reader_damage(r) : NULL,
+		  "skipped 2 records longer than 64 MiB (line 3 first)");
+	tracefile_reader_close(r);
+out:
+	free(big);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -237,6 +305,7 @@ int main(void)
 	RUN(bad_files_are_refused_with_a_reason);
 	RUN(malformed_record_names_its_line);
 	RUN(flush_puts_lines_appended_since_the_last_flush_on_disk);
+	RUN(one_line_limit_for_every_writer_and_reader);
 	{
 		char cmd[300];
 
