@@ -1,0 +1,50 @@
+#!/bin/sh
+# No trace can steer a request: a record whose method, path or a header
+# carries CR/LF (or a dot segment) is refused with its line and counted,
+# the rest replays; Host, Content-Length, Transfer-Encoding, Connection and
+# the trace's own Authorization are never sent. A real HTTP server in
+# front of the mock (nghttpx) logs what arrived.
+. tests/cli/lib.sh
+
+KEY=sk-tracebench-env-0123456789abcdef
+start_mock --ttft-ms 5 --itl-ms 1 --tokens 4
+port=$(free_port)
+nghttpx --frontend="127.0.0.1,$port;no-tls" --backend="127.0.0.1,${ENDPOINT##*:}" \
+	--workers=1 --conf=/dev/null --accesslog-file="$WORK/access.log" \
+	--accesslog-format='$request|host=$http_host|auth=$http_authorization|x=$http_x_injected' \
+	--errorlog-file="$WORK/error.log" 2>/dev/null &
+front=$!
+trap 'kill $front 2>/dev/null; cleanup' EXIT
+i=0
+while ! grep -q "listening" "$WORK/error.log" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+
+b='"body":"{\"model\":\"mock\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":4}"'
+{
+	printf '%s\n' '{"format":"tracebench-trace","version":1}'
+	printf '%s\n' '{"id":0,"arrival_ns":0,"path":"/v1/chat/completions","headers":["Content-Type: application/json"],'"$b"'}'
+	printf '%s\n' '{"id":1,"arrival_ns":0,"method":"POST /evil HTTP/1.1\r\nX-Injected: m","path":"/v1/chat/completions",'"$b"'}'
+	printf '%s\n' '{"id":2,"arrival_ns":0,"path":"/v1/chat/completions HTTP/1.1\r\nX-Injected: p\r\n\r\nGET /smuggled","headers":[],'"$b"'}'
+	printf '%s\n' '{"id":3,"arrival_ns":0,"path":"/v1/chat/completions","headers":["Content-Type: application/json\r\nX-Injected: h"],'"$b"'}'
+	printf '%s\n' '{"id":4,"arrival_ns":0,"path":"/v1/../../admin","headers":[],'"$b"'}'
+	printf '%s\n' '{"id":5,"arrival_ns":0,"path":"/v1/chat/completions","headers":["Content-Type: application/json","Host: evil.example","Authorization: Bearer trace-key","Content-Length: 1","Transfer-Encoding: chunked","Connection: close"],'"$b"'}'
+} | gzip >"$WORK/evil.jsonl.gz"
+
+OPENAI_API_KEY=$KEY tb replay -e "http://127.0.0.1:$port" -c 1 -n 4 --warmup 0 --quiet \
+	-o "$WORK/r.jsonl.gz" "$WORK/evil.jsonl.gz" >/dev/null 2>"$WORK/err"
+check "replay runs the good records (exit 0)" test $? -eq 0
+for l in 3 4 5 6; do
+	check "line $l is refused, named with file and line" \
+		grep -qF "'$WORK/evil.jsonl.gz' line $l: " "$WORK/err"
+done
+check "... and counted" grep -qF "4 bad records skipped" "$WORK/err"
+check "the 4 requests sent are the 2 good records, in turn" \
+	test "$(zcat "$WORK/r.jsonl.gz" | grep -o '"trace_id":[0-9]*' | tr '\n' ' ')" = '"trace_id":0 "trace_id":5 "trace_id":0 "trace_id":5 '
+check "the server saw 4 requests, every one a POST to /v1/chat/completions" \
+	test "$(grep -c '^POST /v1/chat/completions HTTP/1.1|' "$WORK/access.log")" -eq 4 -a "$(wc -l <"$WORK/access.log")" -eq 4
+check "... none with an injected header" sh -c "! grep -q 'x=[^-]' '$WORK/access.log'"
+check "... each for the endpoint's host, not the trace's" \
+	test "$(grep -c "|host=127.0.0.1:$port|" "$WORK/access.log")" -eq 4
+check "... each with the environment's key only, never the trace's" \
+	test "$(grep -c "|auth=Bearer $KEY|" "$WORK/access.log")" -eq 4
+check "every response was whole: no framing header came from the trace" \
+	test "$(zcat "$WORK/r.jsonl.gz" | grep -c '"status":200,"error":null')" -eq 4
