@@ -98,7 +98,7 @@ deps:
 	@sh scripts/deps.sh
 
 asan:
-	TB_SLOW=1 $(MAKE) O=build-asan SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' CFLAGS='-O1 -g -fno-omit-frame-pointer' test
+	TB_SLOW=1 $(MAKE) O=build-asan SAN='-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all' CFLAGS='-O1 -g -fno-omit-frame-pointer' test
 
 valgrind: $(BIN) $(TESTS)
 	@O=$(O) TB_VALGRIND=1 sh tests/run.sh
@@ -122,7 +122,7 @@ FUZZ_SRC      = $(wildcard tests/fuzz/fuzz_*.c)
 fuzz:
 	@sh scripts/deps.sh --fuzz
 	@$(MAKE) --no-print-directory O=$(FUZZ_O) CC=clang CFLAGS='-O1 -g -fno-omit-frame-pointer' \
-		SAN='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all' \
+		SAN='-fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow -fno-sanitize-recover=all' \
 		$(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_O)/%)
 	@FUZZ_O=$(FUZZ_O) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh \
 		$(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_O)/%)
@@ -130,6 +130,7 @@ fuzz:
 # Only the modules the targets test, so a program's work in progress
 # elsewhere cannot stop the fuzzing.
 FUZZ_OBJ      = $(LIB_OBJ) $(O)/record/csv.o $(O)/record/import.o $(O)/record/words.o \
+               $(O)/record/capture.o \
                $(O)/replay/body.o
 
 $(O)/fuzz_%: tests/fuzz/fuzz_%.c Makefile $(FUZZ_OBJ)

@@ -5,6 +5,7 @@
  * file only routes to it, git-style. Exit status everywhere: 0 success,
  * 1 the work failed, 2 usage or input error.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,6 +55,27 @@ static void usage(FILE *out)
 		"  tracebench analyze report --db bench.db --format markdown\n");
 }
 
+/*
+ * Every command's data goes to stdout: if it could not all be written (a
+ * closed pipe: commands that ignore SIGPIPE get EPIPE; a full disk), the
+ * work failed, whatever the command said. Returns rc, or 1 after saying so.
+ */
+static int finish_stdout(const char *command, int rc)
+{
+	int failed = fflush(stdout) != 0 || ferror(stdout);
+	int saved = errno;
+
+	if (fclose(stdout) != 0 && !failed) {
+		failed = 1;
+		saved = errno;
+	}
+	if (!failed)
+		return rc;
+	fprintf(stderr, "tracebench %s: cannot write to standard output: %s\n", command,
+		strerror(saved ? saved : EIO));
+	return rc ? rc : 1;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -76,7 +98,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].main(argc - 1, argv + 1);
+			return finish_stdout(argv[1], commands[i].main(argc - 1, argv + 1));
 	fprintf(stderr, "tracebench: '%s' is not a command; see 'tracebench --help'\n", argv[1]);
 	return 2;
 }

@@ -146,6 +146,40 @@ static int db_check_version(struct db *db, int version, char *err, size_t errlen
 	return DB_OK;
 }
 
+/*
+ * A database without our schema version must be empty: tracebench never
+ * adds its tables to another application's SQLite file.
+ */
+static int db_check_foreign(struct db *db, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = db_prepare(db, "SELECT count(*) FROM sqlite_master", &st, err, errlen);
+
+	if (!rc && sqlite3_step(st) != SQLITE_ROW)
+		rc = db_sqlerr(db, err, errlen);
+	if (!rc && sqlite3_column_int(st, 0) > 0) {
+		errmsg_set(err, errlen, "'%s' is another application's SQLite database "
+			   "(it holds %d tables or views, none of them tracebench's); give a new --db file",
+			   db->path, sqlite3_column_int(st, 0));
+		rc = DB_ERR_INPUT;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_count_runs(struct db *db, long *n, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = db_prepare(db, "SELECT count(*) FROM runs", &st, err, errlen);
+
+	if (!rc && sqlite3_step(st) != SQLITE_ROW)
+		rc = db_sqlerr(db, err, errlen);
+	if (!rc)
+		*n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* Creates the tables and views (idempotent) in one write transaction, after
  * checking the version inside it so that two loaders cannot race. */
 static int db_apply_schema(struct db *db, char *err, size_t errlen)
@@ -159,6 +193,8 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	rc = db_user_version(db, &version, err, errlen);
 	if (!rc)
 		rc = db_check_version(db, version, err, errlen);
+	if (!rc && version == 0)
+		rc = db_check_foreign(db, err, errlen);
 	/* Version 1 -> 2: the repeat column; 2 -> 3: the clock and streamed columns. */
 	if (!rc && version == 1)
 		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN repeat INTEGER NOT NULL DEFAULT 0",

@@ -124,6 +124,9 @@ int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
 	    char *err, size_t errlen);
 void db_runs_free(struct db_run *runs, size_t n);
 
+/* Sets *n to the number of runs the database holds. Returns DB_OK or an error. */
+int db_count_runs(struct db *db, long *n, char *err, size_t errlen);
+
 /* Counts of one run, for `analyze runs`. */
 struct db_run_counts {
 	long requests;      /* non-warm-up requests */

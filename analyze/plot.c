@@ -25,6 +25,7 @@
 #include "analyze/report.h"
 #include "lib/metric.h"
 #include "lib/stats.h"
+#include "lib/tmpfile.h"
 
 #define PLOT_WIDTH  1000
 #define PLOT_HEIGHT 600
@@ -657,43 +658,30 @@ static int plot_has_requests(const struct plot_data *d)
 	return 0;
 }
 
-/* Writes dir/name through a temporary file renamed into place. */
+/* Writes dir/name through an exclusive temporary file renamed into place
+ * (lib/tmpfile.h: a planted link is never followed). */
 static int plot_write_file(const char *dir, const char *name,
 			   void (*fill)(FILE *, const struct plot_data *),
 			   const struct plot_data *d, char *err, size_t errlen)
 {
 	char tmp[PATH_MAX], path[PATH_MAX];
-	FILE *f = NULL;
-	int rc = DB_ERR_WORK;
+	FILE *f;
 
-	if (plot_path(path, dir, name, "") || plot_path(tmp, dir, name, ".tmp")) {
+	if (plot_path(path, dir, name, "")) {
 		errmsg_set(err, errlen, "cannot write '%s/%s': path too long", dir, name);
 		return DB_ERR_WORK;
 	}
-	f = fopen(tmp, "w");
+	f = tmpfile_create(path, tmp, sizeof(tmp));
 	if (!f) {
-		errmsg_set(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
-		goto cleanup;
+		errmsg_set(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		return DB_ERR_WORK;
 	}
 	fill(f, d);
-	if (ferror(f) | fclose(f)) {
-		f = NULL;
-		errmsg_set(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
-		goto cleanup;
+	if (tmpfile_commit(f, tmp, path) != 0) {
+		errmsg_set(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		return DB_ERR_WORK;
 	}
-	f = NULL;
-	if (rename(tmp, path) != 0) {
-		errmsg_set(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path,
-			    strerror(errno));
-		goto cleanup;
-	}
-	rc = DB_OK;
-cleanup:
-	if (f)
-		fclose(f);
-	if (rc)
-		unlink(tmp);
-	return rc;
+	return DB_OK;
 }
 
 /* What the child reports through the pipe when it cannot exec gnuplot. */

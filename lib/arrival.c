@@ -55,5 +55,7 @@ int64_t arrival_next(struct arrival *a)
 		t = a->t;
 	}
 	a->n++;
-	return (int64_t)floor(t * 1e9 + 0.5);
+	t = floor(t * 1e9 + 0.5);
+	/* range-checked before the conversion: a slow rate's far offsets */
+	return t >= 0 && t < 9e18 ? (int64_t)t : INT64_MAX;
 }

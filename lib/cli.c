@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,4 +85,21 @@ int cli_catch_stop_signals(void)
 int cli_stop_signal(void)
 {
 	return stop_signal;
+}
+
+long cli_raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -1;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rlim_t want = rl.rlim_max;
+
+		rl.rlim_cur = want;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0 && getrlimit(RLIMIT_NOFILE, &rl) != 0)
+			return -1;
+	}
+	return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)0x7fffffff ?
+	       0x7fffffffL : (long)rl.rlim_cur;
 }

@@ -22,6 +22,17 @@ int cli_parse_double(const char *s, double min, double max, double *out);
 int cli_parse_long_list(const char *s, long min, long max, long *out, size_t cap);
 
 /*
+ * Raises the soft limit on open files to the hard one (a client or a proxy
+ * of thousands of connections needs that many descriptors) and returns the
+ * limit now in force, or -1 when it cannot be read.
+ */
+long cli_raise_fd_limit(void);
+
+/* Descriptors a program needs beside one per connection (stdio, files,
+ * the event loop, libcurl's resolver). */
+#define CLI_FD_RESERVE 32
+
+/*
  * For programs without an event loop (record synth, record import): from
  * now on SIGINT and SIGTERM only set a flag, which cli_stop_signal reads,
  * so a long write can stop between records and end its file whole.

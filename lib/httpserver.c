@@ -4,6 +4,7 @@
  */
 #include "httpserver.h"
 #include "errmsg.h"
+#include "tmpfile.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -117,27 +118,14 @@ struct evhttp_bound_socket *httpserver_listen(struct evhttp *http, const char *h
 
 int httpserver_write_port_file(const char *path, int port, char *err, size_t errlen)
 {
-	size_t len = strlen(path) + 5;
-	char *tmp = malloc(len);
-	FILE *f;
-	int ok;
+	char tmp[4096];
+	FILE *f = tmpfile_create(path, tmp, sizeof(tmp));
 
-	if (!tmp) {
-		errmsg_set(err, errlen, "out of memory");
-		return -1;
-	}
-	snprintf(tmp, len, "%s.tmp", path);
-	f = fopen(tmp, "w");
-	ok = f && fprintf(f, "%d\n", port) > 0;
-	if (f && fclose(f) != 0)
-		ok = 0;
-	if (!ok || rename(tmp, path) != 0) {
+	/* a failed fprintf sets the stream's error: the commit refuses it */
+	if (!f || (fprintf(f, "%d\n", port), tmpfile_commit(f, tmp, path)) != 0) {
 		errmsg_set(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		remove(tmp);
-		free(tmp);
 		return -1;
 	}
-	free(tmp);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  */
 #include "meter.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,12 @@ static int nonempty_string(const cJSON *o, const char *key)
 	return cJSON_IsString(v) && v->valuestring[0];
 }
 
+/* True for a count a server may report: an integer in [0, RESULT_MAX_TOKENS]. */
+static int token_count(double v)
+{
+	return v >= 0 && v <= (double)RESULT_MAX_TOKENS && v == floor(v);
+}
+
 static void read_usage(struct meter *m, const cJSON *obj)
 {
 	const cJSON *usage = cJSON_GetObjectItemCaseSensitive(obj, "usage");
@@ -51,6 +58,11 @@ static void read_usage(struct meter *m, const cJSON *obj)
 	const cJSON *pt = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens");
 
 	if (cJSON_IsNumber(ct)) {
+		if (!token_count(ct->valuedouble) || (cJSON_IsNumber(pt) && !token_count(pt->valuedouble))) {
+			result_set_error(m->result, RESULT_ERR_MALFORMED, "usage holds a token count that is "
+				  "negative, fractional or over 1e9");
+			return;
+		}
 		m->have_usage = 1;
 		m->usage_completion = (int64_t)ct->valuedouble;
 		if (cJSON_IsNumber(pt))

@@ -136,6 +136,19 @@ int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errle
 	    get_int(obj, "input_tokens", 0, &r->input_tokens, err, errlen) ||
 	    get_int(obj, "output_tokens", 1, &r->output_tokens, err, errlen))
 		return -1;
+	if (r->input_tokens < -1 || r->input_tokens > RESULT_MAX_TOKENS ||
+	    r->output_tokens < 0 || r->output_tokens > RESULT_MAX_TOKENS) {
+		snprintf(err, errlen, "field 'input_tokens' or 'output_tokens' is out of range "
+			 "(0 to %lld)", RESULT_MAX_TOKENS);
+		return -1;
+	}
+	if (r->sched_ns < -1 || r->sched_ns > RESULT_MAX_NS || r->send_ns < 0 ||
+	    r->send_ns > RESULT_MAX_NS || r->ttft_ns < -1 || r->ttft_ns > RESULT_MAX_NS ||
+	    r->ttfa_ns < -1 || r->ttfa_ns > RESULT_MAX_NS || r->e2e_ns < 0 || r->e2e_ns > RESULT_MAX_NS) {
+		snprintf(err, errlen, "a time field ('sched_ns', 'send_ns', 'ttft_ns', 'ttfa_ns', "
+			 "'e2e_ns') is out of range (0 to 100 days)");
+		return -1;
+	}
 	if (level < 0 || level > 1000000 || seq < 0) {
 		snprintf(err, errlen, "field 'level' or 'seq' is out of range");
 		return -1;

@@ -25,6 +25,12 @@
 #define RESULT_ERR_INCOMPLETE "incomplete"  /* stream ended without [DONE] */
 #define RESULT_ERR_CANCELLED  "cancelled"   /* stopped by the user */
 
+/* Range of every token count and time read from a server or a file: values
+ * outside are refused where they enter (lib/meter.c, result_from_json) and
+ * never reach arithmetic, so sums over a run cannot overflow. */
+#define RESULT_MAX_TOKENS 1000000000LL          /* per request */
+#define RESULT_MAX_NS     (100LL * 86400 * 1000000000LL)  /* 100 days */
+
 #define RESULT_ERROR_MAX 16
 #define RESULT_DETAIL_MAX 512
 

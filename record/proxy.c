@@ -1135,17 +1135,6 @@ static cJSON *make_header(const struct proxy *p)
 	return h;
 }
 
-/* Lets a few thousand streams open two sockets each. */
-static void raise_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 static void on_libevent_log(int severity, const char *msg)
 {
 	if (severity >= EVENT_LOG_WARN)
@@ -1183,7 +1172,7 @@ int proxy_main(int argc, char **argv)
 	p.budget = (size_t)p.opt.max_body * PROXY_BUDGET_BODIES;
 	signal(SIGPIPE, SIG_IGN);       /* a vanished client is not fatal */
 	event_set_log_callback(on_libevent_log);
-	raise_fd_limit();
+	cli_raise_fd_limit();   /* a few thousand streams open two sockets each */
 
 	p.base = httpserver_base_new();
 	if (p.base) {

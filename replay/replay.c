@@ -1500,6 +1500,24 @@ int replay_main(int argc, char **argv)
 		}
 	}
 
+	/* One descriptor per connection: a limit that cannot hold the
+	 * concurrency asked for would show as the server refusing connections. */
+	{
+		long need = 0, have = cli_raise_fd_limit();
+
+		for (i = 0; i < (int)o.n_levels && !o.open_loop; i++)
+			if (o.levels[i] > need)
+				need = o.levels[i];
+		if (o.open_loop)
+			need = o.max_concurrency;
+		if (have > 0 && need + CLI_FD_RESERVE > have) {
+			fprintf(stderr, "tracebench replay: %ld requests in flight need about %ld open "
+				"files; the limit is %ld (raise it with ulimit -n%s)\n", need,
+				need + CLI_FD_RESERVE, have, o.open_loop ? ", or lower --max-concurrency" :
+				", or lower -c");
+			goto cleanup;
+		}
+	}
 	co.endpoint = o.endpoint;
 	co.timeout_ms = o.timeout_s * 1000;
 	co.connect_timeout_ms = o.connect_timeout_s * 1000;

@@ -23,6 +23,7 @@ size_t schedule_build(const struct schedule_options *o, const int64_t *trace_arr
 		cap = SCHEDULE_MAX;
 	arrival_init(&gen, o->arrival, o->rate, o->burstiness, o->seed);
 	for (;;) {
+		double at;      /* ns; range-checked before it becomes an integer */
 		int64_t due;
 
 		if (o->max_requests && n == o->max_requests)
@@ -30,10 +31,13 @@ size_t schedule_build(const struct schedule_options *o, const int64_t *trace_arr
 		if (o->arrival == ARRIVAL_TRACE) {
 			if (n == n_trace)
 				break;
-			due = (int64_t)((double)(trace_arrivals[n] - trace_arrivals[0]) / o->speed);
+			at = (double)(trace_arrivals[n] - trace_arrivals[0]) / o->speed;
 		} else {
-			due = arrival_next(&gen);
+			at = (double)arrival_next(&gen);
 		}
+		if (!(at >= 0 && at < SCHEDULE_MAX_NS))
+			break;  /* past the horizon (a huge arrival, --speed 1e-6) */
+		due = (int64_t)at;
 		if ((o->duration_ns && due >= o->duration_ns) || n == SCHEDULE_MAX)
 			break;
 		if (n == cap || !v) {

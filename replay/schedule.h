@@ -16,6 +16,10 @@
 
 #include "lib/arrival.h"
 
+/* The schedule's horizon: a request due later (a huge trace arrival slowed
+ * by --speed) ends it, rather than overflowing a 64-bit nanosecond count. */
+#define SCHEDULE_MAX_NS 1e17    /* about three years */
+
 struct schedule_options {
 	enum arrival_kind arrival;   /* ARRIVAL_TRACE: the trace's offsets / speed */
 	double rate;          /* requests per second (not ARRIVAL_TRACE) */

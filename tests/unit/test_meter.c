@@ -131,6 +131,39 @@ TEST(garbage_event_is_malformed)
 	result_release(&r);
 }
 
+/*
+ * Token counts a server reports are range-checked where they enter: 1e300
+ * (undefined behaviour as an int64 before), a negative or fractional count
+ * marks the request malformed and never reaches a sum.
+ */
+TEST(usage_out_of_range_marks_the_request)
+{
+	static const char *const bad[] = {
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1e300}}\n\n",
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":-14}}\n\n",
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2.5}}\n\n",
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":-1e300,\"completion_tokens\":3}}\n\n",
+		"data: {\"choices\":[],\"usage\":{\"completion_tokens\":1000000001}}\n\n",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct result r;
+		struct meter m;
+
+		result_init(&r);
+		meter_init(&m, &r, 0, 0);
+		feed(&m, answer, 5);
+		feed(&m, bad[i], 6);
+		feed(&m, done, 7);
+		meter_end_stream(&m, MS(7));
+		CHECK_STR(r.error, RESULT_ERR_MALFORMED);
+		CHECK(r.output_tokens >= 0 && r.output_tokens <= 1);
+		meter_release(&m);
+		result_release(&r);
+	}
+}
+
 TEST(event_over_the_cap_is_malformed)
 {
 	char big[600];
@@ -177,6 +210,7 @@ int main(void)
 	RUN(error_event_and_error_object_are_server_errors);
 	RUN(garbage_event_is_malformed);
 	RUN(event_over_the_cap_is_malformed);
+	RUN(usage_out_of_range_marks_the_request);
 	RUN(non_streamed_body_ttft_equals_e2e);
 	return harness_done();
 }

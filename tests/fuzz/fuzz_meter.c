@@ -1,0 +1,83 @@
+/*
+ * fuzz_meter.c - libFuzzer target for the meter (lib/meter.c): what a
+ * server sends, byte for byte, as a stream cut into pieces or as a whole
+ * body. Whatever arrives, the result must hold numbers in range: a token
+ * count in [0, RESULT_MAX_TOKENS], no more gaps than token events,
+ * TTFT <= TTFA and TTFT <= E2E when set, and a known error class (or none).
+ * A broken invariant aborts, which libFuzzer reports as a crash.
+ */
+#include "lib/meter.h"
+#include "lib/result.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int known_class(const char *e)
+{
+	static const char *const classes[] = {
+		"", RESULT_ERR_HTTP, RESULT_ERR_CONNECT, RESULT_ERR_TIMEOUT, RESULT_ERR_TRANSFER,
+		RESULT_ERR_SERVER, RESULT_ERR_MALFORMED, RESULT_ERR_INCOMPLETE, RESULT_ERR_CANCELLED,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (strcmp(e, classes[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct result r;
+	struct meter m;
+	int64_t now = 1000;
+	size_t off = 0, max_event;
+	unsigned mode;
+	uint8_t seed;
+
+	if (size < 2)
+		return 0;
+	/* byte 0: mode (stream / body) and event cap; byte 1: how to cut */
+	mode = data[0] & 1;
+	max_event = data[0] & 2 ? 64 : 0;
+	seed = data[1];
+	data += 2;
+	size -= 2;
+	result_init(&r);
+	meter_init(&m, &r, 0, max_event);
+	if (mode == 0) {
+		while (off < size) {
+			size_t n = 1 + (seed = (uint8_t)(seed * 37 + 11)) % 23;
+
+			if (n > size - off)
+				n = size - off;
+			now += seed;
+			if (meter_feed(&m, (const char *)data + off, n, now) != SSE_OK)
+				break;
+			off += n;
+		}
+		if (off == size)
+			meter_end_stream(&m, now + 1);
+		else
+			meter_end_failed(&m, now + 1);
+	} else {
+		meter_end_body(&m, (const char *)data, size, now);
+	}
+	if (!known_class(r.error) || r.output_tokens < 0 || r.output_tokens > RESULT_MAX_TOKENS ||
+	    r.input_tokens < -1 || r.input_tokens > RESULT_MAX_TOKENS ||
+	    (r.ttft_ns >= 0 && r.ttfa_ns >= 0 && r.ttfa_ns < r.ttft_ns) ||
+	    (r.ttft_ns >= 0 && r.e2e_ns < r.ttft_ns) ||
+	    (r.error_detail && strlen(r.error_detail) > RESULT_DETAIL_MAX)) {
+		fprintf(stderr, "fuzz_meter: error '%s', tokens %lld/%lld, ttft %lld ttfa %lld e2e %lld\n",
+			r.error, (long long)r.input_tokens, (long long)r.output_tokens,
+			(long long)r.ttft_ns, (long long)r.ttfa_ns, (long long)r.e2e_ns);
+		abort();
+	}
+	meter_release(&m);
+	result_release(&r);
+	return 0;
+}
