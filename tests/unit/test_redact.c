@@ -100,6 +100,7 @@ TEST(result_details_are_redacted_before_they_are_cut)
 	CHECK(strstr(r.error_detail, "sk-0123") == NULL);
 	CHECK(strlen(r.error_detail) <= RESULT_DETAIL_MAX);
 	CHECK(strncmp(r.error_detail, "HTTP 401: xxx", 13) == 0);
+	result_release(&r);
 	result_set_error(&r, RESULT_ERR_SERVER, "echo: Bearer abc.def");
 	CHECK_STR(r.error_detail, "echo: Bearer REDACTED");
 	result_release(&r);
