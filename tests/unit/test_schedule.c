@@ -181,6 +181,31 @@ TEST(trace_timing_divides_by_speed)
 	free(d);
 }
 
+/*
+ * Offsets are range-checked before they become integers: a huge trace
+ * arrival slowed by --speed 1e-6, or a rate of 1e-6 req/s, ends the
+ * schedule at its horizon instead of overflowing (undefined behaviour,
+ * which make asan's float-cast-overflow check reports).
+ */
+TEST(far_offsets_end_the_schedule_without_overflow)
+{
+	int64_t arrivals[] = { 0, NS_PER_S, 9007199254740992LL };
+	struct schedule_options o = { .arrival = ARRIVAL_TRACE, .speed = 1e-6 };
+	struct schedule_options slow = { .arrival = ARRIVAL_CONSTANT, .rate = 1e-6,
+					 .burstiness = 1, .max_requests = 100000 };
+	int64_t *d = NULL;
+	size_t n = schedule_build(&o, arrivals, 3, &d);
+
+	CHECK_EQ_INT(n, 2);
+	CHECK_EQ_INT(d[1], 1000000LL * NS_PER_S);
+	free(d);
+	d = NULL;
+	n = schedule_build(&slow, NULL, 0, &d);
+	CHECK(n > 0 && n < 100000);
+	CHECK(d && d[n - 1] < (int64_t)SCHEDULE_MAX_NS);
+	free(d);
+}
+
 TEST(duration_bounds_a_generated_schedule)
 {
 	struct schedule_options o = { .arrival = ARRIVAL_CONSTANT, .rate = 10,
@@ -245,6 +270,7 @@ int main(void)
 	RUN(same_seed_same_schedule);
 	RUN(trace_timing_divides_by_speed);
 	RUN(duration_bounds_a_generated_schedule);
+	RUN(far_offsets_end_the_schedule_without_overflow);
 	RUN(arrival_names_parse);
 	RUN(ab_order_is_balanced_seeded_and_reproducible);
 	return harness_done();
