@@ -142,11 +142,13 @@ int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errle
 			 "(0 to %lld)", RESULT_MAX_TOKENS);
 		return -1;
 	}
-	if (r->sched_ns < -1 || r->sched_ns > RESULT_MAX_NS || r->send_ns < 0 ||
+	/* sched_ns and send_ns are offsets from the run's start: a warm-up
+	 * sent before an anchored start (--start-at) has a negative one */
+	if (r->sched_ns < -RESULT_MAX_NS || r->sched_ns > RESULT_MAX_NS || r->send_ns < -RESULT_MAX_NS ||
 	    r->send_ns > RESULT_MAX_NS || r->ttft_ns < -1 || r->ttft_ns > RESULT_MAX_NS ||
 	    r->ttfa_ns < -1 || r->ttfa_ns > RESULT_MAX_NS || r->e2e_ns < 0 || r->e2e_ns > RESULT_MAX_NS) {
 		snprintf(err, errlen, "a time field ('sched_ns', 'send_ns', 'ttft_ns', 'ttfa_ns', "
-			 "'e2e_ns') is out of range (0 to 100 days)");
+			 "'e2e_ns') is out of range (100 days)");
 		return -1;
 	}
 	if (level < 0 || level > 1000000 || seq < 0) {

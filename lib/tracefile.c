@@ -303,13 +303,6 @@ static int reader_line(struct tracefile_reader *r, char **line, size_t *len)
 		char *p = r->end - r->start > scanned ?
 			  memchr(r->buf + r->start + scanned, '\n', r->end - r->start - scanned) :
 			  NULL;
-		if (p && (size_t)(p - (r->buf + r->start)) > TRACEFILE_MAX_LINE) {
-			/* the fill that brought the newline went past the cap */
-			snprintf(r->error, sizeof(r->error),
-				 "'%s' line %zu: longer than %u MiB", r->path,
-				 r->lineno + 1, TRACEFILE_MAX_LINE >> 20);
-			return -1;
-		}
 		if (p) {
 			size_t n = (size_t)(p - (r->buf + r->start));
 
