@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "analyze/capture.h"
 #include "analyze/compare.h"
@@ -374,7 +376,8 @@ static int analyze_load(int argc, char **argv)
 	const char *db_path = NULL, *label = NULL;
 	char err[DB_ERRLEN];
 	struct db *db = NULL;
-	int c, rc;
+	long runs = -1;
+	int c, rc, existed;
 
 	optind = 0;
 	opterr = 0;
@@ -392,10 +395,20 @@ static int analyze_load(int argc, char **argv)
 		return analyze_usage_error("load", "empty --label");
 	if (optind >= argc)
 		return analyze_usage_error("load", "no results files given");
+	existed = access(db_path, F_OK) == 0;
 	rc = db_open(db_path, DB_WRITE, &db, err, sizeof(err));
-	if (rc)
+	if (rc) {
+		if (!existed)
+			unlink(db_path);
 		return analyze_fail("load", rc, err);
+	}
 	rc = analyze_load_files(db, label, argv + optind, argc - optind);
+	/* a database this load created and could put nothing into goes */
+	if (rc && !existed && db_count_runs(db, &runs, err, sizeof(err)) == DB_OK && runs == 0) {
+		db_close(db);
+		unlink(db_path);
+		return rc;
+	}
 	db_close(db);
 	return rc;
 }
@@ -732,10 +745,17 @@ static int analyze_rm(int argc, char **argv)
  * serves such blocks with mmap and unmaps them on free, so every level
  * faults its memory in afresh: half of the time of a 1M-request report.
  * Keep freed memory in the heap instead (tuning only; failure is harmless).
+ * Under a limit on address space (ulimit -v) the heap's 256 MiB of
+ * padding alone would pass it, and every command would fail at its first
+ * allocation: the tuning is then left out.
  */
 static void analyze_tune_malloc(void)
 {
 #ifdef __GLIBC__
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		return;
 	mallopt(M_MMAP_THRESHOLD, 512 * 1024 * 1024);
 	mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
 	mallopt(M_TOP_PAD, 256 * 1024 * 1024);
