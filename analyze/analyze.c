@@ -290,9 +290,8 @@ static int analyze_load_one(struct db *db, const char *path, const char *label,
 {
 	char rerr[TRACEFILE_ERRLEN];
 	struct tracefile_reader *rd = tracefile_reader_open(path, NULL, rerr);
-	struct foreign_run fr;
 	struct capture_run cr;
-	struct db_import imp;
+	struct db_import fr;
 	int is_trace, rc;
 
 	memset(info, 0, sizeof(*info));
@@ -307,8 +306,7 @@ static int analyze_load_one(struct db *db, const char *path, const char *label,
 		rc = capture_read(path, &cr, err, errlen);
 		if (rc)
 			return rc;
-		capture_run_import(&cr, &imp);
-		rc = db_load_import(db, path, &imp, label, info, err, errlen);
+		rc = db_load_import(db, path, &cr.run, label, info, err, errlen);
 		if (rc == DB_OK && cr.damage)
 			info->damage = strdup(cr.damage);
 		capture_run_release(&cr);
@@ -321,9 +319,8 @@ static int analyze_load_one(struct db *db, const char *path, const char *label,
 	}
 	if (rc)
 		return rc == FOREIGN_ERR_WORK ? DB_ERR_WORK : DB_ERR_INPUT;
-	foreign_run_import(&fr, &imp);
-	rc = db_load_import(db, path, &imp, label, info, err, errlen);
-	foreign_run_release(&fr);
+	rc = db_load_import(db, path, &fr, label, info, err, errlen);
+	db_import_release(&fr);
 	return rc;
 }
 

@@ -14,39 +14,10 @@
 
 void capture_run_release(struct capture_run *r)
 {
-	size_t i;
-
-	for (i = 0; r->results && i < r->n; i++)
-		result_release(&r->results[i]);
-	free(r->results);
-	free(r->run_id);
-	free(r->label);
-	free(r->created);
-	free(r->tool);
-	free(r->endpoint);
-	free(r->model);
-	free(r->trace_digest);
-	free(r->path);
-	free(r->params_json);
+	db_import_release(&r->run);
 	free(r->damage);
-	memset(r, 0, sizeof(*r));
-}
-
-void capture_run_import(const struct capture_run *r, struct db_import *imp)
-{
-	memset(imp, 0, sizeof(*imp));
-	imp->run_id = r->run_id;
-	imp->label = r->label;
-	imp->created = r->created;
-	imp->tool = r->tool;
-	imp->endpoint = r->endpoint;
-	imp->model = r->model;
-	imp->trace_path = r->path;
-	imp->trace_digest = r->trace_digest;
-	imp->mode = "open";
-	imp->params_json = r->params_json;
-	imp->results = r->results;
-	imp->n = r->n;
+	r->damage = NULL;
+	r->skipped = 0;
 }
 
 /* "dir/prod.jsonl.gz" -> "prod" (malloc). */
@@ -104,21 +75,21 @@ static int capture_record(struct capture_run *out, size_t *cap, const cJSON *rec
 			   path, line, t.id);
 		goto cleanup;
 	}
-	if (out->n == *cap) {
+	if (out->run.n == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 256;
-		struct result *nr = realloc(out->results, ncap * sizeof(*nr));
+		struct result *nr = realloc(out->run.results, ncap * sizeof(*nr));
 
 		if (!nr) {
 			errmsg_set(err, errlen, "'%s': out of memory", path);
 			rc = DB_ERR_WORK;
 			goto cleanup;
 		}
-		out->results = nr;
+		out->run.results = nr;
 		*cap = ncap;
 	}
-	r = &out->results[out->n];
+	r = &out->run.results[out->run.n];
 	result_init(r);
-	out->n++;
+	out->run.n++;
 	if (result_from_json(r, cJSON_GetObjectItemCaseSensitive(rec, "recorded"), ferr,
 			     sizeof(ferr)) != 0) {
 		errmsg_set(err, errlen, "'%s' line %zu: recorded: %s", path, line, ferr);
@@ -130,8 +101,8 @@ static int capture_record(struct capture_run *out, size_t *cap, const cJSON *rec
 	r->warmup = false;
 	r->seq = r->trace_id = t.id;
 	r->sched_ns = r->send_ns = t.arrival_ns;
-	if (!out->model)
-		out->model = capture_model(&t);
+	if (!out->run.model)
+		out->run.model = capture_model(&t);
 	rc = DB_OK;
 cleanup:
 	trace_request_release(&t);
@@ -205,25 +176,26 @@ int capture_read(const char *path, struct capture_run *out, char *err, size_t er
 		rc = DB_ERR_INPUT;
 		goto cleanup;
 	}
-	if (out->n == 0) {
+	if (out->run.n == 0) {
 		errmsg_set(err, errlen, "'%s' holds no inference requests to load", path);
 		rc = DB_ERR_INPUT;
 		goto cleanup;
 	}
 	damage = tracefile_reader_damage(rd);
-	out->trace_digest = strdup(tracefile_reader_digest(rd));
-	snprintf(id, sizeof(id), "capture-%s", out->trace_digest ? out->trace_digest : "");
-	out->run_id = strdup(id);
-	out->label = capture_label(path);
-	out->created = dup_or_null(cJSON_GetStringValue(
+	out->run.trace_digest = strdup(tracefile_reader_digest(rd));
+	snprintf(id, sizeof(id), "capture-%s", out->run.trace_digest ? out->run.trace_digest : "");
+	out->run.run_id = strdup(id);
+	out->run.label = capture_label(path);
+	out->run.created = dup_or_null(cJSON_GetStringValue(
 		cJSON_GetObjectItemCaseSensitive(hdr, "created")));
-	out->tool = dup_or_null(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(hdr, "tool")));
-	out->endpoint = dup_or_null(upstream);
-	out->path = strdup(path);
-	out->params_json = capture_params(out, upstream);
+	out->run.tool = dup_or_null(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(hdr, "tool")));
+	out->run.endpoint = dup_or_null(upstream);
+	out->run.trace_path = strdup(path);
+	out->run.mode = strdup("open");
+	out->run.params_json = capture_params(out, upstream);
 	out->damage = dup_or_null(damage);
-	if (!out->trace_digest || !out->run_id || !out->label || !out->path ||
-	    !out->params_json || (damage && !out->damage)) {
+	if (!out->run.trace_digest || !out->run.run_id || !out->run.label || !out->run.trace_path || !out->run.mode ||
+	    !out->run.params_json || (damage && !out->damage)) {
 		errmsg_set(err, errlen, "'%s': out of memory", path);
 		rc = DB_ERR_WORK;
 	}

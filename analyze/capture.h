@@ -20,13 +20,9 @@
 
 /* A capture read as a run; everything owned (capture_run_release). */
 struct capture_run {
-	char *run_id;           /* "capture-<crc32 of the file>" */
-	char *label;            /* the file's name without .jsonl.gz */
-	char *created, *tool, *endpoint, *model, *trace_digest, *path;
-	char *params_json;
+	struct db_import run;   /* run_id "capture-<trace digest>", label the file's
+				 * name without .jsonl.gz, mode "open" */
 	size_t skipped;         /* requests of kind "other" left out */
-	struct result *results;
-	size_t n;
 	char *damage;           /* the reader's sentence for a truncated file, or NULL */
 };
 
@@ -39,8 +35,5 @@ struct capture_run {
 int capture_read(const char *path, struct capture_run *out, char *err, size_t errlen);
 
 void capture_run_release(struct capture_run *r);
-
-/* Fills imp to store r with db_load_import (pointers into r). */
-void capture_run_import(const struct capture_run *r, struct db_import *imp);
 
 #endif

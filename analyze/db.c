@@ -797,6 +797,26 @@ static int db_insert_results(struct db *db, const char *path, const char *run_id
 	return rc;
 }
 
+void db_import_release(struct db_import *imp)
+{
+	size_t i;
+
+	for (i = 0; imp->results && i < imp->n; i++)
+		result_release(&imp->results[i]);
+	free(imp->results);
+	free(imp->run_id);
+	free(imp->label);
+	free(imp->created);
+	free(imp->tool);
+	free(imp->endpoint);
+	free(imp->model);
+	free(imp->trace_path);
+	free(imp->trace_digest);
+	free(imp->mode);
+	free(imp->params_json);
+	memset(imp, 0, sizeof(*imp));
+}
+
 int db_load_import(struct db *db, const char *path, const struct db_import *imp,
 		   const char *label, struct db_load_info *info, char *err, size_t errlen)
 {

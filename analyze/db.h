@@ -81,18 +81,21 @@ int db_load_results(struct db *db, const char *path, const char *label,
 /*
  * A run read from something other than a tracebench results file (a
  * proxy's capture, another tool's results: analyze/capture.c,
- * analyze/foreign.c), ready to store. Every pointer is the caller's.
+ * analyze/foreign.c), ready to store. It owns its strings and results.
  */
 struct db_import {
-	const char *run_id;        /* unique; a run_id already loaded is a no-op */
-	const char *label;         /* the run's own label (a --label wins) */
-	const char *created, *tool, *endpoint, *model;
-	const char *trace_path, *trace_digest;
-	const char *mode;          /* "closed", "open" */
-	const char *params_json;   /* a JSON object, or NULL */
-	const struct result *results;
+	char *run_id;              /* unique; a run_id already loaded is a no-op */
+	char *label;               /* the run's own label (a --label wins) */
+	char *created, *tool, *endpoint, *model;
+	char *trace_path, *trace_digest;
+	char *mode;                /* "closed", "open" */
+	char *params_json;         /* a JSON object, or NULL */
+	struct result *results;
 	size_t n;
 };
+
+/* Frees every string and result imp owns and zeroes it; NULL fields are fine. */
+void db_import_release(struct db_import *imp);
 
 /*
  * Stores imp in one transaction, as db_load_results does with a results

@@ -32,39 +32,6 @@ struct foreign_reader {
 	size_t errlen;
 };
 
-void foreign_run_release(struct foreign_run *r)
-{
-	size_t i;
-
-	for (i = 0; r->results && i < r->n; i++)
-		result_release(&r->results[i]);
-	free(r->results);
-	free(r->run_id);
-	free(r->label);
-	free(r->created);
-	free(r->tool);
-	free(r->model);
-	free(r->endpoint);
-	free(r->mode);
-	free(r->params_json);
-	memset(r, 0, sizeof(*r));
-}
-
-void foreign_run_import(const struct foreign_run *r, struct db_import *imp)
-{
-	memset(imp, 0, sizeof(*imp));
-	imp->run_id = r->run_id;
-	imp->label = r->label;
-	imp->created = r->created;
-	imp->tool = r->tool;
-	imp->endpoint = r->endpoint;
-	imp->model = r->model;
-	imp->mode = r->mode;
-	imp->params_json = r->params_json;
-	imp->results = r->results;
-	imp->n = r->n;
-}
-
 /* Reads the whole file (gzip or plain) into *buf, NUL-terminated. A file
  * that cannot be opened or decompressed is FOREIGN_NOT_MINE: the message
  * of the tracebench reader, which tried first, says it as well. */
@@ -420,13 +387,12 @@ static char *dup_string(const cJSON *o, const char *key)
 
 /* Header fields and params of the run, from its first object. */
 static int foreign_describe(struct foreign_reader *fr, const cJSON *first, uLong crc,
-			    struct foreign_run *out)
+			    struct db_import *out)
 {
 	int vllm = strcmp(fr->format, "vllm") == 0;
 	cJSON *params = cJSON_CreateObject(), *notes;
 	char id[64];
 
-	out->format = fr->format;
 	snprintf(id, sizeof(id), "%s-%08lx", fr->format, (unsigned long)crc);
 	out->run_id = strdup(id);
 	out->tool = strdup(vllm ? "vllm bench serve" : "sglang bench_serving");
@@ -505,7 +471,7 @@ static size_t count_lines(const char *from, const char *to)
 	return n;
 }
 
-int foreign_read(const char *path, struct foreign_run *out, char *err, size_t errlen)
+int foreign_read(const char *path, struct db_import *out, char *err, size_t errlen)
 {
 	struct foreign_reader fr = { 0 };
 	char *buf = NULL;
@@ -616,6 +582,6 @@ cleanup:
 	cJSON_Delete(first);
 	free(buf);
 	if (rc)
-		foreign_run_release(out);
+		db_import_release(out);
 	return rc;   /* FOREIGN_NOT_MINE leaves err untouched */
 }

@@ -39,29 +39,14 @@ enum foreign_status {
 	FOREIGN_ERR_WORK = -1,  /* out of memory */
 };
 
-/* A file read as a run; strings and results owned (foreign_run_release). */
-struct foreign_run {
-	const char *format;     /* "vllm", "sglang" */
-	char *run_id;           /* "<format>-<crc32 of the file>" */
-	char *label;            /* the tool's label, else "<format>-<date>" */
-	char *created, *tool, *model, *endpoint, *mode;
-	char *params_json;      /* {"mode":...,"source_format":...,"notes":[...]} */
-	struct result *results;
-	size_t n;
-};
-
 /*
  * Reads 'path' (plain or gzip-compressed). Returns FOREIGN_OK and fills
- * *out; FOREIGN_NOT_MINE when the file does not start with a JSON object
+ * *out (free with db_import_release): run_id "<format>-<crc32 of the
+ * file>", the tool's label or "<format>-<date>", params_json
+ * {"mode":...,"source_format":...,"notes":[...]}; FOREIGN_NOT_MINE when the file does not start with a JSON object
  * (nothing filled, err untouched); or a negative code with a one-line
  * message naming the file and line in err. Nothing is returned half-read.
  */
-int foreign_read(const char *path, struct foreign_run *out, char *err, size_t errlen);
-
-/* Frees what r owns and zeroes it. */
-void foreign_run_release(struct foreign_run *r);
-
-/* Fills imp to store r with db_load_import (pointers into r). */
-void foreign_run_import(const struct foreign_run *r, struct db_import *imp);
+int foreign_read(const char *path, struct db_import *out, char *err, size_t errlen);
 
 #endif
