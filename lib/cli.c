@@ -1,14 +1,15 @@
 /*
- * cli.c - strict option value parsing; see cli.h.
+ * cli.c - option value parsing and getopt error messages; see cli.h.
  */
 #include "cli.h"
 
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
-#include <sys/resource.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 int cli_parse_long(const char *s, long min, long max, long *out)
 {
@@ -102,4 +103,50 @@ long cli_raise_fd_limit(void)
 	}
 	return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)0x7fffffff ?
 	       0x7fffffffL : (long)rl.rlim_cur;
+}
+
+const char *cli_option_name(const struct option *longopts, int val)
+{
+	for (; longopts->name; longopts++)
+		if (longopts->val == val && !longopts->flag)
+			return longopts->name;
+	return NULL;
+}
+
+/* True when arg is "--NAME=..." for a long option of val that takes no
+ * value: what getopt_long reports as '?' with optopt set to val. */
+static int is_value_given_to_flag(const char *arg, const struct option *longopts, int val)
+{
+	size_t len;
+
+	if (strncmp(arg, "--", 2) != 0 || !strchr(arg, '='))
+		return 0;
+	len = strcspn(arg + 2, "=");
+	for (; longopts->name; longopts++)
+		if (longopts->val == val && longopts->has_arg == no_argument &&
+		    strncmp(longopts->name, arg + 2, len) == 0)
+			return 1;
+	return 0;
+}
+
+void cli_getopt_error(int c, char *const argv[], const struct option *longopts,
+		      char *buf, size_t len)
+{
+	/* getopt_long has stepped past a long option, and past a short one
+	 * when it ended its argument ("-x"), not inside a cluster ("-xq"). */
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	int is_long = strncmp(arg, "--", 2) == 0;
+
+	if (c == ':') {
+		if (is_long)
+			snprintf(buf, len, "option '%s' needs a value", arg);
+		else
+			snprintf(buf, len, "option '-%c' needs a value", optopt);
+	} else if (optopt && is_value_given_to_flag(arg, longopts, optopt)) {
+		snprintf(buf, len, "option '%.*s' takes no value", (int)strcspn(arg, "="), arg);
+	} else if (optopt) {
+		snprintf(buf, len, "unknown option '-%c'", optopt);
+	} else {
+		snprintf(buf, len, "unknown option '%.*s'", (int)strcspn(arg, "="), arg);
+	}
 }

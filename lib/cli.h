@@ -1,11 +1,35 @@
 /*
- * cli.h - strict parsing of option values, shared by every program, so
- * "-c 1,2,x" or "-n 10k" is refused the same way everywhere (no atoi).
+ * cli.h - what every program's command line shares: strict parsing of
+ * option values, so "-c 1,2,x" or "-n 10k" is refused the same way
+ * everywhere (no atoi), the names of getopt's errors, and the exit codes.
+ *
+ * Each program keeps its options in its own file (replay/options.c,
+ * record/options.c, analyze/options.c, mock/options.c): the struct, the
+ * help text and a parse function. That function prints --help to stdout
+ * or a one-line error to stderr itself, and returns CLI_CONTINUE when the
+ * program should run, else the exit status to stop with. A *_main reads:
+ *
+ *	if ((rc = replay_options_parse(&o, argc, argv)) != CLI_CONTINUE)
+ *		return rc;
+ *	... the work ...
  */
 #ifndef TB_CLI_H
 #define TB_CLI_H
 
+#include <getopt.h>
 #include <stddef.h>
+
+/* Exit status of tracebench and of each of its programs. */
+enum cli_exit {
+	CLI_EXIT_OK = 0,        /* done; also after --help and --version */
+	CLI_EXIT_FAILED = 1,    /* the work failed: a server, a write, SQLite, gnuplot */
+	CLI_EXIT_USAGE = 2,     /* usage or input error: a bad option, a missing or
+				 * malformed file, an output that would replace a file */
+	/* replay and the proxy stopped by signal N return 128 + N, as a shell would */
+};
+
+/* Returned by the options parsers: run the program (not an exit status). */
+#define CLI_CONTINUE (-1)
 
 /* Parses a whole decimal integer in [min, max]. Returns 0, or -1 when s is
  * not one (nothing written to *out then). */
@@ -42,5 +66,19 @@ int cli_catch_stop_signals(void);
 
 /* The signal caught since cli_catch_stop_signals (SIGINT, SIGTERM), or 0. */
 int cli_stop_signal(void);
+
+/* The long name ("requests") of the option getopt_long returned as val,
+ * or NULL when longopts has none. */
+const char *cli_option_name(const struct option *longopts, int val);
+
+/*
+ * After getopt_long returned '?' or ':' (run with opterr = 0 and an
+ * optstring that starts with ':'), writes into buf (len bytes) why, naming
+ * the option as given: "unknown option '--bogus'", "unknown option '-x'",
+ * "option '--rate' needs a value", "option '--force' takes no value".
+ * Must be called before getopt_long is called again.
+ */
+void cli_getopt_error(int c, char *const argv[], const struct option *longopts,
+		      char *buf, size_t len);
 
 #endif

@@ -12,9 +12,11 @@
  * "warmup": true so analyze can show the cold start apart. Each level ends
  * with a row of the sweep table on stdout (lib/summary.c); results stream
  * to the results file as requests finish (lib/tracefile.c), so an
- * interrupted run keeps what it measured.
+ * interrupted run keeps what it measured. The command line is read in
+ * replay/options.c; replay_main runs the steps below in order.
  */
 #include "replay.h"
+#include "options.h"
 #include "body.h"
 #include "client.h"
 #include "clocksync.h"
@@ -30,7 +32,6 @@
 #include "lib/tracefile.h"
 
 #include <curl/curl.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,46 +42,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define MAX_LEVELS 64
-#define MAX_EXTRA_HEADERS 32
 #define MAX_SKIPS_SHOWN 10       /* bad trace records said one by one */
-
-struct options {
-	const char *endpoint;
-	const char *endpoint_b;   /* an A/B run: the second server, else NULL */
-	const char *output_b;     /* ... its results file */
-	const char *label_a, *label_b;
-	long levels[MAX_LEVELS];
-	int n_levels;
-	long requests;            /* per level; 0 = max(4, 2C) */
-	long warmup;
-	const char *label;
-	const char *output;
-	const char *trace_path;
-	int force;
-	long timeout_s;
-	long connect_timeout_s;
-	long max_event_bytes;     /* cap on one SSE event or response body, 0 = default */
-	const char *api_key_env;
-	int progress;             /* 1 on, 0 off, -1 when stderr is a terminal */
-	enum table_format format;
-	long repeat;              /* closed loop: run each level this many times */
-	int open_loop;            /* --rate or --timing trace */
-	struct schedule_options sched;
-	long max_concurrency;     /* open loop: cap on requests in flight, 0 = none */
-	long shard_k, shard_n;    /* this process replays shard K of N */
-	double start_at;          /* UNIX time to start at, 0 = now */
-	long workers;             /* --workers W: W processes here, one results file */
-	long worker;              /* a worker process: which one (0..W-1); -1 if none */
-	int handshake[2];         /* a worker: "ready" to the parent, the start from it */
-	const char *model;        /* overrides: NULL / -1 / 0 when not given */
-	long max_tokens;
-	int ignore_eos;
-	char *headers[MAX_EXTRA_HEADERS];
-	size_t n_headers;
-	int http2, insecure;
-	int all_requests;         /* replay requests of kind "other" too */
-};
 
 /* A trace request made ready to send: the body as it goes on the wire. */
 struct prepared {
@@ -124,113 +86,20 @@ struct level_run {
 static volatile sig_atomic_t stop_signal;   /* first signal seen, 0 if none */
 static int signals_seen;
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: tracebench replay --endpoint URL [options] -o RESULTS TRACE\n"
-		"\n"
-		"Re-issue TRACE against an OpenAI-compatible endpoint and record TTFT, TTFA,\n"
-		"inter-token gaps, E2E and tokens of every request.\n"
-		"\n"
-		"options:\n"
-		"  -e, --endpoint URL        base URL of the server, e.g. http://127.0.0.1:8000\n"
-		"  -o, --output FILE         results file to write (.jsonl.gz)\n"
-		"  -f, --force               replace FILE if it exists\n"
-		"  -l, --label LABEL         name of the run (default run-YYYYmmdd-HHMMSS)\n"
-		"      --warmup N            warm-up requests sent first, one at a time (default 1)\n"
-		"\n"
-		"closed loop (the default):\n"
-		"  -c, --concurrency LIST    levels, e.g. 1,2,4,8,16 (default 1)\n"
-		"  -n, --requests N          requests per level (default max(4, 2*C))\n"
-		"      --repeat R            run every level R times (default 1)\n"
-		"\n"
-		"open loop (latency counts from each request's scheduled time):\n"
-		"      --rate R              send R requests per second\n"
-		"      --arrival KIND        constant (default), poisson or gamma\n"
-		"      --burstiness B        gamma shape: 1 is Poisson, below 1 burstier (default 1)\n"
-		"      --seed N              seed of the arrival process, or of an A/B run's\n"
-		"                            order (default 1)\n"
-		"      --timing trace        send at the trace's own arrival offsets ...\n"
-		"      --speed X             ... divided by X (default 1)\n"
-		"  -n, --requests N          requests to send (default: the trace's count)\n"
-		"      --duration SECONDS    stop scheduling after this long\n"
-		"      --max-concurrency N   hold requests while N are in flight\n"
-		"\n"
-		"requests:\n"
-		"      --model NAME          set the body's model\n"
-		"      --max-tokens N        set max_tokens (and max_completion_tokens if present)\n"
-		"      --ignore-eos          set ignore_eos, so servers generate max_tokens\n"
-		"      --all-requests        also replay requests not for inference (a\n"
-		"                            capture's models lists, HEAD, ...), skipped\n"
-		"                            by default\n"
-		"  -H, --header 'N: V'       add or replace a header (repeatable)\n"
-		"      --api-key-env NAME    take the API key from $NAME (default OPENAI_API_KEY)\n"
-		"      --http2               HTTP/2 (prior knowledge on http://, ALPN on https://)\n"
-		"  -k, --insecure            do not verify the server's TLS certificate\n"
-		"      --timeout SECONDS     limit per request (default 600)\n"
-		"      --connect-timeout S   limit per connection attempt (default 10)\n"
-		"      --max-event-bytes N   largest SSE event (its data) or non-streamed body\n"
-		"                            accepted; a larger one fails the request as\n"
-		"                            malformed (default 1048576, at least 1024)\n"
-		"\n"
-		"two servers at once (an A/B run, closed loop):\n"
-		"  -e URL_A -e URL_B         give --endpoint twice and -o twice (A's file, then B's):\n"
-		"                            every level and repeat runs against A and against B in\n"
-		"                            turn, the same trace requests, in a balanced order from\n"
-		"                            --seed (AB BA or BA AB in each two), so that drift of the\n"
-		"                            host falls on both; analyze compare pairs the two runs\n"
-		"      --label-a NAME        label of A's run (default run-YYYYmmdd-HHMMSS-a)\n"
-		"      --label-b NAME        label of B's run (default run-YYYYmmdd-HHMMSS-b)\n"
-		"\n"
-		"several processes or hosts:\n"
-		"      --shard K/N           replay shard K (0..N-1) of N of the trace; only\n"
-		"                            shard 0 sends the warm-ups\n"
-		"      --start-at UNIXTIME   start the schedule at this wall-clock time (seconds\n"
-		"                            since 1970); warm-ups and a probe of the server's\n"
-		"                            clock (its Date header) come before it\n"
-		"      --workers W           run W processes here, one results file; closed\n"
-		"                            loop splits C and -n among them\n"
-		"\n"
-		"output:\n"
-		"      --format FMT          table on stdout: text (default), markdown, csv, json\n"
-		"      --progress            progress line on stderr even when not a terminal\n"
-		"  -q, --quiet               no progress line\n"
-		"  -h, --help                show this help\n"
-		"\n"
-		"Streamed requests get stream_options.include_usage so token counts come\n"
-		"from the server. The API key is never taken from the command line.\n"
-		"\n"
-		"examples:\n"
-		"  tracebench replay --endpoint http://127.0.0.1:8000 -c 1,2,4,8,16 -o run.jsonl.gz trace.jsonl.gz\n"
-		"  tracebench replay -e http://127.0.0.1:8000 --rate 20 --arrival poisson -n 600 -o open.jsonl.gz trace.jsonl.gz\n"
-		"  tracebench replay -e http://127.0.0.1:8000 --timing trace --speed 2 -o prod.jsonl.gz imported.jsonl.gz\n"
-		"  OPENAI_API_KEY=... tracebench replay -e https://host -c 4 --label tuned -o tuned.jsonl.gz trace.jsonl.gz\n"
-		"  tracebench replay -e http://gpu1:8000 -e http://gpu2:8000 --label-a main --label-b tuned \\\n"
-		"      -c 1,4,16 --repeat 3 -o main.jsonl.gz -o tuned.jsonl.gz trace.jsonl.gz\n");
-}
-
 /* ---- preparing the trace --------------------------------------------- */
 
 /* The body to send (replay/body.c): the command line's overrides applied. */
-static int prepare_body(struct prepared *p, const struct options *o)
+static int prepare_body(struct prepared *p, const struct replay_options *o)
 {
 	struct body_overrides ov = { o->model, o->max_tokens, o->ignore_eos };
 
 	return body_rewrite(p->req.body, p->req.body_len, &ov, &p->body, &p->body_len);
 }
 
-/* Length of the name part of "Name: value". */
-static size_t header_name_len(const char *h)
-{
-	const char *colon = strchr(h, ':');
-
-	return colon ? (size_t)(colon - h) : strlen(h);
-}
-
 /* True for "Name: REDACTED", a header whose value record proxy left out. */
 static int header_is_redacted(const char *h)
 {
-	const char *v = h + header_name_len(h);
+	const char *v = h + replay_header_name_len(h);
 
 	if (*v == ':')
 		v++;
@@ -240,7 +109,7 @@ static int header_is_redacted(const char *h)
 
 /* The trace's headers, less those a -H header replaces, plus the -H ones
  * (less those the recorder redacted). */
-static int prepare_headers(struct prepared *p, const struct options *o)
+static int prepare_headers(struct prepared *p, const struct replay_options *o)
 {
 	size_t i, j, n = 0;
 
@@ -249,7 +118,7 @@ static int prepare_headers(struct prepared *p, const struct options *o)
 		return -1;
 	for (i = 0; i < p->req.n_headers; i++) {
 		const char *h = p->req.headers[i];
-		size_t len = header_name_len(h);
+		size_t len = replay_header_name_len(h);
 		int replaced = 0;
 
 		/* What a recorded client could decode is not what replay can:
@@ -258,7 +127,7 @@ static int prepare_headers(struct prepared *p, const struct options *o)
 			continue;
 
 		for (j = 0; j < o->n_headers; j++)
-			if (header_name_len(o->headers[j]) == len &&
+			if (replay_header_name_len(o->headers[j]) == len &&
 			    strncasecmp(o->headers[j], h, len) == 0)
 				replaced = 1;
 		/* a value the recorder redacted is not the client's: not sent */
@@ -297,13 +166,13 @@ static void skip_record(const char *path, size_t lineno, const char *why, size_t
  * free_trace) and sets *n and digest (at least 32 bytes), or NULL after
  * printing why.
  */
-static struct prepared *load_trace(const char *path, const struct options *o, size_t *n,
+static struct prepared *load_trace(const char *path, const struct replay_options *o, size_t *n,
 				   char *digest)
 {
 	char err[TRACEFILE_ERRLEN], ferr[256];
 	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, err);
 	struct prepared *reqs = NULL;
-	size_t count = 0, cap = 0, skipped = 0;
+	size_t count = 0, cap = 0, refused = 0, other = 0;
 	cJSON *rec;
 	int rc;
 
@@ -317,7 +186,7 @@ static struct prepared *load_trace(const char *path, const struct options *o, si
 		if ((rc = tracefile_reader_next(r, &rec)) == 0)
 			break;
 		if (rc < 0) {   /* not JSON: the record is refused, the rest read */
-			skip_record(path, tracefile_reader_lineno(r), "not a JSON object", &skipped);
+			skip_record(path, tracefile_reader_lineno(r), "not a JSON object", &refused);
 			continue;
 		}
 
@@ -340,7 +209,7 @@ static struct prepared *load_trace(const char *path, const struct options *o, si
 		rc = trace_request_from_json(&p->req, rec, ferr, sizeof(ferr));
 		cJSON_Delete(rec);
 		if (rc < 0) {
-			skip_record(path, tracefile_reader_lineno(r), ferr, &skipped);
+			skip_record(path, tracefile_reader_lineno(r), ferr, &refused);
 			trace_request_release(&p->req);
 			count--;
 			continue;
@@ -348,7 +217,7 @@ static struct prepared *load_trace(const char *path, const struct options *o, si
 		if (!o->all_requests && !trace_kind_is_inference(p->req.kind)) {
 			trace_request_release(&p->req);
 			count--;
-			skipped++;
+			other++;
 			continue;
 		}
 		if (prepare_body(p, o) < 0 || prepare_headers(p, o) < 0) {
@@ -356,19 +225,19 @@ static struct prepared *load_trace(const char *path, const struct options *o, si
 			goto fail;
 		}
 	}
-	if (skipped)
+	if (refused)
 		fprintf(stderr, "tracebench replay: warning: '%s': %zu bad record%s skipped\n",
-			path, skipped, skipped == 1 ? "" : "s");
+			path, refused, refused == 1 ? "" : "s");
 	if (tracefile_reader_damage(r))
 		fprintf(stderr, "tracebench replay: warning: '%s': %s\n", path,
 			tracefile_reader_damage(r));
-	if (skipped)
+	if (other)
 		fprintf(stderr, "tracebench replay: skipping %zu request%s of '%s' not for "
 			"inference (models lists, HEAD, ...); --all-requests replays them\n",
-			skipped, skipped == 1 ? "" : "s", path);
+			other, other == 1 ? "" : "s", path);
 	if (count == 0) {
 		fprintf(stderr, "tracebench replay: '%s' holds no %srequests\n", path,
-			skipped ? "inference " : "");
+			other ? "inference " : "");
 		goto fail;
 	}
 	snprintf(digest, 32, "%s", tracefile_reader_digest(r));
@@ -594,7 +463,58 @@ static void add_number_or_null(cJSON *obj, const char *key, double v)
 		cJSON_AddNullToObject(obj, key);
 }
 
-static cJSON *results_header(const struct options *o, const char *label, const char *endpoint,
+/* params.overrides: what the command line changed in the requests. */
+static void add_overrides(cJSON *params, const struct replay_options *o)
+{
+	cJSON *ov, *hs;
+	size_t j;
+
+	if (!o->model && o->max_tokens <= 0 && !o->ignore_eos && !o->n_headers)
+		return;
+	ov = cJSON_AddObjectToObject(params, "overrides");
+	if (o->model)
+		cJSON_AddStringToObject(ov, "model", o->model);
+	if (o->max_tokens > 0)
+		cJSON_AddNumberToObject(ov, "max_tokens", (double)o->max_tokens);
+	if (o->ignore_eos)
+		cJSON_AddTrueToObject(ov, "ignore_eos");
+	/* Header names only: values may be credentials. */
+	hs = cJSON_AddArrayToObject(ov, "headers");
+	for (j = 0; j < o->n_headers; j++) {
+		char name[128];
+
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)replay_header_name_len(o->headers[j]), o->headers[j]);
+		cJSON_AddItemToArray(hs, cJSON_CreateString(name));
+	}
+}
+
+/* params.ab of an A/B run: the same in both files, the two runs have one
+ * set of params. */
+static void add_ab(cJSON *params, const struct replay_options *o, const unsigned char *ab_order,
+		   size_t n_blocks)
+{
+	cJSON *ab = cJSON_AddObjectToObject(params, "ab");
+	cJSON *labels = cJSON_AddArrayToObject(ab, "labels");
+	char *order = malloc(2 * n_blocks + 1);
+	size_t k;
+
+	for (k = 0; order && k < n_blocks; k++) {
+		order[2 * k] = ab_order[k] ? 'B' : 'A';
+		order[2 * k + 1] = ab_order[k] ? 'A' : 'B';
+	}
+	if (order)
+		order[2 * n_blocks] = '\0';
+	cJSON_AddItemToArray(labels, cJSON_CreateString(o->label_a));
+	cJSON_AddItemToArray(labels, cJSON_CreateString(o->label_b));
+	cJSON_AddNumberToObject(ab, "seed", (double)o->sched.seed);
+	/* "ABBA...": who went first in each level and repeat, in run order */
+	if (order)
+		cJSON_AddStringToObject(ab, "order", order);
+	free(order);
+}
+
+static cJSON *results_header(const struct replay_options *o, const char *label, const char *endpoint,
 			     const char *digest, const unsigned char *ab_order, size_t n_blocks,
 			     const struct prepared *reqs, size_t n_reqs)
 {
@@ -649,27 +569,8 @@ static cJSON *results_header(const struct options *o, const char *label, const c
 	cJSON_AddNumberToObject(params, "timeout_s", (double)o->timeout_s);
 	if (o->max_event_bytes)
 		cJSON_AddNumberToObject(params, "max_event_bytes", (double)o->max_event_bytes);
-	if (o->endpoint_b) {
-		/* The same in both files: the two runs have one set of params. */
-		cJSON *ab = cJSON_AddObjectToObject(params, "ab");
-		cJSON *labels = cJSON_AddArrayToObject(ab, "labels");
-		char *order = malloc(2 * n_blocks + 1);
-		size_t k;
-
-		for (k = 0; order && k < n_blocks; k++) {
-			order[2 * k] = ab_order[k] ? 'B' : 'A';
-			order[2 * k + 1] = ab_order[k] ? 'A' : 'B';
-		}
-		if (order)
-			order[2 * n_blocks] = '\0';
-		cJSON_AddItemToArray(labels, cJSON_CreateString(o->label_a));
-		cJSON_AddItemToArray(labels, cJSON_CreateString(o->label_b));
-		cJSON_AddNumberToObject(ab, "seed", (double)o->sched.seed);
-		/* "ABBA...": who went first in each level and repeat, in run order */
-		if (order)
-			cJSON_AddStringToObject(ab, "order", order);
-		free(order);
-	}
+	if (o->endpoint_b)
+		add_ab(params, o, ab_order, n_blocks);
 	if (o->shard_n > 1) {
 		char shard[48];
 
@@ -680,331 +581,8 @@ static cJSON *results_header(const struct options *o, const char *label, const c
 		cJSON_AddNumberToObject(params, "start_at", o->start_at);
 	if (o->workers > 1)
 		cJSON_AddNumberToObject(params, "workers", (double)o->workers);
-	if (o->model || o->max_tokens > 0 || o->ignore_eos || o->n_headers) {
-		cJSON *ov = cJSON_AddObjectToObject(params, "overrides");
-		cJSON *hs;
-		size_t j;
-
-		if (o->model)
-			cJSON_AddStringToObject(ov, "model", o->model);
-		if (o->max_tokens > 0)
-			cJSON_AddNumberToObject(ov, "max_tokens", (double)o->max_tokens);
-		if (o->ignore_eos)
-			cJSON_AddTrueToObject(ov, "ignore_eos");
-		/* Header names only: values may be credentials. */
-		hs = cJSON_AddArrayToObject(ov, "headers");
-		for (j = 0; j < o->n_headers; j++) {
-			char name[128];
-
-			snprintf(name, sizeof(name), "%.*s",
-				 (int)header_name_len(o->headers[j]), o->headers[j]);
-			cJSON_AddItemToArray(hs, cJSON_CreateString(name));
-		}
-	}
+	add_overrides(params, o);
 	return h;
-}
-
-/* The rules of an A/B run (two --endpoint); returns 0 or -1 (said why). */
-static int check_ab(const struct options *o)
-{
-	const char *why = NULL;
-
-	if (!o->endpoint_b) {
-		if (o->output_b)
-			why = "two -o need two --endpoint (an A/B run)";
-		else if (o->label_a || o->label_b)
-			why = "--label-a and --label-b need two --endpoint (an A/B run)";
-	} else if (strncmp(o->endpoint_b, "http://", 7) && strncmp(o->endpoint_b, "https://", 8)) {
-		why = "--endpoint must be an http:// or https:// URL";
-	} else if (!o->output_b) {
-		why = "an A/B run (two --endpoint) needs two results files: -o A.jsonl.gz -o B.jsonl.gz";
-	} else if (strcmp(o->output, o->output_b) == 0) {
-		why = "the two results files of an A/B run must differ";
-	} else if (o->open_loop) {
-		why = "an A/B run (two --endpoint) is closed loop: --rate and --timing do not apply";
-	} else if (o->shard_n > 1 || o->workers > 1) {
-		why = "an A/B run (two --endpoint) cannot be sharded (--shard, --workers)";
-	} else if (o->label) {
-		why = "an A/B run names its two runs with --label-a and --label-b, not --label";
-	} else if (o->label_a && o->label_b && strcmp(o->label_a, o->label_b) == 0) {
-		why = "--label-a and --label-b must differ";
-	}
-	if (why)
-		fprintf(stderr, "tracebench replay: %s\n", why);
-	return why ? -1 : 0;
-}
-
-/* Parses "K/N" with 0 <= K < N. */
-static int parse_shard(const char *s, long *k, long *n)
-{
-	char buf[48];
-	const char *slash = strchr(s, '/');
-
-	if (!slash || (size_t)(slash - s) >= sizeof(buf))
-		return -1;
-	snprintf(buf, sizeof(buf), "%.*s", (int)(slash - s), s);
-	if (cli_parse_long(buf, 0, 100000, k) < 0 || cli_parse_long(slash + 1, 1, 100000, n) < 0)
-		return -1;
-	return *k < *n ? 0 : -1;
-}
-
-static int parse_options(int argc, char **argv, struct options *o)
-{
-	enum {
-		OPT_WARMUP = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_API_KEY_ENV, OPT_FORMAT,
-		OPT_PROGRESS, OPT_REPEAT, OPT_RATE, OPT_ARRIVAL, OPT_BURSTINESS, OPT_SEED,
-		OPT_TIMING, OPT_SPEED, OPT_DURATION, OPT_MAX_CONCURRENCY, OPT_MODEL,
-		OPT_MAX_TOKENS, OPT_IGNORE_EOS, OPT_HTTP2, OPT_SHARD, OPT_START_AT,
-		OPT_MAX_EVENT_BYTES, OPT_LABEL_A, OPT_LABEL_B, OPT_WORKERS, OPT_ALL_REQUESTS,
-	};
-	static const struct option longopts[] = {
-		{ "endpoint", required_argument, NULL, 'e' },
-		{ "concurrency", required_argument, NULL, 'c' },
-		{ "requests", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, OPT_WARMUP },
-		{ "label", required_argument, NULL, 'l' },
-		{ "label-a", required_argument, NULL, OPT_LABEL_A },
-		{ "label-b", required_argument, NULL, OPT_LABEL_B },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
-		{ "max-event-bytes", required_argument, NULL, OPT_MAX_EVENT_BYTES },
-		{ "api-key-env", required_argument, NULL, OPT_API_KEY_ENV },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "repeat", required_argument, NULL, OPT_REPEAT },
-		{ "rate", required_argument, NULL, OPT_RATE },
-		{ "arrival", required_argument, NULL, OPT_ARRIVAL },
-		{ "burstiness", required_argument, NULL, OPT_BURSTINESS },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "timing", required_argument, NULL, OPT_TIMING },
-		{ "speed", required_argument, NULL, OPT_SPEED },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "max-concurrency", required_argument, NULL, OPT_MAX_CONCURRENCY },
-		{ "model", required_argument, NULL, OPT_MODEL },
-		{ "max-tokens", required_argument, NULL, OPT_MAX_TOKENS },
-		{ "ignore-eos", no_argument, NULL, OPT_IGNORE_EOS },
-		{ "all-requests", no_argument, NULL, OPT_ALL_REQUESTS },
-		{ "header", required_argument, NULL, 'H' },
-		{ "http2", no_argument, NULL, OPT_HTTP2 },
-		{ "insecure", no_argument, NULL, 'k' },
-		{ "shard", required_argument, NULL, OPT_SHARD },
-		{ "start-at", required_argument, NULL, OPT_START_AT },
-		{ "workers", required_argument, NULL, OPT_WORKERS },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *bad = NULL;
-	double d;
-	long v;
-	int c, n, concurrency_given = 0;
-
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":e:c:n:l:o:fqH:kh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (o->endpoint_b) {
-				fprintf(stderr, "tracebench replay: more than two --endpoint; an A/B "
-					"run has two\n");
-				return -1;
-			}
-			*(o->endpoint ? &o->endpoint_b : &o->endpoint) = optarg;
-			break;
-		case 'c':
-			n = cli_parse_long_list(optarg, 1, 100000, o->levels, MAX_LEVELS);
-			if (n < 0)
-				bad = "concurrency";
-			o->n_levels = n;
-			concurrency_given = 1;
-			break;
-		case 'n':
-			if (cli_parse_long(optarg, 1, 100000000, &o->requests) < 0)
-				bad = "requests";
-			break;
-		case OPT_WARMUP:
-			if (cli_parse_long(optarg, 0, 1000000, &o->warmup) < 0)
-				bad = "warmup";
-			break;
-		case 'l':
-			o->label = optarg;
-			break;
-		case 'o':
-			if (o->output_b) {
-				fprintf(stderr, "tracebench replay: more than two -o; an A/B run "
-					"writes two results files\n");
-				return -1;
-			}
-			*(o->output ? &o->output_b : &o->output) = optarg;
-			break;
-		case OPT_LABEL_A:
-			o->label_a = optarg;
-			break;
-		case OPT_LABEL_B:
-			o->label_b = optarg;
-			break;
-		case 'f':
-			o->force = 1;
-			break;
-		case OPT_TIMEOUT:
-			if (cli_parse_long(optarg, 1, 86400, &o->timeout_s) < 0)
-				bad = "timeout";
-			break;
-		case OPT_CONNECT_TIMEOUT:
-			if (cli_parse_long(optarg, 1, 3600, &o->connect_timeout_s) < 0)
-				bad = "connect-timeout";
-			break;
-		case OPT_MAX_EVENT_BYTES:
-			if (cli_parse_long(optarg, 1024, 1L << 30, &o->max_event_bytes) < 0)
-				bad = "max-event-bytes";
-			break;
-		case OPT_API_KEY_ENV:
-			o->api_key_env = optarg;
-			break;
-		case OPT_FORMAT:
-			if (table_format_parse(optarg, &o->format) < 0)
-				bad = "format";
-			break;
-		case OPT_PROGRESS:
-			o->progress = 1;
-			break;
-		case 'q':
-			o->progress = 0;
-			break;
-		case OPT_REPEAT:
-			if (cli_parse_long(optarg, 1, 10000, &o->repeat) < 0)
-				bad = "repeat";
-			break;
-		case OPT_RATE:
-			if (cli_parse_double(optarg, 1e-6, 1e7, &o->sched.rate) < 0)
-				bad = "rate";
-			o->open_loop = 1;
-			break;
-		case OPT_ARRIVAL:
-			if (arrival_parse(optarg, &o->sched.arrival) < 0)
-				bad = "arrival";
-			break;
-		case OPT_BURSTINESS:
-			if (cli_parse_double(optarg, 1e-3, 1e6, &o->sched.burstiness) < 0)
-				bad = "burstiness";
-			break;
-		case OPT_SEED:
-			if (cli_parse_long(optarg, 0, 0x7fffffffL, &v) < 0)
-				bad = "seed";
-			o->sched.seed = (uint64_t)v;
-			break;
-		case OPT_TIMING:
-			if (strcmp(optarg, "trace") != 0)
-				bad = "timing";
-			o->sched.arrival = ARRIVAL_TRACE;
-			o->open_loop = 1;
-			break;
-		case OPT_SPEED:
-			if (cli_parse_double(optarg, 1e-6, 1e6, &o->sched.speed) < 0)
-				bad = "speed";
-			break;
-		case OPT_DURATION:
-			if (cli_parse_double(optarg, 1e-3, 1e7, &d) < 0)
-				bad = "duration";
-			o->sched.duration_ns = (int64_t)(d * NS_PER_S);
-			break;
-		case OPT_MAX_CONCURRENCY:
-			if (cli_parse_long(optarg, 1, 1000000, &o->max_concurrency) < 0)
-				bad = "max-concurrency";
-			break;
-		case OPT_MODEL:
-			o->model = optarg;
-			break;
-		case OPT_MAX_TOKENS:
-			if (cli_parse_long(optarg, 1, 10000000, &o->max_tokens) < 0)
-				bad = "max-tokens";
-			break;
-		case OPT_IGNORE_EOS:
-			o->ignore_eos = 1;
-			break;
-		case OPT_ALL_REQUESTS:
-			o->all_requests = 1;
-			break;
-		case 'H':
-			if (!strchr(optarg, ':') || header_name_len(optarg) == 0 ||
-			    o->n_headers == MAX_EXTRA_HEADERS)
-				bad = "header";
-			else
-				o->headers[o->n_headers++] = optarg;
-			break;
-		case OPT_HTTP2:
-			o->http2 = 1;
-			break;
-		case 'k':
-			o->insecure = 1;
-			break;
-		case OPT_SHARD:
-			if (parse_shard(optarg, &o->shard_k, &o->shard_n) < 0)
-				bad = "shard";
-			break;
-		case OPT_START_AT:
-			if (cli_parse_double(optarg, 1, 1e11, &o->start_at) < 0)
-				bad = "start-at";
-			break;
-		case OPT_WORKERS:
-			if (cli_parse_long(optarg, 1, 1024, &o->workers) < 0)
-				bad = "workers";
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case ':':
-			fprintf(stderr, "tracebench replay: option '%s' needs a value\n", argv[optind - 1]);
-			return -1;
-		default:
-			fprintf(stderr, "tracebench replay: unknown option '%s'; see 'tracebench replay --help'\n",
-				argv[optind - 1]);
-			return -1;
-		}
-		if (bad) {
-			fprintf(stderr, "tracebench replay: invalid value '%s' for --%s\n", optarg, bad);
-			return -1;
-		}
-	}
-	if (optind + 1 != argc) {
-		fprintf(stderr, "tracebench replay: %s; see 'tracebench replay --help'\n",
-			optind == argc ? "no trace file given" : "more than one trace file given");
-		return -1;
-	}
-	o->trace_path = argv[optind];
-	if (!o->endpoint || (strncmp(o->endpoint, "http://", 7) && strncmp(o->endpoint, "https://", 8))) {
-		fprintf(stderr, "tracebench replay: %s\n", o->endpoint ?
-			"--endpoint must be an http:// or https:// URL" : "no endpoint; give --endpoint URL");
-		return -1;
-	}
-	if (!o->output) {
-		fprintf(stderr, "tracebench replay: no results file; give -o RESULTS\n");
-		return -1;
-	}
-	if (check_ab(o) < 0)
-		return -1;
-	/* libcurl before 7.89 breaks reused prior-knowledge HTTP/2 connections
-	 * (curl issue 10634): every request after the first would fail. */
-	if (o->http2 && strncmp(o->endpoint, "http://", 7) == 0 &&
-	    curl_version_info(CURLVERSION_NOW)->version_num < 0x075900) {
-		fprintf(stderr, "tracebench replay: --http2 over http:// needs libcurl 7.89 or later "
-			"(this is %s); use an https:// endpoint or HTTP/1.1\n",
-			curl_version_info(CURLVERSION_NOW)->version);
-		return -1;
-	}
-	if (o->open_loop && (concurrency_given || o->repeat > 1)) {
-		fprintf(stderr, "tracebench replay: --concurrency and --repeat are closed-loop options; "
-			"with --rate or --timing use --max-concurrency\n");
-		return -1;
-	}
-	if (o->sched.rate > 0 && o->sched.arrival == ARRIVAL_TRACE) {
-		fprintf(stderr, "tracebench replay: give either --rate or --timing trace, not both\n");
-		return -1;
-	}
-	o->sched.max_requests = (size_t)o->requests;
-	return 0;
 }
 
 /* Orders trace requests by arrival, ties by position (a stable order). */
@@ -1025,7 +603,7 @@ static int by_arrival(const void *a, const void *b)
  * offsets in *sched and the trace request each one sends in *index.
  * Returns how many, 0 when nothing is due (or out of memory).
  */
-static size_t open_schedule(const struct options *o, const struct prepared *reqs,
+static size_t open_schedule(const struct replay_options *o, const struct prepared *reqs,
 			    size_t n_reqs, int64_t **sched, size_t **index)
 {
 	int64_t *arrivals = malloc(n_reqs * sizeof(*arrivals)), *all = NULL;
@@ -1069,7 +647,7 @@ static size_t open_schedule(const struct options *o, const struct prepared *reqs
 }
 
 /* Closed loop: keeps the trace requests of this shard (every N-th from K). */
-static size_t keep_shard(const struct options *o, struct prepared *reqs, size_t n_reqs)
+static size_t keep_shard(const struct replay_options *o, struct prepared *reqs, size_t n_reqs)
 {
 	size_t i, n = 0;
 
@@ -1088,7 +666,7 @@ static size_t keep_shard(const struct options *o, struct prepared *reqs, size_t 
 }
 
 /* Open loop: how closely the sends kept to the schedule, on stderr. */
-static void print_schedule_accuracy(const struct options *o, const struct level_run *lr)
+static void print_schedule_accuracy(const struct replay_options *o, const struct level_run *lr)
 {
 	double *lag = malloc((lr->n ? lr->n : 1) * sizeof(double));
 	int64_t first = INT64_MAX, last = INT64_MIN, first_sched = INT64_MAX, last_sched = 0;
@@ -1240,7 +818,7 @@ static void add_clock(cJSON *h, double origin_unix, const struct clocksync_resul
  * Measures this host's clock against the server's while --start-at is
  * ahead, leaving half a second for the warm-ups; says what it found.
  */
-static void probe_server_clock(const struct options *o, struct clocksync_result *cs)
+static void probe_server_clock(const struct replay_options *o, struct clocksync_result *cs)
 {
 	struct clocksync_options co = { o->endpoint, getenv(o->api_key_env), o->http2,
 					o->insecure, CLOCK_PROBE_BUDGET_NS };
@@ -1277,7 +855,7 @@ static void probe_server_clock(const struct options *o, struct clocksync_result 
  * merges their files into o->output. Returns the exit status in the
  * parent, WORKER_GOES_ON in a worker (then *o is the worker's).
  */
-static int start_workers(struct options *o, const char *digest, const struct prepared *reqs,
+static int start_workers(struct replay_options *o, const char *digest, const struct prepared *reqs,
 			 size_t n_reqs, char *tmp_output, size_t tmp_len)
 {
 	long w_n = o->workers, k = o->shard_n > 1 ? o->shard_k : 0, m = o->shard_n > 1 ? o->shard_n : 1;
@@ -1356,7 +934,7 @@ static int start_workers(struct options *o, const char *digest, const struct pre
 
 /* Closed loop in a worker: its part of 'total' (C or -n), the rest spread
  * one each over the first workers. */
-static size_t worker_share(const struct options *o, size_t total)
+static size_t worker_share(const struct replay_options *o, size_t total)
 {
 	size_t w = o->worker >= 0 ? (size_t)o->worker : 0, n = o->worker >= 0 ? (size_t)o->workers : 1;
 
@@ -1373,375 +951,427 @@ struct run_side {
 	long seq;                 /* next sequence number of this side */
 };
 
-int replay_main(int argc, char **argv)
-{
-	struct options o = {
-		.levels = { 1 }, .n_levels = 1, .warmup = 1, .timeout_s = 600,
-		.connect_timeout_s = 10, .api_key_env = "OPENAI_API_KEY", .progress = -1,
-		.format = TABLE_TEXT, .repeat = 1, .worker = -1,
-		.sched = { .arrival = ARRIVAL_CONSTANT, .burstiness = 1, .speed = 1, .seed = 1 },
-	};
-	char err[TRACEFILE_ERRLEN], digest[32], label[64], endpoint[2][1024];
-	char ab_label[2][80];
-	char worker_output[1100];
-	struct clocksync_result cs = { 0 };
-	double origin_unix;
-	size_t warmups;
-	int anchored, table;
-	struct client_options co = { 0 };
+/* Everything a replay holds between its steps. */
+struct replay {
+	struct replay_options o;
+	struct prepared *reqs;
+	size_t n_reqs;
+	char digest[32];
+	char worker_output[1100]; /* a worker's own results file */
+	int64_t *sched;           /* open loop: due offsets, else NULL */
+	size_t *sched_index, n_sched;
 	struct run_side side[2];
-	unsigned char *ab_order = NULL;
-	size_t n_sides, n_blocks, k, t;
-	struct client *client = NULL;
-	struct prepared *reqs = NULL;
-	struct event *tick = NULL, *sigint = NULL, *sigterm = NULL;
-	struct level_summary warmup = { 0 };
-	struct table live;        /* the sweep table on stdout */
-	double base_tps[2] = { NAN, NAN };   /* per side: aggregate tok/s at C=1 */
+	size_t n_sides;
+	unsigned char *ab_order;  /* per level and repeat: B goes first */
+	size_t n_blocks;          /* levels times repeats */
+	size_t warmups;           /* warm-up requests this process sends */
+	int anchored;             /* one schedule for all shards, from --start-at */
+	int table;                /* prints the sweep table (not a worker) */
+	struct clocksync_result cs;
+	struct client *client;
+	struct event *tick, *sigint, *sigterm;
 	struct level_run lr;
-	int64_t *sched = NULL;
-	size_t *sched_index = NULL, n_sched = 0;
-	size_t n_reqs = 0, total_ok = 0, total = 0;
-	cJSON *header;
-	int i, rep, rc = 2;
+	size_t total_ok, total;   /* measured requests (not warm-ups) */
+	struct level_summary warmup;
+	struct table live;        /* the sweep table on stdout */
+	double base_tps[2];       /* per side: aggregate tok/s at C=1 */
+};
 
-	memset(&lr, 0, sizeof(lr));
-	memset(side, 0, sizeof(side));
-	if (parse_options(argc, argv, &o) < 0)
-		return 2;
-	n_sides = o.endpoint_b ? 2 : 1;
-	for (t = 0; t < n_sides; t++) {
-		char *e = endpoint[t];
+/* Reads the trace. Returns 0 or the exit status. */
+static int load_requests(struct replay *rp)
+{
+	struct replay_options *o = &rp->o;
 
-		snprintf(e, sizeof(endpoint[t]), "%s", t ? o.endpoint_b : o.endpoint);
-		while (strlen(e) > 8 && e[strlen(e) - 1] == '/')
-			e[strlen(e) - 1] = '\0';
-		side[t].endpoint = e;
-		side[t].output = t ? o.output_b : o.output;
-		/* the URL as files and the terminal get it: no userinfo, no secrets */
-		if (!(side[t].shown = redact_url(e, NULL))) {
-			fprintf(stderr, "tracebench replay: out of memory\n");
-			rc = 1;
-			goto cleanup;
-		}
-		if (curlev_check_url(e, err, sizeof(err)) < 0) {
-			fprintf(stderr, "tracebench replay: invalid --endpoint%s '%s': %s\n",
-				t ? "-b" : "", side[t].shown, err);
-			goto cleanup;
-		}
-	}
-	o.endpoint = endpoint[0];
-	if (!o.label) {
-		time_t now = time(NULL);
-		struct tm tm;
+	rp->reqs = load_trace(o->trace_path, o, &rp->n_reqs, rp->digest);
+	if (!rp->reqs)
+		return CLI_EXIT_USAGE;
+	if (o->open_loop && o->sched.arrival != ARRIVAL_TRACE && !o->sched.max_requests &&
+	    !o->sched.duration_ns)
+		o->sched.max_requests = rp->n_reqs;
+	return 0;
+}
 
-		gmtime_r(&now, &tm);
-		strftime(label, sizeof(label), "run-%Y%m%d-%H%M%S", &tm);
-		o.label = label;
-	}
-	if (n_sides == 2) {
-		for (t = 0; t < 2; t++)
-			snprintf(ab_label[t], sizeof(ab_label[t]), "%s-%c", o.label, t ? 'b' : 'a');
-		o.label_a = o.label_a ? o.label_a : ab_label[0];
-		o.label_b = o.label_b ? o.label_b : ab_label[1];
-		side[0].label = o.label_a;
-		side[1].label = o.label_b;
-	} else {
-		side[0].label = o.label;
-	}
-	reqs = load_trace(o.trace_path, &o, &n_reqs, digest);
-	if (!reqs) {
-		rc = 2;
-		goto cleanup;
-	}
-	if (o.open_loop && o.sched.arrival != ARRIVAL_TRACE && !o.sched.max_requests &&
-	    !o.sched.duration_ns)
-		o.sched.max_requests = n_reqs;
-	if (o.workers > 1) {
-		rc = start_workers(&o, digest, reqs, n_reqs, worker_output, sizeof(worker_output));
-		if (rc != WORKER_GOES_ON) {
-			free(ab_order);
-			free_trace(reqs, n_reqs);
-			for (t = 0; t < 2; t++)
-				free(side[t].shown);
-			return rc;
-		}
-		side[0].output = o.output;   /* the worker's own file */
-		rc = 2;
-	}
+/* Keeps what this process sends: this shard's requests, or the open-loop
+ * schedule; and an A/B run's order. Returns 0 or the exit status. */
+static int plan_requests(struct replay *rp)
+{
+	struct replay_options *o = &rp->o;
+
 	/* The server's cold start is one: shard 0 alone warms it up. */
-	warmups = o.shard_n > 1 && o.shard_k > 0 ? 0 : (size_t)o.warmup;
+	rp->warmups = o->shard_n > 1 && o->shard_k > 0 ? 0 : (size_t)o->warmup;
 	/* One schedule for all shards: anchored at --start-at (or the start the
 	 * workers' parent sends), whatever each one's warm-up took. */
-	anchored = o.start_at > 0 || o.worker >= 0;
-	table = o.worker < 0;
+	rp->anchored = o->start_at > 0 || o->worker >= 0;
+	rp->table = o->worker < 0;
 	/* An A/B run's order: which side goes first in each level and repeat. */
-	n_blocks = o.open_loop ? 1 : (size_t)o.n_levels * (size_t)o.repeat;
-	ab_order = calloc(n_blocks + 1, 1);
-	if (!ab_order) {
+	rp->n_blocks = o->open_loop ? 1 : (size_t)o->n_levels * (size_t)o->repeat;
+	rp->ab_order = calloc(rp->n_blocks + 1, 1);
+	if (!rp->ab_order) {
 		fprintf(stderr, "tracebench replay: out of memory\n");
-		rc = 1;
-		goto cleanup;
+		return CLI_EXIT_FAILED;
 	}
-	if (n_sides == 2)
-		schedule_ab_order(n_blocks, o.sched.seed, ab_order);
-	if (o.open_loop) {
-		n_sched = open_schedule(&o, reqs, n_reqs, &sched, &sched_index);
-		if (!n_sched) {
+	if (rp->n_sides == 2)
+		schedule_ab_order(rp->n_blocks, o->sched.seed, rp->ab_order);
+	if (o->open_loop) {
+		rp->n_sched = open_schedule(o, rp->reqs, rp->n_reqs, &rp->sched, &rp->sched_index);
+		if (!rp->n_sched) {
 			fprintf(stderr, "tracebench replay: nothing to send: the schedule is empty\n");
-			goto cleanup;
+			return CLI_EXIT_USAGE;
 		}
-	} else {
-		n_reqs = keep_shard(&o, reqs, n_reqs);
-		if (!n_reqs) {
-			fprintf(stderr, "tracebench replay: shard %ld/%ld of '%s' holds no requests\n",
-				o.shard_k, o.shard_n, o.trace_path);
-			goto cleanup;
-		}
+		return 0;
 	}
+	rp->n_reqs = keep_shard(o, rp->reqs, rp->n_reqs);
+	if (!rp->n_reqs) {
+		fprintf(stderr, "tracebench replay: shard %ld/%ld of '%s' holds no requests\n",
+			o->shard_k, o->shard_n, o->trace_path);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The client, its event loop, the server's clock (--start-at) and the
+ * signal handlers. Returns 0 or the exit status. */
+static int start_client(struct replay *rp)
+{
+	struct client_options co = { 0 };
+	char err[TRACEFILE_ERRLEN];
+	struct event_base *base;
+	long need = 0, have = cli_raise_fd_limit();
+	int i;
 
 	/* One descriptor per connection: a limit that cannot hold the
 	 * concurrency asked for would show as the server refusing connections. */
-	{
-		long need = 0, have = cli_raise_fd_limit();
-
-		for (i = 0; i < (int)o.n_levels && !o.open_loop; i++)
-			if (o.levels[i] > need)
-				need = o.levels[i];
-		if (o.open_loop)
-			need = o.max_concurrency;
-		if (have > 0 && need + CLI_FD_RESERVE > have) {
-			fprintf(stderr, "tracebench replay: %ld requests in flight need about %ld open "
-				"files; the limit is %ld (raise it with ulimit -n%s)\n", need,
-				need + CLI_FD_RESERVE, have, o.open_loop ? ", or lower --max-concurrency" :
-				", or lower -c");
-			goto cleanup;
-		}
+	for (i = 0; i < rp->o.n_levels && !rp->o.open_loop; i++)
+		if (rp->o.levels[i] > need)
+			need = rp->o.levels[i];
+	if (rp->o.open_loop)
+		need = rp->o.max_concurrency;
+	if (have > 0 && need + CLI_FD_RESERVE > have) {
+		fprintf(stderr, "tracebench replay: %ld requests in flight need about %ld open "
+			"files; the limit is %ld (raise it with ulimit -n%s)\n", need,
+			need + CLI_FD_RESERVE, have, rp->o.open_loop ? ", or lower --max-concurrency" :
+			", or lower -c");
+		return CLI_EXIT_USAGE;
 	}
-	co.endpoint = o.endpoint;
-	co.timeout_ms = o.timeout_s * 1000;
-	co.connect_timeout_ms = o.connect_timeout_s * 1000;
-	co.max_event = (size_t)o.max_event_bytes;
-	co.api_key = getenv(o.api_key_env);
-	co.http2 = o.http2;
-	co.insecure = o.insecure;
-	client = client_new(&co, err, sizeof(err));
-	if (!client) {
+	co.endpoint = rp->o.endpoint;
+	co.timeout_ms = rp->o.timeout_s * 1000;
+	co.connect_timeout_ms = rp->o.connect_timeout_s * 1000;
+	co.max_event = (size_t)rp->o.max_event_bytes;
+	co.api_key = getenv(rp->o.api_key_env);
+	co.http2 = rp->o.http2;
+	co.insecure = rp->o.insecure;
+	rp->client = client_new(&co, err, sizeof(err));
+	if (!rp->client) {
 		fprintf(stderr, "tracebench replay: %s\n", err);
-		rc = 1;
-		goto cleanup;
+		return CLI_EXIT_FAILED;
 	}
 	/* Before the signals are handled: a signal while probing ends replay
 	 * at once, and no results file exists yet. */
-	if (o.start_at > 0 && o.worker < 0)
-		probe_server_clock(&o, &cs);
+	if (rp->o.start_at > 0 && rp->o.worker < 0)
+		probe_server_clock(&rp->o, &rp->cs);
+	base = client_base(rp->client);
 	/* Signals are handled before the results file exists: one arriving
 	 * in between would end the process and leave the file unfinished. */
-	sigint = evsignal_new(client_base(client), SIGINT, on_signal, &lr);
-	sigterm = evsignal_new(client_base(client), SIGTERM, on_signal, &lr);
-	if (!sigint || !sigterm || event_add(sigint, NULL) < 0 || event_add(sigterm, NULL) < 0) {
+	rp->sigint = evsignal_new(base, SIGINT, on_signal, &rp->lr);
+	rp->sigterm = evsignal_new(base, SIGTERM, on_signal, &rp->lr);
+	rp->tick = event_new(base, -1, EV_PERSIST, on_tick, &rp->lr);
+	rp->lr.due_timer = evtimer_new(base, on_due, &rp->lr);
+	if (!rp->sigint || !rp->sigterm || !rp->tick || !rp->lr.due_timer ||
+	    event_add(rp->sigint, NULL) < 0 || event_add(rp->sigterm, NULL) < 0) {
 		fprintf(stderr, "tracebench replay: cannot set up the event loop\n");
-		rc = 1;
-		goto cleanup;
-	}
-	origin_unix = o.start_at > 0 ? o.start_at : (double)clock_wall_ns() / 1e9;
-	for (t = 0; t < n_sides; t++) {
-		header = results_header(&o, side[t].label, side[t].shown, digest, ab_order,
-					n_blocks, reqs, n_reqs);
-		if (header)
-			add_clock(header, origin_unix, &cs);
-		side[t].out = tracefile_writer_open(side[t].output, TRACEFILE_KIND_RESULTS, header,
-						    o.force, err);
-		cJSON_Delete(header);
-		if (!side[t].out) {
-			fprintf(stderr, "tracebench replay: %s\n", err);
-			goto cleanup;
-		}
-	}
-
-	lr.client = client;
-	lr.out = side[0].out;
-	lr.reqs = reqs;
-	lr.n_reqs = n_reqs;
-	lr.cursor = &side[0].cursor;
-	lr.seq = &side[0].seq;
-	lr.show_progress = o.progress < 0 ? isatty(STDERR_FILENO) : o.progress;
-	lr.max_concurrency = (size_t)o.max_concurrency;
-	tick = event_new(client_base(client), -1, EV_PERSIST, on_tick, &lr);
-	lr.due_timer = evtimer_new(client_base(client), on_due, &lr);
-	if (!tick || !lr.due_timer) {
-		fprintf(stderr, "tracebench replay: cannot set up the event loop\n");
-		rc = 1;
-		goto cleanup;
+		return CLI_EXIT_FAILED;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
 
-	if (n_sides == 2)
+/* Creates the results file of each side with its header. Returns 0 or the
+ * exit status. */
+static int open_results(struct replay *rp)
+{
+	double origin_unix = rp->o.start_at > 0 ? rp->o.start_at : (double)clock_wall_ns() / 1e9;
+	char err[TRACEFILE_ERRLEN];
+	size_t t;
+
+	rp->side[0].endpoint = rp->o.endpoint;
+	rp->side[0].output = rp->o.output;      /* a worker's: its own file */
+	rp->side[0].label = rp->n_sides == 2 ? rp->o.label_a : rp->o.label;
+	rp->side[1].endpoint = rp->o.endpoint_b;
+	rp->side[1].output = rp->o.output_b;
+	rp->side[1].label = rp->o.label_b;
+	for (t = 0; t < rp->n_sides; t++) {
+		struct run_side *sd = &rp->side[t];
+		cJSON *header;
+
+		/* the URL as files and the terminal get it: no userinfo, no secrets */
+		if (!(sd->shown = redact_url(sd->endpoint, NULL))) {
+			fprintf(stderr, "tracebench replay: out of memory\n");
+			return CLI_EXIT_FAILED;
+		}
+		header = results_header(&rp->o, sd->label, sd->shown, rp->digest, rp->ab_order,
+					rp->n_blocks, rp->reqs, rp->n_reqs);
+		if (header)
+			add_clock(header, origin_unix, &rp->cs);
+		sd->out = tracefile_writer_open(sd->output, TRACEFILE_KIND_RESULTS, header,
+						rp->o.force, err);
+		cJSON_Delete(header);
+		if (!sd->out) {
+			fprintf(stderr, "tracebench replay: %s\n", err);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	rp->lr.client = rp->client;
+	rp->lr.out = rp->side[0].out;
+	rp->lr.cursor = &rp->side[0].cursor;
+	rp->lr.seq = &rp->side[0].seq;
+	rp->lr.reqs = rp->reqs;
+	rp->lr.n_reqs = rp->n_reqs;
+	rp->lr.show_progress = rp->o.progress < 0 ? isatty(STDERR_FILENO) : rp->o.progress;
+	rp->lr.max_concurrency = (size_t)rp->o.max_concurrency;
+	return 0;
+}
+
+/* What is about to run, on stderr. */
+static void print_start(const struct replay *rp)
+{
+	const struct run_side *a = &rp->side[0], *b = &rp->side[1];
+
+	if (rp->n_sides == 2)
 		fprintf(stderr, "tracebench replay: %zu requests in '%s', A/B run: endpoint %s as "
-			"'%s', endpoint %s as '%s'\n", n_reqs, o.trace_path, side[0].shown,
-			side[0].label, side[1].shown, side[1].label);
+			"'%s', endpoint %s as '%s'\n", rp->n_reqs, rp->o.trace_path, a->shown,
+			a->label, b->shown, b->label);
 	else
 		fprintf(stderr, "tracebench replay: %zu requests in '%s', endpoint %s, run '%s'\n",
-			n_reqs, o.trace_path, side[0].shown, o.label);
-	if (event_add(tick, &(struct timeval){ 1, 0 }) < 0) {
-		fprintf(stderr, "tracebench replay: cannot set up the event loop\n");
-		rc = 1;
-		goto cleanup;
-	}
-	lr.origin_ns = o.start_at > 0 ? mono_at(o.start_at) : clock_now_ns();
-	for (t = 0; anchored && warmups && t < n_sides && !stop_signal; t++) {
-		/* Warm-ups before the start, one at a time, at negative offsets. */
+			rp->n_reqs, rp->o.trace_path, a->shown, a->label);
+}
+
+/* Points the level run at side sd: its file, cursor, numbering, server. */
+static void use_side(struct replay *rp, struct run_side *sd)
+{
+	/* Each side from the same trace request: its own cursor. */
+	rp->lr.out = sd->out;
+	rp->lr.cursor = &sd->cursor;
+	rp->lr.seq = &sd->seq;
+	client_set_endpoint(rp->client, sd->endpoint);
+}
+
+/*
+ * An anchored run (--start-at, or a worker): the warm-ups first, one at a
+ * time at negative offsets, then the wait for the start. Returns 0 or the
+ * exit status.
+ */
+static int start_anchored(struct replay *rp)
+{
+	struct replay_options *o = &rp->o;
+	struct level_run *lr = &rp->lr;
+	int64_t origin, late;
+	size_t t;
+
+	for (t = 0; rp->warmups && t < rp->n_sides && !stop_signal; t++) {
 		struct level_summary s;
 
-		lr.out = side[t].out;
-		lr.cursor = &side[t].cursor;
-		lr.seq = &side[t].seq;
-		client_set_endpoint(client, side[t].endpoint);
-		lr.level = o.open_loop ? METRIC_OPEN_LOOP_LEVEL : (int)o.levels[0];
-		lr.cap = 1;
-		lr.warmup = warmups;
-		lr.n = 0;
-		lr.sched = NULL;
-		if (run_level(&lr, &s) < 0) {
+		use_side(rp, &rp->side[t]);
+		lr->level = o->open_loop ? METRIC_OPEN_LOOP_LEVEL : (int)o->levels[0];
+		lr->cap = 1;
+		lr->warmup = rp->warmups;
+		lr->n = 0;
+		lr->sched = NULL;
+		if (run_level(lr, &s) < 0) {
 			fprintf(stderr, "tracebench replay: out of memory\n");
-			rc = 1;
-			goto cleanup;
+			return CLI_EXIT_FAILED;
 		}
-		warmup = s;
-		free_results(&lr);
+		rp->warmup = s;
+		free_results(lr);
 	}
-	if (o.worker >= 0 && !stop_signal) {
-		double at = workers_ready(o.handshake);
+	if (o->worker >= 0 && !stop_signal) {
+		double at = workers_ready(o->handshake);
 
 		if (at < 0)
 			stop_signal = stop_signal ? stop_signal : -1;
 		else
-			o.start_at = at;
+			o->start_at = at;
 	}
-	if (anchored && !stop_signal) {
-		int64_t origin = mono_at(o.start_at), late;
+	if (stop_signal)
+		return 0;
+	origin = mono_at(o->start_at);
+	lr->origin_ns = origin;
+	lr->anchor_ns = o->open_loop ? origin : 0;
+	if (origin - clock_now_ns() > NS_PER_S / 10 && o->worker < 0)
+		fprintf(stderr, "tracebench replay: starting in %.3f s\n",
+			(double)(origin - clock_now_ns()) / NS_PER_S);
+	wait_until(client_base(rp->client), origin);
+	late = clock_now_ns() - origin;
+	if (late > NS_PER_MS && !stop_signal)
+		fprintf(stderr, "tracebench replay: warning: starting %.3f s after the start "
+			"time%s; the schedule stays anchored there, so its requests are late "
+			"by as much\n", (double)late / NS_PER_S, rp->warmups ?
+			" (the warm-up took longer than the wait)" : "");
+	return 0;
+}
 
-		lr.origin_ns = origin;
-		lr.anchor_ns = o.open_loop ? origin : 0;
-		if (origin - clock_now_ns() > NS_PER_S / 10 && o.worker < 0)
-			fprintf(stderr, "tracebench replay: starting in %.3f s\n",
-				(double)(origin - clock_now_ns()) / NS_PER_S);
-		wait_until(client_base(client), origin);
-		late = clock_now_ns() - origin;
-		if (late > NS_PER_MS && !stop_signal)
-			fprintf(stderr, "tracebench replay: warning: starting %.3f s after the start "
-				"time%s; the schedule stays anchored there, so its requests are late "
-				"by as much\n", (double)late / NS_PER_S, warmups ?
-				" (the warm-up took longer than the wait)" : "");
-	}
-	summary_table_init(&live, stdout, o.format, 0);
-	if (table)
-		table_begin(&live);
-	for (i = 0, k = 0; i < (o.open_loop ? 1 : o.n_levels) && !stop_signal; i++) {
-		for (rep = 0; rep < (int)o.repeat && !stop_signal; rep++, k++) {
-		    for (t = 0; t < n_sides && !stop_signal; t++) {
-			struct run_side *sd = &side[ab_order[k] ? n_sides - 1 - t : t];
-			struct level_summary s;
+/* Runs level i, repeat rep against side sd, a table row after it.
+ * Returns 0 or the exit status. */
+static int run_one(struct replay *rp, int i, int rep, struct run_side *sd)
+{
+	const struct replay_options *o = &rp->o;
+	struct level_run *lr = &rp->lr;
+	struct level_summary s;
 
-			/* Each side from the same trace request: its own cursor. */
-			lr.out = sd->out;
-			lr.cursor = &sd->cursor;
-			lr.seq = &sd->seq;
-			client_set_endpoint(client, sd->endpoint);
-			lr.level = o.open_loop ? METRIC_OPEN_LOOP_LEVEL : (int)o.levels[i];
-			lr.cap = worker_share(&o, (size_t)lr.level);
-			lr.repeat = rep;
-			lr.warmup = !anchored && i == 0 && rep == 0 ? warmups : 0;
-			lr.sched = sched;
-			lr.req_index = sched_index;
-			if (o.open_loop)
-				lr.n = n_sched;
-			else if (!lr.cap)
-				lr.n = 0;   /* C below the workers: this one sits the level out */
-			else
-				lr.n = worker_share(&o, o.requests ? (size_t)o.requests :
-				       (size_t)(lr.level * 2 > 4 ? lr.level * 2 : 4));
-			if (run_level(&lr, &s) < 0) {
-				fprintf(stderr, "tracebench replay: out of memory\n");
-				rc = 1;
-				goto cleanup;
-			}
-			if (s.level == 1 && isnan(base_tps[sd - side]))
-				base_tps[sd - side] = s.agg_tps;
-			summary_set_scaling(&s, base_tps[sd - side]);
-			if ((s.requests || s.warmup) && table)
-				summary_table_row(&live, sd->label, &s);
-			if (o.open_loop)
-				print_schedule_accuracy(&o, &lr);
-			if (s.warmup)
-				warmup = s;
-			total_ok += s.ok;
-			total += s.requests;
-			free_results(&lr);
-		    }
-		}
-	}
-	if (table)
-		table_end(&live);
-	if (warmup.warmup)
-		fprintf(stderr, "warm-up: %zu request%s, cold-start TTFT %.1f ms\n",
-			warmup.warmup, warmup.warmup == 1 ? "" : "s", warmup.warmup_ttft_ms);
-
-	for (t = 0; t < n_sides; t++) {
-		int closed = tracefile_writer_close(side[t].out, err);
-
-		side[t].out = NULL;
-		if (closed < 0) {
-			if (!lr.write_failed)   /* else said already */
-				fprintf(stderr, "tracebench replay: %s\n", err);
-			rc = 1;
-			goto cleanup;
-		}
-	}
-	{
-		/* The client's own cost, so a reader can see it was not the bottleneck. */
-		struct rusage ru;
-
-		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr, "tracebench replay: wrote %ld results to '%s'", side[0].seq,
-			side[0].output);
-		if (n_sides == 2)
-			fprintf(stderr, " and %ld to '%s'", side[1].seq, side[1].output);
-		fprintf(stderr, " (client cpu %.2f s, peak RSS %.1f MiB)\n",
-			(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-			(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
-			(double)ru.ru_maxrss / 1024.0);
-	}
-	if (lr.write_failed)
-		rc = 1;
-	else if (stop_signal > 0)
-		rc = 128 + stop_signal;
-	else if (total > 0 && total_ok == 0)
-		rc = 1;
+	use_side(rp, sd);
+	lr->level = o->open_loop ? METRIC_OPEN_LOOP_LEVEL : (int)o->levels[i];
+	lr->cap = worker_share(o, (size_t)lr->level);
+	lr->repeat = rep;
+	lr->warmup = !rp->anchored && i == 0 && rep == 0 ? rp->warmups : 0;
+	lr->sched = rp->sched;
+	lr->req_index = rp->sched_index;
+	if (o->open_loop)
+		lr->n = rp->n_sched;
+	else if (!lr->cap)
+		lr->n = 0;   /* C below the workers: this one sits the level out */
 	else
-		rc = 0;
-	if (total > 0 && total_ok == 0)
-		fprintf(stderr, "tracebench replay: every request failed\n");
+		lr->n = worker_share(o, o->requests ? (size_t)o->requests :
+				     (size_t)(lr->level * 2 > 4 ? lr->level * 2 : 4));
+	if (run_level(lr, &s) < 0) {
+		fprintf(stderr, "tracebench replay: out of memory\n");
+		return CLI_EXIT_FAILED;
+	}
+	if (s.level == 1 && isnan(rp->base_tps[sd - rp->side]))
+		rp->base_tps[sd - rp->side] = s.agg_tps;
+	summary_set_scaling(&s, rp->base_tps[sd - rp->side]);
+	if ((s.requests || s.warmup) && rp->table)
+		summary_table_row(&rp->live, sd->label, &s);
+	if (o->open_loop)
+		print_schedule_accuracy(o, lr);
+	if (s.warmup)
+		rp->warmup = s;
+	rp->total_ok += s.ok;
+	rp->total += s.requests;
+	free_results(lr);
+	return 0;
+}
 
-cleanup:
-	free_results(&lr);
-	for (t = 0; t < n_sides; t++)
-		if (side[t].out)
-			tracefile_writer_close(side[t].out, NULL);
-	free(ab_order);
-	if (lr.due_timer)
-		event_free(lr.due_timer);
-	if (tick)
-		event_free(tick);
-	if (sigint)
-		event_free(sigint);
-	if (sigterm)
-		event_free(sigterm);
-	client_free(client);
-	free_trace(reqs, n_reqs);
-	free(sched);
-	free(sched_index);
+/* Runs every level and repeat (or the open-loop run), against each side
+ * in the A/B order. Returns 0 or the exit status. */
+static int run_levels(struct replay *rp)
+{
+	const struct replay_options *o = &rp->o;
+	int i, rep, rc;
+	size_t k, t;
+
+	rp->base_tps[0] = rp->base_tps[1] = NAN;
+	summary_table_init(&rp->live, stdout, o->format, 0);
+	if (rp->table)
+		table_begin(&rp->live);
+	for (i = 0, k = 0; i < (o->open_loop ? 1 : o->n_levels) && !stop_signal; i++)
+		for (rep = 0; rep < (int)o->repeat && !stop_signal; rep++, k++)
+			for (t = 0; t < rp->n_sides && !stop_signal; t++) {
+				size_t side = rp->ab_order[k] ? rp->n_sides - 1 - t : t;
+
+				rc = run_one(rp, i, rep, &rp->side[side]);
+				if (rc)
+					return rc;
+			}
+	if (rp->table)
+		table_end(&rp->live);
+	if (rp->warmup.warmup)
+		fprintf(stderr, "warm-up: %zu request%s, cold-start TTFT %.1f ms\n",
+			rp->warmup.warmup, rp->warmup.warmup == 1 ? "" : "s",
+			rp->warmup.warmup_ttft_ms);
+	return 0;
+}
+
+/* Closes the results files and says what was written. Returns the exit
+ * status of the run. */
+static int finish_run(struct replay *rp)
+{
+	char err[TRACEFILE_ERRLEN];
+	struct rusage ru;
+	size_t t;
+
+	for (t = 0; t < rp->n_sides; t++) {
+		int closed = tracefile_writer_close(rp->side[t].out, err);
+
+		rp->side[t].out = NULL;
+		if (closed < 0) {
+			if (!rp->lr.write_failed)   /* else said already */
+				fprintf(stderr, "tracebench replay: %s\n", err);
+			return CLI_EXIT_FAILED;
+		}
+	}
+	/* The client's own cost, so a reader can see it was not the bottleneck. */
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(stderr, "tracebench replay: wrote %ld results to '%s'", rp->side[0].seq,
+		rp->side[0].output);
+	if (rp->n_sides == 2)
+		fprintf(stderr, " and %ld to '%s'", rp->side[1].seq, rp->side[1].output);
+	fprintf(stderr, " (client cpu %.2f s, peak RSS %.1f MiB)\n",
+		(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+		(double)ru.ru_maxrss / 1024.0);
+	if (rp->total > 0 && rp->total_ok == 0)
+		fprintf(stderr, "tracebench replay: every request failed\n");
+	if (rp->lr.write_failed)
+		return CLI_EXIT_FAILED;
+	if (stop_signal > 0)
+		return 128 + stop_signal;
+	return rp->total > 0 && rp->total_ok == 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+}
+
+static void replay_release(struct replay *rp)
+{
+	size_t t;
+
+	free_results(&rp->lr);
+	for (t = 0; t < rp->n_sides; t++)
+		if (rp->side[t].out)
+			tracefile_writer_close(rp->side[t].out, NULL);
+	free(rp->ab_order);
+	if (rp->lr.due_timer)
+		event_free(rp->lr.due_timer);
+	if (rp->tick)
+		event_free(rp->tick);
+	if (rp->sigint)
+		event_free(rp->sigint);
+	if (rp->sigterm)
+		event_free(rp->sigterm);
+	client_free(rp->client);
+	free_trace(rp->reqs, rp->n_reqs);
+	free(rp->sched);
+	free(rp->sched_index);
 	for (t = 0; t < 2; t++)
-		free(side[t].shown);
+		free(rp->side[t].shown);
+}
+
+int replay_main(int argc, char **argv)
+{
+	struct replay rp;
+	int rc;
+
+	memset(&rp, 0, sizeof(rp));
+	if ((rc = replay_options_parse(&rp.o, argc, argv)) != CLI_CONTINUE)
+		return rc;
+	rp.n_sides = rp.o.endpoint_b ? 2 : 1;
+	if ((rc = load_requests(&rp)))
+		goto cleanup;
+	/* --workers: the parent ends here, with the merged results' status */
+	if (rp.o.workers > 1 &&
+	    (rc = start_workers(&rp.o, rp.digest, rp.reqs, rp.n_reqs, rp.worker_output,
+				sizeof(rp.worker_output))) != WORKER_GOES_ON)
+		goto cleanup;
+	if ((rc = plan_requests(&rp)) || (rc = start_client(&rp)) || (rc = open_results(&rp)))
+		goto cleanup;
+	print_start(&rp);
+	if (event_add(rp.tick, &(struct timeval){ 1, 0 }) < 0) {
+		fprintf(stderr, "tracebench replay: cannot set up the event loop\n");
+		rc = CLI_EXIT_FAILED;
+		goto cleanup;
+	}
+	rp.lr.origin_ns = rp.o.start_at > 0 ? mono_at(rp.o.start_at) : clock_now_ns();
+	if (rp.anchored && (rc = start_anchored(&rp)))
+		goto cleanup;
+	if ((rc = run_levels(&rp)) == 0)
+		rc = finish_run(&rp);
+cleanup:
+	replay_release(&rp);
 	return rc;
 }

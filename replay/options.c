@@ -1,0 +1,478 @@
+/*
+ * options.c - the command line of `tracebench replay`; see options.h.
+ *
+ * The flags are read in groups, as the help text lists them: each group's
+ * function takes the options it knows and says which it does not. A value
+ * out of range is refused naming its flag; the checks between flags
+ * (closed- against open-loop ones, --endpoint's scheme) come after.
+ */
+#include "replay/options.h"
+#include "lib/cli.h"
+#include "lib/clock.h"
+#include "lib/curlev.h"
+#include "lib/redact.h"
+
+#include <curl/curl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PROG "tracebench replay"
+
+/* What a group's function made of an option. */
+enum { OPT_TAKEN = 0, OPT_BAD = -1, OPT_NOT_MINE = 1 };
+
+enum {
+	OPT_WARMUP = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_API_KEY_ENV, OPT_FORMAT,
+	OPT_PROGRESS, OPT_REPEAT, OPT_RATE, OPT_ARRIVAL, OPT_BURSTINESS, OPT_SEED,
+	OPT_TIMING, OPT_SPEED, OPT_DURATION, OPT_MAX_CONCURRENCY, OPT_MODEL,
+	OPT_MAX_TOKENS, OPT_IGNORE_EOS, OPT_HTTP2, OPT_SHARD, OPT_START_AT,
+	OPT_MAX_EVENT_BYTES, OPT_LABEL_A, OPT_LABEL_B, OPT_WORKERS, OPT_ALL_REQUESTS,
+};
+
+static const char shortopts[] = ":e:c:n:l:o:fqH:kh";
+
+static const struct option longopts[] = {
+	{ "endpoint", required_argument, NULL, 'e' },
+	{ "concurrency", required_argument, NULL, 'c' },
+	{ "requests", required_argument, NULL, 'n' },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "label", required_argument, NULL, 'l' },
+	{ "label-a", required_argument, NULL, OPT_LABEL_A },
+	{ "label-b", required_argument, NULL, OPT_LABEL_B },
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
+	{ "max-event-bytes", required_argument, NULL, OPT_MAX_EVENT_BYTES },
+	{ "api-key-env", required_argument, NULL, OPT_API_KEY_ENV },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "arrival", required_argument, NULL, OPT_ARRIVAL },
+	{ "burstiness", required_argument, NULL, OPT_BURSTINESS },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "timing", required_argument, NULL, OPT_TIMING },
+	{ "speed", required_argument, NULL, OPT_SPEED },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "max-concurrency", required_argument, NULL, OPT_MAX_CONCURRENCY },
+	{ "model", required_argument, NULL, OPT_MODEL },
+	{ "max-tokens", required_argument, NULL, OPT_MAX_TOKENS },
+	{ "ignore-eos", no_argument, NULL, OPT_IGNORE_EOS },
+	{ "all-requests", no_argument, NULL, OPT_ALL_REQUESTS },
+	{ "header", required_argument, NULL, 'H' },
+	{ "http2", no_argument, NULL, OPT_HTTP2 },
+	{ "insecure", no_argument, NULL, 'k' },
+	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "start-at", required_argument, NULL, OPT_START_AT },
+	{ "workers", required_argument, NULL, OPT_WORKERS },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void replay_options_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: tracebench replay --endpoint URL [options] -o RESULTS TRACE\n"
+		"\n"
+		"Re-issue TRACE against an OpenAI-compatible endpoint and record TTFT, TTFA,\n"
+		"inter-token gaps, E2E and tokens of every request.\n"
+		"\n"
+		"options:\n"
+		"  -e, --endpoint URL        base URL of the server, e.g. http://127.0.0.1:8000\n"
+		"  -o, --output FILE         results file to write (.jsonl.gz)\n"
+		"  -f, --force               replace FILE if it exists\n"
+		"  -l, --label LABEL         name of the run (default run-YYYYmmdd-HHMMSS)\n"
+		"      --warmup N            warm-up requests sent first, one at a time (default 1)\n"
+		"\n"
+		"closed loop (the default):\n"
+		"  -c, --concurrency LIST    levels, e.g. 1,2,4,8,16 (default 1)\n"
+		"  -n, --requests N          requests per level (default max(4, 2*C))\n"
+		"      --repeat R            run every level R times (default 1)\n"
+		"\n"
+		"open loop (latency counts from each request's scheduled time):\n"
+		"      --rate R              send R requests per second\n"
+		"      --arrival KIND        constant (default), poisson or gamma\n"
+		"      --burstiness B        gamma shape: 1 is Poisson, below 1 burstier (default 1)\n"
+		"      --seed N              seed of the arrival process, or of an A/B run's\n"
+		"                            order (default 1)\n"
+		"      --timing trace        send at the trace's own arrival offsets ...\n"
+		"      --speed X             ... divided by X (default 1)\n"
+		"  -n, --requests N          requests to send (default: the trace's count)\n"
+		"      --duration SECONDS    stop scheduling after this long\n"
+		"      --max-concurrency N   hold requests while N are in flight\n"
+		"\n"
+		"requests:\n"
+		"      --model NAME          set the body's model\n"
+		"      --max-tokens N        set max_tokens (and max_completion_tokens if present)\n"
+		"      --ignore-eos          set ignore_eos, so servers generate max_tokens\n"
+		"      --all-requests        also replay requests not for inference (a\n"
+		"                            capture's models lists, HEAD, ...), skipped\n"
+		"                            by default\n"
+		"  -H, --header 'N: V'       add or replace a header (repeatable)\n"
+		"      --api-key-env NAME    take the API key from $NAME (default OPENAI_API_KEY)\n"
+		"      --http2               HTTP/2 (prior knowledge on http://, ALPN on https://)\n"
+		"  -k, --insecure            do not verify the server's TLS certificate\n"
+		"      --timeout SECONDS     limit per request (default 600)\n"
+		"      --connect-timeout S   limit per connection attempt (default 10)\n"
+		"      --max-event-bytes N   largest SSE event (its data) or non-streamed body\n"
+		"                            accepted; a larger one fails the request as\n"
+		"                            malformed (default 1048576, at least 1024)\n"
+		"\n"
+		"two servers at once (an A/B run, closed loop):\n"
+		"  -e URL_A -e URL_B         give --endpoint twice and -o twice (A's file, then B's):\n"
+		"                            every level and repeat runs against A and against B in\n"
+		"                            turn, the same trace requests, in a balanced order from\n"
+		"                            --seed (AB BA or BA AB in each two), so that drift of the\n"
+		"                            host falls on both; analyze compare pairs the two runs\n"
+		"      --label-a NAME        label of A's run (default run-YYYYmmdd-HHMMSS-a)\n"
+		"      --label-b NAME        label of B's run (default run-YYYYmmdd-HHMMSS-b)\n"
+		"\n"
+		"several processes or hosts:\n"
+		"      --shard K/N           replay shard K (0..N-1) of N of the trace; only\n"
+		"                            shard 0 sends the warm-ups\n"
+		"      --start-at UNIXTIME   start the schedule at this wall-clock time (seconds\n"
+		"                            since 1970); warm-ups and a probe of the server's\n"
+		"                            clock (its Date header) come before it\n"
+		"      --workers W           run W processes here, one results file; closed\n"
+		"                            loop splits C and -n among them\n"
+		"\n"
+		"output:\n"
+		"      --format FMT          table on stdout: text (default), markdown, csv, json\n"
+		"      --progress            progress line on stderr even when not a terminal\n"
+		"  -q, --quiet               no progress line\n"
+		"  -h, --help                show this help\n"
+		"\n"
+		"Streamed requests get stream_options.include_usage so token counts come\n"
+		"from the server. The API key is never taken from the command line.\n"
+		"\n"
+		"examples:\n"
+		"  tracebench replay --endpoint http://127.0.0.1:8000 -c 1,2,4,8,16 -o run.jsonl.gz trace.jsonl.gz\n"
+		"  tracebench replay -e http://127.0.0.1:8000 --rate 20 --arrival poisson -n 600 -o open.jsonl.gz trace.jsonl.gz\n"
+		"  tracebench replay -e http://127.0.0.1:8000 --timing trace --speed 2 -o prod.jsonl.gz imported.jsonl.gz\n"
+		"  OPENAI_API_KEY=... tracebench replay -e https://host -c 4 --label tuned -o tuned.jsonl.gz trace.jsonl.gz\n"
+		"  tracebench replay -e http://gpu1:8000 -e http://gpu2:8000 --label-a main --label-b tuned \\\n"
+		"      -c 1,4,16 --repeat 3 -o main.jsonl.gz -o tuned.jsonl.gz trace.jsonl.gz\n");
+}
+
+size_t replay_header_name_len(const char *h)
+{
+	const char *colon = strchr(h, ':');
+
+	return colon ? (size_t)(colon - h) : strlen(h);
+}
+
+/* Prints "tracebench replay: MSG" (and where to look when see_help) and
+ * returns the usage exit status. */
+static int usage_error(const char *msg, int see_help)
+{
+	fprintf(stderr, PROG ": %s%s\n", msg, see_help ? "; see '" PROG " --help'" : "");
+	return CLI_EXIT_USAGE;
+}
+
+/* Parses "K/N" with 0 <= K < N. */
+static int parse_shard(const char *s, long *k, long *n)
+{
+	char buf[48];
+	const char *slash = strchr(s, '/');
+
+	if (!slash || (size_t)(slash - s) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(slash - s), s);
+	if (cli_parse_long(buf, 0, 100000, k) < 0 || cli_parse_long(slash + 1, 1, 100000, n) < 0)
+		return -1;
+	return *k < *n ? 0 : -1;
+}
+
+/* 0 or -1 of a value parser as OPT_TAKEN or OPT_BAD. */
+static int taken(int parse_rc)
+{
+	return parse_rc < 0 ? OPT_BAD : OPT_TAKEN;
+}
+
+/* The run and its output: endpoints, files, labels, warm-up, the table. */
+static int parse_run_option(struct replay_options *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'e': *(o->endpoint ? &o->endpoint_b : &o->endpoint) = arg; return OPT_TAKEN;
+	case 'o': *(o->output ? &o->output_b : &o->output) = arg; return OPT_TAKEN;
+	case 'f': o->force = 1; return OPT_TAKEN;
+	case 'l': o->label = arg; return OPT_TAKEN;
+	case OPT_LABEL_A: o->label_a = arg; return OPT_TAKEN;
+	case OPT_LABEL_B: o->label_b = arg; return OPT_TAKEN;
+	case OPT_WARMUP: return taken(cli_parse_long(arg, 0, 1000000, &o->warmup));
+	case OPT_FORMAT: return taken(table_format_parse(arg, &o->format));
+	case OPT_PROGRESS: o->progress = 1; return OPT_TAKEN;
+	case 'q': o->progress = 0; return OPT_TAKEN;
+	default: return OPT_NOT_MINE;
+	}
+}
+
+/* Closed loop: levels, requests per level, repeats. */
+static int parse_closed_loop_option(struct replay_options *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'c':
+		o->n_levels = cli_parse_long_list(arg, 1, 100000, o->levels, REPLAY_MAX_LEVELS);
+		o->concurrency_given = 1;
+		return o->n_levels < 0 ? OPT_BAD : OPT_TAKEN;
+	case 'n': return taken(cli_parse_long(arg, 1, 100000000, &o->requests));
+	case OPT_REPEAT: return taken(cli_parse_long(arg, 1, 10000, &o->repeat));
+	default: return OPT_NOT_MINE;
+	}
+}
+
+/* Open loop: the arrival process or the trace's timing, and its limits. */
+static int parse_open_loop_option(struct replay_options *o, int c, const char *arg)
+{
+	double d;
+	long v;
+
+	switch (c) {
+	case OPT_RATE:
+		o->open_loop = 1;
+		return taken(cli_parse_double(arg, 1e-6, 1e7, &o->sched.rate));
+	case OPT_ARRIVAL: return taken(arrival_parse(arg, &o->sched.arrival));
+	case OPT_BURSTINESS: return taken(cli_parse_double(arg, 1e-3, 1e6, &o->sched.burstiness));
+	case OPT_SEED:
+		if (cli_parse_long(arg, 0, 0x7fffffffL, &v) < 0)
+			return OPT_BAD;
+		o->sched.seed = (uint64_t)v;
+		return OPT_TAKEN;
+	case OPT_TIMING:
+		o->sched.arrival = ARRIVAL_TRACE;
+		o->open_loop = 1;
+		return strcmp(arg, "trace") == 0 ? OPT_TAKEN : OPT_BAD;
+	case OPT_SPEED: return taken(cli_parse_double(arg, 1e-6, 1e6, &o->sched.speed));
+	case OPT_DURATION:
+		if (cli_parse_double(arg, 1e-3, 1e7, &d) < 0)
+			return OPT_BAD;
+		o->sched.duration_ns = (int64_t)(d * NS_PER_S);
+		return OPT_TAKEN;
+	case OPT_MAX_CONCURRENCY: return taken(cli_parse_long(arg, 1, 1000000, &o->max_concurrency));
+	default: return OPT_NOT_MINE;
+	}
+}
+
+/* What each request carries and how it is sent. */
+static int parse_request_option(struct replay_options *o, int c, char *arg)
+{
+	switch (c) {
+	case OPT_MODEL: o->model = arg; return OPT_TAKEN;
+	case OPT_MAX_TOKENS: return taken(cli_parse_long(arg, 1, 10000000, &o->max_tokens));
+	case OPT_IGNORE_EOS: o->ignore_eos = 1; return OPT_TAKEN;
+	case OPT_ALL_REQUESTS: o->all_requests = 1; return OPT_TAKEN;
+	case 'H':
+		if (!strchr(arg, ':') || replay_header_name_len(arg) == 0 ||
+		    o->n_headers == REPLAY_MAX_HEADERS)
+			return OPT_BAD;
+		o->headers[o->n_headers++] = arg;
+		return OPT_TAKEN;
+	case OPT_API_KEY_ENV: o->api_key_env = arg; return OPT_TAKEN;
+	case OPT_HTTP2: o->http2 = 1; return OPT_TAKEN;
+	case 'k': o->insecure = 1; return OPT_TAKEN;
+	case OPT_TIMEOUT: return taken(cli_parse_long(arg, 1, 86400, &o->timeout_s));
+	case OPT_CONNECT_TIMEOUT: return taken(cli_parse_long(arg, 1, 3600, &o->connect_timeout_s));
+	case OPT_MAX_EVENT_BYTES:
+		return taken(cli_parse_long(arg, 1024, 1L << 30, &o->max_event_bytes));
+	default: return OPT_NOT_MINE;
+	}
+}
+
+/* Several processes or hosts: the shard, the common start, the workers. */
+static int parse_hosts_option(struct replay_options *o, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_SHARD: return parse_shard(arg, &o->shard_k, &o->shard_n) < 0 ? OPT_BAD : OPT_TAKEN;
+	case OPT_START_AT: return taken(cli_parse_double(arg, 1, 1e11, &o->start_at));
+	case OPT_WORKERS: return taken(cli_parse_long(arg, 1, 1024, &o->workers));
+	default: return OPT_NOT_MINE;
+	}
+}
+
+/* One option getopt_long returned: CLI_CONTINUE, or the exit status. */
+static int parse_one(struct replay_options *o, int c, char **argv)
+{
+	char msg[256];
+	int rc;
+
+	if (c == 'h') {
+		replay_options_usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	if (c == '?' || c == ':') {
+		cli_getopt_error(c, argv, longopts, msg, sizeof(msg));
+		return usage_error(msg, 1);
+	}
+	if (c == 'e' && o->endpoint_b)
+		return usage_error("more than two --endpoint; an A/B run has two", 0);
+	if (c == 'o' && o->output_b)
+		return usage_error("more than two -o; an A/B run writes two results files", 0);
+	rc = parse_run_option(o, c, optarg);
+	if (rc == OPT_NOT_MINE)
+		rc = parse_closed_loop_option(o, c, optarg);
+	if (rc == OPT_NOT_MINE)
+		rc = parse_open_loop_option(o, c, optarg);
+	if (rc == OPT_NOT_MINE)
+		rc = parse_request_option(o, c, optarg);
+	if (rc == OPT_NOT_MINE)
+		rc = parse_hosts_option(o, c, optarg);
+	if (rc == OPT_TAKEN)
+		return CLI_CONTINUE;
+	snprintf(msg, sizeof(msg), "invalid value '%s' for --%s", optarg ? optarg : "",
+		 cli_option_name(longopts, c));
+	return usage_error(msg, 0);
+}
+
+/* The rules of an A/B run (two --endpoint): NULL when kept, else why not. */
+static const char *check_ab(const struct replay_options *o)
+{
+	if (!o->endpoint_b) {
+		if (o->output_b)
+			return "two -o need two --endpoint (an A/B run)";
+		if (o->label_a || o->label_b)
+			return "--label-a and --label-b need two --endpoint (an A/B run)";
+		return NULL;
+	}
+	if (strncmp(o->endpoint_b, "http://", 7) && strncmp(o->endpoint_b, "https://", 8))
+		return "--endpoint must be an http:// or https:// URL";
+	if (!o->output_b)
+		return "an A/B run (two --endpoint) needs two results files: -o A.jsonl.gz -o B.jsonl.gz";
+	if (strcmp(o->output, o->output_b) == 0)
+		return "the two results files of an A/B run must differ";
+	if (o->open_loop)
+		return "an A/B run (two --endpoint) is closed loop: --rate and --timing do not apply";
+	if (o->shard_n > 1 || o->workers > 1)
+		return "an A/B run (two --endpoint) cannot be sharded (--shard, --workers)";
+	if (o->label)
+		return "an A/B run names its two runs with --label-a and --label-b, not --label";
+	if (o->label_a && o->label_b && strcmp(o->label_a, o->label_b) == 0)
+		return "--label-a and --label-b must differ";
+	return NULL;
+}
+
+/* The checks between flags, once all are read. */
+static int check_options(struct replay_options *o)
+{
+	const char *why;
+
+	if (!o->endpoint || (strncmp(o->endpoint, "http://", 7) && strncmp(o->endpoint, "https://", 8)))
+		return usage_error(o->endpoint ? "--endpoint must be an http:// or https:// URL" :
+				   "no endpoint; give --endpoint URL", 0);
+	if (!o->output)
+		return usage_error("no results file; give -o RESULTS", 0);
+	if ((why = check_ab(o)) != NULL)
+		return usage_error(why, 0);
+	/* libcurl before 7.89 breaks reused prior-knowledge HTTP/2 connections
+	 * (curl issue 10634): every request after the first would fail. */
+	if (o->http2 && strncmp(o->endpoint, "http://", 7) == 0 &&
+	    curl_version_info(CURLVERSION_NOW)->version_num < 0x075900) {
+		fprintf(stderr, PROG ": --http2 over http:// needs libcurl 7.89 or later "
+			"(this is %s); use an https:// endpoint or HTTP/1.1\n",
+			curl_version_info(CURLVERSION_NOW)->version);
+		return CLI_EXIT_USAGE;
+	}
+	if (o->open_loop && (o->concurrency_given || o->repeat > 1))
+		return usage_error("--concurrency and --repeat are closed-loop options; "
+				   "with --rate or --timing use --max-concurrency", 0);
+	if (o->sched.rate > 0 && o->sched.arrival == ARRIVAL_TRACE)
+		return usage_error("give either --rate or --timing trace, not both", 0);
+	return CLI_CONTINUE;
+}
+
+/* Copies an endpoint into buf without its trailing '/'. */
+static const char *trim_endpoint(const char *endpoint, char *buf, size_t len)
+{
+	size_t n;
+
+	snprintf(buf, len, "%s", endpoint);
+	n = strlen(buf);
+	while (n > 8 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	return buf;
+}
+
+/* The endpoints without trailing '/', the default labels. */
+static void finish_options(struct replay_options *o)
+{
+	size_t t;
+
+	o->endpoint = trim_endpoint(o->endpoint, o->endpoint_buf[0], sizeof(o->endpoint_buf[0]));
+	if (o->endpoint_b)
+		o->endpoint_b = trim_endpoint(o->endpoint_b, o->endpoint_buf[1],
+					      sizeof(o->endpoint_buf[1]));
+	if (!o->label) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		strftime(o->label_buf, sizeof(o->label_buf), "run-%Y%m%d-%H%M%S", &tm);
+		o->label = o->label_buf;
+	}
+	if (o->endpoint_b) {
+		for (t = 0; t < 2; t++)
+			snprintf(o->ab_label_buf[t], sizeof(o->ab_label_buf[t]), "%s-%c", o->label,
+				 t ? 'b' : 'a');
+		o->label_a = o->label_a ? o->label_a : o->ab_label_buf[0];
+		o->label_b = o->label_b ? o->label_b : o->ab_label_buf[1];
+	}
+	o->sched.max_requests = (size_t)o->requests;
+}
+
+/* Each endpoint as libcurl will parse it. Said without its userinfo. */
+static int check_urls(const struct replay_options *o)
+{
+	const char *e[2] = { o->endpoint, o->endpoint_b };
+	char err[256];
+	size_t t;
+
+	for (t = 0; t < 2 && e[t]; t++) {
+		if (curlev_check_url(e[t], err, sizeof(err)) < 0) {
+			char *shown = redact_url(e[t], NULL);
+
+			fprintf(stderr, PROG ": invalid --endpoint%s '%s': %s\n", t ? "-b" : "",
+				shown ? shown : "?", err);
+			free(shown);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	return CLI_CONTINUE;
+}
+
+int replay_options_parse(struct replay_options *o, int argc, char **argv)
+{
+	int c, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->levels[0] = 1;
+	o->n_levels = 1;
+	o->warmup = 1;
+	o->timeout_s = 600;
+	o->connect_timeout_s = 10;
+	o->api_key_env = "OPENAI_API_KEY";
+	o->progress = -1;
+	o->format = TABLE_TEXT;
+	o->repeat = 1;
+	o->worker = -1;
+	o->sched.arrival = ARRIVAL_CONSTANT;
+	o->sched.burstiness = 1;
+	o->sched.speed = 1;
+	o->sched.seed = 1;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1)
+		if ((rc = parse_one(o, c, argv)) != CLI_CONTINUE)
+			return rc;
+	if (optind + 1 != argc)
+		return usage_error(optind == argc ? "no trace file given" :
+				   "more than one trace file given", 1);
+	o->trace_path = argv[optind];
+	if ((rc = check_options(o)) != CLI_CONTINUE)
+		return rc;
+	finish_options(o);
+	return check_urls(o);
+}

@@ -1,0 +1,76 @@
+/*
+ * options.h - the command line of `tracebench replay`: what it asks for,
+ * its help text and its parsing (lib/cli.h says how parsers return).
+ *
+ * replay.c only reads a struct replay_options; every flag, its default,
+ * its range and the checks between flags are here.
+ */
+#ifndef TB_REPLAY_OPTIONS_H
+#define TB_REPLAY_OPTIONS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "lib/table.h"
+#include "replay/schedule.h"
+
+#define REPLAY_MAX_LEVELS 64
+#define REPLAY_MAX_HEADERS 32
+
+/* The command line, parsed once; the strings point into argv or into the
+ * struct itself (endpoints, labels). */
+struct replay_options {
+	const char *endpoint;     /* without trailing '/' */
+	const char *endpoint_b;   /* an A/B run: the second server, else NULL */
+	const char *output_b;     /* ... its results file */
+	const char *label_a, *label_b;   /* ... the labels of its two runs */
+	long levels[REPLAY_MAX_LEVELS];
+	int n_levels;
+	int concurrency_given;    /* -c was given: refused with the open loop */
+	long requests;            /* per level; 0 = max(4, 2C) */
+	long warmup;
+	const char *label;        /* given, or run-YYYYmmdd-HHMMSS */
+	const char *output;
+	const char *trace_path;
+	int force;
+	long timeout_s;
+	long connect_timeout_s;
+	long max_event_bytes;     /* cap on one SSE event or response body, 0 = default */
+	const char *api_key_env;
+	int progress;             /* 1 on, 0 off, -1 when stderr is a terminal */
+	enum table_format format;
+	long repeat;              /* closed loop: run each level this many times */
+	int open_loop;            /* --rate or --timing trace */
+	struct schedule_options sched;
+	long max_concurrency;     /* open loop: cap on requests in flight, 0 = none */
+	long shard_k, shard_n;    /* this process replays shard K of N */
+	double start_at;          /* UNIX time to start at, 0 = now */
+	long workers;             /* --workers W: W processes here, one results file */
+	long worker;              /* a worker process: which one (0..W-1); -1 if none */
+	int handshake[2];         /* a worker: "ready" to the parent, the start from it */
+	const char *model;        /* overrides: NULL / -1 / 0 when not given */
+	long max_tokens;
+	int ignore_eos;
+	char *headers[REPLAY_MAX_HEADERS];  /* -H "Name: value", into argv */
+	size_t n_headers;
+	int http2, insecure;
+	int all_requests;         /* replay requests of kind "other" too */
+	char endpoint_buf[2][1024];
+	char label_buf[64];
+	char ab_label_buf[2][80];
+};
+
+/*
+ * Fills *o from argv (argv[0] is "replay"), defaults first. Returns
+ * CLI_CONTINUE to run; else the exit status after printing the help to
+ * stdout (0) or a one-line error to stderr (2).
+ */
+int replay_options_parse(struct replay_options *o, int argc, char **argv);
+
+/* The help text. */
+void replay_options_usage(FILE *out);
+
+/* Length of the name part of the header "Name: value". */
+size_t replay_header_name_len(const char *h);
+
+#endif
