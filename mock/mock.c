@@ -32,12 +32,12 @@
  * stream_event(), through which every SSE event leaves.
  */
 #include "mock/mock.h"
+#include "mock/options.h"
+#include "lib/cli.h"
 #include "lib/clock.h"
 #include "lib/httpserver.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -58,56 +58,15 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
-#define MOCK_MAX_TOKENS  1000000L            /* per request, clamped to it */
 #define MOCK_MAX_BODY    (16L * 1024 * 1024) /* request body cap, bytes */
 #define MOCK_MAX_HEADERS (64L * 1024)        /* request headers cap, bytes */
 #define MOCK_TIMEOUT_S   600                 /* idle or not-reading client */
-#define MOCK_MAX_EVENT   (1L << 30)          /* --big-event-bytes cap */
-#define MOCK_BIG_EVENT_BYTES ((1L << 20) + 1) /* its default */
 #define MOCK_MAX_CHOICES 128                 /* n x prompts per request */
 #define MOCK_BLOCK       16                  /* prefix cache block, tokens */
 #define MOCK_VOCAB       32000               /* /tokenize ids are below it */
 
-enum mock_profile { MOCK_PROFILE_NONE, MOCK_PROFILE_BATCHING };
 enum mock_api { MOCK_API_CHAT, MOCK_API_COMPLETIONS };
 
-/* The command line, parsed once; the strings point into argv. */
-struct mock_options {
-	char host[256];
-	int port;
-	int64_t ttft_ns;
-	int64_t itl_ns;
-	int64_t cold_start_ns;
-	long tokens;            /* when the request has no max_tokens */
-	long reasoning_tokens;  /* leading tokens sent as reasoning_content */
-	enum mock_profile profile;
-	double slope;
-	const char *model;
-	const char *port_file;
-	int quiet;
-	/* Faults, for the tests of what replay records when servers fail. */
-	long fail_every;        /* every N-th generation request gets fail_status */
-	long fail_status;
-	long reset_after;       /* streams: reset the connection after N tokens */
-	long stall_after;       /* streams: go silent after N tokens */
-	long malformed_after;   /* streams: a garbage event after N tokens */
-	int no_done;            /* streams: end without data: [DONE] */
-	int no_final_newline;   /* streams: the last event without its line ends */
-	long big_event_after;   /* streams: after N tokens, the next one as ... */
-	long big_event_bytes;   /* ... an event of this many bytes of data */
-	int64_t trickle_ns;     /* streams: body bytes one at a time, this far apart */
-	int close_after;        /* every reply: Connection: close */
-	int64_t stall_at_ns;    /* after the first request: hold new requests ... */
-	int64_t stall_ns;       /* ... for this long (a stalled server) */
-	/* Fidelity: how vLLM answers (README, mock). */
-	int early_role;         /* the chat role chunk on arrival, not with token 0 */
-	long max_model_len;     /* prompt + max_tokens above it: 400 */
-	double eos_prob;        /* per token, the chance of an end of sequence */
-	int64_t prefill_ns;     /* added to TTFT per uncached prompt token */
-	long cache_blocks;      /* prefix cache size in blocks; 0: none */
-	long tokens_per_event;  /* tokens in one event (speculative decoding) */
-	int gzip;               /* gzip replies to clients that accept it */
-};
 
 /* The prefix cache: hashes of prompt blocks, each chained to the blocks
  * before it, in an open-addressed table; emptied when full. */
@@ -273,349 +232,6 @@ static char *str_printf(const char *fmt, ...)
 	vsnprintf(out, (size_t)len + 1, fmt, ap);
 	va_end(ap);
 	return out;
-}
-
-/* ---- command line ------------------------------------------------------ */
-
-static void usage(FILE *out)
-{
-	fputs(
-"usage: tracebench mock [options]\n"
-"\n"
-"Serve a deterministic OpenAI-compatible API (POST /v1/chat/completions,\n"
-"POST /v1/completions, POST /tokenize, GET /v1/models, GET /health) that\n"
-"answers as vLLM does. Token k of a request is sent at ttft + k * itl after\n"
-"it arrived; the request's max_tokens (or max_completion_tokens) says how\n"
-"many tokens, else --tokens does. The chat role chunk goes with the first\n"
-"token; n > 1 and prompt lists get a choice each; a model other than\n"
-"--model is 404, a bad max_tokens or a prompt past --max-model-len 400, in\n"
-"vLLM's error shape. A prefix cache of prompt blocks (16 tokens, words\n"
-"counting as tokens) reports its hits in usage.prompt_tokens_details.\n"
-"\n"
-"options:\n"
-"  -l, --listen HOST:PORT      address to listen on (default 127.0.0.1:8000;\n"
-"                              port 0 picks a free port)\n"
-"      --port-file FILE        write the bound port to FILE once listening\n"
-"      --ttft-ms MS            time to first token (default 50)\n"
-"      --itl-ms MS             gap between tokens (default 10)\n"
-"      --tokens N              tokens when the request has no max_tokens\n"
-"                              (default 16; a request's max_tokens wins)\n"
-"      --reasoning-tokens N    send the first N tokens as reasoning_content\n"
-"                              (chat only; default 0)\n"
-"      --profile NAME          none (default): constant timing;\n"
-"                              batching: ttft and itl grow with load\n"
-"      --slope X               batching slowdown per extra active request\n"
-"                              (default 0.133)\n"
-"      --cold-start-ms MS      extra ttft for the first request (default 0)\n"
-"      --model NAME            the served model: in /v1/models, in replies\n"
-"                              to requests that name none; any other is\n"
-"                              404 (default mock)\n"
-"      --max-model-len N       context length: prompt + max_tokens above it\n"
-"                              is refused with 400 (default 131072)\n"
-"      --eos-prob P            per token, the chance that the sequence ends\n"
-"                              there (finish_reason stop; ignore_eos: never;\n"
-"                              seeded by the request's number; default 0)\n"
-"      --prefill-us-per-token US  TTFT grows by US per prompt token not in\n"
-"                              the prefix cache (default 0)\n"
-"      --prefix-cache-blocks N blocks the prefix cache holds, emptied when\n"
-"                              full (default 4096; 0: no cache)\n"
-"      --tokens-per-event K    K tokens in each event, itl apart, as with\n"
-"                              speculative decoding (default 1)\n"
-"      --early-role            send the chat role chunk on arrival, before\n"
-"                              the first token, as some servers do\n"
-"      --gzip                  gzip replies to clients that accept it (a\n"
-"                              compressing server or gateway)\n"
-"\n"
-"faults (for testing clients):\n"
-"      --fail-every N          answer every N-th request with --fail-status\n"
-"      --fail-status CODE      HTTP status of those answers (default 500)\n"
-"      --reset-after N         reset the connection after N streamed tokens\n"
-"      --stall-after N         go silent after N streamed tokens\n"
-"      --malformed-after N     send an event that is not JSON after N tokens\n"
-"      --no-done               end streams without data: [DONE]\n"
-"      --no-final-newline      end streams inside their last event: no line\n"
-"                              end after data: [DONE] (or, with --no-done,\n"
-"                              after the usage chunk)\n"
-"      --big-event-after N     after N streamed tokens, send the next one\n"
-"      --big-event-bytes B     as an event of B bytes of data, its text\n"
-"                              padded with spaces (default 1048577: one\n"
-"                              byte over replay's default cap)\n"
-"      --trickle-us US         send streamed body bytes one at a time,\n"
-"                              US microseconds apart\n"
-"      --close-after-response  send Connection: close and close the\n"
-"                              connection after every response\n"
-"      --stall-at-ms T         T ms after the first request, hold new\n"
-"      --stall-ms D            requests for D ms (a stalled server)\n"
-"\n"
-"  -q, --quiet                 no start-up line on stderr\n"
-"  -h, --help                  show this help\n"
-"\n"
-"examples:\n"
-"  tracebench mock\n"
-"  tracebench mock --listen 127.0.0.1:0 --port-file mock.port --quiet\n"
-"  tracebench mock --profile batching --itl-ms 37 --cold-start-ms 12000\n",
-	    out);
-}
-
-/* Print "tracebench mock: <message> (see ...)" to stderr; returns -1. */
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("tracebench mock: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see 'tracebench mock --help')\n", stderr);
-	return -1;
-}
-
-static int parse_double(const char *opt, const char *s, double max,
-			double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > max) {
-		usage_error("%s wants a number in 0..%g, not '%s'", opt, max, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-/* Milliseconds (fractions allowed) into nanoseconds. */
-static int parse_ms(const char *opt, const char *s, int64_t *out_ns)
-{
-	double ms;
-
-	if (parse_double(opt, s, 1e9, &ms))
-		return -1;
-	*out_ns = llround(ms * NS_PER_MS);
-	return 0;
-}
-
-static int parse_long(const char *opt, const char *s, long min, long max,
-		      long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max) {
-		usage_error("%s wants an integer in %ld..%ld, not '%s'", opt, min, max, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-/* "HOST:PORT" or "[V6ADDR]:PORT" into o->host and o->port. */
-/*
- * Fill *o from argv (argv[0] is "mock"). Returns 0 to run, 1 when --help was
- * printed, -1 after printing a usage error.
- */
-static int parse_args(int argc, char **argv, struct mock_options *o)
-{
-	enum { O_PORT_FILE = 256, O_TTFT, O_ITL, O_TOKENS, O_REASONING,
-	       O_PROFILE, O_SLOPE, O_COLD, O_MODEL, O_FAIL_EVERY, O_FAIL_STATUS,
-	       O_RESET_AFTER, O_STALL_AFTER, O_MALFORMED_AFTER, O_NO_DONE,
-	       O_STALL_AT, O_STALL_MS, O_NO_FINAL_NEWLINE, O_BIG_AFTER,
-	       O_BIG_BYTES, O_TRICKLE, O_CLOSE_AFTER, O_EARLY_ROLE, O_MAX_MODEL_LEN,
-	       O_EOS_PROB, O_PREFILL, O_CACHE_BLOCKS, O_PER_EVENT, O_GZIP };
-	static const struct option longopts[] = {
-		{ "listen",           required_argument, NULL, 'l' },
-		{ "port-file",        required_argument, NULL, O_PORT_FILE },
-		{ "ttft-ms",          required_argument, NULL, O_TTFT },
-		{ "itl-ms",           required_argument, NULL, O_ITL },
-		{ "tokens",           required_argument, NULL, O_TOKENS },
-		{ "reasoning-tokens", required_argument, NULL, O_REASONING },
-		{ "profile",          required_argument, NULL, O_PROFILE },
-		{ "slope",            required_argument, NULL, O_SLOPE },
-		{ "cold-start-ms",    required_argument, NULL, O_COLD },
-		{ "model",            required_argument, NULL, O_MODEL },
-		{ "fail-every",       required_argument, NULL, O_FAIL_EVERY },
-		{ "fail-status",      required_argument, NULL, O_FAIL_STATUS },
-		{ "reset-after",      required_argument, NULL, O_RESET_AFTER },
-		{ "stall-after",      required_argument, NULL, O_STALL_AFTER },
-		{ "malformed-after",  required_argument, NULL, O_MALFORMED_AFTER },
-		{ "no-done",          no_argument,       NULL, O_NO_DONE },
-		{ "stall-at-ms",      required_argument, NULL, O_STALL_AT },
-		{ "stall-ms",         required_argument, NULL, O_STALL_MS },
-		{ "no-final-newline", no_argument,       NULL, O_NO_FINAL_NEWLINE },
-		{ "big-event-after",  required_argument, NULL, O_BIG_AFTER },
-		{ "big-event-bytes",  required_argument, NULL, O_BIG_BYTES },
-		{ "trickle-us",       required_argument, NULL, O_TRICKLE },
-		{ "close-after-response", no_argument,   NULL, O_CLOSE_AFTER },
-		{ "early-role",       no_argument,       NULL, O_EARLY_ROLE },
-		{ "max-model-len",    required_argument, NULL, O_MAX_MODEL_LEN },
-		{ "eos-prob",         required_argument, NULL, O_EOS_PROB },
-		{ "prefill-us-per-token", required_argument, NULL, O_PREFILL },
-		{ "prefix-cache-blocks", required_argument, NULL, O_CACHE_BLOCKS },
-		{ "tokens-per-event", required_argument, NULL, O_PER_EVENT },
-		{ "gzip",             no_argument,       NULL, O_GZIP },
-		{ "quiet",            no_argument,       NULL, 'q' },
-		{ "help",             no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	int c, err = 0;
-
-	memset(o, 0, sizeof(*o));
-	snprintf(o->host, sizeof(o->host), "127.0.0.1");
-	o->port = 8000;
-	o->ttft_ns = 50 * NS_PER_MS;
-	o->itl_ns = 10 * NS_PER_MS;
-	o->tokens = 16;
-	o->slope = 0.133;
-	o->model = "mock";
-	o->fail_status = 500;
-	o->reset_after = o->stall_after = o->malformed_after = -1;
-	o->big_event_after = -1;
-	o->big_event_bytes = MOCK_BIG_EVENT_BYTES;
-	o->max_model_len = 131072;
-	o->cache_blocks = 4096;
-	o->tokens_per_event = 1;
-
-	optind = 0;     /* glibc: start afresh; argv[0] is not an option */
-	opterr = 0;
-	while (!err &&
-	       (c = getopt_long(argc, argv, ":l:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			if (httpserver_parse_listen(optarg, o->host, sizeof(o->host), &o->port) < 0)
-				err = usage_error("--listen wants HOST:PORT, not '%s'", optarg);
-			break;
-		case O_PORT_FILE:
-			o->port_file = optarg;
-			break;
-		case O_TTFT:
-			err = parse_ms("--ttft-ms", optarg, &o->ttft_ns);
-			break;
-		case O_ITL:
-			err = parse_ms("--itl-ms", optarg, &o->itl_ns);
-			break;
-		case O_COLD:
-			err = parse_ms("--cold-start-ms", optarg,
-				       &o->cold_start_ns);
-			break;
-		case O_TOKENS:
-			err = parse_long("--tokens", optarg, 1,
-					 MOCK_MAX_TOKENS, &o->tokens);
-			break;
-		case O_REASONING:
-			err = parse_long("--reasoning-tokens", optarg, 0,
-					 MOCK_MAX_TOKENS, &o->reasoning_tokens);
-			break;
-		case O_PROFILE:
-			if (!strcmp(optarg, "none"))
-				o->profile = MOCK_PROFILE_NONE;
-			else if (!strcmp(optarg, "batching"))
-				o->profile = MOCK_PROFILE_BATCHING;
-			else
-				err = usage_error("unknown profile '%s' "
-						  "(none, batching)", optarg);
-			break;
-		case O_SLOPE:
-			err = parse_double("--slope", optarg, 1000, &o->slope);
-			break;
-		case O_MODEL:
-			if (!*optarg)
-				err = usage_error("--model wants a name");
-			o->model = optarg;
-			break;
-		case O_FAIL_EVERY:
-			err = parse_long("--fail-every", optarg, 1, 1000000000L, &o->fail_every);
-			break;
-		case O_FAIL_STATUS:
-			err = parse_long("--fail-status", optarg, 400, 599, &o->fail_status);
-			break;
-		case O_RESET_AFTER:
-			err = parse_long("--reset-after", optarg, 0, MOCK_MAX_TOKENS, &o->reset_after);
-			break;
-		case O_STALL_AFTER:
-			err = parse_long("--stall-after", optarg, 0, MOCK_MAX_TOKENS, &o->stall_after);
-			break;
-		case O_MALFORMED_AFTER:
-			err = parse_long("--malformed-after", optarg, 0, MOCK_MAX_TOKENS,
-					 &o->malformed_after);
-			break;
-		case O_NO_DONE:
-			o->no_done = 1;
-			break;
-		case O_STALL_AT:
-			err = parse_ms("--stall-at-ms", optarg, &o->stall_at_ns);
-			break;
-		case O_STALL_MS:
-			err = parse_ms("--stall-ms", optarg, &o->stall_ns);
-			break;
-		case O_NO_FINAL_NEWLINE:
-			o->no_final_newline = 1;
-			break;
-		case O_BIG_AFTER:
-			err = parse_long("--big-event-after", optarg, 0, MOCK_MAX_TOKENS,
-					 &o->big_event_after);
-			break;
-		case O_BIG_BYTES:
-			err = parse_long("--big-event-bytes", optarg, 1, MOCK_MAX_EVENT,
-					 &o->big_event_bytes);
-			break;
-		case O_TRICKLE: {
-			long us = 0;
-
-			err = parse_long("--trickle-us", optarg, 1, 1000000, &us);
-			o->trickle_ns = (int64_t)us * 1000;
-			break;
-		}
-		case O_CLOSE_AFTER:
-			o->close_after = 1;
-			break;
-		case O_EARLY_ROLE:
-			o->early_role = 1;
-			break;
-		case O_MAX_MODEL_LEN:
-			err = parse_long("--max-model-len", optarg, 2, 2 * MOCK_MAX_TOKENS,
-					 &o->max_model_len);
-			break;
-		case O_EOS_PROB:
-			err = parse_double("--eos-prob", optarg, 1, &o->eos_prob);
-			break;
-		case O_PREFILL: {
-			double us = 0;
-
-			err = parse_double("--prefill-us-per-token", optarg, 1e6, &us);
-			o->prefill_ns = llround(us * 1000);
-			break;
-		}
-		case O_CACHE_BLOCKS:
-			err = parse_long("--prefix-cache-blocks", optarg, 0, 1L << 24,
-					 &o->cache_blocks);
-			break;
-		case O_PER_EVENT:
-			err = parse_long("--tokens-per-event", optarg, 1, 64, &o->tokens_per_event);
-			break;
-		case O_GZIP:
-			o->gzip = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case ':':
-			return usage_error("option '%s' needs a value",
-					   argv[optind - 1]);
-		default:
-			return usage_error("unknown option '%s'",
-					   argv[optind - 1]);
-		}
-	}
-	if (!err && optind < argc)
-		err = usage_error("unexpected argument '%s'", argv[optind]);
-	return err;
 }
 
 /* ---- replies ----------------------------------------------------------- */
@@ -1763,17 +1379,12 @@ int mock_main(int argc, char **argv)
 {
 	struct mock_server srv;
 	char err[512];
-	int rc = 1;
+	int rc;
 
 	memset(&srv, 0, sizeof(srv));
-	switch (parse_args(argc, argv, &srv.opt)) {
-	case 0:
-		break;
-	case 1:
-		return 0;
-	default:
-		return 2;
-	}
+	if ((rc = mock_options_parse(&srv.opt, argc, argv)) != CLI_CONTINUE)
+		return rc;
+	rc = CLI_EXIT_FAILED;
 	srv.cold_pending = srv.opt.cold_start_ns > 0;
 	signal(SIGPIPE, SIG_IGN);       /* a vanished client is not fatal */
 	event_set_log_callback(on_libevent_log);

@@ -1,0 +1,310 @@
+/*
+ * options.c - the command line of `tracebench mock`; see options.h.
+ *
+ * Numbers go through lib/cli like every program's: a value out of range
+ * is refused naming its flag.
+ */
+#include "mock/options.h"
+#include "lib/cli.h"
+#include "lib/clock.h"
+#include "lib/httpserver.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <string.h>
+
+#define PROG "tracebench mock"
+#define MOCK_MAX_EVENT   (1L << 30)          /* --big-event-bytes cap */
+#define MOCK_BIG_EVENT_BYTES ((1L << 20) + 1) /* its default */
+
+/* What a group's function made of an option. */
+enum { OPT_TAKEN = 0, OPT_BAD = -1, OPT_NOT_MINE = 1 };
+
+enum { O_PORT_FILE = 256, O_TTFT, O_ITL, O_TOKENS, O_REASONING,
+       O_PROFILE, O_SLOPE, O_COLD, O_MODEL, O_FAIL_EVERY, O_FAIL_STATUS,
+       O_RESET_AFTER, O_STALL_AFTER, O_MALFORMED_AFTER, O_NO_DONE,
+       O_STALL_AT, O_STALL_MS, O_NO_FINAL_NEWLINE, O_BIG_AFTER,
+       O_BIG_BYTES, O_TRICKLE, O_CLOSE_AFTER, O_EARLY_ROLE, O_MAX_MODEL_LEN,
+       O_EOS_PROB, O_PREFILL, O_CACHE_BLOCKS, O_PER_EVENT, O_GZIP };
+
+static const char shortopts[] = ":l:qh";
+
+static const struct option longopts[] = {
+	{ "listen",           required_argument, NULL, 'l' },
+	{ "port-file",        required_argument, NULL, O_PORT_FILE },
+	{ "ttft-ms",          required_argument, NULL, O_TTFT },
+	{ "itl-ms",           required_argument, NULL, O_ITL },
+	{ "tokens",           required_argument, NULL, O_TOKENS },
+	{ "reasoning-tokens", required_argument, NULL, O_REASONING },
+	{ "profile",          required_argument, NULL, O_PROFILE },
+	{ "slope",            required_argument, NULL, O_SLOPE },
+	{ "cold-start-ms",    required_argument, NULL, O_COLD },
+	{ "model",            required_argument, NULL, O_MODEL },
+	{ "fail-every",       required_argument, NULL, O_FAIL_EVERY },
+	{ "fail-status",      required_argument, NULL, O_FAIL_STATUS },
+	{ "reset-after",      required_argument, NULL, O_RESET_AFTER },
+	{ "stall-after",      required_argument, NULL, O_STALL_AFTER },
+	{ "malformed-after",  required_argument, NULL, O_MALFORMED_AFTER },
+	{ "no-done",          no_argument,       NULL, O_NO_DONE },
+	{ "stall-at-ms",      required_argument, NULL, O_STALL_AT },
+	{ "stall-ms",         required_argument, NULL, O_STALL_MS },
+	{ "no-final-newline", no_argument,       NULL, O_NO_FINAL_NEWLINE },
+	{ "big-event-after",  required_argument, NULL, O_BIG_AFTER },
+	{ "big-event-bytes",  required_argument, NULL, O_BIG_BYTES },
+	{ "trickle-us",       required_argument, NULL, O_TRICKLE },
+	{ "close-after-response", no_argument,   NULL, O_CLOSE_AFTER },
+	{ "early-role",       no_argument,       NULL, O_EARLY_ROLE },
+	{ "max-model-len",    required_argument, NULL, O_MAX_MODEL_LEN },
+	{ "eos-prob",         required_argument, NULL, O_EOS_PROB },
+	{ "prefill-us-per-token", required_argument, NULL, O_PREFILL },
+	{ "prefix-cache-blocks", required_argument, NULL, O_CACHE_BLOCKS },
+	{ "tokens-per-event", required_argument, NULL, O_PER_EVENT },
+	{ "gzip",             no_argument,       NULL, O_GZIP },
+	{ "quiet",            no_argument,       NULL, 'q' },
+	{ "help",             no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+void mock_options_usage(FILE *out)
+{
+	fputs(
+"usage: tracebench mock [options]\n"
+"\n"
+"Serve a deterministic OpenAI-compatible API (POST /v1/chat/completions,\n"
+"POST /v1/completions, POST /tokenize, GET /v1/models, GET /health) that\n"
+"answers as vLLM does. Token k of a request is sent at ttft + k * itl after\n"
+"it arrived; the request's max_tokens (or max_completion_tokens) says how\n"
+"many tokens, else --tokens does. The chat role chunk goes with the first\n"
+"token; n > 1 and prompt lists get a choice each; a model other than\n"
+"--model is 404, a bad max_tokens or a prompt past --max-model-len 400, in\n"
+"vLLM's error shape. A prefix cache of prompt blocks (16 tokens, words\n"
+"counting as tokens) reports its hits in usage.prompt_tokens_details.\n"
+"\n"
+"options:\n"
+"  -l, --listen HOST:PORT      address to listen on (default 127.0.0.1:8000;\n"
+"                              port 0 picks a free port)\n"
+"      --port-file FILE        write the bound port to FILE once listening\n"
+"      --ttft-ms MS            time to first token (default 50)\n"
+"      --itl-ms MS             gap between tokens (default 10)\n"
+"      --tokens N              tokens when the request has no max_tokens\n"
+"                              (default 16; a request's max_tokens wins)\n"
+"      --reasoning-tokens N    send the first N tokens as reasoning_content\n"
+"                              (chat only; default 0)\n"
+"      --profile NAME          none (default): constant timing;\n"
+"                              batching: ttft and itl grow with load\n"
+"      --slope X               batching slowdown per extra active request\n"
+"                              (default 0.133)\n"
+"      --cold-start-ms MS      extra ttft for the first request (default 0)\n"
+"      --model NAME            the served model: in /v1/models, in replies\n"
+"                              to requests that name none; any other is\n"
+"                              404 (default mock)\n"
+"      --max-model-len N       context length: prompt + max_tokens above it\n"
+"                              is refused with 400 (default 131072)\n"
+"      --eos-prob P            per token, the chance that the sequence ends\n"
+"                              there (finish_reason stop; ignore_eos: never;\n"
+"                              seeded by the request's number; default 0)\n"
+"      --prefill-us-per-token US  TTFT grows by US per prompt token not in\n"
+"                              the prefix cache (default 0)\n"
+"      --prefix-cache-blocks N blocks the prefix cache holds, emptied when\n"
+"                              full (default 4096; 0: no cache)\n"
+"      --tokens-per-event K    K tokens in each event, itl apart, as with\n"
+"                              speculative decoding (default 1)\n"
+"      --early-role            send the chat role chunk on arrival, before\n"
+"                              the first token, as some servers do\n"
+"      --gzip                  gzip replies to clients that accept it (a\n"
+"                              compressing server or gateway)\n"
+"\n"
+"faults (for testing clients):\n"
+"      --fail-every N          answer every N-th request with --fail-status\n"
+"      --fail-status CODE      HTTP status of those answers (default 500)\n"
+"      --reset-after N         reset the connection after N streamed tokens\n"
+"      --stall-after N         go silent after N streamed tokens\n"
+"      --malformed-after N     send an event that is not JSON after N tokens\n"
+"      --no-done               end streams without data: [DONE]\n"
+"      --no-final-newline      end streams inside their last event: no line\n"
+"                              end after data: [DONE] (or, with --no-done,\n"
+"                              after the usage chunk)\n"
+"      --big-event-after N     after N streamed tokens, send the next one\n"
+"      --big-event-bytes B     as an event of B bytes of data, its text\n"
+"                              padded with spaces (default 1048577: one\n"
+"                              byte over replay's default cap)\n"
+"      --trickle-us US         send streamed body bytes one at a time,\n"
+"                              US microseconds apart\n"
+"      --close-after-response  send Connection: close and close the\n"
+"                              connection after every response\n"
+"      --stall-at-ms T         T ms after the first request, hold new\n"
+"      --stall-ms D            requests for D ms (a stalled server)\n"
+"\n"
+"  -q, --quiet                 no start-up line on stderr\n"
+"  -h, --help                  show this help\n"
+"\n"
+"examples:\n"
+"  tracebench mock\n"
+"  tracebench mock --listen 127.0.0.1:0 --port-file mock.port --quiet\n"
+"  tracebench mock --profile batching --itl-ms 37 --cold-start-ms 12000\n",
+	    out);
+}
+
+/* Prints "tracebench mock: MSG" (and where to look when see_help) and
+ * returns the usage exit status. */
+static int usage_error(const char *msg, int see_help)
+{
+	fprintf(stderr, PROG ": %s%s\n", msg, see_help ? "; see '" PROG " --help'" : "");
+	return CLI_EXIT_USAGE;
+}
+
+/* An integer in [min, max] into *out. */
+static int set_long(const char *arg, long min, long max, long *out)
+{
+	return cli_parse_long(arg, min, max, out) < 0 ? OPT_BAD : OPT_TAKEN;
+}
+
+/* Milliseconds (fractions allowed, 0..1e9) into nanoseconds. */
+static int set_ms(const char *arg, int64_t *out_ns)
+{
+	double ms;
+
+	if (cli_parse_double(arg, 0, 1e9, &ms) < 0)
+		return OPT_BAD;
+	*out_ns = llround(ms * NS_PER_MS);
+	return OPT_TAKEN;
+}
+
+/* Where the mock listens and how it answers when nothing goes wrong. */
+static int parse_server_option(struct mock_options *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'l':
+		return httpserver_parse_listen(arg, o->host, sizeof(o->host), &o->port) < 0 ?
+		       OPT_BAD : OPT_TAKEN;
+	case O_PORT_FILE: o->port_file = arg; return OPT_TAKEN;
+	case O_TTFT: return set_ms(arg, &o->ttft_ns);
+	case O_ITL: return set_ms(arg, &o->itl_ns);
+	case O_COLD: return set_ms(arg, &o->cold_start_ns);
+	case O_TOKENS: return set_long(arg, 1, MOCK_MAX_TOKENS, &o->tokens);
+	case O_REASONING: return set_long(arg, 0, MOCK_MAX_TOKENS, &o->reasoning_tokens);
+	case O_PROFILE:
+		if (strcmp(arg, "none") == 0)
+			o->profile = MOCK_PROFILE_NONE;
+		else if (strcmp(arg, "batching") == 0)
+			o->profile = MOCK_PROFILE_BATCHING;
+		else
+			return OPT_BAD;
+		return OPT_TAKEN;
+	case O_SLOPE:
+		return cli_parse_double(arg, 0, 1000, &o->slope) < 0 ? OPT_BAD : OPT_TAKEN;
+	case O_MODEL:
+		o->model = arg;
+		return *arg ? OPT_TAKEN : OPT_BAD;
+	case 'q': o->quiet = 1; return OPT_TAKEN;
+	default: return OPT_NOT_MINE;
+	}
+}
+
+/* Fidelity: how vLLM answers. */
+static int parse_fidelity_option(struct mock_options *o, int c, const char *arg)
+{
+	double us;
+
+	switch (c) {
+	case O_EARLY_ROLE: o->early_role = 1; return OPT_TAKEN;
+	case O_MAX_MODEL_LEN: return set_long(arg, 2, 2 * MOCK_MAX_TOKENS, &o->max_model_len);
+	case O_EOS_PROB:
+		return cli_parse_double(arg, 0, 1, &o->eos_prob) < 0 ? OPT_BAD : OPT_TAKEN;
+	case O_PREFILL:
+		if (cli_parse_double(arg, 0, 1e6, &us) < 0)
+			return OPT_BAD;
+		o->prefill_ns = llround(us * 1000);
+		return OPT_TAKEN;
+	case O_CACHE_BLOCKS: return set_long(arg, 0, 1L << 24, &o->cache_blocks);
+	case O_PER_EVENT: return set_long(arg, 1, 64, &o->tokens_per_event);
+	case O_GZIP: o->gzip = 1; return OPT_TAKEN;
+	default: return OPT_NOT_MINE;
+	}
+}
+
+/* The faults, for testing clients. */
+static int parse_fault_option(struct mock_options *o, int c, const char *arg)
+{
+	long us = 0;
+
+	switch (c) {
+	case O_FAIL_EVERY: return set_long(arg, 1, 1000000000L, &o->fail_every);
+	case O_FAIL_STATUS: return set_long(arg, 400, 599, &o->fail_status);
+	case O_RESET_AFTER: return set_long(arg, 0, MOCK_MAX_TOKENS, &o->reset_after);
+	case O_STALL_AFTER: return set_long(arg, 0, MOCK_MAX_TOKENS, &o->stall_after);
+	case O_MALFORMED_AFTER: return set_long(arg, 0, MOCK_MAX_TOKENS, &o->malformed_after);
+	case O_NO_DONE: o->no_done = 1; return OPT_TAKEN;
+	case O_NO_FINAL_NEWLINE: o->no_final_newline = 1; return OPT_TAKEN;
+	case O_BIG_AFTER: return set_long(arg, 0, MOCK_MAX_TOKENS, &o->big_event_after);
+	case O_BIG_BYTES: return set_long(arg, 1, MOCK_MAX_EVENT, &o->big_event_bytes);
+	case O_TRICKLE:
+		if (set_long(arg, 1, 1000000, &us) == OPT_BAD)
+			return OPT_BAD;
+		o->trickle_ns = (int64_t)us * 1000;
+		return OPT_TAKEN;
+	case O_CLOSE_AFTER: o->close_after = 1; return OPT_TAKEN;
+	case O_STALL_AT: return set_ms(arg, &o->stall_at_ns);
+	case O_STALL_MS: return set_ms(arg, &o->stall_ns);
+	default: return OPT_NOT_MINE;
+	}
+}
+
+/* One option getopt_long returned: CLI_CONTINUE, or the exit status. */
+static int parse_one(struct mock_options *o, int c, char **argv)
+{
+	char msg[256];
+	int rc;
+
+	if (c == 'h') {
+		mock_options_usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	if (c == '?' || c == ':') {
+		cli_getopt_error(c, argv, longopts, msg, sizeof(msg));
+		return usage_error(msg, 1);
+	}
+	rc = parse_server_option(o, c, optarg);
+	if (rc == OPT_NOT_MINE)
+		rc = parse_fidelity_option(o, c, optarg);
+	if (rc == OPT_NOT_MINE)
+		rc = parse_fault_option(o, c, optarg);
+	if (rc == OPT_TAKEN)
+		return CLI_CONTINUE;
+	snprintf(msg, sizeof(msg), "invalid value '%s' for --%s", optarg ? optarg : "",
+		 cli_option_name(longopts, c));
+	return usage_error(msg, 0);
+}
+
+int mock_options_parse(struct mock_options *o, int argc, char **argv)
+{
+	char msg[256];
+	int c, rc;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(o->host, sizeof(o->host), "127.0.0.1");
+	o->port = 8000;
+	o->ttft_ns = 50 * NS_PER_MS;
+	o->itl_ns = 10 * NS_PER_MS;
+	o->tokens = 16;
+	o->slope = 0.133;
+	o->model = "mock";
+	o->fail_status = 500;
+	o->reset_after = o->stall_after = o->malformed_after = -1;
+	o->big_event_after = -1;
+	o->big_event_bytes = MOCK_BIG_EVENT_BYTES;
+	o->max_model_len = 131072;
+	o->cache_blocks = 4096;
+	o->tokens_per_event = 1;
+
+	optind = 0;     /* glibc: start afresh; argv[0] is not an option */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1)
+		if ((rc = parse_one(o, c, argv)) != CLI_CONTINUE)
+			return rc;
+	if (optind < argc) {
+		snprintf(msg, sizeof(msg), "unexpected argument '%s'", argv[optind]);
+		return usage_error(msg, 1);
+	}
+	return CLI_CONTINUE;
+}

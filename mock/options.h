@@ -1,0 +1,64 @@
+/*
+ * options.h - the command line of `tracebench mock`: the server's timing,
+ * its faults, its help text and their parsing (lib/cli.h says how parsers
+ * return).
+ */
+#ifndef TB_MOCK_OPTIONS_H
+#define TB_MOCK_OPTIONS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define MOCK_MAX_TOKENS  1000000L            /* per request, clamped to it */
+
+enum mock_profile { MOCK_PROFILE_NONE, MOCK_PROFILE_BATCHING };
+
+/* The command line, parsed once; the strings point into argv. */
+struct mock_options {
+	char host[256];
+	int port;
+	int64_t ttft_ns;
+	int64_t itl_ns;
+	int64_t cold_start_ns;
+	long tokens;            /* when the request has no max_tokens */
+	long reasoning_tokens;  /* leading tokens sent as reasoning_content */
+	enum mock_profile profile;
+	double slope;
+	const char *model;
+	const char *port_file;
+	int quiet;
+	/* Faults, for the tests of what replay records when servers fail. */
+	long fail_every;        /* every N-th generation request gets fail_status */
+	long fail_status;
+	long reset_after;       /* streams: reset the connection after N tokens */
+	long stall_after;       /* streams: go silent after N tokens */
+	long malformed_after;   /* streams: a garbage event after N tokens */
+	int no_done;            /* streams: end without data: [DONE] */
+	int no_final_newline;   /* streams: the last event without its line ends */
+	long big_event_after;   /* streams: after N tokens, the next one as ... */
+	long big_event_bytes;   /* ... an event of this many bytes of data */
+	int64_t trickle_ns;     /* streams: body bytes one at a time, this far apart */
+	int close_after;        /* every reply: Connection: close */
+	int64_t stall_at_ns;    /* after the first request: hold new requests ... */
+	int64_t stall_ns;       /* ... for this long (a stalled server) */
+	/* Fidelity: how vLLM answers (README, mock). */
+	int early_role;         /* the chat role chunk on arrival, not with token 0 */
+	long max_model_len;     /* prompt + max_tokens above it: 400 */
+	double eos_prob;        /* per token, the chance of an end of sequence */
+	int64_t prefill_ns;     /* added to TTFT per uncached prompt token */
+	long cache_blocks;      /* prefix cache size in blocks; 0: none */
+	long tokens_per_event;  /* tokens in one event (speculative decoding) */
+	int gzip;               /* gzip replies to clients that accept it */
+};
+
+/*
+ * Fills *o from argv (argv[0] is "mock"), defaults first. Returns
+ * CLI_CONTINUE to run; else the exit status after printing the help to
+ * stdout (0) or a one-line error to stderr (2).
+ */
+int mock_options_parse(struct mock_options *o, int argc, char **argv);
+
+/* The help text. */
+void mock_options_usage(FILE *out);
+
+#endif
