@@ -150,3 +150,30 @@ void cli_getopt_error(int c, char *const argv[], const struct option *longopts,
 		snprintf(buf, len, "unknown option '%.*s'", (int)strcspn(arg, "="), arg);
 	}
 }
+
+int cli_parse(const struct cli_command *cmd, void *opts, int argc, char **argv,
+	      char *msg, size_t len)
+{
+	char why[CLI_MSGLEN / 2];
+	int c;
+
+	optind = 0;     /* glibc: start afresh; argv[0] is not an option */
+	opterr = 0;
+	msg[0] = '\0';
+	while ((c = getopt_long(argc, argv, cmd->shortopts, cmd->longopts, NULL)) != -1) {
+		if (c == 'h')
+			return CLI_EXIT_OK;
+		if (c == '?' || c == ':') {
+			cli_getopt_error(c, argv, cmd->longopts, why, sizeof(why));
+			snprintf(msg, len, "%s; see '%s --help'", why, cmd->prog);
+			return CLI_EXIT_USAGE;
+		}
+		if (cmd->take(opts, c, optarg, msg, len) < 0) {
+			if (!msg[0])
+				snprintf(msg, len, "invalid value '%s' for --%s", optarg ? optarg : "",
+					 cli_option_name(cmd->longopts, c));
+			return CLI_EXIT_USAGE;
+		}
+	}
+	return CLI_CONTINUE;
+}

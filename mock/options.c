@@ -9,7 +9,6 @@
 #include "lib/clock.h"
 #include "lib/httpserver.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <string.h>
 
@@ -250,36 +249,27 @@ static int parse_fault_option(struct mock_options *o, int c, const char *arg)
 	}
 }
 
-/* One option getopt_long returned: CLI_CONTINUE, or the exit status. */
-static int parse_one(struct mock_options *o, int c, char **argv)
+/* cli_parse's take(): each group in turn. */
+static int take(void *opts, int c, char *arg, char *msg, size_t len)
 {
-	char msg[256];
-	int rc;
+	struct mock_options *o = opts;
+	int rc = parse_server_option(o, c, arg);
 
-	if (c == 'h') {
-		mock_options_usage(stdout);
-		return CLI_EXIT_OK;
-	}
-	if (c == '?' || c == ':') {
-		cli_getopt_error(c, argv, longopts, msg, sizeof(msg));
-		return usage_error(msg, 1);
-	}
-	rc = parse_server_option(o, c, optarg);
+	(void)msg;
+	(void)len;
 	if (rc == OPT_NOT_MINE)
-		rc = parse_fidelity_option(o, c, optarg);
+		rc = parse_fidelity_option(o, c, arg);
 	if (rc == OPT_NOT_MINE)
-		rc = parse_fault_option(o, c, optarg);
-	if (rc == OPT_TAKEN)
-		return CLI_CONTINUE;
-	snprintf(msg, sizeof(msg), "invalid value '%s' for --%s", optarg ? optarg : "",
-		 cli_option_name(longopts, c));
-	return usage_error(msg, 0);
+		rc = parse_fault_option(o, c, arg);
+	return rc == OPT_TAKEN ? 0 : -1;
 }
+
+static const struct cli_command command = { PROG, shortopts, longopts, take };
 
 int mock_options_parse(struct mock_options *o, int argc, char **argv)
 {
-	char msg[256];
-	int c, rc;
+	char msg[CLI_MSGLEN];
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	snprintf(o->host, sizeof(o->host), "127.0.0.1");
@@ -297,11 +287,11 @@ int mock_options_parse(struct mock_options *o, int argc, char **argv)
 	o->cache_blocks = 4096;
 	o->tokens_per_event = 1;
 
-	optind = 0;     /* glibc: start afresh; argv[0] is not an option */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1)
-		if ((rc = parse_one(o, c, argv)) != CLI_CONTINUE)
-			return rc;
+	rc = cli_parse(&command, o, argc, argv, msg, sizeof(msg));
+	if (rc == CLI_EXIT_OK)
+		mock_options_usage(stdout);
+	if (rc != CLI_CONTINUE)
+		return rc == CLI_EXIT_OK ? rc : usage_error(msg, 0);
 	if (optind < argc) {
 		snprintf(msg, sizeof(msg), "unexpected argument '%s'", argv[optind]);
 		return usage_error(msg, 1);

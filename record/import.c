@@ -17,6 +17,7 @@
  * their real first human turn as the prompt.
  */
 #include "import.h"
+#include "options.h"
 #include "csv.h"
 #include "words.h"
 #include "lib/cli.h"
@@ -26,7 +27,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -41,6 +41,24 @@
 #define SHAREGPT_MAX_FILE (1024L << 20)
 
 static const char *const format_names[] = { "mooncake", "azure", "burstgpt", "sharegpt" };
+
+int import_format_parse(const char *s, enum import_format *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
+		if (strcmp(s, format_names[i]) == 0) {
+			*out = (enum import_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *import_format_name(enum import_format f)
+{
+	return format_names[f];
+}
 
 struct row {
 	int64_t t_ns;           /* as recorded; offsets are taken later */
@@ -277,7 +295,21 @@ cleanup:
 	return rc;
 }
 
-static int read_mooncake(struct import *im, FILE *f)
+/* The readers' failures: each fills err (errlen bytes) and returns -1. */
+static int out_of_memory(const struct import *im, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "'%s': out of memory", im->path);
+	return -1;
+}
+
+static int read_error(const struct import *im, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot read '%s': %s", im->path, strerror(errno));
+	return -1;
+}
+
+/* Mooncake: one JSON object per line. Returns 0, or -1 with a message in err. */
+static int read_mooncake(struct import *im, FILE *f, char *err, size_t errlen)
 {
 	char *buf = malloc(MOONCAKE_MAX_LINE);
 	long line = 0;
@@ -285,11 +317,11 @@ static int read_mooncake(struct import *im, FILE *f)
 	int rc = 0, got;
 
 	if (!buf)
-		return -1;
+		return out_of_memory(im, err, errlen);
 	while ((got = csv_read_line(f, buf, MOONCAKE_MAX_LINE, &len)) != 0) {
 		line++;
 		if (got == -2) {
-			rc = -2;
+			rc = read_error(im, err, errlen);
 			break;
 		}
 		if (got == -1) {
@@ -299,7 +331,7 @@ static int read_mooncake(struct import *im, FILE *f)
 		if (strspn(buf, " \t") == len)
 			continue;
 		if (mooncake_row(im, line, buf, len) < 0) {
-			rc = -1;
+			rc = out_of_memory(im, err, errlen);
 			break;
 		}
 	}
@@ -327,7 +359,10 @@ static int column(char **names, int n, const char *name)
 	return -1;
 }
 
-/* Azure and BurstGPT: a header line naming the columns, then one row per request. */
+/*
+ * Azure and BurstGPT: a header line naming the columns, then one row per
+ * request. Returns 0, or -1 with a message in err.
+ */
 static int read_csv(struct import *im, FILE *f, char *err, size_t errlen)
 {
 	const char *want_time = im->format == IMPORT_AZURE ? "TIMESTAMP" : "Timestamp";
@@ -341,13 +376,13 @@ static int read_csv(struct import *im, FILE *f, char *err, size_t errlen)
 	size_t len;
 
 	if (!buf)
-		return -1;
+		return out_of_memory(im, err, errlen);
 	while ((got = csv_read_line(f, buf, CSV_MAX_LINE, &len)) != 0) {
 		struct row r = { 0 };
 
 		line++;
 		if (got == -2) {
-			rc = -2;
+			rc = read_error(im, err, errlen);
 			break;
 		}
 		if (got == -1) {
@@ -368,7 +403,7 @@ static int read_csv(struct import *im, FILE *f, char *err, size_t errlen)
 				snprintf(err, errlen, "'%s' line %ld: no '%s', '%s' and '%s' columns; "
 					 "is this %s trace?", im->path, line, want_time, want_in, want_out,
 					 im->format == IMPORT_AZURE ? "an Azure LLM inference" : "a BurstGPT");
-				rc = -3;
+				rc = -1;
 				break;
 			}
 			n_cols = n;
@@ -401,13 +436,13 @@ static int read_csv(struct import *im, FILE *f, char *err, size_t errlen)
 			continue;
 		r.line = line;
 		if (add_row(im, &r) < 0) {
-			rc = -1;
+			rc = out_of_memory(im, err, errlen);
 			break;
 		}
 	}
 	if (rc == 0 && n_cols == 0) {
 		snprintf(err, errlen, "'%s' is empty: no header line", im->path);
-		rc = -3;
+		rc = -1;
 	}
 	free(buf);
 	return rc;
@@ -482,7 +517,7 @@ static int sharegpt_row(struct import *im, long line, const cJSON *conv)
  * ShareGPT: one JSON array of conversations. cJSON parses one element at a
  * time (the array's brackets and commas are stepped over here), so a bad
  * element is reported with the line it starts on, and everything before a
- * syntax error is kept.
+ * syntax error is kept. Returns 0, or -1 with a message in err.
  */
 static int read_sharegpt(struct import *im, FILE *f, char *err, size_t errlen)
 {
@@ -500,13 +535,13 @@ static int read_sharegpt(struct import *im, FILE *f, char *err, size_t errlen)
 				snprintf(err, errlen, "'%s' is larger than %ld MiB", im->path,
 					 SHAREGPT_MAX_FILE >> 20);
 				free(data);
-				return -3;
+				return -1;
 			}
 			cap = cap ? cap * 2 : 1 << 16;
 			q = realloc(data, cap + 1);
 			if (!q) {
 				free(data);
-				return -1;
+				return out_of_memory(im, err, errlen);
 			}
 			data = q;
 		}
@@ -515,7 +550,7 @@ static int read_sharegpt(struct import *im, FILE *f, char *err, size_t errlen)
 	} while (got > 0);
 	if (ferror(f)) {
 		free(data);
-		return -2;
+		return read_error(im, err, errlen);
 	}
 	data[len] = '\0';
 	p = counted = skip_space(data, data + len);
@@ -524,7 +559,7 @@ static int read_sharegpt(struct import *im, FILE *f, char *err, size_t errlen)
 	if (p == end || *p != '[') {
 		snprintf(err, errlen, "'%s' line %ld: expected a JSON array of conversations", im->path, line);
 		free(data);
-		return -3;
+		return -1;
 	}
 	p = skip_space(p + 1, end);
 	while (p < end && *p != ']') {
@@ -560,7 +595,7 @@ static int read_sharegpt(struct import *im, FILE *f, char *err, size_t errlen)
 		}
 	}
 	free(data);
-	return rc;
+	return rc < 0 ? out_of_memory(im, err, errlen) : 0;
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -571,13 +606,6 @@ static int cmp_row(const void *a, const void *b)
 		return x->t_ns < y->t_ns ? -1 : 1;
 	return (x->line > y->line) - (x->line < y->line);
 }
-
-struct write_options {
-	const char *model;
-	int completions;
-	int ignore_eos;
-	uint64_t seed;
-};
 
 /* The prompt of r; the caller frees b->p. Returns 0 or -1. */
 static int make_prompt(const struct import *im, const struct row *r, uint64_t seed,
@@ -601,7 +629,7 @@ static int make_prompt(const struct import *im, const struct row *r, uint64_t se
 	return words_append(b, left, &rng);
 }
 
-static char *make_body(const struct write_options *o, const char *prompt, long max_tokens)
+static char *make_body(const struct record_import_options *o, const char *prompt, long max_tokens)
 {
 	cJSON *body = cJSON_CreateObject();
 	char *text;
@@ -630,7 +658,7 @@ static char *make_body(const struct write_options *o, const char *prompt, long m
  * signal that stopped it (err says what was written). A row whose record
  * is longer than a trace line may hold is left out and said on stderr. */
 static int write_trace(const struct import *im, const struct row *rows, size_t n,
-		       const struct write_options *o, cJSON *header, const char *out,
+		       const struct record_import_options *o, cJSON *header, const char *out,
 		       int force, char *err)
 {
 	const char *path = o->completions ? "/v1/completions" : "/v1/chat/completions";
@@ -688,73 +716,6 @@ cleanup:
 	return rc;
 }
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: tracebench record import --format FORMAT [options] FILE -o TRACE\n"
-		"\n"
-		"Turn a published production trace into a tracebench trace, keeping its\n"
-		"arrival times and token lengths. Prompts are synthesized to the recorded\n"
-		"input length (one word ~ one token, an approximation); Mooncake rows that\n"
-		"share hash_ids share the text of those 512-word blocks. ShareGPT keeps the\n"
-		"first human turn as the prompt and its answer's length in words as max_tokens.\n"
-		"\n"
-		"formats:\n"
-		"  mooncake   JSON Lines: timestamp (ms), input_length, output_length, hash_ids\n"
-		"  azure      Azure LLM inference CSV: TIMESTAMP, ContextTokens, GeneratedTokens\n"
-		"  burstgpt   BurstGPT CSV (6 or 8 columns): Timestamp (s), Request tokens,\n"
-		"             Response tokens; rows with 0 response tokens are skipped\n"
-		"  sharegpt   JSON array of {\"conversations\": [{\"from\": \"human\", ...}, ...]}\n"
-		"\n"
-		"options:\n"
-		"      --format FORMAT       the input's format (required)\n"
-		"      --model NAME          model field of each request (default mock)\n"
-		"      --endpoint-kind K     chat (/v1/chat/completions, default) or completions\n"
-		"      --ignore-eos          add \"ignore_eos\": true, so servers generate max_tokens\n"
-		"      --limit N             keep the first N requests (after --time-window)\n"
-		"      --time-window A-B     keep rows from A to B seconds after the first row\n"
-		"                            (B may be left out); offsets restart at the first kept\n"
-		"      --seed N              seed of the prompt words (default 1)\n"
-		"  -o, --output FILE         trace file to write (.jsonl.gz)\n"
-		"  -f, --force               replace FILE if it exists\n"
-		"  -h, --help                show this help\n"
-		"\n"
-		"Bad rows are reported with their line number, skipped and counted; an input\n"
-		"without a valid row is an error (exit 2).\n"
-		"\n"
-		"examples:\n"
-		"  tracebench record import --format mooncake mooncake_trace.jsonl -o mooncake.jsonl.gz\n"
-		"  tracebench record import --format azure --time-window 0-600 --ignore-eos \\\n"
-		"      AzureLLMInferenceTrace_conv.csv -o azure-10min.jsonl.gz\n"
-		"  tracebench record import --format burstgpt --limit 1000 BurstGPT_1.csv -o burst.jsonl.gz\n"
-		"  tracebench record import --format sharegpt --endpoint-kind chat sharegpt.json -o sg.jsonl.gz\n");
-}
-
-static int bad_value(const char *option, const char *value)
-{
-	fprintf(stderr, PROG ": invalid value '%s' for --%s\n", value, option);
-	return 2;
-}
-
-/* "A-B" or "A-" in seconds. Returns 0 or -1. */
-static int parse_window(const char *s, double *start, double *end)
-{
-	const char *dash = strchr(s, '-');
-	char a[64];
-
-	if (!dash || dash == s || (size_t)(dash - s) >= sizeof(a))
-		return -1;
-	memcpy(a, s, (size_t)(dash - s));
-	a[dash - s] = '\0';
-	if (cli_parse_double(a, 0, 1e12, start) < 0)
-		return -1;
-	if (dash[1] == '\0') {
-		*end = INFINITY;
-		return 0;
-	}
-	return cli_parse_double(dash + 1, 0, 1e12, end) < 0 || *end <= *start ? -1 : 0;
-}
-
 /* "(2 malformed, 1 with 0 output tokens)" or "" */
 static void skipped_detail(const struct import *im, char *buf, size_t len)
 {
@@ -767,177 +728,135 @@ static void skipped_detail(const struct import *im, char *buf, size_t len)
 		snprintf(buf, len, " (0 output tokens)");
 }
 
-int import_main(int argc, char **argv)
+/* Reads the whole input into im. Returns 0 or the exit status (printed). */
+static int read_input(struct import *im, const struct record_import_options *o)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'F' },
-		{ "model", required_argument, NULL, 'm' },
-		{ "endpoint-kind", required_argument, NULL, 'k' },
-		{ "ignore-eos", no_argument, NULL, 'e' },
-		{ "limit", required_argument, NULL, 'l' },
-		{ "time-window", required_argument, NULL, 'w' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct write_options wo = { .model = "mock", .seed = 1 };
-	struct import im = { 0 };
-	const char *out = NULL, *window = NULL;
 	char err[TRACEFILE_ERRLEN] = "", detail[128];
-	double win_start = 0, win_end = INFINITY;
-	long limit = 0, v;
-	int c, force = 0, format = -1, rc = 2, got, wrc;
-	size_t i, first, kept;
-	FILE *f = NULL;
-	cJSON *header = NULL, *source;
+	FILE *f = fopen(o->input, "rb");
+	int got;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			for (format = 3; format >= 0; format--)
-				if (strcmp(optarg, format_names[format]) == 0)
-					break;
-			if (format < 0)
-				return bad_value("format", optarg);
-			break;
-		case 'm':
-			wo.model = optarg;
-			break;
-		case 'k':
-			if (strcmp(optarg, "chat") && strcmp(optarg, "completions"))
-				return bad_value("endpoint-kind", optarg);
-			wo.completions = strcmp(optarg, "completions") == 0;
-			break;
-		case 'e':
-			wo.ignore_eos = 1;
-			break;
-		case 'l':
-			if (cli_parse_long(optarg, 1, 1000000000L, &limit) < 0)
-				return bad_value("limit", optarg);
-			break;
-		case 'w':
-			if (parse_window(optarg, &win_start, &win_end) < 0)
-				return bad_value("time-window", optarg);
-			window = optarg;
-			break;
-		case 's':
-			if (cli_parse_long(optarg, 0, 0x7fffffffL, &v) < 0)
-				return bad_value("seed", optarg);
-			wo.seed = (uint64_t)v;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'f':
-			force = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			fprintf(stderr, "see '" PROG " --help'\n");
-			return 2;
-		}
-	}
-	if (format < 0) {
-		fprintf(stderr, PROG ": no input format; give --format mooncake|azure|burstgpt|sharegpt\n");
-		return 2;
-	}
-	if (optind + 1 != argc) {
-		fprintf(stderr, PROG ": %s\n", optind == argc ? "no input file; give FILE"
-			: "give exactly one input FILE");
-		return 2;
-	}
-	if (!out) {
-		fprintf(stderr, PROG ": no output file; give -o TRACE\n");
-		return 2;
-	}
-	im.path = argv[optind];
-	im.format = (enum import_format)format;
-	f = fopen(im.path, "rb");
+	im->path = o->input;
+	im->format = o->format;
 	if (!f) {
-		fprintf(stderr, PROG ": cannot open '%s': %s\n", im.path, strerror(errno));
-		return 2;
+		fprintf(stderr, PROG ": cannot open '%s': %s\n", im->path, strerror(errno));
+		return CLI_EXIT_USAGE;
 	}
-	if (im.format == IMPORT_MOONCAKE)
-		got = read_mooncake(&im, f);
-	else if (im.format == IMPORT_SHAREGPT)
-		got = read_sharegpt(&im, f, err, sizeof(err));
+	if (im->format == IMPORT_MOONCAKE)
+		got = read_mooncake(im, f, err, sizeof(err));
+	else if (im->format == IMPORT_SHAREGPT)
+		got = read_sharegpt(im, f, err, sizeof(err));
 	else
-		got = read_csv(&im, f, err, sizeof(err));
-	if (got == -2)
-		fprintf(stderr, PROG ": cannot read '%s': %s\n", im.path, strerror(errno));
-	else if (got == -1)
-		fprintf(stderr, PROG ": '%s': out of memory\n", im.path);
-	else if (got == -3)
+		got = read_csv(im, f, err, sizeof(err));
+	fclose(f);
+	if (got < 0) {
 		fprintf(stderr, PROG ": %s\n", err);
-	if (got < 0)
-		goto cleanup;
-	skipped_detail(&im, detail, sizeof(detail));
-	if (im.n_rows == 0) {
-		fprintf(stderr, PROG ": no valid row in '%s'; skipped %ld row%s%s\n", im.path,
-			im.malformed + im.zero_output, im.malformed + im.zero_output == 1 ? "" : "s", detail);
-		goto cleanup;
+		return CLI_EXIT_USAGE;
 	}
+	if (im->n_rows == 0) {
+		skipped_detail(im, detail, sizeof(detail));
+		fprintf(stderr, PROG ": no valid row in '%s'; skipped %ld row%s%s\n", im->path,
+			im->malformed + im->zero_output, im->malformed + im->zero_output == 1 ? "" : "s",
+			detail);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Sorts the rows by time and picks those of --time-window and --limit:
+ * *kept of them from *first on. Returns 0 or the exit status (printed). */
+static int select_rows(struct import *im, const struct record_import_options *o,
+		       size_t *first, size_t *kept)
+{
+	size_t i, n;
 
 	/* in time order; window from the first row; offsets from the first kept */
-	qsort(im.rows, im.n_rows, sizeof(*im.rows), cmp_row);
-	for (first = 0; first < im.n_rows; first++)
-		if ((double)(im.rows[first].t_ns - im.rows[0].t_ns) / 1e9 >= win_start)
+	qsort(im->rows, im->n_rows, sizeof(*im->rows), cmp_row);
+	for (i = 0; i < im->n_rows; i++)
+		if ((double)(im->rows[i].t_ns - im->rows[0].t_ns) / 1e9 >= o->win_start)
 			break;
-	for (kept = 0; first + kept < im.n_rows; kept++) {
-		if ((double)(im.rows[first + kept].t_ns - im.rows[0].t_ns) / 1e9 >= win_end ||
-		    (limit && (long)kept == limit))
+	for (n = 0; i + n < im->n_rows; n++) {
+		if ((double)(im->rows[i + n].t_ns - im->rows[0].t_ns) / 1e9 >= o->win_end ||
+		    (o->limit && (long)n == o->limit))
 			break;
 	}
-	if (kept == 0) {
-		fprintf(stderr, PROG ": no row of '%s' falls in --time-window %s\n", im.path, window);
-		goto cleanup;
+	if (n == 0) {
+		fprintf(stderr, PROG ": no row of '%s' falls in --time-window %s\n", im->path,
+			o->window);
+		return CLI_EXIT_USAGE;
 	}
+	*first = i;
+	*kept = n;
+	return 0;
+}
 
-	header = cJSON_CreateObject();
+/* The trace's header: where its requests came from and how. */
+static cJSON *make_header(const struct import *im, const struct record_import_options *o,
+			  size_t kept)
+{
+	cJSON *header = cJSON_CreateObject(), *source;
+
 	cJSON_AddStringToObject(header, "tool", "tracebench " TB_VERSION);
 	source = cJSON_AddObjectToObject(header, "source");
 	cJSON_AddStringToObject(source, "kind", "import");
-	cJSON_AddStringToObject(source, "format", format_names[format]);
-	cJSON_AddStringToObject(source, "file", im.path);
+	cJSON_AddStringToObject(source, "format", import_format_name(o->format));
+	cJSON_AddStringToObject(source, "file", im->path);
 	cJSON_AddNumberToObject(source, "requests", (double)kept);
-	cJSON_AddNumberToObject(source, "skipped", (double)(im.malformed + im.zero_output));
-	if (window)
-		cJSON_AddStringToObject(source, "time_window", window);
-	if (limit)
-		cJSON_AddNumberToObject(source, "limit", (double)limit);
-	cJSON_AddNumberToObject(source, "seed", (double)wo.seed);
-	cJSON_AddStringToObject(source, "model", wo.model);
-	cJSON_AddStringToObject(source, "endpoint_kind", wo.completions ? "completions" : "chat");
-	cJSON_AddBoolToObject(source, "ignore_eos", wo.ignore_eos);
+	cJSON_AddNumberToObject(source, "skipped", (double)(im->malformed + im->zero_output));
+	if (o->window)
+		cJSON_AddStringToObject(source, "time_window", o->window);
+	if (o->limit)
+		cJSON_AddNumberToObject(source, "limit", (double)o->limit);
+	cJSON_AddNumberToObject(source, "seed", (double)o->seed);
+	cJSON_AddStringToObject(source, "model", o->model);
+	cJSON_AddStringToObject(source, "endpoint_kind", o->completions ? "completions" : "chat");
+	cJSON_AddBoolToObject(source, "ignore_eos", o->ignore_eos);
+	return header;
+}
+
+static void print_imported(const struct import *im, size_t kept)
+{
+	char detail[128];
+
+	skipped_detail(im, detail, sizeof(detail));
+	fprintf(stderr, PROG ": imported %zu request%s from '%s'; skipped %ld row%s%s", kept,
+		kept == 1 ? "" : "s", im->path, im->malformed + im->zero_output,
+		im->malformed + im->zero_output == 1 ? "" : "s", detail);
+	if (kept < im->n_rows)
+		fprintf(stderr, "; left out %zu outside --time-window or past --limit", im->n_rows - kept);
+	fprintf(stderr, "\n");
+}
+
+int import_main(int argc, char **argv)
+{
+	struct record_import_options o;
+	struct import im = { 0 };
+	char err[TRACEFILE_ERRLEN] = "";
+	size_t i, first = 0, kept = 0;
+	cJSON *header = NULL;
+	int rc;
+
+	if ((rc = record_options_import(&o, argc, argv)) != CLI_CONTINUE)
+		return rc;
+	if ((rc = read_input(&im, &o)) || (rc = select_rows(&im, &o, &first, &kept)))
+		goto cleanup;
+	header = make_header(&im, &o, kept);
 	if (cli_catch_stop_signals() < 0) {
 		fprintf(stderr, PROG ": cannot handle signals\n");
+		rc = CLI_EXIT_FAILED;
 		goto cleanup;
 	}
-	if ((wrc = write_trace(&im, im.rows + first, kept, &wo, header, out, force, err)) != 0) {
+	if ((rc = write_trace(&im, im.rows + first, kept, &o, header, o.output, o.force, err))) {
 		fprintf(stderr, PROG ": %s\n", err);
-		if (wrc > 0)
-			rc = wrc;
+		if (rc < 0)
+			rc = CLI_EXIT_USAGE;
 		goto cleanup;
 	}
-	fprintf(stderr, PROG ": imported %zu request%s from '%s'; skipped %ld row%s%s", kept,
-		kept == 1 ? "" : "s", im.path, im.malformed + im.zero_output,
-		im.malformed + im.zero_output == 1 ? "" : "s", detail);
-	if (kept < im.n_rows)
-		fprintf(stderr, "; left out %zu outside --time-window or past --limit", im.n_rows - kept);
-	fprintf(stderr, "\n");
-	rc = 0;
+	print_imported(&im, kept);
 cleanup:
 	for (i = 0; i < im.n_rows; i++)
 		free(im.rows[i].text);
 	free(im.rows);
 	free(im.hashes);
 	cJSON_Delete(header);
-	if (f)
-		fclose(f);
 	return rc;
 }

@@ -26,6 +26,14 @@ enum import_format { IMPORT_MOONCAKE, IMPORT_AZURE, IMPORT_BURSTGPT, IMPORT_SHAR
  */
 int import_parse_azure_time(const char *s, int64_t *ns);
 
+/* Parses a format's name ("mooncake", "azure", "burstgpt", "sharegpt").
+ * Returns 0, or -1 when s names none. */
+int import_format_parse(const char *s, enum import_format *out);
+
+/* The name of a format, for the trace's header. */
+const char *import_format_name(enum import_format f);
+
+/* argv[0] is "import". Returns the exit status (lib/cli.h). */
 int import_main(int argc, char **argv);
 
 #endif

@@ -12,6 +12,7 @@
  * reuse a block-based prefix cache of unlimited size would find.
  */
 #include "info.h"
+#include "options.h"
 #include "lib/cli.h"
 #include "lib/json.h"
 #include "lib/stats.h"
@@ -19,7 +20,6 @@
 #include "lib/tracefile.h"
 
 #include <ctype.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,169 +200,147 @@ static void print_lengths(const char *label, double *v, size_t n, long total)
 	printf("\n");
 }
 
-static void usage(FILE *out)
+/* What info gathers from the records of a trace. */
+struct info {
+	struct prefix_state prefix;
+	struct tally paths, models;
+	double *in, *out;       /* the known lengths */
+	size_t n_in, n_out, cap;
+	int64_t first_ns, last_ns;
+	long n;
+};
+
+/* Counts one request. Returns 0, or -1 when out of memory. */
+static int info_add(struct info *inf, const struct trace_request *t)
 {
-	fprintf(out,
-		"usage: tracebench record info [options] TRACE\n"
-		"\n"
-		"Describe a trace before replaying it: requests, time span, mean rate,\n"
-		"input and output length percentiles, endpoints, models and prefix sharing\n"
-		"(blocks of prompt words that repeat an earlier request's prefix).\n"
-		"\n"
-		"options:\n"
-		"      --block-words N   prefix block size in words (default 512)\n"
-		"  -h, --help            show this help\n"
-		"\n"
-		"examples:\n"
-		"  tracebench record info trace.jsonl.gz\n"
-		"  tracebench record info --block-words 16 chat4.jsonl.gz\n");
+	cJSON *body;
+	int rc;
+
+	if ((size_t)inf->n == inf->cap) {
+		double *a, *b;
+
+		inf->cap = inf->cap ? inf->cap * 2 : 1024;
+		a = realloc(inf->in, inf->cap * sizeof(*inf->in));
+		if (a)
+			inf->in = a;
+		b = realloc(inf->out, inf->cap * sizeof(*inf->out));
+		if (b)
+			inf->out = b;
+		if (!a || !b)
+			return -1;
+	}
+	if (inf->n == 0 || t->arrival_ns < inf->first_ns)
+		inf->first_ns = t->arrival_ns;
+	if (inf->n == 0 || t->arrival_ns > inf->last_ns)
+		inf->last_ns = t->arrival_ns;
+	if (t->input_tokens >= 0)
+		inf->in[inf->n_in++] = (double)t->input_tokens;
+	if (t->output_tokens >= 0)
+		inf->out[inf->n_out++] = (double)t->output_tokens;
+	tally_add(&inf->paths, t->path);
+	body = cJSON_Parse(t->body);
+	tally_add(&inf->models, json_get_string(body, "model") ? json_get_string(body, "model") : "(none)");
+	rc = prefix_request(&inf->prefix, body);
+	cJSON_Delete(body);
+	if (rc < 0)
+		return -1;
+	inf->n++;
+	return 0;
 }
 
-int info_main(int argc, char **argv)
+/* Reads every record of r. Returns 0, or -1 after saying why. */
+static int info_read(struct info *inf, struct tracefile_reader *r, const char *path)
 {
-	static const struct option longopts[] = {
-		{ "block-words", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct prefix_state prefix = { .block_words = 512 };
-	struct tally *paths = calloc(1, sizeof(*paths)), *models = calloc(1, sizeof(*models));
-	struct tracefile_reader *r = NULL;
-	double *in = NULL, *out = NULL;
-	size_t n_in = 0, n_out = 0, cap = 0;
-	int64_t first_ns = 0, last_ns = 0;
 	char err[TRACEFILE_ERRLEN];
-	const cJSON *source;
-	const char *path, *kind, *damage;
-	long n = 0;
-	int c, rc = 2, got;
-	cJSON *rec = NULL;
+	cJSON *rec;
+	int got;
 
-	if (!paths || !models) {
-		fprintf(stderr, PROG ": out of memory\n");
-		goto cleanup;
-	}
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			if (cli_parse_long(optarg, 1, 1000000, &prefix.block_words) < 0) {
-				fprintf(stderr, PROG ": invalid value '%s' for --block-words\n", optarg);
-				goto cleanup;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			rc = 0;
-			goto cleanup;
-		default:
-			fprintf(stderr, "see '" PROG " --help'\n");
-			goto cleanup;
-		}
-	}
-	if (optind + 1 != argc) {
-		fprintf(stderr, PROG ": %s\n", optind == argc ? "no trace; give TRACE" : "give exactly one TRACE");
-		goto cleanup;
-	}
-	path = argv[optind];
-	r = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, err);
-	if (!r) {
-		fprintf(stderr, PROG ": %s\n", err);
-		goto cleanup;
-	}
 	while ((got = tracefile_reader_next(r, &rec)) == 1) {
 		struct trace_request t;
-		cJSON *body;
 
 		trace_request_init(&t);
-		if (trace_request_from_json(&t, rec, err, sizeof(err)) < 0) {
+		got = trace_request_from_json(&t, rec, err, sizeof(err));
+		cJSON_Delete(rec);
+		if (got < 0) {
 			fprintf(stderr, PROG ": '%s' line %zu: %s\n", path, tracefile_reader_lineno(r), err);
 			trace_request_release(&t);
-			goto cleanup;
+			return -1;
 		}
-		if ((size_t)n == cap) {
-			double *a, *b;
-
-			cap = cap ? cap * 2 : 1024;
-			a = realloc(in, cap * sizeof(*in));
-			if (a)
-				in = a;
-			b = realloc(out, cap * sizeof(*out));
-			if (b)
-				out = b;
-			if (!a || !b) {
-				fprintf(stderr, PROG ": out of memory\n");
-				trace_request_release(&t);
-				goto cleanup;
-			}
-		}
-		if (n == 0 || t.arrival_ns < first_ns)
-			first_ns = t.arrival_ns;
-		if (n == 0 || t.arrival_ns > last_ns)
-			last_ns = t.arrival_ns;
-		if (t.input_tokens >= 0)
-			in[n_in++] = (double)t.input_tokens;
-		if (t.output_tokens >= 0)
-			out[n_out++] = (double)t.output_tokens;
-		tally_add(paths, t.path);
-		body = cJSON_Parse(t.body);
-		tally_add(models, json_get_string(body, "model") ? json_get_string(body, "model") : "(none)");
-		got = prefix_request(&prefix, body);
-		cJSON_Delete(body);
+		got = info_add(inf, &t);
 		trace_request_release(&t);
-		cJSON_Delete(rec);
-		rec = NULL;
 		if (got < 0) {
 			fprintf(stderr, PROG ": out of memory\n");
-			goto cleanup;
+			return -1;
 		}
-		n++;
 	}
 	if (got < 0) {
 		fprintf(stderr, PROG ": %s\n", tracefile_reader_error(r));
-		goto cleanup;
+		return -1;
 	}
-	damage = tracefile_reader_damage(r);
-	if (damage)
-		fprintf(stderr, PROG ": '%s': %s\n", path, damage);
+	if (tracefile_reader_damage(r))
+		fprintf(stderr, PROG ": '%s': %s\n", path, tracefile_reader_damage(r));
+	return 0;
+}
 
-	source = cJSON_GetObjectItemCaseSensitive(tracefile_reader_header(r), "source");
-	kind = json_get_string(source, "kind");
+static void info_print(struct info *inf, const cJSON *header, const char *path)
+{
+	const cJSON *source = cJSON_GetObjectItemCaseSensitive(header, "source");
+	const char *kind = json_get_string(source, "kind");
+	const struct prefix_state *p = &inf->prefix;
+	long n = inf->n;
+
 	printf("%-16s%s\n", "trace", path);
 	printf("%-16s%s", "source", kind ? kind : "unknown");
 	if (json_get_string(source, "format"))
 		printf(" (%s)", json_get_string(source, "format"));
 	printf("\n%-16s%ld\n", "requests", n);
-	if (n > 1 && last_ns > first_ns) {
-		double span = (double)(last_ns - first_ns) / 1e9;
+	if (n > 1 && inf->last_ns > inf->first_ns) {
+		double span = (double)(inf->last_ns - inf->first_ns) / 1e9;
 
 		printf("%-16s%.3f s (first to last arrival)\n", "time span", span);
 		printf("%-16s%.3f req/s\n", "mean rate", (double)(n - 1) / span);
 	} else {
 		printf("%-16s0 s: every request arrives at once (a closed-loop trace)\n", "time span");
 	}
-	print_lengths("input tokens", in, n_in, n);
-	print_lengths("output tokens", out, n_out, n);
-	tally_print("endpoints", paths);
-	tally_print("models", models);
+	print_lengths("input tokens", inf->in, inf->n_in, n);
+	print_lengths("output tokens", inf->out, inf->n_out, n);
+	tally_print("endpoints", &inf->paths);
+	tally_print("models", &inf->models);
 	printf("%-16s%ld of %ld requests (%.1f%%) start with a %ld-word block seen earlier\n",
-	       "prefix sharing", prefix.requests_sharing, n,
-	       n ? 100.0 * (double)prefix.requests_sharing / (double)n : 0.0, prefix.block_words);
+	       "prefix sharing", p->requests_sharing, n,
+	       n ? 100.0 * (double)p->requests_sharing / (double)n : 0.0, p->block_words);
 	printf("%-16s%ld of %ld full %ld-word blocks (%.1f%%) repeat an earlier prefix\n", "",
-	       prefix.blocks_shared, prefix.blocks, prefix.block_words,
-	       prefix.blocks ? 100.0 * (double)prefix.blocks_shared / (double)prefix.blocks : 0.0);
-	rc = 0;
-cleanup:
-	cJSON_Delete(rec);
+	       p->blocks_shared, p->blocks, p->block_words,
+	       p->blocks ? 100.0 * (double)p->blocks_shared / (double)p->blocks : 0.0);
+}
+
+int info_main(int argc, char **argv)
+{
+	struct record_info_options o;
+	struct info inf;
+	struct tracefile_reader *r;
+	char err[TRACEFILE_ERRLEN];
+	int rc;
+
+	if ((rc = record_options_info(&o, argc, argv)) != CLI_CONTINUE)
+		return rc;
+	memset(&inf, 0, sizeof(inf));
+	inf.prefix.block_words = o.block_words;
+	r = tracefile_reader_open(o.trace, TRACEFILE_KIND_TRACE, err);
+	if (!r) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return CLI_EXIT_USAGE;
+	}
+	rc = CLI_EXIT_USAGE;
+	if (info_read(&inf, r, o.trace) == 0) {
+		info_print(&inf, tracefile_reader_header(r), o.trace);
+		rc = CLI_EXIT_OK;
+	}
 	tracefile_reader_close(r);
-	if (paths)
-		tally_release(paths);
-	if (models)
-		tally_release(models);
-	free(paths);
-	free(models);
-	free(prefix.seen.slot);
-	free(in);
-	free(out);
+	tally_release(&inf.paths);
+	tally_release(&inf.models);
+	free(inf.prefix.seen.slot);
+	free(inf.in);
+	free(inf.out);
 	return rc;
 }

@@ -30,6 +30,7 @@
  */
 #include "proxy.h"
 #include "capture.h"
+#include "options.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
 #include "lib/curlev.h"
@@ -42,7 +43,6 @@
 #include "lib/transfer.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -62,37 +62,14 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
-#define PROXY_MAX_BODY      (32L * 1024 * 1024)  /* default request body cap */
 #define PROXY_MAX_HEADERS   (64L * 1024)         /* request headers cap */
 #define PROXY_MAX_MEASURED  (16u * 1024 * 1024)  /* non-SSE body kept to measure */
 #define PROXY_HIGH_WATER    (4u * 1024 * 1024)   /* client output: pause upstream */
 #define PROXY_IDLE_S        600                  /* idle client connection */
-#define PROXY_MAX_KEEP      64
 #define PROXY_STATUS_S      2                    /* status line period */
 #define PROXY_MAX_IDLE_UPSTREAM 1024             /* upstream connections kept */
 #define PROXY_BUDGET_BODIES 8                    /* memory budget, in body caps */
 #define PROXY_MAX_SECRETS   4                    /* credentials scrubbed per request */
-
-struct proxy_options {
-	char host[256];
-	int port;
-	const char *upstream;
-	const char *output;
-	const char *port_file;
-	const char *keep[PROXY_MAX_KEEP];  /* --keep-header names */
-	size_t n_keep;
-	const char *keep_query[PROXY_MAX_KEEP];  /* --keep-query names */
-	size_t n_keep_query;
-	int force;
-	long grace_s;
-	long max_requests;                 /* 0: no limit */
-	double duration_s;                 /* 0: no limit */
-	long timeout_s;                    /* whole upstream transfer; 0: none */
-	long connect_timeout_s;
-	long max_body;                     /* request body cap, bytes */
-	int insecure;                      /* -k: skip the upstream's TLS checks */
-	int progress;                      /* 1 on, 0 off, -1 when a terminal */
-};
 
 struct proxy_request;
 
@@ -825,191 +802,6 @@ static void on_status_timer(evutil_socket_t fd, short what, void *arg)
 
 /* ---- start-up ----------------------------------------------------------- */
 
-static void usage(FILE *out)
-{
-	fputs(
-"usage: tracebench record proxy --upstream URL [options] -o TRACE\n"
-"\n"
-"Listen as a reverse proxy in front of an OpenAI-compatible endpoint and\n"
-"record the traffic. Every request is forwarded unchanged (hop-by-hop headers\n"
-"excepted) and its response comes back unchanged, SSE bytes passed on as they\n"
-"arrive. Each request is appended to TRACE with its arrival time and the\n"
-"upstream's timing and outcome (TTFT, TTFA, gaps, E2E, tokens, status).\n"
-"Authorization, API-key and cookie headers are forwarded but never recorded.\n"
-"Other headers and query parameters keep their values only when their names\n"
-"are known to be harmless (Content-Type, Accept, User-Agent, X-Stainless-*;\n"
-"api-version, limit, order, after, before) or named by --keep-header or\n"
-"--keep-query; the rest are recorded as 'REDACTED'.\n"
-"\n"
-"options:\n"
-"  -u, --upstream URL          endpoint to forward to (http://host:port[/prefix])\n"
-"  -l, --listen HOST:PORT      address to listen on (default 127.0.0.1:8080;\n"
-"                              0.0.0.0:PORT to accept other hosts; port 0\n"
-"                              picks a free port)\n"
-"  -o, --output FILE           trace file to write (.jsonl.gz)\n"
-"  -f, --force                 replace FILE if it exists\n"
-"      --keep-header NAME      record header NAME with its value (repeatable;\n"
-"                              never Authorization, API keys or cookies)\n"
-"      --keep-query NAME       record query parameter NAME with its value\n"
-"                              (repeatable)\n"
-"      --max-requests N        stop after N requests (they finish first)\n"
-"      --max-request-bytes N   refuse request bodies over N bytes with 413\n"
-"                              (default 33554432)\n"
-"      --duration S            stop accepting after S seconds\n"
-"      --grace S               on SIGINT/SIGTERM or --duration, let open\n"
-"                              requests finish for S seconds (default 10);\n"
-"                              a second signal ends them at once\n"
-"      --timeout S             whole upstream request, seconds (default 600; 0 none)\n"
-"      --connect-timeout S     upstream connect, seconds (default 10)\n"
-"  -k, --insecure              accept an https upstream whose certificate\n"
-"                              does not verify (self-signed, wrong host)\n"
-"      --port-file FILE        write the bound port to FILE once listening\n"
-"      --progress              status line on stderr even when not a terminal\n"
-"  -q, --quiet                 no status line\n"
-"  -h, --help                  show this help\n"
-"\n"
-"Upstream refused or timed out: the client gets 502 or 504 with a JSON error\n"
-"({\"error\":{\"type\":\"proxy_error\",...}}) and the trace records it.\n"
-"\n"
-"examples:\n"
-"  tracebench record proxy --upstream http://127.0.0.1:8000 -o prod.jsonl.gz\n"
-"  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 python app.py    # then Ctrl-C the proxy\n"
-"  tracebench record proxy -u http://gpu1:8000 --listen 0.0.0.0:8080 \\\n"
-"      --duration 3600 --keep-header X-Session-Kind -o hour.jsonl.gz\n",
-	    out);
-}
-
-static int bad_value(const char *option, const char *value)
-{
-	fprintf(stderr, "tracebench record proxy: invalid value '%s' for --%s\n", value, option);
-	return 2;
-}
-
-/* Returns 0 to run, 1 after --help, 2 after a usage error (printed). */
-static int parse_args(int argc, char **argv, struct proxy_options *o)
-{
-	enum { O_KEEP = 256, O_KEEP_QUERY, O_MAX, O_DURATION, O_GRACE, O_TIMEOUT, O_CONNECT, O_PORT_FILE,
-	       O_PROGRESS, O_MAX_BODY };
-	static const struct option longopts[] = {
-		{ "upstream", required_argument, NULL, 'u' },
-		{ "listen", required_argument, NULL, 'l' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "keep-header", required_argument, NULL, O_KEEP },
-		{ "keep-query", required_argument, NULL, O_KEEP_QUERY },
-		{ "max-requests", required_argument, NULL, O_MAX },
-		{ "duration", required_argument, NULL, O_DURATION },
-		{ "grace", required_argument, NULL, O_GRACE },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "connect-timeout", required_argument, NULL, O_CONNECT },
-		{ "insecure", no_argument, NULL, 'k' },
-		{ "port-file", required_argument, NULL, O_PORT_FILE },
-		{ "progress", no_argument, NULL, O_PROGRESS },
-		{ "max-request-bytes", required_argument, NULL, O_MAX_BODY },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	snprintf(o->host, sizeof(o->host), "127.0.0.1");
-	o->port = 8080;
-	o->grace_s = 10;
-	o->timeout_s = 600;
-	o->connect_timeout_s = 10;
-	o->max_body = PROXY_MAX_BODY;
-	o->progress = -1;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "u:l:o:fkqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'u':
-			o->upstream = optarg;
-			break;
-		case 'l':
-			if (httpserver_parse_listen(optarg, o->host, sizeof(o->host), &o->port) < 0)
-				return bad_value("listen", optarg);
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'f':
-			o->force = 1;
-			break;
-		case O_KEEP:
-			if (redact_header_is_secret(optarg, strlen(optarg))) {
-				fprintf(stderr, "tracebench record proxy: '%s' carries secrets; "
-					"it is never recorded\n", optarg);
-				return 2;
-			}
-			if (o->n_keep == PROXY_MAX_KEEP || !*optarg)
-				return bad_value("keep-header", optarg);
-			o->keep[o->n_keep++] = optarg;
-			break;
-		case O_KEEP_QUERY:
-			if (o->n_keep_query == PROXY_MAX_KEEP || !*optarg)
-				return bad_value("keep-query", optarg);
-			o->keep_query[o->n_keep_query++] = optarg;
-			break;
-		case O_MAX:
-			if (cli_parse_long(optarg, 1, 1000000000L, &o->max_requests) < 0)
-				return bad_value("max-requests", optarg);
-			break;
-		case O_DURATION:
-			if (cli_parse_double(optarg, 0.001, 1e8, &o->duration_s) < 0)
-				return bad_value("duration", optarg);
-			break;
-		case O_GRACE:
-			if (cli_parse_long(optarg, 0, 86400, &o->grace_s) < 0)
-				return bad_value("grace", optarg);
-			break;
-		case O_TIMEOUT:
-			if (cli_parse_long(optarg, 0, 86400, &o->timeout_s) < 0)
-				return bad_value("timeout", optarg);
-			break;
-		case O_CONNECT:
-			if (cli_parse_long(optarg, 1, 3600, &o->connect_timeout_s) < 0)
-				return bad_value("connect-timeout", optarg);
-			break;
-		case 'k':
-			o->insecure = 1;
-			break;
-		case O_PORT_FILE:
-			o->port_file = optarg;
-			break;
-		case O_MAX_BODY:
-			if (cli_parse_long(optarg, 1024, 1L << 40, &o->max_body) < 0)
-				return bad_value("max-request-bytes", optarg);
-			break;
-		case O_PROGRESS:
-			o->progress = 1;
-			break;
-		case 'q':
-			o->progress = 0;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
-			fprintf(stderr, "see 'tracebench record proxy --help'\n");
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "tracebench record proxy: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
-	if (!o->upstream) {
-		fprintf(stderr, "tracebench record proxy: no upstream; give --upstream URL\n");
-		return 2;
-	}
-	if (!o->output) {
-		fprintf(stderr, "tracebench record proxy: no output file; give -o TRACE\n");
-		return 2;
-	}
-	return 0;
-}
-
 /* Checks the upstream URL; fills p->upstream (without a trailing '/'),
  * *host and *port (malloc'd host, caller frees). Returns 0 or 2 (printed). */
 static int parse_upstream(struct proxy *p, char **host, long *port)
@@ -1141,167 +933,190 @@ static void on_libevent_log(int severity, const char *msg)
 		fprintf(stderr, "tracebench record proxy: libevent: %s\n", msg);
 }
 
-int proxy_main(int argc, char **argv)
+/* The event loop, the listening side and libcurl's side of it. Returns
+ * 0, or -1 after saying why. */
+static int setup_loop(struct proxy *p)
 {
-	struct proxy p;
-	struct sockaddr_storage self;
-	char err[TRACEFILE_ERRLEN] = "";
-	char *up_host = NULL;
-	long up_port = 0;
-	cJSON *header;
-	int rc, curl_ok = 0;
-
-	memset(&p, 0, sizeof(p));
-	switch ((rc = parse_args(argc, argv, &p.opt))) {
-	case 0:
-		break;
-	case 1:
-		return 0;
-	default:
-		return rc;
+	p->base = httpserver_base_new();
+	if (p->base) {
+		p->http = httpserver_new(p->base, on_request, p, p->opt.max_body, PROXY_MAX_HEADERS,
+					 PROXY_IDLE_S);
+		p->curlev = curlev_new(p->base, finish);
+		p->flush_timer = event_new(p->base, -1, EV_PERSIST, on_flush_timer, p);
+		p->status_timer = event_new(p->base, -1, EV_PERSIST, on_status_timer, p);
+		p->grace_timer = evtimer_new(p->base, on_grace_over, p);
+		p->stop_timer = evtimer_new(p->base, on_duration, p);
+		p->sigint = evsignal_new(p->base, SIGINT, on_signal, p);
+		p->sigterm = evsignal_new(p->base, SIGTERM, on_signal, p);
 	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		fprintf(stderr, "tracebench record proxy: cannot initialize libcurl\n");
-		return 1;
-	}
-	curl_ok = 1;
-	rc = 2;
-	if (parse_upstream(&p, &up_host, &up_port) != 0)
-		goto cleanup;
-	rc = 1;
-	p.budget = (size_t)p.opt.max_body * PROXY_BUDGET_BODIES;
-	signal(SIGPIPE, SIG_IGN);       /* a vanished client is not fatal */
-	event_set_log_callback(on_libevent_log);
-	cli_raise_fd_limit();   /* a few thousand streams open two sockets each */
-
-	p.base = httpserver_base_new();
-	if (p.base) {
-		p.http = httpserver_new(p.base, on_request, &p, p.opt.max_body, PROXY_MAX_HEADERS,
-					PROXY_IDLE_S);
-		p.curlev = curlev_new(p.base, finish);
-		p.flush_timer = event_new(p.base, -1, EV_PERSIST, on_flush_timer, &p);
-		p.status_timer = event_new(p.base, -1, EV_PERSIST, on_status_timer, &p);
-		p.grace_timer = evtimer_new(p.base, on_grace_over, &p);
-		p.stop_timer = evtimer_new(p.base, on_duration, &p);
-		p.sigint = evsignal_new(p.base, SIGINT, on_signal, &p);
-		p.sigterm = evsignal_new(p.base, SIGTERM, on_signal, &p);
-	}
-	p.multi = p.curlev ? curlev_multi(p.curlev) : NULL;
-	p.scratch = evbuffer_new();
-	if (!p.http || !p.curlev || !p.flush_timer || !p.status_timer || !p.grace_timer ||
-	    !p.stop_timer || !p.sigint || !p.sigterm || !p.multi || !p.scratch) {
+	p->multi = p->curlev ? curlev_multi(p->curlev) : NULL;
+	p->scratch = evbuffer_new();
+	if (!p->http || !p->curlev || !p->flush_timer || !p->status_timer || !p->grace_timer ||
+	    !p->stop_timer || !p->sigint || !p->sigterm || !p->multi || !p->scratch) {
 		fprintf(stderr, "tracebench record proxy: cannot set up the event loop\n");
-		goto cleanup;
+		return -1;
 	}
 	/* libcurl sizes its connection cache by the transfers in flight, so
 	 * the upstream connections of a finished burst would be closed and the
 	 * next burst would pay for new ones: keep them. */
-	curl_multi_setopt(p.multi, CURLMOPT_MAXCONNECTS, (long)PROXY_MAX_IDLE_UPSTREAM);
-	evhttp_set_default_content_type(p.http, NULL);  /* add nothing of our own */
-	evhttp_set_allowed_methods(p.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |
+	curl_multi_setopt(p->multi, CURLMOPT_MAXCONNECTS, (long)PROXY_MAX_IDLE_UPSTREAM);
+	evhttp_set_default_content_type(p->http, NULL);  /* add nothing of our own */
+	evhttp_set_allowed_methods(p->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |
 				   EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS |
 				   EVHTTP_REQ_PATCH);
+	return 0;
+}
 
-	p.bound = httpserver_listen(p.http, p.opt.host, &p.opt.port, &self, err, sizeof(err));
-	if (!p.bound) {
+/*
+ * Listens, refuses an upstream that is the proxy itself, creates the trace
+ * and announces the port. Returns 0 or the exit status (printed).
+ */
+static int open_proxy(struct proxy *p, const char *up_host, long up_port)
+{
+	struct sockaddr_storage self;
+	char err[TRACEFILE_ERRLEN] = "";
+	cJSON *header;
+
+	p->bound = httpserver_listen(p->http, p->opt.host, &p->opt.port, &self, err, sizeof(err));
+	if (!p->bound) {
 		fprintf(stderr, "tracebench record proxy: %s\n", err);
-		goto cleanup;
+		return CLI_EXIT_FAILED;
 	}
 	if (upstream_is_self((struct sockaddr *)&self, up_host, up_port)) {
 		fprintf(stderr, "tracebench record proxy: the upstream '%s' is this proxy's own "
-			"address; it would forward to itself\n", p.upstream_shown);
-		rc = 2;
-		goto cleanup;
+			"address; it would forward to itself\n", p->upstream_shown);
+		return CLI_EXIT_USAGE;
 	}
 	/* Signals are handled before the trace exists and the port is
 	 * announced: one arriving in between would end the process and leave
 	 * the file unfinished. */
-	evsignal_add(p.sigint, NULL);
-	evsignal_add(p.sigterm, NULL);
-	header = make_header(&p);
-	p.w = tracefile_writer_open(p.opt.output, TRACEFILE_KIND_TRACE, header, p.opt.force, err);
+	evsignal_add(p->sigint, NULL);
+	evsignal_add(p->sigterm, NULL);
+	header = make_header(p);
+	p->w = tracefile_writer_open(p->opt.output, TRACEFILE_KIND_TRACE, header, p->opt.force, err);
 	cJSON_Delete(header);
-	if (!p.w) {
+	if (!p->w) {
 		fprintf(stderr, "tracebench record proxy: %s\n", err);
-		rc = 2;
-		goto cleanup;
+		return CLI_EXIT_USAGE;
 	}
-	if (p.opt.port_file &&
-	    httpserver_write_port_file(p.opt.port_file, p.opt.port, err, sizeof(err)) < 0) {
+	if (p->opt.port_file &&
+	    httpserver_write_port_file(p->opt.port_file, p->opt.port, err, sizeof(err)) < 0) {
 		fprintf(stderr, "tracebench record proxy: %s\n", err);
-		goto cleanup;
+		return CLI_EXIT_FAILED;
 	}
+	return 0;
+}
 
-	{
-		struct timeval second = { 1, 0 }, status = { PROXY_STATUS_S, 0 };
-		int progress = p.opt.progress < 0 ? isatty(STDERR_FILENO) : p.opt.progress;
+/* The flush and status timers and --duration's. */
+static void start_timers(struct proxy *p)
+{
+	struct timeval second = { 1, 0 }, status = { PROXY_STATUS_S, 0 };
+	int progress = p->opt.progress < 0 ? isatty(STDERR_FILENO) : p->opt.progress;
 
-		evtimer_add(p.flush_timer, &second);
-		if (progress)
-			evtimer_add(p.status_timer, &status);
-		if (p.opt.duration_s > 0) {
-			struct timeval d;
+	evtimer_add(p->flush_timer, &second);
+	if (progress)
+		evtimer_add(p->status_timer, &status);
+	if (p->opt.duration_s > 0) {
+		struct timeval d;
 
-			d.tv_sec = (time_t)p.opt.duration_s;
-			d.tv_usec = (suseconds_t)((p.opt.duration_s - (double)d.tv_sec) * 1e6);
-			evtimer_add(p.stop_timer, &d);
+		d.tv_sec = (time_t)p->opt.duration_s;
+		d.tv_usec = (suseconds_t)((p->opt.duration_s - (double)d.tv_sec) * 1e6);
+		evtimer_add(p->stop_timer, &d);
+	}
+}
+
+/* Closes the trace (saying what it holds when rc is 0) and frees the
+ * rest. Returns rc, or 1 when the trace could not be finished. */
+static int release_proxy(struct proxy *p, int rc)
+{
+	char err[TRACEFILE_ERRLEN] = "";
+
+	while (p->active)       /* the loop failed: nothing more to send */
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): as in cancel_all */
+		cancel(p->active, "the proxy stopped");
+	if (p->w) {
+		if (tracefile_writer_close(p->w, err) < 0) {
+			fprintf(stderr, "tracebench record proxy: %s\n", err);
+			rc = CLI_EXIT_FAILED;
+		} else if (p->failed) {
+			fprintf(stderr, "%stracebench record proxy: proxied %ld request%s; only the "
+				"first %ld are in '%s' (recording stopped)\n", p->status_shown ? "\n" : "",
+				p->n_done, p->n_done == 1 ? "" : "s", p->n_recorded, p->opt.output);
+		} else if (rc == 0) {
+			fprintf(stderr, "%stracebench record proxy: recorded %ld request%s "
+				"(%ld failed) to '%s'\n", p->status_shown ? "\n" : "", p->n_recorded,
+				p->n_recorded == 1 ? "" : "s", p->n_errors, p->opt.output);
+			if (p->n_unrecorded)
+				fprintf(stderr, "tracebench record proxy: %ld request%s proxied but "
+					"not recorded (said above)\n", p->n_unrecorded,
+					p->n_unrecorded == 1 ? "" : "s");
 		}
 	}
+	if (p->http)
+		evhttp_free(p->http);   /* closes connections, frees their requests */
+	curlev_free(p->curlev);
+	if (p->scratch)
+		evbuffer_free(p->scratch);
+	if (p->flush_timer)
+		event_free(p->flush_timer);
+	if (p->status_timer)
+		event_free(p->status_timer);
+	if (p->grace_timer)
+		event_free(p->grace_timer);
+	if (p->stop_timer)
+		event_free(p->stop_timer);
+	if (p->sigint)
+		event_free(p->sigint);
+	if (p->sigterm)
+		event_free(p->sigterm);
+	if (p->base)
+		event_base_free(p->base);
+	free(p->upstream);
+	free(p->upstream_shown);
+	return rc;
+}
+
+int proxy_main(int argc, char **argv)
+{
+	struct proxy p;
+	char *up_host = NULL;
+	long up_port = 0;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	if ((rc = record_options_proxy(&p.opt, argc, argv)) != CLI_CONTINUE)
+		return rc;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		fprintf(stderr, "tracebench record proxy: cannot initialize libcurl\n");
+		return CLI_EXIT_FAILED;
+	}
+	rc = CLI_EXIT_USAGE;
+	if (parse_upstream(&p, &up_host, &up_port) != 0)
+		goto cleanup;
+	p.budget = (size_t)p.opt.max_body * PROXY_BUDGET_BODIES;
+	signal(SIGPIPE, SIG_IGN);       /* a vanished client is not fatal */
+	event_set_log_callback(on_libevent_log);
+	cli_raise_fd_limit();   /* a few thousand streams open two sockets each */
+	if (setup_loop(&p) < 0) {
+		rc = CLI_EXIT_FAILED;
+		goto cleanup;
+	}
+	if ((rc = open_proxy(&p, up_host, up_port)) != 0)
+		goto cleanup;
+	start_timers(&p);
 	p.start_ns = clock_now_ns();
 	fprintf(stderr, "tracebench record proxy: listening on http://%s%s%s:%d, forwarding to %s, "
 		"recording to '%s'\n", strchr(p.opt.host, ':') ? "[" : "", p.opt.host,
 		strchr(p.opt.host, ':') ? "]" : "", p.opt.port, p.upstream_shown, p.opt.output);
-
 	if (event_base_dispatch(p.base) < 0) {
 		fprintf(stderr, "tracebench record proxy: event loop failed\n");
+		rc = CLI_EXIT_FAILED;
 		goto cleanup;
 	}
-	rc = p.failed ? 1 : 0;
+	rc = p.failed ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 cleanup:
-	while (p.active)        /* the loop failed: nothing more to send */
-		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): as in cancel_all */
-		cancel(p.active, "the proxy stopped");
-	if (p.w) {
-		if (tracefile_writer_close(p.w, err) < 0) {
-			fprintf(stderr, "tracebench record proxy: %s\n", err);
-			rc = 1;
-		} else if (p.failed) {
-			fprintf(stderr, "%stracebench record proxy: proxied %ld request%s; only the "
-				"first %ld are in '%s' (recording stopped)\n", p.status_shown ? "\n" : "",
-				p.n_done, p.n_done == 1 ? "" : "s", p.n_recorded, p.opt.output);
-		} else if (rc == 0) {
-			fprintf(stderr, "%stracebench record proxy: recorded %ld request%s "
-				"(%ld failed) to '%s'\n", p.status_shown ? "\n" : "", p.n_recorded,
-				p.n_recorded == 1 ? "" : "s", p.n_errors, p.opt.output);
-			if (p.n_unrecorded)
-				fprintf(stderr, "tracebench record proxy: %ld request%s proxied but "
-					"not recorded (said above)\n", p.n_unrecorded,
-					p.n_unrecorded == 1 ? "" : "s");
-		}
-	}
-	if (p.http)
-		evhttp_free(p.http);    /* closes connections, frees their requests */
-	curlev_free(p.curlev);
-	if (p.scratch)
-		evbuffer_free(p.scratch);
-	if (p.flush_timer)
-		event_free(p.flush_timer);
-	if (p.status_timer)
-		event_free(p.status_timer);
-	if (p.grace_timer)
-		event_free(p.grace_timer);
-	if (p.stop_timer)
-		event_free(p.stop_timer);
-	if (p.sigint)
-		event_free(p.sigint);
-	if (p.sigterm)
-		event_free(p.sigterm);
-	if (p.base)
-		event_base_free(p.base);
+	rc = release_proxy(&p, rc);
 	curl_free(up_host);
-	free(p.upstream);
-	free(p.upstream_shown);
-	if (curl_ok)
-		curl_global_cleanup();
+	curl_global_cleanup();
 	return rc;
 }

@@ -18,12 +18,12 @@
  * prefix cache sees each earlier turn again as a prefix.
  */
 #include "synth.h"
+#include "options.h"
 #include "words.h"
 #include "lib/cli.h"
 #include "lib/trace.h"
 #include "lib/tracefile.h"
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,156 +284,23 @@ cleanup:
 	return rc;
 }
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: tracebench record synth [options] -o TRACE\n"
-		"\n"
-		"Write a trace of N generated requests (one prompt word ~ one token).\n"
-		"\n"
-		"options:\n"
-		"  -n, --requests N          requests in the trace (default 64)\n"
-		"      --input-tokens LEN    prompt length in words (default 512)\n"
-		"      --output-tokens LEN   max_tokens of each request (default 500)\n"
-		"                            LEN: N, uniform:A:B, normal:MU:SD or lognormal:MU:SD\n"
-		"                            (mean and sd of the lengths), clamped to >= 1\n"
-		"      --rate R              arrival offsets at R requests/s (default: all at 0)\n"
-		"      --arrival KIND        constant (default), poisson or gamma\n"
-		"      --burstiness B        gamma shape: 1 Poisson, < 1 burstier, > 1 steadier\n"
-		"      --turns T             sessions of T turns; each turn resends the\n"
-		"                            conversation so far as a prefix (default 1)\n"
-		"      --model NAME          model field of each request (default mock)\n"
-		"      --endpoint-kind K     chat (/v1/chat/completions, default) or completions\n"
-		"      --seed N              generator seed; same seed, same bytes (default 1)\n"
-		"  -o, --output FILE         trace file to write (.jsonl.gz)\n"
-		"  -f, --force               replace FILE if it exists\n"
-		"  -h, --help                show this help\n"
-		"\n"
-		"examples:\n"
-		"  tracebench record synth -n 64 --input-tokens 512 --output-tokens 500 -o trace.jsonl.gz\n"
-		"  tracebench record synth -n 8 --endpoint-kind completions --model llama -o small.jsonl.gz\n"
-		"  tracebench record synth -n 1000 --input-tokens lognormal:800:400 \\\n"
-		"      --output-tokens uniform:50:300 --rate 4 --arrival poisson -o open.jsonl.gz\n"
-		"  tracebench record synth -n 40 --turns 4 --input-tokens 100 -o chat4.jsonl.gz\n");
-}
-
-static int bad_value(const char *option, const char *value)
-{
-	fprintf(stderr, "tracebench record synth: invalid value '%s' for --%s\n", value, option);
-	return 2;
-}
-
 int synth_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "requests", required_argument, NULL, 'n' },
-		{ "input-tokens", required_argument, NULL, 'I' },
-		{ "output-tokens", required_argument, NULL, 'O' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "arrival", required_argument, NULL, 'a' },
-		{ "burstiness", required_argument, NULL, 'b' },
-		{ "turns", required_argument, NULL, 't' },
-		{ "model", required_argument, NULL, 'm' },
-		{ "endpoint-kind", required_argument, NULL, 'k' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct synth_options o;
-	const char *path = NULL;
+	struct record_synth_options o;
 	char err[TRACEFILE_ERRLEN] = "";
-	int c, force = 0, arrival_given = 0, burstiness_given = 0;
-	long v;
+	int rc;
 
-	synth_options_init(&o);
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "n:o:fh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (cli_parse_long(optarg, 1, 100000000, &o.requests) < 0)
-				return bad_value("requests", optarg);
-			break;
-		case 'I':
-			if (dist_parse(optarg, &o.input) < 0)
-				return bad_value("input-tokens", optarg);
-			o.input_spec = optarg;
-			break;
-		case 'O':
-			if (dist_parse(optarg, &o.output) < 0)
-				return bad_value("output-tokens", optarg);
-			o.output_spec = optarg;
-			break;
-		case 'r':
-			if (cli_parse_double(optarg, 1e-6, 1e6, &o.rate) < 0)
-				return bad_value("rate", optarg);
-			break;
-		case 'a':
-			if (arrival_parse(optarg, &o.arrival) < 0)
-				return bad_value("arrival", optarg);
-			arrival_given = 1;
-			break;
-		case 'b':
-			if (cli_parse_double(optarg, 1e-3, 1e3, &o.burstiness) < 0)
-				return bad_value("burstiness", optarg);
-			burstiness_given = 1;
-			break;
-		case 't':
-			if (cli_parse_long(optarg, 1, 1000, &o.turns) < 0)
-				return bad_value("turns", optarg);
-			break;
-		case 'm':
-			o.model = optarg;
-			break;
-		case 'k':
-			if (strcmp(optarg, "chat") && strcmp(optarg, "completions"))
-				return bad_value("endpoint-kind", optarg);
-			o.completions = strcmp(optarg, "completions") == 0;
-			break;
-		case 's':
-			if (cli_parse_long(optarg, 0, 0x7fffffffL, &v) < 0)
-				return bad_value("seed", optarg);
-			o.seed = (uint64_t)v;
-			break;
-		case 'o':
-			path = optarg;
-			break;
-		case 'f':
-			force = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			fprintf(stderr, "see 'tracebench record synth --help'\n");
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "tracebench record synth: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
-	if (arrival_given && o.rate <= 0) {
-		fprintf(stderr, "tracebench record synth: --arrival needs --rate R\n");
-		return 2;
-	}
-	if (burstiness_given && o.arrival != ARRIVAL_GAMMA) {
-		fprintf(stderr, "tracebench record synth: --burstiness needs --arrival gamma\n");
-		return 2;
-	}
-	if (!path) {
-		fprintf(stderr, "tracebench record synth: no output file; give -o TRACE\n");
-		return 2;
-	}
+	if ((rc = record_options_synth(&o, argc, argv)) != CLI_CONTINUE)
+		return rc;
 	if (cli_catch_stop_signals() < 0) {
 		fprintf(stderr, "tracebench record synth: cannot handle signals\n");
-		return 1;
+		return CLI_EXIT_FAILED;
 	}
-	if ((c = synth_write(&o, path, force, err)) != 0) {
+	if ((rc = synth_write(&o.synth, o.output, o.force, err)) != 0) {
 		fprintf(stderr, "tracebench record synth: %s\n", err);
-		return c < 0 ? 2 : c;
+		return rc < 0 ? CLI_EXIT_USAGE : rc;
 	}
-	fprintf(stderr, "tracebench record synth: wrote %ld requests to '%s'\n", o.requests, path);
-	return 0;
+	fprintf(stderr, "tracebench record synth: wrote %ld requests to '%s'\n", o.synth.requests,
+		o.output);
+	return CLI_EXIT_OK;
 }

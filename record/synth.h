@@ -38,6 +38,7 @@ void synth_options_init(struct synth_options *o);
  */
 int synth_write(const struct synth_options *o, const char *path, int force, char *err);
 
+/* argv[0] is "synth". Returns the exit status (lib/cli.h). */
 int synth_main(int argc, char **argv);
 
 #endif

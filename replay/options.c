@@ -13,7 +13,6 @@
 #include "lib/redact.h"
 
 #include <curl/curl.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -293,39 +292,30 @@ static int parse_hosts_option(struct replay_options *o, int c, const char *arg)
 	}
 }
 
-/* One option getopt_long returned: CLI_CONTINUE, or the exit status. */
-static int parse_one(struct replay_options *o, int c, char **argv)
+/* cli_parse's take(): each group in turn. */
+static int take(void *opts, int c, char *arg, char *msg, size_t len)
 {
-	char msg[256];
+	struct replay_options *o = opts;
 	int rc;
 
-	if (c == 'h') {
-		replay_options_usage(stdout);
-		return CLI_EXIT_OK;
+	if ((c == 'e' && o->endpoint_b) || (c == 'o' && o->output_b)) {
+		snprintf(msg, len, c == 'e' ? "more than two --endpoint; an A/B run has two" :
+			 "more than two -o; an A/B run writes two results files");
+		return -1;
 	}
-	if (c == '?' || c == ':') {
-		cli_getopt_error(c, argv, longopts, msg, sizeof(msg));
-		return usage_error(msg, 1);
-	}
-	if (c == 'e' && o->endpoint_b)
-		return usage_error("more than two --endpoint; an A/B run has two", 0);
-	if (c == 'o' && o->output_b)
-		return usage_error("more than two -o; an A/B run writes two results files", 0);
-	rc = parse_run_option(o, c, optarg);
+	rc = parse_run_option(o, c, arg);
 	if (rc == OPT_NOT_MINE)
-		rc = parse_closed_loop_option(o, c, optarg);
+		rc = parse_closed_loop_option(o, c, arg);
 	if (rc == OPT_NOT_MINE)
-		rc = parse_open_loop_option(o, c, optarg);
+		rc = parse_open_loop_option(o, c, arg);
 	if (rc == OPT_NOT_MINE)
-		rc = parse_request_option(o, c, optarg);
+		rc = parse_request_option(o, c, arg);
 	if (rc == OPT_NOT_MINE)
-		rc = parse_hosts_option(o, c, optarg);
-	if (rc == OPT_TAKEN)
-		return CLI_CONTINUE;
-	snprintf(msg, sizeof(msg), "invalid value '%s' for --%s", optarg ? optarg : "",
-		 cli_option_name(longopts, c));
-	return usage_error(msg, 0);
+		rc = parse_hosts_option(o, c, arg);
+	return rc == OPT_TAKEN ? 0 : -1;
 }
+
+static const struct cli_command command = { PROG, shortopts, longopts, take };
 
 /* The rules of an A/B run (two --endpoint): NULL when kept, else why not. */
 static const char *check_ab(const struct replay_options *o)
@@ -444,7 +434,8 @@ static int check_urls(const struct replay_options *o)
 
 int replay_options_parse(struct replay_options *o, int argc, char **argv)
 {
-	int c, rc;
+	char msg[CLI_MSGLEN];
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->levels[0] = 1;
@@ -462,11 +453,11 @@ int replay_options_parse(struct replay_options *o, int argc, char **argv)
 	o->sched.speed = 1;
 	o->sched.seed = 1;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1)
-		if ((rc = parse_one(o, c, argv)) != CLI_CONTINUE)
-			return rc;
+	rc = cli_parse(&command, o, argc, argv, msg, sizeof(msg));
+	if (rc == CLI_EXIT_OK)
+		replay_options_usage(stdout);
+	if (rc != CLI_CONTINUE)
+		return rc == CLI_EXIT_OK ? rc : usage_error(msg, 0);
 	if (optind + 1 != argc)
 		return usage_error(optind == argc ? "no trace file given" :
 				   "more than one trace file given", 1);
