@@ -2,8 +2,8 @@
  * tracebench.c - the one binary: `tracebench record|replay|analyze|mock`.
  *
  * Each program lives in its own folder and exports a single *_main; this
- * file only routes to it, git-style. Exit status everywhere: 0 success,
- * 1 the work failed, 2 usage or input error.
+ * file only routes to it, git-style. Exit status everywhere (lib/cli.h):
+ * 0 success, 1 the work failed, 2 usage or input error.
  */
 #include <errno.h>
 #include <signal.h>

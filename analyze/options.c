@@ -1,0 +1,439 @@
+/*
+ * options.c - the command lines of `tracebench analyze SUBCOMMAND`; see
+ * options.h.
+ *
+ * A table holds each subcommand's options, help text, take() for lib/cli's
+ * getopt loop and the checks once all are read. Every usage error is one
+ * line naming the subcommand.
+ */
+#include "analyze/options.h"
+#include "analyze/verdict.h"
+#include "lib/cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char analyze_usage_text[] =
+	"usage: tracebench analyze <subcommand> --db FILE [options]\n"
+	"\n"
+	"Keep results files in a SQLite database and report on them.\n"
+	"\n"
+	"subcommands:\n"
+	"  load      add results files (from 'tracebench replay') to the database\n"
+	"  report    print the sweep table of each run (text, markdown, csv, json)\n"
+	"  export    write one CSV row per request\n"
+	"  runs      list the runs in the database\n"
+	"  compare   before/after: changes per level and metric, with a verdict\n"
+	"  rm        remove a run from the database\n"
+	"  plot      write gnuplot scripts and data, render them (png, svg, pdf)\n"
+	"\n"
+	"options:\n"
+	"  -h, --help   show this help\n"
+	"\n"
+	"Run 'tracebench analyze <subcommand> --help' for its options.\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze load --db bench.db before.jsonl.gz after.jsonl.gz\n"
+	"  tracebench analyze report --db bench.db --format markdown > report.md\n"
+	"  tracebench analyze compare --db bench.db baseline tuned\n"
+	"  tracebench analyze plot --db bench.db --out plots\n";
+
+static const char compare_usage_text[] =
+	"usage: tracebench analyze compare --db FILE [--format FMT] [--min-effect PCT]\n"
+	"                                  [--fail-on-regression PCT] BEFORE AFTER\n"
+	"\n"
+	"Compare two runs (by label) level by level: the P50 and P99 of TTFT, TTFA,\n"
+	"TPOT, ITL and E2E, and aggregate tok/s (tokens / wall time), before and\n"
+	"after, the change with its 95% interval, and a verdict per number: 'same'\n"
+	"(the interval lies inside +-min-effect), 'faster' or 'slower' (beyond it),\n"
+	"'inconclusive' (it straddles the threshold: run more requests or repeats),\n"
+	"or 'n/a' (too few requests: P50 needs 5 a side, P99 200). Repeats (replay\n"
+	"--repeat) are the unit of noise; requests are paired by trace id when both\n"
+	"runs replayed the same ones. Seeded: the same database gives the same\n"
+	"verdicts. Warns when the runs replayed different traces or used different\n"
+	"parameters.\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE                  the database to read\n"
+	"  -f, --format FMT               text (default), markdown, csv or json\n"
+	"  -m, --min-effect PCT           smallest change that matters, in percent\n"
+	"                                 (default 3); smaller ones are 'same'\n"
+	"  -F, --fail-on-regression PCT   exit 1 when a verdict is 'slower' by more\n"
+	"                                 than PCT percent, one line per regression\n"
+	"                                 on stderr. Reliable with --repeat 3 or more\n"
+	"                                 on both sides (run-to-run noise measured);\n"
+	"                                 with one run a side it leans on --min-effect\n"
+	"  -h, --help                     show this help\n"
+	"\n"
+	"exit status: 0 done (no regression), 1 a regression beyond PCT or the work\n"
+	"failed, 2 usage or input error (an unknown run, no level in common)\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze compare --db bench.db baseline tuned\n"
+	"  tracebench analyze compare --db ci.db --fail-on-regression 5 main pr-123\n"
+	"  tracebench analyze compare --db ab.db --min-effect 2 --format markdown a b\n";
+
+static const char runs_usage_text[] =
+	"usage: tracebench analyze runs --db FILE [--format FMT]\n"
+	"\n"
+	"List the runs: label, created, endpoint, model, trace digest, mode,\n"
+	"concurrency levels, requests (without warm-ups) and errors.\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE      the database to read\n"
+	"  -f, --format FMT   text (default), markdown, csv or json\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze runs --db bench.db\n";
+
+static const char rm_usage_text[] =
+	"usage: tracebench analyze rm --db FILE RUN...\n"
+	"\n"
+	"Remove the runs labelled RUN (every results file loaded under the label)\n"
+	"and their requests from the database.\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE      the database to change\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze rm --db bench.db run-20261130-120000\n";
+
+static const char load_usage_text[] =
+	"usage: tracebench analyze load --db FILE [--label L] RESULTS...\n"
+	"\n"
+	"Add results files to the database (created if missing), one transaction\n"
+	"per file. A run already in the database (same run_id) is skipped. The\n"
+	"complete records of a truncated file are loaded, with a warning.\n"
+	"Files loaded under one label are reported as one run (shards of a sweep).\n"
+	"\n"
+	"RESULTS may also be a 'tracebench record proxy' capture (what clients saw,\n"
+	"as one open-loop level, inference requests only), or another tool's\n"
+	"per-request results: 'vllm bench serve --save-result --save-detailed' JSON\n"
+	"or 'sglang bench_serving --output-details' JSON Lines, each run one level\n"
+	"(its max concurrency, 0 when uncapped); what such a file lacks is noted in\n"
+	"the report, not invented (README, Metrics).\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE      the database (SQLite) to add to\n"
+	"  -l, --label L      store the runs as L instead of their own label\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze load --db bench.db results.jsonl.gz\n"
+	"  tracebench analyze load --db bench.db --label after-tuning r.jsonl.gz\n"
+	"  tracebench analyze load --db bench.db --label production capture.jsonl.gz\n"
+	"  tracebench analyze load --db bench.db vllm-infqps-llama-20250101-120000.json\n";
+
+static const char report_usage_text[] =
+	"usage: tracebench analyze report --db FILE [--run LABEL] [--format FMT] [--slo LIST]\n"
+	"\n"
+	"Print the sweep table of each run: one row per concurrency level with the\n"
+	"seed benchmark's columns first (C, Agg tok/s, Per-req tok/s, Avg TTFT,\n"
+	"Tokens, Wall(s), Ok), then TTFT P50/P95/P99, errors and scaling efficiency.\n"
+	"Text and markdown add per run a heading, the warm-up (cold-start) TTFT,\n"
+	"errors by class and a latency table: mean, P50, P90, P95, P99 and max of\n"
+	"TTFT, TTFA, TPOT, ITL and E2E per level. csv and json print one flat row\n"
+	"per run and level with all of these, the run in the first column.\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE        the database to read\n"
+	"  -r, --run LABEL      only the run LABEL\n"
+	"  -f, --format FMT     text (default), markdown, csv or json\n"
+	"  -s, --slo LIST       goodput: share of requests within every limit, and\n"
+	"                       good requests/s; LIST of ttft|ttfa|tpot|e2e=LIMIT\n"
+	"                       with LIMIT in us, ms (default) or s\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze report --db bench.db\n"
+	"  tracebench analyze report --db bench.db --run baseline --format markdown\n"
+	"  tracebench analyze report --db bench.db --slo ttft=500ms,tpot=50ms,e2e=10s\n";
+
+static const char export_usage_text[] =
+	"usage: tracebench analyze export --db FILE [--run LABEL] [--format csv]\n"
+	"\n"
+	"Write one CSV row per request, warm-ups included (warmup=1), with a\n"
+	"header row. Columns: run, concurrency, seq, trace_id, warmup, status,\n"
+	"error, ttft_ms, ttfa_ms, e2e_ms, tpot_ms, input_tokens, output_tokens,\n"
+	"tokens_estimated, run_id, error_detail. Empty fields are NULL.\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE        the database to read\n"
+	"  -r, --run LABEL      only the run LABEL\n"
+	"  -f, --format csv     the output format (csv, the only one)\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze export --db bench.db --format csv > requests.csv\n"
+	"  tracebench analyze export --db bench.db --run baseline > baseline.csv\n";
+
+static const char plot_usage_text[] =
+	"usage: tracebench analyze plot --db FILE [--run LABEL]... --out DIR [--format FMT]\n"
+	"\n"
+	"Write a gnuplot script NAME.gp with its data NAME.dat for each plot, and\n"
+	"render NAME.png (or .svg, .pdf) when gnuplot is installed; one curve (or\n"
+	"set of curves) per run, so several runs overlay. Prints the files written.\n"
+	"  scaling            aggregate and per-request tok/s by concurrency\n"
+	"  ttft_percentiles   TTFT P50, P95 and P99 by concurrency\n"
+	"  latency_cdf        CDF of TTFT and of E2E per run\n"
+	"  ttft_timeline      TTFT of each request over the run (cold start, queueing)\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE      the database to read\n"
+	"  -r, --run LABEL    plot the run LABEL (repeatable; default: all runs)\n"
+	"  -o, --out DIR      the output directory (created if missing)\n"
+	"  -f, --format FMT   png (default), svg or pdf\n"
+	"      --force        replace the files of an earlier plot in DIR\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze plot --db bench.db --out plots\n"
+	"  tracebench analyze plot --db bench.db --run before --run after --out plots\n"
+	"  tracebench analyze plot --db bench.db --out plots --format svg\n"
+	"  tracebench analyze plot --db bench.db --out plots --force   # plot again\n"
+	"  cd plots && gnuplot scaling.gp      # re-render after editing the script\n";
+
+void analyze_options_usage(FILE *out)
+{
+	fputs(analyze_usage_text, out);
+}
+
+/* --format of the tables: text, markdown, csv or json. */
+static int take_format(struct analyze_options *o, const char *arg, char *msg, size_t len)
+{
+	if (table_format_parse(arg, &o->fmt) == 0)
+		return 0;
+	snprintf(msg, len, "unknown format '%s' (text, markdown, csv or json)", arg);
+	return -1;
+}
+
+/* load: --db, --label. rm: --db. */
+static int take_load(void *opts, int c, char *arg, char *msg, size_t len)
+{
+	struct analyze_options *o = opts;
+
+	(void)msg;
+	(void)len;
+	switch (c) {
+	case 'd': o->db_path = arg; return 0;
+	case 'l': o->label = arg; return 0;
+	default: return -1;
+	}
+}
+
+/* report, export, runs: --db, --run, --format, --slo. */
+static int take_read(void *opts, int c, char *arg, char *msg, size_t len)
+{
+	struct analyze_options *o = opts;
+
+	switch (c) {
+	case 'd': o->db_path = arg; return 0;
+	case 'r': o->run = arg; return 0;
+	case 'f': return take_format(o, arg, msg, len);
+	case 's':
+		o->has_slo = 1;
+		return metric_slo_parse(arg, &o->slo, msg, len) == 0 ? 0 : -1;
+	default: return -1;
+	}
+}
+
+/* plot: --db, --run (repeatable), --out, --format, --force. */
+static int take_plot(void *opts, int c, char *arg, char *msg, size_t len)
+{
+	struct analyze_options *o = opts;
+
+	switch (c) {
+	case 'd': o->db_path = arg; return 0;
+	case 'o': o->dir = arg; return 0;
+	case 'F': o->force = 1; return 0;
+	case 'r':
+		if (o->n_runs == ANALYZE_MAX_RUNS) {
+			snprintf(msg, len, "too many --run options");
+			return -1;
+		}
+		o->runs[o->n_runs++] = arg;
+		return 0;
+	case 'f':
+		if (plot_format_parse(arg, &o->plot_fmt) == 0)
+			return 0;
+		snprintf(msg, len, "unknown format '%s' (png, svg or pdf)", arg);
+		return -1;
+	default: return -1;
+	}
+}
+
+/* compare: --db, --format, --min-effect, --fail-on-regression. */
+static int take_compare(void *opts, int c, char *arg, char *msg, size_t len)
+{
+	struct analyze_options *o = opts;
+
+	switch (c) {
+	case 'd': o->db_path = arg; return 0;
+	case 'f': return take_format(o, arg, msg, len);
+	case 'm':
+		if (cli_parse_double(arg, 0, 100, &o->min_effect) == 0)
+			return 0;
+		snprintf(msg, len, "bad --min-effect '%s' (a percentage from 0 to 100, e.g. 3)", arg);
+		return -1;
+	case 'F':
+		if (cli_parse_double(arg, 0, 1e9, &o->fail_pct) == 0)
+			return 0;
+		snprintf(msg, len, "bad --fail-on-regression '%s' (a percentage, e.g. 5)", arg);
+		return -1;
+	default: return -1;
+	}
+}
+
+static const struct option load_longopts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "label", required_argument, NULL, 'l' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option read_longopts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "run", required_argument, NULL, 'r' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "slo", required_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option plot_longopts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "run", required_argument, NULL, 'r' },
+	{ "out", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "force", no_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option compare_longopts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "min-effect", required_argument, NULL, 'm' },
+	{ "fail-on-regression", required_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option rm_longopts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * The checks once every option is read (and --db given, and no operand
+ * where none is taken): NULL when the command line will do, else what is
+ * wrong. o->args and o->n_args hold the operands.
+ */
+static const char *check_load(const struct analyze_options *o)
+{
+	if (o->label && !*o->label)
+		return "empty --label";
+	return o->n_args ? NULL : "no results files given";
+}
+
+static const char *check_export(const struct analyze_options *o)
+{
+	if (o->fmt != TABLE_CSV)
+		return "export writes csv only (--format csv)";
+	return o->has_slo ? "--slo is an option of report" : NULL;
+}
+
+static const char *check_runs(const struct analyze_options *o)
+{
+	return o->run || o->has_slo ? "runs takes --db and --format only" : NULL;
+}
+
+static const char *check_rm(const struct analyze_options *o)
+{
+	return o->n_args ? NULL : "no run given";
+}
+
+static const char *check_plot(const struct analyze_options *o)
+{
+	return o->dir && *o->dir ? NULL : "no output directory; give --out DIR";
+}
+
+static const char *check_compare(const struct analyze_options *o)
+{
+	return o->n_args == 2 ? NULL : "give two runs: BEFORE AFTER";
+}
+
+static const struct analyze_sub {
+	const char *name;
+	const char *usage;
+	struct cli_command cmd;
+	enum table_format fmt;        /* the default --format */
+	int operands;                   /* takes operands (files, runs) */
+	const char *(*check)(const struct analyze_options *o);
+} subs[] = {
+	{ "load", load_usage_text,
+	  { "tracebench analyze load", ":d:l:h", load_longopts, take_load },
+	  TABLE_TEXT, 1, check_load },
+	{ "report", report_usage_text,
+	  { "tracebench analyze report", ":d:r:f:s:h", read_longopts, take_read },
+	  TABLE_TEXT, 0, NULL },
+	{ "export", export_usage_text,
+	  { "tracebench analyze export", ":d:r:f:s:h", read_longopts, take_read },
+	  TABLE_CSV, 0, check_export },
+	{ "runs", runs_usage_text,
+	  { "tracebench analyze runs", ":d:r:f:s:h", read_longopts, take_read },
+	  TABLE_TEXT, 0, check_runs },
+	{ "rm", rm_usage_text,
+	  { "tracebench analyze rm", ":d:h", rm_longopts, take_load },
+	  TABLE_TEXT, 1, check_rm },
+	{ "plot", plot_usage_text,
+	  { "tracebench analyze plot", ":d:r:o:f:h", plot_longopts, take_plot },
+	  TABLE_TEXT, 0, check_plot },
+	{ "compare", compare_usage_text,
+	  { "tracebench analyze compare", ":d:f:m:F:h", compare_longopts, take_compare },
+	  TABLE_TEXT, 1, check_compare },
+};
+
+int analyze_options_parse(const char *sub, struct analyze_options *o, int argc, char **argv)
+{
+	const struct analyze_sub *s = NULL;
+	const char *why;
+	char msg[CLI_MSGLEN];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(subs) / sizeof(subs[0]) && !s; i++)
+		if (strcmp(sub, subs[i].name) == 0)
+			s = &subs[i];
+	if (!s)
+		return CLI_EXIT_USAGE;          /* analyze_main routes known names only */
+	memset(o, 0, sizeof(*o));
+	o->fmt = s->fmt;
+	o->plot_fmt = PLOT_PNG;
+	o->fail_pct = -1;
+	o->min_effect = VERDICT_MIN_EFFECT;
+	rc = cli_parse(&s->cmd, o, argc, argv, msg, sizeof(msg));
+	if (rc == CLI_EXIT_OK)
+		fputs(s->usage, stdout);
+	if (rc != CLI_CONTINUE) {
+		if (rc != CLI_EXIT_OK)
+			fprintf(stderr, "%s: %s\n", s->cmd.prog, msg);
+		return rc;
+	}
+	o->args = argv + optind;
+	o->n_args = argc - optind;
+	if (o->n_args && !s->operands) {
+		fprintf(stderr, "%s: unexpected argument '%s'; see '%s --help'\n", s->cmd.prog,
+			o->args[0], s->cmd.prog);
+		return CLI_EXIT_USAGE;
+	}
+	why = !o->db_path ? "no database; give --db FILE" : s->check ? s->check(o) : NULL;
+	if (!why)
+		return CLI_CONTINUE;
+	fprintf(stderr, "%s: %s; see '%s --help'\n", s->cmd.prog, why, s->cmd.prog);
+	return CLI_EXIT_USAGE;
+}

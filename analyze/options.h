@@ -1,0 +1,48 @@
+/*
+ * options.h - the command lines of `tracebench analyze SUBCOMMAND`: what
+ * each subcommand asks for, its help text and its parsing (lib/cli.h says
+ * how parsers return). analyze.c only reads a struct analyze_options.
+ */
+#ifndef TB_ANALYZE_OPTIONS_H
+#define TB_ANALYZE_OPTIONS_H
+
+#include <stddef.h>
+
+#include "analyze/plot.h"
+#include "lib/metric.h"
+#include "lib/table.h"
+
+#define ANALYZE_MAX_RUNS 64     /* most --run options plot accepts */
+
+/* The options of every subcommand; each fills what it takes (strings
+ * point into argv). */
+struct analyze_options {
+	const char *db_path;
+	const char *label;              /* load --label */
+	const char *run;                /* report, export --run */
+	const char *runs[ANALYZE_MAX_RUNS];   /* plot --run, repeatable */
+	size_t n_runs;
+	enum table_format fmt;        /* report, export, runs, compare */
+	enum plot_format plot_fmt;
+	struct metric_slo slo;         /* report --slo */
+	int has_slo;
+	const char *dir;                /* plot --out */
+	int force;                      /* plot --force */
+	double fail_pct;                /* compare --fail-on-regression; -1: none */
+	double min_effect;              /* compare --min-effect, percent */
+	char **args;                    /* the operands: files, runs */
+	int n_args;
+};
+
+/*
+ * Fills *o for the subcommand sub ("load", "report", "export", "runs",
+ * "rm", "plot", "compare") from argv (argv[0] is sub), defaults first.
+ * Returns CLI_CONTINUE to run; else the exit status after printing the
+ * help to stdout (0) or a one-line error to stderr (2).
+ */
+int analyze_options_parse(const char *sub, struct analyze_options *o, int argc, char **argv);
+
+/* The help of `tracebench analyze` itself. */
+void analyze_options_usage(FILE *out);
+
+#endif
