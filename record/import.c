@@ -359,6 +359,29 @@ static int column(char **names, int n, const char *name)
 	return -1;
 }
 
+/* The columns of time, input and output length in a header line of n
+ * fields. Returns 0, or -1 with a message in err. */
+static int csv_header(const struct import *im, long line, char **fields, int n,
+		      int *c_time, int *c_in, int *c_out, char *err, size_t errlen)
+{
+	const char *want_time = im->format == IMPORT_AZURE ? "TIMESTAMP" : "Timestamp";
+	const char *want_in = im->format == IMPORT_AZURE ? "ContextTokens" : "Request tokens";
+	const char *want_out = im->format == IMPORT_AZURE ? "GeneratedTokens" : "Response tokens";
+
+	if (n > 0) {
+		*c_time = column(fields, n, want_time);
+		*c_in = column(fields, n, want_in);
+		*c_out = column(fields, n, want_out);
+	}
+	if (n < 0 || *c_time < 0 || *c_in < 0 || *c_out < 0) {
+		snprintf(err, errlen, "'%s' line %ld: no '%s', '%s' and '%s' columns; "
+			 "is this %s trace?", im->path, line, want_time, want_in, want_out,
+			 im->format == IMPORT_AZURE ? "an Azure LLM inference" : "a BurstGPT");
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Azure and BurstGPT: a header line naming the columns, then one row per
  * request. Returns 0, or -1 with a message in err.
@@ -393,19 +416,8 @@ static int read_csv(struct import *im, FILE *f, char *err, size_t errlen)
 			continue;
 		n = csv_split(buf, fields, CSV_MAX_FIELDS);
 		if (n_cols == 0) {
-			/* the header */
-			if (n > 0) {
-				c_time = column(fields, n, want_time);
-				c_in = column(fields, n, want_in);
-				c_out = column(fields, n, want_out);
-			}
-			if (n < 0 || c_time < 0 || c_in < 0 || c_out < 0) {
-				snprintf(err, errlen, "'%s' line %ld: no '%s', '%s' and '%s' columns; "
-					 "is this %s trace?", im->path, line, want_time, want_in, want_out,
-					 im->format == IMPORT_AZURE ? "an Azure LLM inference" : "a BurstGPT");
-				rc = -1;
+			if ((rc = csv_header(im, line, fields, n, &c_time, &c_in, &c_out, err, errlen)) < 0)
 				break;
-			}
 			n_cols = n;
 			continue;
 		}
