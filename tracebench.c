@@ -12,6 +12,7 @@
 #include <curl/curl.h>
 
 #include "analyze/analyze.h"
+#include "lib/cli.h"
 #include "mock/mock.h"
 #include "record/record.h"
 #include "replay/replay.h"
@@ -85,20 +86,20 @@ int main(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
-		return 0;
+		return CLI_EXIT_OK;
 	}
 	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
 		printf("tracebench %s (%s)\n", TB_VERSION, curl_version());
-		return 0;
+		return CLI_EXIT_OK;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return finish_stdout(argv[1], commands[i].main(argc - 1, argv + 1));
 	fprintf(stderr, "tracebench: '%s' is not a command; see 'tracebench --help'\n", argv[1]);
-	return 2;
+	return CLI_EXIT_USAGE;
 }

@@ -9,6 +9,7 @@
 #include "info.h"
 #include "proxy.h"
 #include "synth.h"
+#include "lib/cli.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -39,11 +40,11 @@ int record_main(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
-		return 0;
+		return CLI_EXIT_OK;
 	}
 	if (strcmp(argv[1], "synth") == 0)
 		return synth_main(argc - 1, argv + 1);
@@ -55,5 +56,5 @@ int record_main(int argc, char **argv)
 		return info_main(argc - 1, argv + 1);
 	fprintf(stderr, "tracebench record: '%s' is not a trace source; see 'tracebench record --help'\n",
 		argv[1]);
-	return 2;
+	return CLI_EXIT_USAGE;
 }
