@@ -718,7 +718,9 @@ static int run_level(struct level_run *lr, struct level_summary *s)
 	lr->tokens = lr->progress_tokens = 0;
 	lr->progress_finished = 0;
 	lr->sched_origin_ns = lr->anchor_ns;
-	lr->results = calloc(lr->warmup + lr->n, sizeof(*lr->results));
+	/* At least one: a worker sitting a level out sends nothing, and
+	 * calloc(0) may return NULL, which would read as out of memory. */
+	lr->results = calloc(lr->warmup + lr->n > 0 ? lr->warmup + lr->n : 1, sizeof(*lr->results));
 	if (!lr->results)
 		return -1;
 	for (k = 0; k < lr->warmup + lr->n; k++)
