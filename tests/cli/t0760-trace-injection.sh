@@ -37,6 +37,7 @@ for l in 3 4 5 6; do
 		grep -qF "'$WORK/evil.jsonl.gz' line $l: " "$WORK/err"
 done
 check "... and counted" grep -qF "4 bad records skipped" "$WORK/err"
+check "... and none of them called a request not for inference" sh -c "! grep -q \"not for inference\" \"$WORK/err\""
 check "the 4 requests sent are the 2 good records, in turn" \
 	test "$(zcat "$WORK/r.jsonl.gz" | grep -o '"trace_id":[0-9]*' | tr '\n' ' ')" = '"trace_id":0 "trace_id":5 "trace_id":0 "trace_id":5 '
 check "the server saw 4 requests, every one a POST to /v1/chat/completions" \
