@@ -206,6 +206,7 @@ static int compare_sample_init(struct compare_sample *x, const struct compare_si
 /* The rows of one level being made. */
 struct compare_ctx {
 	const struct compare_opts *o;
+	double min_effect;              /* percent, this level's */
 	const struct compare_side *a, *b;
 	const size_t *pa, *pb;          /* pairs of requests, NULL: unpaired */
 	size_t n_pairs;
@@ -220,7 +221,7 @@ static int compare_latency_rows(const struct compare_ctx *c, int m, struct compa
 {
 	struct compare_sample xa, xb;
 	size_t *ia = NULL, *ib = NULL, na = 0, nb = 0, np = 0, i, k;
-	struct verdict_opts vo = { c->o->min_effect, VERDICT_LEVEL, c->o->resamples, 0 };
+	struct verdict_opts vo = { c->min_effect, VERDICT_LEVEL, c->o->resamples, 0 };
 	static const double ps[2] = { 50, 99 };
 	int paired = 0, rc = -1;
 
@@ -275,7 +276,7 @@ cleanup:
 /* The aggregate tok/s row; paired over every request when the level is. */
 static int compare_rate_row(const struct compare_ctx *c, struct compare_row *w)
 {
-	struct verdict_opts vo = { c->o->min_effect, VERDICT_LEVEL, c->o->resamples,
+	struct verdict_opts vo = { c->min_effect, VERDICT_LEVEL, c->o->resamples,
 				   c->seed + 90 };
 	const struct compare_side *s[2] = { c->a, c->b };
 	const size_t *order[2] = { c->pa, c->pb };
@@ -318,6 +319,14 @@ cleanup:
 
 #define COMPARE_ROWS_PER_LEVEL (2 * M_LATENCIES + 1)
 
+double compare_min_effect(double given, size_t repeats_before, size_t repeats_after)
+{
+	if (given >= 0)
+		return given;
+	return repeats_before >= 2 && repeats_after >= 2 ? VERDICT_MIN_EFFECT_REPEATS
+							 : VERDICT_MIN_EFFECT;
+}
+
 /* Compares one level; appends its rows to out->rows (room reserved). */
 static int compare_level(struct db *db, const char *before, const char *after, int level,
 			 const struct compare_opts *o, struct compare_result *out,
@@ -326,7 +335,7 @@ static int compare_level(struct db *db, const char *before, const char *after, i
 	struct result *ra = NULL, *rb = NULL;
 	struct compare_side a, b;
 	struct compare_row *w = &out->rows[out->n_rows];
-	struct compare_ctx c = { o, &a, &b, NULL, NULL, 0, o->seed + (uint64_t)level * 1000 };
+	struct compare_ctx c = { o, 0, &a, &b, NULL, NULL, 0, o->seed + (uint64_t)level * 1000 };
 	size_t na = 0, nb = 0, *pa = NULL, *pb = NULL, m;
 	int rc, p;
 
@@ -347,6 +356,7 @@ static int compare_level(struct db *db, const char *before, const char *after, i
 	lv->failed_after = b.failed;
 	lv->estimated_before = a.estimated;
 	lv->estimated_after = b.estimated;
+	lv->min_effect = c.min_effect = compare_min_effect(o->min_effect, a.n_repeats, b.n_repeats);
 	if (!a.ok || !b.ok)
 		goto cleanup;   /* no verdict: the printer says why */
 	p = verdict_pair(a.trace_id, a.repeat, a.n, b.trace_id, b.repeat, b.n, &pa, &pb,
@@ -734,7 +744,7 @@ static double col_lv_num(const void *row, size_t arg)
 	const double v[] = {
 		lv->level, lv->compared, (double)lv->repeats_before, (double)lv->repeats_after,
 		lv->paired, (double)lv->ok_before, (double)lv->ok_after,
-		(double)lv->failed_before, (double)lv->failed_after,
+		(double)lv->failed_before, (double)lv->failed_after, lv->min_effect,
 	};
 
 	return v[arg];
@@ -746,6 +756,7 @@ static const struct table_col compare_level_cols[] = {
 	LV("concurrency", 0, 0), LV("compared", TABLE_BOOL, 1), LV("repeats_before", 0, 2),
 	LV("repeats_after", 0, 3), LV("paired", TABLE_BOOL, 4), LV("ok_before", 0, 5),
 	LV("ok_after", 0, 6), LV("failed_before", 0, 7), LV("failed_after", 0, 8),
+	{ .key = "min_effect_pct", .csv_decimals = 3, .num = col_lv_num, .arg = 9 },
 };
 
 /* Why a level got no rows: "C=4: no successful request in 'after' (8 failed)". */
@@ -790,6 +801,33 @@ static void compare_print_title(FILE *out, const char *before, const char *after
 	}
 }
 
+/* "Verdicts against --min-effect 1% (...), ": the threshold of the levels
+ * compared, and whether it was given or each level's default. */
+static void compare_print_threshold(FILE *out, const struct compare_result *r)
+{
+	double lo = -1, hi = -1;
+	size_t i;
+
+	for (i = 0; i < r->n_levels; i++) {
+		if (!r->levels[i].compared)
+			continue;
+		if (lo < 0 || r->levels[i].min_effect < lo)
+			lo = r->levels[i].min_effect;
+		if (r->levels[i].min_effect > hi)
+			hi = r->levels[i].min_effect;
+	}
+	if (r->min_effect >= 0)
+		fprintf(out, "Verdicts against --min-effect %g%%", r->min_effect);
+	else if (lo != hi)
+		fprintf(out, "Verdicts against --min-effect %g%% where both sides have repeats, "
+			"%g%% where not (the defaults)", lo, hi);
+	else
+		fprintf(out, "Verdicts against --min-effect %g%% (the default %s)", lo,
+			lo == VERDICT_MIN_EFFECT_REPEATS ? "with repeats on both sides" :
+			"with one run a side");
+	fputs(", 95% intervals of the change; ", out);
+}
+
 /* The lines above a text or Markdown table: how the verdicts were made. */
 static void compare_print_head(FILE *out, const char *before, const char *after,
 			       const struct compare_result *r, int md)
@@ -816,8 +854,7 @@ static void compare_print_head(FILE *out, const char *before, const char *after,
 	compare_print_title(out, before, after, r, md);
 	if (!compared)
 		return;
-	fprintf(out, "Verdicts against --min-effect %g%%, 95%% intervals of the change; ",
-		r->min_effect);
+	compare_print_threshold(out, r);
 	if (paired == compared)
 		fputs("requests paired by trace id.\n", out);
 	else if (paired)
@@ -848,7 +885,12 @@ static void compare_print_json_head(FILE *out, const char *before, const char *a
 	table_put_json_string(out, before);
 	fputs(", \"after\": ", out);
 	table_put_json_string(out, after);
-	fprintf(out, ", \"min_effect_pct\": %g, \"warnings\": [", r->min_effect);
+	fputs(", \"min_effect_pct\": ", out);
+	if (r->min_effect >= 0)
+		fprintf(out, "%g", r->min_effect);
+	else
+		fputs("null", out);     /* each level's default, in "levels" */
+	fputs(", \"warnings\": [", out);
 	for (i = 0; i < r->n_warnings; i++) {
 		fputs(i ? ", " : "", out);
 		table_put_json_string(out, r->warnings[i]);

@@ -21,7 +21,8 @@
 #include "lib/table.h"
 
 struct compare_opts {
-	double min_effect;      /* percent: smaller changes are "same" */
+	double min_effect;      /* percent: smaller changes are "same"; < 0: the
+				 * default of each level (compare_min_effect) */
 	unsigned resamples;
 	uint64_t seed;
 };
@@ -45,6 +46,7 @@ struct compare_level {
 	int paired;             /* both sides replayed the same trace requests */
 	size_t ok_before, ok_after, failed_before, failed_after;
 	int estimated_before, estimated_after;
+	double min_effect;      /* percent: the threshold its verdicts used */
 };
 
 struct compare_result {
@@ -54,10 +56,17 @@ struct compare_result {
 	size_t n_levels;
 	char **warnings;        /* owned: different traces, parameters, levels */
 	size_t n_warnings;
-	double min_effect;
+	double min_effect;      /* as given, or < 0: each level's default */
 };
 
 void compare_result_release(struct compare_result *r);
+
+/*
+ * The --min-effect of a level: 'given' when it is >= 0, else the default,
+ * VERDICT_MIN_EFFECT_REPEATS when both sides have two or more repeats
+ * there (the noise between runs is measured), VERDICT_MIN_EFFECT when not.
+ */
+double compare_min_effect(double given, size_t repeats_before, size_t repeats_after);
 
 /*
  * Compares the runs labelled 'before' and 'after'. Returns DB_OK and

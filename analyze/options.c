@@ -57,8 +57,11 @@ static const char compare_usage_text[] =
 	"options:\n"
 	"  -d, --db FILE                  the database to read\n"
 	"  -f, --format FMT               text (default), markdown, csv or json\n"
-	"  -m, --min-effect PCT           smallest change that matters, in percent\n"
-	"                                 (default 3); smaller ones are 'same'\n"
+	"  -m, --min-effect PCT           smallest change that matters, in percent;\n"
+	"                                 smaller ones are 'same'. Default 1 at a\n"
+	"                                 level where both runs have 2 or more\n"
+	"                                 repeats, else 3 (2 more for the run-to-run\n"
+	"                                 noise one run a side cannot measure)\n"
 	"  -F, --fail-on-regression PCT   exit 1 when a verdict is 'slower' by more\n"
 	"                                 than PCT percent, one line per regression\n"
 	"                                 on stderr. Reliable with --repeat 3 or more\n"
@@ -415,7 +418,7 @@ int analyze_options_parse(const char *sub, struct analyze_options *o, int argc, 
 	o->fmt = s->fmt;
 	o->plot_fmt = PLOT_PNG;
 	o->fail_pct = -1;
-	o->min_effect = VERDICT_MIN_EFFECT;
+	o->min_effect = -1;             /* each level's default (compare_min_effect) */
 	rc = cli_parse(&s->cmd, o, argc, argv, msg, sizeof(msg));
 	if (rc == CLI_EXIT_OK)
 		fputs(s->usage, stdout);

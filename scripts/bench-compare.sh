@@ -123,11 +123,13 @@ while [ $i -le "$PAIRS" ]; do
 	i=$((i + 1))
 done
 
-# Each row with its verdict at --min-effect M:
+# Each row with its verdict at --min-effect M, or at compare's default
+# when M is "default" (1% where both sides have repeats, 3% where not):
 # "KIND REP M C metric stat verdict change PAIR".
 classify() {  # M
-	awk -v m="$1" '{
+	awk -v mm="$1" '{
 		v = $10
+		m = mm == "default" ? ($2 >= 2 ? 1 : 3) : mm + 0
 		if ($7 != "nan") {
 			up = $5 == "Agg_tok/s"
 			if ($7 >= -m && $8 <= m) v = "same"
@@ -135,11 +137,11 @@ classify() {  # M
 			else if ($8 < -m) v = up ? "slower" : "faster"
 			else v = "inconclusive"
 		}
-		print $1, $2, m, $4, $5, $6, v, $9, $3 }' "$W/rows"
+		print $1, $2, mm, $4, $5, $6, v, $9, $3 }' "$W/rows"
 }
 : >"$W/verdicts"
-for m in $EFFECTS; do classify "$m" >>"$W/verdicts"; done
-[ "$(classify 3 | awk '{ print $7 }' | md5sum)" = "$(awk '{ print $10 }' "$W/rows" | md5sum)" ] ||
+for m in $EFFECTS default; do classify "$m" >>"$W/verdicts"; done
+[ "$(classify default | awk '{ print $7 }' | md5sum)" = "$(awk '{ print $10 }' "$W/rows" | md5sum)" ] ||
 	{ say "bench-compare: the verdicts read from the intervals differ from compare's"; exit 1; }
 
 # Cell of KIND REP M C METRIC STAT: "changed / inconclusive" counts, or the
@@ -183,7 +185,7 @@ seen() {  # KIND REP M METRIC
 }
 
 metrics="TTFT TTFA TPOT ITL E2E"
-M=3
+M=default
 
 echo "## 8. compare verdicts"
 echo
@@ -195,7 +197,7 @@ echo "(ABBA). Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(npr
 echo "Goal: at most 1 verdict in 20 per metric \`faster\`/\`slower\` and no gate failure on an unchanged"
 echo "mock; a 5% shift \`slower\` in at least 19 of 20 pairs with \`--repeat 3\`."
 echo
-echo "### False alarms (unchanged mock), --min-effect $M"
+echo "### False alarms (unchanged mock), the default --min-effect (3% one run a side, 1% with --repeat 3)"
 echo
 echo "Cells: verdicts \`faster\` or \`slower\` / \`inconclusive\` in $PAIRS pairs; the rest are \`same\`."
 echo "P99 needs 200 requests a side and is \`n/a\` at these counts."
@@ -217,7 +219,7 @@ for kind in flat batching; do
 	done
 done
 echo
-echo "### Power (a 5% slower mock), --min-effect $M"
+echo "### Power (a 5% slower mock), the default --min-effect (3% one run a side, 1% with --repeat 3)"
 echo
 echo "Cells: verdicts \`slower\` in $PAIRS pairs (for Agg tok/s: its drop)."
 echo
@@ -239,7 +241,7 @@ for kind in ttft itl; do
 	done
 done
 echo
-echo "### Interleaved A/B runs, --repeat 3, --min-effect $M"
+echo "### Interleaved A/B runs, --repeat 3, the default --min-effect (1%)"
 echo
 echo "\`replay -e A -e B --repeat 3\`: both sides in one replay, alternated level by level and repeat"
 echo "by repeat in a seeded ABBA order (seed = the round). Unchanged: the same mock as A and B; shifted: B"

@@ -86,6 +86,8 @@ TEST(compare_warns_and_fails_on_regression_from_the_cli)
 	CHECK(strstr(out, "| 1 | TTFT | P50 |") != NULL);
 	CHECK(strstr(out, "| slower |") != NULL);
 	CHECK(strstr(out, "One run a side: run-to-run noise was not measured") != NULL);
+	CHECK(strstr(out, "Verdicts against --min-effect 3% (the default with one run a "
+		      "side), ") != NULL);
 	CHECK(strstr(out, "| n/a (60 < 200 requests) |") != NULL);
 	free(out);
 	/* TTFT got ~10% worse: a 5% limit fails, naming what; a 50% limit passes. */
@@ -105,12 +107,14 @@ TEST(compare_warns_and_fails_on_regression_from_the_cli)
 						      "--min-effect", "40", "--fail-on-regression",
 						      "5", "main", "pr", NULL }), 0);
 	CHECK(strstr(out, "slower\n") == NULL);
+	CHECK(strstr(out, "Verdicts against --min-effect 40%, ") != NULL);
 	free(out);
 	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
 						      "--format", "json", "pr", "main", NULL }), 0);
 	CHECK(strstr(out, "\"metric\": \"TTFT\", \"stat\": \"P50\"") != NULL);
 	CHECK(strstr(out, "\"verdict\": \"faster\"") != NULL);
-	CHECK(strstr(out, "\"min_effect_pct\": 3") != NULL);
+	CHECK(strstr(out, "\"min_effect_pct\": null") != NULL);   /* each level's default */
+	CHECK(strstr(out, "\"min_effect_pct\": 3.000") != NULL);  /* ... in "levels" */
 	free(out);
 	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
 						      "--format", "csv", "main", "pr", NULL }), 0);

@@ -215,7 +215,39 @@ TEST(compare_uses_repeats_for_the_noise_between_runs)
 	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
 	CHECK_EQ_INT(compare_runs(db, "ra0", "shifted", &cmp_opts, &res, err, sizeof(err)), DB_OK);
 	CHECK_EQ_INT(outcome_of(&res, "TTFT", "P50"), VERDICT_SLOWER);
+	CHECK(res.levels[0].min_effect == VERDICT_MIN_EFFECT);    /* as given */
 	compare_result_release(&res);
+	db_close(db);
+}
+
+/* Without --min-effect each level takes its default: 1% where both sides
+ * have repeats (the noise between runs is measured), 3% where one has not. */
+TEST(compare_min_effect_defaults_by_repeats)
+{
+	const char *file = path_of("mindef.jsonl.gz");
+	struct db *db = fresh_db("mindef.db");
+	struct compare_opts o = cmp_opts;
+	struct compare_result res;
+	char err[DB_ERRLEN];
+
+	o.min_effect = -1;
+	write_repeats(file, "mindef-a", "rep-a", 77, 0, 3, 20, 1);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	write_repeats(file, "mindef-b", "rep-b", 78, 0, 3, 20, 1);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	write_repeats(file, "mindef-c", "one", 79, 0, 1, 20, 1);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(compare_runs(db, "rep-a", "rep-b", &o, &res, err, sizeof(err)), DB_OK);
+	CHECK(res.levels[0].min_effect == VERDICT_MIN_EFFECT_REPEATS);
+	CHECK(res.min_effect < 0);
+	compare_result_release(&res);
+	CHECK_EQ_INT(compare_runs(db, "rep-a", "one", &o, &res, err, sizeof(err)), DB_OK);
+	CHECK(res.levels[0].min_effect == VERDICT_MIN_EFFECT);
+	compare_result_release(&res);
+	CHECK(compare_min_effect(2.5, 1, 1) == 2.5);
+	CHECK(compare_min_effect(0, 3, 3) == 0);
+	CHECK(compare_min_effect(-1, 2, 2) == VERDICT_MIN_EFFECT_REPEATS);
+	CHECK(compare_min_effect(-1, 2, 1) == VERDICT_MIN_EFFECT);
 	db_close(db);
 }
 
@@ -373,6 +405,7 @@ int main(void)
 	RUN(compare_flags_a_10ms_ttft_shift_on_60_requests);
 	RUN(compare_does_not_flag_the_same_server_across_seeds);
 	RUN(compare_uses_repeats_for_the_noise_between_runs);
+	RUN(compare_min_effect_defaults_by_repeats);
 	RUN(compare_judges_throughput_on_tokens_over_wall_time);
 	RUN(compare_pairs_by_trace_id_only_the_same_requests);
 	RUN(compare_says_why_a_level_has_no_verdict);
