@@ -6,9 +6,17 @@
 # level runs RUNS times, interleaved (1, 100, 1000, 1, 100, 1000, ...);
 # medians are reported.
 #
+# The floor under the CPU per event: build/bench/bench_floor
+# (tests/bench/bench_floor.c) streams the same events (180 bytes, the size
+# of one of the mock's, every 10 ms on each of C connections) between two
+# processes that only write(2) and read(2) them: the machine's share of an
+# event, measured in the same run, beside the mock's and replay's.
+#
 # Writes $PLOTS/bench-client.png (TTFT error against C).
 
 . "$(dirname "$0")/bench-lib.sh"
+
+FLOOR=${BENCH_FLOOR:-build/bench/bench_floor}
 
 levels="1:6 100:500 1000:3000"   # C:requests
 [ "$QUICK" = 1 ] && levels="1:3 100:200"
@@ -47,10 +55,16 @@ client_run() {  # C N
 "$TB" record synth -n 64 --input-tokens 32 --output-tokens 100 -o "$W/trace.jsonl.gz" 2>/dev/null
 start_mock --ttft-ms 50 --itl-ms 10
 : >"$W/client"
+: >"$W/floor"
 i=0
 while [ $i -lt "$RUNS" ]; do
 	for l in $levels; do
 		client_run "${l%%:*}" "${l##*:}"
+	done
+	for l in $levels; do
+		c=${l%%:*}
+		echo "$c $("$FLOOR" "$c" 100 10000 180)" >>"$W/floor" ||
+			{ say "bench-client: $FLOOR failed"; exit 1; }
 	done
 	say "   round $((i + 1))/$RUNS"
 	i=$((i + 1))
@@ -85,6 +99,22 @@ for l in $levels; do
 		"$(awk -v c="$c" -v n="$reqs" '$1 == c { printf "%.1f\n", $7 * 1e6 / (n * 100) }' "$W/client" | median)" \
 		"$(awk -v c="$c" '$1 == c { printf "%.2f\n", ($4 + $7) / $8 }' "$W/client" | median)"
 	echo "$c $(med "$c" 2) $(med "$c" 6)" >>"$W/plot.dat"
+done
+echo
+echo "The floor: CPU per event of two processes that only write(2) and read(2) the same events"
+echo "over C loopback connections (\`bench_floor\`: one write per event, epoll and read on the other"
+echo "side), the machine's share of an event; beside it the mock's and replay's (start-up included)."
+echo
+echo "| C | mock CPU per event (µs) | floor, writer (µs) | client CPU per event (µs) | floor, reader (µs) |"
+echo "|--:|--:|--:|--:|--:|"
+for l in $levels; do
+	c=${l%%:*}
+	reqs=${l##*:}
+	printf "| %s | %s | %s | %s | %s |\n" "$c" \
+		"$(awk -v c="$c" -v n="$reqs" '$1 == c { printf "%.1f\n", $7 * 1e6 / (n * 100) }' "$W/client" | median)" \
+		"$(awk -v c="$c" '$1 == c { printf "%.1f\n", $5 * 1e6 / $3 }' "$W/floor" | median)" \
+		"$(awk -v c="$c" -v n="$reqs" '$1 == c { printf "%.1f\n", $4 * 1e6 / (n * 100) }' "$W/client" | median)" \
+		"$(awk -v c="$c" '$1 == c { printf "%.1f\n", $7 * 1e6 / $3 }' "$W/floor" | median)"
 done
 echo
 echo "![TTFT error against concurrency](docs/bench-client.png)"
