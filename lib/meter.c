@@ -56,9 +56,12 @@ static void read_usage(struct meter *m, const cJSON *obj)
 	const cJSON *usage = cJSON_GetObjectItemCaseSensitive(obj, "usage");
 	const cJSON *ct = cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens");
 	const cJSON *pt = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens");
+	const cJSON *details = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens_details");
+	const cJSON *cached = cJSON_GetObjectItemCaseSensitive(details, "cached_tokens");
 
 	if (cJSON_IsNumber(ct)) {
-		if (!token_count(ct->valuedouble) || (cJSON_IsNumber(pt) && !token_count(pt->valuedouble))) {
+		if (!token_count(ct->valuedouble) || (cJSON_IsNumber(pt) && !token_count(pt->valuedouble)) ||
+		    (cJSON_IsNumber(cached) && !token_count(cached->valuedouble))) {
 			result_set_error(m->result, RESULT_ERR_MALFORMED, "usage holds a token count that is "
 				  "negative, fractional or over 1e9");
 			return;
@@ -67,6 +70,8 @@ static void read_usage(struct meter *m, const cJSON *obj)
 		m->usage_completion = (int64_t)ct->valuedouble;
 		if (cJSON_IsNumber(pt))
 			m->usage_prompt = (int64_t)pt->valuedouble;
+		if (cJSON_IsNumber(cached))
+			m->usage_cached = (int64_t)cached->valuedouble;
 	}
 }
 
@@ -145,6 +150,7 @@ void meter_init(struct meter *m, struct result *r, int64_t start_ns, size_t max_
 	memset(m, 0, sizeof(*m));
 	m->result = r;
 	m->start_ns = start_ns;
+	m->usage_cached = -1;
 	sse_parser_init(&m->sse, max_event, on_event, m);
 }
 
@@ -179,6 +185,9 @@ static void count_tokens(struct meter *m, int64_t now_ns)
 	r->e2e_ns = now_ns - m->start_ns;
 	r->output_tokens = m->have_usage ? m->usage_completion : m->token_events;
 	r->tokens_estimated = !m->have_usage;
+	r->tokens_source = m->have_usage ? RESULT_TOKENS_USAGE : RESULT_TOKENS_EVENTS;
+	r->token_events = m->token_events;
+	r->cached_tokens = m->have_usage ? m->usage_cached : -1;
 	if (m->have_usage && m->usage_prompt > 0)
 		r->input_tokens = m->usage_prompt;
 }

@@ -6,8 +6,10 @@
  * with the instant they arrived; the meter parses them as SSE, reads each
  * chunk and folds it into a struct result on the spot: TTFT (first token of
  * any kind), TTFA (first answer content), the gaps between token events,
- * usage, [DONE] and error events. Nothing is buffered but the event being
- * parsed, so a long stream costs no memory.
+ * usage (with the prompt tokens the server found in its prefix cache,
+ * usage.prompt_tokens_details.cached_tokens), [DONE] and error events.
+ * Nothing is buffered but the event being parsed, so a long stream costs
+ * no memory.
  */
 #ifndef TB_METER_H
 #define TB_METER_H
@@ -30,6 +32,7 @@ struct meter {
 				  * its status says all, its body is not read */
 	int have_usage;
 	int64_t usage_completion, usage_prompt;
+	int64_t usage_cached;    /* prompt_tokens_details.cached_tokens, -1 none */
 	struct sse_parser sse;
 };
 

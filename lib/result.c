@@ -16,6 +16,15 @@ void result_init(struct result *r)
 	memset(r, 0, sizeof(*r));
 	r->ttft_ns = r->ttfa_ns = -1;
 	r->input_tokens = -1;
+	r->token_events = r->cached_tokens = -1;
+	r->connect_ns = r->tls_ns = -1;
+}
+
+static const char *const tokens_names[] = { "usage", "tokenize", "events" };
+
+const char *result_tokens_name(enum result_tokens t)
+{
+	return (unsigned)t < 3 ? tokens_names[t] : "events";
 }
 
 void result_release(struct result *r)
@@ -89,6 +98,14 @@ cJSON *result_to_json(const struct result *r)
 	json_add_int64(o, "input_tokens", r->input_tokens, 1);
 	json_add_int64(o, "output_tokens", r->output_tokens, 0);
 	cJSON_AddBoolToObject(o, "tokens_estimated", r->tokens_estimated);
+	cJSON_AddStringToObject(o, "tokens_source", result_tokens_name(r->tokens_source));
+	json_add_int64(o, "token_events", r->token_events, 1);
+	json_add_int64(o, "cached_tokens", r->cached_tokens, 1);
+	if (r->salt[0])
+		cJSON_AddStringToObject(o, "salt", r->salt);
+	cJSON_AddBoolToObject(o, "new_connection", r->new_connection);
+	json_add_int64(o, "connect_ns", r->connect_ns, 1);
+	json_add_int64(o, "tls_ns", r->tls_ns, 1);
 	if (r->unstreamed)
 		cJSON_AddFalseToObject(o, "streamed");
 	itl = cJSON_AddArrayToObject(o, "itl_us");
@@ -119,7 +136,7 @@ static int get_int(const cJSON *obj, const char *key, int req, int64_t *out,
 int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errlen)
 {
 	const cJSON *warmup, *error, *itl, *v;
-	const char *detail;
+	const char *detail, *source, *salt;
 	int64_t level, repeat, seq, trace_id, status, estimated = 0;
 	size_t i, n;
 
@@ -134,21 +151,28 @@ int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errle
 	    get_int(obj, "ttfa_ns", 0, &r->ttfa_ns, err, errlen) ||
 	    get_int(obj, "e2e_ns", 1, &r->e2e_ns, err, errlen) ||
 	    get_int(obj, "input_tokens", 0, &r->input_tokens, err, errlen) ||
-	    get_int(obj, "output_tokens", 1, &r->output_tokens, err, errlen))
+	    get_int(obj, "output_tokens", 1, &r->output_tokens, err, errlen) ||
+	    get_int(obj, "token_events", 0, &r->token_events, err, errlen) ||
+	    get_int(obj, "cached_tokens", 0, &r->cached_tokens, err, errlen) ||
+	    get_int(obj, "connect_ns", 0, &r->connect_ns, err, errlen) ||
+	    get_int(obj, "tls_ns", 0, &r->tls_ns, err, errlen))
 		return -1;
 	if (r->input_tokens < -1 || r->input_tokens > RESULT_MAX_TOKENS ||
-	    r->output_tokens < 0 || r->output_tokens > RESULT_MAX_TOKENS) {
-		snprintf(err, errlen, "field 'input_tokens' or 'output_tokens' is out of range "
-			 "(0 to %lld)", RESULT_MAX_TOKENS);
+	    r->output_tokens < 0 || r->output_tokens > RESULT_MAX_TOKENS ||
+	    r->token_events < -1 || r->token_events > RESULT_MAX_TOKENS ||
+	    r->cached_tokens < -1 || r->cached_tokens > RESULT_MAX_TOKENS) {
+		snprintf(err, errlen, "field 'input_tokens', 'output_tokens', 'token_events' or "
+			 "'cached_tokens' is out of range (0 to %lld)", RESULT_MAX_TOKENS);
 		return -1;
 	}
 	/* sched_ns and send_ns are offsets from the run's start: a warm-up
 	 * sent before an anchored start (--start-at) has a negative one */
 	if (r->sched_ns < -RESULT_MAX_NS || r->sched_ns > RESULT_MAX_NS || r->send_ns < -RESULT_MAX_NS ||
 	    r->send_ns > RESULT_MAX_NS || r->ttft_ns < -1 || r->ttft_ns > RESULT_MAX_NS ||
-	    r->ttfa_ns < -1 || r->ttfa_ns > RESULT_MAX_NS || r->e2e_ns < 0 || r->e2e_ns > RESULT_MAX_NS) {
+	    r->ttfa_ns < -1 || r->ttfa_ns > RESULT_MAX_NS || r->e2e_ns < 0 || r->e2e_ns > RESULT_MAX_NS ||
+	    r->connect_ns < -1 || r->connect_ns > RESULT_MAX_NS || r->tls_ns < -1 || r->tls_ns > RESULT_MAX_NS) {
 		snprintf(err, errlen, "a time field ('sched_ns', 'send_ns', 'ttft_ns', 'ttfa_ns', "
-			 "'e2e_ns') is out of range (100 days)");
+			 "'e2e_ns', 'connect_ns', 'tls_ns') is out of range (100 days)");
 		return -1;
 	}
 	if (level < 0 || level > 1000000 || seq < 0) {
@@ -167,6 +191,29 @@ int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errle
 	r->warmup = cJSON_IsTrue(warmup);
 	estimated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "tokens_estimated"));
 	r->tokens_estimated = estimated != 0;
+	r->tokens_source = estimated ? RESULT_TOKENS_EVENTS : RESULT_TOKENS_USAGE;
+	source = json_get_string(obj, "tokens_source");
+	if (source) {
+		if (strcmp(source, "usage") == 0)
+			r->tokens_source = RESULT_TOKENS_USAGE;
+		else if (strcmp(source, "tokenize") == 0)
+			r->tokens_source = RESULT_TOKENS_TOKENIZE;
+		else if (strcmp(source, "events") == 0)
+			r->tokens_source = RESULT_TOKENS_EVENTS;
+		else {
+			snprintf(err, errlen, "field 'tokens_source' is not usage, tokenize or events");
+			return -1;
+		}
+		r->tokens_estimated = r->tokens_source == RESULT_TOKENS_EVENTS;
+	}
+	salt = json_get_string(obj, "salt");
+	if (salt && strlen(salt) >= sizeof(r->salt)) {
+		snprintf(err, errlen, "field 'salt' is longer than %zu bytes", sizeof(r->salt) - 1);
+		return -1;
+	}
+	if (salt)
+		snprintf(r->salt, sizeof(r->salt), "%s", salt);
+	r->new_connection = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "new_connection"));
 	r->unstreamed = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(obj, "streamed"));
 
 	error = cJSON_GetObjectItemCaseSensitive(obj, "error");

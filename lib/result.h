@@ -33,6 +33,17 @@
 
 #define RESULT_ERROR_MAX 16
 #define RESULT_DETAIL_MAX 512
+#define RESULT_SALT_MAX 24
+
+/* Where a result's output token count came from (schema/FORMAT.md). */
+enum result_tokens {
+	RESULT_TOKENS_USAGE,     /* the server's usage.completion_tokens: exact */
+	RESULT_TOKENS_TOKENIZE,  /* the server's /tokenize over the streamed text */
+	RESULT_TOKENS_EVENTS,    /* token-carrying events counted: an estimate */
+};
+
+/* "usage", "tokenize", "events". */
+const char *result_tokens_name(enum result_tokens t);
 
 struct result {
 	int level;               /* concurrency of the level; 0 in open-loop runs */
@@ -50,7 +61,14 @@ struct result {
 	int64_t e2e_ns;          /* start -> end of response */
 	int64_t input_tokens;    /* usage.prompt_tokens, else the trace's, or -1 */
 	int64_t output_tokens;   /* usage.completion_tokens, else counted events */
-	bool tokens_estimated;   /* output_tokens counted, no usage reported */
+	bool tokens_estimated;   /* output_tokens counted from events (tokens_source) */
+	enum result_tokens tokens_source;   /* where output_tokens came from */
+	int64_t token_events;    /* events that carried a token, or -1 unknown */
+	int64_t cached_tokens;   /* usage.prompt_tokens_details.cached_tokens, or -1 */
+	char salt[RESULT_SALT_MAX];   /* prefix put before the prompt, "" none */
+	bool new_connection;     /* the request had to open its connection */
+	int64_t connect_ns;      /* start -> TCP connected, -1 unless new_connection */
+	int64_t tls_ns;          /* TCP connected -> TLS done, -1 unless new and TLS */
 	bool unstreamed;         /* a whole JSON body, not SSE: TTFT = TTFA = E2E */
 	int64_t *itl_ns;         /* owned: gaps between token events */
 	size_t n_itl;

@@ -6,6 +6,8 @@
 #include "lib/clock.h"
 #include "lib/meter.h"
 
+#include <stdlib.h>
+
 #define MS(x) ((int64_t)(x) * NS_PER_MS)
 
 static const char role[] =
@@ -202,6 +204,147 @@ TEST(non_streamed_body_ttft_equals_e2e)
 	result_release(&r);
 }
 
+/* A file of tests/unit/fixtures, whole (NUL-terminated; NULL if unreadable). */
+static char *slurp(const char *name, size_t *len)
+{
+	char path[256];
+	FILE *f;
+	char *buf = calloc(1, 1 << 16);
+
+	snprintf(path, sizeof(path), "tests/unit/fixtures/%s", name);
+	f = fopen(path, "rb");
+	*len = 0;
+	if (f && buf)
+		*len = fread(buf, 1, (1 << 16) - 1, f);
+	if (f)
+		fclose(f);
+	if (!*len) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * A real llama-server stream, fed a byte at a time: the prompt tokens its
+ * prefix cache held (usage.prompt_tokens_details.cached_tokens), the token
+ * count from usage and the events that carried the tokens.
+ */
+TEST(llama_server_stream_reports_cached_tokens)
+{
+	size_t len, i;
+	char *sse = slurp("llama-server-chat-stream-usage.sse", &len);
+	struct result r;
+	struct meter m;
+
+	CHECK(sse != NULL);
+	if (!sse)
+		return;
+	result_init(&r);
+	meter_init(&m, &r, 0, 0);
+	for (i = 0; i < len; i++)
+		CHECK_EQ_INT(meter_feed(&m, sse + i, 1, MS(i)), SSE_OK);
+	meter_end_stream(&m, MS(len));
+	CHECK(result_ok(&r));
+	CHECK_EQ_INT(r.output_tokens, 8);
+	CHECK_EQ_INT(r.input_tokens, 12);
+	CHECK_EQ_INT(r.cached_tokens, 4);
+	CHECK_EQ_INT(r.token_events, 8);
+	CHECK_EQ_INT(r.tokens_source, RESULT_TOKENS_USAGE);
+	CHECK(!r.tokens_estimated);
+	meter_release(&m);
+	result_release(&r);
+	free(sse);
+}
+
+/* Without usage: no cached count (unknown, not 0), tokens from events. */
+TEST(llama_server_stream_without_usage_has_no_cached_count)
+{
+	size_t len;
+	char *sse = slurp("llama-server-chat-stream-nousage.sse", &len);
+	struct result r;
+	struct meter m;
+
+	CHECK(sse != NULL);
+	if (!sse)
+		return;
+	result_init(&r);
+	meter_init(&m, &r, 0, 0);
+	CHECK_EQ_INT(meter_feed(&m, sse, len, MS(5)), SSE_OK);
+	meter_end_stream(&m, MS(6));
+	CHECK(result_ok(&r));
+	CHECK_EQ_INT(r.cached_tokens, -1);
+	CHECK_EQ_INT(r.tokens_source, RESULT_TOKENS_EVENTS);
+	CHECK(r.tokens_estimated);
+	CHECK_EQ_INT(r.output_tokens, r.token_events);
+	CHECK(r.output_tokens > 0);
+	meter_release(&m);
+	result_release(&r);
+	free(sse);
+}
+
+/* The non-streamed body of llama-server: cached_tokens 11 of 12. */
+TEST(llama_server_body_reports_cached_tokens)
+{
+	size_t len;
+	char *body = slurp("llama-server-chat-nostream.json", &len);
+	struct result r;
+	struct meter m;
+
+	CHECK(body != NULL);
+	if (!body)
+		return;
+	result_init(&r);
+	meter_init(&m, &r, 0, 0);
+	meter_end_body(&m, body, len, MS(40));
+	CHECK(result_ok(&r));
+	CHECK_EQ_INT(r.cached_tokens, 11);
+	CHECK_EQ_INT(r.input_tokens, 12);
+	CHECK_EQ_INT(r.output_tokens, 5);
+	meter_release(&m);
+	result_release(&r);
+	free(body);
+}
+
+/*
+ * A cached count out of range marks the request as usage's other counts do;
+ * one that is not a number at all is no count.
+ */
+TEST(hostile_cached_count)
+{
+	static const char negative[] =
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2,"
+		"\"prompt_tokens_details\":{\"cached_tokens\":-3}}}\n\n";
+	static const char text[] =
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2,"
+		"\"prompt_tokens_details\":{\"cached_tokens\":\"3\"}}}\n\n";
+	struct result r;
+	struct meter m;
+
+	result_init(&r);
+	meter_init(&m, &r, 0, 0);
+	feed(&m, answer, 1);
+	feed(&m, negative, 2);
+	feed(&m, done, 2);
+	meter_end_stream(&m, MS(3));
+	CHECK_STR(r.error, RESULT_ERR_MALFORMED);
+	CHECK_EQ_INT(r.cached_tokens, -1);
+	meter_release(&m);
+	result_release(&r);
+
+	result_init(&r);
+	meter_init(&m, &r, 0, 0);
+	feed(&m, answer, 1);
+	feed(&m, text, 2);
+	feed(&m, done, 2);
+	meter_end_stream(&m, MS(3));
+	CHECK(result_ok(&r));
+	CHECK_EQ_INT(r.cached_tokens, -1);
+	CHECK_EQ_INT(r.output_tokens, 2);
+	meter_release(&m);
+	result_release(&r);
+}
+
 int main(void)
 {
 	RUN(reasoning_then_answer);
@@ -212,5 +355,9 @@ int main(void)
 	RUN(event_over_the_cap_is_malformed);
 	RUN(usage_out_of_range_marks_the_request);
 	RUN(non_streamed_body_ttft_equals_e2e);
+	RUN(llama_server_stream_reports_cached_tokens);
+	RUN(llama_server_stream_without_usage_has_no_cached_count);
+	RUN(llama_server_body_reports_cached_tokens);
+	RUN(hostile_cached_count);
 	return harness_done();
 }
