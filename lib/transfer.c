@@ -152,9 +152,34 @@ int transfer_feed(struct transfer *t, const char *buf, size_t len, int64_t now_n
 	return t->gave_up ? -1 : 0;
 }
 
+/*
+ * Whether the request opened its own connection and, if so, how long the
+ * TCP connect (from the transfer's start, name lookup included) and the
+ * TLS handshake took.
+ */
+static void note_connection(CURL *easy, struct result *r)
+{
+	long connects = 0;
+	curl_off_t connect_us = 0, tls_us = 0;
+
+	curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &connects);
+	r->new_connection = connects > 0;
+	r->connect_ns = r->tls_ns = -1;
+	if (!r->new_connection)
+		return;
+	if (curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connect_us) == CURLE_OK &&
+	    connect_us > 0)
+		r->connect_ns = (int64_t)connect_us * 1000;
+	if (curl_easy_getinfo(easy, CURLINFO_APPCONNECT_TIME_T, &tls_us) == CURLE_OK &&
+	    tls_us > 0 && tls_us >= connect_us)
+		r->tls_ns = (int64_t)(tls_us - connect_us) * 1000;
+}
+
 void transfer_finish(struct transfer *t, CURLcode code, int64_t now_ns)
 {
 	struct result *r = t->result;
+
+	note_connection(t->easy, r);
 
 	if (t->mode == TRANSFER_UNKNOWN)
 		transfer_response_starts(t);

@@ -90,7 +90,8 @@ void transfer_response_starts(struct transfer *t);
 int transfer_feed(struct transfer *t, const char *buf, size_t len, int64_t now_ns);
 
 /* The transfer ended with 'code' at now_ns: completes the result (see the
- * top of this file). */
+ * top of this file), and whether it opened its connection, with the
+ * connect and TLS times (CURLINFO_CONNECT_TIME_T, APPCONNECT_TIME_T). */
 void transfer_finish(struct transfer *t, CURLcode code, int64_t now_ns);
 
 /* libcurl's own message for 'code' on t: its error buffer, else

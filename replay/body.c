@@ -311,3 +311,118 @@ int body_rewrite(const char *body, size_t len, const struct body_overrides *ov,
 	*out_len = b.len;
 	return BODY_OK;
 }
+
+/* ---- the salt ---------------------------------------------------------- */
+
+/*
+ * The member named key last in the object whose '{' is at text[open]:
+ * sets *val to its value's first byte. Returns 0, or -1 when there is none.
+ */
+static int member_value(const char *text, size_t len, size_t open, const char *key,
+			size_t *val)
+{
+	struct members m = { text, len, open + 1 };
+	size_t k, v, e, klen = strlen(key);
+	int found = -1;
+
+	while (members_next(&m, &k, &v, &e) == 1) {
+		/* a key is compared as written: one with escapes is not ours */
+		if (k + klen + 2 <= len && text[k + klen + 1] == '"' &&
+		    memcmp(text + k + 1, key, klen) == 0) {
+			*val = v;
+			found = 0;
+		}
+	}
+	return found;
+}
+
+/* The first element of the array whose '[' is at text[open], in *val. */
+static int first_element(const char *text, size_t len, size_t open, size_t *val)
+{
+	struct members m = { text, len, open + 1 };
+	size_t i = skip_space(&m, open + 1);
+
+	if (i >= len || text[i] == ']')
+		return -1;
+	*val = i;
+	return 0;
+}
+
+/*
+ * Where the text of a message's content starts: a string, or the first
+ * part of a parts array that has a "text" string.
+ */
+static int content_text(const char *text, size_t len, size_t val, size_t *at)
+{
+	struct members m = { text, len, val };
+	size_t i, t;
+
+	if (text[val] == '"') {
+		*at = val + 1;
+		return 0;
+	}
+	if (text[val] != '[')
+		return -1;
+	for (i = skip_space(&m, val + 1); i < len && text[i] == '{';) {
+		if (member_value(text, len, i, "text", &t) == 0 && text[t] == '"') {
+			*at = t + 1;
+			return 0;
+		}
+		i = skip_space(&m, skip_value(&m, i));
+		if (i >= len || text[i] != ',')
+			break;
+		i = skip_space(&m, i + 1);
+	}
+	return -1;
+}
+
+int body_salt_offset(const char *body, size_t len, size_t *offset)
+{
+	const char *end = NULL;
+	cJSON *json = cJSON_ParseWithLengthOpts(body, len + 1, &end, 1);
+	size_t open = 0, v, el;
+	int rc = -1;
+
+	if (!cJSON_IsObject(json) || end != body + len)
+		goto cleanup;
+	while (open < len && body[open] != '{')
+		open++;
+	if (member_value(body, len, open, "messages", &v) == 0) {
+		/* chat: the first message's content */
+		if (body[v] == '[' && first_element(body, len, v, &el) == 0 && body[el] == '{' &&
+		    member_value(body, len, el, "content", &v) == 0)
+			rc = content_text(body, len, v, offset);
+	} else if (member_value(body, len, open, "prompt", &v) == 0 ||
+		   member_value(body, len, open, "input", &v) == 0) {
+		/* completions: the prompt, or the first of a list of prompts */
+		if (body[v] == '[' && first_element(body, len, v, &el) == 0)
+			v = el;
+		if (body[v] == '"') {
+			*offset = v + 1;
+			rc = 0;
+		}
+	}
+cleanup:
+	cJSON_Delete(json);
+	return rc;
+}
+
+int body_insert(const char *body, size_t len, size_t offset, const char *text,
+		char **out, size_t *out_len)
+{
+	size_t n = strlen(text);
+	char *s;
+
+	if (offset > len)
+		return BODY_ENOMEM;
+	s = malloc(len + n + 1);
+	if (!s)
+		return BODY_ENOMEM;
+	memcpy(s, body, offset);
+	memcpy(s + offset, text, n);
+	memcpy(s + offset + n, body + offset, len - offset);
+	s[len + n] = '\0';
+	*out = s;
+	*out_len = len + n;
+	return BODY_OK;
+}

@@ -41,4 +41,27 @@ struct body_overrides {
 int body_rewrite(const char *body, size_t len, const struct body_overrides *ov,
 		 char **out, size_t *out_len);
 
+/*
+ * The salt: a short text replay puts at the start of the prompt, distinct
+ * for each level and repeat of a sweep, so that a server's prefix cache
+ * cannot carry one level's prompts into the next (docs/DESIGN.md).
+ *
+ * body_salt_offset finds where the prompt's text starts in 'body' (len
+ * bytes, NUL-terminated): just after the opening quote of the content of
+ * the first message ("messages", a string, or the first part with a
+ * "text" string), else of "prompt" or "input" (a string, or the first of a
+ * list of strings). Returns 0 and sets *offset, or -1 when the body has no
+ * such text (not JSON, token ids, no messages): it is then sent unsalted.
+ */
+int body_salt_offset(const char *body, size_t len, size_t *offset);
+
+/*
+ * A copy of body with 'text' inserted at 'offset' (<= len). 'text' must be
+ * valid inside a JSON string as it is (the salt is letters, digits and a
+ * space). Returns BODY_OK and sets *out (the caller frees) and *out_len,
+ * or BODY_ENOMEM.
+ */
+int body_insert(const char *body, size_t len, size_t offset, const char *text,
+		char **out, size_t *out_len);
+
 #endif

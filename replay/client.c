@@ -30,6 +30,7 @@ struct client {
 	const char *secrets[1];           /* the API key, kept out of error details */
 	size_t n_secrets;
 	struct client_request *active;    /* doubly linked list of running requests */
+	int warm_fresh;                   /* client_warm: open a new connection */
 };
 
 struct client_request {
@@ -60,6 +61,10 @@ static void unlink_request(struct client *c, struct client_request *q)
 		q->next->prev = q->prev;
 }
 
+struct warm;
+static void on_warm_done(void *ctx, struct result *r);
+static void note_warm_socket(struct warm *w, CURL *easy);
+
 static void request_free(struct client_request *q)
 {
 	transfer_release(&q->t);
@@ -76,6 +81,8 @@ static void finish(void *priv, CURLcode code)
 	void *ctx = q->ctx;
 
 	transfer_finish(&q->t, code, clock_now_ns());
+	if (done == on_warm_done)
+		note_warm_socket(ctx, q->t.easy);
 	unlink_request(q->client, q);
 	request_free(q);
 	done(ctx, r);
@@ -125,6 +132,10 @@ struct client *client_new(const struct client_options *o, char *err, size_t errl
 	}
 	c->multi = curlev_multi(c->curlev);
 	curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+	/* libcurl would size its cache of idle connections by the transfers
+	 * running, closing those a level opened before it warmed them. */
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
+			  (long)(o->max_connections > 0 ? o->max_connections + 8 : 16));
 	return c;
 
 fail:
@@ -192,6 +203,8 @@ int client_start(struct client *c, const char *method, const char *path,
 		curl_easy_setopt(q->t.easy, CURLOPT_ACCEPT_ENCODING, "");
 		q->t.meter.plain = !trace_kind_is_inference(trace_kind_of(method, path));
 	}
+	if (rc == 0 && c->warm_fresh)
+		curl_easy_setopt(q->t.easy, CURLOPT_FRESH_CONNECT, 1L);
 	result->sched_ns = start_ns - origin_ns;
 	result->send_ns = now - origin_ns;
 	if (rc < 0 || transfer_start(&q->t, c->multi) < 0) {
@@ -202,6 +215,100 @@ int client_start(struct client *c, const char *method, const char *path,
 	if (c->active)
 		c->active->prev = q;
 	c->active = q;
+	return 0;
+}
+
+/*
+ * The warm-up of the connections: how many requests are still running and
+ * the distinct sockets (connections) they ran on.
+ */
+struct warm {
+	struct event_base *base;
+	size_t left;
+	curl_socket_t *socks;
+	size_t n_socks, cap;
+};
+
+static void on_warm_done(void *ctx, struct result *r)
+{
+	struct warm *w = ctx;
+
+	(void)r;
+	if (--w->left == 0)
+		event_base_loopbreak(w->base);
+}
+
+/* A warm-up request ran on 'easy': notes its connection's socket. */
+static void note_warm_socket(struct warm *w, CURL *easy)
+{
+	curl_socket_t s = CURL_SOCKET_BAD;
+	size_t i;
+
+	if (curl_easy_getinfo(easy, CURLINFO_ACTIVESOCKET, &s) != CURLE_OK ||
+	    s == CURL_SOCKET_BAD)
+		return;
+	for (i = 0; i < w->n_socks; i++)
+		if (w->socks[i] == s)
+			return;
+	if (w->n_socks < w->cap)
+		w->socks[w->n_socks++] = s;
+}
+
+/* n warm-up requests at once, on new connections when 'fresh'; runs the
+ * loop until they end. */
+static void warm_round(struct client *c, struct warm *w, size_t n, int fresh)
+{
+	struct result *scratch = calloc(n ? n : 1, sizeof(*scratch));
+	size_t i;
+
+	if (!scratch)
+		return;
+	for (i = 0; i < n; i++) {
+		result_init(&scratch[i]);
+		c->warm_fresh = fresh;
+		if (client_start(c, "GET", "/v1/models", NULL, 0, NULL, 0, &scratch[i], 0, -1,
+				 on_warm_done, w) == 0)
+			w->left++;
+	}
+	c->warm_fresh = 0;
+	if (w->left)
+		event_base_dispatch(c->base);
+	/* a signal broke the loop: the rest are abandoned, not recorded */
+	while (w->left) {
+		struct client_request *q = c->active;
+
+		for (; q && q->done != on_warm_done; q = q->next)
+			;
+		if (!q)
+			break;
+		unlink_request(c, q);
+		request_free(q);
+		w->left--;
+	}
+	for (i = 0; i < n; i++)
+		result_release(&scratch[i]);
+	free(scratch);
+}
+
+int client_warm(struct client *c, size_t n)
+{
+	struct warm w = { c->base, 0, NULL, 0, 0 };
+
+	if (c->opt.http2)
+		n = n ? 1 : 0;    /* one connection carries every stream */
+	w.socks = calloc(n ? n : 1, sizeof(*w.socks));
+	if (!w.socks)
+		return -1;
+	w.cap = n;
+	/*
+	 * First on the connections open already; a request that ends before
+	 * the others start lends its connection to one of them, so the rest
+	 * are opened fresh.
+	 */
+	warm_round(c, &w, n, 0);
+	if (w.n_socks < n)
+		warm_round(c, &w, n - w.n_socks, 1);
+	free(w.socks);
 	return 0;
 }
 

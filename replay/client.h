@@ -26,6 +26,7 @@ struct client_options {
 	size_t max_event;         /* cap on one SSE event / response body */
 	int http2;                /* HTTP/2 (prior knowledge on http://), multiplexed */
 	int insecure;             /* do not verify the server's TLS certificate */
+	size_t max_connections;   /* kept open between requests (at least this many) */
 };
 
 /*
@@ -65,6 +66,18 @@ int client_start(struct client *c, const char *method, const char *path,
  * between two servers on one event loop.
  */
 void client_set_endpoint(struct client *c, const char *endpoint);
+
+/*
+ * Opens n connections before a level starts, so that its measured requests
+ * find them open: n GET /v1/models at once (a cheap request every
+ * OpenAI-compatible server answers; an error status still leaves its
+ * connection open), run to their end on the client's loop, nothing
+ * recorded. Connections already open are reused and count. Returns 0
+ * (also when the server could not be reached: the level's requests will
+ * say so), or -1 when out of memory. A signal that breaks the loop ends
+ * the wait early.
+ */
+int client_warm(struct client *c, size_t n);
 
 /* Ends every request in flight now, recording them as cancelled. */
 void client_cancel_all(struct client *c);

@@ -28,6 +28,7 @@ enum {
 	OPT_TIMING, OPT_SPEED, OPT_DURATION, OPT_MAX_CONCURRENCY, OPT_MODEL,
 	OPT_MAX_TOKENS, OPT_IGNORE_EOS, OPT_HTTP2, OPT_SHARD, OPT_START_AT,
 	OPT_MAX_EVENT_BYTES, OPT_LABEL_A, OPT_LABEL_B, OPT_WORKERS, OPT_ALL_REQUESTS,
+	OPT_NO_SALT, OPT_SALT_SEED,
 };
 
 static const char shortopts[] = ":e:c:n:l:o:fqH:kh";
@@ -62,6 +63,8 @@ static const struct option longopts[] = {
 	{ "max-tokens", required_argument, NULL, OPT_MAX_TOKENS },
 	{ "ignore-eos", no_argument, NULL, OPT_IGNORE_EOS },
 	{ "all-requests", no_argument, NULL, OPT_ALL_REQUESTS },
+	{ "no-salt", no_argument, NULL, OPT_NO_SALT },
+	{ "salt-seed", required_argument, NULL, OPT_SALT_SEED },
 	{ "header", required_argument, NULL, 'H' },
 	{ "http2", no_argument, NULL, OPT_HTTP2 },
 	{ "insecure", no_argument, NULL, 'k' },
@@ -111,6 +114,8 @@ void replay_options_usage(FILE *out)
 		"      --all-requests        also replay requests not for inference (a\n"
 		"                            capture's models lists, HEAD, ...), skipped\n"
 		"                            by default\n"
+		"      --no-salt             send the bodies byte for byte (see below)\n"
+		"      --salt-seed N         seed of the salts (default: a random one, recorded)\n"
 		"  -H, --header 'N: V'       add or replace a header (repeatable)\n"
 		"      --api-key-env NAME    take the API key from $NAME (default OPENAI_API_KEY)\n"
 		"      --http2               HTTP/2 (prior knowledge on http://, ALPN on https://)\n"
@@ -147,6 +152,10 @@ void replay_options_usage(FILE *out)
 		"\n"
 		"Streamed requests get stream_options.include_usage so token counts come\n"
 		"from the server. The API key is never taken from the command line.\n"
+		"Every level (and repeat) replays the trace from its first request, after\n"
+		"its connections are opened, with a short salt of its own at the start of\n"
+		"each prompt so that a server's prefix cache cannot carry one level into\n"
+		"the next (the salt is recorded with each request).\n"
 		"\n"
 		"examples:\n"
 		"  tracebench replay --endpoint http://127.0.0.1:8000 -c 1,2,4,8,16 -o run.jsonl.gz trace.jsonl.gz\n"
@@ -259,11 +268,20 @@ static int parse_open_loop_option(struct replay_options *o, int c, const char *a
 /* What each request carries and how it is sent. */
 static int parse_request_option(struct replay_options *o, int c, char *arg)
 {
+	long v;
+
 	switch (c) {
 	case OPT_MODEL: o->model = arg; return OPT_TAKEN;
 	case OPT_MAX_TOKENS: return taken(cli_parse_long(arg, 1, 10000000, &o->max_tokens));
 	case OPT_IGNORE_EOS: o->ignore_eos = 1; return OPT_TAKEN;
 	case OPT_ALL_REQUESTS: o->all_requests = 1; return OPT_TAKEN;
+	case OPT_NO_SALT: o->no_salt = 1; return OPT_TAKEN;
+	case OPT_SALT_SEED:
+		if (cli_parse_long(arg, 0, 0x7fffffffL, &v) < 0)
+			return OPT_BAD;
+		o->salt_seed = (uint64_t)v;
+		o->salt_seed_given = 1;
+		return OPT_TAKEN;
 	case 'H':
 		if (!strchr(arg, ':') || replay_header_name_len(arg) == 0 ||
 		    o->n_headers == REPLAY_MAX_HEADERS)

@@ -9,6 +9,7 @@
 #define TB_REPLAY_OPTIONS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "lib/table.h"
@@ -55,6 +56,9 @@ struct replay_options {
 	size_t n_headers;
 	int http2, insecure;
 	int all_requests;         /* replay requests of kind "other" too */
+	int no_salt;              /* --no-salt: bodies byte for byte */
+	uint64_t salt_seed;       /* --salt-seed, else drawn by replay */
+	int salt_seed_given;
 	char endpoint_buf[2][1024];
 	char label_buf[64];
 	char ab_label_buf[2][80];

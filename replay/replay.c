@@ -25,6 +25,7 @@
 #include "lib/cli.h"
 #include "lib/clock.h"
 #include "lib/curlev.h"
+#include "lib/random.h"
 #include "lib/stats.h"
 #include "lib/summary.h"
 #include "lib/redact.h"
@@ -51,6 +52,8 @@ struct prepared {
 	size_t body_len;
 	char **headers;           /* the trace's headers, with -H ones replacing them */
 	size_t n_headers;
+	int salt_ok;              /* the body has prompt text to salt ... */
+	size_t salt_off;          /* ... starting at this byte (replay/body.h) */
 };
 
 /* The state of the level being run; the done callback drives it. */
@@ -59,19 +62,22 @@ struct level_run {
 	struct tracefile_writer *out;
 	const struct prepared *reqs;
 	size_t n_reqs;
-	size_t *cursor;           /* next trace request, shared across levels */
 	long *seq;                /* next sequence number, shared across levels */
 	int64_t origin_ns;        /* the run's start: offsets in results count from it */
 	int level;                /* recorded: the C of the level */
 	size_t cap;               /* closed loop: requests in flight here (C / workers) */
 	int repeat;
+	char salt[RESULT_SALT_MAX];        /* of the level's measured requests, "" none */
+	char warmup_salt[RESULT_SALT_MAX]; /* of its warm-ups */
 	const int64_t *sched;     /* open loop: due offsets of the n requests, else NULL */
 	const size_t *req_index;  /* open loop: trace request of each of the n */
 	int64_t sched_origin_ns;  /* open loop: the instant offset 0 stands for */
 	int64_t anchor_ns;        /* --start-at: sched_origin_ns fixed there, else 0 */
 	size_t max_concurrency;   /* open loop cap, 0 = none */
+	size_t connections;       /* opened before the level starts, 0 = none */
 	struct event *due_timer;  /* open loop: wakes issue() when the next is due */
 	struct result *results;   /* warmup + n of them */
+	char **bodies;            /* salted bodies of those sent, NULL: the prepared one */
 	size_t warmup, n;
 	size_t issued, finished, in_flight;
 	int write_failed;
@@ -224,6 +230,7 @@ static struct prepared *load_trace(const char *path, const struct replay_options
 			fprintf(stderr, "tracebench replay: '%s': out of memory\n", path);
 			goto fail;
 		}
+		p->salt_ok = body_salt_offset(p->body, p->body_len, &p->salt_off) == 0;
 	}
 	if (refused)
 		fprintf(stderr, "tracebench replay: warning: '%s': %zu bad record%s skipped\n",
@@ -340,12 +347,12 @@ static const struct prepared *next_request(struct level_run *lr, int64_t *start_
 
 	*start_ns = -1;
 	if (lr->issued < lr->warmup)
-		return lr->in_flight ? NULL : &lr->reqs[*lr->cursor % lr->n_reqs];
+		return lr->in_flight ? NULL : &lr->reqs[lr->issued % lr->n_reqs];
 	if (lr->finished < lr->warmup)
 		return NULL;
 	if (!lr->sched)
 		return lr->in_flight < lr->cap ?
-		       &lr->reqs[*lr->cursor % lr->n_reqs] : NULL;
+		       &lr->reqs[(lr->issued - lr->warmup) % lr->n_reqs] : NULL;
 
 	k = lr->issued - lr->warmup;
 	now = clock_now_ns();
@@ -372,6 +379,8 @@ static void issue(struct level_run *lr)
 {
 	size_t total = lr->warmup + lr->n;
 	const struct prepared *p;
+	const char *body, *salt;
+	size_t body_len;
 	int64_t start_ns;
 
 	while (!stop_signal && lr->issued < total && (p = next_request(lr, &start_ns))) {
@@ -385,9 +394,24 @@ static void issue(struct level_run *lr)
 		r->input_tokens = p->req.input_tokens;
 		lr->issued++;
 		lr->in_flight++;
-		(*lr->cursor)++;
+		body = p->body;
+		body_len = p->body_len;
+		salt = r->warmup ? lr->warmup_salt : lr->salt;
+		if (salt[0] && p->salt_ok) {
+			char text[RESULT_SALT_MAX + 1];
+			char **b = &lr->bodies[lr->issued - 1];
+
+			snprintf(text, sizeof(text), "%s ", salt);
+			if (body_insert(p->body, p->body_len, p->salt_off, text, b, &body_len) < 0) {
+				result_set_error(r, RESULT_ERR_TRANSFER, "out of memory");
+				record_done(lr, r);
+				continue;
+			}
+			body = *b;
+			snprintf(r->salt, sizeof(r->salt), "%s", salt);
+		}
 		if (client_start(lr->client, p->req.method, p->req.path, p->headers,
-				 p->n_headers, p->body, p->body_len, r, lr->origin_ns, start_ns,
+				 p->n_headers, body, body_len, r, lr->origin_ns, start_ns,
 				 on_done, lr) < 0) {
 			/* recorded here, not through on_done: that would call issue()
 			 * again, a level deeper for each refusal in a row */
@@ -439,6 +463,58 @@ static void on_signal(evutil_socket_t sig, short events, void *arg)
 }
 
 /* ---- the run --------------------------------------------------------- */
+
+/*
+ * The salt of a level: six hex digits of the run's salt seed, then which
+ * level and repeat ("3f9a2c-c4r1"), "w" for the warm-ups and "o" for an
+ * open-loop run. Distinct within a run by construction, the same for the
+ * same --salt-seed, and different across runs by default.
+ */
+static void make_salt(char *buf, size_t len, uint64_t seed, const char *what, int level,
+		      int repeat)
+{
+	struct rng r;
+	unsigned run;
+
+	rng_init(&r, seed);
+	run = (unsigned)(rng_next(&r) & 0xffffff);
+	if (strcmp(what, "c") == 0)
+		snprintf(buf, len, "%06x-c%dr%d", run, level, repeat);
+	else
+		snprintf(buf, len, "%06x-%s", run, what);
+}
+
+/*
+ * A base URL ending in /v1 (as OpenAI's clients take it) before trace
+ * paths that begin with /v1/ would ask for /v1/v1/...: the /v1 is taken
+ * off the endpoint (in place). Returns 0, or -1 after saying what to
+ * change when some path does not begin with /v1/.
+ */
+static int fit_v1_endpoint(char *endpoint, const struct prepared *reqs, size_t n)
+{
+	size_t len = strlen(endpoint), i;
+
+	if (len < 3 || strcmp(endpoint + len - 3, "/v1") != 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (strncmp(reqs[i].req.path, "/v1/", 4) != 0) {
+			/* the URL as the terminal gets it: no userinfo, no secrets */
+			char *shown = redact_url(endpoint, NULL);
+			size_t shown_len = shown ? strlen(shown) : 0;
+
+			if (shown_len >= 3 && strcmp(shown + shown_len - 3, "/v1") == 0)
+				shown_len -= 3;
+			fprintf(stderr, "tracebench replay: --endpoint %s ends in /v1, but request %ld "
+				"of the trace goes to '%s': give the server's base URL without /v1 "
+				"(--endpoint %.*s)\n", shown ? shown : "", reqs[i].req.id,
+				reqs[i].req.path, (int)shown_len, shown ? shown : "");
+			free(shown);
+			return -1;
+		}
+	}
+	endpoint[len - 3] = '\0';
+	return 0;
+}
 
 static void make_run_id(char *buf, size_t len)
 {
@@ -566,6 +642,10 @@ static cJSON *results_header(const struct replay_options *o, const char *label, 
 		cJSON_AddNumberToObject(params, "repeat", (double)o->repeat);
 	}
 	cJSON_AddNumberToObject(params, "warmup", (double)o->warmup);
+	if (o->no_salt)
+		cJSON_AddFalseToObject(params, "salt");
+	else
+		cJSON_AddNumberToObject(params, "salt_seed", (double)o->salt_seed);
 	cJSON_AddNumberToObject(params, "timeout_s", (double)o->timeout_s);
 	if (o->max_event_bytes)
 		cJSON_AddNumberToObject(params, "max_event_bytes", (double)o->max_event_bytes);
@@ -721,10 +801,19 @@ static int run_level(struct level_run *lr, struct level_summary *s)
 	/* At least one: a worker sitting a level out sends nothing, and
 	 * calloc(0) may return NULL, which would read as out of memory. */
 	lr->results = calloc(lr->warmup + lr->n > 0 ? lr->warmup + lr->n : 1, sizeof(*lr->results));
-	if (!lr->results)
+	lr->bodies = calloc(lr->warmup + lr->n > 0 ? lr->warmup + lr->n : 1, sizeof(*lr->bodies));
+	if (!lr->results || !lr->bodies)
 		return -1;
 	for (k = 0; k < lr->warmup + lr->n; k++)
 		result_init(&lr->results[k]);
+	/*
+	 * The level's connections are opened before its clock starts, so no
+	 * measured request pays for TCP or TLS set-up: as many as will be in
+	 * flight at once (closed loop: C, or this worker's share; open loop:
+	 * --max-concurrency).
+	 */
+	if (lr->connections && client_warm(lr->client, lr->connections) < 0)
+		return -1;
 	lr->progress_ns = clock_now_ns();
 	issue(lr);
 	if (lr->in_flight || evtimer_pending(lr->due_timer, NULL))
@@ -741,8 +830,12 @@ static void free_results(struct level_run *lr)
 
 	for (k = 0; lr->results && k < lr->warmup + lr->n; k++)
 		result_release(&lr->results[k]);
+	for (k = 0; lr->bodies && k < lr->warmup + lr->n; k++)
+		free(lr->bodies[k]);
 	free(lr->results);
+	free(lr->bodies);
 	lr->results = NULL;
+	lr->bodies = NULL;
 }
 
 /* Ends the wait for the start (the loop's only event then). */
@@ -949,7 +1042,6 @@ struct run_side {
 	const char *endpoint, *label, *output;
 	char *shown;              /* endpoint as files and stderr get it (lib/redact.h) */
 	struct tracefile_writer *out;
-	size_t cursor;            /* next trace request of this side */
 	long seq;                 /* next sequence number of this side */
 };
 
@@ -987,6 +1079,9 @@ static int load_requests(struct replay *rp)
 	rp->reqs = load_trace(o->trace_path, o, &rp->n_reqs, rp->digest);
 	if (!rp->reqs)
 		return CLI_EXIT_USAGE;
+	if (fit_v1_endpoint(o->endpoint_buf[0], rp->reqs, rp->n_reqs) < 0 ||
+	    (o->endpoint_b && fit_v1_endpoint(o->endpoint_buf[1], rp->reqs, rp->n_reqs) < 0))
+		return CLI_EXIT_USAGE;
 	if (o->open_loop && o->sched.arrival != ARRIVAL_TRACE && !o->sched.max_requests &&
 	    !o->sched.duration_ns)
 		o->sched.max_requests = rp->n_reqs;
@@ -1005,6 +1100,22 @@ static int plan_requests(struct replay *rp)
 	 * workers' parent sends), whatever each one's warm-up took. */
 	rp->anchored = o->start_at > 0 || o->worker >= 0;
 	rp->table = o->worker < 0;
+	if (!o->salt_seed_given && (o->shard_n > 1 || o->worker >= 0)) {
+		/* The shards of one run salt alike, so the prefixes the trace
+		 * shares across shards stay shared: a seed from what they share. */
+		uint64_t x = (uint64_t)(o->start_at * 1000);
+		const char *c;
+
+		for (c = rp->digest; *c; c++)
+			x = x * 1099511628211ULL ^ (unsigned char)*c;
+		o->salt_seed = (x ^ (x >> 31)) & 0x7fffffff;
+	} else if (!o->salt_seed_given) {
+		uint32_t seed;
+
+		if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
+			seed = (uint32_t)clock_now_ns() ^ (uint32_t)getpid();
+		o->salt_seed = seed & 0x7fffffff;
+	}
 	/* An A/B run's order: which side goes first in each level and repeat. */
 	rp->n_blocks = o->open_loop ? 1 : (size_t)o->n_levels * (size_t)o->repeat;
 	rp->ab_order = calloc(rp->n_blocks + 1, 1);
@@ -1062,6 +1173,11 @@ static int start_client(struct replay *rp)
 	co.api_key = getenv(rp->o.api_key_env);
 	co.http2 = rp->o.http2;
 	co.insecure = rp->o.insecure;
+	for (i = 0; i < rp->o.n_levels; i++)
+		if ((size_t)rp->o.levels[i] > co.max_connections)
+			co.max_connections = (size_t)rp->o.levels[i];
+	if ((size_t)rp->o.max_concurrency > co.max_connections)
+		co.max_connections = (size_t)rp->o.max_concurrency;
 	rp->client = client_new(&co, err, sizeof(err));
 	if (!rp->client) {
 		fprintf(stderr, "tracebench replay: %s\n", err);
@@ -1124,7 +1240,6 @@ static int open_results(struct replay *rp)
 	}
 	rp->lr.client = rp->client;
 	rp->lr.out = rp->side[0].out;
-	rp->lr.cursor = &rp->side[0].cursor;
 	rp->lr.seq = &rp->side[0].seq;
 	rp->lr.reqs = rp->reqs;
 	rp->lr.n_reqs = rp->n_reqs;
@@ -1147,14 +1262,29 @@ static void print_start(const struct replay *rp)
 			rp->n_reqs, rp->o.trace_path, a->shown, a->label);
 }
 
-/* Points the level run at side sd: its file, cursor, numbering, server. */
+/* Points the level run at side sd: its file, numbering, server. Each
+ * side, level and repeat sends from the trace's first request. */
 static void use_side(struct replay *rp, struct run_side *sd)
 {
-	/* Each side from the same trace request: its own cursor. */
 	rp->lr.out = sd->out;
-	rp->lr.cursor = &sd->cursor;
 	rp->lr.seq = &sd->seq;
 	client_set_endpoint(rp->client, sd->endpoint);
+}
+
+/*
+ * The salts of level (its C), repeat rep against side sd: "" for both
+ * with --no-salt. The sides of an A/B run, maybe one server, salt apart.
+ */
+static void set_salts(struct replay *rp, const struct run_side *sd, int level, int rep)
+{
+	const struct replay_options *o = &rp->o;
+	uint64_t seed = o->salt_seed + (uint64_t)(sd - rp->side);
+
+	rp->lr.salt[0] = rp->lr.warmup_salt[0] = '\0';
+	if (o->no_salt)
+		return;
+	make_salt(rp->lr.salt, sizeof(rp->lr.salt), seed, o->open_loop ? "o" : "c", level, rep);
+	make_salt(rp->lr.warmup_salt, sizeof(rp->lr.warmup_salt), seed, "w", 0, 0);
 }
 
 /*
@@ -1174,6 +1304,8 @@ static int start_anchored(struct replay *rp)
 
 		use_side(rp, &rp->side[t]);
 		lr->level = o->open_loop ? METRIC_OPEN_LOOP_LEVEL : (int)o->levels[0];
+		set_salts(rp, &rp->side[t], lr->level, 0);
+		lr->connections = 1;
 		lr->cap = 1;
 		lr->warmup = rp->warmups;
 		lr->n = 0;
@@ -1223,6 +1355,8 @@ static int run_one(struct replay *rp, int i, int rep, struct run_side *sd)
 	lr->level = o->open_loop ? METRIC_OPEN_LOOP_LEVEL : (int)o->levels[i];
 	lr->cap = worker_share(o, (size_t)lr->level);
 	lr->repeat = rep;
+	lr->connections = o->open_loop ? (size_t)o->max_concurrency : lr->cap;
+	set_salts(rp, sd, lr->level, rep);
 	lr->warmup = !rp->anchored && i == 0 && rep == 0 ? rp->warmups : 0;
 	lr->sched = rp->sched;
 	lr->req_index = rp->sched_index;

@@ -127,6 +127,57 @@ TEST(a_number_out_of_double_range_fuzz)
 		  "{\"stream\":true,\"t\":1e999,\"stream_options\":{\"include_usage\":true}}");
 }
 
+/* The body salted with "S " where the prompt starts, or "(none)". */
+static const char *salted(const char *body)
+{
+	static char last[1024];
+	size_t off, len;
+	char *out = NULL;
+
+	if (body_salt_offset(body, strlen(body), &off) < 0)
+		return "(none)";
+	if (body_insert(body, strlen(body), off, "S ", &out, &len) != BODY_OK)
+		return "(failed)";
+	snprintf(last, sizeof(last), "%s", strlen(out) == len ? out : "(bad length)");
+	free(out);
+	return last;
+}
+
+TEST(the_salt_goes_where_the_prompt_starts)
+{
+	/* chat: the first message's content, a string ... */
+	CHECK_STR(salted("{\"model\":\"m\",\"messages\":[{\"role\":\"system\",\"content\":\"be brief\"},"
+			 "{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}"),
+		  "{\"model\":\"m\",\"messages\":[{\"role\":\"system\",\"content\":\"S be brief\"},"
+		  "{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}");
+	/* ... or its first text part */
+	CHECK_STR(salted("{\"messages\": [ {\"content\": [{\"type\":\"image_url\",\"image_url\":{}},"
+			 " {\"type\":\"text\",\"text\":\"look\"}]}]}"),
+		  "{\"messages\": [ {\"content\": [{\"type\":\"image_url\",\"image_url\":{}},"
+		  " {\"type\":\"text\",\"text\":\"S look\"}]}]}");
+	/* completions: the prompt, or the first prompt of a list */
+	CHECK_STR(salted("{\"prompt\":\"Once\",\"max_tokens\":4}"),
+		  "{\"prompt\":\"S Once\",\"max_tokens\":4}");
+	CHECK_STR(salted("{\"prompt\":[\"a\",\"b\"]}"), "{\"prompt\":[\"S a\",\"b\"]}");
+	/* a key that only contains "prompt" is not the prompt */
+	CHECK_STR(salted("{\"prompt_x\":\"no\",\"prompt\":\"yes\"}"),
+		  "{\"prompt_x\":\"no\",\"prompt\":\"S yes\"}");
+	/* the last of a member named twice, as servers read it */
+	CHECK_STR(salted("{\"prompt\":\"old\",\"prompt\":\"new\"}"),
+		  "{\"prompt\":\"old\",\"prompt\":\"S new\"}");
+}
+
+TEST(a_body_without_prompt_text_is_not_salted)
+{
+	CHECK_STR(salted("{\"prompt\":[1,2,3]}"), "(none)");      /* token ids */
+	CHECK_STR(salted("{\"messages\":[]}"), "(none)");
+	CHECK_STR(salted("{\"messages\":[{\"role\":\"user\"}]}"), "(none)");
+	CHECK_STR(salted("{\"model\":\"m\"}"), "(none)");
+	CHECK_STR(salted("not json"), "(none)");
+	CHECK_STR(salted("{\"prompt\":\"a\"} trailing"), "(none)");
+	CHECK_STR(salted(""), "(none)");
+}
+
 int main(void)
 {
 	RUN(overrides_replace_the_members_and_keep_the_rest);
@@ -139,5 +190,7 @@ int main(void)
 	RUN(a_member_named_twice_fuzz);
 	RUN(max_completion_tokens_in_another_case_fuzz);
 	RUN(a_number_out_of_double_range_fuzz);
+	RUN(the_salt_goes_where_the_prompt_starts);
+	RUN(a_body_without_prompt_text_is_not_salted);
 	return harness_done();
 }
