@@ -1,0 +1,122 @@
+#!/bin/sh
+# A sweep measures the server, not the request mix, the prefix cache or the
+# TCP handshake: every level and repeat sends the trace's first requests,
+# each with a salt of its own before the prompt (recorded, reproducible,
+# --no-salt sends the bodies unchanged), on connections opened before its
+# clock starts; a base URL ending in /v1 is understood.
+. tests/cli/lib.sh
+
+# Field $2 of every record of results file $1 (header skipped), in order.
+field() {
+	zcat "$1" | sed -n '2,$p' | sed -n "s/.*\"$2\":\\(\"[^\"]*\"\\|[^,}]*\\).*/\\1/p" | tr -d '"'
+}
+# Field $2 of the records of level $3 (warm-ups left out).
+level_field() {
+	zcat "$1" | sed -n '2,$p' | grep "\"level\":$3," | grep '"warmup":false' |
+		sed -n "s/.*\"$2\":\\(\"[^\"]*\"\\|[^,}]*\\).*/\\1/p" | tr -d '"'
+}
+
+# The median of the nanosecond values on stdin, in ms.
+median_ms() {
+	sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.3f\n", m / 1e6 }'
+}
+
+start_mock --ttft-ms 5 --itl-ms 1 --tokens 4
+tb record synth -n 40 --input-tokens 16 --output-tokens 4 -o "$WORK/trace.jsonl.gz" 2>/dev/null
+
+# Same requests at every level: -n 6 at C=1, 2, 3; then -n 12 at C=4
+# extends the set.
+tb replay -e "$ENDPOINT" -c 1,2,3 -n 6 --repeat 2 --warmup 1 -q \
+	-o "$WORK/same.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>"$WORK/err"
+check "replay of three levels, two repeats exits 0" test $? -eq 0
+for c in 1 2 3; do
+	ids=$(zcat "$WORK/same.jsonl.gz" | grep "\"level\":$c," | grep '"warmup":false' |
+		sed 's/.*"trace_id":\([0-9]*\).*/\1/' | sort -n | tr '\n' ' ')
+	check "C=$c: both repeats send trace ids 0-5 ($ids)" test "$ids" = "0 0 1 1 2 2 3 3 4 4 5 5 "
+done
+check "the warm-up sends the trace's first request" \
+	test "$(zcat "$WORK/same.jsonl.gz" | grep '"warmup":true' | sed 's/.*"trace_id":\([0-9]*\).*/\1/')" = 0
+tb replay -e "$ENDPOINT" -c 4 -n 12 --warmup 0 -q \
+	-o "$WORK/more.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
+check "a larger level extends the set: ids 0-11" \
+	test "$(field "$WORK/more.jsonl.gz" trace_id | sort -n | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 8 9 10 11 "
+
+# Salts: one per level and repeat, another for the warm-ups, recorded.
+salts=$(field "$WORK/same.jsonl.gz" salt | sort -u | wc -l)
+check "7 distinct salts: warm-ups and 3 levels x 2 repeats ($salts)" test "$salts" -eq 7
+for c in 1 2 3; do
+	for r in 0 1; do
+		n=$(zcat "$WORK/same.jsonl.gz" | grep "\"level\":$c," | grep '"warmup":false' |
+			{ if [ $r = 0 ]; then grep -v '"repeat"'; else grep "\"repeat\":$r,"; fi; } |
+			sed 's/.*"salt":"\([^"]*\)".*/\1/' | sort -u | tr '\n' ' ')
+		check "C=$c repeat $r: one salt, naming it ($n)" \
+			sh -c "echo '$n' | grep -Eq '^[0-9a-f]{6}-c${c}r${r} \$'"
+	done
+done
+check "the header records the salt seed" sh -c "zcat '$WORK/same.jsonl.gz' | head -1 | grep -q '\"salt_seed\":[0-9]'"
+
+tb replay -e "$ENDPOINT" -c 1,2 -n 3 --salt-seed 7 -q -o "$WORK/s7a.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
+tb replay -e "$ENDPOINT" -c 1,2 -n 3 --salt-seed 7 -q -o "$WORK/s7b.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
+check "the same --salt-seed gives the same salts" \
+	test "$(field "$WORK/s7a.jsonl.gz" salt | tr '\n' ' ')" = "$(field "$WORK/s7b.jsonl.gz" salt | tr '\n' ' ')"
+tb replay -e "$ENDPOINT" -c 1,2 -n 3 -q -o "$WORK/s0.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
+check "another run draws other salts" \
+	test "$(field "$WORK/s7a.jsonl.gz" salt | head -1)" != "$(field "$WORK/s0.jsonl.gz" salt | head -1)"
+
+# What the server receives, through a record proxy: the salt at the start
+# of the first message's content; without it, the bodies of --no-salt.
+bodies() {  # proxy trace -> the chat bodies, one a line, sorted
+	zcat "$1" | sed -n '2,$p' | grep 'chat/completions' | sed 's/.*"body":"\(.*\)","input_tokens":.*/\1/' | sort
+}
+start_proxy "$WORK/salted.jsonl.gz"
+tb replay -e "$PROXY" -c 1,2 -n 3 --warmup 0 -q -o "$WORK/p1.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
+stop_proxy
+start_proxy "$WORK/plain.jsonl.gz"
+tb replay -e "$PROXY" -c 1,2 -n 3 --warmup 0 --no-salt -q -o "$WORK/p2.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
+stop_proxy
+bodies "$WORK/salted.jsonl.gz" >"$WORK/salted"
+bodies "$WORK/plain.jsonl.gz" >"$WORK/plain"
+check "six requests through the proxy each time" test "$(wc -l <"$WORK/salted")" -eq 6 -a "$(wc -l <"$WORK/plain")" -eq 6
+check "salted: every body differs (levels do not share prompts)" test "$(sort -u "$WORK/salted" | wc -l)" -eq 6
+check "salted: the salt opens the first message's content" \
+	test "$(grep -Ec '"content\\":\\"[0-9a-f]{6}-c[12]r0 ' "$WORK/salted")" -eq 6
+check "--no-salt: C=1 and C=2 send byte-identical bodies" \
+	test "$(sort -u "$WORK/plain" | wc -l)" -eq 3 -a "$(uniq -c "$WORK/plain" | awk '$1 != 2' | wc -l)" -eq 0
+sed -E 's/(content\\":\\")[0-9a-f]{6}-c[12]r0 /\1/' "$WORK/salted" | sort >"$WORK/unsalted"
+check "salted bodies less their salt are the --no-salt bodies" cmp -s "$WORK/unsalted" "$WORK/plain"
+check "--no-salt: no salt recorded" test -z "$(field "$WORK/p2.jsonl.gz" salt)"
+check "--no-salt: the header says salt false" sh -c "zcat '$WORK/p2.jsonl.gz' | head -1 | grep -q '\"salt\":false'"
+
+# A base URL ending in /v1, as OpenAI's clients take it.
+tb replay -e "$ENDPOINT/v1" -c 1 -n 2 -q -o "$WORK/v1.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>"$WORK/v1.err"
+check "--endpoint .../v1 works" test $? -eq 0
+check "--endpoint .../v1: every request succeeded" test "$(field "$WORK/v1.jsonl.gz" status | sort -u)" = 200
+zcat "$WORK/trace.jsonl.gz" | sed 's#"/v1/chat/completions"#"/chat/completions"#' | gzip >"$WORK/nov1.jsonl.gz"
+tb replay -e "$ENDPOINT/v1" -c 1 -n 2 -q -o "$WORK/nov1r.jsonl.gz" "$WORK/nov1.jsonl.gz" >/dev/null 2>"$WORK/nov1.err"
+check "--endpoint .../v1 before paths without /v1: exit 2" test $? -eq 2
+check "... saying what to give instead" grep -q "give the server's base URL without /v1 (--endpoint $ENDPOINT)" "$WORK/nov1.err"
+check "... and writing nothing" test ! -e "$WORK/nov1r.jsonl.gz"
+
+# Connections opened before the clock: no measured request connects, and
+# at C=64 against a 50 ms TTFT the level's median TTFT is 50 ms, +1.
+stop_mock
+start_mock --ttft-ms 50 --itl-ms 5 --tokens 8
+tb replay -e "$ENDPOINT" -c 64 -n 128 -q -o "$WORK/c64.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
+check "C=64: no measured request had to connect" \
+	test "$(level_field "$WORK/c64.jsonl.gz" new_connection 64 | sort -u)" = false
+med=$(level_field "$WORK/c64.jsonl.gz" ttft_ns 64 | median_ms)
+check "C=64, a fresh sweep: median TTFT $med ms is within 50-51 ms$UPPER_NOTE" \
+	within_time "$med" 50 $((50 + SLACK))
+
+# A server that closes every connection: each request connects, and says
+# how long it took.
+stop_mock
+start_mock --ttft-ms 5 --itl-ms 1 --tokens 4 --close-after-response
+tb replay -e "$ENDPOINT" -c 2 -n 4 --warmup 0 -q -o "$WORK/close.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
+check "connection closed after each response: every request marked as connecting" \
+	test "$(field "$WORK/close.jsonl.gz" new_connection | sort -u)" = true
+check "... with its connect time recorded (0 < connect < 1 s)" \
+	sh -c "test \"\$(zcat '$WORK/close.jsonl.gz' | sed -n '2,\$p' | sed 's/.*\"connect_ns\":\\([0-9]*\\).*/\\1/' |
+		awk '\$1 > 0 && \$1 < 1e9' | wc -l)\" -eq 4"
+check "... and no TLS time over plain http" test "$(field "$WORK/close.jsonl.gz" tls_ns | sort -u)" = null
