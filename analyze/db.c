@@ -203,6 +203,18 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 		rc = db_exec(db, "ALTER TABLE runs ADD COLUMN clock TEXT; "
 			     "ALTER TABLE requests ADD COLUMN streamed INTEGER NOT NULL DEFAULT 1",
 			     err, errlen);
+	/* Version 3 -> 4: where tokens came from, the prefix cache, the salt,
+	 * the connection; a request loaded before says nothing of them. */
+	if (!rc && version >= 1 && version < 4)
+		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN tokens_source TEXT;"
+			     "UPDATE requests SET tokens_source = CASE WHEN tokens_estimated"
+			     " THEN 'events' ELSE 'usage' END;"
+			     "ALTER TABLE requests ADD COLUMN token_events INTEGER;"
+			     "ALTER TABLE requests ADD COLUMN cached_tokens INTEGER;"
+			     "ALTER TABLE requests ADD COLUMN salt TEXT;"
+			     "ALTER TABLE requests ADD COLUMN new_connection INTEGER NOT NULL DEFAULT 0;"
+			     "ALTER TABLE requests ADD COLUMN connect_ns INTEGER;"
+			     "ALTER TABLE requests ADD COLUMN tls_ns INTEGER", err, errlen);
 	/* The views hold no data: recreate them, so they follow this build's SQL. */
 	if (!rc)
 		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",
@@ -634,14 +646,23 @@ static void db_bind_result(sqlite3_stmt *st, const char *run_id, const struct re
 	sqlite3_bind_text(st, 17, itl_json, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 18, r->repeat);
 	sqlite3_bind_int(st, 19, !r->unstreamed);
+	sqlite3_bind_text(st, 20, result_tokens_name(r->tokens_source), -1, SQLITE_STATIC);
+	db_bind_opt_int64(st, 21, r->token_events);
+	db_bind_opt_int64(st, 22, r->cached_tokens);
+	db_bind_text(st, 23, r->salt[0] ? r->salt : NULL);
+	sqlite3_bind_int(st, 24, r->new_connection);
+	db_bind_opt_int64(st, 25, r->connect_ns);
+	db_bind_opt_int64(st, 26, r->tls_ns);
 }
 
 static const char db_insert_request_sql[] =
 	"INSERT INTO requests (run_id, seq, level, trace_id, warmup, status,"
 	" error, error_detail, sched_ns, send_ns, ttft_ns, ttfa_ns, e2e_ns,"
-	" input_tokens, output_tokens, tokens_estimated, itl_us, repeat, streamed)"
+	" input_tokens, output_tokens, tokens_estimated, itl_us, repeat, streamed,"
+	" tokens_source, token_events, cached_tokens, salt, new_connection,"
+	" connect_ns, tls_ns)"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-	" ?14, ?15, ?16, ?17, ?18, ?19)";
+	" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
 
 /* Reads every record of rd and inserts it; sets *count. Inside a transaction. */
 static int db_insert_records(struct db *db, struct tracefile_reader *rd, const char *path,
@@ -1212,6 +1233,29 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 	r->tokens_estimated = sqlite3_column_int(st, 14) != 0;
 	r->repeat = sqlite3_column_int(st, 16);
 	r->unstreamed = sqlite3_column_int(st, 17) == 0;
+	if (sqlite3_column_count(st) > 18) {
+		const char *source = (const char *)sqlite3_column_text(st, 18);
+		const char *salt = (const char *)sqlite3_column_text(st, 21);
+
+		if (source && strcmp(source, "tokenize") == 0)
+			r->tokens_source = RESULT_TOKENS_TOKENIZE;
+		else if (source && strcmp(source, "events") == 0)
+			r->tokens_source = RESULT_TOKENS_EVENTS;
+		else if (source)
+			r->tokens_source = RESULT_TOKENS_USAGE;
+		else
+			r->tokens_source = r->tokens_estimated ? RESULT_TOKENS_EVENTS :
+					   RESULT_TOKENS_USAGE;
+		r->token_events = db_column_opt_int64(st, 19);
+		r->cached_tokens = db_column_opt_int64(st, 20);
+		if (salt)
+			snprintf(r->salt, sizeof(r->salt), "%s", salt);
+		r->new_connection = sqlite3_column_int(st, 22) != 0;
+		r->connect_ns = db_column_opt_int64(st, 23);
+		r->tls_ns = db_column_opt_int64(st, 24);
+	} else {
+		r->tokens_source = r->tokens_estimated ? RESULT_TOKENS_EVENTS : RESULT_TOKENS_USAGE;
+	}
 	return db_itl_parse(r, (const char *)sqlite3_column_text(st, 15));
 }
 
@@ -1223,7 +1267,8 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 	       size_t *n, char *err, size_t errlen)
 {
 	/* A version 1 database has no repeat column: every request is repeat 0. */
-	/* a version 2 one has no streamed column: every request was streamed. */
+	/* a version 2 one has no streamed column: every request was streamed;
+	 * one before version 4 none of the columns from tokens_source on. */
 #define DB_RESULTS_SQL(repeat, streamed) \
 		"SELECT q.level, q.seq, q.trace_id, q.warmup, q.status, q.error," \
 		" q.error_detail, q.sched_ns, q.send_ns, q.ttft_ns, q.ttfa_ns, q.e2e_ns," \
@@ -1231,7 +1276,10 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 		", " streamed " FROM requests q" \
 		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND q.level = ?2" \
 		" ORDER BY q.run_id, q.rowid"
-	const char *sql = db->version >= 3 ? DB_RESULTS_SQL("q.repeat", "q.streamed") :
+	const char *sql = db->version >= 4 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
+				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
+				" q.new_connection, q.connect_ns, q.tls_ns") :
+			  db->version >= 3 ? DB_RESULTS_SQL("q.repeat", "q.streamed") :
 			  db->version >= 2 ? DB_RESULTS_SQL("q.repeat", "1") :
 			  DB_RESULTS_SQL("0", "1");
 #undef DB_RESULTS_SQL

@@ -24,8 +24,9 @@
 
 /* Schema version this build creates (PRAGMA user_version). It reads and,
  * when writing, migrates databases of version 1 (no requests.repeat) and
- * 2 (no runs.clock, no requests.streamed). */
-#define DB_SCHEMA_VERSION 3
+ * 2 (no runs.clock, no requests.streamed) and 3 (no token source, cached
+ * tokens, salt or connection times). */
+#define DB_SCHEMA_VERSION 4
 
 /* Suggested size of the 'err' buffers below. */
 #define DB_ERRLEN 1024

@@ -1,14 +1,16 @@
--- tracebench.sql - the analysis database, schema version 3.
+-- tracebench.sql - the analysis database, schema version 4.
 -- Version 2 added requests.repeat (replay --repeat), version 3 runs.clock
 -- (the host and clock of a shard) and requests.streamed (a whole JSON body,
--- not SSE); analyze/db.c migrates an older database when it opens it for
+-- not SSE), version 4 where output tokens came from, the token events, the
+-- server's cached prompt tokens, the salt and the connection of each
+-- request; analyze/db.c migrates an older database when it opens it for
 -- writing, and reads one as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
 -- Plain SQL only: the sqlite3 shell can query everything here.
 
 -- Applied by analyze only after it has checked that the database is not of
 -- a newer version (analyze/db.c), so this never downgrades one.
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 CREATE TABLE IF NOT EXISTS runs (
 	run_id       TEXT PRIMARY KEY,
@@ -46,6 +48,13 @@ CREATE TABLE IF NOT EXISTS requests (
 	tokens_estimated INTEGER NOT NULL,
 	itl_us           TEXT,      -- JSON array of inter-token gaps
 	streamed         INTEGER NOT NULL DEFAULT 1,  -- 0: one JSON body, no TTFT of its own
+	tokens_source    TEXT,      -- usage, tokenize or events (estimated)
+	token_events     INTEGER,   -- events that carried tokens
+	cached_tokens    INTEGER,   -- prompt tokens the server's prefix cache held
+	salt             TEXT,      -- put before the prompt; NULL: none
+	new_connection   INTEGER NOT NULL DEFAULT 0,  -- had to open its connection
+	connect_ns       INTEGER,   -- start -> TCP connected, when it connected
+	tls_ns           INTEGER,   -- TCP connected -> TLS done, when it did
 	PRIMARY KEY (run_id, seq)
 );
 
@@ -82,37 +91,55 @@ SELECT r.label              AS run,
        q.output_tokens      AS output_tokens,
        q.tokens_estimated   AS tokens_estimated,
        q.streamed           AS streamed,
+       q.tokens_source      AS tokens_source,
+       q.token_events       AS token_events,
+       q.cached_tokens      AS cached_tokens,
+       q.salt               AS salt,
+       q.new_connection     AS new_connection,
+       q.connect_ns / 1e6   AS connect_ms,
+       q.tls_ns / 1e6       AS tls_ms,
        q.sched_ns / 1e6     AS sched_ms,
        q.send_ns / 1e6      AS send_ms
 FROM requests q JOIN runs r USING (run_id);
 
--- Per run (results file) and level, over non-warm-up requests, computed as
--- lib/metric.c does: the wall time runs from the first scheduled start to
--- the last end, summed over the repeats of the level (replay --repeat) that
--- last longer than 0. Percentiles need sorting and interpolation;
--- `tracebench analyze report` computes those.
+-- Per run and level, over non-warm-up requests, computed as lib/metric.c
+-- does: the shards of a run (results files loaded under one label) merge
+-- as analyze report merges them; the wall time runs from the first
+-- scheduled start to the last end, summed over the repeats of the level
+-- (replay --repeat) that last longer than 0. estimated counts the
+-- successful requests whose output tokens were counted from events, not
+-- reported; cache_hit_share is the share of prompt tokens the server's
+-- prefix cache held, over the requests that said. Percentiles need sorting
+-- and interpolation; `tracebench analyze report` computes those.
 CREATE VIEW IF NOT EXISTS v_summary AS
 WITH walls AS (
-	SELECT run_id, concurrency, max(1, sum(wall_s > 0)) AS repeats,
+	SELECT run, concurrency, max(1, sum(wall_s > 0)) AS repeats,
 	       sum(wall_s) AS wall_s
-	FROM (SELECT run_id, concurrency, repeat,
+	FROM (SELECT run, concurrency, repeat,
 	             (max(sched_ms + e2e_ms) - min(sched_ms)) / 1e3 AS wall_s
 	      FROM v_requests WHERE warmup = 0
-	      GROUP BY run_id, concurrency, repeat)
-	GROUP BY run_id, concurrency
+	      GROUP BY run, concurrency, repeat)
+	GROUP BY run, concurrency
 )
-SELECT v.run, v.run_id, v.concurrency,
+SELECT v.run, min(v.run_id) AS run_id, v.concurrency,
+       count(DISTINCT v.run_id)                        AS shards,
        count(*)                                        AS requests,
        sum(v.error IS NULL)                            AS ok,
        sum(v.error IS NOT NULL)                        AS errors,
        sum(CASE WHEN v.error IS NULL THEN v.output_tokens END) AS tokens,
+       sum(v.error IS NULL AND v.tokens_source = 'events') AS estimated,
        w.wall_s                                        AS wall_s,
        sum(CASE WHEN v.error IS NULL THEN v.output_tokens END) / w.wall_s AS agg_tok_s,
        avg(CASE WHEN v.error IS NULL THEN v.req_tok_s END) AS per_req_tok_s,
        avg(CASE WHEN v.error IS NULL THEN v.ttft_ms END) AS avg_ttft_ms,
        avg(CASE WHEN v.error IS NULL THEN v.e2e_ms END)  AS avg_e2e_ms,
        avg(CASE WHEN v.error IS NULL THEN v.tpot_ms END) AS avg_tpot_ms,
+       1.0 * sum(CASE WHEN v.error IS NULL AND v.cached_tokens IS NOT NULL
+                      THEN v.cached_tokens END) /
+             sum(CASE WHEN v.error IS NULL AND v.cached_tokens IS NOT NULL
+                      THEN v.input_tokens END)          AS cache_hit_share,
+       sum(v.new_connection)                           AS new_connections,
        w.repeats                                       AS repeats
-FROM v_requests v JOIN walls w ON w.run_id = v.run_id AND w.concurrency = v.concurrency
+FROM v_requests v JOIN walls w ON w.run = v.run AND w.concurrency = v.concurrency
 WHERE v.warmup = 0
-GROUP BY v.run_id, v.concurrency;
+GROUP BY v.run, v.concurrency;

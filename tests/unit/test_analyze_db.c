@@ -199,8 +199,8 @@ TEST(version_1_database_reads_and_migrates)
 	}
 	report_run_release(&run);
 	db_close(db);
-	/* Opened for writing (analyze load): migrated to version 3, rows kept,
-	 * every old request streamed. */
+	/* Opened for writing (analyze load): migrated to this version, rows kept,
+	 * every old request streamed, its token source told by tokens_estimated. */
 	db = NULL;
 	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_OK);
 	db_close(db);
@@ -208,12 +208,16 @@ TEST(version_1_database_reads_and_migrates)
 	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
 	CHECK_EQ_INT(sqlite3_prepare_v2(s, "SELECT (SELECT user_version FROM pragma_user_version),"
 					" sum(repeat), (SELECT count(*) FROM v_requests WHERE"
-					" repeat = 0 AND streamed = 1) FROM requests", -1, &st, NULL),
-		     SQLITE_OK);
+					" repeat = 0 AND streamed = 1), sum(tokens_source = 'usage'),"
+					" sum(new_connection), count(cached_tokens) FROM requests",
+					-1, &st, NULL), SQLITE_OK);
 	CHECK_EQ_INT(sqlite3_step(st), SQLITE_ROW);
-	CHECK_EQ_INT(sqlite3_column_int(st, 0), 3);
+	CHECK_EQ_INT(sqlite3_column_int(st, 0), DB_SCHEMA_VERSION);
 	CHECK_EQ_INT(sqlite3_column_int(st, 1), 0);
 	CHECK_EQ_INT(sqlite3_column_int(st, 2), 2);
+	CHECK_EQ_INT(sqlite3_column_int(st, 3), 2);
+	CHECK_EQ_INT(sqlite3_column_int(st, 4), 0);
+	CHECK_EQ_INT(sqlite3_column_int(st, 5), 0);
 	sqlite3_finalize(st);
 	sqlite3_close(s);
 }
