@@ -285,3 +285,10 @@ int stats_welch_ci95(const double *a, size_t na, const double *b, size_t nb,
 	*hi = mb - ma + half;
 	return 0;
 }
+
+int stats_too_few(size_t n, double p)
+{
+	if (p <= 0 || p >= 100)
+		return 0;
+	return (double)n * (100.0 - p) < 100.0 - 1e-9;
+}

@@ -31,6 +31,14 @@ struct stats_dist {
 	double mean, p50, p90, p95, p99, max;   /* NaN when n == 0 */
 };
 
+/*
+ * True when the p-th percentile (0 < p < 100) of n samples is computed from
+ * too few for its rank: fewer than 100 / (100 - p), so that no sample lies
+ * beyond it (P50 needs 2, P90 10, P95 20, P99 100). Such a value is an
+ * interpolation toward the largest sample; tables mark it.
+ */
+int stats_too_few(size_t n, double p);
+
 /* Describes the n values of v into *d; reorders v (does not sort it). */
 void stats_describe(double *v, size_t n, struct stats_dist *d);
 

@@ -92,8 +92,8 @@ static void summary_nan_dist(struct stats_dist *d)
 struct summary_acc {
 	struct summary_samples x;
 	int have;                  /* x was allocated */
-	double warm_sum, tps_sum;
-	size_t warm_ok, ntps;
+	double tps_sum;
+	size_t ntps;
 	int64_t first_send, last_send, first_sched, last_sched;
 };
 
@@ -190,13 +190,134 @@ static void summary_wall(struct level_summary *s, const struct result *r, size_t
 	free(spans);
 }
 
+/* ---- where the numbers came from --------------------------------------- */
+
+/* Mean, min, max and the 95% interval of the mean of v (n >= 2), in *d. */
+static void summary_spread(const double *v, size_t n, struct summary_spread *d)
+{
+	double sum = 0, ss = 0, mean, half;
+	size_t i;
+
+	d->min = d->max = d->lo = d->hi = NAN;
+	if (n < 2)
+		return;
+	d->min = d->max = v[0];
+	for (i = 0; i < n; i++) {
+		sum += v[i];
+		d->min = v[i] < d->min ? v[i] : d->min;
+		d->max = v[i] > d->max ? v[i] : d->max;
+	}
+	mean = sum / (double)n;
+	for (i = 0; i < n; i++)
+		ss += (v[i] - mean) * (v[i] - mean);
+	half = stats_t975((double)(n - 1)) * sqrt(ss / (double)(n - 1) / (double)n);
+	d->lo = mean - half;
+	d->hi = mean + half;
+}
+
+/*
+ * What a reader needs to trust the row: where the output tokens came from,
+ * the tokens per event, the prefix cache's share, the connections the
+ * measured requests had to open, and the spread of aggregate tok/s and
+ * median TTFT across the repeats of the level.
+ */
+static void summary_sweep_notes(const struct result *r, size_t n, struct level_summary *s)
+{
+	int64_t ev_tokens = 0, events = 0, cached = 0, prompt = 0, connect_ns = 0;
+	size_t i, k, reps = 0, max_rep = 0;
+	double *agg = NULL, *ttft = NULL, *v = NULL;
+
+	s->tokens_usage = s->tokens_tokenize = s->tokens_events = 0;
+	s->cache_reported = s->new_connections = 0;
+	s->repeat = -1;
+	for (i = 0; i < n; i++) {
+		const struct result *q = &r[i];
+
+		if (q->warmup)
+			continue;
+		if ((size_t)q->repeat > max_rep)
+			max_rep = (size_t)q->repeat;
+		if (q->new_connection) {
+			s->new_connections++;
+			if (q->connect_ns > 0)
+				connect_ns += q->connect_ns;
+		}
+		if (!result_ok(q))
+			continue;
+		if (q->tokens_source == RESULT_TOKENS_USAGE)
+			s->tokens_usage++;
+		else if (q->tokens_source == RESULT_TOKENS_TOKENIZE)
+			s->tokens_tokenize++;
+		else
+			s->tokens_events++;
+		if (q->token_events > 0 && !q->unstreamed) {
+			ev_tokens += q->output_tokens;
+			events += q->token_events;
+		}
+		if (q->cached_tokens >= 0 && q->input_tokens > 0) {
+			s->cache_reported++;
+			cached += q->cached_tokens;
+			prompt += q->input_tokens;
+		}
+	}
+	s->tokens_per_event = events ? (double)ev_tokens / (double)events : NAN;
+	s->cache_hit_share = prompt ? (double)cached / (double)prompt : NAN;
+	s->connect_ms = s->new_connections ?
+			(double)connect_ns / (double)s->new_connections / 1e6 : NAN;
+
+	/* Per repeat: its aggregate tok/s and median TTFT. */
+	reps = max_rep + 1;
+	summary_spread(NULL, 0, &s->spread_agg_tps);
+	summary_spread(NULL, 0, &s->spread_ttft_p50);
+	if (reps < 2)
+		return;
+	agg = malloc(reps * sizeof(*agg));
+	ttft = malloc(reps * sizeof(*ttft));
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (agg && ttft && v) {
+		size_t n_agg = 0, n_ttft = 0;
+
+		for (k = 0; k < reps; k++) {
+			int64_t first = INT64_MAX, last = INT64_MIN, tokens = 0;
+			size_t m = 0;
+
+			for (i = 0; i < n; i++) {
+				const struct result *q = &r[i];
+
+				if (q->warmup || (size_t)q->repeat != k)
+					continue;
+				first = q->sched_ns < first ? q->sched_ns : first;
+				last = q->sched_ns + q->e2e_ns > last ? q->sched_ns + q->e2e_ns : last;
+				if (!result_ok(q))
+					continue;
+				tokens += q->output_tokens;
+				if (q->ttft_ns >= 0)
+					v[m++] = metric_ttft_ms(q);
+			}
+			if (last > first)
+				agg[n_agg++] = (double)tokens * NS_PER_S / (double)(last - first);
+			if (m) {
+				stats_sort(v, m);
+				ttft[n_ttft++] = stats_percentile(v, m, 50);
+			}
+		}
+		summary_spread(agg, n_agg, &s->spread_agg_tps);
+		summary_spread(ttft, n_ttft, &s->spread_ttft_p50);
+	}
+	free(agg);
+	free(ttft);
+	free(v);
+}
+
 void summary_compute(const struct result *r, size_t n, int level,
 		     const struct metric_slo *slo, struct level_summary *s)
 {
 	struct summary_acc a;
 	size_t i;
+	long warm_seq = 0;
 
 	memset(s, 0, sizeof(*s));
+	s->warmup_ttft_ms = NAN;
 	memset(&a, 0, sizeof(a));
 	a.have = summary_samples_alloc(&a.x, r, n) == 0;
 	a.first_send = a.first_sched = INT64_MAX;
@@ -208,13 +329,12 @@ void summary_compute(const struct result *r, size_t n, int level,
 			summary_take(s, &a, &r[i], slo);
 			continue;
 		}
-		s->warmup++;
-		if (result_ok(&r[i]) && !isnan(metric_ttft_ms(&r[i]))) {
-			a.warm_sum += metric_ttft_ms(&r[i]);
-			a.warm_ok++;
+		/* cold start: the TTFT of the first warm-up sent */
+		if (s->warmup++ == 0 || r[i].seq < warm_seq) {
+			warm_seq = r[i].seq;
+			s->warmup_ttft_ms = result_ok(&r[i]) ? metric_ttft_ms(&r[i]) : NAN;
 		}
 	}
-	s->warmup_ttft_ms = a.warm_ok ? a.warm_sum / (double)a.warm_ok : NAN;
 	summary_wall(s, r, n);
 	s->achieved_rps = summary_rate(s->requests, a.first_send, a.last_send);
 	s->sched_rps = summary_rate(s->requests, a.first_sched, a.last_sched);
@@ -223,6 +343,7 @@ void summary_compute(const struct result *r, size_t n, int level,
 	summary_describe(s, &a);
 	s->goodput_share = slo && s->requests ? (double)s->good / (double)s->requests : NAN;
 	s->good_rps = slo && s->wall_s > 0 ? (double)s->good / s->wall_s : NAN;
+	summary_sweep_notes(r, n, s);
 }
 
 void summary_set_scaling(struct level_summary *s, double base_tps)

@@ -21,13 +21,18 @@
 #define SUMMARY_N_ERROR_CLASSES 9
 extern const char *const summary_error_classes[SUMMARY_N_ERROR_CLASSES]; /* last: "other" */
 
+/* The spread of one number across the repeats of a level. */
+struct summary_spread {
+	double min, max, lo, hi;   /* lo, hi: the 95% interval of the mean */
+};
+
 struct level_summary {
 	int level;             /* concurrency; METRIC_OPEN_LOOP_LEVEL for open loop */
 	size_t requests;       /* non-warm-up requests */
 	size_t ok;             /* of which succeeded */
 	size_t errors;         /* of which failed */
 	size_t warmup;         /* warm-up requests of this level */
-	double warmup_ttft_ms; /* mean TTFT of successful warm-ups, NaN if none */
+	double warmup_ttft_ms; /* cold start: TTFT of the first warm-up sent, NaN if none */
 	int64_t tokens;        /* output tokens of successful requests */
 	double wall_s;         /* metric_wall_s of the level */
 	double agg_tps;        /* metric_agg_tps(tokens, wall_s) */
@@ -47,6 +52,18 @@ struct level_summary {
 	size_t good;           /* requests within every SLO (with one) */
 	double goodput_share;  /* good / requests; NaN without an SLO */
 	double good_rps;       /* good / wall_s; NaN without an SLO */
+	/* Where the output tokens of the successful requests came from
+	 * (lib/result.h): events are an estimate, flagged in every table. */
+	size_t tokens_usage, tokens_tokenize, tokens_events;
+	double tokens_per_event;  /* output tokens / token events (streamed), NaN none */
+	size_t cache_reported;    /* successful requests that said their cached tokens */
+	double cache_hit_share;   /* their cached / prompt tokens, NaN when none said */
+	size_t new_connections;   /* non-warm-up requests that opened their connection */
+	double connect_ms;        /* their mean connect time, NaN when none */
+	/* Across the repeats of the level (replay --repeat): min, max and the
+	 * 95% interval of the mean; NaN with fewer than two repeats. */
+	struct summary_spread spread_agg_tps, spread_ttft_p50;
+	int repeat;               /* a row of one repeat (replay's live rows), -1: all */
 };
 
 /* Summarizes the n results of one level (warm-ups included in r, counted

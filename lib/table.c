@@ -221,8 +221,14 @@ static const char *table_cell(const struct table *t, size_t i, const void *row, 
 	const struct table_col *c = &t->cols[i];
 	const char *s;
 
-	if (c->num)
-		return table_num_cell(buf, len, c, c->num(row, c->arg));
+	if (c->num) {
+		const char *mark = c->mark ? c->mark(row, c->arg) : NULL;
+
+		table_num_cell(buf, len, c, c->num(row, c->arg));
+		if (mark)
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s", mark);
+		return buf;
+	}
 	s = c->str(row, c->arg);
 	return s ? s : "-";
 }

@@ -62,6 +62,10 @@ struct table_col {
 	double (*num)(const void *row, size_t arg);
 	const char *(*str)(const void *row, size_t arg);
 	size_t arg;
+	/* Text and Markdown: a mark after a number (NULL or NULL returned:
+	 * none), e.g. "*" for a percentile from too few samples; CSV and JSON
+	 * say it in a column of their own. */
+	const char *(*mark)(const void *row, size_t arg);
 };
 
 #define TABLE_MAX_COLS 128
