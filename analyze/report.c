@@ -195,6 +195,19 @@ static void report_warmup_line(FILE *out, const struct report_run *run)
 		fprintf(out, "cold-start TTFT %.1f ms\n", run->cold_ttft_ms);
 }
 
+/* The optional columns of a run's table: goodput with an SLO, the
+ * spread across repeats when a level has several. */
+static unsigned report_groups(const struct report_run *run, const struct metric_slo *slo)
+{
+	unsigned g = slo ? SUMMARY_GROUP_SLO : 0;
+	size_t i;
+
+	for (i = 0; i < run->n_levels; i++)
+		if (run->levels[i].repeats > 1)
+			g |= SUMMARY_GROUP_SPREAD;
+	return g;
+}
+
 /* Prints the rows of one run into t. */
 static void report_rows(struct table *t, const char *label, const struct report_run *run)
 {
@@ -321,10 +334,11 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 			fputc('\n', out);
 		report_heading(out, fmt, &runs[i]);
 		report_notes(out, fmt, runs[i].params);
-		summary_table_init(&t, out, fmt, slo != NULL);
+		summary_table_init(&t, out, fmt, report_groups(&run, slo));
 		table_begin(&t);
 		report_rows(&t, runs[i].label, &run);
 		table_end(&t);
+		summary_print_notes(out, fmt, run.levels, run.n_levels);
 		fputs(para, out);
 		if (slo) {
 			report_slo_line(out, slo);
@@ -360,7 +374,7 @@ static int report_print_one_table(struct db *db, const struct db_run *runs, size
 	size_t i;
 	int rc;
 
-	summary_table_init(&t, out, fmt, slo != NULL);
+	summary_table_init(&t, out, fmt, slo ? SUMMARY_GROUP_SLO : 0);
 	table_begin(&t);
 	for (i = 0; i < n; i++) {
 		rc = report_summarize(db, runs[i].label, slo, &run, err, errlen);

@@ -356,7 +356,36 @@ struct summary_row {
 	const char *run;
 	const struct level_summary *s;
 	char level[16];
+	char rep[16];             /* "1", the repeat of a live row */
+	char est[48];             /* "4/16": estimated token counts of the ok ones */
+	char few[64];             /* percentiles from too few samples, CSV and JSON */
+	char agg_range[48], agg_ci[48], ttft_range[48], ttft_ci[48];
 };
+
+static const char *col_rep(const void *row, size_t arg)
+{
+	(void)arg;
+	return ((const struct summary_row *)row)->rep;
+}
+
+/* The text columns a row fills in summary_table_row, by their offset. */
+static const char *col_text(const void *row, size_t off)
+{
+	const char *v = (const char *)row + off;
+
+	return v[0] ? v : NULL;
+}
+
+/* A percentile of the TTFT from too few samples: marked "*". */
+#define SUMMARY_MARK(fn, p) \
+	static const char *fn(const void *row, size_t arg) \
+	{ \
+		(void)arg; \
+		return stats_too_few(((const struct summary_row *)row)->s->ttft.n, p) ? "*" : NULL; \
+	}
+SUMMARY_MARK(mark_ttft_p50, 50)
+SUMMARY_MARK(mark_ttft_p95, 95)
+SUMMARY_MARK(mark_ttft_p99, 99)
 
 static const char *col_run(const void *row, size_t arg)
 {
@@ -408,13 +437,19 @@ SUMMARY_EXPR(col_repeats, s->repeats)
 SUMMARY_EXPR(col_goodput, s->goodput_share * 100.0)
 SUMMARY_EXPR(col_sched_rps, s->open_loop ? s->sched_rps : NAN)
 SUMMARY_EXPR(col_achieved_rps, s->open_loop ? s->achieved_rps : NAN)
+SUMMARY_EXPR(col_repeat, s->repeat >= 0 ? (double)s->repeat : NAN)
+SUMMARY_EXPR(col_cache_pct, s->cache_hit_share * 100.0)
+SUMMARY_EXPR(col_new_conn, s->new_connections)
 
-#define SUMMARY_SLO 1u
 #define F(m) offsetof(struct level_summary, m)
 /* A text and CSV column: heading, unit, key, width, decimals (text, CSV). */
 #define NUM(h, u, k, w, d, cd, fn, a) \
 	{ .head = (h), .unit = (u), .key = (k), .width = (w), .decimals = (d), \
 	  .csv_decimals = (cd), .num = (fn), .arg = (a) }
+/* A percentile of the TTFT, marked when from too few samples. */
+#define PCT(h, k, off, p) \
+	{ .head = (h), .unit = "ms", .key = (k), .width = 14, .decimals = 1, \
+	  .csv_decimals = 3, .num = col_double, .arg = (off), .mark = (p) }
 /* A CSV and JSON column. */
 #define CSV(k, cd, fn, a) { .key = (k), .csv_decimals = (cd), .num = (fn), .arg = (a) }
 #define ERRS(cls, k) CSV("errors_" cls, 0, col_err_class, k)
@@ -431,6 +466,7 @@ SUMMARY_EXPR(col_achieved_rps, s->open_loop ? s->achieved_rps : NAN)
 static const struct table_col summary_cols[] = {
 	{ .key = "run", .str = col_run },
 	{ .head = "C", .width = 4, .str = col_level_cell },
+	{ .head = "Rep", .width = 3, .group = SUMMARY_GROUP_REPEAT, .str = col_rep },
 	CSV("concurrency", 0, col_level, 0),
 	NUM("Agg tok/s", NULL, "agg_tok_s", 10, 1, 3, col_double, F(agg_tps)),
 	NUM("Per-req tok/s", NULL, "per_req_tok_s", 14, 1, 3, col_double, F(per_req_tps)),
@@ -438,17 +474,49 @@ static const struct table_col summary_cols[] = {
 	NUM("Tokens", NULL, "tokens", 8, 0, 0, col_tokens, 0),
 	NUM("Wall(s)", NULL, "wall_s", 8, 2, 3, col_double, F(wall_s)),
 	NUM("Ok", NULL, "ok", 5, 0, 0, col_size, F(ok)),
-	NUM("P50 TTFT", "ms", "p50_ttft_ms", 14, 1, 3, col_double, F(ttft.p50)),
-	NUM("P95 TTFT", "ms", "p95_ttft_ms", 14, 1, 3, col_double, F(ttft.p95)),
-	NUM("P99 TTFT", "ms", "p99_ttft_ms", 14, 1, 3, col_double, F(ttft.p99)),
+	PCT("P50 TTFT", "p50_ttft_ms", F(ttft.p50), mark_ttft_p50),
+	PCT("P95 TTFT", "p95_ttft_ms", F(ttft.p95), mark_ttft_p95),
+	PCT("P99 TTFT", "p99_ttft_ms", F(ttft.p99), mark_ttft_p99),
 	NUM("Err", NULL, "errors", 4, 0, 0, col_size, F(errors)),
 	{ .head = "Scaling", .key = "scaling_eff", .width = 8, .scale = 100, .suffix = "%",
 	  .csv_decimals = 4, .num = col_double, .arg = F(scaling_eff) },
 	{ .head = "Goodput", .key = "goodput_pct", .width = 8, .decimals = 1, .suffix = "%",
-	  .csv_decimals = 2, .group = SUMMARY_SLO, .num = col_goodput },
+	  .csv_decimals = 2, .group = SUMMARY_GROUP_SLO, .num = col_goodput },
 	{ .head = "Good req/s", .key = "good_req_s", .width = 11, .decimals = 2,
-	  .csv_decimals = 3, .group = SUMMARY_SLO, .num = col_double, .arg = F(good_rps) },
+	  .csv_decimals = 3, .group = SUMMARY_GROUP_SLO, .num = col_double, .arg = F(good_rps) },
+	CSV("repeat", 0, col_repeat, 0),
 	CSV("requests", 0, col_size, F(requests)),
+	/* Where the numbers came from: estimated token counts (of how many),
+	 * tokens per event, the prefix cache, connections opened. */
+	{ .head = "Est tok", .width = 8, .str = col_text, .arg = offsetof(struct summary_row, est) },
+	NUM("Tok/ev", NULL, "tokens_per_event", 7, 2, 3, col_double, F(tokens_per_event)),
+	{ .head = "Cache hit", .key = "cache_hit_pct", .width = 10, .decimals = 1, .suffix = "%",
+	  .csv_decimals = 2, .num = col_cache_pct },
+	{ .head = "New conn", .width = 9, .num = col_new_conn },
+	/* Across repeats (--repeat): min-max and the 95% interval of the mean. */
+	{ .head = "Agg tok/s min-max", .width = 18, .group = SUMMARY_GROUP_SPREAD,
+	  .str = col_text, .arg = offsetof(struct summary_row, agg_range) },
+	{ .head = "Agg tok/s 95% CI", .width = 18, .group = SUMMARY_GROUP_SPREAD,
+	  .str = col_text, .arg = offsetof(struct summary_row, agg_ci) },
+	{ .head = "P50 TTFT min-max", .unit = "ms", .width = 18, .group = SUMMARY_GROUP_SPREAD,
+	  .str = col_text, .arg = offsetof(struct summary_row, ttft_range) },
+	{ .head = "P50 TTFT 95% CI", .unit = "ms", .width = 18, .group = SUMMARY_GROUP_SPREAD,
+	  .str = col_text, .arg = offsetof(struct summary_row, ttft_ci) },
+	CSV("tokens_usage", 0, col_size, F(tokens_usage)),
+	CSV("tokens_tokenize", 0, col_size, F(tokens_tokenize)),
+	CSV("tokens_estimated", 0, col_size, F(tokens_events)),
+	CSV("cache_reported", 0, col_size, F(cache_reported)),
+	CSV("new_connections", 0, col_size, F(new_connections)),
+	CSV("avg_connect_ms", 3, col_double, F(connect_ms)),
+	{ .key = "few_samples", .str = col_text, .arg = offsetof(struct summary_row, few) },
+	CSV("agg_tok_s_min", 3, col_double, F(spread_agg_tps.min)),
+	CSV("agg_tok_s_max", 3, col_double, F(spread_agg_tps.max)),
+	CSV("agg_tok_s_ci95_lo", 3, col_double, F(spread_agg_tps.lo)),
+	CSV("agg_tok_s_ci95_hi", 3, col_double, F(spread_agg_tps.hi)),
+	CSV("p50_ttft_min_ms", 3, col_double, F(spread_ttft_p50.min)),
+	CSV("p50_ttft_max_ms", 3, col_double, F(spread_ttft_p50.max)),
+	CSV("p50_ttft_ci95_lo_ms", 3, col_double, F(spread_ttft_p50.lo)),
+	CSV("p50_ttft_ci95_hi_ms", 3, col_double, F(spread_ttft_p50.hi)),
 	ERRS(RESULT_ERR_HTTP, 0), ERRS(RESULT_ERR_CONNECT, 1), ERRS(RESULT_ERR_TIMEOUT, 2),
 	ERRS(RESULT_ERR_TRANSFER, 3), ERRS(RESULT_ERR_SERVER, 4), ERRS(RESULT_ERR_MALFORMED, 5),
 	ERRS(RESULT_ERR_INCOMPLETE, 6), ERRS(RESULT_ERR_CANCELLED, 7), ERRS("other", 8),
@@ -457,7 +525,7 @@ static const struct table_col summary_cols[] = {
 	CSV("repeats", 0, col_repeats, 0),
 	CSV("sched_req_s", 3, col_sched_rps, 0),
 	CSV("achieved_req_s", 3, col_achieved_rps, 0),
-	{ .key = "good", .group = SUMMARY_SLO, .num = col_size, .arg = F(good) },
+	{ .key = "good", .group = SUMMARY_GROUP_SLO, .num = col_size, .arg = F(good) },
 	DIST_N(ttft, "ttft"), DIST_AT(ttft, "ttft", "p90", p90), DIST_AT(ttft, "ttft", "max", max),
 	DIST(ttfa, "ttfa"),
 	DIST(tpot, "tpot"),
@@ -471,19 +539,66 @@ static const struct table_col summary_cols[] = {
 	DIST_AT(e2e_service, "e2e_service", "p99", p99),
 };
 
-void summary_table_init(struct table *t, FILE *out, enum table_format fmt, int slo)
+void summary_table_init(struct table *t, FILE *out, enum table_format fmt, unsigned groups)
 {
 	table_init(t, out, fmt, summary_cols, sizeof(summary_cols) / sizeof(summary_cols[0]),
-		   slo ? SUMMARY_SLO : 0);
+		   groups);
+}
+
+/* "lo-hi" of a spread, into buf ("" when there is none). */
+static void summary_range(char *buf, size_t len, double lo, double hi, int decimals)
+{
+	buf[0] = '\0';
+	if (!isnan(lo) && !isnan(hi))
+		snprintf(buf, len, "%.*f-%.*f", decimals, lo, decimals, hi);
+}
+
+/* The percentiles of s that come from too few samples: "p95_ttft_ms (n=4) ...". */
+static void summary_few(char *buf, size_t len, const struct level_summary *s)
+{
+	static const struct { const char *name; size_t off; } dists[] = {
+		{ "ttft", offsetof(struct level_summary, ttft) },
+		{ "ttfa", offsetof(struct level_summary, ttfa) },
+		{ "tpot", offsetof(struct level_summary, tpot) },
+		{ "itl", offsetof(struct level_summary, itl) },
+		{ "e2e", offsetof(struct level_summary, e2e) },
+	};
+	static const int pcts[] = { 50, 90, 95, 99 };
+	size_t i, j, at = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(dists) / sizeof(dists[0]); i++) {
+		const struct stats_dist *d =
+			(const struct stats_dist *)((const char *)s + dists[i].off);
+
+		for (j = 0; j < 4 && at < len; j++)
+			if (d->n && stats_too_few(d->n, pcts[j]))
+				at += (size_t)snprintf(buf + at, len - at, "%sp%d_%s", at ? " " : "",
+						       pcts[j], dists[i].name);
+	}
 }
 
 void summary_table_row(struct table *t, const char *run, const struct level_summary *s)
 {
 	struct summary_row row;
 
+	memset(&row, 0, sizeof(row));
 	row.run = run;
 	row.s = s;
 	metric_level_cell(s->level, row.level, sizeof(row.level));
+	if (s->repeat >= 0)
+		snprintf(row.rep, sizeof(row.rep), "%d", s->repeat);
+	if (s->tokens_events)
+		snprintf(row.est, sizeof(row.est), "%zu/%zu", s->tokens_events, s->ok);
+	summary_few(row.few, sizeof(row.few), s);
+	summary_range(row.agg_range, sizeof(row.agg_range), s->spread_agg_tps.min,
+		      s->spread_agg_tps.max, 1);
+	summary_range(row.agg_ci, sizeof(row.agg_ci), s->spread_agg_tps.lo,
+		      s->spread_agg_tps.hi, 1);
+	summary_range(row.ttft_range, sizeof(row.ttft_range), s->spread_ttft_p50.min,
+		      s->spread_ttft_p50.max, 1);
+	summary_range(row.ttft_ci, sizeof(row.ttft_ci), s->spread_ttft_p50.lo,
+		      s->spread_ttft_p50.hi, 1);
 	table_row(t, &row);
 	fflush(t->out);   /* replay prints a row as each level ends */
 }
@@ -521,15 +636,30 @@ static double col_lat_stat(const void *row, size_t off)
 	return v;
 }
 
+/* A percentile of the latency table from too few samples: marked "*". */
+#define LAT_MARK(fn, p) \
+	static const char *fn(const void *row, size_t arg) \
+	{ \
+		(void)arg; \
+		return stats_too_few(((const struct summary_latency_row *)row)->d->n, p) ? \
+		       "*" : NULL; \
+	}
+LAT_MARK(mark_lat_p50, 50)
+LAT_MARK(mark_lat_p90, 90)
+LAT_MARK(mark_lat_p95, 95)
+LAT_MARK(mark_lat_p99, 99)
+
 #define LAT(h, u, field) { .head = (h), .unit = (u), .width = 10, .decimals = 1, \
 			   .num = col_lat_stat, .arg = offsetof(struct stats_dist, field) }
+#define LATP(h, field, m) { .head = (h), .width = 10, .decimals = 1, .mark = (m), \
+			    .num = col_lat_stat, .arg = offsetof(struct stats_dist, field) }
 
 static const struct table_col summary_latency_cols[] = {
 	{ .head = "Metric", .width = 6, .flags = TABLE_LEFT, .str = col_lat_metric },
 	{ .head = "C", .width = 4, .str = col_lat_level },
 	{ .head = "N", .width = 7, .num = col_lat_n },
-	LAT("Mean", "ms", mean), LAT("P50", NULL, p50), LAT("P90", NULL, p90),
-	LAT("P95", NULL, p95), LAT("P99", NULL, p99), LAT("Max", NULL, max),
+	LAT("Mean", "ms", mean), LATP("P50", p50, mark_lat_p50), LATP("P90", p90, mark_lat_p90),
+	LATP("P95", p95, mark_lat_p95), LATP("P99", p99, mark_lat_p99), LAT("Max", NULL, max),
 };
 
 void summary_print_latency(FILE *out, enum table_format fmt,
@@ -565,5 +695,54 @@ void summary_print_latency(FILE *out, enum table_format fmt,
 	      "linearly between closest ranks (numpy's default). TPOT = (E2E - TTFT) / "
 	      "(tokens - 1), of streamed answers of two tokens or more. ITL pools every "
 	      "inter-token gap of a level's requests, as vLLM's benchmark does, so its N "
-	      "counts gaps. Scaling = agg tok/s at C / (C x agg tok/s at C=1).\n", out);
+	      "counts gaps. Scaling = agg tok/s at C / (C x agg tok/s at C=1). A percentile "
+	      "marked * comes from fewer samples (N) than its rank needs (P50 2, P90 10, "
+	      "P95 20, P99 100).\n", out);
+}
+
+void summary_print_notes(FILE *out, enum table_format fmt, const struct level_summary *levels,
+			 size_t n)
+{
+	char name[32];
+	const char *sep = "";
+	size_t i, est = 0, ok = 0, few = 0;
+	int multi = 0;
+
+	if (fmt != TABLE_TEXT && fmt != TABLE_MARKDOWN)
+		return;
+	for (i = 0; i < n; i++) {
+		est += levels[i].tokens_events;
+		ok += levels[i].ok;
+		few += levels[i].ttft.n && stats_too_few(levels[i].ttft.n, 50) +
+		       stats_too_few(levels[i].ttft.n, 95) + stats_too_few(levels[i].ttft.n, 99);
+		multi |= levels[i].tokens_per_event > 1.05;
+	}
+	if (est) {
+		fprintf(out, "%sestimated tokens: %zu of %zu successful requests sent no usage; "
+			"their output tokens are counted events (\"Est tok\"), short when an "
+			"event carries several tokens\n", fmt == TABLE_MARKDOWN ? "\n" : "", est, ok);
+	}
+	if (multi) {
+		sep = "";
+		fprintf(out, "%stokens per event above 1 (\"Tok/ev\"): an inter-token gap spans "
+			"several tokens;", fmt == TABLE_MARKDOWN ? "\n" : "");
+		for (i = 0; i < n; i++)
+			if (levels[i].tokens_per_event > 1.05)
+				fprintf(out, "%s %s %.2f", sep, metric_level_name(levels[i].level,
+									  name, sizeof(name)),
+					levels[i].tokens_per_event), sep = ",";
+		fputc('\n', out);
+	}
+	if (few) {
+		sep = "";
+		fprintf(out, "%s* a percentile from fewer samples than its rank needs "
+			"(P50 2, P95 20, P99 100):", fmt == TABLE_MARKDOWN ? "\n" : "");
+		for (i = 0; i < n; i++)
+			if (levels[i].ttft.n && stats_too_few(levels[i].ttft.n, 50) +
+			    stats_too_few(levels[i].ttft.n, 95) + stats_too_few(levels[i].ttft.n, 99))
+				fprintf(out, "%s %s n=%zu", sep, metric_level_name(levels[i].level,
+									name, sizeof(name)),
+					levels[i].ttft.n), sep = ",";
+		fputc('\n', out);
+	}
 }

@@ -74,17 +74,37 @@ void summary_compute(const struct result *r, size_t n, int level,
 /* Sets s->scaling_eff against base_tps, the aggregate tok/s at C=1. */
 void summary_set_scaling(struct level_summary *s, double base_tps);
 
+/* Optional column groups of the sweep table. */
+#define SUMMARY_GROUP_SLO    1u   /* goodput (analyze report --slo) */
+#define SUMMARY_GROUP_REPEAT 2u   /* text: the repeat of a live row (replay --repeat) */
+#define SUMMARY_GROUP_SPREAD 4u   /* text: the spread across repeats (analyze report) */
+
 /*
  * The sweep table (replay's live rows, analyze report), one row per level:
  * the seed benchmark's columns first (C, Agg tok/s, Per-req tok/s, Avg
- * TTFT, Tokens, Wall(s), Ok), then TTFT P50, P95, P99, Err, scaling and,
- * with 'slo', goodput. CSV and JSON rows have "run" first, those columns,
- * then every other field of struct level_summary (n, mean, p50, p90, p95,
- * p99, max of ttft, ttfa, tpot, itl, e2e; errors by class; open-loop rates).
- * Print with table_begin, summary_table_row for each level, table_end.
+ * TTFT, Tokens, Wall(s), Ok), then TTFT P50, P95, P99 (marked "*" when
+ * from too few samples for their rank, lib/stats.h), Err, scaling, where
+ * the numbers came from (estimated token counts "n/ok", tokens per event,
+ * the prefix cache's hit share, measured requests that had to connect)
+ * and the groups asked for. CSV and JSON rows have "run" first, those
+ * columns, then every other field of struct level_summary (n, mean, p50,
+ * p90, p95, p99, max of ttft, ttfa, tpot, itl, e2e; errors by class;
+ * open-loop rates; token sources; the percentiles from too few samples in
+ * "few_samples"; the spread across repeats). Print with table_begin,
+ * summary_table_row for each level, table_end.
  */
-void summary_table_init(struct table *t, FILE *out, enum table_format fmt, int slo);
+void summary_table_init(struct table *t, FILE *out, enum table_format fmt, unsigned groups);
 void summary_table_row(struct table *t, const char *run, const struct level_summary *s);
+
+/*
+ * Text and Markdown: the lines under a sweep table that say what its marks
+ * mean for these levels: how many requests' tokens were estimated, tokens
+ * per event above 1, the percentiles from too few samples (with their
+ * counts). Nothing when there is nothing to say, nor in CSV and JSON,
+ * whose columns carry it.
+ */
+void summary_print_notes(FILE *out, enum table_format fmt, const struct level_summary *levels,
+			 size_t n);
 
 /*
  * Text and Markdown only: the latency table of one run, a row per metric

@@ -1068,6 +1068,8 @@ struct replay {
 	size_t total_ok, total;   /* measured requests (not warm-ups) */
 	struct level_summary warmup;
 	struct table live;        /* the sweep table on stdout */
+	struct level_summary *rows;   /* its rows, for the notes under it */
+	size_t n_rows;
 	double base_tps[2];       /* per side: aggregate tok/s at C=1 */
 };
 
@@ -1374,8 +1376,13 @@ static int run_one(struct replay *rp, int i, int rep, struct run_side *sd)
 	if (s.level == 1 && isnan(rp->base_tps[sd - rp->side]))
 		rp->base_tps[sd - rp->side] = s.agg_tps;
 	summary_set_scaling(&s, rp->base_tps[sd - rp->side]);
-	if ((s.requests || s.warmup) && rp->table)
-		summary_table_row(&rp->live, sd->label, &s);
+	if (o->repeat > 1)
+		s.repeat = rep;
+	if (s.requests || s.warmup) {
+		if (rp->table)
+			summary_table_row(&rp->live, sd->label, &s);
+		rp->rows[rp->n_rows++] = s;
+	}
 	if (o->open_loop)
 		print_schedule_accuracy(o, lr);
 	if (s.warmup)
@@ -1395,7 +1402,13 @@ static int run_levels(struct replay *rp)
 	size_t k, t;
 
 	rp->base_tps[0] = rp->base_tps[1] = NAN;
-	summary_table_init(&rp->live, stdout, o->format, 0);
+	summary_table_init(&rp->live, stdout, o->format, o->repeat > 1 ? SUMMARY_GROUP_REPEAT : 0);
+	rp->rows = calloc((size_t)(o->open_loop ? 1 : o->n_levels) * (size_t)o->repeat *
+			  rp->n_sides, sizeof(*rp->rows));
+	if (!rp->rows) {
+		fprintf(stderr, "tracebench replay: out of memory\n");
+		return CLI_EXIT_FAILED;
+	}
 	if (rp->table)
 		table_begin(&rp->live);
 	for (i = 0, k = 0; i < (o->open_loop ? 1 : o->n_levels) && !stop_signal; i++)
@@ -1407,8 +1420,11 @@ static int run_levels(struct replay *rp)
 				if (rc)
 					return rc;
 			}
-	if (rp->table)
+	if (rp->table) {
 		table_end(&rp->live);
+		summary_print_notes(stdout, o->format, rp->rows, rp->n_rows);
+		fflush(stdout);
+	}
 	if (rp->warmup.warmup)
 		fprintf(stderr, "warm-up: %zu request%s, cold-start TTFT %.1f ms\n",
 			rp->warmup.warmup, rp->warmup.warmup == 1 ? "" : "s",
@@ -1458,6 +1474,7 @@ static void replay_release(struct replay *rp)
 	size_t t;
 
 	free_results(&rp->lr);
+	free(rp->rows);
 	for (t = 0; t < rp->n_sides; t++)
 		if (rp->side[t].out)
 			tracefile_writer_close(rp->side[t].out, NULL);

@@ -361,7 +361,7 @@ static char *sweep(enum table_format fmt, const struct level_summary *s, int slo
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 
-	summary_table_init(&t, out, fmt, slo);
+	summary_table_init(&t, out, fmt, slo ? SUMMARY_GROUP_SLO : 0);
 	table_begin(&t);
 	summary_table_row(&t, "run \"x\"", s);
 	table_end(&t);
@@ -385,16 +385,18 @@ TEST(sweep_table_has_the_seed_columns_first_in_every_format)
 		      "  P50 TTFT (ms)  P95 TTFT (ms)  P99 TTFT (ms)  Err  Scaling  Goodput"
 		      "  Good req/s\n", 136) == 0);
 	CHECK(strstr(out, "\n   2       15.0") != NULL);
-	CHECK(strstr(out, "    2     200%    50.0%        1.15\n") != NULL);
+	CHECK(strstr(out, "    2     200%    50.0%        1.15 ") != NULL);
 	free(out);
 	out = sweep(TABLE_MARKDOWN, &s, 0);
 	CHECK(strstr(out, "| C | Agg tok/s | Per-req tok/s | Avg TTFT (ms) | Tokens | Wall(s) | Ok "
-		      "| P50 TTFT (ms) | P95 TTFT (ms) | P99 TTFT (ms) | Err | Scaling |\n") == out);
+		      "| P50 TTFT (ms) | P95 TTFT (ms) | P99 TTFT (ms) | Err | Scaling | Est tok "
+		      "| Tok/ev | Cache hit | New conn |\n") == out);
 	CHECK(strstr(out, "Goodput") == NULL);
 	free(out);
 	out = sweep(TABLE_CSV, &s, 0);
 	CHECK(strncmp(out, "run,concurrency,agg_tok_s,per_req_tok_s,avg_ttft_ms,tokens,wall_s,ok,"
-		      "p50_ttft_ms,p95_ttft_ms,p99_ttft_ms,errors,scaling_eff,requests,", 133) == 0);
+		      "p50_ttft_ms,p95_ttft_ms,p99_ttft_ms,errors,scaling_eff,repeat,requests,"
+		      "tokens_per_event,cache_hit_pct,", 171) == 0);
 	CHECK(strstr(out, "\n\"run \"\"x\"\"\",2,15.000,") != NULL);
 	for (i = 0; out[i] && out[i] != '\n'; i++)
 		commas += out[i] == ',';
