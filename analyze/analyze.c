@@ -210,7 +210,7 @@ static int analyze_export(int argc, char **argv)
 		return rc;
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
 	if (!rc)
-		rc = report_export_csv(db, o.run, stdout, err, sizeof(err));
+		rc = report_export(db, o.run, o.jsonl, o.gaps, stdout, err, sizeof(err));
 	db_close(db);
 	return rc ? analyze_fail("export", rc, err) : 0;
 }

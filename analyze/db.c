@@ -1321,19 +1321,33 @@ cleanup:
 	return rc;
 }
 
-int db_export_rows(struct db *db, const char *label, db_row_fn fn, void *ctx,
+int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, void *ctx,
 		   char *err, size_t errlen)
 {
 	/* TPOT and the millisecond columns come from the schema's v_requests,
-	 * so the sqlite3 shell and this export agree. */
-	static const char sql[] =
-		"SELECT v.run, v.concurrency, v.seq, q.trace_id, v.warmup, v.status,"
-		" v.error, v.ttft_ms, v.ttfa_ms, v.e2e_ms, v.tpot_ms, v.input_tokens,"
-		" v.output_tokens, v.tokens_estimated, v.run_id, q.error_detail"
-		" FROM v_requests v JOIN requests q ON q.run_id = v.run_id AND q.seq = v.seq"
-		" JOIN runs r ON r.run_id = v.run_id"
-		" WHERE v.run = ?1"
-		" ORDER BY r.created, v.run_id, v.seq";
+	 * so the sqlite3 shell and this export agree. A database before
+	 * version 3 has none of the columns from repeat on: they export empty. */
+#define DB_EXPORT_SQL(more, gaps) \
+		"SELECT v.run, v.concurrency, v.seq, q.trace_id, v.warmup, v.status," \
+		" v.error, v.ttft_ms, v.ttfa_ms, v.e2e_ms, v.tpot_ms, v.input_tokens," \
+		" v.output_tokens, v.tokens_estimated, v.run_id, q.error_detail, " more gaps \
+		" FROM v_requests v JOIN requests q ON q.run_id = v.run_id AND q.seq = v.seq" \
+		" JOIN runs r ON r.run_id = v.run_id" \
+		" WHERE v.run = ?1" \
+		" ORDER BY r.created, v.run_id, v.seq"
+#define DB_EXPORT_V3 "q.repeat, v.sched_ms, v.send_ms, v.tokens_source, v.token_events," \
+		" v.cached_tokens, v.salt, v.new_connection, v.connect_ms, v.tls_ms"
+#define DB_EXPORT_OLD "NULL AS repeat, q.sched_ns / 1e6 AS sched_ms, q.send_ns / 1e6 AS" \
+		" send_ms, NULL AS tokens_source, NULL AS token_events, NULL AS cached_tokens," \
+		" NULL AS salt, NULL AS new_connection, NULL AS connect_ms, NULL AS tls_ms"
+	static const char *const sqls[2][2] = {
+		{ DB_EXPORT_SQL(DB_EXPORT_OLD, ""), DB_EXPORT_SQL(DB_EXPORT_OLD, ", q.itl_us") },
+		{ DB_EXPORT_SQL(DB_EXPORT_V3, ""), DB_EXPORT_SQL(DB_EXPORT_V3, ", q.itl_us") },
+	};
+#undef DB_EXPORT_SQL
+#undef DB_EXPORT_V3
+#undef DB_EXPORT_OLD
+	const char *sql = sqls[db->version >= 3][gaps != 0];
 	const char *names[DB_EXPORT_MAX_COLS];
 	const char *cells[DB_EXPORT_MAX_COLS];
 	char num[DB_EXPORT_MAX_COLS][32];

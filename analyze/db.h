@@ -202,9 +202,12 @@ typedef int (*db_row_fn)(void *ctx, int ncols, const char *const *names,
  * Calls fn for every request of the run 'label' (not NULL), warm-ups
  * included, in sending order. Columns: run, concurrency, seq, trace_id,
  * warmup, status, error, ttft_ms, ttfa_ms, e2e_ms, tpot_ms, input_tokens,
- * output_tokens, tokens_estimated, run_id, error_detail.
+ * output_tokens, tokens_estimated, run_id, error_detail, repeat, sched_ms,
+ * send_ms, tokens_source, token_events, cached_tokens, salt,
+ * new_connection, connect_ms, tls_ms, and with 'gaps' itl_us (a JSON
+ * array of the inter-token gaps in microseconds).
  */
-int db_export_rows(struct db *db, const char *label, db_row_fn fn, void *ctx,
+int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, void *ctx,
 		   char *err, size_t errlen);
 
 #endif

@@ -22,7 +22,7 @@ static const char analyze_usage_text[] =
 	"subcommands:\n"
 	"  load      add results files (from 'tracebench replay') to the database\n"
 	"  report    print the sweep table of each run (text, markdown, csv, json)\n"
-	"  export    write one CSV row per request\n"
+	"  export    write one row per request (CSV or JSON Lines)\n"
 	"  runs      list the runs in the database\n"
 	"  compare   before/after: changes per level and metric, with a verdict\n"
 	"  rm        remove a run from the database\n"
@@ -156,22 +156,27 @@ static const char report_usage_text[] =
 	"  tracebench analyze report --db bench.db --slo ttft=500ms,tpot=50ms,e2e=10s\n";
 
 static const char export_usage_text[] =
-	"usage: tracebench analyze export --db FILE [--run LABEL] [--format csv]\n"
+	"usage: tracebench analyze export --db FILE [--run LABEL] [--format csv|jsonl] [--gaps]\n"
 	"\n"
-	"Write one CSV row per request, warm-ups included (warmup=1), with a\n"
-	"header row. Columns: run, concurrency, seq, trace_id, warmup, status,\n"
+	"Write one row per request, warm-ups included (warmup=1): CSV with a\n"
+	"header row (empty fields are NULL), or JSON Lines (one object a line,\n"
+	"null for NULL). Columns: run, concurrency, seq, trace_id, warmup, status,\n"
 	"error, ttft_ms, ttfa_ms, e2e_ms, tpot_ms, input_tokens, output_tokens,\n"
-	"tokens_estimated, run_id, error_detail. Empty fields are NULL.\n"
+	"tokens_estimated, run_id, error_detail, repeat, sched_ms, send_ms,\n"
+	"tokens_source (usage, tokenize or events: estimated), token_events,\n"
+	"cached_tokens, salt, new_connection, connect_ms, tls_ms; with --gaps\n"
+	"itl_us, the inter-token gaps in microseconds.\n"
 	"\n"
 	"options:\n"
 	"  -d, --db FILE        the database to read\n"
 	"  -r, --run LABEL      only the run LABEL\n"
-	"  -f, --format csv     the output format (csv, the only one)\n"
+	"  -f, --format FMT     csv (default) or jsonl\n"
+	"  -g, --gaps           add each request's inter-token gaps (itl_us)\n"
 	"  -h, --help           show this help\n"
 	"\n"
 	"examples:\n"
 	"  tracebench analyze export --db bench.db --format csv > requests.csv\n"
-	"  tracebench analyze export --db bench.db --run baseline > baseline.csv\n";
+	"  tracebench analyze export --db bench.db --run baseline --format jsonl --gaps > baseline.jsonl\n";
 
 static const char plot_usage_text[] =
 	"usage: tracebench analyze plot --db FILE [--run LABEL]... --out DIR [--format FMT]\n"
@@ -227,7 +232,8 @@ static int take_load(void *opts, int c, char *arg, char *msg, size_t len)
 	}
 }
 
-/* report, export, runs: --db, --run, --format, --slo. */
+/* report, export, runs: --db, --run, --format, --slo; export's --gaps
+ * and --format jsonl (the others refuse them in their checks). */
 static int take_read(void *opts, int c, char *arg, char *msg, size_t len)
 {
 	struct analyze_options *o = opts;
@@ -235,7 +241,14 @@ static int take_read(void *opts, int c, char *arg, char *msg, size_t len)
 	switch (c) {
 	case 'd': o->db_path = arg; return 0;
 	case 'r': o->run = arg; return 0;
-	case 'f': return take_format(o, arg, msg, len);
+	case 'g': o->gaps = 1; return 0;
+	case 'f':
+		if (strcmp(arg, "jsonl") == 0) {
+			o->jsonl = 1;
+			o->fmt = TABLE_JSON;
+			return 0;
+		}
+		return take_format(o, arg, msg, len);
 	case 's':
 		o->has_slo = 1;
 		return metric_slo_parse(arg, &o->slo, msg, len) == 0 ? 0 : -1;
@@ -302,6 +315,7 @@ static const struct option read_longopts[] = {
 	{ "run", required_argument, NULL, 'r' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "slo", required_argument, NULL, 's' },
+	{ "gaps", no_argument, NULL, 'g' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -343,16 +357,25 @@ static const char *check_load(const struct analyze_options *o)
 	return o->n_args ? NULL : "no results files given";
 }
 
+static const char *check_report(const struct analyze_options *o)
+{
+	if (o->gaps)
+		return "--gaps is an option of export";
+	return o->jsonl ? "report writes text, markdown, csv or json" : NULL;
+}
+
 static const char *check_export(const struct analyze_options *o)
 {
-	if (o->fmt != TABLE_CSV)
-		return "export writes csv only (--format csv)";
+	if (o->fmt != TABLE_CSV && !o->jsonl)
+		return "export writes csv or jsonl (--format csv|jsonl)";
 	return o->has_slo ? "--slo is an option of report" : NULL;
 }
 
 static const char *check_runs(const struct analyze_options *o)
 {
-	return o->run || o->has_slo ? "runs takes --db and --format only" : NULL;
+	if (o->jsonl)
+		return "runs writes text, markdown, csv or json";
+	return o->run || o->has_slo || o->gaps ? "runs takes --db and --format only" : NULL;
 }
 
 static const char *check_rm(const struct analyze_options *o)
@@ -382,13 +405,13 @@ static const struct analyze_sub {
 	  { "tracebench analyze load", ":d:l:h", load_longopts, take_load },
 	  TABLE_TEXT, 1, check_load },
 	{ "report", report_usage_text,
-	  { "tracebench analyze report", ":d:r:f:s:h", read_longopts, take_read },
-	  TABLE_TEXT, 0, NULL },
+	  { "tracebench analyze report", ":d:r:f:s:gh", read_longopts, take_read },
+	  TABLE_TEXT, 0, check_report },
 	{ "export", export_usage_text,
-	  { "tracebench analyze export", ":d:r:f:s:h", read_longopts, take_read },
+	  { "tracebench analyze export", ":d:r:f:s:gh", read_longopts, take_read },
 	  TABLE_CSV, 0, check_export },
 	{ "runs", runs_usage_text,
-	  { "tracebench analyze runs", ":d:r:f:s:h", read_longopts, take_read },
+	  { "tracebench analyze runs", ":d:r:f:s:gh", read_longopts, take_read },
 	  TABLE_TEXT, 0, check_runs },
 	{ "rm", rm_usage_text,
 	  { "tracebench analyze rm", ":d:h", rm_longopts, take_load },

@@ -23,6 +23,7 @@ struct analyze_options {
 	const char *runs[ANALYZE_MAX_RUNS];   /* plot --run, repeatable */
 	size_t n_runs;
 	enum table_format fmt;        /* report, export, runs, compare */
+	int jsonl, gaps;                /* export --format jsonl, --gaps */
 	enum plot_format plot_fmt;
 	struct metric_slo slo;         /* report --slo */
 	int has_slo;

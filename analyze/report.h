@@ -56,11 +56,13 @@ int report_print_runs(struct db *db, enum table_format fmt, FILE *out, char *err
 		      size_t errlen);
 
 /*
- * Writes one CSV row per request (warm-ups included, flagged) of each run
- * (only 'label' when not NULL) to out, with a header row; RFC 4180 quoting,
- * an empty field for NULL, spreadsheet formulas neutralised (lib/table.h).
- * Columns: see db_export_rows.
+ * Writes one row per request (warm-ups included, flagged) of each run
+ * (only 'label' when not NULL) to out. CSV: a header row; RFC 4180
+ * quoting, an empty field for NULL, spreadsheet formulas neutralised
+ * (lib/table.h). JSON Lines ('jsonl'): one object a line, null for NULL,
+ * numbers as numbers. Columns: see db_export_rows ('gaps': with itl_us).
  */
-int report_export_csv(struct db *db, const char *label, FILE *out, char *err, size_t errlen);
+int report_export(struct db *db, const char *label, int jsonl, int gaps, FILE *out,
+		  char *err, size_t errlen);
 
 #endif

@@ -727,7 +727,8 @@ void summary_print_notes(FILE *out, enum table_format fmt, const struct level_su
 		fprintf(out, "%stokens per event above 1 (\"Tok/ev\"): an inter-token gap spans "
 			"several tokens;", fmt == TABLE_MARKDOWN ? "\n" : "");
 		for (i = 0; i < n; i++)
-			if (levels[i].tokens_per_event > 1.05)
+			if ((i == 0 || levels[i].level != levels[i - 1].level) &&
+			    levels[i].tokens_per_event > 1.05)
 				fprintf(out, "%s %s %.2f", sep, metric_level_name(levels[i].level,
 									  name, sizeof(name)),
 					levels[i].tokens_per_event), sep = ",";
@@ -738,7 +739,8 @@ void summary_print_notes(FILE *out, enum table_format fmt, const struct level_su
 		fprintf(out, "%s* a percentile from fewer samples than its rank needs "
 			"(P50 2, P95 20, P99 100):", fmt == TABLE_MARKDOWN ? "\n" : "");
 		for (i = 0; i < n; i++)
-			if (levels[i].ttft.n && stats_too_few(levels[i].ttft.n, 50) +
+			if ((i == 0 || levels[i].level != levels[i - 1].level) &&
+			    levels[i].ttft.n && stats_too_few(levels[i].ttft.n, 50) +
 			    stats_too_few(levels[i].ttft.n, 95) + stats_too_few(levels[i].ttft.n, 99))
 				fprintf(out, "%s %s n=%zu", sep, metric_level_name(levels[i].level,
 									name, sizeof(name)),
