@@ -483,8 +483,9 @@ static const char *db_params_diff(const cJSON *a, const cJSON *b, char *va, char
  * Shards merge only into a run of the same shards: a results file that is
  * a shard ("shard" in its params), or that joins a label holding shards,
  * must be a shard of the same count, of the same trace, with the same
- * parameters but the shard, and not one loaded already. Files that are
- * no shards (a sweep loaded in pieces) merge as before.
+ * parameters but the shard, and not one loaded already. Two files that
+ * are no shards are two runs: merged, they would double the run's
+ * throughput, so the second is refused with a word on distinct labels.
  */
 static int db_check_merge(struct db *db, const struct run_header *h, const char *path,
 			  char *err, size_t errlen)
@@ -509,12 +510,12 @@ static int db_check_merge(struct db *db, const struct run_header *h, const char 
 		char va[64], vb[64];
 
 		src = src ? src : "?";
-		if (!mine && !theirs) {
-			cJSON_Delete(other);
-			continue;
-		}
 		rc = DB_ERR_INPUT;
-		if (!mine || !theirs)
+		if (!mine && !theirs)
+			errmsg_set(err, errlen, "'%s': run '%s' holds '%s' already, and the two "
+				   "are not shards of one run; load it under a label of its own "
+				   "(--label NAME)", path, h->label, src);
+		else if (!mine || !theirs)
 			errmsg_set(err, errlen, "'%s': cannot join run '%s': %s a shard and '%s' %s",
 				   path, h->label, mine ? "it is" : "it is not", src,
 				   mine ? "is not" : "is");

@@ -461,14 +461,25 @@ static void plot_write_curves(FILE *f, const struct plot_series *s, size_t j, in
 {
 	unsigned col = 2 + 2 * (unsigned)j;
 	unsigned color = 1 + (unsigned)j;
+	char agg[96] = ": aggregate", per[96] = ": per request";
+	size_t i, est = 0, ok = 0;
 
+	/* Token counts that are counted events, not the server's, say so. */
+	for (i = 0; i < s->run.n_levels; i++) {
+		est += s->run.levels[i].tokens_events;
+		ok += s->run.levels[i].ok;
+	}
+	if (est) {
+		snprintf(agg, sizeof(agg), ": aggregate (tokens of %zu of %zu estimated)", est, ok);
+		snprintf(per, sizeof(per), ": per request (tokens of %zu of %zu estimated)", est, ok);
+	}
 	fprintf(f, "     '" PLOT_DAT_NAME "' using 1:%u with linespoints lc %u pt 7 dt 1 title ",
 		col, color);
-	plot_put_gp_title(f, "", s->label, ": aggregate");
+	plot_put_gp_title(f, "", s->label, agg);
 	fputs(", \\\n", f);
 	fprintf(f, "     '" PLOT_DAT_NAME "' using 1:%u with linespoints lc %u pt 6 dt 2 title ",
 		col + 1, color);
-	plot_put_gp_title(f, "", s->label, ": per request");
+	plot_put_gp_title(f, "", s->label, per);
 	fputs(last ? "\n" : ", \\\n", f);
 }
 

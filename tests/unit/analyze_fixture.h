@@ -130,10 +130,11 @@ static inline size_t sample_results(struct result *v)
 	return n;
 }
 
-/* Writes a results file of the sample run; extra_raw (may be NULL) is
- * appended as one more, raw, record line. */
-static inline void write_results(const char *path, const char *run_id, const char *label,
-			         const char *extra_raw)
+/* Writes a results file of the sample run, shard 'shard' ("K/N", NULL:
+ * none) of it; extra_raw (may be NULL) is appended as one more, raw,
+ * record line. */
+static inline void write_results_shard(const char *path, const char *run_id, const char *label,
+				       const char *shard, const char *extra_raw)
 {
 	char err[TRACEFILE_ERRLEN];
 	struct result v[16];
@@ -155,6 +156,8 @@ static inline void write_results(const char *path, const char *run_id, const cha
 	params = cJSON_AddObjectToObject(h, "params");
 	cJSON_AddStringToObject(params, "mode", "closed");
 	cJSON_AddNumberToObject(params, "warmup", 1);
+	if (shard)
+		cJSON_AddStringToObject(params, "shard", shard);
 
 	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err);
 	CHECK(w != NULL);
@@ -171,6 +174,13 @@ static inline void write_results(const char *path, const char *run_id, const cha
 	if (extra_raw)
 		CHECK_EQ_INT(tracefile_writer_append_raw(w, extra_raw, strlen(extra_raw)), 0);
 	CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+}
+
+/* write_results_shard of no shard. */
+static inline void write_results(const char *path, const char *run_id, const char *label,
+				 const char *extra_raw)
+{
+	write_results_shard(path, run_id, label, NULL, extra_raw);
 }
 
 /* Opens a fresh database file tmp/name for writing. */
@@ -226,7 +236,7 @@ static inline char *report_to_string(struct db *db, const char *run, enum table_
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 
-	*rc = export ? report_export_csv(db, run, out, err, sizeof(err))
+	*rc = export ? report_export(db, run, 0, 0, out, err, sizeof(err))
 		     : report_print(db, run, fmt, NULL, out, err, sizeof(err));
 	fclose(out);
 	return buf;

@@ -261,11 +261,41 @@ TEST(repeats_are_stored_and_their_walls_summed)
 	db_close(db);
 }
 
+/* One label, one run: only shards of one run merge under it; two separate
+ * runs would double its throughput. The database is left as it was. */
+TEST(separate_runs_under_one_label_are_refused)
+{
+	const char *a = path_of("run-a.jsonl.gz"), *b = path_of("run-b.jsonl.gz");
+	const char *s0 = path_of("sh0.jsonl.gz"), *s0b = path_of("sh0b.jsonl.gz");
+	struct db_load_info info;
+	struct db *db = fresh_db("label.db");
+	char err[DB_ERRLEN];
+
+	write_results(a, "a1", "a", NULL);
+	write_results(b, "b1", "b", NULL);
+	CHECK_EQ_INT(load(db, a, "x", NULL), DB_OK);
+	CHECK_EQ_INT(db_load_results(db, b, "x", &info, err, sizeof(err)), DB_ERR_INPUT);
+	CHECK(strstr(err, "run 'x' holds") != NULL);
+	CHECK(strstr(err, "not shards of one run; load it under a label of its own "
+		      "(--label NAME)") != NULL);
+	CHECK(strchr(err, '\n') == NULL);
+	CHECK_EQ_INT(load(db, b, "y", NULL), DB_OK);          /* a label of its own: fine */
+	/* a shard joining a run that is no shard, or a shard twice: refused */
+	write_results_shard(s0, "s0", "s", "0/2", NULL);
+	write_results_shard(s0b, "s0b", "s", "0/2", NULL);
+	CHECK_EQ_INT(load(db, s0, "x", NULL), DB_ERR_INPUT);
+	CHECK_EQ_INT(load(db, s0, "s", NULL), DB_OK);
+	CHECK_EQ_INT(load(db, s0b, "s", NULL), DB_ERR_INPUT);
+	CHECK_EQ_INT(count_rows(path_of("label.db"), "runs"), 3);
+	db_close(db);
+}
+
 int main(void)
 {
 	if (fixture_setup() != 0)
 		return 1;
 	RUN(load_twice_does_not_double_rows);
+	RUN(separate_runs_under_one_label_are_refused);
 	RUN(itl_text_other_than_our_own_still_reads);
 	RUN(malformed_record_rolls_back);
 	RUN(truncated_file_loads_complete_records);

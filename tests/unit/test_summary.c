@@ -414,9 +414,89 @@ TEST(sweep_table_has_the_seed_columns_first_in_every_format)
 		result_release(&v[i]);
 }
 
+/*
+ * Where the numbers came from: of four good requests of repeat 0 and four
+ * of repeat 1, two counted their tokens from events; the others carried 4
+ * tokens per event and said 6 of 10 prompt tokens were cached; one had to
+ * connect. Repeat 1 is twice as fast: the spread shows it.
+ */
+TEST(sweep_row_says_where_its_numbers_came_from)
+{
+	struct result v[8];
+	struct level_summary s;
+	char *out, *notes = NULL;
+	size_t i, len = 0;
+	FILE *f;
+
+	for (i = 0; i < 8; i++) {
+		int rep = (int)(i / 4);
+		int64_t at = (int64_t)(i % 4) * 100, e2e = rep ? 100 : 200;
+
+		ok_result(&v[i], (long)i, 0, at, 10 + 10 * rep, e2e, 8, NULL, 0);
+		v[i].repeat = rep;
+		v[i].input_tokens = 10;
+		if (i == 1 || i == 5) {
+			v[i].tokens_source = RESULT_TOKENS_EVENTS;
+			v[i].tokens_estimated = true;
+			v[i].token_events = 8;
+		} else {
+			v[i].token_events = 2;
+			v[i].cached_tokens = 6;
+		}
+	}
+	v[3].new_connection = true;
+	v[3].connect_ns = 2 * MS;
+	summary_compute(v, 8, 2, NULL, &s);
+	CHECK_EQ_INT(s.tokens_events, 2);
+	CHECK_EQ_INT(s.tokens_usage, 6);
+	CHECK_NEAR(s.tokens_per_event, 64.0 / 28.0, 1e-9);
+	CHECK_NEAR(s.cache_hit_share, 0.6, 1e-9);
+	CHECK_EQ_INT(s.new_connections, 1);
+	CHECK_NEAR(s.connect_ms, 2, 1e-9);
+	/* repeat 0: 32 tokens over 0.5 s; repeat 1: 32 over 0.4 s */
+	CHECK_NEAR(s.spread_agg_tps.min, 64, 1e-9);
+	CHECK_NEAR(s.spread_agg_tps.max, 80, 1e-9);
+	CHECK(s.spread_agg_tps.lo < 64 && s.spread_agg_tps.hi > 80);
+	CHECK_NEAR(s.spread_ttft_p50.min, 10, 1e-9);
+	CHECK_NEAR(s.spread_ttft_p50.max, 20, 1e-9);
+	out = sweep(TABLE_TEXT, &s, 0);
+	CHECK(strstr(out, " 2/8 ") != NULL);          /* Est tok */
+	CHECK(strstr(out, " 2.29 ") != NULL);         /* Tok/ev */
+	CHECK(strstr(out, " 60.0% ") != NULL);        /* Cache hit */
+	free(out);
+	out = sweep(TABLE_CSV, &s, 0);
+	CHECK(strstr(out, ",tokens_estimated,") != NULL);
+	CHECK(strstr(out, ",agg_tok_s_min,agg_tok_s_max,agg_tok_s_ci95_lo,") != NULL);
+	CHECK(strstr(out, ",p90_ttft p95_ttft p99_ttft ") != NULL);   /* few_samples: 8 of them */
+	free(out);
+	f = open_memstream(&notes, &len);
+	summary_print_notes(f, TABLE_TEXT, &s, 1);
+	fclose(f);
+	CHECK(strstr(notes, "estimated tokens: 2 of 8 successful requests") != NULL);
+	CHECK(strstr(notes, "tokens per event above 1") != NULL);
+	CHECK(strstr(notes, "C=2 n=8") != NULL);
+	free(notes);
+	for (i = 0; i < 8; i++)
+		result_release(&v[i]);
+}
+
+/* The sample counts a percentile's rank needs. */
+TEST(too_few_samples_for_a_rank)
+{
+	CHECK(stats_too_few(1, 50));
+	CHECK(!stats_too_few(2, 50));
+	CHECK(stats_too_few(19, 95));
+	CHECK(!stats_too_few(20, 95));
+	CHECK(stats_too_few(99, 99));
+	CHECK(!stats_too_few(100, 99));
+	CHECK(!stats_too_few(1, 0));
+}
+
 int main(void)
 {
 	RUN(describe_with_ties_and_small_n);
+	RUN(sweep_row_says_where_its_numbers_came_from);
+	RUN(too_few_samples_for_a_rank);
 	RUN(splitmix64_matches_the_reference);
 	RUN(quickselect_agrees_with_sorting);
 	RUN(describe_agrees_with_sorting_on_random_data);
