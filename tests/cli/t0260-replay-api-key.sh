@@ -10,7 +10,7 @@ start_mock --ttft-ms 5 --itl-ms 1
 port=$(free_port)
 nghttpx --frontend="127.0.0.1,$port;no-tls" --backend="127.0.0.1,${ENDPOINT##*:}" \
 	--workers=1 --conf=/dev/null --accesslog-file="$WORK/access.log" \
-	--accesslog-format='auth=$http_authorization' --errorlog-file="$WORK/error.log" 2>/dev/null &
+	--accesslog-format='$method auth=$http_authorization' --errorlog-file="$WORK/error.log" 2>/dev/null &
 front=$!
 trap 'kill $front 2>/dev/null; cleanup' EXIT
 i=0
@@ -40,9 +40,11 @@ while { tr '\0' ' ' <"/proc/$pid/cmdline" >"$WORK/cmdline"; } 2>/dev/null &&
 	! grep -q ' replay ' "$WORK/cmdline" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 wait $pid
 check "replay with OPENAI_API_KEY exits 0" test $? -eq 0
-log_lines 4
+log_lines 5
 check "the server received it as a bearer token on all 4 requests (1 warm-up)" \
-	test "$(grep -c "^auth=Bearer $secret\$" "$WORK/access.log")" -eq 4
+	test "$(grep -c "^POST auth=Bearer $secret\$" "$WORK/access.log")" -eq 4
+check "... and on the GET /v1/models that opened the connection" \
+	test "$(grep -c "^GET auth=Bearer $secret\$" "$WORK/access.log")" -eq 1
 check "the command line (read while it ran) does not hold it" sh -c \
 	"grep -q ' replay ' '$WORK/cmdline' && ! grep -q '$secret' '$WORK/cmdline'"
 check "neither stdout nor stderr holds it" sh -c "! grep -q '$secret' '$WORK/out' '$WORK/err'"
@@ -55,11 +57,12 @@ cp "$WORK/access.log" "$WORK/access.log.before"
 OPENAI_API_KEY=$secret MY_KEY=$other tb replay --endpoint "http://127.0.0.1:$port" \
 	--api-key-env MY_KEY -c 1 -n 1 --warmup 0 --quiet -o "$WORK/r2.jsonl.gz" "$WORK/t.jsonl.gz" \
 	>/dev/null 2>&1
-log_lines 5
+log_lines 7
 check "--api-key-env MY_KEY sends that variable's key instead" sh -c \
-	"diff '$WORK/access.log.before' '$WORK/access.log' | grep -qx '> auth=Bearer $other'"
+	"diff '$WORK/access.log.before' '$WORK/access.log' | grep -qx '> POST auth=Bearer $other'"
 
 tb replay --endpoint "http://127.0.0.1:$port" -c 1 -n 1 --warmup 0 --quiet \
 	-o "$WORK/r3.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
-log_lines 6
-check "without a key no Authorization header is sent" test "$(tail -n 1 "$WORK/access.log")" = "auth=-"
+log_lines 9
+check "without a key no Authorization header is sent" \
+	test "$(tail -n 2 "$WORK/access.log" | sort | tr '\n' ' ')" = "GET auth=- POST auth=- "
