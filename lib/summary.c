@@ -704,7 +704,7 @@ void summary_print_notes(FILE *out, enum table_format fmt, const struct level_su
 			 size_t n)
 {
 	char name[32];
-	const char *sep = "";
+	const char *sep;
 	size_t i, est = 0, ok = 0, few = 0;
 	int multi = 0;
 

@@ -259,6 +259,7 @@ static void note_warm_socket(struct warm *w, CURL *easy)
 static void warm_round(struct client *c, struct warm *w, size_t n, int fresh)
 {
 	struct result *scratch = calloc(n ? n : 1, sizeof(*scratch));
+	struct client_request *q, *next;
 	size_t i;
 
 	if (!scratch)
@@ -274,13 +275,10 @@ static void warm_round(struct client *c, struct warm *w, size_t n, int fresh)
 	if (w->left)
 		event_base_dispatch(c->base);
 	/* a signal broke the loop: the rest are abandoned, not recorded */
-	while (w->left) {
-		struct client_request *q = c->active;
-
-		for (; q && q->done != on_warm_done; q = q->next)
-			;
-		if (!q)
-			break;
+	for (q = c->active; q && w->left; q = next) {
+		next = q->next;
+		if (q->done != on_warm_done)
+			continue;
 		unlink_request(c, q);
 		request_free(q);
 		w->left--;
