@@ -328,30 +328,6 @@ double compare_min_effect(double given, size_t repeats_before, size_t repeats_af
 }
 
 /* Compares one level; appends its rows to out->rows (room reserved). */
-static int compare_add_warning(struct compare_result *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* A warning when some of a run's output tokens at this level are counted
- * events, not the server's count. Returns 0, or -1 when out of memory. */
-static int compare_note_estimated(struct compare_result *out, const char *label,
-				  const struct result *r, size_t n, int level)
-{
-	size_t i, est = 0, ok = 0;
-	char name[32];
-
-	for (i = 0; i < n; i++) {
-		if (r[i].warmup || !result_ok(&r[i]))
-			continue;
-		ok++;
-		est += r[i].tokens_source == RESULT_TOKENS_EVENTS;
-	}
-	if (!est)
-		return 0;
-	return compare_add_warning(out, "%s: output tokens of %zu of %zu requests of '%s' are "
-				   "estimated (counted events: the server sent no usage)",
-				   metric_level_name(level, name, sizeof(name)), est, ok, label);
-}
-
 static int compare_level(struct db *db, const char *before, const char *after, int level,
 			 const struct compare_opts *o, struct compare_result *out,
 			 struct compare_level *lv, char *err, size_t errlen)
@@ -370,9 +346,7 @@ static int compare_level(struct db *db, const char *before, const char *after, i
 		rc = db_results(db, after, level, &rb, &nb, err, errlen);
 	if (rc)
 		goto cleanup;
-	if (compare_side_fill(&a, ra, na) || compare_side_fill(&b, rb, nb) ||
-	    compare_note_estimated(out, before, ra, na, level) ||
-	    compare_note_estimated(out, after, rb, nb, level))
+	if (compare_side_fill(&a, ra, na) || compare_side_fill(&b, rb, nb))
 		goto nomem;
 	lv->repeats_before = a.n_repeats;
 	lv->repeats_after = b.n_repeats;

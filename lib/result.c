@@ -98,7 +98,10 @@ cJSON *result_to_json(const struct result *r)
 	json_add_int64(o, "input_tokens", r->input_tokens, 1);
 	json_add_int64(o, "output_tokens", r->output_tokens, 0);
 	cJSON_AddBoolToObject(o, "tokens_estimated", r->tokens_estimated);
-	cJSON_AddStringToObject(o, "tokens_source", result_tokens_name(r->tokens_source));
+	/* one that says it estimated and names no source counted events */
+	cJSON_AddStringToObject(o, "tokens_source", result_tokens_name(
+		r->tokens_estimated && r->tokens_source == RESULT_TOKENS_USAGE ?
+		RESULT_TOKENS_EVENTS : r->tokens_source));
 	json_add_int64(o, "token_events", r->token_events, 1);
 	json_add_int64(o, "cached_tokens", r->cached_tokens, 1);
 	if (r->salt[0])
