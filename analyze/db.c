@@ -1327,7 +1327,7 @@ int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, voi
 {
 	/* TPOT and the millisecond columns come from the schema's v_requests,
 	 * so the sqlite3 shell and this export agree. A database before
-	 * version 3 has none of the columns from repeat on: they export empty. */
+	 * version 4 has none of the columns from repeat on: they export empty. */
 #define DB_EXPORT_SQL(more, gaps) \
 		"SELECT v.run, v.concurrency, v.seq, q.trace_id, v.warmup, v.status," \
 		" v.error, v.ttft_ms, v.ttfa_ms, v.e2e_ms, v.tpot_ms, v.input_tokens," \
@@ -1348,7 +1348,7 @@ int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, voi
 #undef DB_EXPORT_SQL
 #undef DB_EXPORT_V3
 #undef DB_EXPORT_OLD
-	const char *sql = sqls[db->version >= 3][gaps != 0];
+	const char *sql = sqls[db->version >= 4][gaps != 0];
 	const char *names[DB_EXPORT_MAX_COLS];
 	const char *cells[DB_EXPORT_MAX_COLS];
 	char num[DB_EXPORT_MAX_COLS][32];
