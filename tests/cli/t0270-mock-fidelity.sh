@@ -111,7 +111,8 @@ words=$(awk 'BEGIN { for (i = 0; i < 64; i++) printf "p%d ", i }')
 		printf '{"id":%d,"arrival_ns":0,"method":"POST","path":"/v1/chat/completions","headers":["Content-Type: application/json"],"body":"{\\"messages\\":[{\\"role\\":\\"user\\",\\"content\\":\\"%s\\"}],\\"max_tokens\\":2,\\"stream\\":true}"}\n' $i "$words"
 	done
 } | gzip >"$WORK/same.jsonl.gz"
-tb replay -e "$ENDPOINT" -c 1 -n 2 --warmup 0 -o "$WORK/same.r.jsonl.gz" "$WORK/same.jsonl.gz" >/dev/null 2>&1
+# (--no-salt: the bodies as recorded, so the curl below sends the same prompt)
+tb replay -e "$ENDPOINT" -c 1 -n 2 --warmup 0 --no-salt -o "$WORK/same.r.jsonl.gz" "$WORK/same.jsonl.gz" >/dev/null 2>&1
 zcat "$WORK/same.r.jsonl.gz" | grep -o '"ttft_ns":[0-9]*' | cut -d: -f2 >"$WORK/ttfts"
 first=$(sed -n 1p "$WORK/ttfts") second=$(sed -n 2p "$WORK/ttfts")
 check "uncached: TTFT ~ 5 + 64 ms ($((first / 1000000)) ms)" within_time "$first" 68000000 200000000

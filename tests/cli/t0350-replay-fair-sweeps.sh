@@ -120,3 +120,44 @@ check "... with its connect time recorded (0 < connect < 1 s)" \
 	sh -c "test \"\$(zcat '$WORK/close.jsonl.gz' | sed -n '2,\$p' | sed 's/.*\"connect_ns\":\\([0-9]*\\).*/\\1/' |
 		awk '\$1 > 0 && \$1 < 1e9' | wc -l)\" -eq 4"
 check "... and no TLS time over plain http" test "$(field "$WORK/close.jsonl.gz" tls_ns | sort -u)" = null
+
+# The prefix cache (the mock's, 16-token blocks): the same requests at C=1
+# then C=2. Salted, C=2 finds nothing of C=1's prompts cached; with
+# --no-salt it finds them all, which is what a sweep must not measure.
+stop_mock
+start_mock --ttft-ms 5 --itl-ms 1 --tokens 4
+tb record synth -n 8 --input-tokens 64 --output-tokens 4 --seed 3 -o "$WORK/long.jsonl.gz" 2>/dev/null
+cache_share() {  # results level -> cached / prompt tokens of the level, in %
+	zcat "$1" | sed -n '2,$p' | grep "\"level\":$2," | grep '"warmup":false' |
+		sed 's/.*"input_tokens":\([0-9]*\).*"cached_tokens":\([0-9]*\).*/\1 \2/' |
+		awk '{ p += $1; c += $2 } END { printf "%.0f\n", p ? 100 * c / p : -1 }'
+}
+tb replay -e "$ENDPOINT" -c 1,2 -n 4 --warmup 0 -q -o "$WORK/cache-s.jsonl.gz" "$WORK/long.jsonl.gz" >"$WORK/cache-s.table" 2>/dev/null
+tb replay -e "$ENDPOINT" -c 1,2 -n 4 --warmup 0 --no-salt -q -o "$WORK/cache-n.jsonl.gz" "$WORK/long.jsonl.gz" >/dev/null 2>&1
+salted=$(cache_share "$WORK/cache-s.jsonl.gz" 2) plain=$(cache_share "$WORK/cache-n.jsonl.gz" 2)
+check "salted: C=2 finds none of C=1's prompts cached ($salted%)" test "$salted" -lt 10
+check "--no-salt: C=2 finds C=1's prompts cached ($plain%)" test "$plain" -gt 50
+check "cached prompt tokens are recorded per request" \
+	test "$(zcat "$WORK/cache-n.jsonl.gz" | grep -c '"cached_tokens":[0-9]')" -eq 8
+tb analyze load --db "$WORK/c.db" --label plain "$WORK/cache-n.jsonl.gz" 2>/dev/null
+tb analyze report --db "$WORK/c.db" --format csv >"$WORK/cache.csv"
+check "the report's cache-hit share of C=2 is the requests' ($plain%)" \
+	awk -F, -v want="$plain" 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
+		$k["concurrency"] == 2 { v = $k["cache_hit_pct"] } END { exit !(v - want < 1 && want - v < 1) }' "$WORK/cache.csv"
+
+# Several tokens an event (speculative decoding): the table says 4 per event.
+stop_mock
+start_mock --ttft-ms 5 --itl-ms 2 --tokens-per-event 4
+tb replay -e "$ENDPOINT" -c 1 -n 2 --warmup 0 --max-tokens 16 -q -o "$WORK/spec.jsonl.gz" \
+	"$WORK/trace.jsonl.gz" >"$WORK/spec.table" 2>/dev/null
+check "4 tokens per event: 16 tokens over 4 events recorded" \
+	test "$(zcat "$WORK/spec.jsonl.gz" | grep -c '"output_tokens":16,.*"token_events":4,')" -eq 2
+check "... and the live table's Tok/ev says 4.00" grep -q ' 4\.00 ' "$WORK/spec.table"
+check "... with a line on reading ITL" grep -q '^tokens per event above 1' "$WORK/spec.table"
+
+# Separate runs under one label: refused, the database as it was.
+tb analyze load --db "$WORK/c.db" --label plain "$WORK/cache-s.jsonl.gz" 2>"$WORK/load.err"
+check "a second run under one label: exit 2" test $? -eq 2
+check "... saying to give it a label of its own" \
+	grep -q "not shards of one run; load it under a label of its own (--label NAME)" "$WORK/load.err"
+check "... in one line" test "$(wc -l <"$WORK/load.err")" -eq 1
