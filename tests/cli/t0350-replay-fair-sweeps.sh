@@ -16,12 +16,6 @@ level_field() {
 		sed -n "s/.*\"$2\":\\(\"[^\"]*\"\\|[^,}]*\\).*/\\1/p" | tr -d '"'
 }
 
-# The median of the nanosecond values on stdin, in ms.
-median_ms() {
-	sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.3f\n", m / 1e6 }'
-}
-
 start_mock --ttft-ms 5 --itl-ms 1 --tokens 4
 tb record synth -n 40 --input-tokens 16 --output-tokens 4 -o "$WORK/trace.jsonl.gz" 2>/dev/null
 
@@ -98,16 +92,23 @@ check "--endpoint .../v1 before paths without /v1: exit 2" test $? -eq 2
 check "... saying what to give instead" grep -q "give the server's base URL without /v1 (--endpoint $ENDPOINT)" "$WORK/nov1.err"
 check "... and writing nothing" test ! -e "$WORK/nov1r.jsonl.gz"
 
-# Connections opened before the clock: no measured request connects, and
-# at C=64 against a 50 ms TTFT the level's median TTFT is 50 ms, +1.
+# Connections opened before the clock: at C=64 no measured request of a
+# fresh sweep's level connects, and none has a connect time. How close its
+# median TTFT comes to the mock's 50 ms is make bench's (bench-client.sh,
+# the C=64 row): the first wave's 64 requests go through one client thread
+# and one mock thread at once, and on two cores that alone puts 1-6 ms on
+# the median even on a quiet machine, with no connection opened; a second
+# repeat on the same open connections varies as much, so no bound drawn
+# from this run would tell set-up cost from that.
 stop_mock
 start_mock --ttft-ms 50 --itl-ms 5 --tokens 8
 tb replay -e "$ENDPOINT" -c 64 -n 128 -q -o "$WORK/c64.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
+check "C=64: every measured request succeeded" \
+	test "$(level_field "$WORK/c64.jsonl.gz" status 64 | sort | uniq -c | awk '{ print $1, $2 }')" = "128 200"
 check "C=64: no measured request had to connect" \
 	test "$(level_field "$WORK/c64.jsonl.gz" new_connection 64 | sort -u)" = false
-med=$(level_field "$WORK/c64.jsonl.gz" ttft_ns 64 | median_ms)
-check "C=64, a fresh sweep: median TTFT $med ms is within 50-51 ms$UPPER_NOTE" \
-	within_time "$med" 50 $((50 + SLACK))
+check "C=64: ... nor has a connect time" \
+	test "$(level_field "$WORK/c64.jsonl.gz" connect_ns 64 | sort -u)" = null
 
 # A server that closes every connection: each request connects, and says
 # how long it took.
