@@ -12,7 +12,9 @@
  *     streamed body ("stream": true, the last one counting, as servers
  *     read it) has one stream_options object with one "include_usage":
  *     true and the other stream_options members it had, and every other
- *     member is there, in the same order, with the same value.
+ *     member is there, in the same order, with the same value;
+ *   - where body_salt_offset places the salt in the rewritten body (just
+ *     after an opening quote), the salted body is still a JSON object.
  * A broken rule aborts, which libFuzzer reports as a crash.
  */
 #include "replay/body.h"
@@ -172,6 +174,27 @@ static void check_object(const cJSON *in, const char *out, size_t out_len,
 	cJSON_Delete(res);
 }
 
+/* The salt goes inside a string and leaves the body a JSON object. */
+static void check_salt(const char *out, size_t out_len)
+{
+	size_t off;
+	char *salted = NULL;
+	size_t salted_len = 0;
+	cJSON *j;
+
+	if (body_salt_offset(out, out_len, &off) != 0)
+		return;
+	if (off == 0 || off > out_len || out[off - 1] != '"')
+		fail("the salt's offset is not just after an opening quote", out);
+	if (body_insert(out, out_len, off, "0a1b2c-c1r0 ", &salted, &salted_len) != BODY_OK)
+		return;   /* out of memory */
+	j = parse_object(salted, salted_len);
+	if (!j)
+		fail("the salted body is not a JSON object", salted);
+	cJSON_Delete(j);
+	free(salted);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const models[] = { "llama", "", "m\"o\\d\ne\x01l", "mod\xc3\xa9le" };
@@ -204,6 +227,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else if (out_len != len || memcmp(out, body, len) != 0)
 		fail("a body that is not a JSON object was changed", out);
 	cJSON_Delete(in);
+	check_salt(out, out_len);
 	free(out);
 	free(body);
 	return 0;

@@ -2,7 +2,8 @@
  * fuzz_meter.c - libFuzzer target for the meter (lib/meter.c): what a
  * server sends, byte for byte, as a stream cut into pieces or as a whole
  * body. Whatever arrives, the result must hold numbers in range: a token
- * count in [0, RESULT_MAX_TOKENS], no more gaps than token events,
+ * count in [0, RESULT_MAX_TOKENS], a cached prompt count in it or -1
+ * (none), no more gaps than token events,
  * TTFT <= TTFA and TTFT <= E2E when set, and a known error class (or none).
  * A broken invariant aborts, which libFuzzer reports as a crash.
  */
@@ -69,11 +70,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!known_class(r.error) || r.output_tokens < 0 || r.output_tokens > RESULT_MAX_TOKENS ||
 	    r.input_tokens < -1 || r.input_tokens > RESULT_MAX_TOKENS ||
+	    r.cached_tokens < -1 || r.cached_tokens > RESULT_MAX_TOKENS ||
 	    (r.ttft_ns >= 0 && r.ttfa_ns >= 0 && r.ttfa_ns < r.ttft_ns) ||
 	    (r.ttft_ns >= 0 && r.e2e_ns < r.ttft_ns) ||
 	    (r.error_detail && strlen(r.error_detail) > RESULT_DETAIL_MAX)) {
-		fprintf(stderr, "fuzz_meter: error '%s', tokens %lld/%lld, ttft %lld ttfa %lld e2e %lld\n",
-			r.error, (long long)r.input_tokens, (long long)r.output_tokens,
+		fprintf(stderr, "fuzz_meter: error '%s', tokens %lld/%lld (cached %lld), ttft %lld "
+			"ttfa %lld e2e %lld\n", r.error, (long long)r.input_tokens,
+			(long long)r.output_tokens, (long long)r.cached_tokens,
 			(long long)r.ttft_ns, (long long)r.ttfa_ns, (long long)r.e2e_ns);
 		abort();
 	}
