@@ -172,6 +172,16 @@ static int parse_compare(void *o, int argc, char **argv)
 	return analyze_options_parse("compare", o, argc, argv);
 }
 
+static int parse_export(void *o, int argc, char **argv)
+{
+	return analyze_options_parse("export", o, argc, argv);
+}
+
+static int parse_report(void *o, int argc, char **argv)
+{
+	return analyze_options_parse("report", o, argc, argv);
+}
+
 /* True when err is exactly one line holding want. */
 static int one_line_with(const char *err, const char *want)
 {
@@ -209,6 +219,29 @@ TEST(replay_options_defaults_and_normalizing)
 	CHECK_EQ_INT(o.sched.duration_ns, 3 * NS_PER_S / 2);
 	CHECK_EQ_INT(o.shard_k, 1);
 	CHECK_EQ_INT(o.shard_n, 3);
+}
+
+/* Salted by default with a seed replay draws; --salt-seed and --no-salt. */
+TEST(replay_options_salts)
+{
+	struct replay_options o;
+	char *err;
+
+	CHECK_EQ_INT(run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://h",
+		     "-o", "r", "t", NULL }, &err), CLI_CONTINUE);
+	free(err);
+	CHECK_EQ_INT(o.no_salt, 0);
+	CHECK_EQ_INT(o.salt_seed_given, 0);
+	CHECK_EQ_INT(run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://h",
+		     "-o", "r", "--salt-seed", "42", "--no-salt", "t", NULL }, &err), CLI_CONTINUE);
+	free(err);
+	CHECK_EQ_INT(o.salt_seed_given, 1);
+	CHECK_EQ_INT(o.salt_seed, 42);
+	CHECK_EQ_INT(o.no_salt, 1);
+	CHECK_EQ_INT(run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://h",
+		     "-o", "r", "--salt-seed", "-1", "t", NULL }, &err), CLI_EXIT_USAGE);
+	CHECK(one_line_with(err, "invalid value '-1' for --salt-seed"));
+	free(err);
 }
 
 TEST(replay_options_of_an_ab_run)
@@ -312,14 +345,48 @@ TEST(analyze_options_operands_and_defaults)
 	free(err);
 }
 
+/* export: csv by default, or JSON Lines, with the gaps on request; report
+ * and runs take neither. */
+TEST(analyze_export_formats_and_gaps)
+{
+	struct analyze_options o;
+	char *err;
+
+	CHECK_EQ_INT(run_parse(parse_export, &o, (const char *[]){ "export", "--db", "x.db",
+		     NULL }, &err), CLI_CONTINUE);
+	free(err);
+	CHECK_EQ_INT(o.fmt, TABLE_CSV);
+	CHECK_EQ_INT(o.jsonl, 0);
+	CHECK_EQ_INT(o.gaps, 0);
+	CHECK_EQ_INT(run_parse(parse_export, &o, (const char *[]){ "export", "--db", "x.db",
+		     "--format", "jsonl", "--gaps", NULL }, &err), CLI_CONTINUE);
+	free(err);
+	CHECK_EQ_INT(o.jsonl, 1);
+	CHECK_EQ_INT(o.gaps, 1);
+	CHECK_EQ_INT(run_parse(parse_export, &o, (const char *[]){ "export", "--db", "x.db",
+		     "--format", "json", NULL }, &err), CLI_EXIT_USAGE);
+	CHECK(one_line_with(err, "export writes csv or jsonl"));
+	free(err);
+	CHECK_EQ_INT(run_parse(parse_report, &o, (const char *[]){ "report", "--db", "x.db",
+		     "--gaps", NULL }, &err), CLI_EXIT_USAGE);
+	CHECK(one_line_with(err, "--gaps is an option of export"));
+	free(err);
+	CHECK_EQ_INT(run_parse(parse_report, &o, (const char *[]){ "report", "--db", "x.db",
+		     "-f", "jsonl", NULL }, &err), CLI_EXIT_USAGE);
+	CHECK(one_line_with(err, "report writes text, markdown, csv or json"));
+	free(err);
+}
+
 int main(void)
 {
 	RUN(cli_parse_reads_options_and_stops_at_operands);
 	RUN(cli_parse_names_the_option_of_every_refusal);
 	RUN(replay_options_defaults_and_normalizing);
+	RUN(replay_options_salts);
 	RUN(replay_options_of_an_ab_run);
 	RUN(replay_options_refusals_are_one_line_exit_2);
 	RUN(mock_options_convert_units_through_lib_cli);
 	RUN(analyze_options_operands_and_defaults);
+	RUN(analyze_export_formats_and_gaps);
 	return harness_done();
 }
