@@ -517,8 +517,15 @@ static int report_export_is_raw(const char *s)
 	char *end;
 	double v;
 
-	if (s[0] == '[')
-		return strspn(s, "[]0123456789,-") == strlen(s) && s[strlen(s) - 1] == ']';
+	if (s[0] == '[') {
+		cJSON *a = cJSON_Parse(s), *e;
+		int ok = cJSON_IsArray(a) && strspn(s, "[]0123456789,-") == strlen(s);
+
+		cJSON_ArrayForEach(e, a)
+			ok = ok && cJSON_IsNumber(e);
+		cJSON_Delete(a);
+		return ok;
+	}
 	v = strtod(s, &end);
 	return end != s && *end == '\0' && isfinite(v) && strspn(s, "0123456789.-+eE") == strlen(s);
 }

@@ -162,3 +162,27 @@ check "a second run under one label: exit 2" test $? -eq 2
 check "... saying to give it a label of its own" \
 	grep -q "not shards of one run; load it under a label of its own (--label NAME)" "$WORK/load.err"
 check "... in one line" test "$(wc -l <"$WORK/load.err")" -eq 1
+
+# Export: CSV and JSON Lines with the request's repeat, times, token
+# source, cached tokens, salt and connection; --gaps adds the gaps. Each
+# line is one valid JSON object (the sqlite3 shell's json_valid judges).
+tb analyze export --db "$WORK/c.db" --run plain >"$WORK/x.csv"
+check "export csv: the new columns in its header" \
+	grep -q ',repeat,sched_ms,send_ms,tokens_source,token_events,cached_tokens,salt,new_connection,connect_ms,tls_ms$' "$WORK/x.csv"
+tb analyze export --db "$WORK/c.db" --run plain --format jsonl --gaps >"$WORK/x.jsonl"
+check "export jsonl: a line per request (8)" test "$(wc -l <"$WORK/x.jsonl")" -eq 8
+valid_lines() {  # file -> how many of its lines are JSON objects
+	sed "s/'/''/g; s/.*/SELECT CASE WHEN json_valid('&') THEN json_type('&') = 'object' ELSE 0 END;/" "$1" |
+		sqlite3 | grep -c '^1$'
+}
+check "... each a JSON object" test "$(valid_lines "$WORK/x.jsonl")" -eq 8
+check "... with its cached tokens, token source and connection" \
+	test "$(grep -c '"tokens_source":"usage","token_events":4,"cached_tokens":[0-9]*,"salt":null,"new_connection":0,' "$WORK/x.jsonl")" -eq 8
+check "... and with --gaps its inter-token gaps" test "$(grep -c '"itl_us":\[[0-9]*,[0-9]*,[0-9]*\]}$' "$WORK/x.jsonl")" -eq 8
+tb analyze export --db "$WORK/c.db" --run plain --format jsonl >"$WORK/y.jsonl"
+check "... and without, none" sh -c "! grep -q itl_us '$WORK/y.jsonl'"
+# A database edited by hand: what is no array of numbers goes out a string.
+sqlite3 "$WORK/c.db" "UPDATE requests SET itl_us = '[1,,2]' WHERE seq = 0"
+tb analyze export --db "$WORK/c.db" --run plain --format jsonl --gaps >"$WORK/z.jsonl"
+check "a hand-edited itl_us that is no JSON array goes out as a string" \
+	test "$(valid_lines "$WORK/z.jsonl")" -eq 8 -a "$(grep -c '"itl_us":"\[1,,2\]"' "$WORK/z.jsonl")" -eq 1
