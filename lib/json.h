@@ -16,7 +16,8 @@ int json_get_int64(const cJSON *obj, const char *key, int64_t *out);
 /* The string value of obj[key], or NULL when absent or not a string. */
 const char *json_get_string(const cJSON *obj, const char *key);
 
-/* Adds key: v, or key: null when v < 0 and null_if_negative. */
+/* Adds key: v, or key: null when v < 0 and null_if_negative. The number
+ * is a raw item (cJSON_IsRaw): print the object before reading it. */
 void json_add_int64(cJSON *obj, const char *key, int64_t v, int null_if_negative);
 
 /* Bytes s[0, len) take inside a JSON string as cJSON prints it (quotes
