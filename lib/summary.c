@@ -465,6 +465,7 @@ SUMMARY_EXPR(col_new_conn, s->new_connections)
 /* The sweep table, every format; the order is the CSV order too. */
 static const struct table_col summary_cols[] = {
 	{ .key = "run", .str = col_run },
+	{ .head = "Run", .width = 3, .flags = TABLE_LEFT, .group = SUMMARY_GROUP_RUN, .str = col_run },
 	{ .head = "C", .width = 4, .str = col_level_cell },
 	{ .head = "Rep", .width = 3, .group = SUMMARY_GROUP_REPEAT, .str = col_rep },
 	CSV("concurrency", 0, col_level, 0),
@@ -576,6 +577,19 @@ static void summary_few(char *buf, size_t len, const struct level_summary *s)
 				at += (size_t)snprintf(buf + at, len - at, "%sp%d_%s", at ? " " : "",
 						       pcts[j], dists[i].name);
 	}
+}
+
+void summary_table_fit_run(struct table *t, const char *run)
+{
+	struct level_summary s;
+	struct summary_row row;
+
+	memset(&s, 0, sizeof(s));
+	s.repeat = -1;
+	memset(&row, 0, sizeof(row));
+	row.run = run;
+	row.s = &s;
+	table_fit(t, &row);
 }
 
 void summary_table_row(struct table *t, const char *run, const struct level_summary *s)

@@ -78,6 +78,7 @@ void summary_set_scaling(struct level_summary *s, double base_tps);
 #define SUMMARY_GROUP_SLO    1u   /* goodput (analyze report --slo) */
 #define SUMMARY_GROUP_REPEAT 2u   /* text: the repeat of a live row (replay --repeat) */
 #define SUMMARY_GROUP_SPREAD 4u   /* text: the spread across repeats (analyze report) */
+#define SUMMARY_GROUP_RUN    8u   /* text: the run of a row (replay's A/B rows) */
 
 /*
  * The sweep table (replay's live rows, analyze report), one row per level:
@@ -95,6 +96,10 @@ void summary_set_scaling(struct level_summary *s, double base_tps);
  */
 void summary_table_init(struct table *t, FILE *out, enum table_format fmt, unsigned groups);
 void summary_table_row(struct table *t, const char *run, const struct level_summary *s);
+
+/* Text: widens the Run column (SUMMARY_GROUP_RUN) to fit run; call
+ * before table_begin for every run the rows will name. */
+void summary_table_fit_run(struct table *t, const char *run);
 
 /*
  * Text and Markdown: the lines under a sweep table that say what its marks

@@ -1402,7 +1402,12 @@ static int run_levels(struct replay *rp)
 	size_t k, t;
 
 	rp->base_tps[0] = rp->base_tps[1] = NAN;
-	summary_table_init(&rp->live, stdout, o->format, o->repeat > 1 ? SUMMARY_GROUP_REPEAT : 0);
+	/* An A/B run's rows name their side; --repeat's, their repeat. */
+	summary_table_init(&rp->live, stdout, o->format,
+			   (o->repeat > 1 ? SUMMARY_GROUP_REPEAT : 0) |
+			   (rp->n_sides == 2 ? SUMMARY_GROUP_RUN : 0));
+	for (t = 0; t < rp->n_sides; t++)
+		summary_table_fit_run(&rp->live, rp->side[t].label);
 	rp->rows = calloc((size_t)(o->open_loop ? 1 : o->n_levels) * (size_t)o->repeat *
 			  rp->n_sides, sizeof(*rp->rows));
 	if (!rp->rows) {

@@ -18,7 +18,9 @@ tb replay -e "$A" -e "$B" --label-a fast --label-b slow -c 1,2 --repeat 2 --quie
 check "an A/B replay exits 0" test $? -eq 0
 check "it says which endpoint is which run" \
 	grep -q "A/B run: endpoint $A as 'fast', endpoint $B as 'slow'" "$WORK/err"
-check "a table row per level, repeat and side" test "$(grep -c '^ *[12] ' "$WORK/table")" -eq 8
+check "a table row per level, repeat and side, each named by its run" \
+	test "$(grep -c '^fast  *[12]  *[01] ' "$WORK/table")" -eq 4 -a \
+	     "$(grep -c '^slow  *[12]  *[01] ' "$WORK/table")" -eq 4
 
 zcat "$WORK/a.jsonl.gz" | head -1 >"$WORK/ha"
 zcat "$WORK/b.jsonl.gz" | head -1 >"$WORK/hb"
@@ -31,6 +33,8 @@ order=$(sed -n 's/.*"order":"\([AB]*\)".*/\1/p' "$WORK/ha")
 check "the order is recorded, two letters per level and repeat ($order)" test ${#order} -eq 8
 check "balanced: AB BA or BA AB in each two blocks" \
 	sh -c "echo '$order' | grep -Eq '^((ABBA)|(BAAB))((ABBA)|(BAAB))$'"
+check "the table's rows come in that order" \
+	test "$(awk '$1 == "fast" { printf "A" } $1 == "slow" { printf "B" }' "$WORK/table")" = "$order"
 
 # "level repeat trace_id sched_ns e2e_ns" of each measured request of a
 # results file ("repeat" is left out of a record when 0).
