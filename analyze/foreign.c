@@ -275,53 +275,106 @@ static void foreign_note_level(struct foreign_reader *fr, const cJSON *o, int le
 }
 
 /* One result object of the tool: its requests appended to fr->res. */
-static int foreign_object(struct foreign_reader *fr, const cJSON *o, int level, int repeat)
+/* The per-request arrays of one result object. */
+struct foreign_arrays {
+	const cJSON *ttfts, *itls, *ins, *outs, *errors;
+	const cJSON *lats, *starts;     /* NULL: not in the file */
+	double t0;                      /* the earliest start time */
+};
+
+/* Room in fr->res for n more results. */
+static int foreign_reserve(struct foreign_reader *fr, size_t n)
 {
-	const cJSON *ttfts, *itls, *ins, *outs, *errors, *lats, *starts;
-	size_t n = 0, i;
-	double t0 = INFINITY;
+	size_t cap = fr->cap ? fr->cap : 64;
+	struct result *nr;
+
+	if (fr->n + n <= fr->cap)
+		return FOREIGN_OK;
+	while (cap < fr->n + n)
+		cap *= 2;
+	nr = realloc(fr->res, cap * sizeof(*nr));
+	if (!nr) {
+		errmsg_set(fr->err, fr->errlen, "'%s': out of memory", fr->path);
+		return FOREIGN_ERR_WORK;
+	}
+	fr->res = nr;
+	fr->cap = cap;
+	return FOREIGN_OK;
+}
+
+/* Request i of the arrays a into r. */
+static int foreign_request(struct foreign_reader *fr, const struct foreign_arrays *a, size_t i,
+			   struct result *r)
+{
+	const cJSON *e = cJSON_GetArrayItem(a->errors, (int)i);
+	int64_t ttft = 0, sum = 0, e2e = -1;
 	int rc;
 
-	if (!(ttfts = foreign_array(fr, o, "ttfts", 1, &n, &rc)) ||
-	    !(itls = foreign_array(fr, o, "itls", 1, &n, &rc)) ||
-	    !(ins = foreign_array(fr, o, "input_lens", 1, &n, &rc)) ||
-	    !(outs = foreign_array(fr, o, "output_lens", 1, &n, &rc)) ||
-	    !(errors = foreign_array(fr, o, "errors", 1, &n, &rc)))
+	if (foreign_seconds(cJSON_GetArrayItem(a->ttfts, (int)i), &ttft) != 0)
+		return foreign_fail(fr, "an element of '%s' is not a time in seconds", "ttfts");
+	if (foreign_count(cJSON_GetArrayItem(a->ins, (int)i), &r->input_tokens) != 0)
+		return foreign_fail(fr, "an element of '%s' is not a token count", "input_lens");
+	if (foreign_count(cJSON_GetArrayItem(a->outs, (int)i), &r->output_tokens) != 0)
+		return foreign_fail(fr, "an element of '%s' is not a token count", "output_lens");
+	if (r->output_tokens < 0)
+		r->output_tokens = 0;
+	if ((rc = foreign_gaps(fr, cJSON_GetArrayItem(a->itls, (int)i), r, &sum)) != 0)
 		return rc;
-	lats = foreign_array(fr, o, "latencies", 0, &n, &rc);
+	if (a->lats && foreign_seconds(cJSON_GetArrayItem(a->lats, (int)i), &e2e) != 0)
+		return foreign_fail(fr, "an element of '%s' is not a time in seconds", "latencies");
+	if (a->starts) {
+		double s = cJSON_GetArrayItem(a->starts, (int)i)->valuedouble - a->t0;
+
+		if (s > FOREIGN_MAX_SECONDS * 30)
+			return foreign_fail(fr, "'%s' spans more than a month", "start_times");
+		r->sched_ns = r->send_ns = llround(s * 1e9);
+	}
+	if (!cJSON_IsNull(e) && !cJSON_IsString(e))
+		return foreign_fail(fr, "an element of '%s' is not a string", "errors");
+	if (cJSON_IsString(e) && e->valuestring[0]) {
+		/* The tools keep an exception's text or the HTTP reason only. */
+		result_set_error(r, "other", e->valuestring);
+		r->e2e_ns = e2e >= 0 ? e2e : 0;
+		return FOREIGN_OK;
+	}
+	r->status = 200;
+	r->ttft_ns = ttft;
+	r->e2e_ns = e2e >= 0 ? e2e : ttft + sum;
+	return FOREIGN_OK;
+}
+
+static int foreign_object(struct foreign_reader *fr, const cJSON *o, int level, int repeat)
+{
+	struct foreign_arrays a = { .t0 = INFINITY };
+	size_t n = 0, i;
+	int rc;
+
+	if (!(a.ttfts = foreign_array(fr, o, "ttfts", 1, &n, &rc)) ||
+	    !(a.itls = foreign_array(fr, o, "itls", 1, &n, &rc)) ||
+	    !(a.ins = foreign_array(fr, o, "input_lens", 1, &n, &rc)) ||
+	    !(a.outs = foreign_array(fr, o, "output_lens", 1, &n, &rc)) ||
+	    !(a.errors = foreign_array(fr, o, "errors", 1, &n, &rc)))
+		return rc;
+	a.lats = foreign_array(fr, o, "latencies", 0, &n, &rc);
 	if (rc)
 		return rc;
-	starts = foreign_array(fr, o, "start_times", 0, &n, &rc);
+	a.starts = foreign_array(fr, o, "start_times", 0, &n, &rc);
 	if (rc)
 		return rc;
-	fr->no_latencies |= !lats;
-	fr->no_start_times |= !starts;
-	for (i = 0; starts && i < n; i++) {
-		const cJSON *s = cJSON_GetArrayItem(starts, (int)i);
+	fr->no_latencies |= !a.lats;
+	fr->no_start_times |= !a.starts;
+	for (i = 0; a.starts && i < n; i++) {
+		const cJSON *s = cJSON_GetArrayItem(a.starts, (int)i);
 
 		if (!cJSON_IsNumber(s) || !isfinite(s->valuedouble))
 			return foreign_fail(fr, "an element of '%s' is not a number", "start_times");
-		if (s->valuedouble < t0)
-			t0 = s->valuedouble;
+		if (s->valuedouble < a.t0)
+			a.t0 = s->valuedouble;
 	}
-	if (fr->n + n > fr->cap) {
-		size_t cap = fr->cap ? fr->cap : 64;
-		struct result *nr;
-
-		while (cap < fr->n + n)
-			cap *= 2;
-		nr = realloc(fr->res, cap * sizeof(*nr));
-		if (!nr) {
-			errmsg_set(fr->err, fr->errlen, "'%s': out of memory", fr->path);
-			return FOREIGN_ERR_WORK;
-		}
-		fr->res = nr;
-		fr->cap = cap;
-	}
+	if ((rc = foreign_reserve(fr, n)) != FOREIGN_OK)
+		return rc;
 	for (i = 0; i < n; i++) {
 		struct result *r = &fr->res[fr->n];
-		const cJSON *e = cJSON_GetArrayItem(errors, (int)i);
-		int64_t ttft = 0, sum = 0, e2e = -1;
 
 		result_init(r);
 		fr->n++;
@@ -329,36 +382,8 @@ static int foreign_object(struct foreign_reader *fr, const cJSON *o, int level, 
 		r->repeat = repeat;
 		r->seq = (long)(fr->n - 1);
 		r->trace_id = (long)i;
-		if (foreign_seconds(cJSON_GetArrayItem(ttfts, (int)i), &ttft) != 0)
-			return foreign_fail(fr, "an element of '%s' is not a time in seconds", "ttfts");
-		if (foreign_count(cJSON_GetArrayItem(ins, (int)i), &r->input_tokens) != 0)
-			return foreign_fail(fr, "an element of '%s' is not a token count", "input_lens");
-		if (foreign_count(cJSON_GetArrayItem(outs, (int)i), &r->output_tokens) != 0)
-			return foreign_fail(fr, "an element of '%s' is not a token count", "output_lens");
-		if (r->output_tokens < 0)
-			r->output_tokens = 0;
-		if ((rc = foreign_gaps(fr, cJSON_GetArrayItem(itls, (int)i), r, &sum)) != 0)
+		if ((rc = foreign_request(fr, &a, i, r)) != FOREIGN_OK)
 			return rc;
-		if (lats && foreign_seconds(cJSON_GetArrayItem(lats, (int)i), &e2e) != 0)
-			return foreign_fail(fr, "an element of '%s' is not a time in seconds", "latencies");
-		if (starts) {
-			double s = cJSON_GetArrayItem(starts, (int)i)->valuedouble - t0;
-
-			if (s > FOREIGN_MAX_SECONDS * 30)
-				return foreign_fail(fr, "'%s' spans more than a month", "start_times");
-			r->sched_ns = r->send_ns = llround(s * 1e9);
-		}
-		if (!cJSON_IsNull(e) && !cJSON_IsString(e))
-			return foreign_fail(fr, "an element of '%s' is not a string", "errors");
-		if (cJSON_IsString(e) && e->valuestring[0]) {
-			/* The tools keep an exception's text or the HTTP reason only. */
-			result_set_error(r, "other", e->valuestring);
-			r->e2e_ns = e2e >= 0 ? e2e : 0;
-			continue;
-		}
-		r->status = 200;
-		r->ttft_ns = ttft;
-		r->e2e_ns = e2e >= 0 ? e2e : ttft + sum;
 	}
 	foreign_note_level(fr, o, level);
 	return FOREIGN_OK;
@@ -471,6 +496,54 @@ static size_t count_lines(const char *from, const char *to)
 	return n;
 }
 
+/* p past the white space before end, counting its lines into *line. */
+static const char *skip_space(const char *p, const char *end, size_t *line)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		*line += *p++ == '\n';
+	return p;
+}
+
+/* Whether obj is a result object of the tool the file's earlier ones came
+ * from, with its per-request results: FOREIGN_OK, FOREIGN_NOT_MINE (a
+ * tracebench header as the file's first object) or the error. */
+static int foreign_check_object(struct foreign_reader *fr, const cJSON *obj, int is_first)
+{
+	const char *format;
+
+	/* A tracebench file's header that its reader refused: its message
+	 * (a newer version, ...) says more than ours would. */
+	if (is_first && has(obj, "format"))
+		return FOREIGN_NOT_MINE;
+	format = foreign_detect(obj);
+	if (!format)
+		return foreign_fail(fr, "%s", "not a result of a tool tracebench reads "
+				    "(vllm bench serve --save-detailed, sglang bench_serving "
+				    "--output-details)");
+	if (fr->format && strcmp(format, fr->format) != 0)
+		return foreign_fail(fr, "a %s result after results of another tool", format);
+	fr->format = format;
+	if (!has(obj, "ttfts"))
+		return foreign_fail(fr, "%s", strcmp(format, "vllm") == 0 ?
+				    "saved without per-request results (vllm bench serve "
+				    "needs --save-detailed)" :
+				    "saved without per-request results (sglang bench_serving "
+				    "needs --output-details)");
+	return FOREIGN_OK;
+}
+
+/* The repeat of a new object of 'level': one past its earlier objects'. */
+static int foreign_next_repeat(const struct foreign_reader *fr, int level)
+{
+	int repeat = 0;
+	size_t j;
+
+	for (j = 0; j < fr->n; j++)
+		if (fr->res[j].level == level && fr->res[j].repeat >= repeat)
+			repeat = fr->res[j].repeat + 1;
+	return repeat;
+}
+
 int foreign_read(const char *path, struct db_import *out, char *err, size_t errlen)
 {
 	struct foreign_reader fr = { 0 };
@@ -488,10 +561,8 @@ int foreign_read(const char *path, struct db_import *out, char *err, size_t errl
 	if (rc)
 		return rc;
 	foreign_unpython(buf, len);
-	p = buf;
 	end = buf + len;
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-		line += *p++ == '\n';
+	p = skip_space(buf, end, &line);
 	if (p == end || *p != '{') {
 		free(buf);
 		return FOREIGN_NOT_MINE;
@@ -503,9 +574,7 @@ int foreign_read(const char *path, struct db_import *out, char *err, size_t errl
 		goto cleanup;
 	}
 	while (p < end) {
-		const char *format;
-		int level, repeat = 0;
-		size_t j;
+		int level;
 
 		fr.line = line;
 		obj = cJSON_ParseWithLengthOpts(p, (size_t)(end - p), &parse_end, 0);
@@ -518,43 +587,14 @@ int foreign_read(const char *path, struct db_import *out, char *err, size_t errl
 					  "an object)" : "malformed JSON, or not an object");
 			goto cleanup;
 		}
-		/* A tracebench file's header that its reader refused: its message
-		 * (a newer version, ...) says more than ours would. */
-		if (!first && !fr.n && has(obj, "format")) {
-			rc = FOREIGN_NOT_MINE;
+		if ((rc = foreign_check_object(&fr, obj, !first && !fr.n)) != FOREIGN_OK)
 			goto cleanup;
-		}
-		format = foreign_detect(obj);
-		if (!format) {
-			rc = foreign_fail(&fr, "%s", "not a result of a tool tracebench reads "
-					  "(vllm bench serve --save-detailed, sglang bench_serving "
-					  "--output-details)");
-			goto cleanup;
-		}
-		if (fr.format && strcmp(format, fr.format) != 0) {
-			rc = foreign_fail(&fr, "a %s result after results of another tool", format);
-			goto cleanup;
-		}
-		fr.format = format;
-		if (!has(obj, "ttfts")) {
-			rc = foreign_fail(&fr, "%s", strcmp(format, "vllm") == 0 ?
-					  "saved without per-request results (vllm bench serve "
-					  "needs --save-detailed)" :
-					  "saved without per-request results (sglang bench_serving "
-					  "needs --output-details)");
-			goto cleanup;
-		}
 		level = foreign_level(obj);
-		for (j = 0; j < fr.n; j++)     /* repeats: earlier objects of this level */
-			if (fr.res[j].level == level && fr.res[j].repeat >= repeat)
-				repeat = fr.res[j].repeat + 1;
-		rc = foreign_object(&fr, obj, level, repeat);
+		rc = foreign_object(&fr, obj, level, foreign_next_repeat(&fr, level));
 		if (rc)
 			goto cleanup;
 		line += count_lines(p, parse_end);
-		p = parse_end;
-		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-			line += *p++ == '\n';
+		p = skip_space(parse_end, end, &line);
 		if (first)
 			cJSON_Delete(obj);
 		else
