@@ -1406,14 +1406,14 @@ static int run_levels(struct replay *rp)
 	summary_table_init(&rp->live, stdout, o->format,
 			   (o->repeat > 1 ? SUMMARY_GROUP_REPEAT : 0) |
 			   (rp->n_sides == 2 ? SUMMARY_GROUP_RUN : 0));
-	for (t = 0; t < rp->n_sides; t++)
-		summary_table_fit_run(&rp->live, rp->side[t].label);
 	rp->rows = calloc((size_t)(o->open_loop ? 1 : o->n_levels) * (size_t)o->repeat *
 			  rp->n_sides, sizeof(*rp->rows));
 	if (!rp->rows) {
 		fprintf(stderr, "tracebench replay: out of memory\n");
 		return CLI_EXIT_FAILED;
 	}
+	for (t = 0; t < rp->n_sides; t++)
+		summary_table_fit_run(&rp->live, rp->side[t].label);
 	if (rp->table)
 		table_begin(&rp->live);
 	for (i = 0, k = 0; i < (o->open_loop ? 1 : o->n_levels) && !stop_signal; i++)
