@@ -1,0 +1,65 @@
+/*
+ * fuzz_prom.c - libFuzzer target for the Prometheus exposition parser
+ * (lib/prom.c).
+ *
+ * The input is parsed under caps drawn from its first byte; then every
+ * sample's series, as prom_series() spells it, must parse back to the
+ * same name and labels (the escapes round-trip), and the counts must add
+ * up: no more samples and bad lines than lines. A mismatch aborts, which
+ * libFuzzer reports as a crash.
+ */
+#include "lib/prom.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_round_trip(const struct prom_sample *x)
+{
+	struct prom_scrape back;
+	size_t need = prom_series(x, NULL, 0), i;
+	char *line = malloc(need + 4);
+
+	if (!line)
+		return;
+	prom_series(x, line, need + 1);
+	memcpy(line + need, " 1\n", 3);
+	prom_scrape_init(&back);
+	if (prom_parse(&back, line, need + 3, NULL, 0) == 0) {
+		if (back.n != 1 || strcmp(back.samples[0].name, x->name) ||
+		    back.samples[0].nlabels != x->nlabels)
+			abort();
+		for (i = 0; i < x->nlabels; i++)
+			if (strcmp(back.samples[0].labels[i].name, x->labels[i].name) ||
+			    strcmp(back.samples[0].labels[i].value, x->labels[i].value))
+				abort();
+	}
+	prom_scrape_release(&back);
+	free(line);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct prom_scrape s;
+	size_t i;
+
+	if (size < 1)
+		return 0;
+	prom_scrape_init(&s);
+	if (data[0] & 0x80) {       /* small caps, to reach them */
+		s.max_line = (size_t)(data[0] & 0x3f) + 1;
+		s.max_samples = (size_t)(data[0] & 0x0f);
+	}
+	if (prom_parse(&s, (const char *)data + 1, size - 1, NULL, 0) == 0) {
+		if (s.n + s.bad_lines > s.lines || s.n > s.max_samples ||
+		    (s.bad_lines && (!s.first_bad || s.first_bad > s.lines)))
+			abort();
+		for (i = 0; i < s.n; i++)
+			check_round_trip(&s.samples[i]);
+	}
+	prom_scrape_release(&s);
+	return 0;
+}
