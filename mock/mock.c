@@ -76,6 +76,18 @@ struct mock_cache {
 };
 
 struct mock_stream;
+struct mock_delayed;
+
+/* What GET /metrics reports besides the in-flight requests: counters since
+ * start, under vLLM's names (reply_metrics()). */
+struct mock_counters {
+	unsigned long long prompt_tokens;       /* of requests admitted */
+	unsigned long long generation_tokens;   /* tokens sent, every choice */
+	unsigned long long success_stop;        /* requests ended by an EOS */
+	unsigned long long success_length;      /* requests ended at max_tokens */
+	unsigned long long cache_queries;       /* prompt tokens looked up */
+	unsigned long long cache_hits;          /* of which found cached */
+};
 
 struct mock_server {
 	struct mock_options opt;
@@ -92,6 +104,16 @@ struct mock_server {
 	int64_t first_arrival_ns;       /* of the first one, for --stall-at-ms */
 	struct mock_cache cache;
 	struct evbuffer *zscratch;      /* --gzip: an event compressed */
+	struct mock_counters count;
+	struct mock_delayed *delayed;   /* --metrics-fault slow: replies held */
+};
+
+/* A /metrics reply held back by --metrics-fault slow:MS. */
+struct mock_delayed {
+	struct mock_server *srv;
+	struct evhttp_request *req;
+	struct event *timer;
+	struct mock_delayed *prev, *next;
 };
 
 /* One generation request in flight, streaming or not. */
@@ -108,6 +130,7 @@ struct mock_stream {
 	long prompt_tokens;
 	long k;                         /* next token to emit */
 	int64_t due_ns;                 /* when token k is due */
+	int64_t admit_ns;               /* when it starts: later when stalled */
 	struct evbuffer *trickle;       /* --trickle-us: bytes not sent yet */
 	struct event *trickle_timer;    /* sends the next of them */
 	int ending;                     /* the tail is queued: end when sent */
@@ -619,6 +642,10 @@ static void stream_finish(struct mock_stream *s)
 	/* --no-final-newline: the stream's last event stops short */
 	int last_flags = o->no_final_newline ? EVENT_UNENDED : 0;
 
+	if (s->stop)
+		s->srv->count.success_stop++;
+	else
+		s->srv->count.success_length++;
 	if (!s->stream) {
 		httpserver_forget_conn(s->req, MOCK_TIMEOUT_S);  /* as in stream_end() */
 		stream_reply_whole(s);
@@ -699,6 +726,9 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 		for (c = 0; c < s->choices; c++)
 			stream_send_token(s, s->k, per, c);
 		s->k += per - 1;
+		srv->count.generation_tokens += (unsigned long long)(per * s->choices);
+	} else {
+		srv->count.generation_tokens += (unsigned long long)s->choices;
 	}
 	if (++s->k >= s->n) {
 		stream_finish(s);       /* the tail goes out the ordinary way */
@@ -1053,6 +1083,10 @@ static cJSON *parse_request(struct mock_server *srv,
 	for (p = 0; p < tk.prompts; p++)
 		r->cached += cache_lookup_insert(srv, tk.t + tk.bounds[p],
 						 tk.bounds[p + 1] - tk.bounds[p]);
+	if (srv->opt.cache_blocks) {
+		srv->count.cache_queries += (unsigned long long)tk.n;
+		srv->count.cache_hits += (unsigned long long)r->cached;
+	}
 	free(tk.t);
 	return root;
 bad:
@@ -1181,6 +1215,8 @@ static void stream_start(struct mock_server *srv, struct evhttp_request *req,
 		s->next->prev = s;
 	srv->streams = s;
 	srv->active++;
+	s->admit_ns = arrival_ns;
+	srv->count.prompt_tokens += (unsigned long long)r->prompt_tokens;
 
 	/* Prefill: the uncached prompt tokens cost --prefill-us-per-token each. */
 	s->due_ns = arrival_ns +
@@ -1261,6 +1297,141 @@ static void reply_tokenize(struct mock_server *srv, struct evhttp_request *req)
 	reply_cjson(req, HTTP_OK, "OK", root);
 }
 
+/*
+ * GET /metrics: the Prometheus text format with vLLM's (V1) names and the
+ * mock's own state: requests in flight (waiting: held by --stall-ms, not
+ * yet started; running: the rest), the prefix cache's fill as the KV-cache
+ * use and its token lookups and hits, the token and request counters since
+ * start. The mock never preempts, so that counter stays 0; without a
+ * prefix cache the cache figures are left out, not made up.
+ */
+static void reply_metrics(struct mock_server *srv, struct evhttp_request *req)
+{
+	struct evbuffer *b = evbuffer_new();
+	const struct mock_counters *c = &srv->count;
+	const struct mock_stream *st;
+	int64_t now = clock_now_ns();
+	long waiting = 0;
+	const char *m = srv->opt.model;
+	int ok = b != NULL;
+
+	for (st = srv->streams; st; st = st->next)
+		if (st->admit_ns > now)
+			waiting++;
+#define METRIC(kind, name, help, fmt, ...) \
+	(ok = ok && evbuffer_add_printf(b, "# HELP vllm:" name " " help "\n" \
+		"# TYPE vllm:" name " %s\n" fmt, kind, __VA_ARGS__) > 0)
+	METRIC("gauge", "num_requests_running", "Number of requests in model execution batches.",
+	       "vllm:num_requests_running{model_name=\"%s\"} %ld\n", m, srv->active - waiting);
+	METRIC("gauge", "num_requests_waiting", "Number of requests waiting to be processed.",
+	       "vllm:num_requests_waiting{model_name=\"%s\"} %ld\n", m, waiting);
+	if (srv->opt.cache_blocks) {
+		METRIC("gauge", "kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
+		       "vllm:kv_cache_usage_perc{model_name=\"%s\"} %.6f\n", m,
+		       (double)srv->cache.used / (double)srv->opt.cache_blocks);
+		METRIC("counter", "prefix_cache_queries", "Prefix cache queries, in terms of "
+		       "number of queried tokens.",
+		       "vllm:prefix_cache_queries_total{model_name=\"%s\"} %llu\n", m,
+		       c->cache_queries);
+		METRIC("counter", "prefix_cache_hits", "Prefix cache hits, in terms of number "
+		       "of cached tokens.",
+		       "vllm:prefix_cache_hits_total{model_name=\"%s\"} %llu\n", m, c->cache_hits);
+	}
+	METRIC("counter", "num_preemptions", "Cumulative number of preemption from the engine.",
+	       "vllm:num_preemptions_total{model_name=\"%s\"} %d\n", m, 0);
+	METRIC("counter", "prompt_tokens", "Number of prefill tokens processed.",
+	       "vllm:prompt_tokens_total{model_name=\"%s\"} %llu\n", m, c->prompt_tokens);
+	METRIC("counter", "generation_tokens", "Number of generation tokens processed.",
+	       "vllm:generation_tokens_total{model_name=\"%s\"} %llu\n", m, c->generation_tokens);
+	METRIC("counter", "request_success", "Count of successfully processed requests.",
+	       "vllm:request_success_total{finished_reason=\"stop\",model_name=\"%s\"} %llu\n"
+	       "vllm:request_success_total{finished_reason=\"length\",model_name=\"%s\"} %llu\n",
+	       m, c->success_stop, m, c->success_length);
+#undef METRIC
+	if (ok && srv->opt.metrics_fault == METRICS_MALFORMED)
+		ok = evbuffer_add_printf(b, "vllm:broken{model_name=\"%s} 1\n"
+					 "this is not a sample\n"
+					 "vllm:num_requests_running{model_name=\"%s\"} many\n", m, m) > 0;
+	if (ok) {
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+				  "text/plain; version=0.0.4; charset=utf-8");
+		evhttp_send_reply(req, HTTP_OK, "OK", b);
+	} else {
+		evhttp_send_error(req, HTTP_INTERNAL, "out of memory");
+	}
+	if (b)
+		evbuffer_free(b);
+}
+
+static void delayed_free(struct mock_delayed *d)
+{
+	if (d->prev)
+		d->prev->next = d->next;
+	else
+		d->srv->delayed = d->next;
+	if (d->next)
+		d->next->prev = d->prev;
+	event_free(d->timer);
+	free(d);
+}
+
+/* --metrics-fault slow: the held reply is due. */
+static void on_delayed_metrics(evutil_socket_t fd, short what, void *arg)
+{
+	struct mock_delayed *d = arg;
+
+	(void)fd;
+	(void)what;
+	httpserver_forget_conn(d->req, MOCK_TIMEOUT_S);
+	reply_metrics(d->srv, d->req);
+	delayed_free(d);
+}
+
+/* The client of a held reply went away first (a scraper's timeout). */
+static void on_delayed_close(struct evhttp_connection *conn, void *arg)
+{
+	struct mock_delayed *d = arg;
+
+	(void)conn;
+	httpserver_free_detached(d->req);
+	delayed_free(d);
+}
+
+/* GET /metrics with its --metrics-fault, if any. */
+static void route_metrics(struct mock_server *srv, struct evhttp_request *req)
+{
+	const struct mock_options *o = &srv->opt;
+	struct mock_delayed *d;
+	struct timeval tv;
+
+	if (o->metrics_fault == METRICS_STATUS) {
+		reply_error(req, (int)o->metrics_fault_arg, "Injected Fault",
+			    "injected by --metrics-fault");
+		return;
+	}
+	if (o->metrics_fault != METRICS_SLOW) {
+		reply_metrics(srv, req);
+		return;
+	}
+	if (!(d = calloc(1, sizeof(*d))) ||
+	    !(d->timer = evtimer_new(srv->base, on_delayed_metrics, d))) {
+		free(d);
+		reply_error(req, HTTP_INTERNAL, "Internal Server Error", "out of memory");
+		return;
+	}
+	d->srv = srv;
+	d->req = req;
+	d->next = srv->delayed;
+	if (d->next)
+		d->next->prev = d;
+	srv->delayed = d;
+	tv.tv_sec = o->metrics_fault_arg / 1000;
+	tv.tv_usec = (suseconds_t)(o->metrics_fault_arg % 1000) * 1000;
+	httpserver_busy(evhttp_request_get_connection(req), 1, MOCK_TIMEOUT_S);
+	evhttp_connection_set_closecb(evhttp_request_get_connection(req), on_delayed_close, d);
+	evtimer_add(d->timer, &tv);
+}
+
 /* A method's name for messages; "?" for one we do not name. */
 static const char *method_name(enum evhttp_cmd_type m)
 {
@@ -1272,7 +1443,7 @@ static const char *method_name(enum evhttp_cmd_type m)
 /* evhttp's callback for every complete request. */
 static void on_request(struct evhttp_request *req, void *arg)
 {
-	enum route { CHAT, COMPLETIONS, MODELS, HEALTH, TOKENIZE, NROUTES };
+	enum route { CHAT, COMPLETIONS, MODELS, HEALTH, TOKENIZE, METRICS, NROUTES };
 	static const struct {
 		const char *path;
 		enum evhttp_cmd_type method;
@@ -1282,6 +1453,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 		[MODELS]      = { "/v1/models",           EVHTTP_REQ_GET },
 		[HEALTH]      = { "/health",              EVHTTP_REQ_GET },
 		[TOKENIZE]    = { "/tokenize",            EVHTTP_REQ_POST },
+		[METRICS]     = { "/metrics",             EVHTTP_REQ_GET },
 	};
 	struct mock_server *srv = arg;
 	int64_t arrival_ns = clock_now_ns();
@@ -1330,6 +1502,9 @@ static void on_request(struct evhttp_request *req, void *arg)
 		break;
 	case TOKENIZE:
 		reply_tokenize(srv, req);
+		break;
+	case METRICS:
+		route_metrics(srv, req);
 		break;
 	default:
 		httpserver_reply_json(req, HTTP_OK, "OK",
@@ -1425,6 +1600,10 @@ cleanup:
 	while (srv.streams) {
 		httpserver_forget_conn(srv.streams->req, MOCK_TIMEOUT_S);  /* NOLINT(clang-analyzer-unix.Malloc) */
 		stream_free(srv.streams);
+	}
+	while (srv.delayed) {
+		httpserver_forget_conn(srv.delayed->req, MOCK_TIMEOUT_S);  /* NOLINT(clang-analyzer-unix.Malloc) */
+		delayed_free(srv.delayed);
 	}
 	if (srv.http)
 		evhttp_free(srv.http);  /* closes connections, frees requests */

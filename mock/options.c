@@ -24,7 +24,8 @@ enum { O_PORT_FILE = 256, O_TTFT, O_ITL, O_TOKENS, O_REASONING,
        O_RESET_AFTER, O_STALL_AFTER, O_MALFORMED_AFTER, O_NO_DONE,
        O_STALL_AT, O_STALL_MS, O_NO_FINAL_NEWLINE, O_BIG_AFTER,
        O_BIG_BYTES, O_TRICKLE, O_CLOSE_AFTER, O_EARLY_ROLE, O_MAX_MODEL_LEN,
-       O_EOS_PROB, O_PREFILL, O_CACHE_BLOCKS, O_PER_EVENT, O_GZIP };
+       O_EOS_PROB, O_PREFILL, O_CACHE_BLOCKS, O_PER_EVENT, O_GZIP,
+       O_METRICS_FAULT };
 
 static const char shortopts[] = ":l:qh";
 
@@ -59,6 +60,7 @@ static const struct option longopts[] = {
 	{ "prefix-cache-blocks", required_argument, NULL, O_CACHE_BLOCKS },
 	{ "tokens-per-event", required_argument, NULL, O_PER_EVENT },
 	{ "gzip",             no_argument,       NULL, O_GZIP },
+	{ "metrics-fault",    required_argument, NULL, O_METRICS_FAULT },
 	{ "quiet",            no_argument,       NULL, 'q' },
 	{ "help",             no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -70,7 +72,8 @@ void mock_options_usage(FILE *out)
 "usage: tracebench mock [options]\n"
 "\n"
 "Serve a deterministic OpenAI-compatible API (POST /v1/chat/completions,\n"
-"POST /v1/completions, POST /tokenize, GET /v1/models, GET /health) that\n"
+"POST /v1/completions, POST /tokenize, GET /v1/models, GET /health,\n"
+"GET /metrics in Prometheus text with vLLM's names) that\n"
 "answers as vLLM does. Token k of a request is sent at ttft + k * itl after\n"
 "it arrived; the request's max_tokens (or max_completion_tokens) says how\n"
 "many tokens, else --tokens does. The chat role chunk goes with the first\n"
@@ -133,6 +136,9 @@ void mock_options_usage(FILE *out)
 "                              connection after every response\n"
 "      --stall-at-ms T         T ms after the first request, hold new\n"
 "      --stall-ms D            requests for D ms (a stalled server)\n"
+"      --metrics-fault F       GET /metrics misbehaves: slow:MS (answers MS\n"
+"                              late), status:CODE (answers CODE), malformed\n"
+"                              (garbage lines among the samples)\n"
 "\n"
 "  -q, --quiet                 no start-up line on stderr\n"
 "  -h, --help                  show this help\n"
@@ -245,6 +251,20 @@ static int parse_fault_option(struct mock_options *o, int c, const char *arg)
 	case O_CLOSE_AFTER: o->close_after = 1; return OPT_TAKEN;
 	case O_STALL_AT: return set_ms(arg, &o->stall_at_ns);
 	case O_STALL_MS: return set_ms(arg, &o->stall_ns);
+	case O_METRICS_FAULT:
+		if (!strcmp(arg, "malformed")) {
+			o->metrics_fault = METRICS_MALFORMED;
+			return OPT_TAKEN;
+		}
+		if (!strncmp(arg, "slow:", 5)) {
+			o->metrics_fault = METRICS_SLOW;
+			return set_long(arg + 5, 1, 600000, &o->metrics_fault_arg);
+		}
+		if (!strncmp(arg, "status:", 7)) {
+			o->metrics_fault = METRICS_STATUS;
+			return set_long(arg + 7, 100, 599, &o->metrics_fault_arg);
+		}
+		return OPT_BAD;
 	default: return OPT_NOT_MINE;
 	}
 }

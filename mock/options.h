@@ -49,6 +49,9 @@ struct mock_options {
 	long cache_blocks;      /* prefix cache size in blocks; 0: none */
 	long tokens_per_event;  /* tokens in one event (speculative decoding) */
 	int gzip;               /* gzip replies to clients that accept it */
+	/* --metrics-fault: how GET /metrics misbehaves */
+	enum { METRICS_OK, METRICS_SLOW, METRICS_STATUS, METRICS_MALFORMED } metrics_fault;
+	long metrics_fault_arg; /* slow: ms of delay; status: the HTTP status */
 };
 
 /*
