@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "lib/clock.h"
+#include "lib/json.h"
 #include "lib/result.h"
 #include "lib/tracefile.h"
 
@@ -665,12 +667,106 @@ static const char db_insert_request_sql[] =
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
 	" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
 
+/* The statements a metrics record is inserted with. */
+struct metrics_insert {
+	sqlite3_stmt *scrape, *sample;
+	long next;                /* the next scrape's number */
+};
+
+static const char db_insert_scrape_sql[] =
+	"INSERT INTO metric_scrapes (run_id, scrape, level, repeat, t_ns, latency_us, status,"
+	" ok, error, bad_lines, first_bad) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+static const char db_insert_sample_sql[] =
+	"INSERT INTO metric_samples (run_id, scrape, name, series, value)"
+	" VALUES (?1, ?2, ?3, ?4, ?5)";
+
+/* Longest series name kept (replay writes at most 1023 bytes). */
+#define DB_MAX_SERIES 1024
+
+/*
+ * A "metrics" record (schema/FORMAT.md) into metric_scrapes and
+ * metric_samples. Returns 0, DB_ERR_INPUT with why in err (a field out of
+ * range or of the wrong type), or an SQLite error.
+ */
+static int db_insert_metrics(struct db *db, struct metrics_insert *mi, const char *run_id,
+			     const cJSON *rec, char *err, size_t errlen)
+{
+	int64_t t_ns = 0, level = 0, repeat = 0, latency = 0, status = 0, bad = 0;
+	const cJSON *ok = cJSON_GetObjectItemCaseSensitive(rec, "ok");
+	const cJSON *samples = cJSON_GetObjectItemCaseSensitive(rec, "samples");
+	const cJSON *x;
+	long scrape = mi->next;
+
+	if (json_get_int64(rec, "t_ns", &t_ns) != 1 || t_ns < -RESULT_MAX_NS || t_ns > RESULT_MAX_NS ||
+	    json_get_int64(rec, "level", &level) != 1 || level < 0 || level > 1000000 ||
+	    json_get_int64(rec, "repeat", &repeat) < 0 || repeat < 0 || repeat > 1000000 ||
+	    json_get_int64(rec, "latency_us", &latency) < 0 || latency < 0 ||
+	    latency > RESULT_MAX_NS / 1000 ||
+	    json_get_int64(rec, "status", &status) < 0 || status < 0 || status > 999 ||
+	    json_get_int64(rec, "bad_lines", &bad) < 0 || bad < 0 || bad > INT32_MAX ||
+	    !cJSON_IsBool(ok) || (samples && !cJSON_IsObject(samples))) {
+		errmsg_set(err, errlen, "a metrics record with a field missing or out of range");
+		return DB_ERR_INPUT;
+	}
+	sqlite3_bind_text(mi->scrape, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(mi->scrape, 2, scrape);
+	sqlite3_bind_int64(mi->scrape, 3, level);
+	sqlite3_bind_int64(mi->scrape, 4, repeat);
+	sqlite3_bind_int64(mi->scrape, 5, t_ns);
+	sqlite3_bind_int64(mi->scrape, 6, latency);
+	sqlite3_bind_int64(mi->scrape, 7, status);
+	sqlite3_bind_int(mi->scrape, 8, cJSON_IsTrue(ok));
+	db_bind_text(mi->scrape, 9, json_get_string(rec, "error"));
+	sqlite3_bind_int64(mi->scrape, 10, bad);
+	db_bind_text(mi->scrape, 11, json_get_string(rec, "first_bad"));
+	if (sqlite3_step(mi->scrape) != SQLITE_DONE)
+		return db_sqlerr(db, err, errlen);
+	sqlite3_reset(mi->scrape);
+	cJSON_ArrayForEach(x, samples) {
+		const char *brace = strchr(x->string, '{');
+		size_t nl = brace ? (size_t)(brace - x->string) : strlen(x->string);
+		double v;
+
+		if (cJSON_IsNumber(x))
+			v = x->valuedouble;
+		else if (cJSON_IsString(x) && !strcmp(x->valuestring, "NaN"))
+			v = NAN;
+		else if (cJSON_IsString(x) && !strcmp(x->valuestring, "+Inf"))
+			v = INFINITY;
+		else if (cJSON_IsString(x) && !strcmp(x->valuestring, "-Inf"))
+			v = -INFINITY;
+		else {
+			errmsg_set(err, errlen, "metrics series '%.80s' has a value that is not a number",
+				   x->string);
+			return DB_ERR_INPUT;
+		}
+		if (!nl || strlen(x->string) >= DB_MAX_SERIES) {
+			errmsg_set(err, errlen, "a metrics series name that is empty or too long");
+			return DB_ERR_INPUT;
+		}
+		sqlite3_bind_text(mi->sample, 1, run_id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(mi->sample, 2, scrape);
+		sqlite3_bind_text(mi->sample, 3, x->string, (int)nl, SQLITE_TRANSIENT);
+		sqlite3_bind_text(mi->sample, 4, x->string, -1, SQLITE_TRANSIENT);
+		if (isnan(v))
+			sqlite3_bind_null(mi->sample, 5);
+		else
+			sqlite3_bind_double(mi->sample, 5, v);
+		if (sqlite3_step(mi->sample) != SQLITE_DONE)
+			return db_sqlerr(db, err, errlen);
+		sqlite3_reset(mi->sample);
+	}
+	mi->next++;
+	return 0;
+}
+
 /* Reads every record of rd and inserts it; sets *count. Inside a transaction. */
 static int db_insert_records(struct db *db, struct tracefile_reader *rd, const char *path,
 			     const char *run_id, size_t *count, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	struct itl_text itl = { NULL, 0 };
+	struct metrics_insert mi = { NULL, NULL, 0 };
 	struct result r;
 	cJSON *rec = NULL;
 	char rerr[256];
@@ -680,9 +776,26 @@ static int db_insert_records(struct db *db, struct tracefile_reader *rd, const c
 
 	result_init(&r);
 	rc = db_prepare(db, db_insert_request_sql, &st, err, errlen);
+	if (!rc)
+		rc = db_prepare(db, db_insert_scrape_sql, &mi.scrape, err, errlen);
+	if (!rc)
+		rc = db_prepare(db, db_insert_sample_sql, &mi.sample, err, errlen);
 	if (rc)
 		goto cleanup;
 	while ((got = tracefile_reader_next(rd, &rec)) == 1) {
+		const char *type = json_get_string(rec, "type");
+
+		if (type && !strcmp(type, "metrics")) {
+			rc = db_insert_metrics(db, &mi, run_id, rec, rerr, sizeof(rerr));
+			if (rc) {
+				errmsg_set(err, errlen, "'%s' line %zu: %s", path,
+					   tracefile_reader_lineno(rd), rerr);
+				goto cleanup;
+			}
+			cJSON_Delete(rec);
+			rec = NULL;
+			continue;
+		}
 		result_release(&r);
 		if (result_from_json(&r, rec, rerr, sizeof(rerr)) != 0) {
 			errmsg_set(err, errlen, "'%s' line %zu: %s", path,
@@ -723,6 +836,8 @@ cleanup:
 	result_release(&r);
 	free(itl.buf);
 	sqlite3_finalize(st);
+	sqlite3_finalize(mi.scrape);
+	sqlite3_finalize(mi.sample);
 	return rc;
 }
 

@@ -24,9 +24,9 @@
 
 /* Schema version this build creates (PRAGMA user_version). It reads and,
  * when writing, migrates databases of version 1 (no requests.repeat) and
- * 2 (no runs.clock, no requests.streamed) and 3 (no token source, cached
- * tokens, salt or connection times). */
-#define DB_SCHEMA_VERSION 4
+ * 2 (no runs.clock, no requests.streamed), 3 (no token source, cached
+ * tokens, salt or connection times) and 4 (no metrics tables). */
+#define DB_SCHEMA_VERSION 5
 
 /* Suggested size of the 'err' buffers below. */
 #define DB_ERRLEN 1024

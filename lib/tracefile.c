@@ -77,6 +77,13 @@ static const char *gz_message(gzFile gz, int saved_errno)
 	return zlib_text(msg);
 }
 
+/* The newest version of a kind of file this build reads. */
+static int tracefile_newest(const char *kind)
+{
+	return strcmp(kind, TRACEFILE_KIND_RESULTS) == 0 ? TRACEFILE_RESULTS_VERSION :
+							   TRACEFILE_VERSION;
+}
+
 struct tracefile_writer *tracefile_writer_open(const char *path, const char *kind,
 					       const cJSON *header, int force,
 					       char *err)
@@ -109,7 +116,13 @@ struct tracefile_writer *tracefile_writer_open(const char *path, const char *kin
 	if (!head)
 		goto oom;
 	cJSON_AddStringToObject(head, "format", kind);
-	cJSON_AddNumberToObject(head, "version", TRACEFILE_VERSION);
+	{
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(header, "version");
+		int version = cJSON_IsNumber(v) && v->valuedouble >= 1 &&
+			      v->valuedouble <= tracefile_newest(kind) ? v->valueint : 1;
+
+		cJSON_AddNumberToObject(head, "version", version);
+	}
 	cJSON_ArrayForEach(item, header) {
 		if (strcmp(item->string, "format") && strcmp(item->string, "version"))
 			cJSON_AddItemToObject(head, item->string, cJSON_Duplicate(item, 1));
@@ -410,10 +423,10 @@ struct tracefile_reader *tracefile_reader_open(const char *path, const char *kin
 			 kind_noun(format->valuestring), kind_noun(kind));
 		goto fail;
 	}
-	if (version->valuedouble > TRACEFILE_VERSION) {
+	if (version->valuedouble > tracefile_newest(format->valuestring)) {
 		snprintf(err, TRACEFILE_ERRLEN,
 			 "'%s' has format version %d; this tracebench reads version %d: upgrade tracebench",
-			 path, version->valueint, TRACEFILE_VERSION);
+			 path, version->valueint, tracefile_newest(format->valuestring));
 		goto fail;
 	}
 	return r;

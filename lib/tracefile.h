@@ -20,7 +20,12 @@
 
 #define TRACEFILE_KIND_TRACE   "tracebench-trace"
 #define TRACEFILE_KIND_RESULTS "tracebench-results"
+/* The newest format version this build reads of a trace, and of a results
+ * file. A writer writes version 1 unless the header it is given asks for
+ * another ("version": N, up to the kind's newest): a results file with
+ * metrics records is version 2 (schema/FORMAT.md). */
 #define TRACEFILE_VERSION      1
+#define TRACEFILE_RESULTS_VERSION 2
 
 /*
  * Longest line (one record, without its newline) of a file: the one limit
@@ -44,7 +49,8 @@ struct tracefile_reader;
 
 /*
  * Creates 'path' and writes the header line: 'header' (may be NULL) with
- * "format": kind and "version": TRACEFILE_VERSION put first. The caller
+ * "format": kind and "version" put first (the header's "version" when it
+ * is an integer from 1 to the kind's newest, else 1). The caller
  * keeps ownership of 'header'. An existing file is refused unless 'force'.
  * Returns NULL and fills err (TRACEFILE_ERRLEN bytes) on failure.
  */

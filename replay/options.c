@@ -13,6 +13,7 @@
 #include "lib/redact.h"
 
 #include <curl/curl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,6 +30,7 @@ enum {
 	OPT_MAX_TOKENS, OPT_IGNORE_EOS, OPT_HTTP2, OPT_SHARD, OPT_START_AT,
 	OPT_MAX_EVENT_BYTES, OPT_LABEL_A, OPT_LABEL_B, OPT_WORKERS, OPT_ALL_REQUESTS,
 	OPT_NO_SALT, OPT_SALT_SEED,
+	OPT_METRICS_URL, OPT_METRICS_INTERVAL,
 };
 
 static const char shortopts[] = ":e:c:n:l:o:fqH:kh";
@@ -71,6 +73,8 @@ static const struct option longopts[] = {
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "start-at", required_argument, NULL, OPT_START_AT },
 	{ "workers", required_argument, NULL, OPT_WORKERS },
+	{ "metrics-url", required_argument, NULL, OPT_METRICS_URL },
+	{ "metrics-interval", required_argument, NULL, OPT_METRICS_INTERVAL },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -125,6 +129,13 @@ void replay_options_usage(FILE *out)
 		"      --max-event-bytes N   largest SSE event (its data) or non-streamed body\n"
 		"                            accepted; a larger one fails the request as\n"
 		"                            malformed (default 1048576, at least 1024)\n"
+		"\n"
+		"server metrics:\n"
+		"      --metrics-url URL     scrape the server's Prometheus metrics (e.g.\n"
+		"                            http://host:8000/metrics) during the run into\n"
+		"                            the results file, each scrape timing out before\n"
+		"                            the next is due\n"
+		"      --metrics-interval T  between scrapes: 1s (default), 500ms, 2 (seconds)\n"
 		"\n"
 		"two servers at once (an A/B run, closed loop):\n"
 		"  -e URL_A -e URL_B         give --endpoint twice and -o twice (A's file, then B's):\n"
@@ -299,6 +310,39 @@ static int parse_request_option(struct replay_options *o, int c, char *arg)
 	}
 }
 
+/* --metrics-interval: "1s", "250ms" or a number of seconds, 50 ms to 1 h. */
+static int parse_interval(const char *s, int64_t *out_ns)
+{
+	char num[32];
+	size_t n = strlen(s);
+	double scale = 1, v;
+
+	if (n > 2 && !strcmp(s + n - 2, "ms")) {
+		scale = 1e-3;
+		n -= 2;
+	} else if (n > 1 && s[n - 1] == 's') {
+		n -= 1;
+	}
+	if (n == 0 || n >= sizeof(num))
+		return -1;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (cli_parse_double(num, 0, 1e12, &v) < 0 || v * scale < 0.05 || v * scale > 3600)
+		return -1;
+	*out_ns = llround(v * scale * 1e9);
+	return 0;
+}
+
+/* The server's own metrics, scraped during the run. */
+static int parse_metrics_option(struct replay_options *o, int c, char *arg)
+{
+	switch (c) {
+	case OPT_METRICS_URL: o->metrics_url = arg; return OPT_TAKEN;
+	case OPT_METRICS_INTERVAL: return taken(parse_interval(arg, &o->metrics_interval_ns));
+	default: return OPT_NOT_MINE;
+	}
+}
+
 /* Several processes or hosts: the shard, the common start, the workers. */
 static int parse_hosts_option(struct replay_options *o, int c, const char *arg)
 {
@@ -330,6 +374,8 @@ static int take(void *opts, int c, char *arg, char *msg, size_t len)
 		rc = parse_request_option(o, c, arg);
 	if (rc == OPT_NOT_MINE)
 		rc = parse_hosts_option(o, c, arg);
+	if (rc == OPT_NOT_MINE)
+		rc = parse_metrics_option(o, c, arg);
 	return rc == OPT_TAKEN ? 0 : -1;
 }
 
@@ -388,6 +434,9 @@ static int check_options(struct replay_options *o)
 				   "with --rate or --timing use --max-concurrency", 0);
 	if (o->sched.rate > 0 && o->sched.arrival == ARRIVAL_TRACE)
 		return usage_error("give either --rate or --timing trace, not both", 0);
+	if (o->metrics_url && (o->endpoint_b || o->workers > 1))
+		return usage_error("--metrics-url takes one endpoint and one process "
+				   "(not with a second --endpoint or --workers)", 0);
 	return CLI_CONTINUE;
 }
 
@@ -437,6 +486,13 @@ static int check_urls(const struct replay_options *o)
 	char err[256];
 	size_t t;
 
+	if (o->metrics_url && curlev_check_url(o->metrics_url, err, sizeof(err)) < 0) {
+		char *shown = redact_url(o->metrics_url, NULL);
+
+		fprintf(stderr, PROG ": invalid --metrics-url '%s': %s\n", shown ? shown : "?", err);
+		free(shown);
+		return CLI_EXIT_USAGE;
+	}
 	for (t = 0; t < 2 && e[t]; t++) {
 		if (curlev_check_url(e[t], err, sizeof(err)) < 0) {
 			char *shown = redact_url(e[t], NULL);
@@ -466,6 +522,7 @@ int replay_options_parse(struct replay_options *o, int argc, char **argv)
 	o->format = TABLE_TEXT;
 	o->repeat = 1;
 	o->worker = -1;
+	o->metrics_interval_ns = NS_PER_S;
 	o->sched.arrival = ARRIVAL_CONSTANT;
 	o->sched.burstiness = 1;
 	o->sched.speed = 1;

@@ -59,6 +59,8 @@ struct replay_options {
 	int no_salt;              /* --no-salt: bodies byte for byte */
 	uint64_t salt_seed;       /* --salt-seed, else drawn by replay */
 	int salt_seed_given;
+	const char *metrics_url;  /* --metrics-url: the server's /metrics, or NULL */
+	int64_t metrics_interval_ns;   /* --metrics-interval, default 1 s */
 	char endpoint_buf[2][1024];
 	char label_buf[64];
 	char ab_label_buf[2][80];

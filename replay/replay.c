@@ -21,6 +21,7 @@
 #include "client.h"
 #include "clocksync.h"
 #include "schedule.h"
+#include "scrape.h"
 #include "workers.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
@@ -87,6 +88,7 @@ struct level_run {
 	int64_t progress_ns;      /* when the progress line was last printed */
 	size_t progress_finished;
 	int64_t progress_tokens;
+	struct scrape *scrape;    /* --metrics-url, else NULL */
 };
 
 static volatile sig_atomic_t stop_signal;   /* first signal seen, 0 if none */
@@ -324,6 +326,19 @@ static void record_done(struct level_run *lr, struct result *r)
 		stop_signal = stop_signal ? stop_signal : -1;
 	}
 	cJSON_Delete(rec);
+}
+
+/* A scrape's record (replay/scrape.h): into the file like a request's. */
+static void on_metrics(void *ctx, const cJSON *rec)
+{
+	struct level_run *lr = ctx;
+
+	if (tracefile_writer_append(lr->out, rec) < 0) {
+		if (!lr->write_failed)
+			fprintf(stderr, "\ntracebench replay: %s\n", tracefile_writer_error(lr->out));
+		lr->write_failed = 1;
+		stop_signal = stop_signal ? stop_signal : -1;
+	}
 }
 
 static void on_done(void *ctx, struct result *r)
@@ -661,6 +676,18 @@ static cJSON *results_header(const struct replay_options *o, const char *label, 
 		cJSON_AddNumberToObject(params, "start_at", o->start_at);
 	if (o->workers > 1)
 		cJSON_AddNumberToObject(params, "workers", (double)o->workers);
+	if (o->metrics_url) {
+		cJSON *m = cJSON_AddObjectToObject(params, "metrics");
+		char *url = redact_url(o->metrics_url, NULL);   /* no userinfo in the file */
+
+		/* its "metrics" records are what a version 1 reader does not know */
+		cJSON_AddNumberToObject(h, "version", 2);
+		cJSON_AddStringToObject(m, "url", url ? url : "");
+		cJSON_AddNumberToObject(m, "interval_s", (double)o->metrics_interval_ns / 1e9);
+		cJSON_AddNumberToObject(m, "timeout_ms",
+					(double)scrape_timeout_ms(o->metrics_interval_ns));
+		free(url);
+	}
 	add_overrides(params, o);
 	return h;
 }
@@ -815,6 +842,8 @@ static int run_level(struct level_run *lr, struct level_summary *s)
 	if (lr->connections && client_warm(lr->client, lr->connections) < 0)
 		return -1;
 	lr->progress_ns = clock_now_ns();
+	if (lr->scrape)
+		scrape_set_level(lr->scrape, lr->level, lr->repeat);
 	issue(lr);
 	if (lr->in_flight || evtimer_pending(lr->due_timer, NULL))
 		event_base_dispatch(base);
@@ -1402,6 +1431,21 @@ static int run_levels(struct replay *rp)
 	size_t k, t;
 
 	rp->base_tps[0] = rp->base_tps[1] = NAN;
+	if (o->metrics_url && !stop_signal) {
+		struct scrape_options so = { o->metrics_url, o->metrics_interval_ns, o->insecure };
+		char err[256];
+
+		rp->lr.scrape = scrape_new(client_base(rp->client), &so, rp->lr.origin_ns, on_metrics,
+					   &rp->lr, err, sizeof(err));
+		if (rp->lr.scrape)  /* the first scrape, now, belongs to the first level */
+			scrape_set_level(rp->lr.scrape, o->open_loop ? METRIC_OPEN_LOOP_LEVEL :
+					 o->levels[0], 0);
+		if (!rp->lr.scrape || scrape_start(rp->lr.scrape) < 0) {
+			fprintf(stderr, "tracebench replay: %s\n", rp->lr.scrape ? "cannot set up "
+				"the metrics timer" : err);
+			return CLI_EXIT_FAILED;
+		}
+	}
 	/* An A/B run's rows name their side; --repeat's, their repeat. */
 	summary_table_init(&rp->live, stdout, o->format,
 			   (o->repeat > 1 ? SUMMARY_GROUP_REPEAT : 0) |
@@ -1429,6 +1473,14 @@ static int run_levels(struct replay *rp)
 		table_end(&rp->live);
 		summary_print_notes(stdout, o->format, rp->rows, rp->n_rows);
 		fflush(stdout);
+	}
+	if (rp->lr.scrape) {
+		long scraped, failed;
+
+		scrape_stop(rp->lr.scrape);
+		scrape_counts(rp->lr.scrape, &scraped, &failed);
+		fprintf(stderr, "tracebench replay: %ld metrics scrape%s recorded, %ld failed\n",
+			scraped, scraped == 1 ? "" : "s", failed);
 	}
 	if (rp->warmup.warmup)
 		fprintf(stderr, "warm-up: %zu request%s, cold-start TTFT %.1f ms\n",
@@ -1478,6 +1530,7 @@ static void replay_release(struct replay *rp)
 {
 	size_t t;
 
+	scrape_free(rp->lr.scrape);
 	free_results(&rp->lr);
 	free(rp->rows);
 	for (t = 0; t < rp->n_sides; t++)

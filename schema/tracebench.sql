@@ -1,16 +1,17 @@
--- tracebench.sql - the analysis database, schema version 4.
+-- tracebench.sql - the analysis database, schema version 5.
 -- Version 2 added requests.repeat (replay --repeat), version 3 runs.clock
 -- (the host and clock of a shard) and requests.streamed (a whole JSON body,
 -- not SSE), version 4 where output tokens came from, the token events, the
 -- server's cached prompt tokens, the salt and the connection of each
--- request; analyze/db.c migrates an older database when it opens it for
+-- request, version 5 the tables metric_scrapes and metric_samples (replay
+-- --metrics-url); analyze/db.c migrates an older database when it opens it for
 -- writing, and reads one as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
 -- Plain SQL only: the sqlite3 shell can query everything here.
 
 -- Applied by analyze only after it has checked that the database is not of
 -- a newer version (analyze/db.c), so this never downgrades one.
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;
 
 CREATE TABLE IF NOT EXISTS runs (
 	run_id       TEXT PRIMARY KEY,
@@ -59,6 +60,35 @@ CREATE TABLE IF NOT EXISTS requests (
 );
 
 CREATE INDEX IF NOT EXISTS requests_level ON requests(run_id, level);
+
+-- The server's own metrics (replay --metrics-url): one row per scrape, one
+-- per series of it. Values as the server gave them; NaN is NULL. Unknown
+-- metrics are kept like known ones; analyze report reads the known ones.
+CREATE TABLE IF NOT EXISTS metric_scrapes (
+	run_id     TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+	scrape     INTEGER NOT NULL,          -- order in the results file, from 0
+	level      INTEGER NOT NULL,
+	repeat     INTEGER NOT NULL DEFAULT 0,
+	t_ns       INTEGER NOT NULL,          -- sent, offset from the run's start
+	latency_us INTEGER,
+	status     INTEGER,
+	ok         INTEGER NOT NULL,
+	error      TEXT,
+	bad_lines  INTEGER NOT NULL DEFAULT 0,
+	first_bad  TEXT,
+	PRIMARY KEY (run_id, scrape)
+);
+
+CREATE TABLE IF NOT EXISTS metric_samples (
+	run_id TEXT NOT NULL,
+	scrape INTEGER NOT NULL,
+	name   TEXT NOT NULL,                 -- the metric: vllm:num_requests_running
+	series TEXT NOT NULL,                 -- with its labels: name{model_name="m"}
+	value  REAL,                          -- NULL for NaN
+	FOREIGN KEY (run_id, scrape) REFERENCES metric_scrapes(run_id, scrape) ON DELETE CASCADE
+);
+
+CREATE INDEX IF NOT EXISTS metric_samples_scrape ON metric_samples(run_id, scrape);
 
 -- The metric columns of both views mirror lib/metric.h, where each metric
 -- is defined; tests/unit/test_metric.c checks that they agree with it on

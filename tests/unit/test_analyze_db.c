@@ -200,7 +200,8 @@ TEST(version_1_database_reads_and_migrates)
 	report_run_release(&run);
 	db_close(db);
 	/* Opened for writing (analyze load): migrated to this version, rows kept,
-	 * every old request streamed, its token source told by tokens_estimated. */
+	 * every old request streamed, its token source told by tokens_estimated, the metrics tables
+	 * there and empty. */
 	db = NULL;
 	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_OK);
 	db_close(db);
@@ -220,6 +221,8 @@ TEST(version_1_database_reads_and_migrates)
 	CHECK_EQ_INT(sqlite3_column_int(st, 5), 0);
 	sqlite3_finalize(st);
 	sqlite3_close(s);
+	CHECK_EQ_INT(count_rows(path, "metric_scrapes"), 0);
+	CHECK_EQ_INT(count_rows(path, "metric_samples"), 0);
 }
 
 TEST(repeats_are_stored_and_their_walls_summed)

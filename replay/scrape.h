@@ -1,0 +1,74 @@
+/*
+ * scrape.h - replay --metrics-url: the server's Prometheus /metrics read
+ * every interval on replay's own event loop, each scrape one "metrics"
+ * record of the results file (schema/FORMAT.md).
+ *
+ * A scrape is one GET on a libcurl multi handle of its own, on the loop
+ * the requests run on: nothing blocks, and its timeout is shorter than the
+ * interval, so at most one scrape is ever in flight and a slow, failing
+ * or malformed endpoint costs the replay nothing but the record that says
+ * so (ok false and the error; bad lines counted). The body is capped
+ * (SCRAPE_MAX_BODY) and parsed by lib/prom.c.
+ */
+#ifndef TB_SCRAPE_H
+#define TB_SCRAPE_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <event2/event.h>
+
+#define SCRAPE_MAX_BODY     (4L << 20)   /* bytes of one /metrics reply */
+#define SCRAPE_MAX_SAMPLES  10000        /* samples kept of one scrape */
+
+struct scrape;
+
+/* Hands one finished scrape's record to the caller, who writes it; the
+ * scraper frees record after the call. */
+typedef void (*scrape_record_fn)(void *ctx, const cJSON *record);
+
+struct scrape_options {
+	const char *url;          /* not copied: must outlive the scraper */
+	int64_t interval_ns;      /* between scrape starts, > 0 */
+	int insecure;             /* do not verify a TLS certificate */
+};
+
+/* The timeout of one scrape for an interval: three quarters of it (at
+ * most 10 s), so that a scrape always ends before the next is due. */
+long scrape_timeout_ms(int64_t interval_ns);
+
+/*
+ * A scraper on base, offsets counted from origin_ns (the run's start, as
+ * the request records count them). Returns NULL when out of memory
+ * (err says so). Nothing is sent before scrape_start.
+ */
+struct scrape *scrape_new(struct event_base *base, const struct scrape_options *o,
+			  int64_t origin_ns, scrape_record_fn fn, void *ctx, char *err,
+			  size_t errlen);
+
+/* The level and repeat the next scrapes are recorded under. */
+void scrape_set_level(struct scrape *s, long level, long repeat);
+
+/* Scrapes now and then every interval. Returns 0, or -1 when the timer
+ * cannot be set. */
+int scrape_start(struct scrape *s);
+
+/* Stops the timer and drops a scrape in flight (no record for it). */
+void scrape_stop(struct scrape *s);
+
+/* Scrapes recorded, and of them failed. */
+void scrape_counts(const struct scrape *s, long *recorded, long *failed);
+
+/* Stops and frees s (NULL is a no-op). */
+void scrape_free(struct scrape *s);
+
+/*
+ * The record of one scrape (caller frees): t_ns the start offset, level
+ * and repeat, latency, error NULL for a usable body (whose text, len
+ * bytes, is parsed into samples) or the reason it is not, status the HTTP
+ * status (0: none). Exposed for the tests.
+ */
+cJSON *scrape_record(int64_t t_ns, long level, long repeat, int64_t latency_ns, long status,
+		     const char *error, const char *text, size_t len);
+
+#endif
