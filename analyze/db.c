@@ -1242,6 +1242,83 @@ cleanup:
 	return rc;
 }
 
+int db_metric_levels(struct db *db, const char *label, struct db_metric_level **out,
+		     size_t *n, char *err, size_t errlen)
+{
+	static const char levels_sql[] =
+		"SELECT c.level, count(*), sum(NOT c.ok), sum(c.bad_lines) FROM metric_scrapes c"
+		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
+		" GROUP BY c.level ORDER BY c.level";
+	/* the shards of a run scrape one server: their scrapes in time order */
+	static const char samples_sql[] =
+		"SELECT c.level, c.rowid, s.name, s.value FROM metric_scrapes c"
+		" JOIN metric_samples s ON s.run_id = c.run_id AND s.scrape = c.scrape"
+		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND c.ok"
+		" ORDER BY c.level, c.t_ns, c.rowid";
+	struct db_metric_level *v = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0, len = 0, k = 0, i;
+	int step;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (db->version < 5)
+		return DB_OK;
+	rc = db_prepare(db, levels_sql, &st, err, errlen);
+	if (rc)
+		goto cleanup;
+	db_bind_text(st, 1, label);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (db_grow((void **)&v, &cap, len, sizeof(*v))) {
+			errmsg_set(err, errlen, "'%s': out of memory", db->path);
+			rc = DB_ERR_WORK;
+			goto cleanup;
+		}
+		v[len].level = sqlite3_column_int(st, 0);
+		v[len].scrapes = (long)sqlite3_column_int64(st, 1);
+		v[len].failed = (long)sqlite3_column_int64(st, 2);
+		v[len].bad_lines = (long)sqlite3_column_int64(st, 3);
+		srvmetric_level_init(&v[len].m);
+		len++;
+	}
+	if (step != SQLITE_DONE) {
+		rc = db_sqlerr(db, err, errlen);
+		goto cleanup;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	rc = db_prepare(db, samples_sql, &st, err, errlen);
+	if (rc)
+		goto cleanup;
+	db_bind_text(st, 1, label);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int level = sqlite3_column_int(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 2);
+
+		while (k < len && v[k].level < level)
+			k++;
+		if (k == len || v[k].level != level || !name)
+			continue;
+		srvmetric_level_add(&v[k].m, (long)sqlite3_column_int64(st, 1), name,
+				    sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN :
+				    sqlite3_column_double(st, 3));
+	}
+	if (step != SQLITE_DONE) {
+		rc = db_sqlerr(db, err, errlen);
+		goto cleanup;
+	}
+	for (i = 0; i < len; i++)
+		srvmetric_level_finish(&v[i].m);
+	*out = v;
+	*n = len;
+	v = NULL;
+cleanup:
+	free(v);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 void db_results_free(struct result *r, size_t n)
 {
 	size_t i;

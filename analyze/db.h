@@ -19,6 +19,7 @@
 #ifndef TB_ANALYZE_DB_H
 #define TB_ANALYZE_DB_H
 
+#include "lib/srvmetric.h"
 #include <stddef.h>
 #include "lib/result.h"
 
@@ -178,6 +179,22 @@ void db_shards_free(struct db_shard *s, size_t n);
  */
 int db_levels(struct db *db, const char *label, int **levels, size_t *n,
 	      char *err, size_t errlen);
+
+/* The server's own metrics of one level of a run (replay --metrics-url). */
+struct db_metric_level {
+	int level;
+	long scrapes, failed;       /* scrapes recorded, of which not ok */
+	long bad_lines;             /* lines the ok ones skipped */
+	struct srvmetric_level m;   /* the ok ones folded (lib/srvmetric.h) */
+};
+
+/*
+ * Per level of the run 'label' (ascending), its scrapes folded. On success
+ * sets *out (free() it; NULL when *n is 0: no scrapes, or a database from
+ * before schema version 5) and *n.
+ */
+int db_metric_levels(struct db *db, const char *label, struct db_metric_level **out,
+		     size_t *n, char *err, size_t errlen);
 
 /*
  * Every request (warm-ups included) of one level of the run 'label', file

@@ -313,6 +313,131 @@ static void report_slo_line(FILE *out, const struct metric_slo *slo)
 	fputs("; good req/s = those requests / wall time.\n", out);
 }
 
+/* ---- the server's own metrics (replay --metrics-url) ------------------ */
+
+static const char *col_srv_level(const void *row, size_t arg)
+{
+	static char buf[24];
+	const struct db_metric_level *m = row;
+
+	(void)arg;
+	if (m->level == METRIC_OPEN_LOOP_LEVEL)
+		return "open";
+	snprintf(buf, sizeof(buf), "%d", m->level);
+	return buf;
+}
+
+static double col_srv_count(const void *row, size_t off)
+{
+	long v;
+
+	memcpy(&v, (const char *)row + off, sizeof(v));
+	return (double)v;
+}
+
+/* arg: a srvmetric_kind; the mean, the max or the increase over the level. */
+static double col_srv_mean(const void *row, size_t arg)
+{
+	return ((const struct db_metric_level *)row)->m.mean[arg % SRVMETRIC_N];
+}
+
+static double col_srv_max(const void *row, size_t arg)
+{
+	return ((const struct db_metric_level *)row)->m.max[arg % SRVMETRIC_N];
+}
+
+static double col_srv_delta(const void *row, size_t arg)
+{
+	return ((const struct db_metric_level *)row)->m.delta[arg % SRVMETRIC_N];
+}
+
+static double col_srv_hit_rate(const void *row, size_t arg)
+{
+	(void)arg;
+	return ((const struct db_metric_level *)row)->m.prefix_hit_rate;
+}
+
+static double col_srv_spec(const void *row, size_t arg)
+{
+	(void)arg;
+	return ((const struct db_metric_level *)row)->m.spec_acceptance;
+}
+
+static double col_srv_unknown(const void *row, size_t arg)
+{
+	(void)arg;
+	return (double)((const struct db_metric_level *)row)->m.unknown;
+}
+
+#define SRV_FIG(h, u, k, d, sc, suf, fn, a) { .head = (h), .unit = (u), .key = (k), \
+		.decimals = (d), .scale = (sc), .suffix = (suf), .csv_decimals = 4, .num = (fn), \
+		.arg = (a) }
+
+static const struct table_col report_srv_cols[] = {
+	{ .head = "C", .key = "level", .str = col_srv_level },
+	{ .head = "Scrapes", .key = "scrapes", .num = col_srv_count,
+	  .arg = offsetof(struct db_metric_level, scrapes) },
+	{ .head = "Failed", .key = "failed", .num = col_srv_count,
+	  .arg = offsetof(struct db_metric_level, failed) },
+	{ .head = "Bad lines", .key = "bad_lines", .num = col_srv_count,
+	  .arg = offsetof(struct db_metric_level, bad_lines) },
+	SRV_FIG("Running", "avg", "running_avg", 1, 0, NULL, col_srv_mean, SRVMETRIC_RUNNING),
+	SRV_FIG("Running", "max", "running_max", 0, 0, NULL, col_srv_max, SRVMETRIC_RUNNING),
+	SRV_FIG("Waiting", "avg", "waiting_avg", 1, 0, NULL, col_srv_mean, SRVMETRIC_WAITING),
+	SRV_FIG("Waiting", "max", "waiting_max", 0, 0, NULL, col_srv_max, SRVMETRIC_WAITING),
+	SRV_FIG("KV use", "avg", "kv_usage_avg", 1, 100, "%", col_srv_mean, SRVMETRIC_KV_USAGE),
+	SRV_FIG("KV use", "max", "kv_usage_max", 1, 100, "%", col_srv_max, SRVMETRIC_KV_USAGE),
+	{ .head = "Prefix hit", .key = "prefix_hit_rate", .decimals = 1, .scale = 100,
+	  .suffix = "%", .csv_decimals = 4, .num = col_srv_hit_rate },
+	SRV_FIG("Preempt", NULL, "preemptions", 0, 0, NULL, col_srv_delta, SRVMETRIC_PREEMPTIONS),
+	{ .head = "Spec accept", .key = "spec_acceptance", .decimals = 1, .scale = 100,
+	  .suffix = "%", .csv_decimals = 4, .num = col_srv_spec },
+	SRV_FIG("Prompt tok", NULL, "prompt_tokens", 0, 0, NULL, col_srv_delta, SRVMETRIC_PROMPT_TOKENS),
+	SRV_FIG("Gen tok", NULL, "generation_tokens", 0, 0, NULL, col_srv_delta, SRVMETRIC_GEN_TOKENS),
+	{ .head = "Other", .key = "other_samples", .num = col_srv_unknown },
+};
+
+/*
+ * Text and Markdown: the server's own metrics of each level, when the run
+ * scraped them (lib/srvmetric.h says how they are folded); *printed set.
+ */
+static int report_server_metrics(FILE *out, enum table_format fmt, struct db *db,
+				 const char *label, int *printed, char *err, size_t errlen)
+{
+	struct db_metric_level *lv = NULL;
+	const char *family = NULL;
+	struct table t;
+	size_t n = 0, i;
+	int rc = db_metric_levels(db, label, &lv, &n, err, errlen);
+
+	*printed = 0;
+	if (rc || !n) {
+		free(lv);
+		return rc;
+	}
+	for (i = 0; i < n && !family; i++)
+		family = lv[i].m.family;
+	fprintf(out, "\nserver metrics (%s names; scraped by replay --metrics-url):\n",
+		family ? family : "no known");
+	if (fmt == TABLE_MARKDOWN)
+		fputc('\n', out);
+	table_init(&t, out, fmt, report_srv_cols, sizeof(report_srv_cols) / sizeof(report_srv_cols[0]),
+		   0);
+	for (i = 0; i < n; i++)
+		table_fit(&t, &lv[i]);
+	table_begin(&t);
+	for (i = 0; i < n; i++)
+		table_row(&t, &lv[i]);
+	table_end(&t);
+	fputs(fmt == TABLE_MARKDOWN ? "\n" : "", out);
+	fprintf(out, "gauges averaged over the level's scrapes (label sets summed), counters "
+		"as their increase over it; prefix hit = hits / queries; \"Other\" = samples "
+		"of names not summarised (in table metric_samples).\n");
+	*printed = 1;
+	free(lv);
+	return DB_OK;
+}
+
 /* Text and Markdown: per run a heading, the table, the warm-up and error
  * lines, and the latency table with its legend. */
 static int report_print_per_run(struct db *db, const struct db_run *runs, size_t n,
@@ -360,6 +485,9 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 			summary_print_latency(out, fmt, run.levels, run.n_levels);
 		}
 		report_run_release(&run);
+		rc = report_server_metrics(out, fmt, db, runs[i].label, &sharded, err, errlen);
+		if (rc)
+			return rc;
 	}
 	return DB_OK;
 }

@@ -101,3 +101,25 @@ if have sqlite3; then
 else
 	skip "analyze load's metrics tables" "sqlite3 not installed"
 fi
+
+# analyze report: each level's server metrics under vLLM's names
+tb analyze report --db "$WORK/m.db" --format markdown >"$WORK/report.md" 2>&1
+good_label=$(zcat "$WORK/good.jsonl.gz" | head -1 | sed 's/.*"label":"\([^"]*\)".*/\1/')
+tb analyze load --db "$WORK/g.db" "$WORK/good.jsonl.gz" >/dev/null 2>&1
+tb analyze report --db "$WORK/g.db" --format csv >/dev/null 2>&1
+tb analyze report --db "$WORK/g.db" >"$WORK/g.txt" 2>&1
+srv_row() {  # level: the markdown row of that level in the server metrics table of g
+	tb analyze report --db "$WORK/g.db" --format markdown 2>/dev/null |
+		sed -n '/^server metrics/,$p' | awk -F'|' -v c="$1" '$2 == " " c " " { print }'
+}
+row2=$(srv_row 2)
+row4=$(srv_row 4)
+report_rows() {
+	grep -q '^server metrics (vllm names' "$WORK/g.txt" &&
+	# C 2 ran with at most 2 in flight, C 4 with at most 4, none waiting, none failed
+	echo "$row2" | awk -F'|' '{ exit !($4 + 0 == 0 && $7 + 0 >= 1 && $7 + 0 <= 2 && $9 + 0 == 0) }' &&
+	echo "$row4" | awk -F'|' '{ exit !($4 + 0 == 0 && $7 + 0 >= 3 && $7 + 0 <= 4 && $9 + 0 == 0) }'
+}
+check "analyze report: a server metrics row per level, running at most C ($good_label)" report_rows
+check "... the slow run's failed scrapes counted, its figures absent" \
+	grep -q '^| [24] | [0-9]* | [1-9][0-9]* | 0 | - |' "$WORK/report.md"
