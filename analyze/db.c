@@ -1319,6 +1319,69 @@ cleanup:
 	return rc;
 }
 
+int db_metric_timeline(struct db *db, const char *label, struct db_metric_point **out,
+		       size_t *n, char *err, size_t errlen)
+{
+	static const char sql[] =
+		"SELECT c.t_ns, c.rowid, s.name, s.value FROM metric_scrapes c"
+		" JOIN metric_samples s ON s.run_id = c.run_id AND s.scrape = c.scrape"
+		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND c.ok"
+		" ORDER BY c.t_ns, c.rowid";
+	struct db_metric_point *v = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0, len = 0;
+	int64_t cur = -1;
+	int step;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (db->version < 4)
+		return DB_OK;
+	rc = db_prepare(db, sql, &st, err, errlen);
+	if (rc)
+		goto cleanup;
+	db_bind_text(st, 1, label);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 2);
+		int64_t id = sqlite3_column_int64(st, 1);
+		double value = sqlite3_column_double(st, 3), *slot;
+		enum srvmetric_kind kind;
+		const char *family;
+
+		if (!name || sqlite3_column_type(st, 3) == SQLITE_NULL || !isfinite(value) ||
+		    srvmetric_lookup(name, &kind, &family) < 0 ||
+		    (kind != SRVMETRIC_RUNNING && kind != SRVMETRIC_WAITING &&
+		     kind != SRVMETRIC_KV_USAGE))
+			continue;
+		if (!len || id != cur) {
+			if (db_grow((void **)&v, &cap, len, sizeof(*v))) {
+				errmsg_set(err, errlen, "'%s': out of memory", db->path);
+				rc = DB_ERR_WORK;
+				goto cleanup;
+			}
+			v[len].t_s = (double)sqlite3_column_int64(st, 0) / 1e9;
+			v[len].running = v[len].waiting = v[len].kv_usage = NAN;
+			len++;
+			cur = id;
+		}
+		slot = kind == SRVMETRIC_RUNNING ? &v[len - 1].running :
+		       kind == SRVMETRIC_WAITING ? &v[len - 1].waiting : &v[len - 1].kv_usage;
+		*slot = isnan(*slot) ? value : *slot + value;
+	}
+	if (step != SQLITE_DONE) {
+		rc = db_sqlerr(db, err, errlen);
+		goto cleanup;
+	}
+	*out = v;
+	*n = len;
+	v = NULL;
+cleanup:
+	free(v);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 void db_results_free(struct result *r, size_t n)
 {
 	size_t i;

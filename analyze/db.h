@@ -196,6 +196,20 @@ struct db_metric_level {
 int db_metric_levels(struct db *db, const char *label, struct db_metric_level **out,
 		     size_t *n, char *err, size_t errlen);
 
+/* One ok scrape on the timeline: seconds from the run's start, and the
+ * known gauges summed over their label sets (NaN when not reported). */
+struct db_metric_point {
+	double t_s;
+	double running, waiting, kv_usage;
+};
+
+/*
+ * Every ok scrape of the run 'label' in time order. On success sets *out
+ * (free() it; NULL when *n is 0) and *n.
+ */
+int db_metric_timeline(struct db *db, const char *label, struct db_metric_point **out,
+		       size_t *n, char *err, size_t errlen);
+
 /*
  * Every request (warm-ups included) of one level of the run 'label', file
  * by file (by run_id), each in sending order, as initialized struct results. On success sets *out (free

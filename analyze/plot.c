@@ -45,6 +45,8 @@ struct plot_series {
 	size_t n_ttft, n_e2e;
 	struct plot_point *pts;   /* owned: every request with a TTFT, sending order */
 	size_t n_pts;
+	struct db_metric_point *srv;  /* owned: the server's scrapes (--metrics-url) */
+	size_t n_srv;
 };
 
 struct plot_data {
@@ -79,6 +81,7 @@ static void plot_data_release(struct plot_data *d)
 		free(d->series[i].ttft);
 		free(d->series[i].e2e);
 		free(d->series[i].pts);
+		free(d->series[i].srv);
 		report_run_release(&d->series[i].run);
 	}
 	free(d->series);
@@ -229,7 +232,10 @@ static int plot_add_series(struct plot_data *d, struct db *db, const char *label
 	rc = report_summarize(db, label, NULL, &s->run, err, errlen);
 	if (!rc)
 		rc = plot_load_requests(db, label, s, err, errlen);
+	if (!rc)
+		rc = db_metric_timeline(db, label, &s->srv, &s->n_srv, err, errlen);
 	if (rc) {
+		free(s->srv);
 		free(s->label);
 		free(s->ttft);
 		free(s->e2e);
@@ -594,9 +600,22 @@ static void plot_cdf_gp(FILE *f, const struct plot_data *d)
 	fputs("unset multiplot\n", f);
 }
 
+/* Does any run have the server's scrapes for the timeline's lower panel? */
+static int plot_has_server(const struct plot_data *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_series; i++)
+		if (d->series[i].n_srv)
+			return 1;
+	return 0;
+}
+
 /*
  * ttft_timeline.dat: per run, a block of measured requests then a block of
- * warm-ups, each only when not empty; rows 'seconds ttft-ms'.
+ * warm-ups, each only when not empty; rows 'seconds ttft-ms'. Then, per run
+ * with scrapes, a block 'seconds running waiting kv-use-%' ('?' where
+ * the server reports none).
  */
 static void plot_timeline_dat(FILE *f, const struct plot_data *d)
 {
@@ -622,6 +641,81 @@ static void plot_timeline_dat(FILE *f, const struct plot_data *d)
 				fputs("\n\n", f);
 		}
 	}
+	for (i = 0; i < d->n_series; i++) {
+		const struct plot_series *s = &d->series[i];
+
+		if (!s->n_srv)
+			continue;
+		fprintf(f, "# server metrics of run %zu: s, running, waiting, KV-cache use %%\n", i + 1);
+		for (k = 0; k < s->n_srv; k++) {
+			fprintf(f, "%.6f", s->srv[k].t_s);
+			plot_put_value(f, s->srv[k].running);
+			plot_put_value(f, s->srv[k].waiting);
+			plot_put_value(f, s->srv[k].kv_usage * 100);
+			fputc('\n', f);
+		}
+		fputs("\n\n", f);
+	}
+}
+
+/* The last instant either panel shows, and the most requests the lower
+ * one does: the two panels share their time axis. */
+static void plot_timeline_extent(const struct plot_data *d, double *t_max, double *req_max)
+{
+	size_t i, k;
+
+	*t_max = 0;
+	*req_max = 1;
+	for (i = 0; i < d->n_series; i++) {
+		const struct plot_series *s = &d->series[i];
+
+		for (k = 0; k < s->n_pts; k++)
+			*t_max = s->pts[k].t_s > *t_max ? s->pts[k].t_s : *t_max;
+		for (k = 0; k < s->n_srv; k++) {
+			*t_max = s->srv[k].t_s > *t_max ? s->srv[k].t_s : *t_max;
+			if (s->srv[k].running > *req_max)
+				*req_max = s->srv[k].running;
+			if (s->srv[k].waiting > *req_max)
+				*req_max = s->srv[k].waiting;
+		}
+	}
+}
+
+/* The lower panel: requests running and waiting and the KV-cache use, as
+ * the server reported them, on the TTFT panel's time axis. */
+static void plot_timeline_server(FILE *f, const struct plot_data *d, size_t block)
+{
+	double t_max, req_max;
+	size_t i;
+	int first = 1;
+
+	plot_timeline_extent(d, &t_max, &req_max);
+	fprintf(f, "set title 'server: requests running and waiting (left), KV-cache use (right)'\n"
+		"set ylabel 'requests'\n"
+		"unset logscale y\n"
+		"set yrange [0:%.0f]\n", ceil(req_max * 1.15 + 0.5));
+	fputs("set y2label 'KV-cache use (%)'\n"
+	      "set y2range [0:100]\n"
+	      "set y2tics\n"
+	      "set ytics nomirror\n"
+	      "plot \\\n", f);
+	for (i = 0; i < d->n_series; i++) {
+		const struct plot_series *s = &d->series[i];
+		const char *what[] = { ": running", ": waiting", ": KV use" };
+		int c;
+
+		if (!s->n_srv)
+			continue;
+		for (c = 0; c < 3; c++) {
+			fprintf(f, "%s     'ttft_timeline.dat' index %zu using 1:%d %swith steps "
+				"lc %zu dt %d title ", first ? "" : ", \\\n", block, c + 2,
+				c == 2 ? "axes x1y2 " : "", i + 1, c + 1);
+			plot_put_gp_title(f, "", s->label, what[c]);
+			first = 0;
+		}
+		block++;
+	}
+	fputc('\n', f);
 }
 
 static void plot_timeline_gp(FILE *f, const struct plot_data *d)
@@ -631,6 +725,16 @@ static void plot_timeline_gp(FILE *f, const struct plot_data *d)
 
 	plot_preamble(f, d, "ttft_timeline", "TTFT of each request over the run");
 	fputs("# Shows the cold start (warm-ups, hollow) and queueing over time.\n", f);
+	if (plot_has_server(d)) {
+		double t_max, req_max;
+
+		plot_timeline_extent(d, &t_max, &req_max);
+		fprintf(f, "# Under it, the server's own queue and KV-cache use (--metrics-url).\n"
+			"set multiplot layout 2,1\n"
+			"set lmargin 10\n"
+			"set rmargin 10\n"
+			"set xrange [0:%.3f]\n", t_max * 1.02 + 0.001);
+	}
 	plot_title(f, d, "TTFT over the run");
 	fputs("set xlabel 'send time (s from the start of the run)'\n"
 	      "set ylabel 'TTFT (ms)'\n"
@@ -656,6 +760,10 @@ static void plot_timeline_gp(FILE *f, const struct plot_data *d)
 		}
 	}
 	fputc('\n', f);
+	if (plot_has_server(d)) {
+		plot_timeline_server(f, d, block);
+		fputs("unset multiplot\n", f);
+	}
 }
 
 /* Does the run set have anything for the timeline and CDF plots? */

@@ -123,3 +123,20 @@ report_rows() {
 check "analyze report: a server metrics row per level, running at most C ($good_label)" report_rows
 check "... the slow run's failed scrapes counted, its figures absent" \
 	grep -q '^| [24] | [0-9]* | [1-9][0-9]* | 0 | - |' "$WORK/report.md"
+
+# analyze plot: the server's queue and KV-cache use under the TTFT timeline
+tb analyze plot --db "$WORK/g.db" --out "$WORK/plots" >/dev/null 2>&1
+panel() {
+	grep -q '^set multiplot layout 2,1' "$WORK/plots/ttft_timeline.gp" &&
+	grep -q "index 2 using 1:2 with steps .*: running'" "$WORK/plots/ttft_timeline.gp" &&
+	grep -q "using 1:4 axes x1y2 with steps .*: KV use'" "$WORK/plots/ttft_timeline.gp" &&
+	[ "$(grep -c '^[0-9.]* [0-9.?]* [0-9.?]* [0-9.?]*$' "$WORK/plots/ttft_timeline.dat")" = \
+	  "$(recs "$WORK/good.jsonl.gz" | wc -l)" ]
+}
+check "analyze plot: ttft_timeline gets a lower panel, one row per scrape" panel
+if have gnuplot; then
+	check "... rendered by gnuplot" sh -c "[ -s '$WORK/plots/ttft_timeline.png' ] &&
+		head -c 8 '$WORK/plots/ttft_timeline.png' | od -c | grep -q 'P   N   G'"
+else
+	skip "... rendered by gnuplot" "gnuplot not installed"
+fi
