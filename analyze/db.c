@@ -1336,7 +1336,7 @@ int db_metric_timeline(struct db *db, const char *label, struct db_metric_point 
 
 	*out = NULL;
 	*n = 0;
-	if (db->version < 4)
+	if (db->version < 5)
 		return DB_OK;
 	rc = db_prepare(db, sql, &st, err, errlen);
 	if (rc)

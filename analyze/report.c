@@ -8,7 +8,9 @@
  */
 #include "analyze/report.h"
 #include "analyze/shards.h"
+#include "lib/capacity.h"
 #include "lib/errmsg.h"
+#include "lib/metric.h"
 
 #include <errno.h>
 #include <math.h>
@@ -438,6 +440,162 @@ static int report_server_metrics(FILE *out, enum table_format fmt, struct db *db
 	return DB_OK;
 }
 
+/* ---- a capacity search (replay --find-capacity) ------------------------ */
+
+/* The search's settings from a run's params; 0 when it was not one. */
+static int report_capacity_params(const char *params, struct capacity_options *k,
+				  struct metric_slo *slo, char *spec, size_t spec_len)
+{
+	cJSON *p = params ? cJSON_Parse(params) : NULL;
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(p, "capacity"), *x;
+	const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "slo"));
+	int found = 0;
+
+	memset(k, 0, sizeof(*k));
+	if (s && metric_slo_parse(s, slo, NULL, 0) == 0) {
+		snprintf(spec, spec_len, "%s", s);
+#define NUM(key, field, lo, hi) \
+		x = cJSON_GetObjectItemCaseSensitive(c, key); \
+		if (cJSON_IsNumber(x) && x->valuedouble >= (lo) && x->valuedouble <= (hi)) \
+			k->field = x->valuedouble
+		NUM("share", share, 0.01, 0.9999);
+		NUM("confidence", confidence, 0.5, 0.9999);
+		NUM("tolerance", tolerance, 0, 10);
+#undef NUM
+		x = cJSON_GetObjectItemCaseSensitive(c, "max_requests");
+		k->max_requests = cJSON_IsNumber(x) && x->valuedouble >= 1 &&
+				  x->valuedouble <= 1e7 ? (long)x->valuedouble : 400;
+		x = cJSON_GetObjectItemCaseSensitive(c, "batch");
+		k->batch = cJSON_IsNumber(x) && x->valuedouble >= 1 && x->valuedouble <= 1e8 ?
+			   (long)x->valuedouble : 0;
+		found = k->share > 0 && k->confidence > 0;
+	}
+	cJSON_Delete(p);
+	return found;
+}
+
+/* A row of the load curve: a level and its verdict. */
+struct report_curve_row {
+	const struct level_summary *s;
+	double lo, hi;
+	enum capacity_verdict v;
+};
+
+static double col_curve_num(const void *row, size_t which)
+{
+	const struct report_curve_row *r = row;
+
+	switch (which) {
+	case 0: return (double)r->s->level;
+	case 1: return (double)r->s->requests;
+	case 2: return (double)r->s->good;
+	case 3: return r->s->goodput_share;
+	case 4: return r->lo;
+	case 5: return r->hi;
+	case 6: return r->s->wall_s > 0 ? (double)r->s->requests / r->s->wall_s : NAN;
+	case 7: return r->s->ttft.p50;
+	case 8: return r->s->ttft.p99;
+	case 9: return r->s->tpot.p99;
+	case 10: return r->s->e2e.p99;
+	default: return r->s->good_rps;
+	}
+}
+
+static const char *col_curve_verdict(const void *row, size_t arg)
+{
+	(void)arg;
+	return capacity_verdict_name(((const struct report_curve_row *)row)->v);
+}
+
+#define CURVE(h, u, k, d, sc, suf, w) { .head = (h), .unit = (u), .key = (k), .decimals = (d), \
+		.scale = (sc), .suffix = (suf), .csv_decimals = 4, .num = col_curve_num, .arg = (w) }
+
+static const struct table_col report_curve_cols[] = {
+	CURVE("C", NULL, "concurrency", 0, 0, NULL, 0),
+	CURVE("Requests", NULL, "requests", 0, 0, NULL, 1),
+	CURVE("Good", NULL, "good", 0, 0, NULL, 2),
+	CURVE("Good share", NULL, "good_share", 1, 100, "%", 3),
+	CURVE("Lower", NULL, "share_lower", 1, 100, "%", 4),
+	CURVE("Upper", NULL, "share_upper", 1, 100, "%", 5),
+	{ .head = "Verdict", .key = "verdict", .flags = TABLE_LEFT, .str = col_curve_verdict },
+	CURVE("Req/s", NULL, "achieved_rps", 2, 0, NULL, 6),
+	CURVE("P50 TTFT", "ms", "p50_ttft_ms", 1, 0, NULL, 7),
+	CURVE("P99 TTFT", "ms", "p99_ttft_ms", 1, 0, NULL, 8),
+	CURVE("P99 TPOT", "ms", "p99_tpot_ms", 2, 0, NULL, 9),
+	CURVE("P99 E2E", "ms", "p99_e2e_ms", 1, 0, NULL, 10),
+	CURVE("Good req/s", NULL, "good_rps", 2, 0, NULL, 11),
+};
+
+/*
+ * Text and Markdown: for a run of replay --find-capacity, the load curve
+ * (each level judged again from its stored requests, as replay judged it)
+ * and the capacity: the highest level that meets the SLO, the lowest that
+ * does not, and the evidence of both.
+ */
+static void report_capacity(FILE *out, enum table_format fmt, const struct report_run *run,
+			    const struct capacity_options *k, const char *spec)
+{
+	struct report_curve_row *rows = calloc(run->n_levels + 1, sizeof(*rows));
+	const struct report_curve_row *pass = NULL, *fail = NULL;
+	struct table t;
+	size_t i, n = run->n_levels;
+
+	if (!rows) {
+		fputs("\nload curve: out of memory\n", out);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const struct level_summary *s = &run->levels[i];
+
+		rows[i].s = s;
+		rows[i].v = capacity_judge(k, s->level, (long)s->good, (long)s->requests,
+					   &rows[i].lo, &rows[i].hi);
+		if (rows[i].v == CAPACITY_PASS && (!pass || s->level > pass->s->level))
+			pass = &rows[i];
+		if (rows[i].v != CAPACITY_PASS && (!fail || s->level < fail->s->level))
+			fail = &rows[i];
+	}
+	fprintf(out, "\nload curve (replay --find-capacity, SLO %s for %.1f%% of requests, "
+		"one-sided Wilson bounds at %.0f%% confidence):\n", spec, 100 * k->share,
+		100 * k->confidence);
+	if (fmt == TABLE_MARKDOWN)
+		fputc('\n', out);
+	table_init(&t, out, fmt, report_curve_cols,
+		   sizeof(report_curve_cols) / sizeof(report_curve_cols[0]), 0);
+	for (i = 0; i < n; i++)
+		table_fit(&t, &rows[i]);
+	table_begin(&t);
+	for (i = 0; i < n; i++)
+		table_row(&t, &rows[i]);
+	table_end(&t);
+	fputs(fmt == TABLE_MARKDOWN ? "\n" : "", out);
+	if (pass && fail && pass->s->level < fail->s->level && fail->v == CAPACITY_UNDECIDED)
+		fprintf(out, "capacity: C=%d meets the SLO (%.1f%% good or more at %.0f%% confidence: "
+			"%zu of %zu); C=%d is undecided (%.1f%%..%.1f%%: %zu of %zu, an interrupted or "
+			"capped probe), so the capacity is C=%d or higher\n", pass->s->level,
+			100 * pass->lo, 100 * k->confidence, pass->s->good, pass->s->requests,
+			fail->s->level, 100 * fail->lo, 100 * fail->hi, fail->s->good,
+			fail->s->requests, pass->s->level);
+	else if (pass && fail && pass->s->level < fail->s->level)
+		fprintf(out, "capacity: C=%d meets the SLO (%.1f%% good or more at %.0f%% confidence: "
+			"%zu of %zu), C=%d does not (%.1f%% or less: %zu of %zu); the capacity lies in "
+			"[%d, %d)\n", pass->s->level, 100 * pass->lo, 100 * k->confidence,
+			pass->s->good, pass->s->requests, fail->s->level, 100 * fail->hi,
+			fail->s->good, fail->s->requests, pass->s->level, fail->s->level);
+	else if (pass && !fail)
+		fprintf(out, "capacity: every level searched meets the SLO, up to C=%d (%.1f%% good "
+			"or more: %zu of %zu); the capacity is C=%d or higher\n", pass->s->level,
+			100 * pass->lo, pass->s->good, pass->s->requests, pass->s->level);
+	else if (fail && !pass)
+		fprintf(out, "capacity: no level meets the SLO, not even C=%d (%.1f%% good or less: "
+			"%zu of %zu)\n", fail->s->level, 100 * fail->hi, fail->s->good,
+			fail->s->requests);
+	else if (pass && fail)
+		fprintf(out, "capacity: C=%d meets the SLO but C=%d below it does not: the levels "
+			"do not bracket one capacity\n", pass->s->level, fail->s->level);
+	free(rows);
+}
+
 /* Text and Markdown: per run a heading, the table, the warm-up and error
  * lines, and the latency table with its legend. */
 static int report_print_per_run(struct db *db, const struct db_run *runs, size_t n,
@@ -452,7 +610,13 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		rc = report_summarize(db, runs[i].label, slo, &run, err, errlen);
+		struct capacity_options cap;
+		struct metric_slo run_slo;
+		char spec[256];
+		int is_cap = report_capacity_params(runs[i].params, &cap, &run_slo, spec,
+						    sizeof(spec));
+
+		rc = report_summarize(db, runs[i].label, is_cap ? &run_slo : slo, &run, err, errlen);
 		if (rc)
 			return rc;
 		if (i > 0)
@@ -484,6 +648,8 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 				fputc('\n', out);
 			summary_print_latency(out, fmt, run.levels, run.n_levels);
 		}
+		if (is_cap)
+			report_capacity(out, fmt, &run, &cap, spec);
 		report_run_release(&run);
 		rc = report_server_metrics(out, fmt, db, runs[i].label, &sharded, err, errlen);
 		if (rc)

@@ -30,7 +30,8 @@ enum {
 	OPT_MAX_TOKENS, OPT_IGNORE_EOS, OPT_HTTP2, OPT_SHARD, OPT_START_AT,
 	OPT_MAX_EVENT_BYTES, OPT_LABEL_A, OPT_LABEL_B, OPT_WORKERS, OPT_ALL_REQUESTS,
 	OPT_NO_SALT, OPT_SALT_SEED,
-	OPT_METRICS_URL, OPT_METRICS_INTERVAL,
+	OPT_METRICS_URL, OPT_METRICS_INTERVAL, OPT_FIND_CAPACITY, OPT_SLO, OPT_SLO_SHARE,
+	OPT_CONFIDENCE, OPT_CAPACITY_RANGE, OPT_CAPACITY_TOLERANCE, OPT_CAPACITY_REQUESTS,
 };
 
 static const char shortopts[] = ":e:c:n:l:o:fqH:kh";
@@ -75,6 +76,13 @@ static const struct option longopts[] = {
 	{ "workers", required_argument, NULL, OPT_WORKERS },
 	{ "metrics-url", required_argument, NULL, OPT_METRICS_URL },
 	{ "metrics-interval", required_argument, NULL, OPT_METRICS_INTERVAL },
+	{ "find-capacity", no_argument, NULL, OPT_FIND_CAPACITY },
+	{ "slo", required_argument, NULL, OPT_SLO },
+	{ "slo-share", required_argument, NULL, OPT_SLO_SHARE },
+	{ "confidence", required_argument, NULL, OPT_CONFIDENCE },
+	{ "capacity-range", required_argument, NULL, OPT_CAPACITY_RANGE },
+	{ "capacity-tolerance", required_argument, NULL, OPT_CAPACITY_TOLERANCE },
+	{ "capacity-requests", required_argument, NULL, OPT_CAPACITY_REQUESTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -129,6 +137,21 @@ void replay_options_usage(FILE *out)
 		"      --max-event-bytes N   largest SSE event (its data) or non-streamed body\n"
 		"                            accepted; a larger one fails the request as\n"
 		"                            malformed (default 1048576, at least 1024)\n"
+		"\n"
+		"capacity (closed loop): the highest concurrency meeting an SLO\n"
+		"      --find-capacity       search C: double from the range's start until a\n"
+		"                            level fails, then bisect; each level is judged on\n"
+		"                            the share of its requests within --slo, by a\n"
+		"                            one-sided Wilson bound at --confidence, more\n"
+		"                            requests sent (-n a batch, default max(20, 2C))\n"
+		"                            while the bound cannot decide\n"
+		"      --slo LIMITS          ttft=500ms,ttfa=..,tpot=50ms,e2e=10s (us, ms, s)\n"
+		"      --slo-share P         share of requests that must meet it (default 0.95)\n"
+		"      --confidence P        of each level's verdict (default 0.95)\n"
+		"      --capacity-range A:B  concurrencies searched (default 1:256)\n"
+		"      --capacity-tolerance X  stop when the bracket is within X of the\n"
+		"                            passing C, at least 1 (default 0.1)\n"
+		"      --capacity-requests N most requests one level gets (default 400)\n"
 		"\n"
 		"server metrics:\n"
 		"      --metrics-url URL     scrape the server's Prometheus metrics (e.g.\n"
@@ -333,6 +356,47 @@ static int parse_interval(const char *s, int64_t *out_ns)
 	return 0;
 }
 
+/* --capacity-range "A:B", 1 <= A <= B. */
+static int parse_range(const char *s, long *a, long *b)
+{
+	char buf[32];
+	const char *colon = strchr(s, ':');
+
+	if (!colon || (size_t)(colon - s) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(colon - s), s);
+	if (cli_parse_long(buf, 1, 100000, a) < 0 || cli_parse_long(colon + 1, 1, 100000, b) < 0)
+		return -1;
+	return *a <= *b ? 0 : -1;
+}
+
+/* The capacity search and its SLO. */
+static int parse_capacity_option(struct replay_options *o, int c, const char *arg,
+				 char *msg, size_t len)
+{
+	struct capacity_options *k = &o->capacity;
+
+	switch (c) {
+	case OPT_FIND_CAPACITY: o->find_capacity = 1; return OPT_TAKEN;
+	case OPT_SLO: {
+		char why[160];
+
+		o->slo_spec = arg;
+		if (metric_slo_parse(arg, &o->slo, why, sizeof(why)) < 0) {
+			snprintf(msg, len, "invalid value '%s' for --slo: %s", arg, why);
+			return OPT_BAD;
+		}
+		return OPT_TAKEN;
+	}
+	case OPT_SLO_SHARE: return taken(cli_parse_double(arg, 0.01, 0.9999, &k->share));
+	case OPT_CONFIDENCE: return taken(cli_parse_double(arg, 0.5, 0.9999, &k->confidence));
+	case OPT_CAPACITY_RANGE: return taken(parse_range(arg, &k->start, &k->max));
+	case OPT_CAPACITY_TOLERANCE: return taken(cli_parse_double(arg, 0, 10, &k->tolerance));
+	case OPT_CAPACITY_REQUESTS: return taken(cli_parse_long(arg, 1, 10000000, &k->max_requests));
+	default: return OPT_NOT_MINE;
+	}
+}
+
 /* The server's own metrics, scraped during the run. */
 static int parse_metrics_option(struct replay_options *o, int c, char *arg)
 {
@@ -376,6 +440,8 @@ static int take(void *opts, int c, char *arg, char *msg, size_t len)
 		rc = parse_hosts_option(o, c, arg);
 	if (rc == OPT_NOT_MINE)
 		rc = parse_metrics_option(o, c, arg);
+	if (rc == OPT_NOT_MINE)
+		rc = parse_capacity_option(o, c, arg, msg, len);
 	return rc == OPT_TAKEN ? 0 : -1;
 }
 
@@ -434,6 +500,16 @@ static int check_options(struct replay_options *o)
 				   "with --rate or --timing use --max-concurrency", 0);
 	if (o->sched.rate > 0 && o->sched.arrival == ARRIVAL_TRACE)
 		return usage_error("give either --rate or --timing trace, not both", 0);
+	if (o->find_capacity && !o->slo_spec)
+		return usage_error("--find-capacity needs an --slo to meet", 0);
+	if (o->slo_spec && !o->find_capacity)
+		return usage_error("--slo goes with --find-capacity (analyze report takes it for "
+				   "goodput)", 0);
+	if (o->find_capacity && (o->open_loop || o->concurrency_given || o->repeat > 1 ||
+				 o->endpoint_b || o->workers > 1 || o->shard_n > 1))
+		return usage_error("--find-capacity searches the closed loop's C itself, in one "
+				   "process: not with --rate, --timing, -c, --repeat, a second "
+				   "--endpoint, --workers or --shard", 0);
 	if (o->metrics_url && (o->endpoint_b || o->workers > 1))
 		return usage_error("--metrics-url takes one endpoint and one process "
 				   "(not with a second --endpoint or --workers)", 0);
@@ -477,6 +553,7 @@ static void finish_options(struct replay_options *o)
 		o->label_b = o->label_b ? o->label_b : o->ab_label_buf[1];
 	}
 	o->sched.max_requests = (size_t)o->requests;
+	o->capacity.batch = o->requests;
 }
 
 /* Each endpoint as libcurl will parse it. Said without its userinfo. */
@@ -523,6 +600,12 @@ int replay_options_parse(struct replay_options *o, int argc, char **argv)
 	o->repeat = 1;
 	o->worker = -1;
 	o->metrics_interval_ns = NS_PER_S;
+	o->capacity.share = 0.95;
+	o->capacity.confidence = 0.95;
+	o->capacity.start = 1;
+	o->capacity.max = 256;
+	o->capacity.tolerance = 0.1;
+	o->capacity.max_requests = 400;
 	o->sched.arrival = ARRIVAL_CONSTANT;
 	o->sched.burstiness = 1;
 	o->sched.speed = 1;

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/capacity.h"
+#include "lib/metric.h"
 #include "lib/table.h"
 #include "replay/schedule.h"
 
@@ -61,6 +63,10 @@ struct replay_options {
 	int salt_seed_given;
 	const char *metrics_url;  /* --metrics-url: the server's /metrics, or NULL */
 	int64_t metrics_interval_ns;   /* --metrics-interval, default 1 s */
+	int find_capacity;        /* --find-capacity: search C against --slo */
+	const char *slo_spec;     /* --slo as given */
+	struct metric_slo slo;
+	struct capacity_options capacity;
 	char endpoint_buf[2][1024];
 	char label_buf[64];
 	char ab_label_buf[2][80];

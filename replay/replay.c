@@ -688,6 +688,18 @@ static cJSON *results_header(const struct replay_options *o, const char *label, 
 					(double)scrape_timeout_ms(o->metrics_interval_ns));
 		free(url);
 	}
+	if (o->find_capacity) {
+		cJSON *c = cJSON_AddObjectToObject(params, "capacity");
+
+		cJSON_AddStringToObject(c, "slo", o->slo_spec);
+		cJSON_AddNumberToObject(c, "share", o->capacity.share);
+		cJSON_AddNumberToObject(c, "confidence", o->capacity.confidence);
+		cJSON_AddNumberToObject(c, "start", (double)o->capacity.start);
+		cJSON_AddNumberToObject(c, "max", (double)o->capacity.max);
+		cJSON_AddNumberToObject(c, "tolerance", o->capacity.tolerance);
+		cJSON_AddNumberToObject(c, "max_requests", (double)o->capacity.max_requests);
+		add_number_or_null(c, "batch", (double)o->requests);
+	}
 	add_overrides(params, o);
 	return h;
 }
@@ -1098,7 +1110,7 @@ struct replay {
 	struct level_summary warmup;
 	struct table live;        /* the sweep table on stdout */
 	struct level_summary *rows;   /* its rows, for the notes under it */
-	size_t n_rows;
+	size_t n_rows, rows_cap;
 	double base_tps[2];       /* per side: aggregate tok/s at C=1 */
 };
 
@@ -1374,33 +1386,48 @@ static int start_anchored(struct replay *rp)
 	return 0;
 }
 
-/* Runs level i, repeat rep against side sd, a table row after it.
- * Returns 0 or the exit status. */
-static int run_one(struct replay *rp, int i, int rep, struct run_side *sd)
+/*
+ * Runs level 'level', repeat rep against side sd, a table row after it;
+ * 'first': the run's first level, which sends the warm-ups; 'batch': its
+ * requests, 0 for the usual count. With --find-capacity *good and
+ * *measured count the level's requests within the SLO and all of them
+ * (warm-ups left out). Returns 0 or the exit status.
+ */
+static int run_one(struct replay *rp, int level, int first, int rep, struct run_side *sd,
+		   long batch, long *good, long *measured)
 {
 	const struct replay_options *o = &rp->o;
 	struct level_run *lr = &rp->lr;
 	struct level_summary s;
+	size_t k;
 
 	use_side(rp, sd);
-	lr->level = o->open_loop ? METRIC_OPEN_LOOP_LEVEL : (int)o->levels[i];
+	lr->level = level;
 	lr->cap = worker_share(o, (size_t)lr->level);
 	lr->repeat = rep;
 	lr->connections = o->open_loop ? (size_t)o->max_concurrency : lr->cap;
 	set_salts(rp, sd, lr->level, rep);
-	lr->warmup = !rp->anchored && i == 0 && rep == 0 ? rp->warmups : 0;
+	lr->warmup = !rp->anchored && first && rep == 0 ? rp->warmups : 0;
 	lr->sched = rp->sched;
 	lr->req_index = rp->sched_index;
 	if (o->open_loop)
 		lr->n = rp->n_sched;
 	else if (!lr->cap)
 		lr->n = 0;   /* C below the workers: this one sits the level out */
+	else if (batch > 0)
+		lr->n = (size_t)batch;
 	else
 		lr->n = worker_share(o, o->requests ? (size_t)o->requests :
 				     (size_t)(lr->level * 2 > 4 ? lr->level * 2 : 4));
 	if (run_level(lr, &s) < 0) {
 		fprintf(stderr, "tracebench replay: out of memory\n");
 		return CLI_EXIT_FAILED;
+	}
+	for (k = 0; good && k < lr->issued; k++) {
+		if (lr->results[k].warmup)
+			continue;
+		(*measured)++;
+		*good += metric_within_slo(&lr->results[k], &o->slo) ? 1 : 0;
 	}
 	if (s.level == 1 && isnan(rp->base_tps[sd - rp->side]))
 		rp->base_tps[sd - rp->side] = s.agg_tps;
@@ -1410,6 +1437,17 @@ static int run_one(struct replay *rp, int i, int rep, struct run_side *sd)
 	if (s.requests || s.warmup) {
 		if (rp->table)
 			summary_table_row(&rp->live, sd->label, &s);
+		if (rp->n_rows == rp->rows_cap) {   /* a capacity search's levels are not known */
+			struct level_summary *grown = realloc(rp->rows, 2 * rp->rows_cap * sizeof(s));
+
+			if (!grown) {
+				fprintf(stderr, "tracebench replay: out of memory\n");
+				free_results(lr);
+				return CLI_EXIT_FAILED;
+			}
+			rp->rows = grown;
+			rp->rows_cap *= 2;
+		}
 		rp->rows[rp->n_rows++] = s;
 	}
 	if (o->open_loop)
@@ -1419,6 +1457,76 @@ static int run_one(struct replay *rp, int i, int rep, struct run_side *sd)
 	rp->total_ok += s.ok;
 	rp->total += s.requests;
 	free_results(lr);
+	return 0;
+}
+
+/* The verdict on level c, one line on stderr. */
+static void print_probe(const struct capacity_options *k, long c, long good, long n,
+			enum capacity_verdict v, double lo, double hi)
+{
+	fprintf(stderr, "tracebench replay: capacity: C=%ld: %ld of %ld requests within the SLO "
+		"(%.1f%%; %.0f%% bounds %.1f%%..%.1f%%): %s the %.1f%% asked\n", c, good, n,
+		n ? 100.0 * (double)good / (double)n : 0.0, 100 * k->confidence, 100 * lo, 100 * hi,
+		v == CAPACITY_PASS ? "meets" : v == CAPACITY_FAIL ? "below" : "undecided on",
+		100 * k->share);
+}
+
+/*
+ * --find-capacity: each probe is an ordinary level of C (its looks the
+ * level's repeats), judged and the next C chosen by lib/capacity.h. An
+ * interrupted search keeps the levels it finished. Returns 0 or the exit
+ * status.
+ */
+static int run_capacity(struct replay *rp)
+{
+	const struct capacity_options *k = &rp->o.capacity;
+	struct capacity_search search = { 0, 0 };
+	long c = k->start, probes = 0, sent = 0;
+	enum capacity_verdict fail_v = CAPACITY_FAIL;   /* of the lowest failing C */
+	int64_t t0 = clock_now_ns();
+	int first = 1, rc;
+
+	while (c > 0 && !stop_signal) {
+		enum capacity_verdict v = CAPACITY_UNDECIDED;
+		long good = 0, n = 0;
+		double lo = 0, hi = 1;
+		int look;
+
+		for (look = 0; v == CAPACITY_UNDECIDED && n < k->max_requests && !stop_signal;
+		     look++) {
+			long batch = capacity_batch(k, c);
+
+			if (batch > k->max_requests - n)
+				batch = k->max_requests - n;
+			rc = run_one(rp, (int)c, first, look, &rp->side[0], batch, &good, &n);
+			if (rc)
+				return rc;
+			first = 0;
+			v = capacity_judge(k, c, good, n, &lo, &hi);
+		}
+		if (stop_signal)
+			break;      /* an unfinished probe states nothing */
+		probes++;
+		sent += n;
+		print_probe(k, c, good, n, v, lo, hi);
+		if (v != CAPACITY_PASS && (!search.fail || c < search.fail))
+			fail_v = v;
+		c = capacity_next(&search, k, c, v);
+	}
+	if (search.pass && search.fail)
+		fprintf(stderr, "tracebench replay: capacity: C=%ld meets the SLO, C=%ld %s "
+			"(%ld probes, %ld requests, %.1f s)\n", search.pass, search.fail,
+			fail_v == CAPACITY_FAIL ? "does not" : "is undecided (counted as not)",
+			probes, sent, (double)(clock_now_ns() - t0) / NS_PER_S);
+	else if (search.pass)
+		fprintf(stderr, "tracebench replay: capacity: every C searched meets the SLO, up to "
+			"C=%ld (%ld probes, %ld requests)\n", search.pass, probes, sent);
+	else if (search.fail)
+		fprintf(stderr, "tracebench replay: capacity: no C meets the SLO, not even C=%ld "
+			"(%ld probes, %ld requests)\n", search.fail, probes, sent);
+	if (stop_signal)
+		fprintf(stderr, "tracebench replay: capacity: search interrupted; the %ld levels "
+			"finished are in the results file\n", probes);
 	return 0;
 }
 
@@ -1450,8 +1558,8 @@ static int run_levels(struct replay *rp)
 	summary_table_init(&rp->live, stdout, o->format,
 			   (o->repeat > 1 ? SUMMARY_GROUP_REPEAT : 0) |
 			   (rp->n_sides == 2 ? SUMMARY_GROUP_RUN : 0));
-	rp->rows = calloc((size_t)(o->open_loop ? 1 : o->n_levels) * (size_t)o->repeat *
-			  rp->n_sides, sizeof(*rp->rows));
+	rp->rows_cap = (size_t)(o->open_loop ? 1 : o->n_levels) * (size_t)o->repeat * rp->n_sides;
+	rp->rows = calloc(rp->rows_cap, sizeof(*rp->rows));
 	if (!rp->rows) {
 		fprintf(stderr, "tracebench replay: out of memory\n");
 		return CLI_EXIT_FAILED;
@@ -1460,12 +1568,16 @@ static int run_levels(struct replay *rp)
 		summary_table_fit_run(&rp->live, rp->side[t].label);
 	if (rp->table)
 		table_begin(&rp->live);
-	for (i = 0, k = 0; i < (o->open_loop ? 1 : o->n_levels) && !stop_signal; i++)
+	if (o->find_capacity && (rc = run_capacity(rp)))
+		return rc;
+	for (i = 0, k = 0; !o->find_capacity && i < (o->open_loop ? 1 : o->n_levels) && !stop_signal; i++)
 		for (rep = 0; rep < (int)o->repeat && !stop_signal; rep++, k++)
 			for (t = 0; t < rp->n_sides && !stop_signal; t++) {
 				size_t side = rp->ab_order[k] ? rp->n_sides - 1 - t : t;
 
-				rc = run_one(rp, i, rep, &rp->side[side]);
+				rc = run_one(rp, o->open_loop ? METRIC_OPEN_LOOP_LEVEL :
+					     (int)o->levels[i], i == 0, rep, &rp->side[side], 0,
+					     NULL, NULL);
 				if (rc)
 					return rc;
 			}

@@ -1,0 +1,96 @@
+/*
+ * capacity.c - the SLO verdict at one load and the search over loads; see
+ * capacity.h for the rules and why they hold.
+ */
+#include "lib/capacity.h"
+
+#include <math.h>
+
+long capacity_batch(const struct capacity_options *o, long c)
+{
+	if (o->batch > 0)
+		return o->batch;
+	return 2 * c > 20 ? 2 * c : 20;
+}
+
+double capacity_z(const struct capacity_options *o, long c)
+{
+	long b = capacity_batch(o, c);
+	long looks = (o->max_requests + b - 1) / b;
+	double alpha = (1 - o->confidence) / (double)(looks > 0 ? looks : 1);
+	double lo = 0, hi = 10;
+	int i;
+
+	/* the z with P(Z > z) = alpha: 0.5 erfc(z / sqrt 2) falls with z */
+	for (i = 0; i < 100; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (0.5 * erfc(mid / sqrt(2.0)) > alpha)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+void capacity_wilson(long good, long n, double z, double *lo, double *hi)
+{
+	double p, z2, den, mid, half;
+
+	if (n <= 0) {
+		*lo = 0;
+		*hi = 1;
+		return;
+	}
+	p = (double)good / (double)n;
+	z2 = z * z;
+	den = 1 + z2 / (double)n;
+	mid = (p + z2 / (2.0 * (double)n)) / den;
+	half = z * sqrt(p * (1 - p) / (double)n + z2 / (4.0 * (double)n * (double)n)) / den;
+	*lo = mid - half < 0 ? 0 : mid - half;
+	*hi = mid + half > 1 ? 1 : mid + half;
+}
+
+enum capacity_verdict capacity_judge(const struct capacity_options *o, long c, long good,
+				     long n, double *lo, double *hi)
+{
+	capacity_wilson(good, n, capacity_z(o, c), lo, hi);
+	if (*lo >= o->share)
+		return CAPACITY_PASS;
+	if (*hi < o->share)
+		return CAPACITY_FAIL;
+	return CAPACITY_UNDECIDED;
+}
+
+long capacity_next(struct capacity_search *s, const struct capacity_options *o, long c,
+		   enum capacity_verdict v)
+{
+	long width;
+
+	if (v == CAPACITY_PASS) {
+		if (c > s->pass)
+			s->pass = c;
+	} else if (!s->fail || c < s->fail) {
+		s->fail = c;
+	}
+	if (!s->fail) {                 /* every load so far met it: double */
+		if (s->pass >= o->max)
+			return 0;
+		return 2 * s->pass < o->max ? 2 * s->pass : o->max;
+	}
+	if (!s->pass)                   /* none met it yet: halve */
+		return s->fail > 1 ? s->fail / 2 : 0;
+	width = (long)(o->tolerance * (double)s->pass);
+	if (s->fail - s->pass <= (width > 1 ? width : 1))
+		return 0;
+	return s->pass + (s->fail - s->pass) / 2;
+}
+
+const char *capacity_verdict_name(enum capacity_verdict v)
+{
+	switch (v) {
+	case CAPACITY_PASS: return "meets";
+	case CAPACITY_FAIL: return "fails";
+	default: return "undecided";
+	}
+}

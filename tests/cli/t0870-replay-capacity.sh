@@ -1,0 +1,85 @@
+#!/bin/sh
+# replay --find-capacity on the batching mock, whose capacity follows from
+# its formula: TTFT = ttft x (1 + slope x (C - 1)) with C requests in
+# flight, here 20 ms x (1 + 0.2 (C - 1)) = 16 + 4C ms, so an SLO of
+# TTFT <= 82 ms holds up to C = 16 (80 ms) and not from C = 17 (84 ms).
+# The search must bracket that, leave every probe as a level of the results
+# file, and say so again in analyze report; an SLO no load meets and one
+# every load meets end the search at either end; an interrupted search
+# keeps the levels it finished.
+. tests/cli/lib.sh
+
+tb record synth -n 40 --input-tokens 16 --output-tokens 3 --seed 1 -o "$WORK/t.jsonl.gz" 2>/dev/null
+start_mock --profile batching --slope 0.2 --ttft-ms 20 --itl-ms 2
+search() {  # name, then replay flags
+	name=$1
+	shift
+	tb replay -e "$ENDPOINT" --find-capacity --slo-share 0.9 --confidence 0.9 -q \
+		--label "$name" -o "$WORK/$name.jsonl.gz" "$@" "$WORK/t.jsonl.gz" \
+		>/dev/null 2>"$WORK/$name.err"
+	echo $? >"$WORK/$name.rc"
+}
+search known --slo ttft=82ms --capacity-range 1:64 --capacity-tolerance 0
+line=$(grep 'capacity: C=[0-9]* meets the SLO, C=' "$WORK/known.err")
+pass=$(echo "$line" | sed 's/.*capacity: C=\([0-9]*\) meets.*/\1/')
+fail=$(echo "$line" | sed 's/.* C=\([0-9]*\) \(does not\|is undecided\).*/\1/')
+check "the search ends, exit 0, with a bracket ($line)" sh -c "[ \$(cat '$WORK/known.rc') = 0 ] && [ -n '$pass' ]"
+# Load on the machine only adds latency, so the search may stop lower but
+# never higher than the formula; within 2 of it, where it is not loaded.
+lowest=14
+[ -n "$VG" ] || [ -n "${TB_SLOW:-}" ] && lowest=1
+check "... at the formula's capacity: C=16 meets, C=17 does not (found C=$pass, C=$fail)" \
+	sh -c "[ '$pass' -le 16 ] && [ '$pass' -ge $lowest ] && [ '$fail' = \$(($pass + 1)) ]"
+levels=$(zcat "$WORK/known.jsonl.gz" | grep -o '"level":[0-9]*' | sort -u | wc -l)
+probes=$(grep -c 'capacity: C=[0-9]*: ' "$WORK/known.err")
+check "every probe is a level of the results file ($probes probes, $levels levels)" \
+	sh -c "[ $probes -ge 6 ] && [ $probes = $levels ]"
+check "... each judged on its requests' share within the SLO, with its bounds" \
+	grep -q "capacity: C=$pass: [0-9]* of [0-9]* requests within the SLO (.*90% bounds .*): meets" "$WORK/known.err"
+
+tb analyze load --db "$WORK/c.db" "$WORK/known.jsonl.gz" >/dev/null 2>&1
+tb analyze report --db "$WORK/c.db" --run known >"$WORK/report.txt" 2>&1
+curve() {
+	grep -q '^load curve (replay --find-capacity, SLO ttft=82ms for 90.0% of requests' "$WORK/report.txt" &&
+	[ "$(sed -n '/^load curve/,/^capacity/p' "$WORK/report.txt" | grep -c '^ *[0-9].* \(meets\|fails\|undecided\) ')" = "$probes" ]
+}
+check "analyze report: the load curve, each level's verdict" curve
+check "... and the capacity with its interval, as replay found it" \
+	grep -q "^capacity: C=$pass meets the SLO (.*\(), C=$fail does not (.*); the capacity lies in \[$pass, $fail)\|; C=$fail is undecided\)" \
+	"$WORK/report.txt"
+
+search none --slo ttft=1ms --capacity-range 1:64
+check "an SLO no load meets: C=1 fails, the search ends there" sh -c \
+	"[ \$(cat '$WORK/none.rc') = 0 ] && grep -q 'capacity: no C meets the SLO, not even C=1 (1 probes' '$WORK/none.err'"
+search every --slo ttft=10s --capacity-range 1:8
+check "an SLO every load meets: 1, 2, 4, 8 all meet it" sh -c \
+	"[ \$(cat '$WORK/every.rc') = 0 ] &&
+	 grep -q 'capacity: every C searched meets the SLO, up to C=8 (4 probes' '$WORK/every.err'"
+
+# interrupted after its first probes: those levels stay, readable (not
+# through tb(): $! must be replay itself, which takes the signal)
+$VG "$TB" replay -e "$ENDPOINT" --find-capacity --slo ttft=82ms --slo-share 0.9 --confidence 0.9 -q \
+	--label cut -o "$WORK/cut.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/cut.err" &
+pid=$!
+i=0
+while ! grep -q 'capacity: C=4:' "$WORK/cut.err" 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -INT $pid
+wait $pid
+rc=$?
+tb analyze load --db "$WORK/cut.db" "$WORK/cut.jsonl.gz" >/dev/null 2>&1
+tb analyze report --db "$WORK/cut.db" >"$WORK/cut.txt" 2>&1
+check "an interrupted search (exit $rc) keeps its finished levels, the file loads" sh -c \
+	"[ $rc = 130 ] && grep -q 'search interrupted; the [0-9]* levels finished are in the results file' '$WORK/cut.err' &&
+	 grep -q '^capacity: \(every level searched meets the SLO, up to C=[48]\|C=[48] meets the SLO .*; C=[0-9]* is undecided\)' '$WORK/cut.txt'"
+for bad in "--find-capacity" "--find-capacity --slo ttft=1ms -c 4" "--slo ttft=1ms" \
+	   "--find-capacity --slo ttft=1ms --rate 3" "--find-capacity --slo ttft=1ms --capacity-range 8:4" \
+	   "--find-capacity --slo ttft=1ms --slo-share 1.5"; do
+	# shellcheck disable=SC2086
+	tb replay -e "$ENDPOINT" $bad -o "$WORK/bad.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
+	rc=$?
+	check "refused with exit 2: $bad" sh -c "[ $rc = 2 ] && [ ! -e '$WORK/bad.jsonl.gz' ]"
+done
+stop_mock

@@ -1,0 +1,136 @@
+/*
+ * test_capacity.c - the SLO verdict and the capacity search (lib/capacity.c):
+ * Wilson bounds against values computed by hand, the z of a split alpha,
+ * the search against a server of known capacity, and the two ends (no
+ * load meets the SLO, every load does).
+ */
+#include "tests/unit/harness.h"
+#include "lib/capacity.h"
+
+#include <math.h>
+
+static struct capacity_options opts(void)
+{
+	struct capacity_options o = { 0.95, 0.95, 1, 256, 0.1, 0, 400 };
+
+	return o;
+}
+
+TEST(wilson_bounds_match_the_formula)
+{
+	double lo, hi;
+
+	/* z = 1.6449 (one-sided 95%); values from the score interval by hand */
+	capacity_wilson(57, 60, 1.6448536269514722, &lo, &hi);
+	CHECK_NEAR(lo, 0.8813248674127362, 1e-12);
+	CHECK_NEAR(hi, 0.9798430138533206, 1e-12);
+	capacity_wilson(60, 60, 1.6448536269514722, &lo, &hi);
+	CHECK_NEAR(lo, 0.9568532014067297, 1e-12);
+	CHECK_NEAR(hi, 1, 1e-12);
+	capacity_wilson(0, 20, 1.6448536269514722, &lo, &hi);
+	CHECK_NEAR(lo, 0, 1e-12);
+	CHECK_NEAR(hi, 0.11915783736096448, 1e-12);
+	capacity_wilson(0, 0, 2, &lo, &hi);          /* nothing known */
+	CHECK(lo == 0 && hi == 1);
+}
+
+TEST(alpha_is_split_over_the_looks)
+{
+	struct capacity_options o = opts();
+
+	o.max_requests = 20;            /* one look of 20 at C = 1 */
+	CHECK_NEAR(capacity_z(&o, 1), 1.6448536269514722, 1e-9);
+	o.max_requests = 100;           /* five looks: alpha 0.01 */
+	CHECK_NEAR(capacity_z(&o, 1), 2.3263478740408408, 1e-9);
+	CHECK_EQ_INT(capacity_batch(&o, 4), 20);
+	CHECK_EQ_INT(capacity_batch(&o, 30), 60);
+	o.batch = 7;
+	CHECK_EQ_INT(capacity_batch(&o, 30), 7);
+}
+
+TEST(verdicts_need_the_bound_not_the_estimate)
+{
+	struct capacity_options o = opts();
+	double lo, hi;
+
+	o.max_requests = 20;
+	/* 20 of 20 good: the estimate is 100%, the bound (88%) cannot say 95% */
+	CHECK_EQ_INT(capacity_judge(&o, 1, 20, 20, &lo, &hi), CAPACITY_UNDECIDED);
+	CHECK_EQ_INT(capacity_judge(&o, 1, 10, 20, &lo, &hi), CAPACITY_FAIL);
+	o.max_requests = 100;           /* 5 looks: 100 of 100 is not yet enough */
+	CHECK_EQ_INT(capacity_judge(&o, 1, 100, 100, &lo, &hi), CAPACITY_UNDECIDED);
+	o.max_requests = 200;           /* 10 looks, z 2.576: 96.8% */
+	CHECK_EQ_INT(capacity_judge(&o, 1, 200, 200, &lo, &hi), CAPACITY_PASS);
+	CHECK(lo >= 0.95);
+	CHECK_EQ_INT(capacity_judge(&o, 1, 188, 200, &lo, &hi), CAPACITY_UNDECIDED);
+}
+
+/* A server whose every request meets the SLO up to C = cap and none past. */
+static long search(struct capacity_options *o, long cap, long *probes, long *pass, long *fail)
+{
+	struct capacity_search s = { 0, 0 };
+	long c = o->start;
+
+	*probes = 0;
+	while (c > 0 && *probes < 100) {
+		(*probes)++;
+		c = capacity_next(&s, o, c, c <= cap ? CAPACITY_PASS : CAPACITY_FAIL);
+	}
+	*pass = s.pass;
+	*fail = s.fail;
+	return c;
+}
+
+TEST(search_brackets_a_known_capacity)
+{
+	struct capacity_options o = opts();
+	long probes, pass, fail;
+
+	search(&o, 31, &probes, &pass, &fail);
+	/* 1 2 4 8 16 32 (fails), then 24 28 30: within 10% of 30 */
+	CHECK(pass <= 31 && fail > 31);
+	CHECK(fail - pass <= 3);
+	CHECK_EQ_INT(probes, 9);
+	o.tolerance = 0;
+	search(&o, 31, &probes, &pass, &fail);
+	CHECK_EQ_INT(pass, 31);
+	CHECK_EQ_INT(fail, 32);
+	o.tolerance = 0.1;
+	o.start = 8;
+	search(&o, 3, &probes, &pass, &fail);   /* the start fails: halve down */
+	CHECK_EQ_INT(pass, 3);
+	CHECK_EQ_INT(fail, 4);
+}
+
+TEST(no_load_and_every_load)
+{
+	struct capacity_options o = opts();
+	long probes, pass, fail;
+
+	search(&o, 0, &probes, &pass, &fail);   /* even C = 1 fails */
+	CHECK_EQ_INT(pass, 0);
+	CHECK_EQ_INT(fail, 1);
+	CHECK_EQ_INT(probes, 1);
+	o.max = 100;
+	search(&o, 1000, &probes, &pass, &fail);   /* every C up to the max */
+	CHECK_EQ_INT(pass, 100);
+	CHECK_EQ_INT(fail, 0);
+	CHECK_EQ_INT(probes, 8);                /* 1 2 4 8 16 32 64 100 */
+	/* an undecided probe counts as failing */
+	{
+		struct capacity_search s = { 4, 0 };
+
+		CHECK_EQ_INT(capacity_next(&s, &o, 8, CAPACITY_UNDECIDED), 6);
+		CHECK_EQ_INT(s.fail, 8);
+	}
+}
+
+int main(void)
+{
+	RUN(wilson_bounds_match_the_formula);
+	RUN(alpha_is_split_over_the_looks);
+	RUN(verdicts_need_the_bound_not_the_estimate);
+	RUN(search_brackets_a_known_capacity);
+	RUN(no_load_and_every_load);
+	return harness_done();
+}
