@@ -47,6 +47,9 @@ struct plot_series {
 	size_t n_pts;
 	struct db_metric_point *srv;  /* owned: the server's scrapes (--metrics-url) */
 	size_t n_srv;
+	int is_cap;               /* a run of replay --find-capacity: */
+	struct capacity_options cap;   /* ... its search */
+	struct metric_slo slo;    /* ... and SLO */
 };
 
 struct plot_data {
@@ -212,8 +215,9 @@ static int plot_load_requests(struct db *db, const char *label, struct plot_seri
 
 /* Adds the run 'label' (which must exist) to d. */
 static int plot_add_series(struct plot_data *d, struct db *db, const char *label,
-			   char *err, size_t errlen)
+			   const char *params, char *err, size_t errlen)
 {
+	char spec[256];
 	struct plot_series *s;
 	int rc;
 
@@ -229,7 +233,8 @@ static int plot_add_series(struct plot_data *d, struct db *db, const char *label
 		errmsg_set(err, errlen, "run '%s': out of memory", label);
 		return DB_ERR_WORK;
 	}
-	rc = report_summarize(db, label, NULL, &s->run, err, errlen);
+	s->is_cap = report_capacity_params(params, &s->cap, &s->slo, spec, sizeof(spec));
+	rc = report_summarize(db, label, s->is_cap ? &s->slo : NULL, &s->run, err, errlen);
 	if (!rc)
 		rc = plot_load_requests(db, label, s, err, errlen);
 	if (!rc)
@@ -258,7 +263,7 @@ static int plot_load_data(struct db *db, const char *const *labels, size_t n_lab
 	for (k = 0; !rc && k < (n_labels ? n_labels : 1); k++) {
 		rc = db_runs(db, n_labels ? labels[k] : NULL, &runs, &n, err, errlen);
 		for (i = 0; !rc && i < n; i++)
-			rc = plot_add_series(d, db, runs[i].label, err, errlen);
+			rc = plot_add_series(d, db, runs[i].label, runs[i].params, err, errlen);
 		db_runs_free(runs, n);
 		runs = NULL;
 		n = 0;
@@ -766,6 +771,131 @@ static void plot_timeline_gp(FILE *f, const struct plot_data *d)
 	}
 }
 
+/* Is any run a capacity search, for the load curve? */
+static int plot_has_capacity(const struct plot_data *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_series; i++)
+		if (d->series[i].is_cap && d->series[i].run.n_levels)
+			return 1;
+	return 0;
+}
+
+/* A level's achieved request rate: its requests over its wall time. */
+static double plot_level_rps(const struct level_summary *s)
+{
+	return s->wall_s > 0 ? (double)s->requests / s->wall_s : NAN;
+}
+
+/*
+ * load_curve.dat: per capacity run, a block of its levels, rows 'achieved
+ * req/s, P50 TTFT, P99 TTFT, P99 E2E (ms), C, verdict' (1 meets the SLO,
+ * 0 does not or is undecided), judged as analyze report judges them.
+ */
+static void plot_curve_dat(FILE *f, const struct plot_data *d)
+{
+	size_t i, k;
+
+	fputs("# load_curve.dat - written by tracebench analyze plot.\n"
+	      "# Per run of replay --find-capacity: achieved req/s, P50 TTFT, P99 TTFT,\n"
+	      "# P99 E2E (ms), C, meets the SLO (1) or not (0).\n", f);
+	for (i = 0; i < d->n_series; i++) {
+		const struct plot_series *s = &d->series[i];
+
+		if (!s->is_cap || !s->run.n_levels)
+			continue;
+		for (k = 0; k < s->run.n_levels; k++) {
+			const struct level_summary *l = &s->run.levels[k];
+			double lo, hi;
+			enum capacity_verdict v = capacity_judge(&s->cap, l->level, (long)l->good,
+								 (long)l->requests, &lo, &hi);
+
+			fprintf(f, "%.4f", plot_level_rps(l));
+			plot_put_value(f, l->ttft.p50);
+			plot_put_value(f, l->ttft.p99);
+			plot_put_value(f, l->e2e.p99);
+			fprintf(f, " %d %d\n", l->level, v == CAPACITY_PASS);
+		}
+		fputs("\n\n", f);
+	}
+}
+
+/*
+ * load_curve.gp: latency percentiles against the achieved rate, the SLO's
+ * TTFT and E2E limits as lines, the highest level meeting it (the
+ * capacity) as a vertical line, the lowest failing one dashed.
+ */
+static void plot_curve_gp(FILE *f, const struct plot_data *d)
+{
+	size_t i, k, block = 0;
+	int first = 1, marks = 0;
+
+	plot_preamble(f, d, "load_curve", "latency against achieved load, capacity marked");
+	plot_title(f, d, "Load curve (replay --find-capacity)");
+	fputs("set xlabel 'achieved load (requests/s)'\n"
+	      "set ylabel 'latency (ms)'\n"
+	      "set logscale y\n"
+	      "set grid\n"
+	      "set key below\n", f);
+	for (i = 0; i < d->n_series; i++) {
+		const struct plot_series *s = &d->series[i];
+		const struct level_summary *pass = NULL, *fail = NULL;
+
+		if (!s->is_cap)
+			continue;
+		for (k = 0; k < s->run.n_levels; k++) {
+			const struct level_summary *l = &s->run.levels[k];
+			double lo, hi;
+			enum capacity_verdict v = capacity_judge(&s->cap, l->level, (long)l->good,
+								 (long)l->requests, &lo, &hi);
+
+			if (v == CAPACITY_PASS && (!pass || l->level > pass->level))
+				pass = l;
+			if (v != CAPACITY_PASS && (!fail || l->level < fail->level))
+				fail = l;
+		}
+		if (pass && !isnan(plot_level_rps(pass))) {
+			marks++;
+			fprintf(f, "set arrow %d from %.4f, graph 0 to %.4f, graph 1 nohead lc %zu lw 2\n"
+				"set label %d 'capacity C=%d' at %.4f, graph 0.95 right offset -0.5,0\n",
+				marks, plot_level_rps(pass), plot_level_rps(pass), i + 1, marks,
+				pass->level, plot_level_rps(pass));
+		}
+		if (fail && (!pass || fail->level > pass->level) && !isnan(plot_level_rps(fail))) {
+			marks++;
+			fprintf(f, "set arrow %d from %.4f, graph 0 to %.4f, graph 1 nohead lc %zu dt 2\n"
+				"set label %d 'fails C=%d' at %.4f, graph 0.88 left offset 0.5,0\n",
+				marks, plot_level_rps(fail), plot_level_rps(fail), i + 1, marks,
+				fail->level, plot_level_rps(fail));
+		}
+	}
+	fputs("plot \\\n", f);
+	for (i = 0; i < d->n_series; i++) {
+		const struct plot_series *s = &d->series[i];
+		static const char *const what[] = { ": P50 TTFT", ": P99 TTFT", ": P99 E2E" };
+		int c;
+
+		if (!s->is_cap || !s->run.n_levels)
+			continue;
+		for (c = 0; c < 3; c++) {
+			fprintf(f, "%s     'load_curve.dat' index %zu using 1:%d with linespoints "
+				"lc %zu dt %d pt %d title ", first ? "" : ", \\\n", block, c + 2,
+				i + 1, c + 1, 7 - c);
+			plot_put_gp_title(f, "", s->label, what[c]);
+			first = 0;
+		}
+		if (s->slo.ttft_ms > 0)
+			fprintf(f, ", \\\n     %.3f with lines lc %zu dt 4 title 'SLO TTFT %.0f ms'",
+				s->slo.ttft_ms, i + 1, s->slo.ttft_ms);
+		if (s->slo.e2e_ms > 0)
+			fprintf(f, ", \\\n     %.3f with lines lc %zu dt 5 title 'SLO E2E %.0f ms'",
+				s->slo.e2e_ms, i + 1, s->slo.e2e_ms);
+		block++;
+	}
+	fputc('\n', f);
+}
+
 /* Does the run set have anything for the timeline and CDF plots? */
 static int plot_has_requests(const struct plot_data *d)
 {
@@ -899,13 +1029,23 @@ struct plot_kind {
 	void (*dat)(FILE *, const struct plot_data *);
 	void (*gp)(FILE *, const struct plot_data *);
 	int per_request;   /* needs requests with TTFT and E2E */
+	int capacity;      /* needs a run of replay --find-capacity */
 };
 
+/* Is there anything to draw plot p from? */
+static int plot_wanted(const struct plot_kind *p, const struct plot_data *d)
+{
+	if (p->per_request && !plot_has_requests(d))
+		return 0;
+	return !p->capacity || plot_has_capacity(d);
+}
+
 static const struct plot_kind plot_kinds[] = {
-	{ "scaling", plot_scaling_dat, plot_scaling_gp, 0 },
-	{ "ttft_percentiles", plot_ttft_dat, plot_ttft_gp, 0 },
-	{ "latency_cdf", plot_cdf_dat, plot_cdf_gp, 1 },
-	{ "ttft_timeline", plot_timeline_dat, plot_timeline_gp, 1 },
+	{ "scaling", plot_scaling_dat, plot_scaling_gp, 0, 0 },
+	{ "ttft_percentiles", plot_ttft_dat, plot_ttft_gp, 0, 0 },
+	{ "latency_cdf", plot_cdf_dat, plot_cdf_gp, 1, 0 },
+	{ "ttft_timeline", plot_timeline_dat, plot_timeline_gp, 1, 0 },
+	{ "load_curve", plot_curve_dat, plot_curve_gp, 0, 1 },
 };
 
 /*
@@ -922,7 +1062,7 @@ static int plot_check_free(const char *dir, const struct plot_data *d, char *err
 	size_t k, e;
 
 	for (k = 0; k < sizeof(plot_kinds) / sizeof(plot_kinds[0]); k++) {
-		if (plot_kinds[k].per_request && !plot_has_requests(d))
+		if (!plot_wanted(&plot_kinds[k], d))
 			continue;
 		for (e = 0; e < 3; e++) {
 			snprintf(suffix, sizeof(suffix), ".%s", kinds[e] ? kinds[e] : plot_exts[d->fmt]);
@@ -966,7 +1106,7 @@ int plot_write(struct db *db, const char *const *labels, size_t n_labels, const 
 	for (k = 0; k < sizeof(plot_kinds) / sizeof(plot_kinds[0]); k++) {
 		const struct plot_kind *p = &plot_kinds[k];
 
-		if (p->per_request && !plot_has_requests(&d))
+		if (!plot_wanted(p, &d))
 			continue;
 		snprintf(name, sizeof(name), "%s.dat", p->name);
 		rc = plot_write_file(dir, name, p->dat, &d, err, errlen);

@@ -442,8 +442,7 @@ static int report_server_metrics(FILE *out, enum table_format fmt, struct db *db
 
 /* ---- a capacity search (replay --find-capacity) ------------------------ */
 
-/* The search's settings from a run's params; 0 when it was not one. */
-static int report_capacity_params(const char *params, struct capacity_options *k,
+int report_capacity_params(const char *params, struct capacity_options *k,
 				  struct metric_slo *slo, char *spec, size_t spec_len)
 {
 	cJSON *p = params ? cJSON_Parse(params) : NULL;

@@ -13,6 +13,8 @@
 
 #include <stdio.h>
 #include "analyze/db.h"
+#include "lib/capacity.h"
+#include "lib/metric.h"
 #include "lib/result.h"
 #include "lib/summary.h"
 
@@ -34,6 +36,14 @@ struct report_run {
  * shards reports C as the total in flight, S x C. On success fills *out
  * (release with report_run_release).
  */
+/*
+ * The settings of a run of replay --find-capacity, from its params JSON:
+ * 1 and *k, *slo and spec (the SLO as given, len bytes) set; 0 when the
+ * run was not one.
+ */
+int report_capacity_params(const char *params, struct capacity_options *k,
+			   struct metric_slo *slo, char *spec, size_t spec_len);
+
 int report_summarize(struct db *db, const char *label, const struct metric_slo *slo,
 		     struct report_run *out, char *err, size_t errlen);
 void report_run_release(struct report_run *r);

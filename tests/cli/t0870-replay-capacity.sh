@@ -83,3 +83,19 @@ for bad in "--find-capacity" "--find-capacity --slo ttft=1ms -c 4" "--slo ttft=1
 	check "refused with exit 2: $bad" sh -c "[ $rc = 2 ] && [ ! -e '$WORK/bad.jsonl.gz' ]"
 done
 stop_mock
+
+# analyze plot: load_curve, latency against achieved load, SLO and capacity marked
+tb analyze plot --db "$WORK/c.db" --out "$WORK/plots" >/dev/null 2>&1
+lc() {
+	gp=$WORK/plots/load_curve.gp
+	[ "$(grep -c '^[0-9.]* [0-9.?]* [0-9.?]* [0-9.?]* [0-9]* [01]$' "$WORK/plots/load_curve.dat")" = "$probes" ] &&
+	grep -q "^set label 1 'capacity C=$pass' at " "$gp" &&
+	grep -q "^set label 2 'fails C=$fail' at " "$gp" &&
+	grep -q "82.000 with lines .* title 'SLO TTFT 82 ms'" "$gp"
+}
+check "analyze plot: load_curve, one point per level, the SLO and C=$pass / C=$fail marked" lc
+if have gnuplot; then
+	check "... rendered by gnuplot" sh -c "[ -s '$WORK/plots/load_curve.png' ]"
+else
+	skip "... rendered by gnuplot" "gnuplot not installed"
+fi
