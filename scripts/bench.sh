@@ -19,7 +19,7 @@
 #   BENCH_OUT  the Markdown file (default BENCHMARKS.md); plots go to the
 #              docs/ folder beside it
 #   SECTIONS   the sections to run (default "client open rate analyze proxy
-#              stream files compare")
+#              stream files compare metrics")
 
 set -eu
 QUICK=${QUICK:-0}
@@ -27,7 +27,7 @@ if [ "$QUICK" = 1 ]; then RUNS=${RUNS:-3}; else RUNS=${RUNS:-5}; fi
 OUT=${BENCH_OUT:-BENCHMARKS.md}
 PLOTS=$(dirname "$OUT")/docs
 TB=${TB:-./tracebench}
-SECTIONS=${SECTIONS:-client open rate analyze proxy stream files compare}
+SECTIONS=${SECTIONS:-client open rate analyze proxy stream files compare metrics}
 export QUICK RUNS PLOTS TB
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -46,6 +46,7 @@ title() {  # NAME
 	rate) echo "3. raw request rate" ;; analyze) echo "4. analyze" ;;
 	proxy) echo "5. proxy overhead" ;; stream) echo "6. streaming throughput" ;;
 	files) echo "7. results files" ;; compare) echo "8. compare verdicts" ;;
+	metrics) echo "10. scraping /metrics" ;;
 	*) echo "$1" ;;
 	esac
 }
