@@ -2,6 +2,7 @@
  * meter.c - measuring a response as it streams; see meter.h.
  */
 #include "meter.h"
+#include "strbuf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +37,14 @@ count:
 		r->ttfa_ns = since;
 	m->last_token_ns = m->now_ns;
 	m->token_events++;
+}
+
+/* True for a choice whose "index" is there and not 0. */
+static int index_nonzero(const cJSON *choice)
+{
+	const cJSON *i = cJSON_GetObjectItemCaseSensitive(choice, "index");
+
+	return cJSON_IsNumber(i) && i->valuedouble != 0;
 }
 
 static int nonempty_string(const cJSON *o, const char *key)
@@ -89,6 +98,25 @@ static int read_error(struct meter *m, const cJSON *obj)
 	return 1;
 }
 
+/* Appends answer text to the result's kept answer (keep_answer); past
+ * RESULT_MAX_ANSWER the request fails as malformed. */
+static void keep_answer(struct meter *m, const cJSON *text)
+{
+	struct result *r = m->result;
+	size_t len;
+
+	if (!r->keep_answer || !cJSON_IsString(text) || !result_ok(r))
+		return;
+	len = strlen(text->valuestring);
+	if (len > RESULT_MAX_ANSWER - r->answer_len) {
+		result_set_error(r, RESULT_ERR_MALFORMED, "answer longer than a session's "
+				 "history keeps (16 MiB)");
+		return;
+	}
+	if (strbuf_append(&r->answer, &r->answer_len, &m->answer_cap, text->valuestring, len) < 0)
+		result_set_error(r, RESULT_ERR_MALFORMED, "out of memory keeping the answer");
+}
+
 /*
  * One streamed chunk. It carries a token when any choice has answer text
  * (delta.content, or text for /v1/completions), reasoning text
@@ -110,6 +138,10 @@ static void handle_chunk(struct meter *m, const cJSON *obj)
 
 		if (nonempty_string(delta, "content") || nonempty_string(choice, "text"))
 			answer = 1;
+		if (!index_nonzero(choice)) {
+			keep_answer(m, cJSON_GetObjectItemCaseSensitive(delta, "content"));
+			keep_answer(m, cJSON_GetObjectItemCaseSensitive(choice, "text"));
+		}
 		if (nonempty_string(delta, "reasoning_content") || nonempty_string(delta, "reasoning") ||
 		    cJSON_GetArraySize(tools) > 0 ||
 		    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(delta, "function_call")))
@@ -216,7 +248,12 @@ void meter_end_body(struct meter *m, const char *body, size_t len, int64_t now_n
 	if (!cJSON_IsObject(obj)) {
 		result_set_error(r, RESULT_ERR_MALFORMED, "response body is not a JSON object");
 	} else if (!read_error(m, obj)) {
+		const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "choices"), 0);
+
 		read_usage(m, obj);
+		keep_answer(m, cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(c0, "message"), "content"));
+		keep_answer(m, cJSON_GetObjectItemCaseSensitive(c0, "text"));
 		r->ttft_ns = r->ttfa_ns = now_ns - m->start_ns;
 		r->unstreamed = true;
 		m->token_events = 1;

@@ -33,6 +33,7 @@ struct meter {
 	int have_usage;
 	int64_t usage_completion, usage_prompt;
 	int64_t usage_cached;    /* prompt_tokens_details.cached_tokens, -1 none */
+	size_t answer_cap;       /* of result->answer (keep_answer) */
 	struct sse_parser sse;
 };
 

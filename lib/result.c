@@ -18,6 +18,7 @@ void result_init(struct result *r)
 	r->input_tokens = -1;
 	r->token_events = r->cached_tokens = -1;
 	r->connect_ns = r->tls_ns = -1;
+	r->session = r->turn = -1;
 }
 
 static const char *const tokens_names[] = { "usage", "tokenize", "events" };
@@ -31,6 +32,7 @@ void result_release(struct result *r)
 {
 	free(r->error_detail);
 	free(r->itl_ns);
+	free(r->answer);
 	result_init(r);
 }
 
@@ -81,6 +83,10 @@ cJSON *result_to_json(const struct result *r)
 		cJSON_AddNumberToObject(o, "repeat", r->repeat);
 	cJSON_AddNumberToObject(o, "seq", (double)r->seq);
 	cJSON_AddNumberToObject(o, "trace_id", (double)r->trace_id);
+	if (r->session >= 0) {
+		cJSON_AddNumberToObject(o, "session", (double)r->session);
+		cJSON_AddNumberToObject(o, "turn", (double)r->turn);
+	}
 	cJSON_AddBoolToObject(o, "warmup", r->warmup);
 	cJSON_AddNumberToObject(o, "status", r->status);
 	if (result_ok(r)) {
@@ -140,7 +146,7 @@ int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errle
 {
 	const cJSON *warmup, *error, *itl, *v;
 	const char *detail, *source, *salt;
-	int64_t level, repeat, seq, trace_id, status, estimated = 0;
+	int64_t level, repeat, seq, trace_id, status, estimated = 0, session, turn;
 	size_t i, n;
 
 	if (get_int(obj, "level", 1, &level, err, errlen) ||
@@ -158,8 +164,18 @@ int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errle
 	    get_int(obj, "token_events", 0, &r->token_events, err, errlen) ||
 	    get_int(obj, "cached_tokens", 0, &r->cached_tokens, err, errlen) ||
 	    get_int(obj, "connect_ns", 0, &r->connect_ns, err, errlen) ||
-	    get_int(obj, "tls_ns", 0, &r->tls_ns, err, errlen))
+	    get_int(obj, "tls_ns", 0, &r->tls_ns, err, errlen) ||
+	    get_int(obj, "session", 0, &session, err, errlen) ||
+	    get_int(obj, "turn", 0, &turn, err, errlen))
 		return -1;
+	if ((session >= 0) != (turn >= 0) || session < -1 || turn < -1 ||
+	    session > 0x7fffffffL || turn > 0x7fffffffL) {
+		snprintf(err, errlen, "fields 'session' and 'turn' go together, each an integer "
+			 "from 0 to 2147483647");
+		return -1;
+	}
+	r->session = (long)session;
+	r->turn = (long)turn;
 	if (r->input_tokens < -1 || r->input_tokens > RESULT_MAX_TOKENS ||
 	    r->output_tokens < 0 || r->output_tokens > RESULT_MAX_TOKENS ||
 	    r->token_events < -1 || r->token_events > RESULT_MAX_TOKENS ||

@@ -31,6 +31,9 @@
 #define RESULT_MAX_TOKENS 1000000000LL          /* per request */
 #define RESULT_MAX_NS     (100LL * 86400 * 1000000000LL)  /* 100 days */
 
+/* The longest answer kept for a session's history (keep_answer). */
+#define RESULT_MAX_ANSWER (16u << 20)
+
 #define RESULT_ERROR_MAX 16
 #define RESULT_DETAIL_MAX 512
 #define RESULT_SALT_MAX 24
@@ -72,6 +75,15 @@ struct result {
 	bool unstreamed;         /* a whole JSON body, not SSE: TTFT = TTFA = E2E */
 	int64_t *itl_ns;         /* owned: gaps between token events */
 	size_t n_itl;
+	long session;            /* the trace record's session, or -1 */
+	long turn;               /* ... and its turn, or -1 */
+	/* Asked for by the caller, never written: with keep_answer the meter
+	 * keeps the answer text of choice 0 (streamed content deltas, or a
+	 * body's message content) in 'answer' (owned, NUL-terminated, at most
+	 * RESULT_MAX_ANSWER bytes), which a session's next turn sends back. */
+	bool keep_answer;
+	char *answer;
+	size_t answer_len;
 	/* not owned, never written: credentials the request sent (the API
 	 * key), scrubbed from every error detail by result_set_error */
 	const char *const *secrets;

@@ -15,6 +15,7 @@ void trace_request_init(struct trace_request *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->input_tokens = t->output_tokens = -1;
+	t->session = t->turn = -1;
 }
 
 void trace_request_release(struct trace_request *t)
@@ -199,6 +200,11 @@ cJSON *trace_request_to_json(const struct trace_request *t)
 	cJSON_AddStringToObject(o, "body", t->body ? t->body : "");
 	json_add_int64(o, "input_tokens", t->input_tokens, 1);
 	json_add_int64(o, "output_tokens", t->output_tokens, 1);
+	if (t->session >= 0) {
+		json_add_int64(o, "session", t->session, 0);
+		json_add_int64(o, "turn", t->turn, 0);
+		json_add_int64(o, "think_ns", t->think_ns, 0);
+	}
 	return o;
 }
 
@@ -206,7 +212,7 @@ int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err
 {
 	const cJSON *headers, *h;
 	const char *method, *path, *body;
-	int64_t id;
+	int64_t id, session = -1, turn = -1;
 	size_t n = 0;
 	int oom = 0;
 
@@ -224,6 +230,20 @@ int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err
 		snprintf(err, errlen, "field 'input_tokens' or 'output_tokens' is not an integer");
 		return -1;
 	}
+	if (json_get_int64(obj, "session", &session) < 0 || json_get_int64(obj, "turn", &turn) < 0 ||
+	    json_get_int64(obj, "think_ns", &t->think_ns) < 0) {
+		snprintf(err, errlen, "field 'session', 'turn' or 'think_ns' is not an integer");
+		return -1;
+	}
+	if ((session >= 0) != (turn >= 0) || session < -1 || turn < -1 ||
+	    (session == -1 && cJSON_GetObjectItemCaseSensitive(obj, "session")) ||
+	    session > 0x7fffffffL || turn > 0x7fffffffL) {
+		snprintf(err, errlen, "fields 'session' and 'turn' go together, each an integer "
+			 "from 0 to 2147483647");
+		return -1;
+	}
+	t->session = (long)session;
+	t->turn = (long)turn;
 	method = json_get_string(obj, "method");
 	path = json_get_string(obj, "path");
 	body = json_get_string(obj, "body");

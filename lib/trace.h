@@ -31,7 +31,15 @@ struct trace_request {
 	int64_t input_tokens;   /* known or estimated prompt length, or -1 */
 	int64_t output_tokens;  /* requested/recorded output length, or -1 */
 	const char *kind;       /* TRACE_KIND_* (static), or NULL: unknown */
+	/* A turn of a session (schema/FORMAT.md, "Sessions"), or session -1. */
+	long session;           /* session id, >= 0; -1: not part of one */
+	long turn;              /* turn index in its session, from 0; -1 if none */
+	int64_t think_ns;       /* think time before the turn, after the last
+				   one ended; as read (the session rules check it) */
 };
+
+/* Think times above this (a day) are refused as absurd. */
+#define TRACE_MAX_THINK_NS (86400LL * 1000000000LL)
 
 /*
  * What a request is. Inference calls are measured: chat completions,
@@ -81,7 +89,10 @@ cJSON *trace_request_to_json(const struct trace_request *t);
  * (trace_header_is_routing) and credentials (redact_header_is_secret) are
  * dropped: they are the sender's to set, never the trace's. Its "kind",
  * when absent (traces written before kinds, synthesized and imported
- * ones), comes from trace_kind_of. Returns 0.
+ * ones), comes from trace_kind_of. "session" and "turn" go together (one
+ * without the other is refused) and "think_ns" is read as an integer of
+ * any sign: the rules that span a session's records (turns in order, a
+ * think time in range) are the reader's (replay/session.h). Returns 0.
  */
 int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err, size_t errlen);
 

@@ -95,6 +95,8 @@ static void synth_usage(FILE *out)
 		"      --burstiness B        gamma shape: 1 Poisson, < 1 burstier, > 1 steadier\n"
 		"      --turns T             sessions of T turns; each turn resends the\n"
 		"                            conversation so far as a prefix (default 1)\n"
+		"      --think-time MS       pause before each later turn, in milliseconds:\n"
+		"                            a LEN spec as above, or 0 (default 0)\n"
 		"      --model NAME          model field of each request (default mock)\n"
 		"      --endpoint-kind K     chat (/v1/chat/completions, default) or completions\n"
 		"      --seed N              generator seed; same seed, same bytes (default 1)\n"
@@ -107,7 +109,8 @@ static void synth_usage(FILE *out)
 		"  tracebench record synth -n 8 --endpoint-kind completions --model llama -o small.jsonl.gz\n"
 		"  tracebench record synth -n 1000 --input-tokens lognormal:800:400 \\\n"
 		"      --output-tokens uniform:50:300 --rate 4 --arrival poisson -o open.jsonl.gz\n"
-		"  tracebench record synth -n 40 --turns 4 --input-tokens 100 -o chat4.jsonl.gz\n");
+		"  tracebench record synth -n 40 --turns 4 --input-tokens 100 -o chat4.jsonl.gz\n"
+		"  tracebench record synth -n 30 --turns 3 --think-time uniform:500:3000 -o chat.jsonl.gz\n");
 }
 
 static const struct option synth_longopts[] = {
@@ -118,6 +121,7 @@ static const struct option synth_longopts[] = {
 	{ "arrival", required_argument, NULL, 'a' },
 	{ "burstiness", required_argument, NULL, 'b' },
 	{ "turns", required_argument, NULL, 't' },
+	{ "think-time", required_argument, NULL, 'T' },
 	{ "model", required_argument, NULL, 'm' },
 	{ "endpoint-kind", required_argument, NULL, 'k' },
 	{ "seed", required_argument, NULL, 's' },
@@ -144,6 +148,10 @@ static int synth_take(void *opts, int c, char *arg, char *msg, size_t len)
 		o->burstiness_given = 1;
 		return ok(cli_parse_double(arg, 1e-3, 1e3, &so->burstiness));
 	case 't': return ok(cli_parse_long(arg, 1, 1000, &so->turns));
+	case 'T':
+		o->think_given = 1;
+		so->think_spec = strcmp(arg, "0") ? arg : NULL;
+		return so->think_spec ? ok(dist_parse(arg, &so->think)) : 0;
 	case 'm': so->model = arg; return 0;
 	case 'k': return parse_endpoint_kind(arg, &so->completions);
 	case 's': return parse_seed(arg, &so->seed);
@@ -168,6 +176,8 @@ int record_options_synth(struct record_synth_options *o, int argc, char **argv)
 		return usage_error(SYNTH_PROG, "--arrival needs --rate R");
 	if (o->burstiness_given && o->synth.arrival != ARRIVAL_GAMMA)
 		return usage_error(SYNTH_PROG, "--burstiness needs --arrival gamma");
+	if (o->think_given && o->synth.turns <= 1)
+		return usage_error(SYNTH_PROG, "--think-time needs --turns T (T > 1)");
 	if (!o->output)
 		return usage_error(SYNTH_PROG, "no output file; give -o TRACE");
 	return CLI_CONTINUE;

@@ -22,6 +22,7 @@ struct record_synth_options {
 	int force;
 	int arrival_given;      /* refused without --rate */
 	int burstiness_given;   /* refused without --arrival gamma */
+	int think_given;        /* refused without --turns */
 };
 
 /* record import; the strings point into argv. */

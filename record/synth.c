@@ -15,7 +15,13 @@
  * second turn, ...) so a session's turns are spread over the run. Turn k
  * sends the whole conversation so far - earlier prompts and (synthesized)
  * answers of the requested output length - then a new prompt, so a server's
- * prefix cache sees each earlier turn again as a prefix.
+ * prefix cache sees each earlier turn again as a prefix. Each record names
+ * its session and turn (schema/FORMAT.md, "Sessions"): the synthesized
+ * answers are placeholders replay fills with the server's real ones, and
+ * --think-time draws the pause before each later turn. A session arrives
+ * at the arrival offset of its first turn; its later turns carry that
+ * offset too, their send time being the earlier turn's end plus the think
+ * time.
  */
 #include "synth.h"
 #include "options.h"
@@ -48,6 +54,7 @@ void synth_options_init(struct synth_options *o)
 	o->arrival = ARRIVAL_CONSTANT;
 	o->burstiness = 1.0;
 	o->turns = 1;
+	o->think.kind = DIST_FIXED;
 }
 
 /* The request body a client of the given kind would send: the session's
@@ -113,6 +120,8 @@ static cJSON *make_header(const struct synth_options *o, long sessions)
 {
 	cJSON *header = cJSON_CreateObject(), *source;
 
+	if (o->turns > 1)       /* session records: what a version 1 reader does not know */
+		cJSON_AddNumberToObject(header, "version", 2);
 	cJSON_AddStringToObject(header, "tool", "tracebench " TB_VERSION);
 	source = cJSON_AddObjectToObject(header, "source");
 	cJSON_AddStringToObject(source, "kind", "synth");
@@ -131,6 +140,8 @@ static cJSON *make_header(const struct synth_options *o, long sessions)
 	if (o->turns > 1) {
 		cJSON_AddNumberToObject(source, "turns", (double)o->turns);
 		cJSON_AddNumberToObject(source, "sessions", (double)sessions);
+		if (o->think_spec)
+			add_spec(source, "think_time_ms", &o->think, o->think_spec);
 	}
 	return header;
 }
@@ -193,8 +204,9 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 	const char *req_path = o->completions ? "/v1/completions" : "/v1/chat/completions";
 	struct tracefile_writer *w = NULL;
 	struct session *sessions = NULL;
-	struct rng word_rng, length_rng;
+	struct rng word_rng, length_rng, think_rng;
 	struct arrival arrival;
+	int64_t *session_arrival = NULL;
 	long n_sessions = (o->requests + o->turns - 1) / o->turns;
 	long written = 0, too_long = 0;
 	cJSON *header;
@@ -204,12 +216,14 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 	err[0] = '\0';
 	rng_init(&word_rng, o->seed);
 	rng_init(&length_rng, rng_derive(o->seed, 1));
+	rng_init(&think_rng, rng_derive(o->seed, SYNTH_THINK_STREAM));
 	arrival_init(&arrival, o->arrival, o->rate, o->burstiness, o->seed);
 	if (check_conversations(o, &length_rng, n_sessions, path, err) < 0)
 		return -1;
 	if (o->turns > 1) {
 		sessions = calloc((size_t)n_sessions, sizeof(*sessions));
-		if (!sessions) {
+		session_arrival = calloc((size_t)n_sessions, sizeof(*session_arrival));
+		if (!sessions || !session_arrival) {
 			snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", path);
 			goto cleanup;
 		}
@@ -231,7 +245,19 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 
 		trace_request_init(&t);
 		t.id = i;
-		t.arrival_ns = o->rate > 0 ? arrival_next(&arrival) : 0;
+		if (s && turn > 0) {
+			t.arrival_ns = session_arrival[i % n_sessions];
+		} else {
+			t.arrival_ns = o->rate > 0 ? arrival_next(&arrival) : 0;
+			if (s)
+				session_arrival[i % n_sessions] = t.arrival_ns;
+		}
+		if (s) {
+			t.session = i % n_sessions;
+			t.turn = turn;
+			if (turn > 0 && o->think_spec)
+				t.think_ns = (int64_t)dist_sample(&o->think, &think_rng) * 1000000;
+		}
 		t.input_tokens = in + (s ? s->words : 0);
 		t.output_tokens = out;
 		if (words_append(&prompt, in, &word_rng) == 0 &&
@@ -281,6 +307,7 @@ cleanup:
 		free(sessions[i].text);
 	}
 	free(sessions);
+	free(session_arrival);
 	return rc;
 }
 

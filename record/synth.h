@@ -22,7 +22,12 @@ struct synth_options {
 	enum arrival_kind arrival;
 	double burstiness;      /* gamma shape (1 = Poisson) */
 	long turns;             /* turns per session (1: independent requests) */
+	struct dist think;      /* think time before a later turn, milliseconds */
+	const char *think_spec; /* as given, for the header; NULL: no think time */
 };
+
+/* The stream of think times, apart from words, lengths and arrivals. */
+#define SYNTH_THINK_STREAM 3
 
 /* Fills o with the defaults of the command line (64 requests of 512 words, 500 out). */
 void synth_options_init(struct synth_options *o);

@@ -21,7 +21,7 @@ tb replay --endpoint http://127.0.0.1:9 -o "$WORK/skip.jsonl.gz" "$S/broken/bad-
 check "broken/bad-record.jsonl.gz: the bad record is skipped, naming its line" \
 	grep -qF "'$S/broken/bad-record.jsonl.gz' line 3: field 'body' is missing or not a string; record skipped" "$WORK/err"
 check "... the rest of the trace replays" sh -c "zcat '$WORK/skip.jsonl.gz' | tail -n +2 | grep -q '\"trace_id\":0'"
-expect_trace_error broken/future-version.jsonl.gz "has format version 2"
+expect_trace_error broken/future-version.jsonl.gz "has format version 3"
 expect_trace_error broken/garbage.jsonl.gz "invalid block type"
 expect_trace_error broken/not-tracebench.txt "is not a tracebench file"
 expect_trace_error results-sample.jsonl.gz "is a results file, not a trace"

@@ -1,0 +1,174 @@
+/*
+ * session.c - a trace's records grouped into checked sessions, and a later
+ * turn's history filled with the server's answers; see session.h.
+ */
+#include "session.h"
+#include "lib/trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+/* Orders record indices by session, then by position in the file. */
+static const struct session_key *sort_keys;
+
+static int by_session(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	long x = sort_keys[i].session, y = sort_keys[j].session;
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+/* Orders sessions by the position of their first record. */
+static const size_t *sort_turns;
+
+static int by_first(const void *a, const void *b)
+{
+	size_t i = sort_turns[((const struct session_entry *)a)->first];
+	size_t j = sort_turns[((const struct session_entry *)b)->first];
+
+	return (i > j) - (i < j);
+}
+
+/* The records idx[0 .. n) of one session (file order): 0 when they are
+ * turns 0 .. n-1 with think times in range, else -1 with why and the
+ * record at fault. */
+static int check_session(const struct session_key *keys, const size_t *idx, size_t n,
+			 char *why, size_t whylen, size_t *at)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		const struct session_key *k = &keys[idx[j]];
+
+		*at = k->lineno;
+		if (k->turn > (long)j) {
+			snprintf(why, whylen, "session %ld: turn %zu missing (turn %ld follows %s)",
+				 k->session, j, k->turn, j ? "an earlier turn" : "none");
+			return -1;
+		}
+		if (k->turn < (long)j) {
+			snprintf(why, whylen, "session %ld: turn %ld out of order (after turn %zu)",
+				 k->session, k->turn, j - 1);
+			return -1;
+		}
+		if (k->think_ns < 0 || k->think_ns > TRACE_MAX_THINK_NS) {
+			snprintf(why, whylen, "session %ld: turn %ld has a think time of %lld ns, "
+				 "outside 0 to a day", k->session, k->turn, (long long)k->think_ns);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int session_set_build(struct session_set *set, const struct session_key *keys, size_t n,
+		      session_warn_fn warn, void *ctx)
+{
+	size_t *idx = n ? malloc(n * sizeof(*idx)) : NULL;
+	size_t i, j, kept = 0;
+
+	memset(set, 0, sizeof(*set));
+	set->turns = n ? malloc(n * sizeof(*set->turns)) : NULL;
+	set->s = n ? malloc(n * sizeof(*set->s)) : NULL;
+	if (n && (!idx || !set->turns || !set->s)) {
+		free(idx);
+		session_set_release(set);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	sort_keys = keys;
+	qsort(idx, n, sizeof(*idx), by_session);
+	for (i = 0; i < n; i = j) {
+		char why[160];
+		size_t at = 0;
+
+		j = i + 1;
+		if (keys[idx[i]].session >= 0)
+			while (j < n && keys[idx[j]].session == keys[idx[i]].session)
+				j++;
+		if (keys[idx[i]].session >= 0 &&
+		    check_session(keys, idx + i, j - i, why, sizeof(why), &at) < 0) {
+			warn(ctx, at, why);
+			set->skipped++;
+			continue;
+		}
+		set->s[set->n].id = keys[idx[i]].session;
+		set->s[set->n].first = kept;
+		set->s[set->n].n_turns = j - i;
+		set->n++;
+		memcpy(set->turns + kept, idx + i, (j - i) * sizeof(*idx));
+		kept += j - i;
+	}
+	free(idx);
+	sort_turns = set->turns;
+	qsort(set->s, set->n, sizeof(*set->s), by_first);
+	return 0;
+}
+
+void session_set_release(struct session_set *set)
+{
+	free(set->s);
+	free(set->turns);
+	memset(set, 0, sizeof(*set));
+}
+
+int session_fill_body(const char *body, size_t len, char *const *answers, size_t n_answers,
+		      char **out, size_t *out_len)
+{
+	cJSON *root, *msgs, *m, **assistant = NULL;
+	size_t n = 0, i;
+	int rc = SESSION_ASIS;
+
+	if (n_answers == 0)
+		return SESSION_ASIS;
+	root = cJSON_ParseWithLength(body, len);
+	msgs = cJSON_GetObjectItemCaseSensitive(root, "messages");
+	if (!cJSON_IsArray(msgs))
+		goto cleanup;
+	assistant = calloc((size_t)cJSON_GetArraySize(msgs) + 1, sizeof(*assistant));
+	if (!assistant) {
+		rc = SESSION_ENOMEM;
+		goto cleanup;
+	}
+	cJSON_ArrayForEach(m, msgs) {
+		const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role"));
+
+		if (cJSON_IsObject(m) && role && strcmp(role, "assistant") == 0)
+			assistant[n++] = m;
+	}
+	if (n < n_answers)
+		goto cleanup;
+	for (i = 0; i < n_answers; i++) {
+		cJSON *msg = assistant[n - n_answers + i];
+		cJSON *content = cJSON_CreateString(answers[i] ? answers[i] : "");
+
+		if (!content || !cJSON_ReplaceItemInObjectCaseSensitive(msg, "content", content)) {
+			if (content && !cJSON_AddItemToObject(msg, "content", content)) {
+				cJSON_Delete(content);
+				content = NULL;
+			}
+			if (!content) {
+				rc = SESSION_ENOMEM;
+				goto cleanup;
+			}
+		}
+		cJSON_DeleteItemFromObjectCaseSensitive(msg, "reasoning_content");
+		cJSON_DeleteItemFromObjectCaseSensitive(msg, "reasoning");
+	}
+	*out = cJSON_PrintUnformatted(root);
+	if (!*out) {
+		rc = SESSION_ENOMEM;
+		goto cleanup;
+	}
+	*out_len = strlen(*out);
+	rc = SESSION_FILLED;
+cleanup:
+	free(assistant);
+	cJSON_Delete(root);
+	return rc;
+}

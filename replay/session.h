@@ -1,0 +1,76 @@
+/*
+ * session.h - the sessions of a trace, as replay sends them: records grouped
+ * by session id, checked to be turns 0, 1, 2, ... in file order with a
+ * think time in range, and the history of a later turn filled with what the
+ * server answered to the earlier ones (schema/FORMAT.md, "Sessions").
+ *
+ * Pure functions over arrays, apart from replay's event loop, so that the
+ * unit tests (tests/unit/test_session.c) reach every rule.
+ */
+#ifndef TB_SESSION_H
+#define TB_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the grouping needs of one trace record. */
+struct session_key {
+	long session;          /* -1: not in a session (a one-turn session of its own) */
+	long turn;
+	int64_t think_ns;
+	size_t lineno;         /* its line in the trace, for messages */
+};
+
+/* One session: its records, turn by turn. */
+struct session_entry {
+	long id;               /* the trace's id; -1 for a record outside sessions */
+	size_t first;          /* its records are turns[first .. first + n_turns) */
+	size_t n_turns;
+};
+
+struct session_set {
+	struct session_entry *s;  /* in the order of their first records */
+	size_t n;
+	size_t *turns;            /* record indices */
+	size_t skipped;           /* sessions refused */
+};
+
+/* Told once for each session refused: the line of the record at fault and
+ * why ("session 3: turn 2 missing (turn 3 follows turn 1)"). */
+typedef void (*session_warn_fn)(void *ctx, size_t lineno, const char *why);
+
+/*
+ * Groups the n records of 'keys' into sessions. A session whose records are
+ * not turns 0, 1, 2, ... in file order (a turn missing, one repeated or out
+ * of order), or one with a think time below 0 or above TRACE_MAX_THINK_NS,
+ * is refused as a whole: warn is called with the line at fault, and its
+ * records are in no session. Returns 0, or -1 when out of memory. Free with
+ * session_set_release.
+ */
+int session_set_build(struct session_set *set, const struct session_key *keys, size_t n,
+		      session_warn_fn warn, void *ctx);
+
+void session_set_release(struct session_set *set);
+
+enum {
+	SESSION_FILLED = 0,
+	SESSION_ENOMEM = -1,
+	SESSION_ASIS = 1,      /* nothing to fill: send the body as recorded */
+};
+
+/*
+ * The body of turn k (k = n_answers) of a chat session: 'body' (len bytes,
+ * one JSON object with a "messages" array) whose last k messages of role
+ * "assistant" stand for the answers of turns 0 .. k-1, in order. Each gets
+ * answers[i] as its "content" and loses "reasoning_content" and
+ * "reasoning": a reasoning model's earlier thoughts are not sent back, as
+ * the chat templates of DeepSeek-R1 and Qwen3 drop them and the OpenAI and
+ * DeepSeek APIs ask. Returns SESSION_FILLED with *out (malloc'd,
+ * NUL-terminated, the caller frees) and *out_len; SESSION_ASIS when the
+ * body is no such object or holds fewer than k assistant messages (a
+ * completions prompt, a foreign body); SESSION_ENOMEM.
+ */
+int session_fill_body(const char *body, size_t len, char *const *answers, size_t n_answers,
+		      char **out, size_t *out_len);
+
+#endif
