@@ -22,6 +22,7 @@
 #include "clocksync.h"
 #include "schedule.h"
 #include "scrape.h"
+#include "session.h"
 #include "workers.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
@@ -55,6 +56,23 @@ struct prepared {
 	size_t n_headers;
 	int salt_ok;              /* the body has prompt text to salt ... */
 	size_t salt_off;          /* ... starting at this byte (replay/body.h) */
+	size_t lineno;            /* its line in the trace */
+};
+
+struct level_run;
+
+/* A session in flight (session mode: the trace has sessions). Its turns go
+ * out one at a time: the next is due when the last has ended plus its think
+ * time, with the answers so far in its history (replay/session.h). */
+struct session_run {
+	struct level_run *lr;
+	const struct session_entry *e;
+	size_t next;              /* the turn to send next */
+	char **answers;           /* the server's answers to turns 0 .. next-1 */
+	char *body;               /* the filled body of the turn in flight, or NULL */
+	struct event *timer;      /* the think time before the next turn */
+	int64_t due_ns;           /* when the next turn is due (monotonic) */
+	int active;
 };
 
 /* The state of the level being run; the done callback drives it. */
@@ -77,6 +95,10 @@ struct level_run {
 	size_t max_concurrency;   /* open loop cap, 0 = none */
 	size_t connections;       /* opened before the level starts, 0 = none */
 	struct event *due_timer;  /* open loop: wakes issue() when the next is due */
+	const struct session_set *sessions;  /* session mode, else NULL */
+	size_t n_sessions;        /* sessions to run in this level */
+	size_t sessions_started, sessions_done;
+	struct session_run *sruns; /* one per session started */
 	struct result *results;   /* warmup + n of them */
 	char **bodies;            /* salted bodies of those sent, NULL: the prepared one */
 	size_t warmup, n;
@@ -222,6 +244,7 @@ static struct prepared *load_trace(const char *path, const struct replay_options
 			count--;
 			continue;
 		}
+		p->lineno = tracefile_reader_lineno(r);
 		if (!o->all_requests && !trace_kind_is_inference(p->req.kind)) {
 			trace_request_release(&p->req);
 			count--;
@@ -389,6 +412,8 @@ static const struct prepared *next_request(struct level_run *lr, int64_t *start_
 	return &lr->reqs[lr->req_index[k]];
 }
 
+static void issue_sessions(struct level_run *lr);
+
 /* Starts what may start now; ends the loop when the level is over. */
 static void issue(struct level_run *lr)
 {
@@ -398,6 +423,10 @@ static void issue(struct level_run *lr)
 	size_t body_len;
 	int64_t start_ns;
 
+	if (lr->sessions) {
+		issue_sessions(lr);
+		return;
+	}
 	while (!stop_signal && lr->issued < total && (p = next_request(lr, &start_ns))) {
 		struct result *r = &lr->results[lr->issued];
 
@@ -435,6 +464,265 @@ static void issue(struct level_run *lr)
 		}
 	}
 	if (lr->in_flight == 0 && (lr->issued == total || stop_signal))
+		event_base_loopbreak(client_base(lr->client));
+}
+
+/* ---- sessions -------------------------------------------------------- */
+
+/* The trace request of turn 'turn' of session e. */
+static const struct prepared *session_turn(const struct level_run *lr,
+					   const struct session_entry *e, size_t turn)
+{
+	return &lr->reqs[lr->sessions->turns[e->first + turn]];
+}
+
+/* Ends a session: its answers and timer go, its place frees. */
+static void session_end(struct session_run *sr)
+{
+	size_t i;
+
+	for (i = 0; sr->answers && i < sr->next; i++)
+		free(sr->answers[i]);
+	free(sr->answers);
+	sr->answers = NULL;
+	free(sr->body);
+	sr->body = NULL;
+	if (sr->timer)
+		event_free(sr->timer);
+	sr->timer = NULL;
+	if (sr->active) {
+		sr->active = 0;
+		sr->lr->sessions_done++;
+	}
+}
+
+static void on_turn_done(void *ctx, struct result *r);
+
+/*
+ * p's body with 'salt' in front of its prompt (a level's salt, so that the
+ * turns of a session share it and its prefix): *out (malloc'd, the caller
+ * frees) and *len, or *out NULL when it goes unsalted. Notes the salt in
+ * r. Returns 0, or -1 when out of memory.
+ */
+static int salt_body(const struct prepared *p, const char *salt, struct result *r, char **out,
+		     size_t *len)
+{
+	char text[RESULT_SALT_MAX + 1];
+
+	*out = NULL;
+	*len = p->body_len;
+	if (!salt[0] || !p->salt_ok)
+		return 0;
+	snprintf(text, sizeof(text), "%s ", salt);
+	if (body_insert(p->body, p->body_len, p->salt_off, text, out, len) < 0)
+		return -1;
+	snprintf(r->salt, sizeof(r->salt), "%s", salt);
+	return 0;
+}
+
+/*
+ * Sends the next turn of sr, its latencies counted from start_ns (-1: the
+ * send). Its history gets the answers so far. Returns 0, or -1 when the
+ * turn could not start (recorded as failed; the session is over).
+ */
+static int session_send(struct session_run *sr, int64_t start_ns)
+{
+	struct level_run *lr = sr->lr;
+	const struct prepared *p = session_turn(lr, sr->e, sr->next);
+	struct result *r = &lr->results[lr->issued];
+	char *salted = NULL;
+	size_t salted_len = p->body_len, body_len = p->body_len;
+	const char *body = p->body;
+	int fill = SESSION_ENOMEM;
+
+	if (salt_body(p, lr->salt, r, &salted, &salted_len) == 0) {
+		const char *src = salted ? salted : p->body;
+
+		fill = sr->next ? session_fill_body(src, salted_len, sr->answers, sr->next,
+						    &sr->body, &body_len) : SESSION_ASIS;
+		if (fill == SESSION_FILLED) {
+			body = sr->body;
+			free(salted);
+		} else {
+			sr->body = salted;     /* NULL: unsalted, the prepared body */
+			body = src;
+			body_len = salted_len;
+		}
+	}
+	r->level = lr->level;
+	r->repeat = lr->repeat;
+	r->seq = (*lr->seq)++;
+	r->trace_id = p->req.id;
+	r->input_tokens = p->req.input_tokens;
+	r->session = sr->e->id;
+	r->turn = sr->e->id >= 0 ? (long)sr->next : -1;
+	r->keep_answer = sr->next + 1 < sr->e->n_turns;
+	sr->next++;
+	lr->issued++;
+	lr->in_flight++;
+	if (fill == SESSION_ENOMEM) {
+		result_set_error(r, RESULT_ERR_TRANSFER, "out of memory filling the history");
+	} else if (client_start(lr->client, p->req.method, p->req.path, p->headers, p->n_headers,
+				body, body_len, r, lr->origin_ns, start_ns, on_turn_done, sr) == 0) {
+		return 0;
+	} else {
+		result_set_error(r, RESULT_ERR_TRANSFER, "libcurl refused the request");
+	}
+	record_done(lr, r);
+	session_end(sr);
+	return -1;
+}
+
+/* The think time is over: the next turn is due. */
+static void on_think(evutil_socket_t fd, short events, void *arg)
+{
+	struct session_run *sr = arg;
+
+	(void)fd;
+	(void)events;
+	if (stop_signal) {
+		session_end(sr);
+		issue(sr->lr);
+		return;
+	}
+	if (session_send(sr, sr->due_ns) < 0)
+		issue(sr->lr);
+}
+
+/*
+ * A turn ended. A failed one ends its session (its record carries the
+ * class); else the answer goes into the history and the next turn is due
+ * after its think time, counted from now.
+ */
+static void on_turn_done(void *ctx, struct result *r)
+{
+	struct session_run *sr = ctx;
+	struct level_run *lr = sr->lr;
+	int64_t think;
+	struct timeval tv;
+
+	record_done(lr, r);
+	free(sr->body);
+	sr->body = NULL;
+	if (!result_ok(r) || stop_signal || sr->next >= sr->e->n_turns) {
+		session_end(sr);
+		issue(lr);
+		return;
+	}
+	sr->answers[sr->next - 1] = r->answer ? r->answer : strdup("");
+	r->answer = NULL;
+	think = session_turn(lr, sr->e, sr->next)->req.think_ns;
+	sr->due_ns = clock_now_ns() + think;
+	tv.tv_sec = (time_t)(think / NS_PER_S);
+	tv.tv_usec = (suseconds_t)(think % NS_PER_S / 1000);
+	if (!sr->answers[sr->next - 1] || !sr->timer || evtimer_add(sr->timer, &tv) < 0) {
+		fprintf(stderr, "\ntracebench replay: out of memory\n");
+		stop_signal = stop_signal ? stop_signal : -1;
+		session_end(sr);
+	}
+	issue(lr);     /* an open loop's first turns may wait for room */
+}
+
+/* Starts session e as the level's next one, its first turn due at start_ns
+ * (-1: now). Returns 0, or -1 when out of memory. */
+static int session_start(struct level_run *lr, const struct session_entry *e, int64_t start_ns)
+{
+	struct session_run *sr = &lr->sruns[lr->sessions_started++];
+
+	memset(sr, 0, sizeof(*sr));
+	sr->lr = lr;
+	sr->e = e;
+	sr->active = 1;
+	sr->answers = calloc(e->n_turns, sizeof(*sr->answers));
+	sr->timer = evtimer_new(client_base(lr->client), on_think, sr);
+	if (!sr->answers || !sr->timer) {
+		session_end(sr);
+		return -1;
+	}
+	session_send(sr, start_ns);
+	return 0;
+}
+
+/* Sessions in flight: the closed loop's C, or all that the open loop started. */
+static size_t sessions_active(const struct level_run *lr)
+{
+	return lr->sessions_started - lr->sessions_done;
+}
+
+/*
+ * Session mode's issue(): warm-ups first (the first turns of sessions, one
+ * at a time); then closed loop keeps C sessions in flight, open loop starts
+ * each session at its scheduled instant. Later turns leave from their think
+ * timers. Ends the loop when every session of the level is over.
+ */
+static void issue_sessions(struct level_run *lr)
+{
+	const struct session_set *set = lr->sessions;
+
+	/* warm-ups: the first turns of the first sessions, as requests of their own */
+	while (!stop_signal && lr->issued < lr->warmup && !lr->in_flight) {
+		const struct session_entry *e = &set->s[lr->issued % set->n];
+		const struct prepared *p = session_turn(lr, e, 0);
+		struct result *r = &lr->results[lr->issued];
+		char **b = &lr->bodies[lr->issued];
+		size_t len;
+
+		r->level = lr->level;
+		r->repeat = lr->repeat;
+		r->seq = (*lr->seq)++;
+		r->trace_id = p->req.id;
+		r->warmup = true;
+		r->input_tokens = p->req.input_tokens;
+		lr->issued++;
+		lr->in_flight++;
+		if (salt_body(p, lr->warmup_salt, r, b, &len) < 0)
+			result_set_error(r, RESULT_ERR_TRANSFER, "out of memory");
+		else if (client_start(lr->client, p->req.method, p->req.path, p->headers,
+				      p->n_headers, *b ? *b : p->body, len, r, lr->origin_ns, -1,
+				      on_done, lr) == 0)
+			return;
+		else
+			result_set_error(r, RESULT_ERR_TRANSFER, "libcurl refused the request");
+		record_done(lr, r);
+	}
+	if (lr->finished < lr->warmup && !stop_signal)
+		return;
+	while (!stop_signal && lr->sessions_started < lr->n_sessions) {
+		const struct session_entry *e;
+		int64_t start_ns = -1;
+
+		if (!lr->sched) {
+			if (sessions_active(lr) >= lr->cap)
+				break;
+			e = &set->s[lr->sessions_started % set->n];
+		} else {
+			size_t k = lr->sessions_started;
+			int64_t now = clock_now_ns(), due;
+
+			if (!lr->sched_origin_ns)
+				lr->sched_origin_ns = now;
+			due = lr->sched_origin_ns + lr->sched[k];
+			if (due > now) {
+				struct timeval tv = {
+					.tv_sec = (time_t)((due - now) / NS_PER_S),
+					.tv_usec = (suseconds_t)((due - now) % NS_PER_S / 1000),
+				};
+
+				evtimer_add(lr->due_timer, &tv);
+				break;
+			}
+			if (lr->max_concurrency && lr->in_flight >= lr->max_concurrency)
+				break;
+			start_ns = due;
+			e = &set->s[lr->req_index[k]];
+		}
+		if (session_start(lr, e, start_ns) < 0) {
+			fprintf(stderr, "\ntracebench replay: out of memory\n");
+			stop_signal = stop_signal ? stop_signal : -1;
+		}
+	}
+	if (lr->in_flight == 0 &&
+	    ((lr->sessions_started == lr->n_sessions && sessions_active(lr) == 0) || stop_signal))
 		event_base_loopbreak(client_base(lr->client));
 }
 
@@ -605,7 +893,8 @@ static void add_ab(cJSON *params, const struct replay_options *o, const unsigned
 	free(order);
 }
 
-static cJSON *results_header(const struct replay_options *o, const char *label, const char *endpoint,
+static cJSON *results_header(const struct replay_options *o, const struct session_set *sessions,
+			     const char *label, const char *endpoint,
 			     const char *digest, const unsigned char *ab_order, size_t n_blocks,
 			     const struct prepared *reqs, size_t n_reqs)
 {
@@ -632,6 +921,12 @@ static cJSON *results_header(const struct replay_options *o, const char *label, 
 	cJSON_AddStringToObject(trace, "path", o->trace_path);
 	cJSON_AddStringToObject(trace, "digest", digest);
 	cJSON_AddNumberToObject(trace, "requests", (double)n_reqs);
+	if (sessions && sessions->n) {
+		cJSON_AddNumberToObject(trace, "sessions", (double)sessions->n);
+		/* a later turn's sched_ns is when it was due: version 3 */
+		cJSON_DeleteItemFromObjectCaseSensitive(h, "version");
+		cJSON_AddNumberToObject(h, "version", 3);
+	}
 	params = cJSON_AddObjectToObject(h, "params");
 	if (o->open_loop) {
 		const struct schedule_options *so = &o->sched;
@@ -681,7 +976,8 @@ static cJSON *results_header(const struct replay_options *o, const char *label, 
 		char *url = redact_url(o->metrics_url, NULL);   /* no userinfo in the file */
 
 		/* its "metrics" records are what a version 1 reader does not know */
-		cJSON_AddNumberToObject(h, "version", 2);
+		if (!cJSON_GetObjectItemCaseSensitive(h, "version"))   /* 3 says it too */
+			cJSON_AddNumberToObject(h, "version", 2);
 		cJSON_AddStringToObject(m, "url", url ? url : "");
 		cJSON_AddNumberToObject(m, "interval_s", (double)o->metrics_interval_ns / 1e9);
 		cJSON_AddNumberToObject(m, "timeout_ms",
@@ -704,13 +1000,13 @@ static cJSON *results_header(const struct replay_options *o, const char *label, 
 	return h;
 }
 
-/* Orders trace requests by arrival, ties by position (a stable order). */
-static const struct prepared *sort_reqs;
+/* Orders arrivals, ties by position (a stable order). */
+static const int64_t *sort_arrivals;
 
 static int by_arrival(const void *a, const void *b)
 {
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	int64_t x = sort_reqs[i].req.arrival_ns, y = sort_reqs[j].req.arrival_ns;
+	int64_t x = sort_arrivals[i], y = sort_arrivals[j];
 
 	if (x != y)
 		return x < y ? -1 : 1;
@@ -718,12 +1014,13 @@ static int by_arrival(const void *a, const void *b)
 }
 
 /*
- * Builds the open-loop schedule and keeps this shard's part of it: the due
- * offsets in *sched and the trace request each one sends in *index.
- * Returns how many, 0 when nothing is due (or out of memory).
+ * Builds the open-loop schedule of the n things (trace requests, or
+ * sessions) arriving at 'arrival' and keeps this shard's part of it: the
+ * due offsets in *sched and the index of the thing each one sends in
+ * *index. Returns how many, 0 when nothing is due (or out of memory).
  */
-static size_t open_schedule(const struct replay_options *o, const struct prepared *reqs,
-			    size_t n_reqs, int64_t **sched, size_t **index)
+static size_t open_schedule(const struct replay_options *o, const int64_t *arrival, size_t n_reqs,
+			    int64_t **sched, size_t **index)
 {
 	int64_t *arrivals = malloc(n_reqs * sizeof(*arrivals)), *all = NULL;
 	size_t *order = malloc(n_reqs * sizeof(*order));
@@ -741,11 +1038,11 @@ static size_t open_schedule(const struct replay_options *o, const struct prepare
 	for (i = 0; i < n_reqs; i++)
 		order[i] = i;
 	if (o->sched.arrival == ARRIVAL_TRACE) {
-		sort_reqs = reqs;
+		sort_arrivals = arrival;
 		qsort(order, n_reqs, sizeof(*order), by_arrival);
 	}
 	for (i = 0; i < n_reqs; i++)
-		arrivals[i] = reqs[order[i]].req.arrival_ns;
+		arrivals[i] = arrival[order[i]];
 	n_all = schedule_build(&o->sched, arrivals, n_reqs, &all);
 	free(arrivals);
 	*index = n_all ? malloc(n_all * sizeof(**index)) : NULL;
@@ -763,6 +1060,102 @@ static size_t open_schedule(const struct replay_options *o, const struct prepare
 	free(order);
 	*sched = all;
 	return n;
+}
+
+/* The arrival offsets of the trace requests, or of the sessions (the
+ * first turn's), for open_schedule; NULL when out of memory. */
+static int64_t *arrivals_of(const struct prepared *reqs, size_t n_reqs,
+			    const struct session_set *set)
+{
+	size_t i, n = set ? set->n : n_reqs;
+	int64_t *a = malloc((n ? n : 1) * sizeof(*a));
+
+	for (i = 0; a && i < n; i++)
+		a[i] = reqs[set ? set->turns[set->s[i].first] : i].req.arrival_ns;
+	return a;
+}
+
+/* Closed loop in a session trace: keeps the sessions of this shard (every
+ * N-th from K). */
+static void keep_session_shard(const struct replay_options *o, struct session_set *set)
+{
+	size_t i, n = 0;
+
+	for (i = 0; o->shard_n > 1 && i < set->n; i++)
+		if ((long)(i % (size_t)o->shard_n) == o->shard_k)
+			set->s[n++] = set->s[i];
+	if (o->shard_n > 1)
+		set->n = n;
+}
+
+/* Turns of the first n sessions (cycling): the results a level of them
+ * may write. */
+static size_t session_turns(const struct session_set *set, size_t n)
+{
+	size_t i, turns = 0;
+
+	for (i = 0; i < n; i++)
+		turns += set->s[i % set->n].n_turns;
+	return turns;
+}
+
+/* session_warn_fn: a session refused, said once with the line at fault. */
+struct warn_ctx {
+	const char *path;
+	size_t shown;
+};
+
+static void warn_session(void *ctx, size_t lineno, const char *why)
+{
+	struct warn_ctx *w = ctx;
+
+	if (++w->shown <= MAX_SKIPS_SHOWN)
+		fprintf(stderr, "tracebench replay: warning: '%s' line %zu: %s; session skipped\n",
+			w->path, lineno, why);
+}
+
+/*
+ * Groups a trace with sessions (any record naming one) into *set; a trace
+ * without leaves set->n 0. Returns 0, or -1 after saying why.
+ */
+static int group_sessions(const struct replay_options *o, const struct prepared *reqs, size_t n_reqs,
+			  struct session_set *set)
+{
+	struct warn_ctx w = { o->trace_path, 0 };
+	struct session_key *keys;
+	size_t i, in_sessions = 0;
+
+	memset(set, 0, sizeof(*set));
+	for (i = 0; i < n_reqs; i++)
+		in_sessions += reqs[i].req.session >= 0;
+	if (!in_sessions)
+		return 0;
+	keys = malloc(n_reqs * sizeof(*keys));
+	if (!keys) {
+		fprintf(stderr, "tracebench replay: '%s': out of memory\n", o->trace_path);
+		return -1;
+	}
+	for (i = 0; i < n_reqs; i++) {
+		keys[i].session = reqs[i].req.session;
+		keys[i].turn = reqs[i].req.turn;
+		keys[i].think_ns = reqs[i].req.think_ns;
+		keys[i].lineno = reqs[i].lineno;
+	}
+	if (session_set_build(set, keys, n_reqs, warn_session, &w) < 0) {
+		free(keys);
+		fprintf(stderr, "tracebench replay: '%s': out of memory\n", o->trace_path);
+		return -1;
+	}
+	free(keys);
+	if (set->skipped)
+		fprintf(stderr, "tracebench replay: warning: '%s': %zu session%s skipped\n",
+			o->trace_path, set->skipped, set->skipped == 1 ? "" : "s");
+	if (!set->n) {
+		fprintf(stderr, "tracebench replay: '%s' holds no session that can be replayed\n",
+			o->trace_path);
+		return -1;
+	}
+	return 0;
 }
 
 /* Closed loop: keeps the trace requests of this shard (every N-th from K). */
@@ -841,7 +1234,9 @@ static int run_level(struct level_run *lr, struct level_summary *s)
 	 * calloc(0) may return NULL, which would read as out of memory. */
 	lr->results = calloc(lr->warmup + lr->n > 0 ? lr->warmup + lr->n : 1, sizeof(*lr->results));
 	lr->bodies = calloc(lr->warmup + lr->n > 0 ? lr->warmup + lr->n : 1, sizeof(*lr->bodies));
-	if (!lr->results || !lr->bodies)
+	lr->sessions_started = lr->sessions_done = 0;
+	lr->sruns = lr->sessions ? calloc(lr->n_sessions + 1, sizeof(*lr->sruns)) : NULL;
+	if (!lr->results || !lr->bodies || (lr->sessions && !lr->sruns))
 		return -1;
 	for (k = 0; k < lr->warmup + lr->n; k++)
 		result_init(&lr->results[k]);
@@ -857,9 +1252,13 @@ static int run_level(struct level_run *lr, struct level_summary *s)
 	if (lr->scrape)
 		scrape_set_level(lr->scrape, lr->level, lr->repeat);
 	issue(lr);
-	if (lr->in_flight || evtimer_pending(lr->due_timer, NULL))
+	if (lr->in_flight || evtimer_pending(lr->due_timer, NULL) ||
+	    (lr->sessions && sessions_active(lr)))
 		event_base_dispatch(base);
 	evtimer_del(lr->due_timer);
+	/* stopped: the sessions still thinking end here */
+	for (k = 0; lr->sruns && k < lr->sessions_started; k++)
+		session_end(&lr->sruns[k]);
 	print_progress(lr, 1);
 	summary_compute(lr->results, lr->finished, lr->level, NULL, s);
 	return 0;
@@ -877,6 +1276,8 @@ static void free_results(struct level_run *lr)
 	free(lr->bodies);
 	lr->results = NULL;
 	lr->bodies = NULL;
+	free(lr->sruns);
+	lr->sruns = NULL;
 }
 
 /* Ends the wait for the start (the loop's only event then). */
@@ -1037,7 +1438,7 @@ static int start_workers(struct replay_options *o, const char *digest, const str
 	{
 		char *shown = redact_url(o->endpoint, NULL);   /* no userinfo in the file */
 
-		header = shown ? results_header(o, o->label, shown, digest, NULL, 0, reqs, n_reqs) :
+		header = shown ? results_header(o, NULL, o->label, shown, digest, NULL, 0, reqs, n_reqs) :
 			 NULL;
 		free(shown);
 	}
@@ -1091,6 +1492,8 @@ struct replay {
 	struct replay_options o;
 	struct prepared *reqs;
 	size_t n_reqs;
+	struct session_set sessions;  /* a trace with sessions: them; else n = 0 */
+	int64_t *arrivals;        /* open loop: of each request or session */
 	char digest[32];
 	char worker_output[1100]; /* a worker's own results file */
 	int64_t *sched;           /* open loop: due offsets, else NULL */
@@ -1120,14 +1523,15 @@ static int load_requests(struct replay *rp)
 	struct replay_options *o = &rp->o;
 
 	rp->reqs = load_trace(o->trace_path, o, &rp->n_reqs, rp->digest);
-	if (!rp->reqs)
+	if (!rp->reqs || group_sessions(o, rp->reqs, rp->n_reqs, &rp->sessions) < 0)
 		return CLI_EXIT_USAGE;
 	if (fit_v1_endpoint(o->endpoint_buf[0], rp->reqs, rp->n_reqs) < 0 ||
 	    (o->endpoint_b && fit_v1_endpoint(o->endpoint_buf[1], rp->reqs, rp->n_reqs) < 0))
 		return CLI_EXIT_USAGE;
+	/* In a session trace the unit is the session: -n counts sessions. */
 	if (o->open_loop && o->sched.arrival != ARRIVAL_TRACE && !o->sched.max_requests &&
 	    !o->sched.duration_ns)
-		o->sched.max_requests = rp->n_reqs;
+		o->sched.max_requests = rp->sessions.n ? rp->sessions.n : rp->n_reqs;
 	return 0;
 }
 
@@ -1169,9 +1573,22 @@ static int plan_requests(struct replay *rp)
 	if (rp->n_sides == 2)
 		schedule_ab_order(rp->n_blocks, o->sched.seed, rp->ab_order);
 	if (o->open_loop) {
-		rp->n_sched = open_schedule(o, rp->reqs, rp->n_reqs, &rp->sched, &rp->sched_index);
+		struct session_set *set = rp->sessions.n ? &rp->sessions : NULL;
+
+		rp->arrivals = arrivals_of(rp->reqs, rp->n_reqs, set);
+		rp->n_sched = rp->arrivals ? open_schedule(o, rp->arrivals, set ? set->n : rp->n_reqs,
+							   &rp->sched, &rp->sched_index) : 0;
 		if (!rp->n_sched) {
 			fprintf(stderr, "tracebench replay: nothing to send: the schedule is empty\n");
+			return CLI_EXIT_USAGE;
+		}
+		return 0;
+	}
+	if (rp->sessions.n) {
+		keep_session_shard(o, &rp->sessions);
+		if (!rp->sessions.n) {
+			fprintf(stderr, "tracebench replay: shard %ld/%ld of '%s' holds no sessions\n",
+				o->shard_k, o->shard_n, o->trace_path);
 			return CLI_EXIT_USAGE;
 		}
 		return 0;
@@ -1269,7 +1686,7 @@ static int open_results(struct replay *rp)
 			fprintf(stderr, "tracebench replay: out of memory\n");
 			return CLI_EXIT_FAILED;
 		}
-		header = results_header(&rp->o, sd->label, sd->shown, rp->digest, rp->ab_order,
+		header = results_header(&rp->o, &rp->sessions, sd->label, sd->shown, rp->digest, rp->ab_order,
 					rp->n_blocks, rp->reqs, rp->n_reqs);
 		if (header)
 			add_clock(header, origin_unix, &rp->cs);
@@ -1283,6 +1700,7 @@ static int open_results(struct replay *rp)
 	}
 	rp->lr.client = rp->client;
 	rp->lr.out = rp->side[0].out;
+	rp->lr.sessions = rp->sessions.n ? &rp->sessions : NULL;
 	rp->lr.seq = &rp->side[0].seq;
 	rp->lr.reqs = rp->reqs;
 	rp->lr.n_reqs = rp->n_reqs;
@@ -1351,7 +1769,7 @@ static int start_anchored(struct replay *rp)
 		lr->connections = 1;
 		lr->cap = 1;
 		lr->warmup = rp->warmups;
-		lr->n = 0;
+		lr->n = lr->n_sessions = 0;
 		lr->sched = NULL;
 		if (run_level(lr, &s) < 0) {
 			fprintf(stderr, "tracebench replay: out of memory\n");
@@ -1419,6 +1837,17 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 	else
 		lr->n = worker_share(o, o->requests ? (size_t)o->requests :
 				     (size_t)(lr->level * 2 > 4 ? lr->level * 2 : 4));
+	if (lr->sessions && o->open_loop) {
+		size_t k;
+
+		lr->n_sessions = rp->n_sched;
+		for (lr->n = 0, k = 0; k < rp->n_sched; k++)
+			lr->n += rp->sessions.s[rp->sched_index[k]].n_turns;
+	} else if (lr->sessions) {
+		/* -n counts sessions; the results, their turns */
+		lr->n_sessions = lr->n;
+		lr->n = session_turns(&rp->sessions, lr->n);
+	}
 	if (run_level(lr, &s) < 0) {
 		fprintf(stderr, "tracebench replay: out of memory\n");
 		return CLI_EXIT_FAILED;
@@ -1661,6 +2090,8 @@ static void replay_release(struct replay *rp)
 	free_trace(rp->reqs, rp->n_reqs);
 	free(rp->sched);
 	free(rp->sched_index);
+	free(rp->arrivals);
+	session_set_release(&rp->sessions);
 	for (t = 0; t < 2; t++)
 		free(rp->side[t].shown);
 }

@@ -47,13 +47,28 @@ static int check_session(const struct session_key *keys, const size_t *idx, size
 
 		*at = k->lineno;
 		if (k->turn > (long)j) {
-			snprintf(why, whylen, "session %ld: turn %zu missing (turn %ld follows %s)",
-				 k->session, j, k->turn, j ? "an earlier turn" : "none");
+			size_t later;
+
+			for (later = j + 1; later < n && keys[idx[later]].turn != (long)j; later++)
+				;
+			if (later < n)
+				snprintf(why, whylen, "session %ld: turns out of order (turn %ld comes "
+					 "before turn %zu)", k->session, k->turn, j);
+			else if (j)
+				snprintf(why, whylen, "session %ld: turn %zu missing (turn %ld follows "
+					 "turn %zu)", k->session, j, k->turn, j - 1);
+			else
+				snprintf(why, whylen, "session %ld: turn 0 missing (turn %ld comes "
+					 "first)", k->session, k->turn);
+			return -1;
+		}
+		if (k->turn == (long)j - 1) {
+			snprintf(why, whylen, "session %ld: turn %ld twice", k->session, k->turn);
 			return -1;
 		}
 		if (k->turn < (long)j) {
-			snprintf(why, whylen, "session %ld: turn %ld out of order (after turn %zu)",
-				 k->session, k->turn, j - 1);
+			snprintf(why, whylen, "session %ld: turns out of order (turn %ld comes "
+				 "after turn %zu)", k->session, k->turn, j - 1);
 			return -1;
 		}
 		if (k->think_ns < 0 || k->think_ns > TRACE_MAX_THINK_NS) {

@@ -87,7 +87,7 @@ TEST(turns_out_of_order_or_repeated_skip_the_session)
 	reset();
 	CHECK_EQ_INT(session_set_build(&set, twice, 3, warn, NULL), 0);
 	CHECK_EQ_INT((long)warned_line, 9);
-	CHECK(strstr(warned, "out of order") != NULL);
+	CHECK(strstr(warned, "session 4: turn 1 twice") != NULL);
 	CHECK_EQ_INT((long)set.n, 0);
 	session_set_release(&set);
 }

@@ -1,0 +1,132 @@
+#!/bin/sh
+# Sessions replayed as sessions: turn k+1 leaves when turn k has ended plus
+# its think time, carrying the server's real answer to turn k in its
+# history (seen on the wire through a record proxy); C sessions in flight at
+# most; a failed turn ends its session alone; with the mock's prefix cache
+# later turns come back with cached tokens and a lower TTFT; a session with
+# a missing or out-of-order turn or a bad think time is skipped with one
+# line naming the trace's line, the rest replayed.
+. tests/cli/lib.sh
+
+# fields FILE KEY...: the values of KEY... of every record of a results or
+# trace file, one record a line, in file order.
+fields() {
+	f=$1
+	shift
+	zcat "$f" | tail -n +2 | awk -v keys="$*" 'BEGIN { n = split(keys, k, " ") }
+		{ line = ""; for (i = 1; i <= n; i++) { v = "-"
+			if (match($0, "\"" k[i] "\":-?[0-9]+")) v = substr($0, RSTART + length(k[i]) + 3, RLENGTH - length(k[i]) - 3)
+			line = line (i > 1 ? " " : "") v }
+		  print line }'
+}
+
+start_mock --ttft-ms 5 --itl-ms 1
+tb record synth -n 6 --turns 3 --input-tokens 5 --output-tokens 4 --think-time 150 \
+	-o "$WORK/s.jsonl.gz" 2>/dev/null
+check "synth: every record names its session, turn and think time" sh -c \
+	"test \"\$(zcat '$WORK/s.jsonl.gz' | tail -n +2 | grep -c '\"session\":[01],\"turn\":[012],\"think_ns\":\(0\|150000000\)}')\" -eq 6"
+
+# Through a proxy, to see the bodies as the server got them.
+start_proxy "$WORK/wire.jsonl.gz"
+tb replay -e "$PROXY" -c 1 -n 1 --warmup 0 --quiet -o "$WORK/r1.jsonl.gz" "$WORK/s.jsonl.gz" \
+	>/dev/null 2>"$WORK/r1.err"
+check "one 3-turn session replays (exit 0, 3 results)" sh -c \
+	"test $? -eq 0 && test \"\$(zcat '$WORK/r1.jsonl.gz' | tail -n +2 | grep -c '\"error\":null')\" -eq 3"
+stop_proxy
+zcat "$WORK/wire.jsonl.gz" | grep '"content\\":\\"' | sed 's/.*"body":"\(.*\)","input_tokens".*/\1/' >"$WORK/bodies"
+ans='{\\"role\\":\\"assistant\\",\\"content\\":\\" the quick brown fox\\"}'
+check "turn 2 holds turn 1's streamed answer, not the trace's placeholder" \
+	test "$(grep -c "$ans" "$WORK/bodies")" -eq 2
+check "turn 3 holds the answers of turns 1 and 2" \
+	test "$(grep -c "$ans.*$ans" "$WORK/bodies")" -eq 1
+fields "$WORK/r1.jsonl.gz" turn sched_ns send_ns e2e_ns >"$WORK/t1"
+check "turn k+1 is due no earlier than turn k's end + 150 ms, and sent then$UPPER_NOTE" \
+	awk -v slack=$(upper $((20000000 * SLACK))) '
+		NR > 1 { gap = $2 - end; if (gap < 150000000 || gap > 150000000 + slack || $3 < $2) bad++ }
+		{ end = $2 + $4 } END { exit bad || NR != 3 }' "$WORK/t1"
+
+# Reasoning is not sent back: only the answer's content goes into the history.
+stop_mock
+start_mock --ttft-ms 5 --itl-ms 1 --reasoning-tokens 2
+start_proxy "$WORK/wire2.jsonl.gz"
+tb replay -e "$PROXY" -c 1 -n 1 --warmup 0 --quiet -o "$WORK/r2.jsonl.gz" "$WORK/s.jsonl.gz" \
+	>/dev/null 2>&1
+stop_proxy
+check "a reasoning model's answer enters the history without its reasoning" sh -c \
+	"zcat '$WORK/wire2.jsonl.gz' | grep -qF '\\\"role\\\":\\\"assistant\\\",\\\"content\\\":\\\" brown fox\\\"}' &&
+	 ! zcat '$WORK/wire2.jsonl.gz' | grep -q 'reasoning_content'"
+
+# C = 2: four sessions, never more than two in flight.
+stop_mock
+start_mock --ttft-ms 5 --itl-ms 1
+tb record synth -n 12 --turns 3 --input-tokens 5 --output-tokens 4 --think-time 40 \
+	-o "$WORK/s4.jsonl.gz" 2>/dev/null
+tb replay -e "$ENDPOINT" -c 2 -n 4 --warmup 0 --quiet -o "$WORK/c2.jsonl.gz" "$WORK/s4.jsonl.gz" \
+	>/dev/null 2>&1
+fields "$WORK/c2.jsonl.gz" session turn sched_ns e2e_ns >"$WORK/c2"
+check "C=2: 4 sessions of 3 turns, 12 results" test "$(wc -l <"$WORK/c2")" -eq 12
+check "C=2: at most two sessions in flight, and two at once" sh -c "awk '
+	{ s = \$3; e = \$3 + \$4; if (!(\$1 in first) || s < first[\$1]) first[\$1] = s; if (e > last[\$1]) last[\$1] = e }
+	END { for (a in first) { n = 0; for (b in first) if (first[b] <= first[a] && last[b] > first[a]) n++;
+		if (n > max) max = n } exit max != 2 }' '$WORK/c2'"
+
+# A failed turn ends its session; the other sessions go on.
+stop_mock
+start_mock --ttft-ms 5 --itl-ms 1 --fail-every 2
+tb replay -e "$ENDPOINT" -c 1 -n 3 --warmup 0 --quiet -o "$WORK/f.jsonl.gz" "$WORK/s4.jsonl.gz" \
+	>/dev/null 2>&1
+check "every second request failing: each session ends at its failed turn 2, none sends turn 3" sh -c \
+	"test \"\$(zcat '$WORK/f.jsonl.gz' | tail -n +2 | grep -c '\"turn\":0,.*\"error\":null')\" -eq 3 &&
+	 test \"\$(zcat '$WORK/f.jsonl.gz' | tail -n +2 | grep -c '\"turn\":1,.*\"error\":\"http\"')\" -eq 3 &&
+	 test \"\$(zcat '$WORK/f.jsonl.gz' | tail -n +2 | wc -l)\" -eq 6"
+
+# The prefix cache: later turns resend the history, which the mock has cached.
+stop_mock
+tb record synth -n 6 --turns 3 --input-tokens 48 --output-tokens 16 -o "$WORK/long.jsonl.gz" 2>/dev/null
+for cache in 4096 0; do
+	start_mock --ttft-ms 5 --itl-ms 1 --prefill-us-per-token 500 --prefix-cache-blocks $cache
+	tb replay -e "$ENDPOINT" -c 1 -n 2 --warmup 0 --quiet -o "$WORK/cache$cache.jsonl.gz" \
+		"$WORK/long.jsonl.gz" >/dev/null 2>&1
+	stop_mock
+done
+fields "$WORK/cache4096.jsonl.gz" turn cached_tokens ttft_ns >"$WORK/hot"
+fields "$WORK/cache0.jsonl.gz" turn cached_tokens ttft_ns >"$WORK/cold"
+# the mock caches prompts, not what it generated: turn 2 finds turn 1's
+# prompt (48), turn 3 turn 2's (48 + 16 + 48)
+check "with the cache, turns 2 and 3 find their earlier prompts cached (48, 112 tokens)" \
+	test "$(awk '$1 == 1 && $2 == 48 || $1 == 2 && $2 == 112 { n++ } END { print n }' "$WORK/hot")" -eq 4
+check "... and come back sooner than without it (TTFT of later turns)" sh -c "
+	h=\$(awk '\$1 > 0 { s += \$3 } END { print s }' '$WORK/hot'); c=\$(awk '\$1 > 0 { s += \$3 } END { print s }' '$WORK/cold')
+	awk -v h=\$h -v c=\$c 'BEGIN { exit !(h > 0 && h < c * 0.6) }'"
+
+# Bad sessions: a missing turn, turns out of order, a negative think time.
+start_mock --ttft-ms 2 --itl-ms 1
+tb record synth -n 15 --turns 3 --input-tokens 5 --output-tokens 2 -o "$WORK/g.jsonl.gz" 2>/dev/null
+# the record of session s, turn t is on line 2 + t*5 + s (before the edits)
+zcat "$WORK/g.jsonl.gz" | awk 'NR == 8 { next }                       # session 1, turn 1
+	NR == 9 { sub(/"think_ns":0/, "\"think_ns\":-5") }              # session 2, turn 1
+	NR == 5 { held = $0; next } NR == 15 { print; print held; next } # session 3: turn 0 last
+	{ print }' | gzip >"$WORK/bad.jsonl.gz"
+tb replay -e "$ENDPOINT" -c 1 -n 2 --warmup 0 --quiet -o "$WORK/bad-run.jsonl.gz" "$WORK/bad.jsonl.gz" \
+	>/dev/null 2>"$WORK/bad.err"
+check "bad sessions: replay goes on (exit 0)" test $? -eq 0
+check "a missing turn: one line naming the file, the line and the session" \
+	grep -qxF "tracebench replay: warning: '$WORK/bad.jsonl.gz' line 11: session 1: turn 1 missing (turn 2 follows turn 0); session skipped" "$WORK/bad.err"
+check "a negative think time: one line naming its line" \
+	grep -qxF "tracebench replay: warning: '$WORK/bad.jsonl.gz' line 7: session 2: turn 1 has a think time of -5 ns, outside 0 to a day; session skipped" "$WORK/bad.err"
+check "turns out of order: one line naming its line" \
+	grep -qxF "tracebench replay: warning: '$WORK/bad.jsonl.gz' line 8: session 3: turns out of order (turn 1 comes before turn 0); session skipped" "$WORK/bad.err"
+check "... and one count of the sessions skipped" grep -q "': 3 sessions skipped$" "$WORK/bad.err"
+check "the two good sessions (0 and 4) replay whole" \
+	test "$(fields "$WORK/bad-run.jsonl.gz" session | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" = "0:3 4:3 "
+
+# Open loop: sessions arrive at the rate, their later turns follow their own
+# timing, latencies counted from when each turn was due.
+tb replay -e "$ENDPOINT" --rate 20 -n 4 --warmup 0 --quiet -o "$WORK/open.jsonl.gz" "$WORK/s4.jsonl.gz" \
+	>/dev/null 2>&1
+fields "$WORK/open.jsonl.gz" session turn sched_ns e2e_ns >"$WORK/open"
+check "open loop: 4 sessions of 3 turns" test "$(wc -l <"$WORK/open")" -eq 12
+check "open loop: first turns 50 ms apart, each later turn due 40 ms after its turn before ended" \
+	awk '$2 == 0 { if (n++ && $3 - s0 != (n - 1) * 50000000) bad++; if (n == 1) s0 = $3 }
+		$2 > 0 { if ($3 - end[$1] < 40000000 || $3 - end[$1] > 40000000 + '"$(upper $((20000000 * SLACK)))"') bad++ }
+		{ end[$1] = $3 + $4 } END { exit bad || n != 4 }' "$WORK/open"
