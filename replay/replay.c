@@ -1838,11 +1838,11 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 		lr->n = worker_share(o, o->requests ? (size_t)o->requests :
 				     (size_t)(lr->level * 2 > 4 ? lr->level * 2 : 4));
 	if (lr->sessions && o->open_loop) {
-		size_t k;
+		size_t j;
 
 		lr->n_sessions = rp->n_sched;
-		for (lr->n = 0, k = 0; k < rp->n_sched; k++)
-			lr->n += rp->sessions.s[rp->sched_index[k]].n_turns;
+		for (lr->n = 0, j = 0; j < rp->n_sched; j++)
+			lr->n += rp->sessions.s[rp->sched_index[j]].n_turns;
 	} else if (lr->sessions) {
 		/* -n counts sessions; the results, their turns */
 		lr->n_sessions = lr->n;
