@@ -217,6 +217,10 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 			     "ALTER TABLE requests ADD COLUMN new_connection INTEGER NOT NULL DEFAULT 0;"
 			     "ALTER TABLE requests ADD COLUMN connect_ns INTEGER;"
 			     "ALTER TABLE requests ADD COLUMN tls_ns INTEGER", err, errlen);
+	/* 5 -> 6: a session's turn. */
+	if (!rc && version >= 1 && version < 6)
+		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN session INTEGER;"
+			     "ALTER TABLE requests ADD COLUMN turn INTEGER", err, errlen);
 	/* The views hold no data: recreate them, so they follow this build's SQL. */
 	if (!rc)
 		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",
@@ -656,6 +660,8 @@ static void db_bind_result(sqlite3_stmt *st, const char *run_id, const struct re
 	sqlite3_bind_int(st, 24, r->new_connection);
 	db_bind_opt_int64(st, 25, r->connect_ns);
 	db_bind_opt_int64(st, 26, r->tls_ns);
+	db_bind_opt_int64(st, 27, r->session);
+	db_bind_opt_int64(st, 28, r->turn);
 }
 
 static const char db_insert_request_sql[] =
@@ -663,9 +669,9 @@ static const char db_insert_request_sql[] =
 	" error, error_detail, sched_ns, send_ns, ttft_ns, ttfa_ns, e2e_ns,"
 	" input_tokens, output_tokens, tokens_estimated, itl_us, repeat, streamed,"
 	" tokens_source, token_events, cached_tokens, salt, new_connection,"
-	" connect_ns, tls_ns)"
+	" connect_ns, tls_ns, session, turn)"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-	" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
+	" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)";
 
 /* The statements a metrics record is inserted with. */
 struct metrics_insert {
@@ -1509,6 +1515,10 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 		r->new_connection = sqlite3_column_int(st, 22) != 0;
 		r->connect_ns = db_column_opt_int64(st, 23);
 		r->tls_ns = db_column_opt_int64(st, 24);
+		if (sqlite3_column_count(st) > 26) {
+			r->session = (long)db_column_opt_int64(st, 25);
+			r->turn = (long)db_column_opt_int64(st, 26);
+		}
 	} else {
 		r->tokens_source = r->tokens_estimated ? RESULT_TOKENS_EVENTS : RESULT_TOKENS_USAGE;
 	}
@@ -1524,7 +1534,8 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 {
 	/* A version 1 database has no repeat column: every request is repeat 0. */
 	/* a version 2 one has no streamed column: every request was streamed;
-	 * one before version 4 none of the columns from tokens_source on. */
+	 * one before version 4 none of the columns from tokens_source on, one
+	 * before version 6 no session or turn. */
 #define DB_RESULTS_SQL(repeat, streamed) \
 		"SELECT q.level, q.seq, q.trace_id, q.warmup, q.status, q.error," \
 		" q.error_detail, q.sched_ns, q.send_ns, q.ttft_ns, q.ttfa_ns, q.e2e_ns," \
@@ -1532,7 +1543,10 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 		", " streamed " FROM requests q" \
 		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND q.level = ?2" \
 		" ORDER BY q.run_id, q.rowid"
-	const char *sql = db->version >= 4 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
+	const char *sql = db->version >= 6 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
+				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
+				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn") :
+			  db->version >= 4 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
 				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
 				" q.new_connection, q.connect_ns, q.tls_ns") :
 			  db->version >= 3 ? DB_RESULTS_SQL("q.repeat", "q.streamed") :

@@ -26,8 +26,9 @@
 /* Schema version this build creates (PRAGMA user_version). It reads and,
  * when writing, migrates databases of version 1 (no requests.repeat) and
  * 2 (no runs.clock, no requests.streamed), 3 (no token source, cached
- * tokens, salt or connection times) and 4 (no metrics tables). */
-#define DB_SCHEMA_VERSION 5
+ * tokens, salt or connection times), 4 (no metrics tables) and 5 (no
+ * requests.session or requests.turn). */
+#define DB_SCHEMA_VERSION 6
 
 /* Suggested size of the 'err' buffers below. */
 #define DB_ERRLEN 1024

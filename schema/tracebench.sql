@@ -1,17 +1,18 @@
--- tracebench.sql - the analysis database, schema version 5.
+-- tracebench.sql - the analysis database, schema version 6.
 -- Version 2 added requests.repeat (replay --repeat), version 3 runs.clock
 -- (the host and clock of a shard) and requests.streamed (a whole JSON body,
 -- not SSE), version 4 where output tokens came from, the token events, the
 -- server's cached prompt tokens, the salt and the connection of each
 -- request, version 5 the tables metric_scrapes and metric_samples (replay
--- --metrics-url); analyze/db.c migrates an older database when it opens it for
+-- --metrics-url), version 6 requests.session and requests.turn (a turn of
+-- a session); analyze/db.c migrates an older database when it opens it for
 -- writing, and reads one as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
 -- Plain SQL only: the sqlite3 shell can query everything here.
 
 -- Applied by analyze only after it has checked that the database is not of
 -- a newer version (analyze/db.c), so this never downgrades one.
-PRAGMA user_version = 5;
+PRAGMA user_version = 6;
 
 CREATE TABLE IF NOT EXISTS runs (
 	run_id       TEXT PRIMARY KEY,
@@ -56,6 +57,8 @@ CREATE TABLE IF NOT EXISTS requests (
 	new_connection   INTEGER NOT NULL DEFAULT 0,  -- had to open its connection
 	connect_ns       INTEGER,   -- start -> TCP connected, when it connected
 	tls_ns           INTEGER,   -- TCP connected -> TLS done, when it did
+	session          INTEGER,   -- the trace's session, NULL outside one
+	turn             INTEGER,   -- its turn there, from 0
 	PRIMARY KEY (run_id, seq)
 );
 
@@ -128,6 +131,8 @@ SELECT r.label              AS run,
        q.new_connection     AS new_connection,
        q.connect_ns / 1e6   AS connect_ms,
        q.tls_ns / 1e6       AS tls_ms,
+       q.session            AS session,
+       q.turn               AS turn,
        q.sched_ns / 1e6     AS sched_ms,
        q.send_ns / 1e6      AS send_ms
 FROM requests q JOIN runs r USING (run_id);

@@ -130,3 +130,10 @@ check "open loop: first turns 50 ms apart, each later turn due 40 ms after its t
 	awk '$2 == 0 { if (n++ && $3 - s0 != (n - 1) * 50000000) bad++; if (n == 1) s0 = $3 }
 		$2 > 0 { if ($3 - end[$1] < 40000000 || $3 - end[$1] > 40000000 + '"$(upper $((20000000 * SLACK)))"') bad++ }
 		{ end[$1] = $3 + $4 } END { exit bad || n != 4 }' "$WORK/open"
+
+# analyze load keeps each request's session, turn and cached tokens.
+tb analyze load --db "$WORK/s.db" "$WORK/c2.jsonl.gz" "$WORK/cache4096.jsonl.gz" 2>/dev/null
+check "analyze load stores session and turn (4 sessions, turns 0-2 each)" \
+	test "$(sqlite3 "$WORK/s.db" "select count(distinct session) || ',' || sum(turn = 2) from v_requests where run_id in (select run_id from runs where source like '%c2.jsonl.gz')")" = "4,4"
+check "... and the cached prompt tokens (48 and 112 of the later turns)" \
+	test "$(sqlite3 "$WORK/s.db" "select group_concat(distinct cached_tokens) from (select cached_tokens from requests where turn > 0 and cached_tokens > 0 order by cached_tokens)")" = "48,112"

@@ -210,7 +210,8 @@ TEST(version_1_database_reads_and_migrates)
 	CHECK_EQ_INT(sqlite3_prepare_v2(s, "SELECT (SELECT user_version FROM pragma_user_version),"
 					" sum(repeat), (SELECT count(*) FROM v_requests WHERE"
 					" repeat = 0 AND streamed = 1), sum(tokens_source = 'usage'),"
-					" sum(new_connection), count(cached_tokens) FROM requests",
+					" sum(new_connection), count(cached_tokens),"
+					" count(session) + count(turn) FROM requests",
 					-1, &st, NULL), SQLITE_OK);
 	CHECK_EQ_INT(sqlite3_step(st), SQLITE_ROW);
 	CHECK_EQ_INT(sqlite3_column_int(st, 0), DB_SCHEMA_VERSION);
@@ -219,6 +220,7 @@ TEST(version_1_database_reads_and_migrates)
 	CHECK_EQ_INT(sqlite3_column_int(st, 3), 2);
 	CHECK_EQ_INT(sqlite3_column_int(st, 4), 0);
 	CHECK_EQ_INT(sqlite3_column_int(st, 5), 0);
+	CHECK_EQ_INT(sqlite3_column_int(st, 6), 0);     /* in no session */
 	sqlite3_finalize(st);
 	sqlite3_close(s);
 	CHECK_EQ_INT(count_rows(path, "metric_scrapes"), 0);
