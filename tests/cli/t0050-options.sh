@@ -47,5 +47,7 @@ refused "invalid value '-1' for --grace" record proxy --grace -1
 refused "invalid value '0' for --limit" record import --limit 0
 refused "invalid value '0' for --block-words" record info --block-words 0
 refused "invalid value '4.5' for --turns" record synth --turns 4.5
+refused "invalid value '-5' for --think-time" record synth --turns 2 --think-time -5 -o "$WORK/t"
+refused "--think-time needs --turns T (T > 1)" record synth --think-time 100 -o "$WORK/t"
 refused "bad --fail-on-regression 'x'" analyze compare --db x.db -F x a b
 refused "unexpected argument 'extra'" mock extra
