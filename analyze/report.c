@@ -34,6 +34,7 @@ static int report_check_output(FILE *out, char *err, size_t errlen)
 void report_run_release(struct report_run *r)
 {
 	free(r->levels);
+	free(r->turns);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -93,7 +94,7 @@ static int report_shard_levels(struct db *db, const char *label, struct report_r
 int report_summarize(struct db *db, const char *label, const struct metric_slo *slo,
 		     struct report_run *out, char *err, size_t errlen)
 {
-	struct report_run run = { NULL, 0, 0, NAN, "", 0 };
+	struct report_run run = { NULL, 0, 0, NAN, "", 0, NULL };
 	struct result *res = NULL;
 	int *levels = NULL;
 	size_t n_levels = 0, n_res = 0, i;
@@ -103,7 +104,8 @@ int report_summarize(struct db *db, const char *label, const struct metric_slo *
 	rc = db_levels(db, label, &levels, &n_levels, err, errlen);
 	if (rc)
 		goto cleanup;
-	if (n_levels && !(run.levels = calloc(n_levels, sizeof(*run.levels)))) {
+	if (n_levels && (!(run.levels = calloc(n_levels, sizeof(*run.levels))) ||
+			 !(run.turns = calloc(n_levels, sizeof(*run.turns))))) {
 		errmsg_set(err, errlen, "run '%s': out of memory", label);
 		rc = DB_ERR_WORK;
 		goto cleanup;
@@ -114,6 +116,11 @@ int report_summarize(struct db *db, const char *label, const struct metric_slo *
 			goto cleanup;
 		report_note_warmups(&run, res, n_res, &cold_seq);
 		summary_compute(res, n_res, levels[i], slo, &run.levels[run.n_levels]);
+		if (turns_compute(res, n_res, &run.turns[run.n_levels]) < 0) {
+			errmsg_set(err, errlen, "run '%s': out of memory", label);
+			rc = DB_ERR_WORK;
+			goto cleanup;
+		}
 		/* A level holding only warm-ups has nothing to show in the table. */
 		if (run.levels[run.n_levels].requests > 0)
 			run.n_levels++;
@@ -126,8 +133,10 @@ int report_summarize(struct db *db, const char *label, const struct metric_slo *
 		goto cleanup;
 	*out = run;
 	run.levels = NULL;
+	run.turns = NULL;
 cleanup:
 	free(run.levels);
+	free(run.turns);
 	free(levels);
 	return rc;
 }
@@ -208,6 +217,70 @@ static unsigned report_groups(const struct report_run *run, const struct metric_
 		if (run->levels[i].repeats > 1)
 			g |= SUMMARY_GROUP_SPREAD;
 	return g;
+}
+
+/* " 12.3 ms" or " -" for NaN. */
+static void report_ms(FILE *out, const char *what, double ms)
+{
+	if (isnan(ms))
+		fprintf(out, " %s -", what);
+	else
+		fprintf(out, " %s %.1f ms", what, ms);
+}
+
+/* A share as " 43%", or " -" when no request said. */
+static void report_share(FILE *out, double share)
+{
+	if (isnan(share))
+		fputs(" -", out);
+	else
+		fprintf(out, " %.0f%%", 100 * share);
+}
+
+/*
+ * Per level of a run of sessions: "sessions C=2: 4, 3.0 turns each, ...",
+ * then its first and its later turns, then the cached-prompt share by
+ * turn. Nothing for a run without sessions; returns whether it printed.
+ */
+static int report_sessions_lines(FILE *out, enum table_format fmt, const struct report_run *run)
+{
+	const char *item = fmt == TABLE_MARKDOWN ? "- " : "";
+	char name[32];
+	size_t i, t;
+	int any = 0;
+
+	for (i = 0; run->turns && i < run->n_levels; i++) {
+		const struct turns_summary *ts = &run->turns[i];
+
+		if (!ts->sessions)
+			continue;
+		any = 1;
+		metric_level_name(run->levels[i].level, name, sizeof(name));
+		fprintf(out, "%ssessions %s: %zu, %.1f turns each, duration P50 %.2f s, %.0f output "
+			"tokens and a context of %.0f prompt tokens each; %zu ended by a failed turn\n",
+			item, name, ts->sessions, ts->turns_mean, ts->duration_p50_s,
+			ts->output_tokens_mean, ts->context_mean, ts->ended_by_error);
+		fprintf(out, "%s  first turns %s: %zu ok,", item, name, ts->first.n);
+		report_ms(out, "TTFT P50", ts->first.ttft_p50);
+		report_ms(out, "P95", ts->first.ttft_p95);
+		report_ms(out, "E2E P50", ts->first.e2e_p50);
+		fputs(", cached", out);
+		report_share(out, ts->first.cached_share);
+		fprintf(out, "\n%s  later turns %s: %zu ok,", item, name, ts->later.n);
+		report_ms(out, "TTFT P50", ts->later.ttft_p50);
+		report_ms(out, "P95", ts->later.ttft_p95);
+		report_ms(out, "E2E P50", ts->later.e2e_p50);
+		fputs(", cached", out);
+		report_share(out, ts->later.cached_share);
+		fprintf(out, "\n%s  cached share of the prompt by turn %s:", item, name);
+		for (t = 0; t < ts->max_turn && t < TURNS_MAX_INDEX; t++) {
+			fprintf(out, "%s %zu%s", t ? "," : "", t + 1,
+				t + 1 == TURNS_MAX_INDEX && ts->max_turn > TURNS_MAX_INDEX ? "+" : "");
+			report_share(out, ts->cached_share[t]);
+		}
+		fputc('\n', out);
+	}
+	return any;
 }
 
 /* Prints the rows of one run into t. */
@@ -605,7 +678,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 	struct report_run run;
 	struct table t;
 	size_t i;
-	int sharded;
+	int sharded, sessions;
 	int rc;
 
 	for (i = 0; i < n; i++) {
@@ -635,12 +708,14 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		report_warmup_line(out, &run);
 		report_error_line(out, &run);
 		report_open_loop_lines(out, &run, runs[i].params);
+		sessions = report_sessions_lines(out, fmt, &run);
 		rc = shards_print(out, db, runs[i].label, &run, &sharded, err, errlen);
 		if (rc) {
 			report_run_release(&run);
 			return rc;
 		}
-		if (run.warmups || report_has_errors(&run) || report_has_open_loop(&run) || sharded)
+		if (run.warmups || report_has_errors(&run) || report_has_open_loop(&run) || sharded ||
+		    sessions)
 			fputs(para, out);
 		if (run.n_levels) {
 			if (fmt == TABLE_TEXT)

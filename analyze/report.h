@@ -17,6 +17,7 @@
 #include "lib/metric.h"
 #include "lib/result.h"
 #include "lib/summary.h"
+#include "lib/turns.h"
 
 /* One run summarized: its levels and its warm-up (cold start). */
 struct report_run {
@@ -27,6 +28,8 @@ struct report_run {
 	char cold_error[RESULT_ERROR_MAX]; /* error class of the first warm-up, "" if ok */
 	size_t shards;                 /* closed loop merged from shards: their number,
 					* each level's C multiplied by it; else 0 */
+	struct turns_summary *turns;   /* owned; per level: its sessions (sessions 0:
+					* none), first turns apart from later ones */
 };
 
 /*

@@ -123,8 +123,6 @@ cJSON *result_to_json(const struct result *r)
 		/* NOLINTNEXTLINE(bugprone-integer-division) */
 		cJSON_AddItemToArray(itl, cJSON_CreateNumber((double)((r->itl_ns[i] + 500) / 1000)));
 	}
-	if (r->cached_tokens >= 0)
-		json_add_int64(o, "cached_tokens", r->cached_tokens, 0);
 	return o;
 }
 

@@ -57,8 +57,10 @@ static int summary_samples_alloc(struct summary_samples *x, const struct result 
 	memset(x, 0, sizeof(*x));
 	for (i = 0; i < n; i++)
 		gaps += r[i].n_itl;
+	/* a session's later turn is due apart from its send in either loop:
+	 * the first turns tell the loops apart */
 	for (i = 0; i < n; i++)
-		if (r[i].sched_ns != r[i].send_ns && !r[i].warmup)
+		if (r[i].sched_ns != r[i].send_ns && !r[i].warmup && r[i].turn <= 0)
 			break;
 	open_loop = i < n;
 	n = n ? n : 1;

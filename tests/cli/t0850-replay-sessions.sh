@@ -61,7 +61,7 @@ stop_mock
 start_mock --ttft-ms 5 --itl-ms 1
 tb record synth -n 12 --turns 3 --input-tokens 5 --output-tokens 4 --think-time 40 \
 	-o "$WORK/s4.jsonl.gz" 2>/dev/null
-tb replay -e "$ENDPOINT" -c 2 -n 4 --warmup 0 --quiet -o "$WORK/c2.jsonl.gz" "$WORK/s4.jsonl.gz" \
+tb replay -e "$ENDPOINT" -c 2 -n 4 --warmup 0 --quiet --label c2 -o "$WORK/c2.jsonl.gz" "$WORK/s4.jsonl.gz" \
 	>/dev/null 2>&1
 fields "$WORK/c2.jsonl.gz" session turn sched_ns e2e_ns >"$WORK/c2"
 check "C=2: 4 sessions of 3 turns, 12 results" test "$(wc -l <"$WORK/c2")" -eq 12
@@ -85,12 +85,16 @@ stop_mock
 tb record synth -n 6 --turns 3 --input-tokens 48 --output-tokens 16 -o "$WORK/long.jsonl.gz" 2>/dev/null
 for cache in 4096 0; do
 	start_mock --ttft-ms 5 --itl-ms 1 --prefill-us-per-token 500 --prefix-cache-blocks $cache
-	tb replay -e "$ENDPOINT" -c 1 -n 2 --warmup 0 --quiet -o "$WORK/cache$cache.jsonl.gz" \
-		"$WORK/long.jsonl.gz" >/dev/null 2>&1
+	tb replay -e "$ENDPOINT" -c 1 -n 2 --warmup 0 --quiet --no-salt --label cache$cache \
+		-o "$WORK/cache$cache.jsonl.gz" "$WORK/long.jsonl.gz" >/dev/null 2>&1
+	[ $cache = 0 ] || tb replay -e "$ENDPOINT" -c 1 -n 2 --warmup 0 --quiet --label salted \
+		-o "$WORK/salted.jsonl.gz" "$WORK/long.jsonl.gz" >/dev/null 2>&1
 	stop_mock
 done
 fields "$WORK/cache4096.jsonl.gz" turn cached_tokens ttft_ns >"$WORK/hot"
 fields "$WORK/cache0.jsonl.gz" turn cached_tokens ttft_ns >"$WORK/cold"
+check "salted (a level's salt, one for all its turns): later turns still find their history cached" \
+	test "$(fields "$WORK/salted.jsonl.gz" turn cached_tokens | awk '$1 > 0 && $2 >= 48 { n++ } END { print n }')" -eq 4
 # the mock caches prompts, not what it generated: turn 2 finds turn 1's
 # prompt (48), turn 3 turn 2's (48 + 16 + 48)
 check "with the cache, turns 2 and 3 find their earlier prompts cached (48, 112 tokens)" \
@@ -137,3 +141,18 @@ check "analyze load stores session and turn (4 sessions, turns 0-2 each)" \
 	test "$(sqlite3 "$WORK/s.db" "select count(distinct session) || ',' || sum(turn = 2) from v_requests where run_id in (select run_id from runs where source like '%c2.jsonl.gz')")" = "4,4"
 check "... and the cached prompt tokens (48 and 112 of the later turns)" \
 	test "$(sqlite3 "$WORK/s.db" "select group_concat(distinct cached_tokens) from (select cached_tokens from requests where turn > 0 and cached_tokens > 0 order by cached_tokens)")" = "48,112"
+
+# analyze report: first turns apart from later ones, and the sessions' figures.
+tb analyze load --db "$WORK/s.db" "$WORK/cache0.jsonl.gz" 2>/dev/null
+label_of() { sqlite3 "$WORK/s.db" "select label from runs where source like '%$1'"; }
+tb analyze report --db "$WORK/s.db" --run "$(label_of cache4096.jsonl.gz)" >"$WORK/hot.report" 2>&1
+tb analyze report --db "$WORK/s.db" --run "$(label_of cache0.jsonl.gz)" >"$WORK/cold.report" 2>&1
+check "report: 2 sessions of 3 turns, none ended by a failure" \
+	grep -q "^sessions C=1: 2, 3.0 turns each, .* 48 output tokens and a context of 176 prompt tokens each; 0 ended by a failed turn$" "$WORK/hot.report"
+check "report: first turns (2) apart from later turns (4)" sh -c \
+	"grep -q '^  first turns C=1: 2 ok, TTFT P50' '$WORK/hot.report' && grep -q '^  later turns C=1: 4 ok, TTFT P50' '$WORK/hot.report'"
+check "report: the cached share of the prompt by turn (0, 48/112, 112/176)" \
+	grep -q "^  cached share of the prompt by turn C=1: 1 0%, 2 43%, 3 64%$" "$WORK/hot.report"
+later_p50() { sed -n 's/^  later turns C=1: [0-9]* ok, TTFT P50 \([0-9.]*\) ms.*/\1/p' "$1"; }
+check "report: later turns' TTFT P50 lower with the cache ($(later_p50 "$WORK/hot.report") ms) than without ($(later_p50 "$WORK/cold.report") ms)" \
+	awk -v h="$(later_p50 "$WORK/hot.report")" -v c="$(later_p50 "$WORK/cold.report")" 'BEGIN { exit !(h > 0 && h < c) }'
