@@ -37,6 +37,12 @@ struct plot_point {
 	int warmup;
 };
 
+/* One turn of a session, for the TTFT by turn index. */
+struct plot_turn {
+	long turn;
+	double ttft_ms;
+};
+
 /* One run: its summarized levels and its requests. */
 struct plot_series {
 	char *label;              /* owned */
@@ -50,6 +56,9 @@ struct plot_series {
 	int is_cap;               /* a run of replay --find-capacity: */
 	struct capacity_options cap;   /* ... its search */
 	struct metric_slo slo;    /* ... and SLO */
+	struct plot_turn *turns;  /* owned: successful measured turns with a TTFT,
+				   * by turn then TTFT */
+	size_t n_turns;
 };
 
 struct plot_data {
@@ -83,6 +92,7 @@ static void plot_data_release(struct plot_data *d)
 		free(d->series[i].label);
 		free(d->series[i].ttft);
 		free(d->series[i].e2e);
+		free(d->series[i].turns);
 		free(d->series[i].pts);
 		free(d->series[i].srv);
 		report_run_release(&d->series[i].run);
@@ -155,6 +165,15 @@ static int plot_point_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int plot_turn_cmp(const void *a, const void *b)
+{
+	const struct plot_turn *x = a, *y = b;
+
+	if (x->turn != y->turn)
+		return x->turn < y->turn ? -1 : 1;
+	return (x->ttft_ms > y->ttft_ms) - (x->ttft_ms < y->ttft_ms);
+}
+
 /* Appends the requests of r to s's arrays (sized by the caller). */
 static void plot_take_requests(struct plot_series *s, const struct result *r, size_t n)
 {
@@ -170,6 +189,10 @@ static void plot_take_requests(struct plot_series *s, const struct result *r, si
 		}
 		if (r[i].warmup || !result_ok(&r[i]))
 			continue;
+		if (r[i].session >= 0 && r[i].turn >= 0 && !isnan(ttft)) {
+			s->turns[s->n_turns].turn = r[i].turn;
+			s->turns[s->n_turns++].ttft_ms = ttft;
+		}
 		s->e2e[s->n_e2e++] = metric_e2e_ms(&r[i]);
 		if (!isnan(ttft))
 			s->ttft[s->n_ttft++] = ttft;
@@ -194,7 +217,8 @@ static int plot_load_requests(struct db *db, const char *label, struct plot_seri
 		cap += n;
 		if (!(p = realloc(s->ttft, (cap + 1) * sizeof(double))) || !(s->ttft = p) ||
 		    !(p = realloc(s->e2e, (cap + 1) * sizeof(double))) || !(s->e2e = p) ||
-		    !(p = realloc(s->pts, (cap + 1) * sizeof(*s->pts))) || !(s->pts = p)) {
+		    !(p = realloc(s->pts, (cap + 1) * sizeof(*s->pts))) || !(s->pts = p) ||
+		    !(p = realloc(s->turns, (cap + 1) * sizeof(*s->turns))) || !(s->turns = p)) {
 			errmsg_set(err, errlen, "run '%s': out of memory", label);
 			rc = DB_ERR_WORK;
 		} else {
@@ -210,6 +234,8 @@ static int plot_load_requests(struct db *db, const char *label, struct plot_seri
 	stats_sort(s->e2e, s->n_e2e);
 	if (s->n_pts > 1)
 		qsort(s->pts, s->n_pts, sizeof(*s->pts), plot_point_cmp);
+	if (s->n_turns > 1)
+		qsort(s->turns, s->n_turns, sizeof(*s->turns), plot_turn_cmp);
 	return DB_OK;
 }
 
@@ -245,6 +271,7 @@ static int plot_add_series(struct plot_data *d, struct db *db, const char *label
 		free(s->ttft);
 		free(s->e2e);
 		free(s->pts);
+		free(s->turns);
 		report_run_release(&s->run);
 		return rc;
 	}
@@ -896,6 +923,89 @@ static void plot_curve_gp(FILE *f, const struct plot_data *d)
 	fputc('\n', f);
 }
 
+/* The highest turn index of any run's sessions, + 1 (0: no sessions). */
+static long plot_max_turn(const struct plot_data *d)
+{
+	long max = 0;
+	size_t i;
+
+	for (i = 0; i < d->n_series; i++)
+		if (d->series[i].n_turns &&
+		    d->series[i].turns[d->series[i].n_turns - 1].turn + 1 > max)
+			max = d->series[i].turns[d->series[i].n_turns - 1].turn + 1;
+	return max;
+}
+
+/*
+ * ttft_by_turn.dat: per turn index (1 = the first turn), per run: the TTFT
+ * P50 and P95 of its successful measured turns of that index, all levels
+ * together. Where a server's prefix cache shows: later turns resend the
+ * conversation so far.
+ */
+static void plot_turns_dat(FILE *f, const struct plot_data *d)
+{
+	long t, max = plot_max_turn(d);
+	size_t i;
+
+	fputs("# ttft_by_turn.dat - written by tracebench analyze plot.\n"
+	      "# turn (1 = first), then per run: TTFT P50, P95 (ms) of the turns of that\n"
+	      "# index. '?' is missing.\n", f);
+	for (t = 0; t < max; t++) {
+		fprintf(f, "%ld", t + 1);
+		for (i = 0; i < d->n_series; i++) {
+			const struct plot_series *s = &d->series[i];
+			size_t a = 0, b;
+			double p50 = NAN, p95 = NAN;
+
+			while (a < s->n_turns && s->turns[a].turn < t)
+				a++;
+			for (b = a; b < s->n_turns && s->turns[b].turn == t; b++)
+				;
+			if (b > a) {
+				double *v = malloc((b - a) * sizeof(*v));
+				size_t k;
+
+				for (k = 0; v && k < b - a; k++)
+					v[k] = s->turns[a + k].ttft_ms;
+				if (v) {
+					p50 = stats_percentile(v, b - a, 50);
+					p95 = stats_percentile(v, b - a, 95);
+				}
+				free(v);
+			}
+			plot_put_value(f, p50);
+			plot_put_value(f, p95);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void plot_turns_gp(FILE *f, const struct plot_data *d)
+{
+	static const char *const names[] = { ": P50", ": P95" };
+	size_t i, k;
+
+	plot_preamble(f, d, "ttft_by_turn", "TTFT by turn index of the sessions");
+	plot_title(f, d, "Time to first token by turn of the session");
+	fprintf(f, "set xlabel 'turn of the session'\n"
+		"set xtics 1\n"
+		"set xrange [0.5:%ld.5]\n"
+		"set ylabel 'TTFT (ms)'\n"
+		"set yrange [0:*]\n"
+		"set grid\n"
+		"set key below\n"
+		"set datafile missing '?'\n"
+		"plot \\\n", plot_max_turn(d));
+	for (i = 0; i < d->n_series; i++) {
+		for (k = 0; k < 2; k++) {
+			fprintf(f, "     'ttft_by_turn.dat' using 1:%zu with linespoints "
+				"lc %zu pt %zu dt %zu title ", 2 + 2 * i + k, i + 1, 5 + 2 * k, k + 1);
+			plot_put_gp_title(f, "", d->series[i].label, names[k]);
+			fputs(i + 1 == d->n_series && k == 1 ? "\n" : ", \\\n", f);
+		}
+	}
+}
+
 /* Does the run set have anything for the timeline and CDF plots? */
 static int plot_has_requests(const struct plot_data *d)
 {
@@ -1030,6 +1140,7 @@ struct plot_kind {
 	void (*gp)(FILE *, const struct plot_data *);
 	int per_request;   /* needs requests with TTFT and E2E */
 	int capacity;      /* needs a run of replay --find-capacity */
+	int sessions;      /* needs turns of sessions */
 };
 
 /* Is there anything to draw plot p from? */
@@ -1037,15 +1148,18 @@ static int plot_wanted(const struct plot_kind *p, const struct plot_data *d)
 {
 	if (p->per_request && !plot_has_requests(d))
 		return 0;
+	if (p->sessions && !plot_max_turn(d))
+		return 0;
 	return !p->capacity || plot_has_capacity(d);
 }
 
 static const struct plot_kind plot_kinds[] = {
-	{ "scaling", plot_scaling_dat, plot_scaling_gp, 0, 0 },
-	{ "ttft_percentiles", plot_ttft_dat, plot_ttft_gp, 0, 0 },
-	{ "latency_cdf", plot_cdf_dat, plot_cdf_gp, 1, 0 },
-	{ "ttft_timeline", plot_timeline_dat, plot_timeline_gp, 1, 0 },
-	{ "load_curve", plot_curve_dat, plot_curve_gp, 0, 1 },
+	{ "scaling", plot_scaling_dat, plot_scaling_gp, 0, 0, 0 },
+	{ "ttft_percentiles", plot_ttft_dat, plot_ttft_gp, 0, 0, 0 },
+	{ "latency_cdf", plot_cdf_dat, plot_cdf_gp, 1, 0, 0 },
+	{ "ttft_timeline", plot_timeline_dat, plot_timeline_gp, 1, 0, 0 },
+	{ "load_curve", plot_curve_dat, plot_curve_gp, 0, 1, 0 },
+	{ "ttft_by_turn", plot_turns_dat, plot_turns_gp, 0, 0, 1 },
 };
 
 /*

@@ -156,3 +156,22 @@ check "report: the cached share of the prompt by turn (0, 48/112, 112/176)" \
 later_p50() { sed -n 's/^  later turns C=1: [0-9]* ok, TTFT P50 \([0-9.]*\) ms.*/\1/p' "$1"; }
 check "report: later turns' TTFT P50 lower with the cache ($(later_p50 "$WORK/hot.report") ms) than without ($(later_p50 "$WORK/cold.report") ms)" \
 	awk -v h="$(later_p50 "$WORK/hot.report")" -v c="$(later_p50 "$WORK/cold.report")" 'BEGIN { exit !(h > 0 && h < c) }'
+
+# analyze plot: TTFT by turn index, for runs of sessions only.
+tb analyze plot --db "$WORK/s.db" --run cache4096 --run cache0 -o "$WORK/plots" >"$WORK/plot.out" 2>&1
+check "plot: ttft_by_turn.dat has turns 1-3, later turns lower with the cache than without" \
+	awk 'NR > 3 { n++; if ($1 != n) bad++; if (n > 1 && !($2 < $4)) bad++ } END { exit bad || n != 3 }' \
+	"$WORK/plots/ttft_by_turn.dat"
+if have gnuplot; then
+	check "plot: ttft_by_turn rendered" test -s "$WORK/plots/ttft_by_turn.png"
+else
+	skip "plot: ttft_by_turn rendered" "gnuplot not installed"
+fi
+tb record synth -n 4 --input-tokens 5 --output-tokens 2 -o "$WORK/plain.jsonl.gz" 2>/dev/null
+tb replay -e "$ENDPOINT" -c 1 -n 2 --warmup 0 --quiet --label plain -o "$WORK/plain-run.jsonl.gz" \
+	"$WORK/plain.jsonl.gz" >/dev/null 2>&1
+tb analyze load --db "$WORK/s.db" "$WORK/plain-run.jsonl.gz" 2>/dev/null
+tb analyze plot --db "$WORK/s.db" --run plain -o "$WORK/plain-plots" >/dev/null 2>&1
+check "plot and report of a run without sessions: no TTFT by turn, no sessions lines" sh -c \
+	"test -e '$WORK/plain-plots/ttft_percentiles.dat' && test ! -e '$WORK/plain-plots/ttft_by_turn.dat' &&
+	 ! $TB analyze report --db '$WORK/s.db' --run plain | grep -q '^sessions'"
