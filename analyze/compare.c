@@ -17,10 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { M_TTFT, M_TTFA, M_TPOT, M_ITL, M_E2E, M_LATENCIES };
+/* The latencies every level compares; then, for runs of sessions, TTFT of
+ * the first turns apart from the later ones (where a prefix cache shows). */
+enum { M_TTFT, M_TTFA, M_TPOT, M_ITL, M_E2E, M_LATENCIES,
+       M_TTFT_FIRST = M_LATENCIES, M_TTFT_LATER, M_ALL };
 
-static const char *const compare_metric_names[M_LATENCIES] = {
-	"TTFT", "TTFA", "TPOT", "ITL", "E2E",
+static const char *const compare_metric_names[M_ALL] = {
+	"TTFT", "TTFA", "TPOT", "ITL", "E2E", "TTFT first", "TTFT later",
 };
 
 void compare_result_release(struct compare_result *r)
@@ -45,7 +48,8 @@ struct compare_side {
 	size_t n;
 	long *trace_id;
 	int *repeat;
-	double *val[M_LATENCIES];       /* val[M_ITL] unused */
+	double *val[M_ALL];             /* val[M_ITL] unused */
+	int sessions;                   /* holds turns of sessions */
 	double *itl;
 	size_t *itl_start;
 	double *tok, *e2e_s;            /* tokens (0 when failed), E2E in s */
@@ -61,7 +65,7 @@ static void compare_side_release(struct compare_side *s)
 
 	free(s->trace_id);
 	free(s->repeat);
-	for (m = 0; m < M_LATENCIES; m++)
+	for (m = 0; m < M_ALL; m++)
 		free(s->val[m]);
 	free(s->itl);
 	free(s->itl_start);
@@ -113,7 +117,7 @@ static int compare_side_fill(struct compare_side *s, const struct result *r, siz
 	s->e2e_s = malloc((s->n + 1) * sizeof(double));
 	if (!s->trace_id || !s->repeat || !s->itl || !s->itl_start || !s->tok || !s->e2e_s)
 		return -1;
-	for (m = 0; m < M_LATENCIES; m++)
+	for (m = 0; m < M_ALL; m++)
 		if (!(s->val[m] = malloc((s->n + 1) * sizeof(double))))
 			return -1;
 	gaps = 0;
@@ -127,8 +131,9 @@ static int compare_side_fill(struct compare_side *s, const struct result *r, siz
 		s->repeat[k] = q->repeat >= 0 ? q->repeat : 0;
 		s->tok[k] = ok ? (double)q->output_tokens : 0;
 		s->e2e_s[k] = metric_e2e_ms(q) / 1e3;
-		for (m = 0; m < M_LATENCIES; m++)
+		for (m = 0; m < M_ALL; m++)
 			s->val[m][k] = NAN;
+		s->sessions |= q->session >= 0 && q->turn >= 0;
 		s->itl_start[k] = gaps;
 		if (ok) {
 			s->ok++;
@@ -137,6 +142,8 @@ static int compare_side_fill(struct compare_side *s, const struct result *r, siz
 			s->val[M_TTFT][k] = metric_ttft_ms(q);
 			s->val[M_TTFA][k] = metric_ttfa_ms(q);
 			s->val[M_TPOT][k] = metric_tpot_ms(q);
+			if (q->session >= 0 && q->turn >= 0)
+				s->val[q->turn ? M_TTFT_LATER : M_TTFT_FIRST][k] = metric_ttft_ms(q);
 			for (j = 0; j < metric_n_gaps(q); j++)
 				s->itl[gaps++] = metric_ms(q->itl_ns[j]);
 		} else {
@@ -317,7 +324,8 @@ cleanup:
 	return rc;
 }
 
-#define COMPARE_ROWS_PER_LEVEL (2 * M_LATENCIES + 1)
+/* Room for the rows of a level: a P50 and a P99 of each latency, tok/s. */
+#define COMPARE_ROWS_PER_LEVEL (2 * M_ALL + 1)
 
 double compare_min_effect(double given, size_t repeats_before, size_t repeats_after)
 {
@@ -336,7 +344,7 @@ static int compare_level(struct db *db, const char *before, const char *after, i
 	struct compare_side a, b;
 	struct compare_row *w = &out->rows[out->n_rows];
 	struct compare_ctx c = { o, 0, &a, &b, NULL, NULL, 0, o->seed + (uint64_t)level * 1000 };
-	size_t na = 0, nb = 0, *pa = NULL, *pb = NULL, m;
+	size_t na = 0, nb = 0, *pa = NULL, *pb = NULL, m, rows;
 	int rc, p;
 
 	memset(&a, 0, sizeof(a));
@@ -374,9 +382,13 @@ static int compare_level(struct db *db, const char *before, const char *after, i
 			goto nomem;
 	if (compare_rate_row(&c, &w[2 * M_LATENCIES]))
 		goto nomem;
-	for (m = 0; m < COMPARE_ROWS_PER_LEVEL; m++)
+	rows = 2 * M_LATENCIES + 1;
+	for (m = M_LATENCIES; a.sessions && b.sessions && m < M_ALL; m++, rows += 2)
+		if (compare_latency_rows(&c, (int)m, &w[rows]))
+			goto nomem;
+	for (m = 0; m < rows; m++)
 		w[m].level = level;
-	out->n_rows += COMPARE_ROWS_PER_LEVEL;
+	out->n_rows += rows;
 	lv->compared = 1;
 	goto cleanup;
 nomem:
@@ -906,6 +918,21 @@ static void compare_print_json_head(FILE *out, const char *before, const char *a
 	fputs(", \"rows\": ", out);
 }
 
+static const char compare_turns_legend[] =
+	"TTFT first and TTFT later: the TTFT of the sessions' first turns, and of their "
+	"later turns (which resend the conversation: where a prefix cache shows).\n";
+
+/* Did the runs of r replay sessions (rows of first and later turns)? */
+static int compare_has_turns(const struct compare_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_rows; i++)
+		if (r->rows[i].metric == compare_metric_names[M_TTFT_FIRST])
+			return 1;
+	return 0;
+}
+
 static const char compare_legend[] =
 	"same: the interval lies inside +-min-effect; faster/slower: beyond it; "
 	"inconclusive: it straddles the threshold (run more requests or use --repeat). "
@@ -957,5 +984,5 @@ void compare_print(FILE *out, enum table_format fmt, const char *before, const c
 	if (fmt == TABLE_JSON)
 		fputs("}\n", out);
 	else if (text)
-		fprintf(out, "\n%s", compare_legend);
+		fprintf(out, "\n%s%s", compare_legend, compare_has_turns(r) ? compare_turns_legend : "");
 }

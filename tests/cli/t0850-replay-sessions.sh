@@ -82,10 +82,10 @@ check "every second request failing: each session ends at its failed turn 2, non
 
 # The prefix cache: later turns resend the history, which the mock has cached.
 stop_mock
-tb record synth -n 6 --turns 3 --input-tokens 48 --output-tokens 16 -o "$WORK/long.jsonl.gz" 2>/dev/null
+tb record synth -n 9 --turns 3 --input-tokens 48 --output-tokens 16 -o "$WORK/long.jsonl.gz" 2>/dev/null
 for cache in 4096 0; do
 	start_mock --ttft-ms 5 --itl-ms 1 --prefill-us-per-token 500 --prefix-cache-blocks $cache
-	tb replay -e "$ENDPOINT" -c 1 -n 2 --warmup 0 --quiet --no-salt --label cache$cache \
+	tb replay -e "$ENDPOINT" -c 1 -n 3 --warmup 0 --quiet --no-salt --label cache$cache \
 		-o "$WORK/cache$cache.jsonl.gz" "$WORK/long.jsonl.gz" >/dev/null 2>&1
 	[ $cache = 0 ] || tb replay -e "$ENDPOINT" -c 1 -n 2 --warmup 0 --quiet --label salted \
 		-o "$WORK/salted.jsonl.gz" "$WORK/long.jsonl.gz" >/dev/null 2>&1
@@ -98,7 +98,7 @@ check "salted (a level's salt, one for all its turns): later turns still find th
 # the mock caches prompts, not what it generated: turn 2 finds turn 1's
 # prompt (48), turn 3 turn 2's (48 + 16 + 48)
 check "with the cache, turns 2 and 3 find their earlier prompts cached (48, 112 tokens)" \
-	test "$(awk '$1 == 1 && $2 == 48 || $1 == 2 && $2 == 112 { n++ } END { print n }' "$WORK/hot")" -eq 4
+	test "$(awk '$1 == 1 && $2 == 48 || $1 == 2 && $2 == 112 { n++ } END { print n }' "$WORK/hot")" -eq 6
 check "... and come back sooner than without it (TTFT of later turns)" sh -c "
 	h=\$(awk '\$1 > 0 { s += \$3 } END { print s }' '$WORK/hot'); c=\$(awk '\$1 > 0 { s += \$3 } END { print s }' '$WORK/cold')
 	awk -v h=\$h -v c=\$c 'BEGIN { exit !(h > 0 && h < c * 0.6) }'"
@@ -147,15 +147,22 @@ tb analyze load --db "$WORK/s.db" "$WORK/cache0.jsonl.gz" 2>/dev/null
 label_of() { sqlite3 "$WORK/s.db" "select label from runs where source like '%$1'"; }
 tb analyze report --db "$WORK/s.db" --run "$(label_of cache4096.jsonl.gz)" >"$WORK/hot.report" 2>&1
 tb analyze report --db "$WORK/s.db" --run "$(label_of cache0.jsonl.gz)" >"$WORK/cold.report" 2>&1
-check "report: 2 sessions of 3 turns, none ended by a failure" \
-	grep -q "^sessions C=1: 2, 3.0 turns each, .* 48 output tokens and a context of 176 prompt tokens each; 0 ended by a failed turn$" "$WORK/hot.report"
-check "report: first turns (2) apart from later turns (4)" sh -c \
-	"grep -q '^  first turns C=1: 2 ok, TTFT P50' '$WORK/hot.report' && grep -q '^  later turns C=1: 4 ok, TTFT P50' '$WORK/hot.report'"
+check "report: 3 sessions of 3 turns, none ended by a failure" \
+	grep -q "^sessions C=1: 3, 3.0 turns each, .* 48 output tokens and a context of 176 prompt tokens each; 0 ended by a failed turn$" "$WORK/hot.report"
+check "report: first turns (3) apart from later turns (6)" sh -c \
+	"grep -q '^  first turns C=1: 3 ok, TTFT P50' '$WORK/hot.report' && grep -q '^  later turns C=1: 6 ok, TTFT P50' '$WORK/hot.report'"
 check "report: the cached share of the prompt by turn (0, 48/112, 112/176)" \
 	grep -q "^  cached share of the prompt by turn C=1: 1 0%, 2 43%, 3 64%$" "$WORK/hot.report"
 later_p50() { sed -n 's/^  later turns C=1: [0-9]* ok, TTFT P50 \([0-9.]*\) ms.*/\1/p' "$1"; }
 check "report: later turns' TTFT P50 lower with the cache ($(later_p50 "$WORK/hot.report") ms) than without ($(later_p50 "$WORK/cold.report") ms)" \
 	awk -v h="$(later_p50 "$WORK/hot.report")" -v c="$(later_p50 "$WORK/cold.report")" 'BEGIN { exit !(h > 0 && h < c) }'
+
+# analyze compare: first turns and later turns get verdicts of their own.
+tb analyze compare --db "$WORK/s.db" cache0 cache4096 >"$WORK/cmp" 2>&1
+check "compare: later turns' TTFT P50 faster with the prefix cache" \
+	grep -Eq "^ +1  TTFT later  P50 .* faster$" "$WORK/cmp"
+check "compare: first turns' TTFT compared apart (not faster: nothing cached)" sh -c \
+	"grep -Eq '^ +1  TTFT first  P50 ' '$WORK/cmp' && ! grep -Eq '^ +1  TTFT first  P50 .* faster$' '$WORK/cmp'"
 
 # analyze plot: TTFT by turn index, for runs of sessions only.
 tb analyze plot --db "$WORK/s.db" --run cache4096 --run cache0 -o "$WORK/plots" >"$WORK/plot.out" 2>&1
