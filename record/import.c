@@ -13,8 +13,13 @@
  * Prompts (see record/words.h): each Mooncake hash id seeds the words of
  * its 512-word block, so rows sharing hash_ids share those blocks of text;
  * the rest of a prompt is seeded by the row's line number, so a row's
- * prompt does not depend on which other rows are kept. ShareGPT rows keep
- * their real first human turn as the prompt.
+ * prompt does not depend on which other rows are kept. A ShareGPT
+ * conversation keeps its real text and all its turns, as a session
+ * (schema/FORMAT.md, "Sessions"): turn k sends the human turns and answers
+ * before it, the answers being placeholders replay fills with the
+ * server's, then human turn k; max_tokens is answer k's length. ShareGPT
+ * has no times: every turn arrives at 0, the turns of the file's first
+ * conversations first, then their second turns, and so on.
  */
 #include "import.h"
 #include "options.h"
@@ -66,6 +71,14 @@ struct row {
 	long in, out;
 	size_t hash_off, n_hash;        /* into import.hashes */
 	char *text;             /* real prompt (ShareGPT), else NULL */
+	long conv;              /* ShareGPT: its conversation (import.convs), else -1 */
+	long turn;              /* ... and its turn there, from 0; else 0 */
+};
+
+/* A ShareGPT conversation: human turns and answers alternating (owned). */
+struct conv {
+	char **text;
+	size_t n;
 };
 
 struct import {
@@ -75,6 +88,8 @@ struct import {
 	size_t n_rows, cap_rows;
 	uint64_t *hashes;
 	size_t n_hashes, cap_hashes;
+	struct conv *convs;     /* ShareGPT */
+	size_t n_convs;
 	long malformed, zero_output, shown;
 };
 
@@ -233,7 +248,7 @@ static int mooncake_row(struct import *im, long line, const char *text, size_t l
 	cJSON *o = cJSON_ParseWithLengthOpts(text, len + 1, NULL, 1);     /* text[len] is NUL */
 	const cJSON *t, *ids, *h;
 	int64_t in, out;
-	struct row r = { 0 };
+	struct row r = { .conv = -1 };
 	size_t max_blocks, n = 0;
 	int rc = 0;
 
@@ -401,7 +416,7 @@ static int read_csv(struct import *im, FILE *f, char *err, size_t errlen)
 	if (!buf)
 		return out_of_memory(im, err, errlen);
 	while ((got = csv_read_line(f, buf, CSV_MAX_LINE, &len)) != 0) {
-		struct row r = { 0 };
+		struct row r = { .conv = -1 };
 
 		line++;
 		if (got == -2) {
@@ -481,12 +496,44 @@ static int is_role(const char *role, const char *a, const char *b, const char *c
 	return role && (strcmp(role, a) == 0 || strcmp(role, b) == 0 || strcmp(role, c) == 0);
 }
 
-/* One conversation: the first human turn and the answer that follows it. */
+/* Appends text to c (copied); returns 0 or -1. */
+static int conv_push(struct conv *c, const char *text)
+{
+	char **t = realloc(c->text, (c->n + 1) * sizeof(*t));
+
+	if (!t)
+		return -1;
+	c->text = t;
+	if (!(c->text[c->n] = strdup(text)))
+		return -1;
+	c->n++;
+	return 0;
+}
+
+static void conv_release(struct conv *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->text[i]);
+	free(c->text);
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * One conversation: each human turn with the answer that follows it is a
+ * turn of its session (system turns, and answers without a human turn
+ * before them, left out; human turns in a row joined by a blank line).
+ */
 static int sharegpt_row(struct import *im, long line, const cJSON *conv)
 {
 	const cJSON *turns = cJSON_GetObjectItemCaseSensitive(conv, "conversations"), *t;
-	const char *prompt = NULL, *answer = NULL;
-	struct row r = { 0 };
+	struct conv c = { NULL, 0 };
+	struct conv *grown;
+	char *pending = NULL;
+	long words = 0, k;
+	size_t i;
+	int oom = 0;
 
 	if (!cJSON_IsArray(turns)) {
 		bad_row(im, line, "no 'conversations' array");
@@ -495,33 +542,80 @@ static int sharegpt_row(struct import *im, long line, const cJSON *conv)
 	cJSON_ArrayForEach(t, turns) {
 		const char *from = json_get_string(t, "from"), *value = json_get_string(t, "value");
 
-		if (!value)
+		if (!value || oom)
 			continue;
-		if (!prompt && is_role(from, "human", "user", "human"))
-			prompt = value;
-		else if (prompt && is_role(from, "gpt", "assistant", "chatgpt")) {
-			answer = value;
-			break;
+		if (is_role(from, "human", "user", "human")) {
+			size_t len = pending ? strlen(pending) + 2 : 0;
+			char *joined = malloc(len + strlen(value) + 1);
+
+			if (!joined) {
+				oom = 1;
+				continue;
+			}
+			snprintf(joined, len + strlen(value) + 1, "%s%s%s", pending ? pending : "",
+				 pending ? "\n\n" : "", value);
+			free(pending);
+			pending = joined;
+		} else if (pending && is_role(from, "gpt", "assistant", "chatgpt")) {
+			oom |= conv_push(&c, pending) < 0 || conv_push(&c, value) < 0;
+			free(pending);
+			pending = NULL;
 		}
 	}
-	if (!prompt || !answer) {
+	free(pending);
+	if (oom) {
+		conv_release(&c);
+		return -1;
+	}
+	if (c.n == 0) {
 		bad_row(im, line, "no human turn followed by an answer");
 		return 0;
 	}
-	r.in = words_count(prompt);
-	r.out = words_count(answer);
-	if (r.in > MAX_LENGTH || r.out > MAX_LENGTH) {
-		bad_row(im, line, "longer than %ld words", MAX_LENGTH);
-		return 0;
+	for (i = 0; i < c.n; i++) {
+		if (words_count(c.text[i]) > MAX_LENGTH - words) {
+			bad_row(im, line, "longer than %ld words", MAX_LENGTH);
+			conv_release(&c);
+			return 0;
+		}
+		words += words_count(c.text[i]);
 	}
-	if (!lengths_ok(im, line, r.in, r.out))
-		return 0;
-	r.line = line;
-	r.text = strdup(prompt);
-	if (!r.text || add_row(im, &r) < 0) {
-		free(r.text);
+	for (i = 0; i < c.n; i += 2) {
+		long in = words_count(c.text[i]), out = words_count(c.text[i + 1]);
+
+		/* a session ends before a turn that cannot be replayed */
+		if (in < 1 || out < 1) {
+			if (i == 0) {
+				lengths_ok(im, line, in, out);
+				conv_release(&c);
+				return 0;
+			}
+			c.n = i;
+			break;
+		}
+	}
+	grown = realloc(im->convs, (im->n_convs + 1) * sizeof(*grown));
+	if (!grown) {
+		conv_release(&c);
 		return -1;
 	}
+	im->convs = grown;
+	im->convs[im->n_convs] = c;
+	for (k = 0, words = 0; (size_t)k * 2 < c.n; k++) {
+		struct row r = { .conv = -1 };
+
+		words += words_count(c.text[2 * k]);
+		r.line = line;
+		r.in = words;
+		r.out = words_count(c.text[2 * k + 1]);
+		r.conv = (long)im->n_convs;
+		r.turn = k;
+		if (add_row(im, &r) < 0) {
+			im->n_convs++;
+			return -1;
+		}
+		words += r.out;
+	}
+	im->n_convs++;
 	return 0;
 }
 
@@ -616,6 +710,8 @@ static int cmp_row(const void *a, const void *b)
 
 	if (x->t_ns != y->t_ns)
 		return x->t_ns < y->t_ns ? -1 : 1;
+	if (x->turn != y->turn)         /* a session's turns in order, first turns first */
+		return x->turn < y->turn ? -1 : 1;
 	return (x->line > y->line) - (x->line < y->line);
 }
 
@@ -641,21 +737,36 @@ static int make_prompt(const struct import *im, const struct row *r, uint64_t se
 	return words_append(b, left, &rng);
 }
 
-static char *make_body(const struct record_import_options *o, const char *prompt, long max_tokens)
+/* The request body: 'prompt' after the n texts of 'history' (human turns
+ * and answers alternating; the answers are placeholders). */
+static char *make_body(const struct record_import_options *o, char *const *history, size_t n,
+		       const char *prompt, long max_tokens)
 {
 	cJSON *body = cJSON_CreateObject();
 	char *text;
+	size_t i;
 
 	cJSON_AddStringToObject(body, "model", o->model);
 	if (o->completions) {
-		cJSON_AddStringToObject(body, "prompt", prompt);
+		struct words_buf all = { 0 };
+		int bad = 0;
+
+		for (i = 0; i < n; i++)
+			bad |= words_append_text(&all, history[i]);
+		bad |= words_append_text(&all, prompt);
+		if (!bad)
+			cJSON_AddStringToObject(body, "prompt", all.p);
+		free(all.p);
 	} else {
 		cJSON *msgs = cJSON_AddArrayToObject(body, "messages");
-		cJSON *m = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(m, "role", "user");
-		cJSON_AddStringToObject(m, "content", prompt);
-		cJSON_AddItemToArray(msgs, m);
+		for (i = 0; i <= n; i++) {
+			cJSON *m = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(m, "role", i % 2 ? "assistant" : "user");
+			cJSON_AddStringToObject(m, "content", i < n ? history[i] : prompt);
+			cJSON_AddItemToArray(msgs, m);
+		}
 	}
 	cJSON_AddNumberToObject(body, "max_tokens", (double)max_tokens);
 	if (o->ignore_eos)
@@ -692,9 +803,20 @@ static int write_trace(const struct import *im, const struct row *rows, size_t n
 		t.arrival_ns = rows[i].t_ns - rows[0].t_ns;
 		t.input_tokens = rows[i].in;
 		t.output_tokens = rows[i].out;
-		if (make_prompt(im, &rows[i], o->seed, &prompt) == 0 &&
-		    trace_request_set_json_post(&t, path, make_body(o, prompt.p, rows[i].out)) == 0)
+		if (rows[i].conv >= 0) {
+			const struct conv *c = &im->convs[rows[i].conv];
+
+			t.session = rows[i].conv;
+			t.turn = rows[i].turn;
+			if (trace_request_set_json_post(&t, path, make_body(o, c->text,
+					(size_t)rows[i].turn * 2, c->text[rows[i].turn * 2],
+					rows[i].out)) == 0)
+				rec = trace_request_to_json(&t);
+		} else if (make_prompt(im, &rows[i], o->seed, &prompt) == 0 &&
+			   trace_request_set_json_post(&t, path, make_body(o, NULL, 0, prompt.p,
+									  rows[i].out)) == 0) {
 			rec = trace_request_to_json(&t);
+		}
 		if (!rec)
 			snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", out);
 		else if ((arc = tracefile_writer_append(w, rec)) == TRACEFILE_ETOOLONG) {
@@ -867,6 +989,9 @@ int import_main(int argc, char **argv)
 cleanup:
 	for (i = 0; i < im.n_rows; i++)
 		free(im.rows[i].text);
+	for (i = 0; i < im.n_convs; i++)
+		conv_release(&im.convs[i]);
+	free(im.convs);
 	free(im.rows);
 	free(im.hashes);
 	cJSON_Delete(header);

@@ -91,7 +91,14 @@ check "burstgpt (8 columns): fractional seconds kept" \
 
 # --- ShareGPT -----------------------------------------------------------------
 tb record import --format sharegpt "$S/sharegpt-sample.json" -o "$WORK/s.jsonl.gz" 2>"$WORK/err"
-check "sharegpt: summary" grep -qF "imported 5 requests from '$S/sharegpt-sample.json'; skipped 3 rows (malformed)" "$WORK/err"
+check "sharegpt: summary (5 conversations, one of two turns: 6 requests)" grep -qF "imported 6 requests from '$S/sharegpt-sample.json'; skipped 3 rows (malformed)" "$WORK/err"
+check "sharegpt: each conversation a session, first turns first (sessions 0-4 turn 0, then session 0 turn 1)" \
+	test "$(zcat "$WORK/s.jsonl.gz" | tail -n +2 | sed 's/.*"session":\([0-9]*\),"turn":\([0-9]*\),.*/\1:\2/' | tr '\n' ' ')" = "0:0 1:0 2:0 3:0 4:0 0:1 "
+check "sharegpt: turn 2 sends the first human turn, its answer (the placeholder) and the second human turn" sh -c \
+	"zcat '$WORK/s.jsonl.gz' | tail -n 1 | grep -qF '\"messages\\\":[{\\\"role\\\":\\\"user\\\",\\\"content\\\":\\\"Summarize what a prefix cache does in an LLM inference server.\\\"},{\\\"role\\\":\\\"assistant\\\",\\\"content\\\":\\\"A prefix cache keeps' &&
+	 zcat '$WORK/s.jsonl.gz' | tail -n 1 | grep -qF '{\\\"role\\\":\\\"user\\\",\\\"content\\\":\\\"And when does it not help?\\\"}]'"
+check "sharegpt: turn 2 counts the whole conversation as its input (11+31+6) and its answer as max_tokens (11)" sh -c \
+	"zcat '$WORK/s.jsonl.gz' | tail -n 1 | grep -q '\"input_tokens\":48,\"output_tokens\":11,'"
 check "sharegpt: a conversation without an answer is reported at its line" \
 	grep -qF "line 19: no human turn followed by an answer" "$WORK/err"
 check "sharegpt: a non-object element is reported at its line" grep -qF "line 26: not a JSON object" "$WORK/err"
