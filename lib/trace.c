@@ -104,6 +104,15 @@ int trace_check_path(const char *path)
 	return 0;
 }
 
+int trace_check_header_name(const char *name)
+{
+	size_t n = 0;
+
+	while (is_tchar((unsigned char)name[n]))
+		n++;
+	return n > 0 && n <= 256 && name[n] == '\0' ? 0 : -1;
+}
+
 int trace_check_header(const char *h, size_t *name_len)
 {
 	const unsigned char *p = (const unsigned char *)h;

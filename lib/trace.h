@@ -102,6 +102,9 @@ int trace_check_method(const char *m);
 /* 0 when path may be sent (the rules of trace_request_from_json), else -1. */
 int trace_check_path(const char *path);
 
+/* 0 when name is a header name (a token of at most 256 bytes), else -1. */
+int trace_check_header_name(const char *name);
+
 /* 0 when "Name: value" h is a valid header line, setting *name_len; else -1. */
 int trace_check_header(const char *h, size_t *name_len);
 

@@ -336,6 +336,11 @@ static void proxy_usage(FILE *out)
 "                              never Authorization, API keys or cookies)\n"
 "      --keep-query NAME       record query parameter NAME with its value\n"
 "                              (repeatable)\n"
+"      --session-header NAME   requests with the same value of header NAME are\n"
+"                              turns of one session, numbered as they arrive,\n"
+"                              each with the think time since the turn before\n"
+"                              ended (the value itself is not recorded unless\n"
+"                              --keep-header names it)\n"
 "      --max-requests N        stop after N requests (they finish first)\n"
 "      --max-request-bytes N   refuse request bodies over N bytes with 413\n"
 "                              (default 33554432)\n"
@@ -359,13 +364,14 @@ static void proxy_usage(FILE *out)
 "  tracebench record proxy --upstream http://127.0.0.1:8000 -o prod.jsonl.gz\n"
 "  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 python app.py    # then Ctrl-C the proxy\n"
 "  tracebench record proxy -u http://gpu1:8000 --listen 0.0.0.0:8080 \\\n"
-"      --duration 3600 --keep-header X-Session-Kind -o hour.jsonl.gz\n",
+"      --duration 3600 --keep-header X-Session-Kind -o hour.jsonl.gz\n"
+"  tracebench record proxy -u http://gpu1:8000 --session-header X-Session-ID -o chat.jsonl.gz\n",
 	    out);
 }
 
 enum { PROXY_OPT_KEEP = 256, PROXY_OPT_KEEP_QUERY, PROXY_OPT_MAX, PROXY_OPT_DURATION, PROXY_OPT_GRACE,
        PROXY_OPT_TIMEOUT, PROXY_OPT_CONNECT, PROXY_OPT_PORT_FILE, PROXY_OPT_PROGRESS,
-       PROXY_OPT_MAX_BODY };
+       PROXY_OPT_MAX_BODY, PROXY_OPT_SESSION };
 
 static const struct option proxy_longopts[] = {
 	{ "upstream", required_argument, NULL, 'u' },
@@ -383,6 +389,7 @@ static const struct option proxy_longopts[] = {
 	{ "port-file", required_argument, NULL, PROXY_OPT_PORT_FILE },
 	{ "progress", no_argument, NULL, PROXY_OPT_PROGRESS },
 	{ "max-request-bytes", required_argument, NULL, PROXY_OPT_MAX_BODY },
+	{ "session-header", required_argument, NULL, PROXY_OPT_SESSION },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -430,6 +437,9 @@ static int proxy_take(void *opts, int c, char *arg, char *msg, size_t len)
 	case PROXY_OPT_PORT_FILE: o->port_file = arg; return 0;
 	case PROXY_OPT_MAX_BODY: return ok(cli_parse_long(arg, 1024, 1L << 40, &o->max_body));
 	case PROXY_OPT_PROGRESS: o->progress = 1; return 0;
+	case PROXY_OPT_SESSION:
+		o->session_header = arg;
+		return trace_check_header_name(arg);
 	case 'q': o->progress = 0; return 0;
 	default: return -1;
 	}

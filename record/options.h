@@ -60,6 +60,7 @@ struct proxy_options {
 	long max_body;                     /* request body cap, bytes */
 	int insecure;                      /* -k: skip the upstream's TLS checks */
 	int progress;                      /* 1 on, 0 off, -1 when a terminal */
+	const char *session_header;        /* groups requests into sessions, or NULL */
 };
 
 /* record info. */

@@ -73,6 +73,20 @@
 
 struct proxy_request;
 
+/* --session-header: the sessions seen, by the header's value. */
+#define PROXY_SESSION_BUCKETS 4096
+#define PROXY_MAX_SESSIONS    1000000      /* past it, requests are in none */
+#define PROXY_SESSION_KEY_MAX 256          /* bytes of a value told apart */
+
+struct proxy_session {
+	char *key;                 /* the header's value (malloc), at most the max above */
+	long id;                   /* the trace's session id */
+	long next_turn;
+	int64_t last_end_ns;       /* when its last turn ended, 0: none yet */
+	int in_flight;             /* its turns in flight */
+	struct proxy_session *next;
+};
+
 struct proxy {
 	struct proxy_options opt;
 	char *upstream;                    /* base URL, no trailing '/' (malloc) */
@@ -96,6 +110,9 @@ struct proxy {
 	int draining;                      /* no longer accepting */
 	int failed;                        /* the trace could not be written: proxying on */
 	int status_shown;
+	struct proxy_session *sessions[PROXY_SESSION_BUCKETS];
+	long n_sessions;
+	int sessions_full_said;
 };
 
 struct proxy_request {
@@ -115,6 +132,7 @@ struct proxy_request {
 	struct decode dec;                 /* undoes it for the meter (lib/decode.h) */
 	int decode_rc;                     /* DECODE_OK, or why measuring stopped */
 	int64_t piece_ns;                  /* arrival of the piece being decoded */
+	struct proxy_session *session;     /* --session-header: its session, or NULL */
 	struct proxy_request *prev, *next;
 };
 
@@ -239,6 +257,10 @@ static void record(struct proxy *p, struct proxy_request *q)
 		p->n_errors++;
 	}
 	p->n_done++;
+	if (q->session) {
+		q->session->last_end_ns = clock_now_ns();
+		q->session->in_flight--;
+	}
 	if (p->failed)
 		return;
 	rec = trace_request_to_json(&q->trace);
@@ -658,6 +680,61 @@ static int check_request(struct proxy *p, struct evhttp_request *req, const char
 	return 0;
 }
 
+/*
+ * --session-header: makes q a turn of the session its header names,
+ * numbered in arrival order, its think time the pause since the session's
+ * last turn ended (0 while one is still in flight). A session idle for
+ * longer than a think time may be (TRACE_MAX_THINK_NS) starts anew under a
+ * new id. Requests not for inference, without the header, or past
+ * PROXY_MAX_SESSIONS sessions are in none. Returns 0, or -1 when out of
+ * memory.
+ */
+static int join_session(struct proxy *p, struct proxy_request *q, struct evhttp_request *req,
+			int64_t arrival)
+{
+	const char *v = evhttp_find_header(evhttp_request_get_input_headers(req),
+					   p->opt.session_header);
+	size_t len, i;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	struct proxy_session *s;
+
+	if (!v || !*v || !trace_kind_is_inference(q->trace.kind))
+		return 0;
+	len = strnlen(v, PROXY_SESSION_KEY_MAX);
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)v[i]) * 0x100000001b3ULL;     /* FNV-1a */
+	for (s = p->sessions[h % PROXY_SESSION_BUCKETS]; s; s = s->next)
+		if (strlen(s->key) == len && memcmp(s->key, v, len) == 0)
+			break;
+	if (!s) {
+		if (p->n_sessions >= PROXY_MAX_SESSIONS) {
+			if (!p->sessions_full_said)
+				fprintf(stderr, "\ntracebench record proxy: %d sessions seen; later "
+					"ones are recorded as requests of their own\n",
+					PROXY_MAX_SESSIONS);
+			p->sessions_full_said = 1;
+			return 0;
+		}
+		if (!(s = calloc(1, sizeof(*s))) || !(s->key = strndup(v, len))) {
+			free(s);
+			return -1;
+		}
+		s->id = p->n_sessions++;
+		s->next = p->sessions[h % PROXY_SESSION_BUCKETS];
+		p->sessions[h % PROXY_SESSION_BUCKETS] = s;
+	} else if (!s->in_flight && arrival - s->last_end_ns > TRACE_MAX_THINK_NS) {
+		s->id = p->n_sessions++;      /* idle past any think time: a new session */
+		s->next_turn = 0;
+	}
+	q->trace.session = s->id;
+	q->trace.turn = s->next_turn++;
+	q->trace.think_ns = q->trace.turn && !s->in_flight && arrival > s->last_end_ns ?
+			    arrival - s->last_end_ns : 0;
+	s->in_flight++;
+	q->session = s;
+	return 0;
+}
+
 /* evhttp's callback for every complete request, whatever its path. */
 static void on_request(struct evhttp_request *req, void *arg)
 {
@@ -691,6 +768,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 	q->result.seq = q->result.trace_id = p->next_id;
 	q->result.sched_ns = q->result.send_ns = arrival - p->start_ns;
 	if (copy_request(p, q, req, method, uri) < 0 || setup_transfer(p, q, req, arrival) < 0 ||
+	    (p->opt.session_header && join_session(p, q, req, arrival) < 0) ||
 	    transfer_start(&q->t, p->multi) < 0) {
 		request_free(q);
 		goto oom;
@@ -924,6 +1002,8 @@ static cJSON *make_header(const struct proxy *p)
 	cJSON_AddStringToObject(h, "tool", "tracebench " TB_VERSION);
 	cJSON_AddStringToObject(src, "kind", "proxy");
 	cJSON_AddStringToObject(src, "upstream", p->upstream_shown);
+	if (p->opt.session_header)
+		cJSON_AddStringToObject(src, "session_header", p->opt.session_header);
 	return h;
 }
 
@@ -1030,6 +1110,7 @@ static void start_timers(struct proxy *p)
 static int release_proxy(struct proxy *p, int rc)
 {
 	char err[TRACEFILE_ERRLEN] = "";
+	size_t i;
 
 	while (p->active)       /* the loop failed: nothing more to send */
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): as in cancel_all */
@@ -1071,6 +1152,15 @@ static int release_proxy(struct proxy *p, int rc)
 		event_free(p->sigterm);
 	if (p->base)
 		event_base_free(p->base);
+	for (i = 0; i < PROXY_SESSION_BUCKETS; i++) {
+		while (p->sessions[i]) {
+			struct proxy_session *s = p->sessions[i];
+
+			p->sessions[i] = s->next;
+			free(s->key);
+			free(s);
+		}
+	}
 	free(p->upstream);
 	free(p->upstream_shown);
 	return rc;

@@ -182,3 +182,29 @@ tb analyze plot --db "$WORK/s.db" --run plain -o "$WORK/plain-plots" >/dev/null 
 check "plot and report of a run without sessions: no TTFT by turn, no sessions lines" sh -c \
 	"test -e '$WORK/plain-plots/ttft_percentiles.dat' && test ! -e '$WORK/plain-plots/ttft_by_turn.dat' &&
 	 ! $TB analyze report --db '$WORK/s.db' --run plain | grep -q '^sessions'"
+
+# record proxy --session-header: turns numbered as they arrive, think time observed.
+start_proxy "$WORK/cap.jsonl.gz" -q --session-header X-Session-ID
+post() {   # post SESSION-HEADER-OR-EMPTY MESSAGES-JSON
+	curl -sS -o /dev/null ${1:+-H "X-Session-ID: $1"} -H 'Content-Type: application/json' \
+		-d "{\"model\":\"mock\",\"max_tokens\":3,\"stream\":true,\"messages\":$2}" \
+		"$PROXY/v1/chat/completions"
+}
+post alpha '[{"role":"user","content":"one two"}]'
+post beta '[{"role":"user","content":"three four"}]'
+sleep 0.3
+post alpha '[{"role":"user","content":"one two"},{"role":"assistant","content":"x"},{"role":"user","content":"five"}]'
+post "" '[{"role":"user","content":"alone"}]'
+curl -sS -o /dev/null -H "X-Session-ID: alpha" "$PROXY/v1/models"
+stop_proxy
+fields "$WORK/cap.jsonl.gz" session turn think_ns >"$WORK/cap"
+check "proxy: two sessions by header, alpha's second turn numbered 1; the headerless request and the models list in none" \
+	test "$(cut -d' ' -f1,2 "$WORK/cap" | tr '\n' ',')" = "0 0,1 0,0 1,- -,- -,"
+check "proxy: alpha's turn 2 records the think time it saw (>= 300 ms)$UPPER_NOTE" \
+	awk -v hi="$(upper 1500000000)" '$1 == 0 && $2 == 1 { ok = $3 >= 300000000 && $3 <= hi } END { exit !ok }' "$WORK/cap"
+tb replay -e "$ENDPOINT" -c 2 -n 3 --warmup 0 --quiet --label cap -o "$WORK/cap-run.jsonl.gz" \
+	"$WORK/cap.jsonl.gz" >/dev/null 2>&1
+check "proxy's capture replays as sessions (alpha's two turns, beta's, the lone request)" \
+	test "$(fields "$WORK/cap-run.jsonl.gz" session turn | sort | tr '\n' ',')" = "- -,0 0,0 1,1 0,"
+check "proxy: the header names the session header" sh -c \
+	"zcat '$WORK/cap.jsonl.gz' | head -1 | grep -q '\"session_header\":\"X-Session-ID\"'"
