@@ -83,13 +83,13 @@ static int check_session(const struct session_key *keys, const size_t *idx, size
 int session_set_build(struct session_set *set, const struct session_key *keys, size_t n,
 		      session_warn_fn warn, void *ctx)
 {
-	size_t *idx = n ? malloc(n * sizeof(*idx)) : NULL;
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
 	size_t i, j, kept = 0;
 
 	memset(set, 0, sizeof(*set));
-	set->turns = n ? malloc(n * sizeof(*set->turns)) : NULL;
-	set->s = n ? malloc(n * sizeof(*set->s)) : NULL;
-	if (n && (!idx || !set->turns || !set->s)) {
+	set->turns = malloc((n ? n : 1) * sizeof(*set->turns));
+	set->s = malloc((n ? n : 1) * sizeof(*set->s));
+	if (!idx || !set->turns || !set->s) {
 		free(idx);
 		session_set_release(set);
 		return -1;
@@ -132,11 +132,19 @@ void session_set_release(struct session_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
+/* True for a chat message of role "assistant". */
+static int is_assistant(const cJSON *m)
+{
+	const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role"));
+
+	return cJSON_IsObject(m) && role && strcmp(role, "assistant") == 0;
+}
+
 int session_fill_body(const char *body, size_t len, char *const *answers, size_t n_answers,
 		      char **out, size_t *out_len)
 {
-	cJSON *root, *msgs, *m, **assistant = NULL;
-	size_t n = 0, i;
+	cJSON *root, *msgs, *m;
+	size_t n = 0, seen = 0;
 	int rc = SESSION_ASIS;
 
 	if (n_answers == 0)
@@ -145,25 +153,21 @@ int session_fill_body(const char *body, size_t len, char *const *answers, size_t
 	msgs = cJSON_GetObjectItemCaseSensitive(root, "messages");
 	if (!cJSON_IsArray(msgs))
 		goto cleanup;
-	assistant = calloc((size_t)cJSON_GetArraySize(msgs) + 1, sizeof(*assistant));
-	if (!assistant) {
-		rc = SESSION_ENOMEM;
-		goto cleanup;
-	}
-	cJSON_ArrayForEach(m, msgs) {
-		const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role"));
-
-		if (cJSON_IsObject(m) && role && strcmp(role, "assistant") == 0)
-			assistant[n++] = m;
-	}
+	cJSON_ArrayForEach(m, msgs)
+		n += is_assistant(m);
 	if (n < n_answers)
 		goto cleanup;
-	for (i = 0; i < n_answers; i++) {
-		cJSON *msg = assistant[n - n_answers + i];
-		cJSON *content = cJSON_CreateString(answers[i] ? answers[i] : "");
+	/* the last n_answers assistant messages, in order, get the answers */
+	cJSON_ArrayForEach(m, msgs) {
+		cJSON *content;
+		size_t i;
 
-		if (!content || !cJSON_ReplaceItemInObjectCaseSensitive(msg, "content", content)) {
-			if (content && !cJSON_AddItemToObject(msg, "content", content)) {
+		if (!is_assistant(m) || seen++ < n - n_answers)
+			continue;
+		i = seen - 1 - (n - n_answers);
+		content = cJSON_CreateString(answers[i] ? answers[i] : "");
+		if (!content || !cJSON_ReplaceItemInObjectCaseSensitive(m, "content", content)) {
+			if (content && !cJSON_AddItemToObject(m, "content", content)) {
 				cJSON_Delete(content);
 				content = NULL;
 			}
@@ -172,8 +176,8 @@ int session_fill_body(const char *body, size_t len, char *const *answers, size_t
 				goto cleanup;
 			}
 		}
-		cJSON_DeleteItemFromObjectCaseSensitive(msg, "reasoning_content");
-		cJSON_DeleteItemFromObjectCaseSensitive(msg, "reasoning");
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "reasoning_content");
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "reasoning");
 	}
 	*out = cJSON_PrintUnformatted(root);
 	if (!*out) {
@@ -183,7 +187,6 @@ int session_fill_body(const char *body, size_t len, char *const *answers, size_t
 	*out_len = strlen(*out);
 	rc = SESSION_FILLED;
 cleanup:
-	free(assistant);
 	cJSON_Delete(root);
 	return rc;
 }
