@@ -345,8 +345,58 @@ TEST(hostile_cached_count)
 	result_release(&r);
 }
 
+TEST(the_answer_is_kept_when_asked_and_cached_tokens_read)
+{
+	static const char other_choice[] =
+		"data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\" no\"}}]}\n\n";
+	static const char cached[] =
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":3,"
+		"\"prompt_tokens_details\":{\"cached_tokens\":8}}}\n\n";
+	struct result r, plain;
+	struct meter m;
+
+	result_init(&r);
+	r.keep_answer = true;
+	meter_init(&m, &r, MS(0), 0);
+	feed(&m, role, 1);
+	feed(&m, reasoning, 2);         /* reasoning is not the answer */
+	feed(&m, answer, 3);
+	feed(&m, other_choice, 4);      /* nor another choice's */
+	feed(&m, tool, 5);
+	feed(&m, answer, 6);
+	feed(&m, cached, 7);
+	feed(&m, done, 7);
+	meter_end_stream(&m, MS(8));
+	CHECK(result_ok(&r));
+	CHECK_STR(r.answer, " yes yes");
+	CHECK_EQ_INT((long)r.answer_len, 8);
+	CHECK_EQ_INT(r.cached_tokens, 8);
+	meter_release(&m);
+	result_release(&r);
+	/* not asked: nothing kept; no details: cached tokens unknown */
+	result_init(&plain);
+	meter_init(&m, &plain, MS(0), 0);
+	feed(&m, answer, 1);
+	feed(&m, usage, 2);
+	feed(&m, done, 2);
+	meter_end_stream(&m, MS(3));
+	CHECK(plain.answer == NULL);
+	CHECK_EQ_INT(plain.cached_tokens, -1);
+	meter_release(&m);
+	result_release(&plain);
+	/* a non-streamed body: its message's content */
+	result_init(&r);
+	r.keep_answer = true;
+	meter_init(&m, &r, MS(0), 0);
+	meter_end_body(&m, "{\"choices\":[{\"message\":{\"content\":\"whole\"}}]}", 45, MS(5));
+	CHECK_STR(r.answer, "whole");
+	meter_release(&m);
+	result_release(&r);
+}
+
 int main(void)
 {
+	RUN(the_answer_is_kept_when_asked_and_cached_tokens_read);
 	RUN(reasoning_then_answer);
 	RUN(without_usage_tokens_are_counted_and_flagged);
 	RUN(missing_done_is_incomplete);

@@ -87,11 +87,54 @@ TEST(framing_routing_and_credentials_are_never_taken)
 	trace_request_release(&t);
 }
 
+TEST(a_session_turn_round_trips_and_its_fields_go_together)
+{
+	struct trace_request t, back;
+	char err[256], *text;
+	cJSON *o;
+
+	CHECK_EQ_INT(parse(REC("\"path\":\"/v1/chat/completions\",\"session\":3,\"turn\":2,"
+			       "\"think_ns\":-7"), &t), 0);
+	CHECK_EQ_INT(t.session, 3);
+	CHECK_EQ_INT(t.turn, 2);
+	CHECK_EQ_INT(t.think_ns, -7);   /* read as it is: replay/session.c judges it */
+	o = trace_request_to_json(&t);
+	text = cJSON_PrintUnformatted(o);       /* as a file holds it */
+	cJSON_Delete(o);
+	o = cJSON_Parse(text);
+	free(text);
+	trace_request_init(&back);
+	CHECK_EQ_INT(trace_request_from_json(&back, o, err, sizeof(err)), 0);
+	CHECK_EQ_INT(back.session, 3);
+	CHECK_EQ_INT(back.turn, 2);
+	CHECK_EQ_INT(back.think_ns, -7);
+	cJSON_Delete(o);
+	trace_request_release(&back);
+	trace_request_release(&t);
+	/* a record without one is in no session, and writes none */
+	CHECK_EQ_INT(parse(REC("\"path\":\"/v1/chat/completions\""), &t), 0);
+	CHECK_EQ_INT(t.session, -1);
+	CHECK_EQ_INT(t.turn, -1);
+	o = trace_request_to_json(&t);
+	CHECK(!cJSON_GetObjectItemCaseSensitive(o, "session"));
+	CHECK(!cJSON_GetObjectItemCaseSensitive(o, "turn"));
+	cJSON_Delete(o);
+	trace_request_release(&t);
+	CHECK(refused(REC("\"path\":\"/v1/chat/completions\",\"session\":3")));
+	CHECK(refused(REC("\"path\":\"/v1/chat/completions\",\"turn\":0")));
+	CHECK(refused(REC("\"path\":\"/v1/chat/completions\",\"session\":-2,\"turn\":0")));
+	CHECK(refused(REC("\"path\":\"/v1/chat/completions\",\"session\":1,\"turn\":1.5")));
+	CHECK(refused(REC("\"path\":\"/v1/chat/completions\",\"session\":1e12,\"turn\":0")));
+	CHECK(refused(REC("\"path\":\"/v1/chat/completions\",\"session\":1,\"turn\":0,"
+			  "\"think_ns\":\"soon\"")));
+}
+
 int main(void)
 {
 	RUN(a_plain_record_passes);
 	RUN(injection_through_any_field_is_refused);
 	RUN(dot_segments_cannot_climb_out_of_the_base_path);
 	RUN(framing_routing_and_credentials_are_never_taken);
+	RUN(a_session_turn_round_trips_and_its_fields_go_together);
 	return harness_done();
 }
