@@ -1988,7 +1988,7 @@ static int run_levels(struct replay *rp)
 			   (o->repeat > 1 ? SUMMARY_GROUP_REPEAT : 0) |
 			   (rp->n_sides == 2 ? SUMMARY_GROUP_RUN : 0));
 	rp->rows_cap = (size_t)(o->open_loop ? 1 : o->n_levels) * (size_t)o->repeat * rp->n_sides;
-	rp->rows = calloc(rp->rows_cap, sizeof(*rp->rows));
+	rp->rows = calloc(rp->rows_cap + 1, sizeof(*rp->rows));   /* never 0 bytes */
 	if (!rp->rows) {
 		fprintf(stderr, "tracebench replay: out of memory\n");
 		return CLI_EXIT_FAILED;
