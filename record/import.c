@@ -929,6 +929,8 @@ static cJSON *make_header(const struct import *im, const struct record_import_op
 {
 	cJSON *header = cJSON_CreateObject(), *source;
 
+	if (o->format == IMPORT_SHAREGPT)   /* session records (schema/FORMAT.md) */
+		cJSON_AddNumberToObject(header, "version", 2);
 	cJSON_AddStringToObject(header, "tool", "tracebench " TB_VERSION);
 	source = cJSON_AddObjectToObject(header, "source");
 	cJSON_AddStringToObject(source, "kind", "import");

@@ -998,6 +998,8 @@ static cJSON *make_header(const struct proxy *p)
 	char created[32];
 
 	clock_utc_iso8601(created, sizeof(created));
+	if (p->opt.session_header)          /* session records (schema/FORMAT.md) */
+		cJSON_AddNumberToObject(h, "version", 2);
 	cJSON_AddStringToObject(h, "created", created);
 	cJSON_AddStringToObject(h, "tool", "tracebench " TB_VERSION);
 	cJSON_AddStringToObject(src, "kind", "proxy");

@@ -92,6 +92,8 @@ check "burstgpt (8 columns): fractional seconds kept" \
 # --- ShareGPT -----------------------------------------------------------------
 tb record import --format sharegpt "$S/sharegpt-sample.json" -o "$WORK/s.jsonl.gz" 2>"$WORK/err"
 check "sharegpt: summary (5 conversations, one of two turns: 6 requests)" grep -qF "imported 6 requests from '$S/sharegpt-sample.json'; skipped 3 rows (malformed)" "$WORK/err"
+check "sharegpt: a trace of version 2 (it holds sessions)" sh -c \
+	"zcat '$WORK/s.jsonl.gz' | head -1 | grep -q '\"format\":\"tracebench-trace\",\"version\":2,'"
 check "sharegpt: each conversation a session, first turns first (sessions 0-4 turn 0, then session 0 turn 1)" \
 	test "$(zcat "$WORK/s.jsonl.gz" | tail -n +2 | sed 's/.*"session":\([0-9]*\),"turn":\([0-9]*\),.*/\1:\2/' | tr '\n' ' ')" = "0:0 1:0 2:0 3:0 4:0 0:1 "
 check "sharegpt: turn 2 sends the first human turn, its answer (the placeholder) and the second human turn" sh -c \

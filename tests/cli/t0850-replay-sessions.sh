@@ -32,6 +32,9 @@ tb replay -e "$PROXY" -c 1 -n 1 --warmup 0 --quiet -o "$WORK/r1.jsonl.gz" "$WORK
 	>/dev/null 2>"$WORK/r1.err"
 check "one 3-turn session replays (exit 0, 3 results)" sh -c \
 	"test $? -eq 0 && test \"\$(zcat '$WORK/r1.jsonl.gz' | tail -n +2 | grep -c '\"error\":null')\" -eq 3"
+check "a replay of sessions writes a results file of version 3, naming its sessions" sh -c \
+	"zcat '$WORK/r1.jsonl.gz' | head -1 | grep '\"format\":\"tracebench-results\",\"version\":3,' |
+	 grep -q '\"sessions\":2'"
 stop_proxy
 zcat "$WORK/wire.jsonl.gz" | grep '"content\\":\\"' | sed 's/.*"body":"\(.*\)","input_tokens".*/\1/' >"$WORK/bodies"
 ans='{\\"role\\":\\"assistant\\",\\"content\\":\\" the quick brown fox\\"}'
@@ -206,5 +209,5 @@ tb replay -e "$ENDPOINT" -c 2 -n 3 --warmup 0 --quiet --label cap -o "$WORK/cap-
 	"$WORK/cap.jsonl.gz" >/dev/null 2>&1
 check "proxy's capture replays as sessions (alpha's two turns, beta's, the lone request)" \
 	test "$(fields "$WORK/cap-run.jsonl.gz" session turn | sort | tr '\n' ',')" = "- -,0 0,0 1,1 0,"
-check "proxy: the header names the session header" sh -c \
-	"zcat '$WORK/cap.jsonl.gz' | head -1 | grep -q '\"session_header\":\"X-Session-ID\"'"
+check "proxy: the header is of trace version 2 and names the session header" sh -c \
+	"zcat '$WORK/cap.jsonl.gz' | head -1 | grep '\"version\":2,' | grep -q '\"session_header\":\"X-Session-ID\"'"

@@ -103,7 +103,8 @@ TEST(round_trip)
 		return;
 	h = tracefile_reader_header(r);
 	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(h, "format")), TRACEFILE_KIND_RESULTS);
-	CHECK_EQ_INT(cJSON_GetObjectItem(h, "version")->valueint, TRACEFILE_VERSION);
+	/* a writer writes version 1 unless its header asks for another */
+	CHECK_EQ_INT(cJSON_GetObjectItem(h, "version")->valueint, 1);
 	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(h, "label")), "sample");
 	CHECK(strncmp(tracefile_reader_digest(r), "crc32:", 6) == 0);
 	tracefile_reader_close(r);
