@@ -52,8 +52,9 @@ fields() {  # FILE
 }
 fields "$WORK/a.jsonl.gz" >"$WORK/fa"
 fields "$WORK/b.jsonl.gz" >"$WORK/fb"
-cut -d' ' -f1-3 "$WORK/fa" >"$WORK/ka"
-cut -d' ' -f1-3 "$WORK/fb" >"$WORK/kb"
+# in order of completion, which two sides need not share: sorted
+cut -d' ' -f1-3 "$WORK/fa" | sort >"$WORK/ka"
+cut -d' ' -f1-3 "$WORK/fb" | sort >"$WORK/kb"
 check "both sides replayed the same trace requests in each level and repeat" \
 	sh -c "test -s '$WORK/ka' && cmp -s '$WORK/ka' '$WORK/kb'"
 check "16 measured requests a side (4 at C=1, 4 at C=2, twice)" test "$(wc -l <"$WORK/ka")" -eq 16
