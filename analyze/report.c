@@ -498,12 +498,7 @@ static int report_server_metrics(FILE *out, enum table_format fmt, struct db *db
 		fputc('\n', out);
 	table_init(&t, out, fmt, report_srv_cols, sizeof(report_srv_cols) / sizeof(report_srv_cols[0]),
 		   0);
-	for (i = 0; i < n; i++)
-		table_fit(&t, &lv[i]);
-	table_begin(&t);
-	for (i = 0; i < n; i++)
-		table_row(&t, &lv[i]);
-	table_end(&t);
+	table_print(&t, lv, n, sizeof(*lv));
 	fputs(fmt == TABLE_MARKDOWN ? "\n" : "", out);
 	fprintf(out, "gauges averaged over the level's scrapes (label sets summed), counters "
 		"as their increase over it; prefix hit = hits / queries; \"Other\" = samples "
@@ -634,12 +629,7 @@ static void report_capacity(FILE *out, enum table_format fmt, const struct repor
 		fputc('\n', out);
 	table_init(&t, out, fmt, report_curve_cols,
 		   sizeof(report_curve_cols) / sizeof(report_curve_cols[0]), 0);
-	for (i = 0; i < n; i++)
-		table_fit(&t, &rows[i]);
-	table_begin(&t);
-	for (i = 0; i < n; i++)
-		table_row(&t, &rows[i]);
-	table_end(&t);
+	table_print(&t, rows, n, sizeof(*rows));
 	fputs(fmt == TABLE_MARKDOWN ? "\n" : "", out);
 	if (pass && fail && pass->s->level < fail->s->level && fail->v == CAPACITY_UNDECIDED)
 		fprintf(out, "capacity: C=%d meets the SLO (%.1f%% good or more at %.0f%% confidence: "
@@ -838,12 +828,7 @@ int report_print_runs(struct db *db, enum table_format fmt, FILE *out, char *err
 		table_init(&t, out, fmt, report_runs_cols,
 			   sizeof(report_runs_cols) / sizeof(report_runs_cols[0]), 0);
 		t.sep = "  ";
-		for (i = 0; i < n; i++)
-			table_fit(&t, &rows[i]);
-		table_begin(&t);
-		for (i = 0; i < n; i++)
-			table_row(&t, &rows[i]);
-		table_end(&t);
+		table_print(&t, rows, n, sizeof(*rows));
 		rc = report_check_output(out, err, errlen);
 	}
 	for (i = 0; i < done; i++)

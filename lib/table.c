@@ -358,3 +358,16 @@ void table_end(struct table *t)
 		fputs(t->nested ? "\n]" : "\n]\n", t->out);
 	fflush(t->out);
 }
+
+void table_print(struct table *t, const void *rows, size_t n, size_t size)
+{
+	const char *r = rows;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		table_fit(t, r + i * size);
+	table_begin(t);
+	for (i = 0; i < n; i++)
+		table_row(t, r + i * size);
+	table_end(t);
+}

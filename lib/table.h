@@ -103,6 +103,10 @@ void table_row(struct table *t, const void *row);
 /* The closing ']' of JSON ("]\n" unless nested); nothing for the others. */
 void table_end(struct table *t);
 
+/* A whole table of the n rows of 'size' bytes each at rows: fitted, begun,
+ * every row, ended. */
+void table_print(struct table *t, const void *rows, size_t n, size_t size);
+
 /* The escapers, for text around a table (headings, JSON wrappers). */
 void table_put_text(FILE *out, const char *s);          /* terminal text */
 void table_put_json_string(FILE *out, const char *s);   /* "..." or null for NULL */

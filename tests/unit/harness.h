@@ -20,7 +20,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int harness_checks, harness_failed_checks;
 static int harness_passed, harness_failed, harness_skipped;
@@ -92,6 +94,43 @@ static const char *harness_test = "";   /* the test RUN is running */
 static inline int harness_done(void)
 {
 	return harness_failed ? 1 : 0;
+}
+
+/*
+ * Runs parse(o, argc, argv) on the NULL-terminated list (at most 31
+ * arguments) with stderr into a temporary file: what a command's option
+ * parser says. *err gets that text (free it), or NULL.
+ */
+static inline int harness_run_parse(int (*parse)(void *o, int argc, char **argv), void *o,
+				    const char **list, char **err)
+{
+	char *argv[32];
+	FILE *f = tmpfile();
+	int argc = 0, saved = dup(2), rc;
+	long len;
+
+	while (argc < 31 && list[argc]) {
+		argv[argc] = (char *)list[argc];   /* getopt may permute argv, not the strings */
+		argc++;
+	}
+	argv[argc] = NULL;
+	fflush(stderr);
+	if (f)
+		dup2(fileno(f), 2);
+	rc = parse(o, argc, argv);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	*err = NULL;
+	if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 &&
+	    (*err = calloc(1, (size_t)len + 1)) != NULL) {
+		rewind(f);
+		if (fread(*err, 1, (size_t)len, f) != (size_t)len)
+			(*err)[0] = '\0';
+	}
+	if (f)
+		fclose(f);
+	return rc;
 }
 
 #endif

@@ -127,36 +127,7 @@ TEST(cli_parse_names_the_option_of_every_refusal)
 
 /* ---- the programs' options modules ------------------------------------ */
 
-/* Runs parse(o, argv) with stderr into a file; *err gets its text (free). */
-typedef int (*parse_fn)(void *o, int argc, char **argv);
-
-static int run_parse(parse_fn parse, void *o, const char **list, char **err)
-{
-	FILE *f = tmpfile();
-	int saved = dup(2), rc;
-	struct args a;
-	long len;
-
-	args_set(&a, list);
-	fflush(stderr);
-	if (f)
-		dup2(fileno(f), 2);
-	rc = parse(o, a.n, a.v);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	*err = NULL;
-	if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 &&
-	    (*err = calloc(1, (size_t)len + 1)) != NULL) {
-		rewind(f);
-		if (fread(*err, 1, (size_t)len, f) != (size_t)len)
-			(*err)[0] = '\0';
-	}
-	if (f)
-		fclose(f);
-	return rc;
-}
-
+/* Each command's option parser, in the shape harness_run_parse calls. */
 static int parse_replay(void *o, int argc, char **argv)
 {
 	return replay_options_parse(o, argc, argv);
@@ -195,7 +166,7 @@ TEST(replay_options_defaults_and_normalizing)
 	struct replay_options o;
 	char *err;
 
-	CHECK_EQ_INT(run_parse(parse_replay, &o, (const char *[]){ "replay", "-e",
+	CHECK_EQ_INT(harness_run_parse(parse_replay, &o, (const char *[]){ "replay", "-e",
 		     "http://h:1///", "-o", "r.jsonl.gz", "-c", "1,4", "-H", "X-A: b", "t.jsonl.gz",
 		     NULL }, &err), CLI_CONTINUE);
 	CHECK_STR(err, "");
@@ -210,7 +181,7 @@ TEST(replay_options_defaults_and_normalizing)
 	CHECK_EQ_INT(o.n_headers, 1);
 	CHECK_EQ_INT(replay_header_name_len(o.headers[0]), 3);
 	CHECK(strncmp(o.label, "run-", 4) == 0);
-	CHECK_EQ_INT(run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://h",
+	CHECK_EQ_INT(harness_run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://h",
 		     "-o", "r", "--rate", "2.5", "--duration", "1.5", "--shard", "1/3", "t", NULL },
 		     &err), CLI_CONTINUE);
 	free(err);
@@ -227,18 +198,18 @@ TEST(replay_options_salts)
 	struct replay_options o;
 	char *err;
 
-	CHECK_EQ_INT(run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://h",
+	CHECK_EQ_INT(harness_run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://h",
 		     "-o", "r", "t", NULL }, &err), CLI_CONTINUE);
 	free(err);
 	CHECK_EQ_INT(o.no_salt, 0);
 	CHECK_EQ_INT(o.salt_seed_given, 0);
-	CHECK_EQ_INT(run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://h",
+	CHECK_EQ_INT(harness_run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://h",
 		     "-o", "r", "--salt-seed", "42", "--no-salt", "t", NULL }, &err), CLI_CONTINUE);
 	free(err);
 	CHECK_EQ_INT(o.salt_seed_given, 1);
 	CHECK_EQ_INT(o.salt_seed, 42);
 	CHECK_EQ_INT(o.no_salt, 1);
-	CHECK_EQ_INT(run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://h",
+	CHECK_EQ_INT(harness_run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://h",
 		     "-o", "r", "--salt-seed", "-1", "t", NULL }, &err), CLI_EXIT_USAGE);
 	CHECK(one_line_with(err, "invalid value '-1' for --salt-seed"));
 	free(err);
@@ -249,7 +220,7 @@ TEST(replay_options_of_an_ab_run)
 	struct replay_options o;
 	char *err;
 
-	CHECK_EQ_INT(run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://a/",
+	CHECK_EQ_INT(harness_run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://a/",
 		     "-e", "http://b//", "-o", "a.jsonl.gz", "-o", "b.jsonl.gz", "t", NULL }, &err),
 		     CLI_CONTINUE);
 	free(err);
@@ -258,11 +229,11 @@ TEST(replay_options_of_an_ab_run)
 	CHECK_STR(o.output_b, "b.jsonl.gz");
 	CHECK(strncmp(o.label_a, "run-", 4) == 0 && strcmp(o.label_a + strlen(o.label_a) - 2, "-a") == 0);
 	CHECK(strcmp(o.label_b + strlen(o.label_b) - 2, "-b") == 0);
-	CHECK_EQ_INT(run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://a",
+	CHECK_EQ_INT(harness_run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://a",
 		     "-e", "http://b", "-e", "http://c", NULL }, &err), CLI_EXIT_USAGE);
 	CHECK(one_line_with(err, "more than two --endpoint"));
 	free(err);
-	CHECK_EQ_INT(run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://a",
+	CHECK_EQ_INT(harness_run_parse(parse_replay, &o, (const char *[]){ "replay", "-e", "http://a",
 		     "-e", "http://b", "-o", "x", "-o", "x", "t", NULL }, &err), CLI_EXIT_USAGE);
 	CHECK(one_line_with(err, "must differ"));
 	free(err);
@@ -294,7 +265,7 @@ TEST(replay_options_refusals_are_one_line_exit_2)
 	char *err;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		CHECK_EQ_INT(run_parse(parse_replay, &o, (const char **)cases[i].args, &err),
+		CHECK_EQ_INT(harness_run_parse(parse_replay, &o, (const char **)cases[i].args, &err),
 			     CLI_EXIT_USAGE);
 		CHECK(one_line_with(err, cases[i].says));
 		free(err);
@@ -306,7 +277,7 @@ TEST(mock_options_convert_units_through_lib_cli)
 	struct mock_options o;
 	char *err;
 
-	CHECK_EQ_INT(run_parse(parse_mock, &o, (const char *[]){ "mock", "--ttft-ms", "2.5",
+	CHECK_EQ_INT(harness_run_parse(parse_mock, &o, (const char *[]){ "mock", "--ttft-ms", "2.5",
 		     "--trickle-us", "7", "--profile", "batching", "-l", "[::1]:0", NULL }, &err),
 		     CLI_CONTINUE);
 	free(err);
@@ -317,11 +288,11 @@ TEST(mock_options_convert_units_through_lib_cli)
 	CHECK_STR(o.host, "::1");
 	CHECK_EQ_INT(o.port, 0);
 	CHECK_EQ_INT(o.reset_after, -1);
-	CHECK_EQ_INT(run_parse(parse_mock, &o, (const char *[]){ "mock", "--fail-status", "200",
+	CHECK_EQ_INT(harness_run_parse(parse_mock, &o, (const char *[]){ "mock", "--fail-status", "200",
 		     NULL }, &err), CLI_EXIT_USAGE);
 	CHECK(one_line_with(err, "tracebench mock: invalid value '200' for --fail-status\n"));
 	free(err);
-	CHECK_EQ_INT(run_parse(parse_mock, &o, (const char *[]){ "mock", "--ttft-ms", "-1",
+	CHECK_EQ_INT(harness_run_parse(parse_mock, &o, (const char *[]){ "mock", "--ttft-ms", "-1",
 		     NULL }, &err), CLI_EXIT_USAGE);
 	CHECK(one_line_with(err, "for --ttft-ms"));
 	free(err);
@@ -332,14 +303,14 @@ TEST(analyze_options_operands_and_defaults)
 	struct analyze_options o;
 	char *err;
 
-	CHECK_EQ_INT(run_parse(parse_compare, &o, (const char *[]){ "compare", "--db", "x.db",
+	CHECK_EQ_INT(harness_run_parse(parse_compare, &o, (const char *[]){ "compare", "--db", "x.db",
 		     "-F", "5", "before", "after", NULL }, &err), CLI_CONTINUE);
 	free(err);
 	CHECK_EQ_INT(o.n_args, 2);
 	CHECK_STR(o.args[1], "after");
 	CHECK_NEAR(o.fail_pct, 5, 0);
 	CHECK_EQ_INT(o.fmt, TABLE_TEXT);
-	CHECK_EQ_INT(run_parse(parse_compare, &o, (const char *[]){ "compare", "--db", "x.db",
+	CHECK_EQ_INT(harness_run_parse(parse_compare, &o, (const char *[]){ "compare", "--db", "x.db",
 		     "before", NULL }, &err), CLI_EXIT_USAGE);
 	CHECK(one_line_with(err, "give two runs: BEFORE AFTER"));
 	free(err);
@@ -352,26 +323,26 @@ TEST(analyze_export_formats_and_gaps)
 	struct analyze_options o;
 	char *err;
 
-	CHECK_EQ_INT(run_parse(parse_export, &o, (const char *[]){ "export", "--db", "x.db",
+	CHECK_EQ_INT(harness_run_parse(parse_export, &o, (const char *[]){ "export", "--db", "x.db",
 		     NULL }, &err), CLI_CONTINUE);
 	free(err);
 	CHECK_EQ_INT(o.fmt, TABLE_CSV);
 	CHECK_EQ_INT(o.jsonl, 0);
 	CHECK_EQ_INT(o.gaps, 0);
-	CHECK_EQ_INT(run_parse(parse_export, &o, (const char *[]){ "export", "--db", "x.db",
+	CHECK_EQ_INT(harness_run_parse(parse_export, &o, (const char *[]){ "export", "--db", "x.db",
 		     "--format", "jsonl", "--gaps", NULL }, &err), CLI_CONTINUE);
 	free(err);
 	CHECK_EQ_INT(o.jsonl, 1);
 	CHECK_EQ_INT(o.gaps, 1);
-	CHECK_EQ_INT(run_parse(parse_export, &o, (const char *[]){ "export", "--db", "x.db",
+	CHECK_EQ_INT(harness_run_parse(parse_export, &o, (const char *[]){ "export", "--db", "x.db",
 		     "--format", "json", NULL }, &err), CLI_EXIT_USAGE);
 	CHECK(one_line_with(err, "export writes csv or jsonl"));
 	free(err);
-	CHECK_EQ_INT(run_parse(parse_report, &o, (const char *[]){ "report", "--db", "x.db",
+	CHECK_EQ_INT(harness_run_parse(parse_report, &o, (const char *[]){ "report", "--db", "x.db",
 		     "--gaps", NULL }, &err), CLI_EXIT_USAGE);
 	CHECK(one_line_with(err, "--gaps is an option of export"));
 	free(err);
-	CHECK_EQ_INT(run_parse(parse_report, &o, (const char *[]){ "report", "--db", "x.db",
+	CHECK_EQ_INT(harness_run_parse(parse_report, &o, (const char *[]){ "report", "--db", "x.db",
 		     "-f", "jsonl", NULL }, &err), CLI_EXIT_USAGE);
 	CHECK(one_line_with(err, "report writes text, markdown, csv or json"));
 	free(err);

@@ -156,40 +156,6 @@ TEST(words_are_counted_and_seeded)
 	free(b.p);
 }
 
-/* Runs parse(o, argv) with stderr into a temporary file; *err gets its
- * text (free it). */
-static int run_parse(int (*parse)(void *o, int argc, char **argv), void *o,
-		     const char **list, char **err)
-{
-	char *argv[16];
-	FILE *f = tmpfile();
-	int argc = 0, saved = dup(2), rc;
-	long len;
-
-	while (argc < 15 && list[argc]) {
-		argv[argc] = (char *)list[argc];
-		argc++;
-	}
-	argv[argc] = NULL;
-	fflush(stderr);
-	if (f)
-		dup2(fileno(f), 2);
-	rc = parse(o, argc, argv);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	*err = NULL;
-	if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 &&
-	    (*err = calloc(1, (size_t)len + 1)) != NULL) {
-		rewind(f);
-		if (fread(*err, 1, (size_t)len, f) != (size_t)len)
-			(*err)[0] = '\0';
-	}
-	if (f)
-		fclose(f);
-	return rc;
-}
-
 static int parse_import(void *o, int argc, char **argv)
 {
 	return record_options_import(o, argc, argv);
@@ -214,7 +180,7 @@ TEST(record_options_import_window_and_checks)
 	struct record_synth_options so;
 	char *err;
 
-	CHECK_EQ_INT(run_parse(parse_import, &o, (const char *[]){ "import", "--format", "azure",
+	CHECK_EQ_INT(harness_run_parse(parse_import, &o, (const char *[]){ "import", "--format", "azure",
 		     "--time-window", "10-", "in.csv", "-o", "t", NULL }, &err), CLI_CONTINUE);
 	free(err);
 	CHECK_EQ_INT(o.format, IMPORT_AZURE);
@@ -222,15 +188,15 @@ TEST(record_options_import_window_and_checks)
 	CHECK_NEAR(o.win_start, 10, 0);
 	CHECK(isinf(o.win_end));
 	CHECK_STR(o.model, "mock");
-	CHECK_EQ_INT(run_parse(parse_import, &o, (const char *[]){ "import", "--format", "azure",
+	CHECK_EQ_INT(harness_run_parse(parse_import, &o, (const char *[]){ "import", "--format", "azure",
 		     "--time-window", "5-5", "in.csv", "-o", "t", NULL }, &err), CLI_EXIT_USAGE);
 	CHECK(one_line_with(err, "invalid value '5-5' for --time-window"));
 	free(err);
-	CHECK_EQ_INT(run_parse(parse_import, &o, (const char *[]){ "import", "in.csv", "-o", "t",
+	CHECK_EQ_INT(harness_run_parse(parse_import, &o, (const char *[]){ "import", "in.csv", "-o", "t",
 		     NULL }, &err), CLI_EXIT_USAGE);
 	CHECK(one_line_with(err, "no input format"));
 	free(err);
-	CHECK_EQ_INT(run_parse(parse_synth, &so, (const char *[]){ "synth", "--burstiness", "2",
+	CHECK_EQ_INT(harness_run_parse(parse_synth, &so, (const char *[]){ "synth", "--burstiness", "2",
 		     "--rate", "1", "-o", "t", NULL }, &err), CLI_EXIT_USAGE);
 	CHECK(one_line_with(err, "--burstiness needs --arrival gamma"));
 	free(err);
