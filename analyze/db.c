@@ -1006,37 +1006,150 @@ int db_load_import(struct db *db, const char *path, const struct db_import *imp,
 	return rc;
 }
 
-void db_runs_free(struct db_run *runs, size_t n)
+/*
+ * Steps the prepared query st to its end, calling fn on each row, and
+ * finalizes it. fn returns DB_OK, DB_ERR_WORK when out of memory (the
+ * message is written here) or another error with err written; the first
+ * error stops the query.
+ */
+typedef int (*db_each_fn)(void *ctx, sqlite3_stmt *st, char *err, size_t errlen);
+
+static int db_each_row(struct db *db, sqlite3_stmt *st, db_each_fn fn, void *ctx,
+		       char *err, size_t errlen)
+{
+	int step = SQLITE_DONE, rc = DB_OK;
+
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
+		rc = fn(ctx, st, err, errlen);
+	if (rc == DB_ERR_WORK)
+		errmsg_set(err, errlen, "'%s': out of memory", db->path);
+	else if (!rc && step != SQLITE_DONE)
+		rc = db_sqlerr(db, err, errlen);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * The rows of a query read into an array, an element of 'size' bytes a
+ * row: db_rows_read gives each row a zeroed element for fill (which
+ * returns as db_each_fn's do); on any error every element read is
+ * released and the array freed. Only a query's columns and the element's
+ * type are left to each caller.
+ */
+struct db_rows {
+	size_t size;
+	int (*fill)(void *row, sqlite3_stmt *st, char *err, size_t errlen);
+	void (*release)(void *row);     /* NULL: an element owns nothing */
+};
+
+struct db_rows_read {
+	const struct db_rows *spec;
+	char *items;
+	size_t len, cap;
+};
+
+/* items (of *cap elements of 'size' bytes) with room for len + 1: the
+ * array, moved or not, or NULL when out of memory (items is kept). */
+static void *db_grow(void *items, size_t *cap, size_t len, size_t size)
+{
+	size_t ncap = *cap ? *cap * 2 : 16;
+	void *p;
+
+	if (len < *cap)
+		return items;
+	p = realloc(items, ncap * size);
+	if (p)
+		*cap = ncap;
+	return p;
+}
+
+static int db_rows_add(void *ctx, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct db_rows_read *rr = ctx;
+	size_t size = rr->spec->size;
+
+	char *p = db_grow(rr->items, &rr->cap, rr->len, size);
+
+	if (!p)
+		return DB_ERR_WORK;
+	rr->items = p;
+	memset(rr->items + rr->len * size, 0, size);
+	return rr->spec->fill(rr->items + rr->len++ * size, st, err, errlen);
+}
+
+static void db_rows_free(const struct db_rows *spec, void *items, size_t n)
 {
 	size_t i;
 
-	for (i = 0; runs && i < n; i++) {
-		free(runs[i].label);
-		free(runs[i].endpoint);
-		free(runs[i].model);
-		free(runs[i].trace_digest);
-		free(runs[i].created);
-		free(runs[i].mode);
-		free(runs[i].params);
-	}
-	free(runs);
+	for (i = 0; items && spec->release && i < n; i++)
+		spec->release((char *)items + i * spec->size);
+	free(items);
 }
 
-/* Grows *arr (of elements 'size' bytes) so that it holds at least n+1. */
-static int db_grow(void **arr, size_t *cap, size_t n, size_t size)
+static int db_rows_read(struct db *db, sqlite3_stmt *st, const struct db_rows *spec,
+			void **out, size_t *n, char *err, size_t errlen)
 {
-	size_t ncap;
-	void *p;
+	struct db_rows_read rr = { spec, NULL, 0, 0 };
+	int rc = db_each_row(db, st, db_rows_add, &rr, err, errlen);
 
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	p = realloc(*arr, ncap * size);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = ncap;
-	return 0;
+	if (rc) {
+		db_rows_free(spec, rr.items, rr.len);
+		rr.items = NULL;
+		rr.len = 0;
+	}
+	*out = rr.items;
+	*n = rr.len;
+	return rc;
+}
+
+/* Prepares sql with ?1 bound to label. */
+static int db_query(struct db *db, const char *sql, const char *label, sqlite3_stmt **st,
+		    char *err, size_t errlen)
+{
+	int rc = db_prepare(db, sql, st, err, errlen);
+
+	if (!rc)
+		db_bind_text(*st, 1, label);
+	return rc;
+}
+
+static void db_run_release(void *row)
+{
+	struct db_run *r = row;
+
+	free(r->label);
+	free(r->endpoint);
+	free(r->model);
+	free(r->trace_digest);
+	free(r->created);
+	free(r->mode);
+	free(r->params);
+}
+
+static int db_run_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen);
+static const struct db_rows db_run_rows = {
+	sizeof(struct db_run), db_run_fill, db_run_release
+};
+
+void db_runs_free(struct db_run *runs, size_t n)
+{
+	db_rows_free(&db_run_rows, runs, n);
+}
+
+static int db_run_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct db_run *r = row;
+
+	(void)err, (void)errlen;
+	r->label = db_column_strdup(st, 0);
+	r->endpoint = db_column_strdup(st, 1);
+	r->model = db_column_strdup(st, 2);
+	r->trace_digest = db_column_strdup(st, 3);
+	r->files = sqlite3_column_int(st, 4);
+	r->created = db_column_strdup(st, 5);
+	r->mode = db_column_strdup(st, 6);
+	r->params = db_column_strdup(st, 7);
+	return r->label ? DB_OK : DB_ERR_WORK;
 }
 
 int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
@@ -1053,66 +1166,45 @@ int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
 		"   AND (?1 IS NULL OR r.label = ?1)"
 		" ORDER BY r.created, r.rowid";
 	sqlite3_stmt *st = NULL;
-	struct db_run *v = NULL;
-	size_t cap = 0, len = 0;
-	int step;
-	int rc;
+	void *v;
+	int rc = db_query(db, sql, label, &st, err, errlen);
 
-	rc = db_prepare(db, sql, &st, err, errlen);
+	if (!rc)
+		rc = db_rows_read(db, st, &db_run_rows, &v, n, err, errlen);
 	if (rc)
-		goto cleanup;
-	db_bind_text(st, 1, label);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (db_grow((void **)&v, &cap, len, sizeof(*v))) {
-			errmsg_set(err, errlen, "'%s': out of memory", db->path);
-			rc = DB_ERR_WORK;
-			goto cleanup;
-		}
-		v[len].label = db_column_strdup(st, 0);
-		v[len].endpoint = db_column_strdup(st, 1);
-		v[len].model = db_column_strdup(st, 2);
-		v[len].trace_digest = db_column_strdup(st, 3);
-		v[len].files = sqlite3_column_int(st, 4);
-		v[len].created = db_column_strdup(st, 5);
-		v[len].mode = db_column_strdup(st, 6);
-		v[len].params = db_column_strdup(st, 7);
-		len++;
-	}
-	if (step != SQLITE_DONE) {
-		rc = db_sqlerr(db, err, errlen);
-		goto cleanup;
-	}
-	if (len == 0) {
+		return rc;
+	if (*n == 0) {
 		if (label)
 			errmsg_set(err, errlen, "no run labelled '%s' in '%s'", label, db->path);
 		else
 			errmsg_set(err, errlen, "'%s' has no runs; add some with "
 				  "'tracebench analyze load'", db->path);
-		rc = DB_ERR_INPUT;
-		goto cleanup;
+		return DB_ERR_INPUT;
 	}
 	*runs = v;
-	*n = len;
-	v = NULL;
-cleanup:
-	db_runs_free(v, len);
-	sqlite3_finalize(st);
-	return rc;
+	return DB_OK;
 }
+
+static void db_shard_release(void *row)
+{
+	struct db_shard *sh = row;
+
+	free(sh->run_id);
+	free(sh->source);
+	free(sh->shard);
+	free(sh->params);
+	free(sh->clock);
+	free(sh->lag_ms);
+}
+
+static int db_shard_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen);
+static const struct db_rows db_shard_rows = {
+	sizeof(struct db_shard), db_shard_fill, db_shard_release
+};
 
 void db_shards_free(struct db_shard *s, size_t n)
 {
-	size_t i;
-
-	for (i = 0; s && i < n; i++) {
-		free(s[i].run_id);
-		free(s[i].source);
-		free(s[i].shard);
-		free(s[i].params);
-		free(s[i].clock);
-		free(s[i].lag_ms);
-	}
-	free(s);
+	db_rows_free(&db_shard_rows, s, n);
 }
 
 /* Reads the send lags of one results file into sh->lag_ms (ascending). */
@@ -1141,6 +1233,29 @@ static int db_shard_lags(struct db *db, struct db_shard *sh, char *err, size_t e
 	return rc;
 }
 
+static int db_shard_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct db_shard *sh = row;
+	cJSON *params;
+
+	(void)err, (void)errlen;
+	sh->run_id = db_column_strdup(st, 0);
+	sh->source = db_column_strdup(st, 1);
+	sh->params = db_column_strdup(st, 2);
+	sh->clock = db_column_strdup(st, 3);
+	sh->requests = (long)sqlite3_column_int64(st, 4);
+	sh->first_send_ns = sqlite3_column_int64(st, 5);
+	sh->first_sched_ns = sqlite3_column_int64(st, 6);
+	sh->last_sched_ns = sqlite3_column_int64(st, 7);
+	params = sh->params ? cJSON_Parse(sh->params) : NULL;
+	if (db_params_shard(params)) {
+		sh->n = db_shard_count(db_params_shard(params), &sh->k);
+		sh->shard = sh->n ? strdup(db_params_shard(params)) : NULL;
+	}
+	cJSON_Delete(params);
+	return sh->run_id ? DB_OK : DB_ERR_WORK;
+}
+
 int db_shards(struct db *db, const char *label, int with_lags, struct db_shard **out,
 	      size_t *n, char *err, size_t errlen)
 {
@@ -1153,61 +1268,33 @@ int db_shards(struct db *db, const char *label, int with_lags, struct db_shard *
 		" FROM runs r WHERE r.label = ?1 ORDER BY r.rowid"
 	const char *sql = db->version >= 3 ? DB_SHARDS_SQL("r.clock") : DB_SHARDS_SQL("NULL");
 #undef DB_SHARDS_SQL
+	struct db_shard *v;
 	sqlite3_stmt *st = NULL;
-	struct db_shard *v = NULL;
-	size_t cap = 0, len = 0, i;
-	int step, rc;
+	void *items;
+	size_t i;
+	int rc = db_query(db, sql, label, &st, err, errlen);
 
-	rc = db_prepare(db, sql, &st, err, errlen);
+	if (!rc)
+		rc = db_rows_read(db, st, &db_shard_rows, &items, n, err, errlen);
 	if (rc)
-		goto cleanup;
-	db_bind_text(st, 1, label);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_shard *sh;
-		cJSON *params;
-
-		if (db_grow((void **)&v, &cap, len, sizeof(*v))) {
-			errmsg_set(err, errlen, "'%s': out of memory", db->path);
-			rc = DB_ERR_WORK;
-			goto cleanup;
-		}
-		sh = &v[len++];
-		memset(sh, 0, sizeof(*sh));
-		sh->run_id = db_column_strdup(st, 0);
-		sh->source = db_column_strdup(st, 1);
-		sh->params = db_column_strdup(st, 2);
-		sh->clock = db_column_strdup(st, 3);
-		sh->requests = (long)sqlite3_column_int64(st, 4);
-		sh->first_send_ns = sqlite3_column_int64(st, 5);
-		sh->first_sched_ns = sqlite3_column_int64(st, 6);
-		sh->last_sched_ns = sqlite3_column_int64(st, 7);
-		params = sh->params ? cJSON_Parse(sh->params) : NULL;
-		if (db_params_shard(params)) {
-			sh->n = db_shard_count(db_params_shard(params), &sh->k);
-			sh->shard = sh->n ? strdup(db_params_shard(params)) : NULL;
-		}
-		cJSON_Delete(params);
-		if (!sh->run_id) {
-			errmsg_set(err, errlen, "'%s': out of memory", db->path);
-			rc = DB_ERR_WORK;
-			goto cleanup;
-		}
-	}
-	if (step != SQLITE_DONE) {
-		rc = db_sqlerr(db, err, errlen);
-		goto cleanup;
-	}
-	for (i = 0; with_lags && i < len && !rc; i++)
+		return rc;
+	v = items;
+	for (i = 0; with_lags && i < *n && !rc; i++)
 		rc = db_shard_lags(db, &v[i], err, errlen);
-	if (rc)
-		goto cleanup;
+	if (rc) {
+		db_shards_free(v, *n);
+		*n = 0;
+		return rc;
+	}
 	*out = v;
-	*n = len;
-	v = NULL;
-cleanup:
-	db_shards_free(v, len);
-	sqlite3_finalize(st);
-	return rc;
+	return DB_OK;
+}
+
+static int db_level_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	*(int *)row = sqlite3_column_int(st, 0);
+	return DB_OK;
 }
 
 int db_levels(struct db *db, const char *label, int **levels, size_t *n,
@@ -1217,35 +1304,51 @@ int db_levels(struct db *db, const char *label, int **levels, size_t *n,
 		"SELECT DISTINCT q.level FROM requests q"
 		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
 		" ORDER BY q.level";
+	static const struct db_rows spec = { sizeof(int), db_level_fill, NULL };
 	sqlite3_stmt *st = NULL;
-	int *v = NULL;
-	size_t cap = 0, len = 0;
-	int step;
-	int rc;
+	void *v;
+	int rc = db_query(db, sql, label, &st, err, errlen);
 
-	rc = db_prepare(db, sql, &st, err, errlen);
-	if (rc)
-		goto cleanup;
-	db_bind_text(st, 1, label);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (db_grow((void **)&v, &cap, len, sizeof(*v))) {
-			errmsg_set(err, errlen, "'%s': out of memory", db->path);
-			rc = DB_ERR_WORK;
-			goto cleanup;
-		}
-		v[len++] = sqlite3_column_int(st, 0);
-	}
-	if (step != SQLITE_DONE) {
-		rc = db_sqlerr(db, err, errlen);
-		goto cleanup;
-	}
-	*levels = v;
-	*n = len;
-	v = NULL;
-cleanup:
-	free(v);
-	sqlite3_finalize(st);
+	if (!rc)
+		rc = db_rows_read(db, st, &spec, &v, n, err, errlen);
+	if (!rc)
+		*levels = v;
 	return rc;
+}
+
+static int db_metric_level_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct db_metric_level *l = row;
+
+	(void)err, (void)errlen;
+	l->level = sqlite3_column_int(st, 0);
+	l->scrapes = (long)sqlite3_column_int64(st, 1);
+	l->failed = (long)sqlite3_column_int64(st, 2);
+	l->bad_lines = (long)sqlite3_column_int64(st, 3);
+	srvmetric_level_init(&l->m);
+	return DB_OK;
+}
+
+/* A sample of db_metric_levels' second query, added to its level's. */
+struct metric_add {
+	struct db_metric_level *v;
+	size_t n, k;
+};
+
+static int db_metric_sample_add(void *ctx, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct metric_add *ma = ctx;
+	int level = sqlite3_column_int(st, 0);
+	const char *name = (const char *)sqlite3_column_text(st, 2);
+
+	(void)err, (void)errlen;
+	while (ma->k < ma->n && ma->v[ma->k].level < level)
+		ma->k++;
+	if (ma->k < ma->n && ma->v[ma->k].level == level && name)
+		srvmetric_level_add(&ma->v[ma->k].m, (long)sqlite3_column_int64(st, 1), name,
+				    sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN :
+				    sqlite3_column_double(st, 3));
+	return DB_OK;
 }
 
 int db_metric_levels(struct db *db, const char *label, struct db_metric_level **out,
@@ -1261,68 +1364,77 @@ int db_metric_levels(struct db *db, const char *label, struct db_metric_level **
 		" JOIN metric_samples s ON s.run_id = c.run_id AND s.scrape = c.scrape"
 		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND c.ok"
 		" ORDER BY c.level, c.t_ns, c.rowid";
-	struct db_metric_level *v = NULL;
+	static const struct db_rows levels = {
+		sizeof(struct db_metric_level), db_metric_level_fill, NULL
+	};
+	struct metric_add ma = { NULL, 0, 0 };
 	sqlite3_stmt *st = NULL;
-	size_t cap = 0, len = 0, k = 0, i;
-	int step;
+	void *v;
+	size_t i;
 	int rc;
 
 	*out = NULL;
 	*n = 0;
 	if (db->version < 5)
 		return DB_OK;
-	rc = db_prepare(db, levels_sql, &st, err, errlen);
+	rc = db_query(db, levels_sql, label, &st, err, errlen);
+	if (!rc)
+		rc = db_rows_read(db, st, &levels, &v, &ma.n, err, errlen);
 	if (rc)
-		goto cleanup;
-	db_bind_text(st, 1, label);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (db_grow((void **)&v, &cap, len, sizeof(*v))) {
-			errmsg_set(err, errlen, "'%s': out of memory", db->path);
-			rc = DB_ERR_WORK;
-			goto cleanup;
-		}
-		v[len].level = sqlite3_column_int(st, 0);
-		v[len].scrapes = (long)sqlite3_column_int64(st, 1);
-		v[len].failed = (long)sqlite3_column_int64(st, 2);
-		v[len].bad_lines = (long)sqlite3_column_int64(st, 3);
-		srvmetric_level_init(&v[len].m);
-		len++;
+		return rc;
+	ma.v = v;
+	rc = db_query(db, samples_sql, label, &st, err, errlen);
+	if (!rc)
+		rc = db_each_row(db, st, db_metric_sample_add, &ma, err, errlen);
+	if (rc) {
+		free(ma.v);
+		return rc;
 	}
-	if (step != SQLITE_DONE) {
-		rc = db_sqlerr(db, err, errlen);
-		goto cleanup;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	rc = db_prepare(db, samples_sql, &st, err, errlen);
-	if (rc)
-		goto cleanup;
-	db_bind_text(st, 1, label);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		int level = sqlite3_column_int(st, 0);
-		const char *name = (const char *)sqlite3_column_text(st, 2);
+	for (i = 0; i < ma.n; i++)
+		srvmetric_level_finish(&ma.v[i].m);
+	*out = ma.v;
+	*n = ma.n;
+	return DB_OK;
+}
 
-		while (k < len && v[k].level < level)
-			k++;
-		if (k == len || v[k].level != level || !name)
-			continue;
-		srvmetric_level_add(&v[k].m, (long)sqlite3_column_int64(st, 1), name,
-				    sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN :
-				    sqlite3_column_double(st, 3));
+struct timeline {
+	struct db_metric_point *v;
+	size_t len, cap;
+	int64_t scrape;         /* of v[len - 1] */
+};
+
+/* A sample of a running, waiting or KV-cache metric, summed into its
+ * scrape's point (a new one when the scrape is). */
+static int db_timeline_add(void *ctx, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct timeline *tl = ctx;
+	const char *name = (const char *)sqlite3_column_text(st, 2);
+	int64_t id = sqlite3_column_int64(st, 1);
+	double value = sqlite3_column_double(st, 3), *slot;
+	enum srvmetric_kind kind;
+	const char *family;
+
+	(void)err, (void)errlen;
+	if (!name || sqlite3_column_type(st, 3) == SQLITE_NULL || !isfinite(value) ||
+	    srvmetric_lookup(name, &kind, &family) < 0 ||
+	    (kind != SRVMETRIC_RUNNING && kind != SRVMETRIC_WAITING && kind != SRVMETRIC_KV_USAGE))
+		return DB_OK;
+	if (!tl->len || id != tl->scrape) {
+		struct db_metric_point *p = db_grow(tl->v, &tl->cap, tl->len, sizeof(*p));
+
+		if (!p)
+			return DB_ERR_WORK;
+		tl->v = p;
+		p[tl->len].t_s = (double)sqlite3_column_int64(st, 0) / 1e9;
+		p[tl->len].running = p[tl->len].waiting = p[tl->len].kv_usage = NAN;
+		tl->len++;
+		tl->scrape = id;
 	}
-	if (step != SQLITE_DONE) {
-		rc = db_sqlerr(db, err, errlen);
-		goto cleanup;
-	}
-	for (i = 0; i < len; i++)
-		srvmetric_level_finish(&v[i].m);
-	*out = v;
-	*n = len;
-	v = NULL;
-cleanup:
-	free(v);
-	sqlite3_finalize(st);
-	return rc;
+	slot = kind == SRVMETRIC_RUNNING ? &tl->v[tl->len - 1].running :
+	       kind == SRVMETRIC_WAITING ? &tl->v[tl->len - 1].waiting :
+	       &tl->v[tl->len - 1].kv_usage;
+	*slot = isnan(*slot) ? value : *slot + value;
+	return DB_OK;
 }
 
 int db_metric_timeline(struct db *db, const char *label, struct db_metric_point **out,
@@ -1333,68 +1445,35 @@ int db_metric_timeline(struct db *db, const char *label, struct db_metric_point 
 		" JOIN metric_samples s ON s.run_id = c.run_id AND s.scrape = c.scrape"
 		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND c.ok"
 		" ORDER BY c.t_ns, c.rowid";
-	struct db_metric_point *v = NULL;
+	struct timeline tl = { NULL, 0, 0, -1 };
 	sqlite3_stmt *st = NULL;
-	size_t cap = 0, len = 0;
-	int64_t cur = -1;
-	int step;
 	int rc;
 
 	*out = NULL;
 	*n = 0;
 	if (db->version < 5)
 		return DB_OK;
-	rc = db_prepare(db, sql, &st, err, errlen);
-	if (rc)
-		goto cleanup;
-	db_bind_text(st, 1, label);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 2);
-		int64_t id = sqlite3_column_int64(st, 1);
-		double value = sqlite3_column_double(st, 3), *slot;
-		enum srvmetric_kind kind;
-		const char *family;
-
-		if (!name || sqlite3_column_type(st, 3) == SQLITE_NULL || !isfinite(value) ||
-		    srvmetric_lookup(name, &kind, &family) < 0 ||
-		    (kind != SRVMETRIC_RUNNING && kind != SRVMETRIC_WAITING &&
-		     kind != SRVMETRIC_KV_USAGE))
-			continue;
-		if (!len || id != cur) {
-			if (db_grow((void **)&v, &cap, len, sizeof(*v))) {
-				errmsg_set(err, errlen, "'%s': out of memory", db->path);
-				rc = DB_ERR_WORK;
-				goto cleanup;
-			}
-			v[len].t_s = (double)sqlite3_column_int64(st, 0) / 1e9;
-			v[len].running = v[len].waiting = v[len].kv_usage = NAN;
-			len++;
-			cur = id;
-		}
-		slot = kind == SRVMETRIC_RUNNING ? &v[len - 1].running :
-		       kind == SRVMETRIC_WAITING ? &v[len - 1].waiting : &v[len - 1].kv_usage;
-		*slot = isnan(*slot) ? value : *slot + value;
+	rc = db_query(db, sql, label, &st, err, errlen);
+	if (!rc)
+		rc = db_each_row(db, st, db_timeline_add, &tl, err, errlen);
+	if (rc) {
+		free(tl.v);
+		return rc;
 	}
-	if (step != SQLITE_DONE) {
-		rc = db_sqlerr(db, err, errlen);
-		goto cleanup;
-	}
-	*out = v;
-	*n = len;
-	v = NULL;
-cleanup:
-	free(v);
-	sqlite3_finalize(st);
-	return rc;
+	*out = tl.v;
+	*n = tl.len;
+	return DB_OK;
 }
+
+static int db_result_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen);
+static void db_result_release(void *row);
+static const struct db_rows db_result_rows = {
+	sizeof(struct result), db_result_fill, db_result_release
+};
 
 void db_results_free(struct result *r, size_t n)
 {
-	size_t i;
-
-	for (i = 0; r && i < n; i++)
-		result_release(&r[i]);
-	free(r);
+	db_rows_free(&db_result_rows, r, n);
 }
 
 /*
@@ -1525,6 +1604,23 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 	return db_itl_parse(r, (const char *)sqlite3_column_text(st, 15));
 }
 
+static int db_result_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct result *r = row;
+
+	result_init(r);
+	if (db_row_to_result(st, r) != 0) {
+		errmsg_set(err, errlen, "bad itl_us in request %ld", r->seq);
+		return DB_ERR_INPUT;
+	}
+	return DB_OK;
+}
+
+static void db_result_release(void *row)
+{
+	result_release(row);
+}
+
 /* The query searches the (run_id, level) index for each results file of the
  * label; rows come in the order they were loaded (sending order within a
  * file), so SQLite needs no sort. Joining on runs instead scanned the whole
@@ -1554,40 +1650,21 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 			  DB_RESULTS_SQL("0", "1");
 #undef DB_RESULTS_SQL
 	sqlite3_stmt *st = NULL;
-	struct result *v = NULL;
-	size_t cap = 0, len = 0;
-	int step;
-	int rc;
+	void *v;
+	int rc = db_query(db, sql, label, &st, err, errlen);
 
-	rc = db_prepare(db, sql, &st, err, errlen);
 	if (rc)
-		goto cleanup;
-	db_bind_text(st, 1, label);
+		return rc;
 	sqlite3_bind_int(st, 2, level);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (db_grow((void **)&v, &cap, len, sizeof(*v))) {
-			errmsg_set(err, errlen, "'%s': out of memory", db->path);
-			rc = DB_ERR_WORK;
-			goto cleanup;
-		}
-		result_init(&v[len]);
-		if (db_row_to_result(st, &v[len++]) != 0) {
-			errmsg_set(err, errlen, "'%s': run '%s': bad itl_us in request %ld",
-				  db->path, label, v[len - 1].seq);
-			rc = DB_ERR_INPUT;
-			goto cleanup;
-		}
+	rc = db_rows_read(db, st, &db_result_rows, &v, n, err, errlen);
+	if (rc == DB_ERR_INPUT) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "%s", err);
+		errmsg_set(err, errlen, "'%s': run '%s': %s", db->path, label, why);
 	}
-	if (step != SQLITE_DONE) {
-		rc = db_sqlerr(db, err, errlen);
-		goto cleanup;
-	}
-	*out = v;
-	*n = len;
-	v = NULL;
-cleanup:
-	db_results_free(v, len);
-	sqlite3_finalize(st);
+	if (!rc)
+		*out = v;
 	return rc;
 }
 

@@ -7,6 +7,8 @@
 #include "redact.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,9 +128,10 @@ cJSON *result_to_json(const struct result *r)
 	return o;
 }
 
-/* Reads a required (req) or optional integer field; -1 stands for null. */
-static int get_int(const cJSON *obj, const char *key, int req, int64_t *out,
-		   char *err, size_t errlen)
+/* Reads a required (req) or optional integer field from lo to hi; a
+ * missing optional one reads as -1. */
+static int get_int(const cJSON *obj, const char *key, int req, int64_t lo, int64_t hi,
+		   int64_t *out, char *err, size_t errlen)
 {
 	int rc = json_get_int64(obj, key, out);
 
@@ -137,94 +140,131 @@ static int get_int(const cJSON *obj, const char *key, int req, int64_t *out,
 			 rc < 0 ? "is not an integer" : "is missing");
 		return -1;
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		*out = -1;
+	} else if (*out < lo || *out > hi) {
+		snprintf(err, errlen, "field '%s' is out of range (%lld to %lld)", key,
+			 (long long)lo, (long long)hi);
+		return -1;
+	}
 	return 0;
 }
 
-int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errlen)
-{
-	const cJSON *warmup, *error, *itl, *v;
-	const char *detail, *source, *salt;
-	int64_t level, repeat, seq, trace_id, status, estimated = 0, session, turn;
-	size_t i, n;
+/* The 64-bit fields, each with its range. sched_ns and send_ns are offsets
+ * from the run's start: a warm-up sent before an anchored start
+ * (--start-at) has a negative one. -1 stands for "unknown". */
+static const struct {
+	const char *key;
+	int req;
+	int64_t lo, hi;
+	size_t off;
+} int64_fields[] = {
+	{ "sched_ns",      0, -RESULT_MAX_NS, RESULT_MAX_NS,  offsetof(struct result, sched_ns) },
+	{ "send_ns",       1, -RESULT_MAX_NS, RESULT_MAX_NS,  offsetof(struct result, send_ns) },
+	{ "ttft_ns",       0, -1, RESULT_MAX_NS,              offsetof(struct result, ttft_ns) },
+	{ "ttfa_ns",       0, -1, RESULT_MAX_NS,              offsetof(struct result, ttfa_ns) },
+	{ "e2e_ns",        1, 0, RESULT_MAX_NS,               offsetof(struct result, e2e_ns) },
+	{ "connect_ns",    0, -1, RESULT_MAX_NS,              offsetof(struct result, connect_ns) },
+	{ "tls_ns",        0, -1, RESULT_MAX_NS,              offsetof(struct result, tls_ns) },
+	{ "input_tokens",  0, -1, RESULT_MAX_TOKENS,          offsetof(struct result, input_tokens) },
+	{ "output_tokens", 1, 0, RESULT_MAX_TOKENS,           offsetof(struct result, output_tokens) },
+	{ "token_events",  0, -1, RESULT_MAX_TOKENS,          offsetof(struct result, token_events) },
+	{ "cached_tokens", 0, -1, RESULT_MAX_TOKENS,          offsetof(struct result, cached_tokens) },
+};
 
-	if (get_int(obj, "level", 1, &level, err, errlen) ||
-	    get_int(obj, "repeat", 0, &repeat, err, errlen) ||
-	    get_int(obj, "seq", 1, &seq, err, errlen) ||
-	    get_int(obj, "trace_id", 0, &trace_id, err, errlen) ||
-	    get_int(obj, "status", 0, &status, err, errlen) ||
-	    get_int(obj, "sched_ns", 0, &r->sched_ns, err, errlen) ||
-	    get_int(obj, "send_ns", 1, &r->send_ns, err, errlen) ||
-	    get_int(obj, "ttft_ns", 0, &r->ttft_ns, err, errlen) ||
-	    get_int(obj, "ttfa_ns", 0, &r->ttfa_ns, err, errlen) ||
-	    get_int(obj, "e2e_ns", 1, &r->e2e_ns, err, errlen) ||
-	    get_int(obj, "input_tokens", 0, &r->input_tokens, err, errlen) ||
-	    get_int(obj, "output_tokens", 1, &r->output_tokens, err, errlen) ||
-	    get_int(obj, "token_events", 0, &r->token_events, err, errlen) ||
-	    get_int(obj, "cached_tokens", 0, &r->cached_tokens, err, errlen) ||
-	    get_int(obj, "connect_ns", 0, &r->connect_ns, err, errlen) ||
-	    get_int(obj, "tls_ns", 0, &r->tls_ns, err, errlen) ||
-	    get_int(obj, "session", 0, &session, err, errlen) ||
-	    get_int(obj, "turn", 0, &turn, err, errlen))
+/* level, seq, trace id, status, repeat, session and turn. */
+static int read_ids(struct result *r, const cJSON *obj, char *err, size_t errlen)
+{
+	int64_t level, repeat, seq, trace_id, status, session, turn;
+
+	if (get_int(obj, "level", 1, 0, 1000000, &level, err, errlen) ||
+	    get_int(obj, "seq", 1, 0, INT64_MAX, &seq, err, errlen) ||
+	    get_int(obj, "repeat", 0, INT64_MIN, INT64_MAX, &repeat, err, errlen) ||
+	    get_int(obj, "trace_id", 0, INT64_MIN, INT64_MAX, &trace_id, err, errlen) ||
+	    get_int(obj, "status", 0, INT64_MIN, INT64_MAX, &status, err, errlen) ||
+	    get_int(obj, "session", 0, -1, 0x7fffffffL, &session, err, errlen) ||
+	    get_int(obj, "turn", 0, -1, 0x7fffffffL, &turn, err, errlen))
 		return -1;
-	if ((session >= 0) != (turn >= 0) || session < -1 || turn < -1 ||
-	    session > 0x7fffffffL || turn > 0x7fffffffL) {
-		snprintf(err, errlen, "fields 'session' and 'turn' go together, each an integer "
-			 "from 0 to 2147483647");
-		return -1;
-	}
-	r->session = (long)session;
-	r->turn = (long)turn;
-	if (r->input_tokens < -1 || r->input_tokens > RESULT_MAX_TOKENS ||
-	    r->output_tokens < 0 || r->output_tokens > RESULT_MAX_TOKENS ||
-	    r->token_events < -1 || r->token_events > RESULT_MAX_TOKENS ||
-	    r->cached_tokens < -1 || r->cached_tokens > RESULT_MAX_TOKENS) {
-		snprintf(err, errlen, "field 'input_tokens', 'output_tokens', 'token_events' or "
-			 "'cached_tokens' is out of range (0 to %lld)", RESULT_MAX_TOKENS);
-		return -1;
-	}
-	/* sched_ns and send_ns are offsets from the run's start: a warm-up
-	 * sent before an anchored start (--start-at) has a negative one */
-	if (r->sched_ns < -RESULT_MAX_NS || r->sched_ns > RESULT_MAX_NS || r->send_ns < -RESULT_MAX_NS ||
-	    r->send_ns > RESULT_MAX_NS || r->ttft_ns < -1 || r->ttft_ns > RESULT_MAX_NS ||
-	    r->ttfa_ns < -1 || r->ttfa_ns > RESULT_MAX_NS || r->e2e_ns < 0 || r->e2e_ns > RESULT_MAX_NS ||
-	    r->connect_ns < -1 || r->connect_ns > RESULT_MAX_NS || r->tls_ns < -1 || r->tls_ns > RESULT_MAX_NS) {
-		snprintf(err, errlen, "a time field ('sched_ns', 'send_ns', 'ttft_ns', 'ttfa_ns', "
-			 "'e2e_ns', 'connect_ns', 'tls_ns') is out of range (100 days)");
-		return -1;
-	}
-	if (level < 0 || level > 1000000 || seq < 0) {
-		snprintf(err, errlen, "field 'level' or 'seq' is out of range");
+	if ((session >= 0) != (turn >= 0)) {
+		snprintf(err, errlen, "fields 'session' and 'turn' go together");
 		return -1;
 	}
 	r->level = (int)level;
 	r->repeat = repeat > 0 && repeat < 1000000 ? (int)repeat : 0;
 	r->seq = (long)seq;
 	r->trace_id = (long)trace_id;
-	r->status = status < 0 ? 0 : (int)status;
-	if (r->sched_ns < 0)
-		r->sched_ns = r->send_ns;
+	r->status = status < 0 || status > 999 ? 0 : (int)status;
+	r->session = (long)session;
+	r->turn = (long)turn;
+	return 0;
+}
 
-	warmup = cJSON_GetObjectItemCaseSensitive(obj, "warmup");
-	r->warmup = cJSON_IsTrue(warmup);
-	estimated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "tokens_estimated"));
-	r->tokens_estimated = estimated != 0;
-	r->tokens_source = estimated ? RESULT_TOKENS_EVENTS : RESULT_TOKENS_USAGE;
-	source = json_get_string(obj, "tokens_source");
-	if (source) {
-		if (strcmp(source, "usage") == 0)
-			r->tokens_source = RESULT_TOKENS_USAGE;
-		else if (strcmp(source, "tokenize") == 0)
-			r->tokens_source = RESULT_TOKENS_TOKENIZE;
-		else if (strcmp(source, "events") == 0)
-			r->tokens_source = RESULT_TOKENS_EVENTS;
-		else {
-			snprintf(err, errlen, "field 'tokens_source' is not usage, tokenize or events");
+/* tokens_source, or the older tokens_estimated alone. */
+static int read_tokens_source(struct result *r, const cJSON *obj, char *err, size_t errlen)
+{
+	const char *source = json_get_string(obj, "tokens_source");
+	size_t i;
+
+	r->tokens_estimated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "tokens_estimated"));
+	r->tokens_source = r->tokens_estimated ? RESULT_TOKENS_EVENTS : RESULT_TOKENS_USAGE;
+	if (!source)
+		return 0;
+	for (i = 0; i < sizeof(tokens_names) / sizeof(tokens_names[0]); i++)
+		if (strcmp(source, tokens_names[i]) == 0)
+			break;
+	if (i == sizeof(tokens_names) / sizeof(tokens_names[0])) {
+		snprintf(err, errlen, "field 'tokens_source' is not usage, tokenize or events");
+		return -1;
+	}
+	r->tokens_source = (enum result_tokens)i;
+	r->tokens_estimated = r->tokens_source == RESULT_TOKENS_EVENTS;
+	return 0;
+}
+
+static int read_itl(struct result *r, const cJSON *obj, char *err, size_t errlen)
+{
+	const cJSON *itl = cJSON_GetObjectItemCaseSensitive(obj, "itl_us"), *v;
+	size_t n = (size_t)cJSON_GetArraySize(itl), i = 0;
+
+	if (itl && !cJSON_IsArray(itl)) {
+		snprintf(err, errlen, "field 'itl_us' is not an array");
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	r->itl_ns = malloc(n * sizeof(*r->itl_ns));
+	if (!r->itl_ns) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	cJSON_ArrayForEach(v, itl) {
+		/* |gap| up to ~100 days: the conversion to int64 ns is defined */
+		if (!cJSON_IsNumber(v) || fabs(v->valuedouble) > 9e12) {
+			snprintf(err, errlen, "field 'itl_us' holds a non-number or one out of range");
 			return -1;
 		}
-		r->tokens_estimated = r->tokens_source == RESULT_TOKENS_EVENTS;
+		r->itl_ns[i++] = (int64_t)v->valuedouble * 1000;
 	}
+	r->n_itl = n;
+	return 0;
+}
+
+int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errlen)
+{
+	const cJSON *error;
+	const char *salt;
+	size_t i;
+
+	for (i = 0; i < sizeof(int64_fields) / sizeof(int64_fields[0]); i++)
+		if (get_int(obj, int64_fields[i].key, int64_fields[i].req, int64_fields[i].lo,
+			    int64_fields[i].hi, (int64_t *)((char *)r + int64_fields[i].off),
+			    err, errlen))
+			return -1;
+	if (read_ids(r, obj, err, errlen) || read_tokens_source(r, obj, err, errlen))
+		return -1;
+	if (r->sched_ns < 0)
+		r->sched_ns = r->send_ns;
+	r->warmup = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "warmup"));
 	salt = json_get_string(obj, "salt");
 	if (salt && strlen(salt) >= sizeof(r->salt)) {
 		snprintf(err, errlen, "field 'salt' is longer than %zu bytes", sizeof(r->salt) - 1);
@@ -237,35 +277,10 @@ int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errle
 
 	error = cJSON_GetObjectItemCaseSensitive(obj, "error");
 	if (cJSON_IsString(error) && error->valuestring[0]) {
-		detail = json_get_string(obj, "error_detail");
-		result_set_error(r, error->valuestring, detail);
+		result_set_error(r, error->valuestring, json_get_string(obj, "error_detail"));
 	} else if (error && !cJSON_IsNull(error)) {
 		snprintf(err, errlen, "field 'error' is not a string or null");
 		return -1;
 	}
-
-	itl = cJSON_GetObjectItemCaseSensitive(obj, "itl_us");
-	n = (size_t)cJSON_GetArraySize(itl);
-	if (itl && !cJSON_IsArray(itl)) {
-		snprintf(err, errlen, "field 'itl_us' is not an array");
-		return -1;
-	}
-	if (n) {
-		r->itl_ns = malloc(n * sizeof(*r->itl_ns));
-		if (!r->itl_ns) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		i = 0;
-		cJSON_ArrayForEach(v, itl) {
-			/* |gap| up to ~100 days: the conversion to int64 ns is defined */
-			if (!cJSON_IsNumber(v) || fabs(v->valuedouble) > 9e12) {
-				snprintf(err, errlen, "field 'itl_us' holds a non-number or one out of range");
-				return -1;
-			}
-			r->itl_ns[i++] = (int64_t)v->valuedouble * 1000;
-		}
-		r->n_itl = n;
-	}
-	return 0;
+	return read_itl(r, obj, err, errlen);
 }

@@ -217,13 +217,10 @@ cJSON *trace_request_to_json(const struct trace_request *t)
 	return o;
 }
 
-int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err, size_t errlen)
+/* id, arrival time, token counts, and the session's turn and think time. */
+static int read_numbers(struct trace_request *t, const cJSON *obj, char *err, size_t errlen)
 {
-	const cJSON *headers, *h;
-	const char *method, *path, *body;
 	int64_t id, session = -1, turn = -1;
-	size_t n = 0;
-	int oom = 0;
 
 	if (json_get_int64(obj, "id", &id) != 1 || id < 0) {
 		snprintf(err, errlen, "field 'id' is missing or not a non-negative integer");
@@ -253,23 +250,13 @@ int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err
 	}
 	t->session = (long)session;
 	t->turn = (long)turn;
-	method = json_get_string(obj, "method");
-	path = json_get_string(obj, "path");
-	body = json_get_string(obj, "body");
-	if (method && trace_check_method(method) < 0) {
-		snprintf(err, errlen, "field 'method' is not an HTTP method (a token)");
-		return -1;
-	}
-	if (!path || trace_check_path(path) < 0) {
-		snprintf(err, errlen, "field 'path' is missing, does not start with '/', holds a "
-			 "control byte, a space or a non-ASCII byte, or a '.' or '..' segment");
-		return -1;
-	}
-	if (!body) {
-		snprintf(err, errlen, "field 'body' is missing or not a string");
-		return -1;
-	}
-	headers = cJSON_GetObjectItemCaseSensitive(obj, "headers");
+	return 0;
+}
+
+static int check_headers(const cJSON *headers, char *err, size_t errlen)
+{
+	const cJSON *h;
+
 	if (headers && !cJSON_IsArray(headers)) {
 		snprintf(err, errlen, "field 'headers' is not an array");
 		return -1;
@@ -283,6 +270,57 @@ int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* Copies the checked headers but framing, routing and credentials, which
+ * are never taken from a trace. */
+static int copy_headers(struct trace_request *t, const cJSON *headers)
+{
+	const cJSON *h;
+
+	if (cJSON_GetArraySize(headers) == 0)
+		return 0;
+	t->headers = calloc((size_t)cJSON_GetArraySize(headers), sizeof(char *));
+	if (!t->headers)
+		return -1;
+	cJSON_ArrayForEach(h, headers) {
+		size_t nlen = strcspn(h->valuestring, ":");
+
+		if (trace_header_is_routing(h->valuestring, nlen) ||
+		    redact_header_is_secret(h->valuestring, nlen))
+			continue;
+		if (!(t->headers[t->n_headers] = strdup(h->valuestring)))
+			return -1;
+		t->n_headers++;
+	}
+	return 0;
+}
+
+int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err, size_t errlen)
+{
+	const cJSON *headers = cJSON_GetObjectItemCaseSensitive(obj, "headers");
+	const char *method = json_get_string(obj, "method");
+	const char *path = json_get_string(obj, "path");
+	const char *body = json_get_string(obj, "body");
+
+	if (read_numbers(t, obj, err, errlen) < 0)
+		return -1;
+	if (method && trace_check_method(method) < 0) {
+		snprintf(err, errlen, "field 'method' is not an HTTP method (a token)");
+		return -1;
+	}
+	if (!path || trace_check_path(path) < 0) {
+		snprintf(err, errlen, "field 'path' is missing, does not start with '/', holds a "
+			 "control byte, a space or a non-ASCII byte, or a '.' or '..' segment");
+		return -1;
+	}
+	if (!body) {
+		snprintf(err, errlen, "field 'body' is missing or not a string");
+		return -1;
+	}
+	if (check_headers(headers, err, errlen) < 0)
+		return -1;
 	t->method = strdup(method ? method : "POST");
 	t->path = strdup(path);
 	/* A kind this build does not know goes by method and path. */
@@ -291,23 +329,7 @@ int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err
 		t->kind = trace_kind_of(t->method ? t->method : "POST", path);
 	t->body_len = strlen(body);
 	t->body = strdup(body);
-	if (cJSON_GetArraySize(headers) > 0)
-		t->headers = calloc((size_t)cJSON_GetArraySize(headers), sizeof(char *));
-	cJSON_ArrayForEach(h, headers) {
-		size_t nlen = strcspn(h->valuestring, ":");
-
-		/* framing, routing and credentials are never taken from a trace */
-		if (trace_header_is_routing(h->valuestring, nlen) ||
-		    redact_header_is_secret(h->valuestring, nlen))
-			continue;
-		if (!t->headers || !(t->headers[n] = strdup(h->valuestring))) {
-			oom = 1;
-			break;
-		}
-		n++;
-	}
-	t->n_headers = n;
-	if (!t->method || !t->path || !t->body || oom) {
+	if (copy_headers(t, headers) < 0 || !t->method || !t->path || !t->body) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}

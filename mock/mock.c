@@ -36,6 +36,7 @@
 #include "lib/cli.h"
 #include "lib/clock.h"
 #include "lib/httpserver.h"
+#include "lib/random.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -357,6 +358,21 @@ static void stream_arm(struct mock_stream *s)
 	evtimer_add(s->timer, &tv);
 }
 
+/* Frees s, linked or not yet; the request itself is left to the caller. */
+static void stream_free_unlinked(struct mock_stream *s)
+{
+	if (s->timer)
+		event_free(s->timer);
+	if (s->trickle_timer)
+		event_free(s->trickle_timer);
+	if (s->trickle)
+		evbuffer_free(s->trickle);
+	free(s->model);
+	free(s->head);
+	gzip_free(s->z);
+	free(s);
+}
+
 /* Unlink and free s; the request itself is left to the caller. */
 static void stream_free(struct mock_stream *s)
 {
@@ -369,15 +385,7 @@ static void stream_free(struct mock_stream *s)
 	if (s->next)
 		s->next->prev = s->prev;
 	srv->active--;
-	event_free(s->timer);
-	if (s->trickle_timer)
-		event_free(s->trickle_timer);
-	if (s->trickle)
-		evbuffer_free(s->trickle);
-	free(s->model);
-	free(s->head);
-	gzip_free(s->z);
-	free(s);
+	stream_free_unlinked(s);
 }
 
 /* Send what is queued for s's client now (lib/httpserver.h). */
@@ -981,6 +989,85 @@ static int get_integer(const cJSON *root, const char *key, double *out)
 	return 1;
 }
 
+/* How a check of the request body ended: accepted, refused with a 400
+ * whose message is *why, or refused with a reply already sent. */
+enum check_end { CHECK_OK, CHECK_BAD, CHECK_REPLIED };
+
+/* The body's model, max_tokens (into *max, *has_max), n, stream,
+ * stream_options and ignore_eos. */
+static enum check_end check_options(struct mock_server *srv, struct evhttp_request *req,
+				    const cJSON *root, struct mock_request *r, double *n,
+				    double *max, int *has_max, const char **why)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "model");
+
+	if (item && !cJSON_IsNull(item) && (!cJSON_IsString(item) ||
+	    (*item->valuestring && strcmp(item->valuestring, srv->opt.model) != 0))) {
+		reply_vllm_error(req, 404, "NotFoundError", "model",
+				 "The model `%s` does not exist.",
+				 cJSON_IsString(item) ? item->valuestring : "?");
+		return CHECK_REPLIED;
+	}
+	r->model = srv->opt.model;
+	/* max_completion_tokens (the current name) wins over max_tokens, and
+	 * both over --tokens. */
+	r->n = srv->opt.tokens;
+	*has_max = get_integer(root, "max_completion_tokens", max);
+	if (*has_max == 0)
+		*has_max = get_integer(root, "max_tokens", max);
+	if (*has_max < 0) {
+		*why = "max_tokens must be an integer";
+		return CHECK_BAD;
+	}
+	if (*has_max && *max < 1) {
+		reply_vllm_error(req, 400, "BadRequestError", "max_tokens",
+				 "max_tokens must be at least 1, got %.0f.", *max);
+		return CHECK_REPLIED;
+	}
+	if (get_integer(root, "n", n) < 0 || *n < 1 || *n > MOCK_MAX_CHOICES) {
+		*why = *n < 1 ? "n must be at least 1." : "n must be an integer up to 128";
+		return CHECK_BAD;
+	}
+	item = cJSON_GetObjectItemCaseSensitive(root, "stream");
+	if (item && !cJSON_IsNull(item) && !cJSON_IsBool(item)) {
+		*why = "'stream' must be a boolean";
+		return CHECK_BAD;
+	}
+	r->stream = cJSON_IsTrue(item);
+	item = cJSON_GetObjectItemCaseSensitive(root, "stream_options");
+	if (item && !cJSON_IsNull(item) && !r->stream) {
+		*why = "Stream options can only be defined when `stream=True`.";
+		return CHECK_BAD;
+	}
+	r->include_usage = r->stream &&
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "include_usage"));
+	r->ignore_eos = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "ignore_eos"));
+	return CHECK_OK;
+}
+
+/* The longest prompt and the answer asked for fit --max-model-len; else
+ * vLLM's 400 is sent. */
+static enum check_end check_context(struct mock_server *srv, struct evhttp_request *req,
+				    const struct mock_tokens *tk, double max, int has_max)
+{
+	size_t p, longest = 0;
+
+	for (p = 0; p < tk->prompts; p++)
+		if (tk->bounds[p + 1] - tk->bounds[p] > longest)
+			longest = tk->bounds[p + 1] - tk->bounds[p];
+	if ((has_max && max + (double)longest > (double)srv->opt.max_model_len) ||
+	    (long)longest >= srv->opt.max_model_len) {
+		reply_vllm_error(req, 400, "BadRequestError", NULL,
+				 "This model's maximum context length is %ld tokens. However, "
+				 "you requested %.0f tokens (%zu in the messages, %.0f in the "
+				 "completion). Please reduce the length of the messages or "
+				 "completion.", srv->opt.max_model_len,
+				 (double)longest + (has_max ? max : 0), longest, has_max ? max : 0);
+		return CHECK_REPLIED;
+	}
+	return CHECK_OK;
+}
+
 /*
  * Read and check the request body into *r, as vLLM would: the served model
  * (404 otherwise), max_tokens at least 1 and within --max-model-len with
@@ -993,92 +1080,36 @@ static cJSON *parse_request(struct mock_server *srv,
 			    struct evhttp_request *req, struct mock_request *r)
 {
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
-	size_t len = evbuffer_get_length(in);
+	size_t len = evbuffer_get_length(in), p;
 	const char *why = "request body is not valid JSON";
+	enum check_end end = CHECK_BAD;
 	struct mock_tokens tk = { 0 };
-	const cJSON *item;
-	double v = 0, n = 1;
-	size_t p, longest = 0;
-	int has_max;
+	double max = 0, n = 1;
+	int has_max = 0;
 	cJSON *root;
 
 	root = cJSON_ParseWithLength((char *)evbuffer_pullup(in, -1), len);
-	if (!root)
-		goto bad;
-	if (!cJSON_IsObject(root)) {
+	if (root && !cJSON_IsObject(root))
 		why = "request body must be a JSON object";
-		goto bad;
-	}
-	item = cJSON_GetObjectItemCaseSensitive(root, "model");
-	if (item && !cJSON_IsNull(item) && (!cJSON_IsString(item) ||
-	    (*item->valuestring && strcmp(item->valuestring, srv->opt.model) != 0))) {
-		reply_vllm_error(req, 404, "NotFoundError", "model",
-				 "The model `%s` does not exist.",
-				 cJSON_IsString(item) ? item->valuestring : "?");
-		cJSON_Delete(root);
-		return NULL;
-	}
-	r->model = srv->opt.model;
-
-	/* max_completion_tokens (the current name) wins over max_tokens, and
-	 * both over --tokens. */
-	r->n = srv->opt.tokens;
-	has_max = get_integer(root, "max_completion_tokens", &v);
-	if (has_max == 0)
-		has_max = get_integer(root, "max_tokens", &v);
-	if (has_max < 0) {
-		why = "max_tokens must be an integer";
-		goto bad;
-	}
-	if (has_max && v < 1) {
-		reply_vllm_error(req, 400, "BadRequestError", "max_tokens",
-				 "max_tokens must be at least 1, got %.0f.", v);
-		cJSON_Delete(root);
-		return NULL;
-	}
-	if (get_integer(root, "n", &n) < 0 || n < 1 || n > MOCK_MAX_CHOICES) {
-		why = n < 1 ? "n must be at least 1." : "n must be an integer up to 128";
-		goto bad;
-	}
-	item = cJSON_GetObjectItemCaseSensitive(root, "stream");
-	if (item && !cJSON_IsNull(item) && !cJSON_IsBool(item)) {
-		why = "'stream' must be a boolean";
-		goto bad;
-	}
-	r->stream = cJSON_IsTrue(item);
-	item = cJSON_GetObjectItemCaseSensitive(root, "stream_options");
-	if (item && !cJSON_IsNull(item) && !r->stream) {
-		why = "Stream options can only be defined when `stream=True`.";
-		goto bad;
-	}
-	r->include_usage = r->stream &&
-		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "include_usage"));
-	r->ignore_eos = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "ignore_eos"));
-
-	if (prompt_tokens(root, r->api, &tk, &why) < 0)
-		goto bad;
+	else if (root)
+		end = check_options(srv, req, root, r, &n, &max, &has_max, &why);
+	if (end == CHECK_OK)
+		end = prompt_tokens(root, r->api, &tk, &why) < 0 ? CHECK_BAD :
+		      check_context(srv, req, &tk, max, has_max);
 	r->prompt_tokens = (long)tk.n;
-	for (p = 0; p < tk.prompts; p++)
-		if (tk.bounds[p + 1] - tk.bounds[p] > longest)
-			longest = tk.bounds[p + 1] - tk.bounds[p];
-	if ((has_max && v + (double)longest > (double)srv->opt.max_model_len) ||
-	    (long)longest >= srv->opt.max_model_len) {
-		reply_vllm_error(req, 400, "BadRequestError", NULL,
-				 "This model's maximum context length is %ld tokens. However, "
-				 "you requested %.0f tokens (%zu in the messages, %.0f in the "
-				 "completion). Please reduce the length of the messages or "
-				 "completion.", srv->opt.max_model_len,
-				 (double)longest + (has_max ? v : 0), longest, has_max ? v : 0);
+	if (has_max)
+		r->n = max > MOCK_MAX_TOKENS ? MOCK_MAX_TOKENS : (long)max;
+	r->choices = (long)n * (long)tk.prompts;
+	if (end == CHECK_OK && r->choices > MOCK_MAX_CHOICES) {
+		why = "n times the prompts must be at most 128";
+		end = CHECK_BAD;
+	}
+	if (end != CHECK_OK) {
+		if (end == CHECK_BAD)
+			reply_vllm_error(req, 400, "BadRequestError", NULL, "%s", why);
 		free(tk.t);
 		cJSON_Delete(root);
 		return NULL;
-	}
-	if (has_max)
-		r->n = v > MOCK_MAX_TOKENS ? MOCK_MAX_TOKENS : (long)v;
-	r->choices = (long)n * (long)tk.prompts;
-	if (r->choices > MOCK_MAX_CHOICES) {
-		why = "n times the prompts must be at most 128";
-		goto bad;
 	}
 	for (p = 0; p < tk.prompts; p++)
 		r->cached += cache_lookup_insert(srv, tk.t + tk.bounds[p],
@@ -1089,11 +1120,6 @@ static cJSON *parse_request(struct mock_server *srv,
 	}
 	free(tk.t);
 	return root;
-bad:
-	free(tk.t);
-	reply_vllm_error(req, 400, "BadRequestError", NULL, "%s", why);
-	cJSON_Delete(root);
-	return NULL;
 }
 
 /* '{"id":"chatcmpl-mock-N","object":"...","created":0,"model":"M",', the
@@ -1116,6 +1142,100 @@ static char *make_head(const struct mock_stream *s)
 	return head;
 }
 
+/* --fail-every: answers every Nth request with the fault; 1 when it did. */
+static int inject_fault(struct mock_server *srv, struct evhttp_request *req)
+{
+	const struct mock_options *o = &srv->opt;
+	const char *auth;
+
+	if (!o->fail_every || srv->requests % (unsigned long long)o->fail_every != 0)
+		return 0;
+	auth = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
+	/* as OpenAI's 401 does, the body echoes the credential it got: what a
+	 * client records of it must not */
+	if (o->fail_status == 401)
+		reply_error(req, 401, "Unauthorized", "Incorrect API key provided: %.200s "
+			    "(Authorization: %.200s)", auth && strlen(auth) > 7 ? auth + 7 : "",
+			    auth ? auth : "");
+	else
+		reply_error(req, (int)o->fail_status, "Injected Fault", "injected by --fail-every");
+	return 1;
+}
+
+/* --eos-prob: each token may be the last, a draw per token seeded by the
+ * request's number, so a run repeats exactly. */
+static void draw_eos(struct mock_stream *s, double eos_prob)
+{
+	struct rng g;
+	long k;
+
+	rng_init(&g, rng_derive(0, s->id));
+	for (k = 0; k < s->n - 1; k++) {
+		if (rng_uniform(&g) < eos_prob) {
+			s->n = k + 1;
+			s->stop = 1;
+			break;
+		}
+	}
+	if (s->reasoning > s->n)
+		s->reasoning = s->n;
+}
+
+/* A stream for request r, not yet linked or started; NULL when out of memory. */
+static struct mock_stream *stream_new(struct mock_server *srv, struct evhttp_request *req,
+				      const struct mock_request *r)
+{
+	const struct mock_options *o = &srv->opt;
+	struct mock_stream *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->srv = srv;
+	s->req = req;
+	s->api = r->api;
+	s->stream = r->stream;
+	s->include_usage = r->include_usage;
+	s->n = r->n;
+	if (r->api == MOCK_API_CHAT)
+		s->reasoning = o->reasoning_tokens < r->n ? o->reasoning_tokens : r->n;
+	s->prompt_tokens = r->prompt_tokens;
+	s->choices = r->choices > 0 ? r->choices : 1;
+	s->cached = r->cached;
+	s->created = (long long)time(NULL);
+	s->id = srv->next_id + 1;
+	if (o->eos_prob > 0 && !r->ignore_eos)
+		draw_eos(s, o->eos_prob);
+	s->model = strdup(r->model);
+	s->timer = evtimer_new(srv->base, stream_tick, s);
+	if (s->stream && s->model)
+		s->head = make_head(s);
+	if (s->stream && o->trickle_ns) {
+		s->trickle = evbuffer_new();
+		s->trickle_timer = evtimer_new(srv->base, trickle_tick, s);
+	}
+	if (!s->model || !s->timer || (s->stream && !s->head) ||
+	    (s->stream && o->trickle_ns && (!s->trickle || !s->trickle_timer))) {
+		stream_free_unlinked(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Sends a streamed reply's status and headers (and the early role). */
+static void stream_open(struct mock_stream *s)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(s->req);
+
+	evhttp_add_header(h, "Content-Type", "text/event-stream");
+	evhttp_add_header(h, "Cache-Control", "no-cache");
+	if (wants_gzip(s->req) && (s->z = gzip_new()))
+		evhttp_add_header(h, "Content-Encoding", "gzip");
+	evhttp_send_reply_start(s->req, HTTP_OK, "OK");
+	if (s->api == MOCK_API_CHAT && s->srv->opt.early_role)   /* role only: not a token */
+		stream_send_roles(s);
+	stream_flush(s);
+}
+
 /*
  * Start serving a parsed generation request that arrived at 'arrival_ns'.
  * The stream joins srv->streams and lives until stream_finish() or
@@ -1130,84 +1250,18 @@ static void stream_start(struct mock_server *srv, struct evhttp_request *req,
 
 	if (srv->requests++ == 0)
 		srv->first_arrival_ns = arrival_ns;
-	if (o->fail_every && srv->requests % (unsigned long long)o->fail_every == 0) {
-		const char *auth = evhttp_find_header(evhttp_request_get_input_headers(req),
-						      "Authorization");
-
-		/* as OpenAI's 401 does, the body echoes the credential it got:
-		 * what a client records of it must not */
-		if (o->fail_status == 401)
-			reply_error(req, 401, "Unauthorized", "Incorrect API key provided: %.200s "
-				    "(Authorization: %.200s)", auth && strlen(auth) > 7 ? auth + 7 : "",
-				    auth ? auth : "");
-		else
-			reply_error(req, (int)o->fail_status, "Injected Fault",
-				    "injected by --fail-every");
+	if (inject_fault(srv, req))
 		return;
-	}
 	if (o->stall_ns) {      /* a stalled server starts nothing until it recovers */
 		int64_t from = srv->first_arrival_ns + o->stall_at_ns;
 
 		if (arrival_ns >= from && arrival_ns < from + o->stall_ns)
 			arrival_ns = from + o->stall_ns;
 	}
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		goto oom;
-	s->srv = srv;
-	s->req = req;
-	s->api = r->api;
-	s->stream = r->stream;
-	s->include_usage = r->include_usage;
-	s->n = r->n;
-	if (r->api == MOCK_API_CHAT)
-		s->reasoning = srv->opt.reasoning_tokens < r->n ?
-			       srv->opt.reasoning_tokens : r->n;
-	s->prompt_tokens = r->prompt_tokens;
-	s->choices = r->choices > 0 ? r->choices : 1;
-	s->cached = r->cached;
-	s->created = (long long)time(NULL);
-	s->id = srv->next_id + 1;
-	if (o->eos_prob > 0 && !r->ignore_eos) {
-		/* Each token may be the last: a draw per token, seeded by the
-		 * request's number, so a run repeats exactly. */
-		uint64_t x = s->id * 0x9e3779b97f4a7c15ULL;
-		long k;
-
-		for (k = 0; k < s->n - 1; k++) {
-			x ^= x >> 12;
-			x ^= x << 25;
-			x ^= x >> 27;
-			if ((double)((x * 0x2545f4914f6cdd1dULL) >> 11) / 9007199254740992.0 <
-			    o->eos_prob) {
-				s->n = k + 1;
-				s->stop = 1;
-				break;
-			}
-		}
-		if (s->reasoning > s->n)
-			s->reasoning = s->n;
-	}
-	s->model = strdup(r->model);
-	s->timer = evtimer_new(srv->base, stream_tick, s);
-	if (s->stream && s->model)
-		s->head = make_head(s);
-	if (s->stream && o->trickle_ns) {
-		s->trickle = evbuffer_new();
-		s->trickle_timer = evtimer_new(srv->base, trickle_tick, s);
-	}
-	if (!s->model || !s->timer || (s->stream && !s->head) ||
-	    (s->stream && o->trickle_ns && (!s->trickle || !s->trickle_timer))) {
-		if (s->timer)
-			event_free(s->timer);
-		if (s->trickle_timer)
-			event_free(s->trickle_timer);
-		if (s->trickle)
-			evbuffer_free(s->trickle);
-		free(s->model);
-		free(s->head);
-		free(s);
-		goto oom;
+	s = stream_new(srv, req, r);
+	if (!s) {
+		reply_error(req, HTTP_INTERNAL, "Internal Server Error", "out of memory");
+		return;
 	}
 	srv->next_id++;
 	s->next = srv->streams;
@@ -1219,33 +1273,17 @@ static void stream_start(struct mock_server *srv, struct evhttp_request *req,
 	srv->count.prompt_tokens += (unsigned long long)r->prompt_tokens;
 
 	/* Prefill: the uncached prompt tokens cost --prefill-us-per-token each. */
-	s->due_ns = arrival_ns +
-		    llround((double)srv->opt.ttft_ns * load_factor(srv)) +
+	s->due_ns = arrival_ns + llround((double)o->ttft_ns * load_factor(srv)) +
 		    (int64_t)(r->prompt_tokens - r->cached) * o->prefill_ns;
 	if (srv->cold_pending) {
-		s->due_ns += srv->opt.cold_start_ns;
+		s->due_ns += o->cold_start_ns;
 		srv->cold_pending = 0;
 	}
-
 	httpserver_busy(conn, 1, MOCK_TIMEOUT_S);
-	if (s->stream) {
-		struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-
-		evhttp_add_header(h, "Content-Type", "text/event-stream");
-		evhttp_add_header(h, "Cache-Control", "no-cache");
-		if (wants_gzip(req) && (s->z = gzip_new()))
-			evhttp_add_header(h, "Content-Encoding", "gzip");
-		evhttp_send_reply_start(req, HTTP_OK, "OK");
-		if (s->api == MOCK_API_CHAT && o->early_role)   /* role only: not a token */
-			stream_send_roles(s);
-		stream_flush(s);
-	}
+	if (s->stream)
+		stream_open(s);
 	evhttp_connection_set_closecb(conn, on_conn_close, s);
 	stream_arm(s);
-	return;
-oom:
-	reply_error(req, HTTP_INTERNAL, "Internal Server Error",
-		    "out of memory");
 }
 
 /* ---- routing ----------------------------------------------------------- */

@@ -170,15 +170,19 @@ static int prepare_headers(struct prepared *p, const struct replay_options *o)
 	return 0;
 }
 
+static void prepared_release(struct prepared *p)
+{
+	trace_request_release(&p->req);
+	free(p->body);
+	free(p->headers);   /* the strings belong to req and options */
+}
+
 static void free_trace(struct prepared *reqs, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		trace_request_release(&reqs[i].req);
-		free(reqs[i].body);
-		free(reqs[i].headers);   /* the strings belong to req and options */
-	}
+	for (i = 0; i < n; i++)
+		prepared_release(&reqs[i]);
 	free(reqs);
 }
 
@@ -191,72 +195,51 @@ static void skip_record(const char *path, size_t lineno, const char *why, size_t
 			path, lineno, why);
 }
 
-/*
- * Reads every request of the trace at 'path'. Returns the array (free with
- * free_trace) and sets *n and digest (at least 32 bytes), or NULL after
- * printing why.
- */
-static struct prepared *load_trace(const char *path, const struct replay_options *o, size_t *n,
-				   char *digest)
+static int grow_trace(struct prepared **reqs, size_t *cap)
 {
-	char err[TRACEFILE_ERRLEN], ferr[256];
-	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, err);
-	struct prepared *reqs = NULL;
-	size_t count = 0, cap = 0, refused = 0, other = 0;
-	cJSON *rec;
-	int rc;
+	size_t want = *cap ? *cap * 2 : 256;
+	struct prepared *nr = realloc(*reqs, want * sizeof(*nr));
 
-	if (!r) {
-		fprintf(stderr, "tracebench replay: %s\n", err);
-		return NULL;
+	if (!nr)
+		return -1;
+	*reqs = nr;
+	*cap = want;
+	return 0;
+}
+
+/* Fills p from one record: 1 when it is to be replayed, 0 when it is
+ * refused or skipped (counted), -1 when out of memory. */
+static int read_record(struct prepared *p, const cJSON *rec, const struct replay_options *o,
+		       const char *path, size_t lineno, size_t *refused, size_t *other)
+{
+	char ferr[256];
+
+	memset(p, 0, sizeof(*p));
+	trace_request_init(&p->req);
+	if (trace_request_from_json(&p->req, rec, ferr, sizeof(ferr)) < 0) {
+		skip_record(path, lineno, ferr, refused);
+		trace_request_release(&p->req);
+		return 0;
 	}
-	for (;;) {
-		struct prepared *p;
-
-		if ((rc = tracefile_reader_next(r, &rec)) == 0)
-			break;
-		if (rc < 0) {   /* not JSON: the record is refused, the rest read */
-			skip_record(path, tracefile_reader_lineno(r), "not a JSON object", &refused);
-			continue;
-		}
-
-		if (count == cap) {
-			struct prepared *nr;
-
-			cap = cap ? cap * 2 : 256;
-			nr = realloc(reqs, cap * sizeof(*nr));
-			if (!nr) {
-				cJSON_Delete(rec);
-				fprintf(stderr, "tracebench replay: '%s': out of memory\n", path);
-				goto fail;
-			}
-			reqs = nr;
-		}
-		p = &reqs[count];
-		memset(p, 0, sizeof(*p));
-		trace_request_init(&p->req);
-		count++;
-		rc = trace_request_from_json(&p->req, rec, ferr, sizeof(ferr));
-		cJSON_Delete(rec);
-		if (rc < 0) {
-			skip_record(path, tracefile_reader_lineno(r), ferr, &refused);
-			trace_request_release(&p->req);
-			count--;
-			continue;
-		}
-		p->lineno = tracefile_reader_lineno(r);
-		if (!o->all_requests && !trace_kind_is_inference(p->req.kind)) {
-			trace_request_release(&p->req);
-			count--;
-			other++;
-			continue;
-		}
-		if (prepare_body(p, o) < 0 || prepare_headers(p, o) < 0) {
-			fprintf(stderr, "tracebench replay: '%s': out of memory\n", path);
-			goto fail;
-		}
-		p->salt_ok = body_salt_offset(p->body, p->body_len, &p->salt_off) == 0;
+	p->lineno = lineno;
+	if (!o->all_requests && !trace_kind_is_inference(p->req.kind)) {
+		trace_request_release(&p->req);
+		++*other;
+		return 0;
 	}
+	if (prepare_body(p, o) < 0 || prepare_headers(p, o) < 0) {
+		prepared_release(p);
+		return -1;
+	}
+	p->salt_ok = body_salt_offset(p->body, p->body_len, &p->salt_off) == 0;
+	return 1;
+}
+
+/* The warnings a trace's read ends with: records refused, damage,
+ * requests skipped for not being inference. */
+static void say_skipped(struct tracefile_reader *r, const char *path, size_t refused,
+			size_t other)
+{
 	if (refused)
 		fprintf(stderr, "tracebench replay: warning: '%s': %zu bad record%s skipped\n",
 			path, refused, refused == 1 ? "" : "s");
@@ -267,6 +250,45 @@ static struct prepared *load_trace(const char *path, const struct replay_options
 		fprintf(stderr, "tracebench replay: skipping %zu request%s of '%s' not for "
 			"inference (models lists, HEAD, ...); --all-requests replays them\n",
 			other, other == 1 ? "" : "s", path);
+}
+
+/*
+ * Reads every request of the trace at 'path'. Returns the array (free with
+ * free_trace) and sets *n and digest (at least 32 bytes), or NULL after
+ * printing why.
+ */
+static struct prepared *load_trace(const char *path, const struct replay_options *o, size_t *n,
+				   char *digest)
+{
+	char err[TRACEFILE_ERRLEN];
+	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, err);
+	struct prepared *reqs = NULL;
+	size_t count = 0, cap = 0, refused = 0, other = 0;
+	cJSON *rec;
+	int rc;
+
+	if (!r) {
+		fprintf(stderr, "tracebench replay: %s\n", err);
+		return NULL;
+	}
+	while ((rc = tracefile_reader_next(r, &rec)) != 0) {
+		if (rc < 0) {   /* not JSON: the record is refused, the rest read */
+			skip_record(path, tracefile_reader_lineno(r), "not a JSON object", &refused);
+			continue;
+		}
+		if (count == cap && grow_trace(&reqs, &cap) < 0)
+			rc = -1;
+		if (rc > 0)
+			rc = read_record(&reqs[count], rec, o, path, tracefile_reader_lineno(r),
+					 &refused, &other);
+		cJSON_Delete(rec);
+		if (rc < 0) {
+			fprintf(stderr, "tracebench replay: '%s': out of memory\n", path);
+			goto fail;
+		}
+		count += (size_t)rc;
+	}
+	say_skipped(r, path, refused, other);
 	if (count == 0) {
 		fprintf(stderr, "tracebench replay: '%s' holds no %srequests\n", path,
 			other ? "inference " : "");
@@ -893,64 +915,79 @@ static void add_ab(cJSON *params, const struct replay_options *o, const unsigned
 	free(order);
 }
 
-static cJSON *results_header(const struct replay_options *o, const struct session_set *sessions,
-			     const char *label, const char *endpoint,
-			     const char *digest, const unsigned char *ab_order, size_t n_blocks,
-			     const struct prepared *reqs, size_t n_reqs)
+/* The model the body asks for, as sent (--model applied), or null. */
+static void add_model(cJSON *h, const char *body_text)
 {
-	cJSON *h = cJSON_CreateObject(), *trace, *params, *levels, *body;
-	char run_id[20] = "", created[32];
-	const char *model;
-	int i;
+	cJSON *body = cJSON_Parse(body_text);
+	const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(body, "model"));
 
-	make_run_id(run_id, sizeof(run_id));
-	clock_utc_iso8601(created, sizeof(created));
-	cJSON_AddStringToObject(h, "run_id", run_id);
-	cJSON_AddStringToObject(h, "label", label);
-	cJSON_AddStringToObject(h, "created", created);
-	cJSON_AddStringToObject(h, "tool", "tracebench " TB_VERSION);
-	cJSON_AddStringToObject(h, "endpoint", endpoint);
-	body = cJSON_Parse(reqs[0].body);      /* as sent: --model applied */
-	model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(body, "model"));
 	if (model)
 		cJSON_AddStringToObject(h, "model", model);
 	else
 		cJSON_AddNullToObject(h, "model");
 	cJSON_Delete(body);
-	trace = cJSON_AddObjectToObject(h, "trace");
-	cJSON_AddStringToObject(trace, "path", o->trace_path);
-	cJSON_AddStringToObject(trace, "digest", digest);
-	cJSON_AddNumberToObject(trace, "requests", (double)n_reqs);
-	if (sessions && sessions->n) {
-		cJSON_AddNumberToObject(trace, "sessions", (double)sessions->n);
-		/* a later turn's sched_ns is when it was due: version 3 */
-		cJSON_DeleteItemFromObjectCaseSensitive(h, "version");
-		cJSON_AddNumberToObject(h, "version", 3);
-	}
-	params = cJSON_AddObjectToObject(h, "params");
-	if (o->open_loop) {
-		const struct schedule_options *so = &o->sched;
+}
 
-		cJSON_AddStringToObject(params, "mode", "open");
-		cJSON_AddStringToObject(params, "arrival", arrival_name(so->arrival));
-		if (so->arrival == ARRIVAL_TRACE) {
-			cJSON_AddNumberToObject(params, "speed", so->speed);
-		} else {
-			cJSON_AddNumberToObject(params, "rate", so->rate);
-			cJSON_AddNumberToObject(params, "burstiness", so->burstiness);
-			cJSON_AddNumberToObject(params, "seed", (double)so->seed);
-		}
-		add_number_or_null(params, "requests", (double)so->max_requests);
-		add_number_or_null(params, "duration_s", (double)so->duration_ns / NS_PER_S);
-		add_number_or_null(params, "max_concurrency", (double)o->max_concurrency);
-	} else {
+/* The load: open loop's arrival process, or closed loop's levels. */
+static void add_load(cJSON *params, const struct replay_options *o)
+{
+	const struct schedule_options *so = &o->sched;
+	cJSON *levels;
+	int i;
+
+	if (!o->open_loop) {
 		cJSON_AddStringToObject(params, "mode", "closed");
 		levels = cJSON_AddArrayToObject(params, "concurrency");
 		for (i = 0; i < o->n_levels; i++)
 			cJSON_AddItemToArray(levels, cJSON_CreateNumber((double)o->levels[i]));
 		add_number_or_null(params, "requests", (double)o->requests);
 		cJSON_AddNumberToObject(params, "repeat", (double)o->repeat);
+		return;
 	}
+	cJSON_AddStringToObject(params, "mode", "open");
+	cJSON_AddStringToObject(params, "arrival", arrival_name(so->arrival));
+	if (so->arrival == ARRIVAL_TRACE) {
+		cJSON_AddNumberToObject(params, "speed", so->speed);
+	} else {
+		cJSON_AddNumberToObject(params, "rate", so->rate);
+		cJSON_AddNumberToObject(params, "burstiness", so->burstiness);
+		cJSON_AddNumberToObject(params, "seed", (double)so->seed);
+	}
+	add_number_or_null(params, "requests", (double)so->max_requests);
+	add_number_or_null(params, "duration_s", (double)so->duration_ns / NS_PER_S);
+	add_number_or_null(params, "max_concurrency", (double)o->max_concurrency);
+}
+
+static void add_metrics(cJSON *params, const struct replay_options *o)
+{
+	cJSON *m = cJSON_AddObjectToObject(params, "metrics");
+	char *url = redact_url(o->metrics_url, NULL);   /* no userinfo in the file */
+
+	cJSON_AddStringToObject(m, "url", url ? url : "");
+	cJSON_AddNumberToObject(m, "interval_s", (double)o->metrics_interval_ns / 1e9);
+	cJSON_AddNumberToObject(m, "timeout_ms", (double)scrape_timeout_ms(o->metrics_interval_ns));
+	free(url);
+}
+
+static void add_capacity(cJSON *params, const struct replay_options *o)
+{
+	cJSON *c = cJSON_AddObjectToObject(params, "capacity");
+
+	cJSON_AddStringToObject(c, "slo", o->slo_spec);
+	cJSON_AddNumberToObject(c, "share", o->capacity.share);
+	cJSON_AddNumberToObject(c, "confidence", o->capacity.confidence);
+	cJSON_AddNumberToObject(c, "start", (double)o->capacity.start);
+	cJSON_AddNumberToObject(c, "max", (double)o->capacity.max);
+	cJSON_AddNumberToObject(c, "tolerance", o->capacity.tolerance);
+	cJSON_AddNumberToObject(c, "max_requests", (double)o->capacity.max_requests);
+	add_number_or_null(c, "batch", (double)o->requests);
+}
+
+/* The parameters a reader needs to redo the run. */
+static void add_params(cJSON *params, const struct replay_options *o,
+		       const unsigned char *ab_order, size_t n_blocks)
+{
+	add_load(params, o);
 	cJSON_AddNumberToObject(params, "warmup", (double)o->warmup);
 	if (o->no_salt)
 		cJSON_AddFalseToObject(params, "salt");
@@ -971,32 +1008,42 @@ static cJSON *results_header(const struct replay_options *o, const struct sessio
 		cJSON_AddNumberToObject(params, "start_at", o->start_at);
 	if (o->workers > 1)
 		cJSON_AddNumberToObject(params, "workers", (double)o->workers);
-	if (o->metrics_url) {
-		cJSON *m = cJSON_AddObjectToObject(params, "metrics");
-		char *url = redact_url(o->metrics_url, NULL);   /* no userinfo in the file */
-
-		/* its "metrics" records are what a version 1 reader does not know */
-		if (!cJSON_GetObjectItemCaseSensitive(h, "version"))   /* 3 says it too */
-			cJSON_AddNumberToObject(h, "version", 2);
-		cJSON_AddStringToObject(m, "url", url ? url : "");
-		cJSON_AddNumberToObject(m, "interval_s", (double)o->metrics_interval_ns / 1e9);
-		cJSON_AddNumberToObject(m, "timeout_ms",
-					(double)scrape_timeout_ms(o->metrics_interval_ns));
-		free(url);
-	}
-	if (o->find_capacity) {
-		cJSON *c = cJSON_AddObjectToObject(params, "capacity");
-
-		cJSON_AddStringToObject(c, "slo", o->slo_spec);
-		cJSON_AddNumberToObject(c, "share", o->capacity.share);
-		cJSON_AddNumberToObject(c, "confidence", o->capacity.confidence);
-		cJSON_AddNumberToObject(c, "start", (double)o->capacity.start);
-		cJSON_AddNumberToObject(c, "max", (double)o->capacity.max);
-		cJSON_AddNumberToObject(c, "tolerance", o->capacity.tolerance);
-		cJSON_AddNumberToObject(c, "max_requests", (double)o->capacity.max_requests);
-		add_number_or_null(c, "batch", (double)o->requests);
-	}
+	if (o->metrics_url)
+		add_metrics(params, o);
+	if (o->find_capacity)
+		add_capacity(params, o);
 	add_overrides(params, o);
+}
+
+static cJSON *results_header(const struct replay_options *o, const struct session_set *sessions,
+			     const char *label, const char *endpoint,
+			     const char *digest, const unsigned char *ab_order, size_t n_blocks,
+			     const struct prepared *reqs, size_t n_reqs)
+{
+	cJSON *h = cJSON_CreateObject(), *trace;
+	char run_id[20] = "", created[32];
+
+	make_run_id(run_id, sizeof(run_id));
+	clock_utc_iso8601(created, sizeof(created));
+	/* A later turn's sched_ns is when it was due: version 3. "metrics"
+	 * records are what a version 1 reader does not know: version 2. */
+	if (sessions && sessions->n)
+		cJSON_AddNumberToObject(h, "version", 3);
+	else if (o->metrics_url)
+		cJSON_AddNumberToObject(h, "version", 2);
+	cJSON_AddStringToObject(h, "run_id", run_id);
+	cJSON_AddStringToObject(h, "label", label);
+	cJSON_AddStringToObject(h, "created", created);
+	cJSON_AddStringToObject(h, "tool", "tracebench " TB_VERSION);
+	cJSON_AddStringToObject(h, "endpoint", endpoint);
+	add_model(h, reqs[0].body);
+	trace = cJSON_AddObjectToObject(h, "trace");
+	cJSON_AddStringToObject(trace, "path", o->trace_path);
+	cJSON_AddStringToObject(trace, "digest", digest);
+	cJSON_AddNumberToObject(trace, "requests", (double)n_reqs);
+	if (sessions && sessions->n)
+		cJSON_AddNumberToObject(trace, "sessions", (double)sessions->n);
+	add_params(cJSON_AddObjectToObject(h, "params"), o, ab_order, n_blocks);
 	return h;
 }
 
