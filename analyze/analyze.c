@@ -82,7 +82,7 @@ static int analyze_load_one(struct db *db, const char *path, const char *label,
 			    struct db_load_info *info, char *err, size_t errlen)
 {
 	char rerr[TRACEFILE_ERRLEN];
-	struct tracefile_reader *rd = tracefile_reader_open(path, NULL, rerr);
+	struct tracefile_reader *rd = tracefile_reader_open(path, NULL, rerr, sizeof(rerr));
 	struct capture_run cr;
 	struct db_import fr;
 	int is_trace, rc;

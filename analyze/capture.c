@@ -149,7 +149,7 @@ int capture_read(const char *path, struct capture_run *out, char *err, size_t er
 	int got, rc = DB_OK;
 
 	memset(out, 0, sizeof(*out));
-	rd = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, rerr);
+	rd = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, rerr, sizeof(rerr));
 	if (!rd) {
 		errmsg_set(err, errlen, "%s", rerr);
 		return DB_ERR_INPUT;

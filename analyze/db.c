@@ -860,7 +860,7 @@ int db_load_results(struct db *db, const char *path, const char *label,
 	int rc;
 
 	memset(info, 0, sizeof(*info));
-	rd = tracefile_reader_open(path, TRACEFILE_KIND_RESULTS, rerr);
+	rd = tracefile_reader_open(path, TRACEFILE_KIND_RESULTS, rerr, sizeof(rerr));
 	if (!rd) {
 		errmsg_set(err, errlen, "%s", rerr);
 		return DB_ERR_INPUT;

@@ -79,19 +79,13 @@ static void list_add(char *buf, size_t len, const char *s)
 	snprintf(buf + used, len - used, "%s%s", used ? ", " : "", s);
 }
 
-/* Fills v and si (one per shard) from the shards of a run. */
-static void shards_compute(const struct db_shard *sh, size_t n, const struct report_run *run,
-			   int open, struct shards_view *v, struct shard_info *si)
+/* The shards loaded and expected, and the list of those missing. */
+static void shards_count(const struct db_shard *sh, size_t n, struct shards_view *v)
 {
-	double min_origin = INFINITY, lo = INFINITY, hi = -INFINITY;
-	int64_t first = INT64_MAX, last = INT64_MIN;
-	long requests = 0, k;
-	size_t i, j;
-	int all_clocks = 1;
+	size_t i;
+	long k;
 	char *seen;
 
-	memset(v, 0, sizeof(*v));
-	v->start_spread_ms = v->disagree_ms = v->mean_gap_ms = NAN;
 	for (i = 0; i < n; i++) {
 		if (!sh[i].shard)
 			continue;
@@ -115,12 +109,73 @@ static void shards_compute(const struct db_shard *sh, size_t n, const struct rep
 		v->n_missing++;
 	}
 	free(seen);
+}
+
+/* When each shard started on one clock, and the spread of those starts;
+ * only when every shard has a clock. */
+static void shards_starts(size_t n, struct shards_view *v, struct shard_info *si)
+{
+	double min_origin = INFINITY, lo = INFINITY, hi = -INFINITY;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
-		shard_info_fill(&sh[i], open, &si[i]);
-		all_clocks &= si[i].has_clock && !isnan(si[i].lag0_ms);
-		if (si[i].has_clock && si[i].origin_ms < min_origin)
+		if (!si[i].has_clock || isnan(si[i].lag0_ms))
+			return;
+		if (si[i].origin_ms < min_origin)
 			min_origin = si[i].origin_ms;
+	}
+	for (i = 0; i < n; i++) {
+		si[i].start_ms = si[i].origin_ms - min_origin +
+				 (si[i].measured ? si[i].offset_ms : 0) + si[i].lag0_ms;
+		if (si[i].start_ms < lo)
+			lo = si[i].start_ms;
+		if (si[i].start_ms > hi)
+			hi = si[i].start_ms;
+	}
+	if (n)
+		v->start_spread_ms = hi - lo;
+}
+
+/* The pair of measured clocks that surely disagrees most: its lower bound. */
+static void shards_disagree(const struct db_shard *sh, size_t n, struct shards_view *v,
+			    const struct shard_info *si)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (!si[i].measured)
+			continue;
+		v->measured++;
+		for (j = 0; j < i; j++) {
+			double d = fabs(si[i].offset_ms - si[j].offset_ms);
+			double e = si[i].error_ms + si[j].error_ms;
+
+			if (si[j].measured && (isnan(v->disagree_ms) ||
+					       d - e > v->disagree_ms - v->disagree_err_ms)) {
+				v->disagree_ms = d;
+				v->disagree_err_ms = e;
+				v->disagree_a = sh[i].k;
+				v->disagree_b = sh[j].k;
+			}
+		}
+	}
+}
+
+/* Fills v and si (one per shard) from the shards of a run. */
+static void shards_compute(const struct db_shard *sh, size_t n, const struct report_run *run,
+			   int open, struct shards_view *v, struct shard_info *si)
+{
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	long requests = 0;
+	size_t i, j;
+
+	memset(v, 0, sizeof(*v));
+	v->start_spread_ms = v->disagree_ms = v->mean_gap_ms = NAN;
+	shards_count(sh, n, v);
+	if (!v->loaded)
+		return;
+	for (i = 0; i < n; i++) {
+		shard_info_fill(&sh[i], open, &si[i]);
 		for (j = 0; j < i && strcmp(si[j].host, si[i].host) != 0; j++)
 			;
 		if (j == i) {
@@ -135,34 +190,8 @@ static void shards_compute(const struct db_shard *sh, size_t n, const struct rep
 				last = sh[i].last_sched_ns;
 		}
 	}
-	for (i = 0; i < n && all_clocks; i++) {
-		si[i].start_ms = si[i].origin_ms - min_origin +
-				 (si[i].measured ? si[i].offset_ms : 0) + si[i].lag0_ms;
-		if (si[i].start_ms < lo)
-			lo = si[i].start_ms;
-		if (si[i].start_ms > hi)
-			hi = si[i].start_ms;
-	}
-	if (all_clocks && n)
-		v->start_spread_ms = hi - lo;
-	for (i = 0; i < n; i++) {
-		if (!si[i].measured)
-			continue;
-		v->measured++;
-		for (j = 0; j < i; j++) {
-			double d = fabs(si[i].offset_ms - si[j].offset_ms);
-			double e = si[i].error_ms + si[j].error_ms;
-
-			/* The pair that surely disagrees most: its lower bound. */
-			if (si[j].measured && (isnan(v->disagree_ms) ||
-					       d - e > v->disagree_ms - v->disagree_err_ms)) {
-				v->disagree_ms = d;
-				v->disagree_err_ms = si[i].error_ms + si[j].error_ms;
-				v->disagree_a = sh[i].k;
-				v->disagree_b = sh[j].k;
-			}
-		}
-	}
+	shards_starts(n, v, si);
+	shards_disagree(sh, n, v, si);
 	if (open && requests >= 2 && last > first)
 		v->mean_gap_ms = (double)(last - first) / 1e6 / (double)(requests - 1);
 	if (open)

@@ -251,71 +251,59 @@ static int parse_comment(struct prom_scrape *s, const char *p, const char *end,
 	return 0;
 }
 
-/* A sample line into x (zeroed by the caller). Returns 0, -1 malformed
- * (why says; x holds what was allocated, for the caller to release) or
- * -2 out of memory. */
-static int parse_sample(struct prom_scrape *s, struct prom_sample *x,
-			const char *p, const char *end, const char **why)
+/* One label, name="value", at *pp into x's next slot; *pp moves past it
+ * and a ',' after it. Returns as parse_sample does. */
+static int parse_label(struct prom_sample *x, const char **pp, const char *end, const char **why)
 {
+	const char *p = *pp;
+	struct prom_label *l;
 	size_t n;
-	const char *tok;
 	int oom = 0;
 
-	if (!(n = name_len(p, end, 1))) {
-		*why = "bad metric name";
+	if (x->nlabels == PROM_MAX_LABELS) {
+		*why = "too many labels";
 		return -1;
 	}
-	if (!(x->name = dup_n(p, n)))
-		return -2;
-	p += n;
-	tok = skip_blanks(p, end);
-	if (tok < end && *tok == '{') {
-		p = skip_blanks(tok + 1, end);
-		while (p < end && *p != '}') {
-			struct prom_label *l;
-
-			if (x->nlabels == PROM_MAX_LABELS) {
-				*why = "too many labels";
-				return -1;
-			}
-			if (!(n = name_len(p, end, 0))) {
-				*why = "bad label name";
-				return -1;
-			}
-			if (!x->labels &&
-			    !(x->labels = calloc(PROM_MAX_LABELS, sizeof(*x->labels))))
-				return -2;
-			l = &x->labels[x->nlabels];
-			if (!(l->name = dup_n(p, n)))
-				return -2;
-			x->nlabels++;
-			p = skip_blanks(p + n, end);
-			if (p == end || *p != '=') {
-				*why = "label without '='";
-				return -1;
-			}
-			p = skip_blanks(p + 1, end);
-			if (p == end || *p != '"') {
-				*why = "label value not quoted";
-				return -1;
-			}
-			p++;
-			if (!(l->value = parse_label_value(&p, end, why, &oom)))
-				return oom ? -2 : -1;
-			p = skip_blanks(p, end);
-			if (p < end && *p == ',')
-				p = skip_blanks(p + 1, end);
-			else if (p < end && *p != '}') {
-				*why = "labels not separated by ','";
-				return -1;
-			}
-		}
-		if (p == end) {
-			*why = "unterminated label set";
-			return -1;
-		}
-		p++;
+	if (!(n = name_len(p, end, 0))) {
+		*why = "bad label name";
+		return -1;
 	}
+	if (!x->labels && !(x->labels = calloc(PROM_MAX_LABELS, sizeof(*x->labels))))
+		return -2;
+	l = &x->labels[x->nlabels];
+	if (!(l->name = dup_n(p, n)))
+		return -2;
+	x->nlabels++;
+	p = skip_blanks(p + n, end);
+	if (p == end || *p != '=') {
+		*why = "label without '='";
+		return -1;
+	}
+	p = skip_blanks(p + 1, end);
+	if (p == end || *p != '"') {
+		*why = "label value not quoted";
+		return -1;
+	}
+	p++;
+	if (!(l->value = parse_label_value(&p, end, why, &oom)))
+		return oom ? -2 : -1;
+	p = skip_blanks(p, end);
+	if (p < end && *p == ',') {
+		p = skip_blanks(p + 1, end);
+	} else if (p < end && *p != '}') {
+		*why = "labels not separated by ','";
+		return -1;
+	}
+	*pp = p;
+	return 0;
+}
+
+/* The value, and the timestamp that may follow it, from p to the line's end. */
+static int parse_value_part(struct prom_sample *x, const char *p, const char *end,
+			    const char **why)
+{
+	const char *tok;
+
 	if (p == end || (*p != ' ' && *p != '\t')) {
 		*why = "no value";
 		return -1;
@@ -328,16 +316,50 @@ static int parse_sample(struct prom_scrape *s, struct prom_sample *x,
 		return -1;
 	}
 	p = skip_blanks(p, end);
-	if (p < end) {
-		for (tok = p; p < end && *p != ' ' && *p != '\t'; p++)
-			;
-		if (parse_timestamp(tok, (size_t)(p - tok), &x->timestamp_ms) < 0 ||
-		    skip_blanks(p, end) != end) {
-			*why = "bad timestamp";
+	if (p == end)
+		return 0;
+	for (tok = p; p < end && *p != ' ' && *p != '\t'; p++)
+		;
+	if (parse_timestamp(tok, (size_t)(p - tok), &x->timestamp_ms) < 0 ||
+	    skip_blanks(p, end) != end) {
+		*why = "bad timestamp";
+		return -1;
+	}
+	x->has_timestamp = 1;
+	return 0;
+}
+
+/* A sample line into x (zeroed by the caller). Returns 0, -1 malformed
+ * (why says; x holds what was allocated, for the caller to release) or
+ * -2 out of memory. */
+static int parse_sample(struct prom_scrape *s, struct prom_sample *x,
+			const char *p, const char *end, const char **why)
+{
+	const char *tok;
+	size_t n;
+	int rc;
+
+	if (!(n = name_len(p, end, 1))) {
+		*why = "bad metric name";
+		return -1;
+	}
+	if (!(x->name = dup_n(p, n)))
+		return -2;
+	p += n;
+	tok = skip_blanks(p, end);
+	if (tok < end && *tok == '{') {
+		p = skip_blanks(tok + 1, end);
+		while (p < end && *p != '}')
+			if ((rc = parse_label(x, &p, end, why)) < 0)
+				return rc;
+		if (p == end) {
+			*why = "unterminated label set";
 			return -1;
 		}
-		x->has_timestamp = 1;
+		p++;
 	}
+	if (parse_value_part(x, p, end, why) < 0)
+		return -1;
 	x->type = sample_type(s, x->name);
 	return 0;
 }

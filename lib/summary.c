@@ -217,6 +217,48 @@ static void summary_spread(const double *v, size_t n, struct summary_spread *d)
 	d->hi = mean + half;
 }
 
+/* The spread across the repeats of a level of its aggregate tok/s (each
+ * repeat's tokens over its own span) and median TTFT. */
+static void summary_repeat_spread(const struct result *r, size_t n, struct level_summary *s)
+{
+	size_t reps = metric_n_repeats(r, n), i, k, n_agg = 0, n_ttft = 0;
+	struct metric_span *spans = NULL;
+	double *agg = NULL, *ttft = NULL, *v = NULL;
+
+	summary_spread(NULL, 0, &s->spread_agg_tps);
+	summary_spread(NULL, 0, &s->spread_ttft_p50);
+	if (reps < 2)
+		return;
+	spans = malloc(reps * sizeof(*spans));
+	agg = malloc(reps * sizeof(*agg));
+	ttft = malloc(reps * sizeof(*ttft));
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (spans && agg && ttft && v) {
+		metric_spans(r, n, spans, reps);
+		for (k = 0; k < reps; k++) {
+			size_t m = 0;
+
+			if (metric_span_s(&spans[k]) > 0)
+				agg[n_agg++] = metric_agg_tps((double)spans[k].tokens,
+							      metric_span_s(&spans[k]));
+			for (i = 0; i < n; i++)
+				if (!r[i].warmup && (size_t)r[i].repeat == k && result_ok(&r[i]) &&
+				    r[i].ttft_ns >= 0)
+					v[m++] = metric_ttft_ms(&r[i]);
+			if (m) {
+				stats_sort(v, m);
+				ttft[n_ttft++] = stats_percentile(v, m, 50);
+			}
+		}
+		summary_spread(agg, n_agg, &s->spread_agg_tps);
+		summary_spread(ttft, n_ttft, &s->spread_ttft_p50);
+	}
+	free(spans);
+	free(agg);
+	free(ttft);
+	free(v);
+}
+
 /*
  * What a reader needs to trust the row: where the output tokens came from,
  * the tokens per event, the prefix cache's share, the connections the
@@ -226,8 +268,7 @@ static void summary_spread(const double *v, size_t n, struct summary_spread *d)
 static void summary_sweep_notes(const struct result *r, size_t n, struct level_summary *s)
 {
 	int64_t ev_tokens = 0, events = 0, cached = 0, prompt = 0, connect_ns = 0;
-	size_t i, k, reps = 0, max_rep = 0;
-	double *agg = NULL, *ttft = NULL, *v = NULL;
+	size_t i;
 
 	s->tokens_usage = s->tokens_tokenize = s->tokens_events = 0;
 	s->cache_reported = s->new_connections = 0;
@@ -237,8 +278,6 @@ static void summary_sweep_notes(const struct result *r, size_t n, struct level_s
 
 		if (q->warmup)
 			continue;
-		if ((size_t)q->repeat > max_rep)
-			max_rep = (size_t)q->repeat;
 		if (q->new_connection) {
 			s->new_connections++;
 			if (q->connect_ns > 0)
@@ -266,49 +305,7 @@ static void summary_sweep_notes(const struct result *r, size_t n, struct level_s
 	s->cache_hit_share = prompt ? (double)cached / (double)prompt : NAN;
 	s->connect_ms = s->new_connections ?
 			(double)connect_ns / (double)s->new_connections / 1e6 : NAN;
-
-	/* Per repeat: its aggregate tok/s and median TTFT. */
-	reps = max_rep + 1;
-	summary_spread(NULL, 0, &s->spread_agg_tps);
-	summary_spread(NULL, 0, &s->spread_ttft_p50);
-	if (reps < 2)
-		return;
-	agg = malloc(reps * sizeof(*agg));
-	ttft = malloc(reps * sizeof(*ttft));
-	v = malloc((n ? n : 1) * sizeof(*v));
-	if (agg && ttft && v) {
-		size_t n_agg = 0, n_ttft = 0;
-
-		for (k = 0; k < reps; k++) {
-			int64_t first = INT64_MAX, last = INT64_MIN, tokens = 0;
-			size_t m = 0;
-
-			for (i = 0; i < n; i++) {
-				const struct result *q = &r[i];
-
-				if (q->warmup || (size_t)q->repeat != k)
-					continue;
-				first = q->sched_ns < first ? q->sched_ns : first;
-				last = q->sched_ns + q->e2e_ns > last ? q->sched_ns + q->e2e_ns : last;
-				if (!result_ok(q))
-					continue;
-				tokens += q->output_tokens;
-				if (q->ttft_ns >= 0)
-					v[m++] = metric_ttft_ms(q);
-			}
-			if (last > first)
-				agg[n_agg++] = (double)tokens * NS_PER_S / (double)(last - first);
-			if (m) {
-				stats_sort(v, m);
-				ttft[n_ttft++] = stats_percentile(v, m, 50);
-			}
-		}
-		summary_spread(agg, n_agg, &s->spread_agg_tps);
-		summary_spread(ttft, n_ttft, &s->spread_ttft_p50);
-	}
-	free(agg);
-	free(ttft);
-	free(v);
+	summary_repeat_spread(r, n, s);
 }
 
 void summary_compute(const struct result *r, size_t n, int level,

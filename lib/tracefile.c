@@ -7,6 +7,7 @@
  * gzip sync flush every second makes the bytes on disk a decodable prefix.
  */
 #include "tracefile.h"
+#include "errmsg.h"
 #include "clock.h"
 
 #include <errno.h>
@@ -86,7 +87,7 @@ static int tracefile_newest(const char *kind)
 
 struct tracefile_writer *tracefile_writer_open(const char *path, const char *kind,
 					       const cJSON *header, int force,
-					       char *err)
+					       char *err, size_t errlen)
 {
 	struct tracefile_writer *w = NULL;
 	cJSON *head = NULL;
@@ -96,10 +97,10 @@ struct tracefile_writer *tracefile_writer_open(const char *path, const char *kin
 	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
 	if (fd < 0) {
 		if (errno == EEXIST)
-			snprintf(err, TRACEFILE_ERRLEN,
+			errmsg_set(err, errlen,
 				 "'%s' already exists (use --force to replace it)", path);
 		else
-			snprintf(err, TRACEFILE_ERRLEN, "cannot create '%s': %s",
+			errmsg_set(err, errlen, "cannot create '%s': %s",
 				 path, strerror(errno));
 		return NULL;
 	}
@@ -128,11 +129,11 @@ struct tracefile_writer *tracefile_writer_open(const char *path, const char *kin
 			cJSON_AddItemToObject(head, item->string, cJSON_Duplicate(item, 1));
 	}
 	if (tracefile_writer_append(w, head) < 0) {
-		snprintf(err, TRACEFILE_ERRLEN, "%s", w->error);
+		errmsg_set(err, errlen, "%s", w->error);
 		goto fail;
 	}
 	if (gzflush(w->gz, Z_SYNC_FLUSH) != Z_OK) {
-		snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': %s",
+		errmsg_set(err, errlen, "cannot write '%s': %s",
 			 path, gz_message(w->gz, errno));
 		goto fail;
 	}
@@ -141,7 +142,7 @@ struct tracefile_writer *tracefile_writer_open(const char *path, const char *kin
 	return w;
 
 oom:
-	snprintf(err, TRACEFILE_ERRLEN, "cannot create '%s': out of memory", path);
+	errmsg_set(err, errlen, "cannot create '%s': out of memory", path);
 fail:
 	cJSON_Delete(head);
 	if (fd >= 0)
@@ -208,7 +209,7 @@ int tracefile_writer_flush_if_due(struct tracefile_writer *w)
 	return tracefile_writer_flush(w);
 }
 
-int tracefile_writer_close(struct tracefile_writer *w, char *err)
+int tracefile_writer_close(struct tracefile_writer *w, char *err, size_t errlen)
 {
 	int rc = 0, zrc;
 
@@ -219,7 +220,7 @@ int tracefile_writer_close(struct tracefile_writer *w, char *err)
 	if (zrc != Z_OK) {
 		rc = -1;
 		if (err)
-			snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': %s", w->path,
+			errmsg_set(err, errlen, "cannot write '%s': %s", w->path,
 				 zrc == Z_ERRNO ? strerror(errno ? errno : EIO) : zError(zrc));
 	}
 	free(w->path);
@@ -371,7 +372,8 @@ static int reader_line(struct tracefile_reader *r, char **line, size_t *len)
 	return 1;
 }
 
-struct tracefile_reader *tracefile_reader_open(const char *path, const char *kind, char *err)
+struct tracefile_reader *tracefile_reader_open(const char *path, const char *kind, char *err,
+					      size_t errlen)
 {
 	struct tracefile_reader *r;
 	const cJSON *format, *version;
@@ -381,12 +383,12 @@ struct tracefile_reader *tracefile_reader_open(const char *path, const char *kin
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, TRACEFILE_ERRLEN, "cannot open '%s': %s", path, strerror(errno));
+		errmsg_set(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r || !(r->path = strdup(path)) || !(r->gz = gzdopen(fd, "rb"))) {
-		snprintf(err, TRACEFILE_ERRLEN, "cannot open '%s': out of memory", path);
+		errmsg_set(err, errlen, "cannot open '%s': out of memory", path);
 		close(fd);
 		if (r)
 			free(r->path);
@@ -398,15 +400,15 @@ struct tracefile_reader *tracefile_reader_open(const char *path, const char *kin
 
 	rc = reader_line(r, &line, &len);
 	if (r->skipped) {
-		snprintf(err, TRACEFILE_ERRLEN, "'%s' is not a tracebench file (line 1 is longer "
+		errmsg_set(err, errlen, "'%s' is not a tracebench file (line 1 is longer "
 			 "than %u MiB)", path, TRACEFILE_MAX_LINE >> 20);
 		goto fail;
 	}
 	if (rc == 0) {
 		if (r->zerror)
-			snprintf(err, TRACEFILE_ERRLEN, "cannot read '%s': %s", path, r->zerror);
+			errmsg_set(err, errlen, "cannot read '%s': %s", path, r->zerror);
 		else
-			snprintf(err, TRACEFILE_ERRLEN, "'%s' is empty, not a tracebench file", path);
+			errmsg_set(err, errlen, "'%s' is empty, not a tracebench file", path);
 		goto fail;
 	}
 	r->header = cJSON_ParseWithLength(line, len);
@@ -414,17 +416,17 @@ struct tracefile_reader *tracefile_reader_open(const char *path, const char *kin
 	version = cJSON_GetObjectItemCaseSensitive(r->header, "version");
 	if (!cJSON_IsObject(r->header) || !cJSON_IsString(format) || !cJSON_IsNumber(version) ||
 	    strncmp(format->valuestring, "tracebench-", 11) != 0) {
-		snprintf(err, TRACEFILE_ERRLEN,
+		errmsg_set(err, errlen,
 			 "'%s' is not a tracebench file (line 1 is not a tracebench header)", path);
 		goto fail;
 	}
 	if (kind && strcmp(format->valuestring, kind) != 0) {
-		snprintf(err, TRACEFILE_ERRLEN, "'%s' is %s, not %s", path,
+		errmsg_set(err, errlen, "'%s' is %s, not %s", path,
 			 kind_noun(format->valuestring), kind_noun(kind));
 		goto fail;
 	}
 	if (version->valuedouble > tracefile_newest(format->valuestring)) {
-		snprintf(err, TRACEFILE_ERRLEN,
+		errmsg_set(err, errlen,
 			 "'%s' has format version %d; this tracebench reads version %d: upgrade tracebench",
 			 path, version->valueint, tracefile_newest(format->valuestring));
 		goto fail;

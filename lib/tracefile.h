@@ -42,7 +42,8 @@
  * nothing was written, the writer is still good. */
 #define TRACEFILE_ETOOLONG (-2)
 
-/* Size of the 'err' buffers the functions below fill. */
+/* A size for the 'err' buffers the functions below fill (lib/errmsg.h):
+ * their longest message, with a path in it, fits. */
 #define TRACEFILE_ERRLEN 512
 
 struct tracefile_writer;
@@ -53,11 +54,11 @@ struct tracefile_reader;
  * "format": kind and "version" put first (the header's "version" when it
  * is an integer from 1 to the kind's newest, else 1). The caller
  * keeps ownership of 'header'. An existing file is refused unless 'force'.
- * Returns NULL and fills err (TRACEFILE_ERRLEN bytes) on failure.
+ * Returns NULL and fills err (lib/errmsg.h) on failure.
  */
 struct tracefile_writer *tracefile_writer_open(const char *path, const char *kind,
 					       const cJSON *header, int force,
-					       char *err);
+					       char *err, size_t errlen);
 
 /* Appends one record as a line. Returns 0, TRACEFILE_ETOOLONG (the record is
  * not written; the next may be), or -1 (see tracefile_writer_error). */
@@ -81,8 +82,8 @@ int tracefile_writer_flush_if_due(struct tracefile_writer *w);
 int tracefile_writer_flush(struct tracefile_writer *w);
 
 /* Ends the gzip stream and closes the file; frees w (NULL is a no-op).
- * Returns 0, or -1 with a message in err (TRACEFILE_ERRLEN bytes, may be NULL). */
-int tracefile_writer_close(struct tracefile_writer *w, char *err);
+ * Returns 0, or -1 with a message in err (lib/errmsg.h; may be NULL). */
+int tracefile_writer_close(struct tracefile_writer *w, char *err, size_t errlen);
 
 /* Last error of w, e.g. "cannot write 'x.gz': No space left on device". */
 const char *tracefile_writer_error(const struct tracefile_writer *w);
@@ -91,9 +92,10 @@ const char *tracefile_writer_error(const struct tracefile_writer *w);
  * Opens 'path' and reads its header. When 'kind' is not NULL the header
  * must name that kind ("'r.jsonl.gz' is a results file, not a trace").
  * A file of a newer format version than this build knows is refused.
- * Returns NULL and fills err (TRACEFILE_ERRLEN bytes) on failure.
+ * Returns NULL and fills err (lib/errmsg.h) on failure.
  */
-struct tracefile_reader *tracefile_reader_open(const char *path, const char *kind, char *err);
+struct tracefile_reader *tracefile_reader_open(const char *path, const char *kind, char *err,
+					      size_t errlen);
 
 /* The header object; owned by the reader. */
 const cJSON *tracefile_reader_header(const struct tracefile_reader *r);

@@ -25,6 +25,7 @@
 #include "options.h"
 #include "csv.h"
 #include "words.h"
+#include "lib/errmsg.h"
 #include "lib/cli.h"
 #include "lib/json.h"
 #include "lib/trace.h"
@@ -521,24 +522,17 @@ static void conv_release(struct conv *c)
 }
 
 /*
- * One conversation: each human turn with the answer that follows it is a
- * turn of its session (system turns, and answers without a human turn
- * before them, left out; human turns in a row joined by a blank line).
+ * The pairs of a conversation into c: each human turn with the answer
+ * that follows it (system turns, and answers without a human turn before
+ * them, left out; human turns in a row joined by a blank line). Returns 0,
+ * or -1 when out of memory.
  */
-static int sharegpt_row(struct import *im, long line, const cJSON *conv)
+static int sharegpt_pairs(const cJSON *turns, struct conv *c)
 {
-	const cJSON *turns = cJSON_GetObjectItemCaseSensitive(conv, "conversations"), *t;
-	struct conv c = { NULL, 0 };
-	struct conv *grown;
+	const cJSON *t;
 	char *pending = NULL;
-	long words = 0, k;
-	size_t i;
 	int oom = 0;
 
-	if (!cJSON_IsArray(turns)) {
-		bad_row(im, line, "no 'conversations' array");
-		return 0;
-	}
 	cJSON_ArrayForEach(t, turns) {
 		const char *from = json_get_string(t, "from"), *value = json_get_string(t, "value");
 
@@ -557,50 +551,74 @@ static int sharegpt_row(struct import *im, long line, const cJSON *conv)
 			free(pending);
 			pending = joined;
 		} else if (pending && is_role(from, "gpt", "assistant", "chatgpt")) {
-			oom |= conv_push(&c, pending) < 0 || conv_push(&c, value) < 0;
+			oom |= conv_push(c, pending) < 0 || conv_push(c, value) < 0;
 			free(pending);
 			pending = NULL;
 		}
 	}
 	free(pending);
-	if (oom) {
-		conv_release(&c);
-		return -1;
-	}
-	if (c.n == 0) {
+	return oom ? -1 : 0;
+}
+
+/* 1 when the conversation may be replayed (cut before a turn that cannot
+ * be), else 0 after saying why. */
+static int sharegpt_check(struct import *im, long line, struct conv *c)
+{
+	long words = 0;
+	size_t i;
+
+	if (c->n == 0) {
 		bad_row(im, line, "no human turn followed by an answer");
 		return 0;
 	}
-	for (i = 0; i < c.n; i++) {
-		if (words_count(c.text[i]) > MAX_LENGTH - words) {
+	for (i = 0; i < c->n; i++) {
+		if (words_count(c->text[i]) > MAX_LENGTH - words) {
 			bad_row(im, line, "longer than %ld words", MAX_LENGTH);
-			conv_release(&c);
 			return 0;
 		}
-		words += words_count(c.text[i]);
+		words += words_count(c->text[i]);
 	}
-	for (i = 0; i < c.n; i += 2) {
-		long in = words_count(c.text[i]), out = words_count(c.text[i + 1]);
+	for (i = 0; i < c->n; i += 2) {
+		long in = words_count(c->text[i]), out = words_count(c->text[i + 1]);
 
 		/* a session ends before a turn that cannot be replayed */
 		if (in < 1 || out < 1) {
 			if (i == 0) {
 				lengths_ok(im, line, in, out);
-				conv_release(&c);
 				return 0;
 			}
-			c.n = i;
+			c->n = i;
 			break;
 		}
 	}
-	grown = realloc(im->convs, (im->n_convs + 1) * sizeof(*grown));
-	if (!grown) {
+	return 1;
+}
+
+/* One conversation: each of its pairs is a turn of its session. */
+static int sharegpt_row(struct import *im, long line, const cJSON *conv)
+{
+	const cJSON *turns = cJSON_GetObjectItemCaseSensitive(conv, "conversations");
+	struct conv c = { NULL, 0 };
+	struct conv *grown;
+	long words = 0, k;
+	int rc = 0;
+
+	if (!cJSON_IsArray(turns)) {
+		bad_row(im, line, "no 'conversations' array");
+		return 0;
+	}
+	if (sharegpt_pairs(turns, &c) < 0 ||
+	    !(grown = realloc(im->convs, (im->n_convs + 1) * sizeof(*grown)))) {
 		conv_release(&c);
 		return -1;
 	}
 	im->convs = grown;
+	if (!sharegpt_check(im, line, &c)) {
+		conv_release(&c);
+		return 0;
+	}
 	im->convs[im->n_convs] = c;
-	for (k = 0, words = 0; (size_t)k * 2 < c.n; k++) {
+	for (k = 0; (size_t)k * 2 < c.n && rc == 0; k++) {
 		struct row r = { .conv = -1 };
 
 		words += words_count(c.text[2 * k]);
@@ -609,14 +627,11 @@ static int sharegpt_row(struct import *im, long line, const cJSON *conv)
 		r.out = words_count(c.text[2 * k + 1]);
 		r.conv = (long)im->n_convs;
 		r.turn = k;
-		if (add_row(im, &r) < 0) {
-			im->n_convs++;
-			return -1;
-		}
+		rc = add_row(im, &r);
 		words += r.out;
 	}
 	im->n_convs++;
-	return 0;
+	return rc;
 }
 
 /*
@@ -782,7 +797,7 @@ static char *make_body(const struct record_import_options *o, char *const *histo
  * is longer than a trace line may hold is left out and said on stderr. */
 static int write_trace(const struct import *im, const struct row *rows, size_t n,
 		       const struct record_import_options *o, cJSON *header, const char *out,
-		       int force, char *err)
+		       int force, char *err, size_t errlen)
 {
 	const char *path = o->completions ? "/v1/completions" : "/v1/chat/completions";
 	struct tracefile_writer *w;
@@ -790,7 +805,7 @@ static int write_trace(const struct import *im, const struct row *rows, size_t n
 	size_t i, written = 0;
 	long too_long = 0;
 
-	w = tracefile_writer_open(out, TRACEFILE_KIND_TRACE, header, force, err);
+	w = tracefile_writer_open(out, TRACEFILE_KIND_TRACE, header, force, err, errlen);
 	if (!w)
 		return -1;
 	for (i = 0; i < n && !(sig = cli_stop_signal()); i++) {
@@ -818,13 +833,13 @@ static int write_trace(const struct import *im, const struct row *rows, size_t n
 			rec = trace_request_to_json(&t);
 		}
 		if (!rec)
-			snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", out);
+			errmsg_set(err, errlen, "cannot write '%s': out of memory", out);
 		else if ((arc = tracefile_writer_append(w, rec)) == TRACEFILE_ETOOLONG) {
 			fprintf(stderr, PROG ": '%s' line %ld: row left out: %s\n", im->path,
 				rows[i].line, tracefile_writer_error(w));
 			too_long++;
 		} else if (arc < 0) {
-			snprintf(err, TRACEFILE_ERRLEN, "%s", tracefile_writer_error(w));
+			errmsg_set(err, errlen, "%s", tracefile_writer_error(w));
 		} else {
 			written++;
 		}
@@ -837,13 +852,13 @@ static int write_trace(const struct import *im, const struct row *rows, size_t n
 	}
 	rc = 0;
 cleanup:
-	if (tracefile_writer_close(w, rc == 0 ? err : NULL) < 0)
+	if (tracefile_writer_close(w, rc == 0 ? err : NULL, errlen) < 0)
 		rc = -1;
 	if (rc == 0 && too_long)
 		fprintf(stderr, PROG ": %ld row%s left out, longer than a trace line may hold "
 			"(%u MiB)\n", too_long, too_long == 1 ? "" : "s", TRACEFILE_MAX_LINE >> 20);
 	if (rc == 0 && sig) {
-		snprintf(err, TRACEFILE_ERRLEN, "%s: wrote %zu of %zu requests to '%s' (a whole file)",
+		errmsg_set(err, errlen, "%s: wrote %zu of %zu requests to '%s' (a whole file)",
 			 sig == SIGINT ? "interrupted" : "terminated", written, n, out);
 		rc = 128 + sig;
 	}
@@ -981,7 +996,8 @@ int import_main(int argc, char **argv)
 		rc = CLI_EXIT_FAILED;
 		goto cleanup;
 	}
-	if ((rc = write_trace(&im, im.rows + first, kept, &o, header, o.output, o.force, err))) {
+	if ((rc = write_trace(&im, im.rows + first, kept, &o, header, o.output, o.force, err,
+			      sizeof(err)))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		if (rc < 0)
 			rc = CLI_EXIT_USAGE;

@@ -326,7 +326,7 @@ int info_main(int argc, char **argv)
 		return rc;
 	memset(&inf, 0, sizeof(inf));
 	inf.prefix.block_words = o.block_words;
-	r = tracefile_reader_open(o.trace, TRACEFILE_KIND_TRACE, err);
+	r = tracefile_reader_open(o.trace, TRACEFILE_KIND_TRACE, err, sizeof(err));
 	if (!r) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return CLI_EXIT_USAGE;

@@ -1075,7 +1075,8 @@ static int open_proxy(struct proxy *p, const char *up_host, long up_port)
 	evsignal_add(p->sigint, NULL);
 	evsignal_add(p->sigterm, NULL);
 	header = make_header(p);
-	p->w = tracefile_writer_open(p->opt.output, TRACEFILE_KIND_TRACE, header, p->opt.force, err);
+	p->w = tracefile_writer_open(p->opt.output, TRACEFILE_KIND_TRACE, header, p->opt.force,
+				     err, sizeof(err));
 	cJSON_Delete(header);
 	if (!p->w) {
 		fprintf(stderr, "tracebench record proxy: %s\n", err);
@@ -1118,7 +1119,7 @@ static int release_proxy(struct proxy *p, int rc)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): as in cancel_all */
 		cancel(p->active, "the proxy stopped");
 	if (p->w) {
-		if (tracefile_writer_close(p->w, err) < 0) {
+		if (tracefile_writer_close(p->w, err, sizeof(err)) < 0) {
 			fprintf(stderr, "tracebench record proxy: %s\n", err);
 			rc = CLI_EXIT_FAILED;
 		} else if (p->failed) {

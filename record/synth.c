@@ -26,6 +26,7 @@
 #include "synth.h"
 #include "options.h"
 #include "words.h"
+#include "lib/errmsg.h"
 #include "lib/cli.h"
 #include "lib/trace.h"
 #include "lib/tracefile.h"
@@ -169,7 +170,8 @@ static int session_add(struct session *s, char **text)
  * written. Returns 0, or -1 with the first request over the cap in err.
  */
 static int check_conversations(const struct synth_options *o, const struct rng *length_rng,
-			       long n_sessions, const char *path, char *err)
+			       long n_sessions, const char *path, char *err,
+			       size_t errlen)
 {
 	struct rng rng = *length_rng;
 	long *words = NULL, i;
@@ -178,7 +180,7 @@ static int check_conversations(const struct synth_options *o, const struct rng *
 	if (o->turns <= 1)
 		return 0;
 	if (!(words = calloc((size_t)n_sessions, sizeof(*words)))) {
-		snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", path);
+		errmsg_set(err, errlen, "cannot write '%s': out of memory", path);
 		return -1;
 	}
 	for (i = 0; i < o->requests && rc == 0; i++) {
@@ -186,7 +188,7 @@ static int check_conversations(const struct synth_options *o, const struct rng *
 		long *w = &words[i % n_sessions];
 
 		if (in > DIST_MAX - *w) {
-			snprintf(err, TRACEFILE_ERRLEN, "request %ld (turn %ld of its session) would "
+			errmsg_set(err, errlen, "request %ld (turn %ld of its session) would "
 				 "send a prompt of %ld tokens, over the cap of %ld; use fewer --turns "
 				 "or shorter turns", i, i / n_sessions + 1, *w + in, DIST_MAX);
 			rc = -1;
@@ -199,115 +201,151 @@ static int check_conversations(const struct synth_options *o, const struct rng *
 	return rc;
 }
 
-int synth_write(const struct synth_options *o, const char *path, int force, char *err)
-{
-	const char *req_path = o->completions ? "/v1/completions" : "/v1/chat/completions";
-	struct tracefile_writer *w = NULL;
-	struct session *sessions = NULL;
+/* What the requests of a synthesis share: its streams, its arrival
+ * process and, with --turns, the conversations so far. */
+struct synth_run {
+	const struct synth_options *o;
 	struct rng word_rng, length_rng, think_rng;
 	struct arrival arrival;
-	int64_t *session_arrival = NULL;
-	long n_sessions = (o->requests + o->turns - 1) / o->turns;
-	long written = 0, too_long = 0;
-	cJSON *header;
-	int rc = -1, sig = 0, arc;
+	long n_sessions;
+	struct session *sessions;       /* NULL without --turns */
+	int64_t *session_arrival;       /* of each session's first turn */
+};
+
+static void synth_run_free(struct synth_run *run)
+{
 	long i, j;
 
+	for (i = 0; run->sessions && i < run->n_sessions; i++) {
+		for (j = 0; j < run->sessions[i].n; j++)
+			free(run->sessions[i].text[j]);
+		free(run->sessions[i].text);
+	}
+	free(run->sessions);
+	free(run->session_arrival);
+}
+
+/* Request i as a trace record, its session's history grown by it; NULL
+ * when out of memory. */
+static cJSON *synth_request(struct synth_run *run, long i)
+{
+	const struct synth_options *o = run->o;
+	struct session *s = run->sessions ? &run->sessions[i % run->n_sessions] : NULL;
+	long turn = i / run->n_sessions;
+	long in = dist_sample(&o->input, &run->length_rng);
+	long out = dist_sample(&o->output, &run->length_rng);
+	struct words_buf prompt = { 0 }, answer = { 0 };
+	struct trace_request t;
+	cJSON *rec = NULL;
+
+	trace_request_init(&t);
+	t.id = i;
+	if (s && turn > 0) {
+		t.arrival_ns = run->session_arrival[i % run->n_sessions];
+	} else {
+		t.arrival_ns = o->rate > 0 ? arrival_next(&run->arrival) : 0;
+		if (s)
+			run->session_arrival[i % run->n_sessions] = t.arrival_ns;
+	}
+	if (s) {
+		t.session = i % run->n_sessions;
+		t.turn = turn;
+		if (turn > 0 && o->think_spec)
+			t.think_ns = (int64_t)dist_sample(&o->think, &run->think_rng) * 1000000;
+	}
+	t.input_tokens = in + (s ? s->words : 0);
+	t.output_tokens = out;
+	if (words_append(&prompt, in, &run->word_rng) == 0 &&
+	    trace_request_set_json_post(&t, o->completions ? "/v1/completions" :
+					"/v1/chat/completions",
+					make_body(o, s, prompt.p, out)) == 0)
+		rec = trace_request_to_json(&t);
+	/* the answer the next turn repeats, of the requested length */
+	if (rec && s && turn + 1 < o->turns &&
+	    (words_append(&answer, out, &run->word_rng) < 0 ||
+	     session_add(s, &prompt.p) < 0 || session_add(s, &answer.p) < 0)) {
+		cJSON_Delete(rec);
+		rec = NULL;
+	}
+	trace_request_release(&t);
+	free(prompt.p);
+	free(answer.p);
+	return rec;
+}
+
+/* What a write that stopped says: the requests left out for their
+ * length, and a signal (128 + its number returned). */
+static int synth_end(const struct synth_options *o, const char *path, long written,
+		     long too_long, int sig, char *err, size_t errlen)
+{
+	if (too_long)
+		fprintf(stderr, "tracebench record synth: %ld request%s left out, longer than a "
+			"trace line may hold (%u MiB)\n", too_long, too_long == 1 ? "" : "s",
+			TRACEFILE_MAX_LINE >> 20);
+	if (!sig)
+		return 0;
+	errmsg_set(err, errlen, "%s: wrote %ld of %ld requests to '%s' (a whole file)",
+		 sig == SIGINT ? "interrupted" : "terminated", written, o->requests, path);
+	return 128 + sig;
+}
+
+int synth_write(const struct synth_options *o, const char *path, int force, char *err,
+		size_t errlen)
+{
+	struct synth_run run;
+	struct tracefile_writer *w = NULL;
+	long written = 0, too_long = 0, i;
+	cJSON *header;
+	int rc = -1, sig = 0, arc;
+
 	err[0] = '\0';
-	rng_init(&word_rng, o->seed);
-	rng_init(&length_rng, rng_derive(o->seed, 1));
-	rng_init(&think_rng, rng_derive(o->seed, SYNTH_THINK_STREAM));
-	arrival_init(&arrival, o->arrival, o->rate, o->burstiness, o->seed);
-	if (check_conversations(o, &length_rng, n_sessions, path, err) < 0)
+	memset(&run, 0, sizeof(run));
+	run.o = o;
+	run.n_sessions = (o->requests + o->turns - 1) / o->turns;
+	rng_init(&run.word_rng, o->seed);
+	rng_init(&run.length_rng, rng_derive(o->seed, 1));
+	rng_init(&run.think_rng, rng_derive(o->seed, SYNTH_THINK_STREAM));
+	arrival_init(&run.arrival, o->arrival, o->rate, o->burstiness, o->seed);
+	if (check_conversations(o, &run.length_rng, run.n_sessions, path, err, errlen) < 0)
 		return -1;
 	if (o->turns > 1) {
-		sessions = calloc((size_t)n_sessions, sizeof(*sessions));
-		session_arrival = calloc((size_t)n_sessions, sizeof(*session_arrival));
-		if (!sessions || !session_arrival) {
-			snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", path);
+		run.sessions = calloc((size_t)run.n_sessions, sizeof(*run.sessions));
+		run.session_arrival = calloc((size_t)run.n_sessions, sizeof(*run.session_arrival));
+		if (!run.sessions || !run.session_arrival) {
+			errmsg_set(err, errlen, "cannot write '%s': out of memory", path);
 			goto cleanup;
 		}
 	}
-	header = make_header(o, n_sessions);
-	w = tracefile_writer_open(path, TRACEFILE_KIND_TRACE, header, force, err);
+	header = make_header(o, run.n_sessions);
+	w = tracefile_writer_open(path, TRACEFILE_KIND_TRACE, header, force, err, errlen);
 	cJSON_Delete(header);
 	if (!w)
 		goto cleanup;
-
 	for (i = 0; i < o->requests && !(sig = cli_stop_signal()); i++) {
-		struct session *s = sessions ? &sessions[i % n_sessions] : NULL;
-		long turn = i / n_sessions;
-		long in = dist_sample(&o->input, &length_rng);
-		long out = dist_sample(&o->output, &length_rng);
-		struct words_buf prompt = { 0 }, answer = { 0 };
-		struct trace_request t;
-		cJSON *rec = NULL;
+		cJSON *rec = synth_request(&run, i);
 
-		trace_request_init(&t);
-		t.id = i;
-		if (s && turn > 0) {
-			t.arrival_ns = session_arrival[i % n_sessions];
-		} else {
-			t.arrival_ns = o->rate > 0 ? arrival_next(&arrival) : 0;
-			if (s)
-				session_arrival[i % n_sessions] = t.arrival_ns;
-		}
-		if (s) {
-			t.session = i % n_sessions;
-			t.turn = turn;
-			if (turn > 0 && o->think_spec)
-				t.think_ns = (int64_t)dist_sample(&o->think, &think_rng) * 1000000;
-		}
-		t.input_tokens = in + (s ? s->words : 0);
-		t.output_tokens = out;
-		if (words_append(&prompt, in, &word_rng) == 0 &&
-		    trace_request_set_json_post(&t, req_path, make_body(o, s, prompt.p, out)) == 0)
-			rec = trace_request_to_json(&t);
-		/* the answer the next turn repeats, of the requested length */
-		if (rec && s && turn + 1 < o->turns &&
-		    (words_append(&answer, out, &word_rng) < 0 ||
-		     session_add(s, &prompt.p) < 0 || session_add(s, &answer.p) < 0)) {
-			cJSON_Delete(rec);
-			rec = NULL;
-		}
 		if (!rec)
-			snprintf(err, TRACEFILE_ERRLEN, "cannot write '%s': out of memory", path);
+			errmsg_set(err, errlen, "cannot write '%s': out of memory", path);
 		else if ((arc = tracefile_writer_append(w, rec)) == TRACEFILE_ETOOLONG) {
 			fprintf(stderr, "tracebench record synth: request %ld left out: %s\n",
 				i, tracefile_writer_error(w));
 			too_long++;
 		} else if (arc < 0) {
-			snprintf(err, TRACEFILE_ERRLEN, "%s", tracefile_writer_error(w));
+			errmsg_set(err, errlen, "%s", tracefile_writer_error(w));
 		} else {
 			written++;
 		}
 		cJSON_Delete(rec);
-		trace_request_release(&t);
-		free(prompt.p);
-		free(answer.p);
 		if (err[0])
 			goto cleanup;
 	}
 	rc = 0;
 cleanup:
-	if (w && tracefile_writer_close(w, rc == 0 ? err : NULL) < 0)
+	if (w && tracefile_writer_close(w, rc == 0 ? err : NULL, errlen) < 0)
 		rc = -1;
-	if (rc == 0 && too_long)
-		fprintf(stderr, "tracebench record synth: %ld request%s left out, longer than a "
-			"trace line may hold (%u MiB)\n", too_long, too_long == 1 ? "" : "s",
-			TRACEFILE_MAX_LINE >> 20);
-	if (rc == 0 && sig) {
-		snprintf(err, TRACEFILE_ERRLEN, "%s: wrote %ld of %ld requests to '%s' (a whole file)",
-			 sig == SIGINT ? "interrupted" : "terminated", written, o->requests, path);
-		rc = 128 + sig;
-	}
-	for (i = 0; sessions && i < n_sessions; i++) {
-		for (j = 0; j < sessions[i].n; j++)
-			free(sessions[i].text[j]);
-		free(sessions[i].text);
-	}
-	free(sessions);
-	free(session_arrival);
+	if (rc == 0)
+		rc = synth_end(o, path, written, too_long, sig, err, errlen);
+	synth_run_free(&run);
 	return rc;
 }
 
@@ -323,7 +361,7 @@ int synth_main(int argc, char **argv)
 		fprintf(stderr, "tracebench record synth: cannot handle signals\n");
 		return CLI_EXIT_FAILED;
 	}
-	if ((rc = synth_write(&o.synth, o.output, o.force, err)) != 0) {
+	if ((rc = synth_write(&o.synth, o.output, o.force, err, sizeof(err))) != 0) {
 		fprintf(stderr, "tracebench record synth: %s\n", err);
 		return rc < 0 ? CLI_EXIT_USAGE : rc;
 	}

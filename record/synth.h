@@ -38,10 +38,11 @@ void synth_options_init(struct synth_options *o);
  * prompt past DIST_MAX tokens is refused before the file is created. A
  * record longer than a trace line may hold (TRACEFILE_MAX_LINE) is left
  * out and said on stderr. SIGINT or SIGTERM stop it between records,
- * ending the file whole. Returns 0; -1 with a message in err (512 bytes);
+ * ending the file whole. Returns 0; -1 with a message in err (lib/errmsg.h);
  * or 128 + the signal number, with what was written in err.
  */
-int synth_write(const struct synth_options *o, const char *path, int force, char *err);
+int synth_write(const struct synth_options *o, const char *path, int force, char *err,
+		size_t errlen);
 
 /* argv[0] is "synth". Returns the exit status (lib/cli.h). */
 int synth_main(int argc, char **argv);

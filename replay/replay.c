@@ -261,7 +261,7 @@ static struct prepared *load_trace(const char *path, const struct replay_options
 				   char *digest)
 {
 	char err[TRACEFILE_ERRLEN];
-	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, err);
+	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, err, sizeof(err));
 	struct prepared *reqs = NULL;
 	size_t count = 0, cap = 0, refused = 0, other = 0;
 	cJSON *rec;
@@ -1738,7 +1738,7 @@ static int open_results(struct replay *rp)
 		if (header)
 			add_clock(header, origin_unix, &rp->cs);
 		sd->out = tracefile_writer_open(sd->output, TRACEFILE_KIND_RESULTS, header,
-						rp->o.force, err);
+						rp->o.force, err, sizeof(err));
 		cJSON_Delete(header);
 		if (!sd->out) {
 			fprintf(stderr, "tracebench replay: %s\n", err);
@@ -2086,7 +2086,7 @@ static int finish_run(struct replay *rp)
 	size_t t;
 
 	for (t = 0; t < rp->n_sides; t++) {
-		int closed = tracefile_writer_close(rp->side[t].out, err);
+		int closed = tracefile_writer_close(rp->side[t].out, err, sizeof(err));
 
 		rp->side[t].out = NULL;
 		if (closed < 0) {
@@ -2123,7 +2123,7 @@ static void replay_release(struct replay *rp)
 	free(rp->rows);
 	for (t = 0; t < rp->n_sides; t++)
 		if (rp->side[t].out)
-			tracefile_writer_close(rp->side[t].out, NULL);
+			tracefile_writer_close(rp->side[t].out, NULL, 0);
 	free(rp->ab_order);
 	if (rp->lr.due_timer)
 		event_free(rp->lr.due_timer);

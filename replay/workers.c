@@ -270,97 +270,137 @@ static void print_table(FILE *table, enum table_format fmt, const char *label,
 	table_end(&t);
 }
 
+/* The workers' results files, read in step: each one's next record. */
+struct merge_in {
+	int n;
+	struct tracefile_reader **rd;
+	cJSON **head;
+	long *count;            /* records taken from each */
+};
+
+static void merge_in_close(struct merge_in *m)
+{
+	int i;
+
+	for (i = 0; m->rd && i < m->n; i++) {
+		cJSON_Delete(m->head ? m->head[i] : NULL);
+		tracefile_reader_close(m->rd[i]);
+	}
+	free(m->rd);
+	free(m->head);
+	free(m->count);
+}
+
+/* Opens the n files and reads each one's header record into head. */
+static int merge_in_open(struct merge_in *m, char *const *paths, int n, char *err,
+			 size_t errlen)
+{
+	char terr[TRACEFILE_ERRLEN];
+	int i;
+
+	m->n = n;
+	m->rd = calloc((size_t)n, sizeof(struct tracefile_reader *));
+	m->head = calloc((size_t)n, sizeof(cJSON *));
+	m->count = calloc((size_t)n, sizeof(*m->count));
+	if (!m->rd || !m->head || !m->count) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		m->rd[i] = tracefile_reader_open(paths[i], TRACEFILE_KIND_RESULTS, terr, sizeof(terr));
+		if (!m->rd[i]) {
+			snprintf(err, errlen, "worker %d: %s", i, terr);
+			return -1;
+		}
+		if (tracefile_reader_next(m->rd[i], &m->head[i]) < 0) {
+			snprintf(err, errlen, "worker %d: %s", i, tracefile_reader_error(m->rd[i]));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The worker whose next record ended first, or -1 when all are read. */
+static int merge_in_first(const struct merge_in *m)
+{
+	int i, best = -1;
+
+	for (i = 0; i < m->n; i++)
+		if (m->head[i] && (best < 0 || end_of(m->head[i]) < end_of(m->head[best])))
+			best = i;
+	return best;
+}
+
+/* Keeps rec as a result for the table; one it cannot read is left out. */
+static int keep_result(struct result **res, size_t *n, size_t *cap, const cJSON *rec)
+{
+	char rerr[256];
+
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		struct result *nr = realloc(*res, ncap * sizeof(*nr));
+
+		if (!nr)
+			return -1;
+		*res = nr;
+		*cap = ncap;
+	}
+	result_init(&(*res)[*n]);
+	if (result_from_json(&(*res)[*n], rec, rerr, sizeof(rerr)) == 0)
+		++*n;
+	else
+		result_release(&(*res)[*n]);
+	return 0;
+}
+
 int workers_merge(char *const *paths, int n, const char *output, const cJSON *header,
 		  int force, FILE *table, enum table_format fmt, const char *label,
 		  long *written, char *err, size_t errlen)
 {
-	struct tracefile_reader **rd = calloc((size_t)n, sizeof(struct tracefile_reader *));
-	cJSON **head = calloc((size_t)n, sizeof(cJSON *));
-	long *count = calloc((size_t)n, sizeof(*count));
+	struct merge_in in = { 0 };
 	struct tracefile_writer *out = NULL;
 	struct result *res = NULL;
 	size_t n_res = 0, cap = 0;
-	char terr[TRACEFILE_ERRLEN], rerr[256];
-	int i, rc = -1;
+	int best, rc = -1;
 
 	*written = 0;
-	if (!rd || !head || !count) {
-		snprintf(err, errlen, "out of memory");
+	if (merge_in_open(&in, paths, n, err, errlen) < 0)
 		goto cleanup;
-	}
-	for (i = 0; i < n; i++) {
-		rd[i] = tracefile_reader_open(paths[i], TRACEFILE_KIND_RESULTS, terr);
-		if (!rd[i]) {
-			snprintf(err, errlen, "worker %d: %s", i, terr);
-			goto cleanup;
-		}
-		if (tracefile_reader_next(rd[i], &head[i]) < 0) {
-			snprintf(err, errlen, "worker %d: %s", i, tracefile_reader_error(rd[i]));
-			goto cleanup;
-		}
-	}
-	out = tracefile_writer_open(output, TRACEFILE_KIND_RESULTS, header, force, terr);
-	if (!out) {
-		snprintf(err, errlen, "%s", terr);
+	out = tracefile_writer_open(output, TRACEFILE_KIND_RESULTS, header, force, err, errlen);
+	if (!out)
 		goto cleanup;
-	}
-	for (;;) {
-		int best = -1;
+	while ((best = merge_in_first(&in)) >= 0) {
+		cJSON *rec = in.head[best];
 
-		for (i = 0; i < n; i++)
-			if (head[i] && (best < 0 || end_of(head[i]) < end_of(head[best])))
-				best = i;
-		if (best < 0)
-			break;
 		/* Worker w's k-th request: seq k*W + w, unique in the merged file. */
-		cJSON_ReplaceItemInObjectCaseSensitive(head[best], "seq",
-			cJSON_CreateNumber((double)(count[best]++ * n + best)));
-		if (tracefile_writer_append(out, head[best]) < 0) {
+		cJSON_ReplaceItemInObjectCaseSensitive(rec, "seq",
+			cJSON_CreateNumber((double)(in.count[best]++ * n + best)));
+		if (tracefile_writer_append(out, rec) < 0) {
 			snprintf(err, errlen, "%s", tracefile_writer_error(out));
 			goto cleanup;
 		}
-		if (n_res == cap) {
-			struct result *nr = realloc(res, (cap = cap ? cap * 2 : 256) * sizeof(*res));
-
-			if (!nr) {
-				snprintf(err, errlen, "out of memory");
-				goto cleanup;
-			}
-			res = nr;
+		if (keep_result(&res, &n_res, &cap, rec) < 0) {
+			snprintf(err, errlen, "out of memory");
+			goto cleanup;
 		}
-		result_init(&res[n_res]);
-		if (result_from_json(&res[n_res], head[best], rerr, sizeof(rerr)) == 0)
-			n_res++;
-		else
-			result_release(&res[n_res]);
 		(*written)++;
-		cJSON_Delete(head[best]);
-		head[best] = NULL;
-		if (tracefile_reader_next(rd[best], &head[best]) < 0) {
-			snprintf(err, errlen, "worker %d: %s", best, tracefile_reader_error(rd[best]));
+		cJSON_Delete(rec);
+		in.head[best] = NULL;
+		if (tracefile_reader_next(in.rd[best], &in.head[best]) < 0) {
+			snprintf(err, errlen, "worker %d: %s", best, tracefile_reader_error(in.rd[best]));
 			goto cleanup;
 		}
 	}
-	if (tracefile_writer_close(out, terr) < 0) {
-		out = NULL;
-		snprintf(err, errlen, "%s", terr);
-		goto cleanup;
-	}
+	rc = tracefile_writer_close(out, err, errlen);
 	out = NULL;
-	print_table(table, fmt, label, res, n_res);
-	rc = 0;
+	if (rc == 0)
+		print_table(table, fmt, label, res, n_res);
 cleanup:
 	if (out)
-		tracefile_writer_close(out, NULL);
-	for (i = 0; rd && i < n; i++) {
-		cJSON_Delete(head ? head[i] : NULL);
-		tracefile_reader_close(rd[i]);
-	}
+		tracefile_writer_close(out, NULL, 0);
+	merge_in_close(&in);
 	while (n_res)
 		result_release(&res[--n_res]);
 	free(res);
-	free(rd);
-	free(head);
-	free(count);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }

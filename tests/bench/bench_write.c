@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_write RESULTS OUT N\n");
 		return 2;
 	}
-	if (!(r = tracefile_reader_open(argv[1], TRACEFILE_KIND_RESULTS, err))) {
+	if (!(r = tracefile_reader_open(argv[1], TRACEFILE_KIND_RESULTS, err, sizeof(err)))) {
 		fprintf(stderr, "bench_write: %s\n", err);
 		goto cleanup;
 	}
@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 
 	t0 = cpu_now();
 	if (!(w = tracefile_writer_open(argv[2], TRACEFILE_KIND_RESULTS,
-					tracefile_reader_header(r), 1, err))) {
+					tracefile_reader_header(r), 1, err, sizeof(err)))) {
 		fprintf(stderr, "bench_write: %s\n", err);
 		goto cleanup;
 	}
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 		}
 		cJSON_Delete(rec);
 	}
-	got = tracefile_writer_close(w, err);
+	got = tracefile_writer_close(w, err, sizeof(err));
 	w = NULL;
 	t1 = cpu_now();
 	if (got < 0 || stat(argv[2], &st) < 0) {
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 	printf("records %ld cpu_s %.6f bytes %lld\n", n, t1 - t0, (long long)st.st_size);
 	rc = 0;
 cleanup:
-	tracefile_writer_close(w, NULL);
+	tracefile_writer_close(w, NULL, 0);
 	cJSON_Delete(obj);
 	for (i = 0; i < (long)n_recs; i++)
 		result_release(&recs[i]);

@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_write_file(path, data + 2, size - 2);
 
 	err[0] = '\0';
-	r = tracefile_reader_open(path, kinds[(mode >> 2) % 3], err);
+	r = tracefile_reader_open(path, kinds[(mode >> 2) % 3], err, sizeof(err));
 	if (!r) {
 		if (!err[0] || !strstr(err, path))
 			abort();        /* every refusal names the file */

@@ -159,7 +159,7 @@ static inline void write_results_shard(const char *path, const char *run_id, con
 	if (shard)
 		cJSON_AddStringToObject(params, "shard", shard);
 
-	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err);
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err, sizeof(err));
 	CHECK(w != NULL);
 	cJSON_Delete(h);
 	if (!w)
@@ -173,7 +173,7 @@ static inline void write_results_shard(const char *path, const char *run_id, con
 	}
 	if (extra_raw)
 		CHECK_EQ_INT(tracefile_writer_append_raw(w, extra_raw, strlen(extra_raw)), 0);
-	CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+	CHECK_EQ_INT(tracefile_writer_close(w, err, sizeof(err)), 0);
 }
 
 /* write_results_shard of no shard. */
@@ -274,7 +274,7 @@ static inline void write_generated(const char *path, const char *run_id, const c
 	cJSON_AddStringToObject(t, "digest", digest);
 	t = cJSON_AddObjectToObject(h, "params");
 	cJSON_AddStringToObject(t, "mode", "closed");
-	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err);
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err, sizeof(err));
 	cJSON_Delete(h);
 	CHECK(w != NULL);
 	if (!w)
@@ -301,7 +301,7 @@ static inline void write_generated(const char *path, const char *run_id, const c
 		cJSON_Delete(rec);
 		result_release(&r);
 	}
-	CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+	CHECK_EQ_INT(tracefile_writer_close(w, err, sizeof(err)), 0);
 }
 
 /* Runs analyze_main with stdout and stderr captured into *output (freed

@@ -27,7 +27,7 @@ static void write_repeats(const char *path, const char *run_id, const char *labe
 
 	cJSON_AddStringToObject(h, "run_id", run_id);
 	cJSON_AddStringToObject(h, "label", label);
-	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err);
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err, sizeof(err));
 	cJSON_Delete(h);
 	CHECK(w != NULL);
 	for (k = 0; w && k < repeats; k++) {
@@ -59,7 +59,7 @@ static void write_repeats(const char *path, const char *run_id, const char *labe
 		at += 5 * S;   /* a pause between repeats */
 	}
 	if (w)
-		CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+		CHECK_EQ_INT(tracefile_writer_close(w, err, sizeof(err)), 0);
 }
 
 static const struct compare_opts cmp_opts = { VERDICT_MIN_EFFECT, VERDICT_RESAMPLES,
@@ -266,7 +266,7 @@ static void write_level(const char *path, const char *run_id, const char *label,
 
 	cJSON_AddStringToObject(h, "run_id", run_id);
 	cJSON_AddStringToObject(h, "label", label);
-	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err);
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err, sizeof(err));
 	cJSON_Delete(h);
 	CHECK(w != NULL);
 	for (i = 0; w && i < 16; i++) {
@@ -296,7 +296,7 @@ static void write_level(const char *path, const char *run_id, const char *label,
 		result_release(&r);
 	}
 	if (w)
-		CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+		CHECK_EQ_INT(tracefile_writer_close(w, err, sizeof(err)), 0);
 }
 
 /*

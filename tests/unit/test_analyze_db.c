@@ -102,7 +102,7 @@ TEST(malformed_record_rolls_back)
 static size_t reader_count(const char *path)
 {
 	char err[TRACEFILE_ERRLEN];
-	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_RESULTS, err);
+	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_RESULTS, err, sizeof(err));
 	cJSON *rec;
 	size_t n = 0;
 
@@ -239,7 +239,7 @@ TEST(repeats_are_stored_and_their_walls_summed)
 
 	cJSON_AddStringToObject(h, "run_id", "rep1");
 	cJSON_AddStringToObject(h, "label", "rep");
-	w = tracefile_writer_open(file, TRACEFILE_KIND_RESULTS, h, 1, terr);
+	w = tracefile_writer_open(file, TRACEFILE_KIND_RESULTS, h, 1, terr, sizeof(terr));
 	cJSON_Delete(h);
 	CHECK(w != NULL);
 	/* Two repeats of C=1, two requests of 1 s each; repeat 1 starts 10 s on. */
@@ -253,7 +253,7 @@ TEST(repeats_are_stored_and_their_walls_summed)
 		cJSON_Delete(rec);
 		result_release(&r);
 	}
-	CHECK_EQ_INT(tracefile_writer_close(w, terr), 0);
+	CHECK_EQ_INT(tracefile_writer_close(w, terr, sizeof(terr)), 0);
 	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
 	CHECK_EQ_INT(report_summarize(db, "rep", NULL, &run, err, sizeof(err)), DB_OK);
 	CHECK_EQ_INT(run.n_levels, 1);

@@ -229,7 +229,7 @@ static void write_mixed(const char *path)
 		v[i].seq = (long)i;
 		v[i].level = i < 4 ? 1 : 2;
 	}
-	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err);
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err, sizeof(err));
 	CHECK(w != NULL);
 	cJSON_Delete(h);
 	for (i = 0; i < 6; i++) {
@@ -240,7 +240,7 @@ static void write_mixed(const char *path)
 		result_release(&v[i]);
 	}
 	if (w)
-		CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+		CHECK_EQ_INT(tracefile_writer_close(w, err, sizeof(err)), 0);
 }
 
 /* A column of one row of sql (bound to label and level), NaN for NULL. */

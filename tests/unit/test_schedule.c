@@ -83,8 +83,8 @@ TEST(synth_and_replay_draw_the_same_arrivals)
 	so.arrival = o.arrival;
 	so.burstiness = o.burstiness;
 	so.seed = o.seed;
-	CHECK_EQ_INT(synth_write(&so, path, 1, err), 0);
-	r = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, err);
+	CHECK_EQ_INT(synth_write(&so, path, 1, err, sizeof(err)), 0);
+	r = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, err, sizeof(err));
 	CHECK(r != NULL);
 	while (r && tracefile_reader_next(r, &rec) == 1) {
 		const cJSON *a = cJSON_GetObjectItem(rec, "arrival_ns");

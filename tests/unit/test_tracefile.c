@@ -48,7 +48,7 @@ static void write_sample(const char *path, int n)
 	int k;
 
 	cJSON_AddStringToObject(h, "label", "sample");
-	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err);
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err, sizeof(err));
 	CHECK(w != NULL);
 	cJSON_Delete(h);
 	for (k = 0; w && k < n; k++) {
@@ -59,14 +59,14 @@ static void write_sample(const char *path, int n)
 		CHECK_EQ_INT(tracefile_writer_append(w, r), 0);
 		cJSON_Delete(r);
 	}
-	CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+	CHECK_EQ_INT(tracefile_writer_close(w, err, sizeof(err)), 0);
 }
 
 /* Reads path; returns the number of records, checking they are 0, 1, 2... */
 static int read_prefix(const char *path, int *opened, int *damaged)
 {
 	char err[TRACEFILE_ERRLEN];
-	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_RESULTS, err);
+	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_RESULTS, err, sizeof(err));
 	cJSON *rec;
 	int n = 0, rc;
 
@@ -97,7 +97,7 @@ TEST(round_trip)
 	CHECK(opened);
 	CHECK(!damaged);
 
-	r = tracefile_reader_open(path_of("rt.jsonl.gz"), NULL, err);
+	r = tracefile_reader_open(path_of("rt.jsonl.gz"), NULL, err, sizeof(err));
 	CHECK(r != NULL);
 	if (!r)
 		return;
@@ -140,10 +140,12 @@ TEST(refuses_to_overwrite_without_force)
 	struct tracefile_writer *w;
 
 	write_sample(path_of("exists.jsonl.gz"), 1);
-	w = tracefile_writer_open(path_of("exists.jsonl.gz"), TRACEFILE_KIND_TRACE, NULL, 0, err);
+	w = tracefile_writer_open(path_of("exists.jsonl.gz"), TRACEFILE_KIND_TRACE, NULL, 0,
+				  err, sizeof(err));
 	CHECK(w == NULL);
 	CHECK(strstr(err, "already exists") != NULL);
-	w = tracefile_writer_open("/nonexistent-dir/x.jsonl.gz", TRACEFILE_KIND_TRACE, NULL, 0, err);
+	w = tracefile_writer_open("/nonexistent-dir/x.jsonl.gz", TRACEFILE_KIND_TRACE, NULL, 0,
+				  err, sizeof(err));
 	CHECK(w == NULL);
 	CHECK(strstr(err, "No such file or directory") != NULL);
 }
@@ -155,7 +157,7 @@ static void expect_open_error(const char *name, const char *text, const char *ki
 	struct tracefile_reader *r;
 
 	write_text(path_of(name), text, strlen(text));
-	r = tracefile_reader_open(path_of(name), kind, err);
+	r = tracefile_reader_open(path_of(name), kind, err, sizeof(err));
 	CHECK(r == NULL);
 	if (!strstr(err, message) || !strstr(err, name))
 		printf("  got: %s\n", err);
@@ -184,7 +186,7 @@ TEST(malformed_record_names_its_line)
 	cJSON *rec;
 
 	write_text(path_of("bad.jsonl"), text, sizeof(text) - 1);
-	r = tracefile_reader_open(path_of("bad.jsonl"), TRACEFILE_KIND_TRACE, err);
+	r = tracefile_reader_open(path_of("bad.jsonl"), TRACEFILE_KIND_TRACE, err, sizeof(err));
 	CHECK(r != NULL);
 	if (!r)
 		return;
@@ -210,7 +212,8 @@ TEST(flush_puts_lines_appended_since_the_last_flush_on_disk)
 	size_t before, after;
 	char *buf;
 
-	w = tracefile_writer_open(path_of("tick.jsonl.gz"), TRACEFILE_KIND_RESULTS, NULL, 1, err);
+	w = tracefile_writer_open(path_of("tick.jsonl.gz"), TRACEFILE_KIND_RESULTS, NULL, 1,
+				  err, sizeof(err));
 	CHECK(w != NULL);
 	if (!w)
 		return;
@@ -225,7 +228,7 @@ TEST(flush_puts_lines_appended_since_the_last_flush_on_disk)
 	buf = read_all(path_of("tick.jsonl.gz"), &after);
 	free(buf);
 	CHECK_EQ_INT((int)after, (int)before);
-	CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
+	CHECK_EQ_INT(tracefile_writer_close(w, err, sizeof(err)), 0);
 	cJSON_Delete(r);
 }
 
@@ -253,7 +256,8 @@ TEST(one_line_limit_for_every_writer_and_reader)
 	memset(big, ' ', n);
 	big[0] = '{';
 	big[n - 1] = '}';
-	w = tracefile_writer_open(path_of("long.jsonl.gz"), TRACEFILE_KIND_TRACE, NULL, 1, err);
+	w = tracefile_writer_open(path_of("long.jsonl.gz"), TRACEFILE_KIND_TRACE, NULL, 1,
+				  err, sizeof(err));
 	CHECK(w != NULL);
 	if (!w)
 		goto out;
@@ -263,8 +267,8 @@ TEST(one_line_limit_for_every_writer_and_reader)
 	big[n - 2] = '}';       /* exactly the limit: written */
 	CHECK_EQ_INT(tracefile_writer_append_raw(w, big, n - 1), 0);
 	CHECK_EQ_INT(tracefile_writer_append_raw(w, "{\"i\":3}", 7), 0);
-	CHECK_EQ_INT(tracefile_writer_close(w, err), 0);
-	r = tracefile_reader_open(path_of("long.jsonl.gz"), TRACEFILE_KIND_TRACE, err);
+	CHECK_EQ_INT(tracefile_writer_close(w, err, sizeof(err)), 0);
+	r = tracefile_reader_open(path_of("long.jsonl.gz"), TRACEFILE_KIND_TRACE, err, sizeof(err));
 	CHECK(r != NULL);
 	while (r && tracefile_reader_next_line(r, &line, &len) == 1)
 		got++;
@@ -280,7 +284,7 @@ TEST(one_line_limit_for_every_writer_and_reader)
 	gzputs(gz, "\n{\"i\":3}\n");
 	gzwrite(gz, big, (unsigned)n);
 	gzclose(gz);
-	r = tracefile_reader_open(path_of("foreign.jsonl.gz"), TRACEFILE_KIND_TRACE, err);
+	r = tracefile_reader_open(path_of("foreign.jsonl.gz"), TRACEFILE_KIND_TRACE, err, sizeof(err));
 	CHECK(r != NULL);
 	got = 0;
 	while (r && tracefile_reader_next_line(r, &line, &len) == 1) {
