@@ -130,6 +130,7 @@ fuzz:
 # Only the modules the targets test, so a program's work in progress
 # elsewhere cannot stop the fuzzing.
 FUZZ_OBJ      = $(LIB_OBJ) $(O)/record/csv.o $(O)/record/import.o $(O)/record/words.o \
+               $(O)/record/traceout.o \
                $(O)/record/options.o $(O)/record/dist.o $(O)/record/synth.o \
                $(O)/record/capture.o \
                $(O)/replay/body.o

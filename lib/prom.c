@@ -87,17 +87,6 @@ static const char *skip_blanks(const char *p, const char *end)
 	return p;
 }
 
-static char *dup_n(const char *p, size_t n)
-{
-	char *d = malloc(n + 1);
-
-	if (d) {
-		memcpy(d, p, n);
-		d[n] = '\0';
-	}
-	return d;
-}
-
 /*
  * A value: a decimal float (no hex, no locale), NaN, +Inf, -Inf or Inf in
  * any case, as Prometheus reads them. The token runs from p to end.
@@ -271,7 +260,7 @@ static int parse_label(struct prom_sample *x, const char **pp, const char *end, 
 	if (!x->labels && !(x->labels = calloc(PROM_MAX_LABELS, sizeof(*x->labels))))
 		return -2;
 	l = &x->labels[x->nlabels];
-	if (!(l->name = dup_n(p, n)))
+	if (!(l->name = strndup(p, n)))
 		return -2;
 	x->nlabels++;
 	p = skip_blanks(p + n, end);
@@ -343,7 +332,7 @@ static int parse_sample(struct prom_scrape *s, struct prom_sample *x,
 		*why = "bad metric name";
 		return -1;
 	}
-	if (!(x->name = dup_n(p, n)))
+	if (!(x->name = strndup(p, n)))
 		return -2;
 	p += n;
 	tok = skip_blanks(p, end);

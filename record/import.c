@@ -25,6 +25,7 @@
 #include "options.h"
 #include "csv.h"
 #include "words.h"
+#include "traceout.h"
 #include "lib/errmsg.h"
 #include "lib/cli.h"
 #include "lib/json.h"
@@ -792,6 +793,39 @@ static char *make_body(const struct record_import_options *o, char *const *histo
 	return text;
 }
 
+/* Row i as a trace record; NULL when out of memory. */
+static cJSON *import_request(const struct import *im, const struct row *rows, size_t i,
+			     const struct record_import_options *o)
+{
+	const char *path = o->completions ? "/v1/completions" : "/v1/chat/completions";
+	const struct row *row = &rows[i];
+	struct words_buf prompt = { 0 };
+	struct trace_request t;
+	cJSON *rec = NULL;
+
+	trace_request_init(&t);
+	t.id = (long)i;
+	t.arrival_ns = row->t_ns - rows[0].t_ns;
+	t.input_tokens = row->in;
+	t.output_tokens = row->out;
+	if (row->conv >= 0) {
+		const struct conv *c = &im->convs[row->conv];
+
+		t.session = row->conv;
+		t.turn = row->turn;
+		if (trace_request_set_json_post(&t, path, make_body(o, c->text,
+				(size_t)row->turn * 2, c->text[row->turn * 2], row->out)) == 0)
+			rec = trace_request_to_json(&t);
+	} else if (make_prompt(im, row, o->seed, &prompt) == 0 &&
+		   trace_request_set_json_post(&t, path, make_body(o, NULL, 0, prompt.p,
+								  row->out)) == 0) {
+		rec = trace_request_to_json(&t);
+	}
+	trace_request_release(&t);
+	free(prompt.p);
+	return rec;
+}
+
 /* Writes rows[0, n) as a trace. Returns 0; -1 with err filled; or 128 + a
  * signal that stopped it (err says what was written). A row whose record
  * is longer than a trace line may hold is left out and said on stderr. */
@@ -799,70 +833,21 @@ static int write_trace(const struct import *im, const struct row *rows, size_t n
 		       const struct record_import_options *o, cJSON *header, const char *out,
 		       int force, char *err, size_t errlen)
 {
-	const char *path = o->completions ? "/v1/completions" : "/v1/chat/completions";
-	struct tracefile_writer *w;
-	int rc = -1, sig = 0, arc;
-	size_t i, written = 0;
-	long too_long = 0;
+	struct traceout to;
+	int rc, sig = 0;
+	size_t i;
 
-	w = tracefile_writer_open(out, TRACEFILE_KIND_TRACE, header, force, err, errlen);
-	if (!w)
+	rc = traceout_open(&to, PROG, out, header, force, err, errlen);
+	if (rc < 0)
 		return -1;
-	for (i = 0; i < n && !(sig = cli_stop_signal()); i++) {
-		struct words_buf prompt = { 0 };
-		struct trace_request t;
-		cJSON *rec = NULL;
+	for (i = 0; rc == 0 && i < n && !(sig = cli_stop_signal()); i++) {
+		cJSON *rec = import_request(im, rows, i, o);
 
-		trace_request_init(&t);
-		t.id = (long)i;
-		t.arrival_ns = rows[i].t_ns - rows[0].t_ns;
-		t.input_tokens = rows[i].in;
-		t.output_tokens = rows[i].out;
-		if (rows[i].conv >= 0) {
-			const struct conv *c = &im->convs[rows[i].conv];
-
-			t.session = rows[i].conv;
-			t.turn = rows[i].turn;
-			if (trace_request_set_json_post(&t, path, make_body(o, c->text,
-					(size_t)rows[i].turn * 2, c->text[rows[i].turn * 2],
-					rows[i].out)) == 0)
-				rec = trace_request_to_json(&t);
-		} else if (make_prompt(im, &rows[i], o->seed, &prompt) == 0 &&
-			   trace_request_set_json_post(&t, path, make_body(o, NULL, 0, prompt.p,
-									  rows[i].out)) == 0) {
-			rec = trace_request_to_json(&t);
-		}
-		if (!rec)
-			errmsg_set(err, errlen, "cannot write '%s': out of memory", out);
-		else if ((arc = tracefile_writer_append(w, rec)) == TRACEFILE_ETOOLONG) {
-			fprintf(stderr, PROG ": '%s' line %ld: row left out: %s\n", im->path,
-				rows[i].line, tracefile_writer_error(w));
-			too_long++;
-		} else if (arc < 0) {
-			errmsg_set(err, errlen, "%s", tracefile_writer_error(w));
-		} else {
-			written++;
-		}
+		rc = traceout_append(&to, rec, err, errlen, "'%s' line %ld: row", im->path,
+				     rows[i].line);
 		cJSON_Delete(rec);
-		trace_request_release(&t);
-		free(prompt.p);
-		if (err[0])
-			goto cleanup;
-		tracefile_writer_flush_if_due(w);
 	}
-	rc = 0;
-cleanup:
-	if (tracefile_writer_close(w, rc == 0 ? err : NULL, errlen) < 0)
-		rc = -1;
-	if (rc == 0 && too_long)
-		fprintf(stderr, PROG ": %ld row%s left out, longer than a trace line may hold "
-			"(%u MiB)\n", too_long, too_long == 1 ? "" : "s", TRACEFILE_MAX_LINE >> 20);
-	if (rc == 0 && sig) {
-		errmsg_set(err, errlen, "%s: wrote %zu of %zu requests to '%s' (a whole file)",
-			 sig == SIGINT ? "interrupted" : "terminated", written, n, out);
-		rc = 128 + sig;
-	}
-	return rc;
+	return traceout_close(&to, rc == 0, (long)n, sig, err, errlen);
 }
 
 /* "(2 malformed, 1 with 0 output tokens)" or "" */

@@ -26,6 +26,7 @@
 #include "synth.h"
 #include "options.h"
 #include "words.h"
+#include "traceout.h"
 #include "lib/errmsg.h"
 #include "lib/cli.h"
 #include "lib/trace.h"
@@ -273,30 +274,14 @@ static cJSON *synth_request(struct synth_run *run, long i)
 	return rec;
 }
 
-/* What a write that stopped says: the requests left out for their
- * length, and a signal (128 + its number returned). */
-static int synth_end(const struct synth_options *o, const char *path, long written,
-		     long too_long, int sig, char *err, size_t errlen)
-{
-	if (too_long)
-		fprintf(stderr, "tracebench record synth: %ld request%s left out, longer than a "
-			"trace line may hold (%u MiB)\n", too_long, too_long == 1 ? "" : "s",
-			TRACEFILE_MAX_LINE >> 20);
-	if (!sig)
-		return 0;
-	errmsg_set(err, errlen, "%s: wrote %ld of %ld requests to '%s' (a whole file)",
-		 sig == SIGINT ? "interrupted" : "terminated", written, o->requests, path);
-	return 128 + sig;
-}
-
 int synth_write(const struct synth_options *o, const char *path, int force, char *err,
 		size_t errlen)
 {
 	struct synth_run run;
-	struct tracefile_writer *w = NULL;
-	long written = 0, too_long = 0, i;
+	struct traceout out = { NULL };
 	cJSON *header;
-	int rc = -1, sig = 0, arc;
+	int rc, sig = 0;
+	long i;
 
 	err[0] = '\0';
 	memset(&run, 0, sizeof(run));
@@ -313,38 +298,21 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 		run.session_arrival = calloc((size_t)run.n_sessions, sizeof(*run.session_arrival));
 		if (!run.sessions || !run.session_arrival) {
 			errmsg_set(err, errlen, "cannot write '%s': out of memory", path);
-			goto cleanup;
+			synth_run_free(&run);
+			return -1;
 		}
 	}
 	header = make_header(o, run.n_sessions);
-	w = tracefile_writer_open(path, TRACEFILE_KIND_TRACE, header, force, err, errlen);
+	rc = traceout_open(&out, "tracebench record synth", path, header, force, err, errlen);
 	cJSON_Delete(header);
-	if (!w)
-		goto cleanup;
-	for (i = 0; i < o->requests && !(sig = cli_stop_signal()); i++) {
+	for (i = 0; rc == 0 && i < o->requests && !(sig = cli_stop_signal()); i++) {
 		cJSON *rec = synth_request(&run, i);
 
-		if (!rec)
-			errmsg_set(err, errlen, "cannot write '%s': out of memory", path);
-		else if ((arc = tracefile_writer_append(w, rec)) == TRACEFILE_ETOOLONG) {
-			fprintf(stderr, "tracebench record synth: request %ld left out: %s\n",
-				i, tracefile_writer_error(w));
-			too_long++;
-		} else if (arc < 0) {
-			errmsg_set(err, errlen, "%s", tracefile_writer_error(w));
-		} else {
-			written++;
-		}
+		rc = traceout_append(&out, rec, err, errlen, "request %ld", i);
 		cJSON_Delete(rec);
-		if (err[0])
-			goto cleanup;
 	}
-	rc = 0;
-cleanup:
-	if (w && tracefile_writer_close(w, rc == 0 ? err : NULL, errlen) < 0)
-		rc = -1;
-	if (rc == 0)
-		rc = synth_end(o, path, written, too_long, sig, err, errlen);
+	if (out.w)
+		rc = traceout_close(&out, rc == 0, o->requests, sig, err, errlen);
 	synth_run_free(&run);
 	return rc;
 }
