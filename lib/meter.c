@@ -108,13 +108,28 @@ static void keep_answer(struct meter *m, const cJSON *text)
 	if (!r->keep_answer || !cJSON_IsString(text) || !result_ok(r))
 		return;
 	len = strlen(text->valuestring);
-	if (len > RESULT_MAX_ANSWER - r->answer_len) {
+	if (len > RESULT_MAX_ANSWER - r->answer_len - r->tool_calls.bytes) {
 		result_set_error(r, RESULT_ERR_MALFORMED, "answer longer than a session's "
 				 "history keeps (16 MiB)");
 		return;
 	}
 	if (strbuf_append(&r->answer, &r->answer_len, &m->answer_cap, text->valuestring, len) < 0)
 		result_set_error(r, RESULT_ERR_MALFORMED, "out of memory keeping the answer");
+}
+
+/* Folds a tool_calls array of choice 0 into the kept answer (keep_answer):
+ * its calls share the answer's cap; a server breaking toolcall.h's rules
+ * fails the request as malformed. */
+static void keep_tool_calls(struct meter *m, const cJSON *arr)
+{
+	struct result *r = m->result;
+	const char *why;
+
+	if (!r->keep_answer || !arr || !result_ok(r))
+		return;
+	r->tool_calls.max_bytes = RESULT_MAX_ANSWER - r->answer_len;
+	if (toolcalls_feed(&r->tool_calls, arr, &why) < 0)
+		result_set_error(r, RESULT_ERR_MALFORMED, why);
 }
 
 /*
@@ -141,6 +156,7 @@ static void handle_chunk(struct meter *m, const cJSON *obj)
 		if (!index_nonzero(choice)) {
 			keep_answer(m, cJSON_GetObjectItemCaseSensitive(delta, "content"));
 			keep_answer(m, cJSON_GetObjectItemCaseSensitive(choice, "text"));
+			keep_tool_calls(m, tools);
 		}
 		if (nonempty_string(delta, "reasoning_content") || nonempty_string(delta, "reasoning") ||
 		    cJSON_GetArraySize(tools) > 0 ||
@@ -249,10 +265,11 @@ void meter_end_body(struct meter *m, const char *body, size_t len, int64_t now_n
 		result_set_error(r, RESULT_ERR_MALFORMED, "response body is not a JSON object");
 	} else if (!read_error(m, obj)) {
 		const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "choices"), 0);
+		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(c0, "message");
 
 		read_usage(m, obj);
-		keep_answer(m, cJSON_GetObjectItemCaseSensitive(
-			cJSON_GetObjectItemCaseSensitive(c0, "message"), "content"));
+		keep_answer(m, cJSON_GetObjectItemCaseSensitive(msg, "content"));
+		keep_tool_calls(m, cJSON_GetObjectItemCaseSensitive(msg, "tool_calls"));
 		keep_answer(m, cJSON_GetObjectItemCaseSensitive(c0, "text"));
 		r->ttft_ns = r->ttfa_ns = now_ns - m->start_ns;
 		r->unstreamed = true;

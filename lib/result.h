@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
+#include "toolcall.h"
+
 /* Error classes; "" means the request succeeded. */
 #define RESULT_ERR_HTTP       "http"        /* non-2xx status */
 #define RESULT_ERR_CONNECT    "connect"     /* could not connect */
@@ -78,12 +80,15 @@ struct result {
 	long session;            /* the trace record's session, or -1 */
 	long turn;               /* ... and its turn, or -1 */
 	/* Asked for by the caller, never written: with keep_answer the meter
-	 * keeps the answer text of choice 0 (streamed content deltas, or a
-	 * body's message content) in 'answer' (owned, NUL-terminated, at most
-	 * RESULT_MAX_ANSWER bytes), which a session's next turn sends back. */
+	 * keeps the answer of choice 0, which a session's next turn sends
+	 * back: its text (streamed content deltas, or a body's message
+	 * content) in 'answer' (owned, NUL-terminated) and its tool calls
+	 * (streamed delta.tool_calls, or the body's message.tool_calls) in
+	 * 'tool_calls' (owned), at most RESULT_MAX_ANSWER bytes together. */
 	bool keep_answer;
 	char *answer;
 	size_t answer_len;
+	struct toolcalls tool_calls;
 	/* not owned, never written: credentials the request sent (the API
 	 * key), scrubbed from every error detail by result_set_error */
 	const char *const *secrets;

@@ -68,7 +68,7 @@ struct session_run {
 	struct level_run *lr;
 	const struct session_entry *e;
 	size_t next;              /* the turn to send next */
-	char **answers;           /* the server's answers to turns 0 .. next-1 */
+	struct session_answer *answers;  /* the server's to turns 0 .. next-1 */
 	char *body;               /* the filled body of the turn in flight, or NULL */
 	struct event *timer;      /* the think time before the next turn */
 	int64_t due_ns;           /* when the next turn is due (monotonic) */
@@ -504,7 +504,7 @@ static void session_end(struct session_run *sr)
 	size_t i;
 
 	for (i = 0; sr->answers && i < sr->next; i++)
-		free(sr->answers[i]);
+		session_answer_release(&sr->answers[i]);
 	free(sr->answers);
 	sr->answers = NULL;
 	free(sr->body);
@@ -620,6 +620,7 @@ static void on_turn_done(void *ctx, struct result *r)
 {
 	struct session_run *sr = ctx;
 	struct level_run *lr = sr->lr;
+	struct session_answer *a;
 	int64_t think;
 	struct timeval tv;
 
@@ -631,13 +632,16 @@ static void on_turn_done(void *ctx, struct result *r)
 		issue(lr);
 		return;
 	}
-	sr->answers[sr->next - 1] = r->answer ? r->answer : strdup("");
+	a = &sr->answers[sr->next - 1];
+	a->content = r->answer;        /* NULL: an empty answer */
+	a->calls = r->tool_calls;
 	r->answer = NULL;
+	toolcalls_init(&r->tool_calls, 0);
 	think = session_turn(lr, sr->e, sr->next)->req.think_ns;
 	sr->due_ns = clock_now_ns() + think;
 	tv.tv_sec = (time_t)(think / NS_PER_S);
 	tv.tv_usec = (suseconds_t)(think % NS_PER_S / 1000);
-	if (!sr->answers[sr->next - 1] || !sr->timer || evtimer_add(sr->timer, &tv) < 0) {
+	if (!sr->timer || evtimer_add(sr->timer, &tv) < 0) {
 		fprintf(stderr, "\ntracebench replay: out of memory\n");
 		stop_signal = stop_signal ? stop_signal : -1;
 		session_end(sr);

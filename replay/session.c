@@ -132,16 +132,118 @@ void session_set_release(struct session_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
-/* True for a chat message of role "assistant". */
-static int is_assistant(const cJSON *m)
+/* True for a chat message of role 'role'. */
+static int has_role(const cJSON *m, const char *role)
 {
-	const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role"));
+	const char *r = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role"));
 
-	return cJSON_IsObject(m) && role && strcmp(role, "assistant") == 0;
+	return cJSON_IsObject(m) && r && strcmp(r, role) == 0;
 }
 
-int session_fill_body(const char *body, size_t len, char *const *answers, size_t n_answers,
-		      char **out, size_t *out_len)
+static int is_assistant(const cJSON *m)
+{
+	return has_role(m, "assistant");
+}
+
+/* Sets obj's 'key' to the string v (NULL: null), replacing what was there.
+ * Returns 0, or -1 when out of memory. */
+static int set_string(cJSON *obj, const char *key, const char *v)
+{
+	cJSON *item = v ? cJSON_CreateString(v) : cJSON_CreateNull();
+
+	if (!item)
+		return -1;
+	if (cJSON_HasObjectItem(obj, key))
+		return cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item) ? 0 : -1;
+	if (!cJSON_AddItemToObject(obj, key, item)) {
+		cJSON_Delete(item);
+		return -1;
+	}
+	return 0;
+}
+
+/* The recorded call of 'calls' whose id is 'id': its position, or -1. */
+static int call_with_id(const cJSON *calls, const char *id)
+{
+	const cJSON *c;
+	int j = 0;
+
+	cJSON_ArrayForEach(c, calls) {
+		const char *cid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "id"));
+
+		if (cid && strcmp(cid, id) == 0)
+			return j;
+		j++;
+	}
+	return -1;
+}
+
+/*
+ * The placeholder m's recorded tool_calls become the server's 'live' ones,
+ * call by call, and the tool messages after m (up to the next assistant
+ * message) answer the server's ids. Each tool message is matched against
+ * the recorded ids before any changes, so that a live id equal to another
+ * recorded one is not mapped twice. Returns 0, or -1 when out of memory.
+ */
+static int fill_calls(cJSON *m, const struct toolcalls *live)
+{
+	cJSON *calls = cJSON_GetObjectItemCaseSensitive(m, "tool_calls"), *c, *t;
+	size_t j = 0;
+
+	if (!cJSON_IsArray(calls) || !live->n)
+		return 0;
+	for (t = m->next; t && !is_assistant(t); t = t->next) {
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "tool_call_id"));
+		int k;
+
+		if (!has_role(t, "tool") || !id || (k = call_with_id(calls, id)) < 0 ||
+		    (size_t)k >= live->n || !live->c[k].id)
+			continue;
+		if (set_string(t, "tool_call_id", live->c[k].id) < 0)
+			return -1;
+	}
+	cJSON_ArrayForEach(c, calls) {
+		const struct toolcall *lc;
+		cJSON *fn;
+
+		if (j >= live->n)
+			break;
+		lc = &live->c[j++];
+		if (!cJSON_IsObject(c))
+			continue;
+		fn = cJSON_GetObjectItemCaseSensitive(c, "function");
+		if (!cJSON_IsObject(fn)) {
+			cJSON_DeleteItemFromObjectCaseSensitive(c, "function");
+			if (!(fn = cJSON_AddObjectToObject(c, "function")))
+				return -1;
+		}
+		if ((lc->id && set_string(c, "id", lc->id) < 0) ||
+		    set_string(c, "type", "function") < 0 ||
+		    (lc->name && set_string(fn, "name", lc->name) < 0) ||
+		    (lc->args && set_string(fn, "arguments", lc->args) < 0))
+			return -1;
+	}
+	return 0;
+}
+
+/* Placeholder m gets answer a: its text (null when empty and m keeps tool
+ * calls), the server's tool calls, no reasoning. Returns 0, or -1 when out
+ * of memory. */
+static int fill_message(cJSON *m, const struct session_answer *a)
+{
+	const char *text = a->content ? a->content : "";
+
+	if (!text[0] && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "tool_calls")) > 0)
+		text = NULL;
+	if (set_string(m, "content", text) < 0 || fill_calls(m, &a->calls) < 0)
+		return -1;
+	cJSON_DeleteItemFromObjectCaseSensitive(m, "reasoning_content");
+	cJSON_DeleteItemFromObjectCaseSensitive(m, "reasoning");
+	return 0;
+}
+
+int session_fill_body(const char *body, size_t len, const struct session_answer *answers,
+		      size_t n_answers, char **out, size_t *out_len)
 {
 	cJSON *root, *msgs, *m;
 	size_t n = 0, seen = 0;
@@ -159,25 +261,12 @@ int session_fill_body(const char *body, size_t len, char *const *answers, size_t
 		goto cleanup;
 	/* the last n_answers assistant messages, in order, get the answers */
 	cJSON_ArrayForEach(m, msgs) {
-		cJSON *content;
-		size_t i;
-
 		if (!is_assistant(m) || seen++ < n - n_answers)
 			continue;
-		i = seen - 1 - (n - n_answers);
-		content = cJSON_CreateString(answers[i] ? answers[i] : "");
-		if (!content || !cJSON_ReplaceItemInObjectCaseSensitive(m, "content", content)) {
-			if (content && !cJSON_AddItemToObject(m, "content", content)) {
-				cJSON_Delete(content);
-				content = NULL;
-			}
-			if (!content) {
-				rc = SESSION_ENOMEM;
-				goto cleanup;
-			}
+		if (fill_message(m, &answers[seen - 1 - (n - n_answers)]) < 0) {
+			rc = SESSION_ENOMEM;
+			goto cleanup;
 		}
-		cJSON_DeleteItemFromObjectCaseSensitive(m, "reasoning_content");
-		cJSON_DeleteItemFromObjectCaseSensitive(m, "reasoning");
 	}
 	*out = cJSON_PrintUnformatted(root);
 	if (!*out) {
@@ -189,4 +278,11 @@ int session_fill_body(const char *body, size_t len, char *const *answers, size_t
 cleanup:
 	cJSON_Delete(root);
 	return rc;
+}
+
+void session_answer_release(struct session_answer *a)
+{
+	free(a->content);
+	a->content = NULL;
+	toolcalls_release(&a->calls);
 }

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/toolcall.h"
+
 /* What the grouping needs of one trace record. */
 struct session_key {
 	long session;          /* -1: not in a session (a one-turn session of its own) */
@@ -58,19 +60,36 @@ enum {
 	SESSION_ASIS = 1,      /* nothing to fill: send the body as recorded */
 };
 
+/* What the server answered to one turn: its text and its tool calls. */
+struct session_answer {
+	char *content;            /* owned; NULL as "" */
+	struct toolcalls calls;   /* owned */
+};
+
 /*
  * The body of turn k (k = n_answers) of a chat session: 'body' (len bytes,
  * one JSON object with a "messages" array) whose last k messages of role
  * "assistant" stand for the answers of turns 0 .. k-1, in order. Each gets
- * answers[i] as its "content" and loses "reasoning_content" and
- * "reasoning": a reasoning model's earlier thoughts are not sent back, as
- * the chat templates of DeepSeek-R1 and Qwen3 drop them and the OpenAI and
- * DeepSeek APIs ask. Returns SESSION_FILLED with *out (malloc'd,
+ * answers[i]'s text as its "content" (null when the answer is tool calls
+ * alone) and loses "reasoning_content" and "reasoning": a reasoning
+ * model's earlier thoughts are not sent back, as the chat templates of
+ * DeepSeek-R1 and Qwen3 drop them and the OpenAI and DeepSeek APIs ask.
+ *
+ * A placeholder's recorded "tool_calls" keeps its length: its call j
+ * becomes the server's call j (id, function name, arguments; what the
+ * server left out stays as recorded), and each "tool" message after it,
+ * up to the next assistant message, whose "tool_call_id" is call j's
+ * recorded id gets the server's id. Live calls past the recorded ones,
+ * or where none was recorded, are left out: no tool message of the trace
+ * answers them. Returns SESSION_FILLED with *out (malloc'd,
  * NUL-terminated, the caller frees) and *out_len; SESSION_ASIS when the
  * body is no such object or holds fewer than k assistant messages (a
  * completions prompt, a foreign body); SESSION_ENOMEM.
  */
-int session_fill_body(const char *body, size_t len, char *const *answers, size_t n_answers,
-		      char **out, size_t *out_len);
+int session_fill_body(const char *body, size_t len, const struct session_answer *answers,
+		      size_t n_answers, char **out, size_t *out_len);
+
+/* Frees what a owns. */
+void session_answer_release(struct session_answer *a);
 
 #endif

@@ -394,8 +394,81 @@ TEST(the_answer_is_kept_when_asked_and_cached_tokens_read)
 	result_release(&r);
 }
 
+TEST(tool_calls_are_assembled_from_their_fragments_when_asked)
+{
+	/* llama.cpp's stream of one call (id, type and name with empty
+	 * arguments first, then the arguments in pieces, then a finish chunk
+	 * "tool_calls"), and vLLM's second call interleaved */
+	static const char *const chunks[] = {
+		"data: {\"choices\":[{\"finish_reason\":null,\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null}}]}\n\n",
+		"data: {\"choices\":[{\"finish_reason\":null,\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"v2dh\",\"type\":\"function\",\"function\":{\"name\":\"run_command\",\"arguments\":\"\"}}]}}]}\n\n",
+		"data: {\"choices\":[{\"finish_reason\":null,\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"\"}}]}}]}\n\n",
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"chatcmpl-tool-9\",\"type\":\"function\",\"function\":{\"name\":\"ls\"}}]}}]}\n\n",
+		"data: {\"choices\":[{\"finish_reason\":null,\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"command\\\":\\\"pwd\\\"}\"}}]}}]}\n\n",
+		"data: {\"choices\":[{\"index\":1,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"other choice\"}]}}]}\n\n",
+		"data: {\"choices\":[{\"finish_reason\":\"tool_calls\",\"index\":0,\"delta\":{}}]}\n\n",
+	};
+	struct result r;
+	struct meter m;
+	size_t i;
+
+	result_init(&r);
+	r.keep_answer = true;
+	meter_init(&m, &r, MS(0), 0);
+	for (i = 0; i < sizeof(chunks) / sizeof(*chunks); i++)
+		feed(&m, chunks[i], (int64_t)i + 1);
+	feed(&m, done, 8);
+	meter_end_stream(&m, MS(9));
+	CHECK(result_ok(&r));
+	CHECK(r.answer == NULL);
+	CHECK_EQ_INT(r.token_events, 5);        /* the role and finish chunks carry none */
+	CHECK_EQ_INT((long)r.tool_calls.n, 2);
+	CHECK_STR(r.tool_calls.c[0].id, "v2dh");
+	CHECK_STR(r.tool_calls.c[0].name, "run_command");
+	CHECK_STR(r.tool_calls.c[0].args, "{\"command\":\"pwd\"}");
+	CHECK_STR(r.tool_calls.c[1].id, "chatcmpl-tool-9");
+	CHECK(r.tool_calls.c[1].args == NULL);
+	meter_release(&m);
+	result_release(&r);
+	/* not asked: none kept */
+	result_init(&r);
+	meter_init(&m, &r, MS(0), 0);
+	feed(&m, chunks[1], 1);
+	CHECK_EQ_INT((long)r.tool_calls.n, 0);
+	meter_release(&m);
+	result_release(&r);
+	/* a whole body's message.tool_calls */
+	result_init(&r);
+	r.keep_answer = true;
+	meter_init(&m, &r, MS(0), 0);
+	{
+		static const char body[] = "{\"choices\":[{\"message\":{\"content\":null,\"tool_calls\":["
+			"{\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}},"
+			"{\"id\":\"b\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"[]\"}}]},"
+			"\"finish_reason\":\"tool_calls\"}]}";
+
+		meter_end_body(&m, body, sizeof(body) - 1, MS(5));
+	}
+	CHECK(result_ok(&r));
+	CHECK_EQ_INT((long)r.tool_calls.n, 2);
+	CHECK_STR(r.tool_calls.c[1].id, "b");
+	CHECK_STR(r.tool_calls.c[1].args, "[]");
+	meter_release(&m);
+	result_release(&r);
+	/* a hostile index fails the request as malformed */
+	result_init(&r);
+	r.keep_answer = true;
+	meter_init(&m, &r, MS(0), 0);
+	feed(&m, "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1e9}]}}]}\n\n", 1);
+	CHECK_STR(r.error, RESULT_ERR_MALFORMED);
+	CHECK_STR(r.error_detail, "a tool call's index is not an integer from 0 to 127");
+	meter_release(&m);
+	result_release(&r);
+}
+
 int main(void)
 {
+	RUN(tool_calls_are_assembled_from_their_fragments_when_asked);
 	RUN(the_answer_is_kept_when_asked_and_cached_tokens_read);
 	RUN(reasoning_then_answer);
 	RUN(without_usage_tokens_are_counted_and_flagged);

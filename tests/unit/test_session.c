@@ -3,7 +3,8 @@
  * by session in turn order, a session with a missing, repeated or
  * out-of-order turn or a think time out of range refused whole with the
  * line at fault, and a later turn's assistant messages filled with the
- * answers, reasoning left out.
+ * answers, reasoning left out, the tool calls and ids the server gave put
+ * in place of the recorded ones; a server's tool calls under caps.
  */
 #include "harness.h"
 #include "replay/session.h"
@@ -118,9 +119,9 @@ TEST(a_think_time_out_of_range_skips_the_session)
 }
 
 /* The filled body (static, overwritten by the next call), or "(as is)". */
-static const char *fill(const char *body, char *const *answers, size_t n)
+static const char *fill_calls(const char *body, const struct session_answer *answers, size_t n)
 {
-	static char last[2048];
+	static char last[4096];
 	char *out = NULL;
 	size_t len = 0;
 	int rc = session_fill_body(body, strlen(body), answers, n, &out, &len);
@@ -132,6 +133,31 @@ static const char *fill(const char *body, char *const *answers, size_t n)
 	snprintf(last, sizeof(last), "%s", strlen(out) == len ? out : "(bad length)");
 	free(out);
 	return last;
+}
+
+/* fill_calls with text answers alone. */
+static const char *fill(const char *body, char *const *texts, size_t n)
+{
+	struct session_answer a[4];
+	size_t i;
+
+	memset(a, 0, sizeof(a));
+	for (i = 0; i < n && i < 4; i++)
+		a[i].content = texts[i];
+	return fill_calls(body, a, n);
+}
+
+/* answer a with the calls that the streamed deltas 'json' (a JSON array of
+ * tool_calls arrays, one per chunk) assemble. */
+static void stream_calls(struct session_answer *a, const char *json)
+{
+	cJSON *chunks = cJSON_Parse(json), *c;
+	const char *why;
+
+	toolcalls_init(&a->calls, 1 << 20);
+	cJSON_ArrayForEach(c, chunks)
+		CHECK_EQ_INT(toolcalls_feed(&a->calls, c, &why), TOOLCALLS_OK);
+	cJSON_Delete(chunks);
 }
 
 TEST(the_last_assistant_messages_get_the_answers)
@@ -168,6 +194,146 @@ TEST(a_body_without_the_placeholders_goes_as_recorded)
 		     "{\"messages\":[{\"role\":\"assistant\",\"content\":\"x\"}]}");
 }
 
+TEST(a_tool_call_round_trip_gets_the_servers_calls_and_ids)
+{
+	/* turn 2 of an agent run: turn 0 called two tools (recorded ids r1, r2),
+	 * their results came back as tool messages, turn 1 called one more (r1
+	 * again: a server that numbers per answer) and its result ends the body */
+	const char *body = "{\"messages\":["
+		"{\"role\":\"user\",\"content\":\"u0\"},"
+		"{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+		"{\"id\":\"r1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}},"
+		"{\"id\":\"r2\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]},"
+		"{\"role\":\"tool\",\"tool_call_id\":\"r2\",\"content\":\"out2\"},"
+		"{\"role\":\"tool\",\"tool_call_id\":\"r1\",\"content\":\"out1\"},"
+		"{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":["
+		"{\"id\":\"r1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},"
+		"{\"role\":\"tool\",\"tool_call_id\":\"r1\",\"content\":\"out3\"}]}";
+	struct session_answer a[2];
+
+	memset(a, 0, sizeof(a));
+	/* llama.cpp's shape: id and name first, then the arguments in pieces;
+	 * the live ids swap the recorded ones (L2 for r1, r1 for r2) */
+	stream_calls(&a[0], "[[{\"index\":0,\"id\":\"L2\",\"type\":\"function\","
+		     "\"function\":{\"name\":\"find\",\"arguments\":\"\"}}],"
+		     "[{\"index\":0,\"function\":{\"arguments\":\"{\\\"q\\\":\"}}],"
+		     "[{\"index\":1,\"id\":\"r1\",\"function\":{\"name\":\"open\"}}],"
+		     "[{\"index\":0,\"function\":{\"arguments\":\"1}\"}},"
+		     "{\"index\":1,\"function\":{\"arguments\":\"[]\"}}]]");
+	a[1].content = (char *)"let me look";
+	stream_calls(&a[1], "[[{\"index\":0,\"id\":\"L3\",\"function\":{\"name\":\"f\","
+		     "\"arguments\":\"{\\\"x\\\":2}\"}},{\"index\":1,\"id\":\"extra\"}]]");
+	CHECK_STR(fill_calls(body, a, 2), "{\"messages\":["
+		"{\"role\":\"user\",\"content\":\"u0\"},"
+		"{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+		"{\"id\":\"L2\",\"type\":\"function\",\"function\":{\"name\":\"find\",\"arguments\":\"{\\\"q\\\":1}\"}},"
+		"{\"id\":\"r1\",\"type\":\"function\",\"function\":{\"name\":\"open\",\"arguments\":\"[]\"}}]},"
+		"{\"role\":\"tool\",\"tool_call_id\":\"r1\",\"content\":\"out2\"},"
+		"{\"role\":\"tool\",\"tool_call_id\":\"L2\",\"content\":\"out1\"},"
+		"{\"role\":\"assistant\",\"content\":\"let me look\",\"tool_calls\":["
+		"{\"id\":\"L3\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\":2}\"}}]},"
+		"{\"role\":\"tool\",\"tool_call_id\":\"L3\",\"content\":\"out3\"}]}");
+	session_answer_release(&a[0]);
+	toolcalls_release(&a[1].calls);
+}
+
+TEST(calls_the_trace_did_not_record_or_did_not_get_stay_out_or_as_recorded)
+{
+	/* the server called a tool where the trace's answer was text: left out;
+	 * the server answered in text where the trace called a tool: the
+	 * recorded call and its tool message stay */
+	const char *body = "{\"messages\":[{\"role\":\"user\",\"content\":\"u0\"},"
+		"{\"role\":\"assistant\",\"content\":\"a0\"},{\"role\":\"user\",\"content\":\"u1\"},"
+		"{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"r\",\"function\":{\"name\":\"f\"}}]},"
+		"{\"role\":\"tool\",\"tool_call_id\":\"r\",\"content\":\"o\"}]}";
+	struct session_answer a[2];
+
+	memset(a, 0, sizeof(a));
+	stream_calls(&a[0], "[[{\"id\":\"L\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]]");
+	a[1].content = (char *)"text instead";
+	CHECK_STR(fill_calls(body, a, 2), "{\"messages\":[{\"role\":\"user\",\"content\":\"u0\"},"
+		"{\"role\":\"assistant\",\"content\":\"\"},{\"role\":\"user\",\"content\":\"u1\"},"
+		"{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"r\",\"function\":{\"name\":\"f\"}}],"
+		"\"content\":\"text instead\"},"
+		"{\"role\":\"tool\",\"tool_call_id\":\"r\",\"content\":\"o\"}]}");
+	toolcalls_release(&a[0].calls);
+}
+
+TEST(a_servers_tool_calls_are_capped)
+{
+	struct toolcalls t;
+	const char *why;
+	char big[300], json[400];
+	cJSON *arr;
+	int i, rc = 0;
+
+	toolcalls_init(&t, 64);
+	/* an index that is no integer from 0 to 127 */
+	arr = cJSON_Parse("[{\"index\":128}]");
+	CHECK_EQ_INT(toolcalls_feed(&t, arr, &why), TOOLCALLS_EINVAL);
+	CHECK_STR(why, "a tool call's index is not an integer from 0 to 127");
+	cJSON_Delete(arr);
+	arr = cJSON_Parse("[{\"index\":-1}]");
+	CHECK_EQ_INT(toolcalls_feed(&t, arr, &why), TOOLCALLS_EINVAL);
+	cJSON_Delete(arr);
+	arr = cJSON_Parse("[{\"index\":0.5}]");
+	CHECK_EQ_INT(toolcalls_feed(&t, arr, &why), TOOLCALLS_EINVAL);
+	cJSON_Delete(arr);
+	arr = cJSON_Parse("[3]");
+	CHECK_EQ_INT(toolcalls_feed(&t, arr, &why), TOOLCALLS_EINVAL);
+	CHECK_STR(why, "a tool call is not a JSON object");
+	cJSON_Delete(arr);
+	/* an id over 256 bytes */
+	memset(big, 'i', 257);
+	big[257] = '\0';
+	snprintf(json, sizeof(json), "[{\"index\":0,\"id\":\"%s\"}]", big);
+	arr = cJSON_Parse(json);
+	CHECK_EQ_INT(toolcalls_feed(&t, arr, &why), TOOLCALLS_EINVAL);
+	CHECK_STR(why, "tool call id or function name longer than 256 bytes");
+	cJSON_Delete(arr);
+	toolcalls_release(&t);
+	/* arguments past the caller's cap (64 bytes), in pieces */
+	arr = cJSON_Parse("[{\"index\":0,\"function\":{\"arguments\":\"0123456789012345678901234567890\"}}]");
+	CHECK_EQ_INT(toolcalls_feed(&t, arr, &why), TOOLCALLS_OK);
+	CHECK_EQ_INT(toolcalls_feed(&t, arr, &why), TOOLCALLS_OK);
+	CHECK_EQ_INT(toolcalls_feed(&t, arr, &why), TOOLCALLS_EINVAL);
+	CHECK_STR(why, "tool calls longer than a session's history keeps");
+	CHECK_EQ_INT((long)t.bytes, 62);
+	cJSON_Delete(arr);
+	toolcalls_release(&t);
+	/* 128 calls, not 129; a repeated id is kept as first given */
+	for (i = 0; i < 128; i++) {
+		snprintf(json, sizeof(json), "[{\"index\":%d}]", i);
+		arr = cJSON_Parse(json);
+		rc |= toolcalls_feed(&t, arr, &why);
+		cJSON_Delete(arr);
+	}
+	CHECK_EQ_INT(rc, 0);
+	CHECK_EQ_INT((long)t.n, 128);
+	arr = cJSON_Parse("[{\"index\":5,\"id\":\"a\"},{\"index\":5,\"id\":\"b\"}]");
+	CHECK_EQ_INT(toolcalls_feed(&t, arr, &why), TOOLCALLS_OK);
+	CHECK_STR(t.c[5].id, "a");
+	cJSON_Delete(arr);
+	arr = cJSON_Parse("[{},{}]");     /* no index: their places, 0 and 1, exist */
+	CHECK_EQ_INT(toolcalls_feed(&t, arr, &why), TOOLCALLS_OK);
+	cJSON_Delete(arr);
+	toolcalls_release(&t);
+	toolcalls_init(&t, 64);
+	for (i = 0; i < 128; i++) {
+		snprintf(json, sizeof(json), "[{\"index\":%d}]", i);
+		arr = cJSON_Parse(json);
+		toolcalls_feed(&t, arr, &why);
+		cJSON_Delete(arr);
+	}
+	arr = cJSON_Parse("[{},{},{}]");
+	CHECK_EQ_INT(toolcalls_feed(&t, arr, &why), TOOLCALLS_OK);    /* 0..2 exist */
+	cJSON_Delete(arr);
+	CHECK_EQ_INT((long)t.n, 128);
+	toolcalls_release(&t);
+	CHECK_EQ_INT((long)t.n, 0);
+	CHECK_EQ_INT((long)t.max_bytes, 64);
+}
+
 int main(void)
 {
 	RUN(records_group_into_sessions_in_turn_order);
@@ -176,5 +342,8 @@ int main(void)
 	RUN(a_think_time_out_of_range_skips_the_session);
 	RUN(the_last_assistant_messages_get_the_answers);
 	RUN(a_body_without_the_placeholders_goes_as_recorded);
+	RUN(a_tool_call_round_trip_gets_the_servers_calls_and_ids);
+	RUN(calls_the_trace_did_not_record_or_did_not_get_stay_out_or_as_recorded);
+	RUN(a_servers_tool_calls_are_capped);
 	return harness_done();
 }
