@@ -144,6 +144,8 @@ struct mock_stream {
 	int role_sent;                  /* chat: the role chunks are out */
 	long long created;              /* UNIX time of arrival */
 	z_stream *z;                    /* --gzip: the reply's deflate stream */
+	long tool_calls;                /* --tool-calls: the answer is calls */
+	char *tool_names[MOCK_MAX_TOOL_CALLS];  /* their names, JSON-quoted (malloc) */
 };
 
 /* What parse_request() read from a request body. */
@@ -157,6 +159,8 @@ struct mock_request {
 	long choices;           /* n x prompts */
 	long cached;            /* prompt tokens the prefix cache held */
 	int ignore_eos;
+	long tool_calls;        /* --tool-calls: calls to answer with, 0 none */
+	const cJSON *tools;     /* the request's "tools" (in its body) */
 };
 
 /* The deterministic vocabulary: token k is " " + mock_words[k % 16]. */
@@ -361,6 +365,10 @@ static void stream_arm(struct mock_stream *s)
 /* Frees s, linked or not yet; the request itself is left to the caller. */
 static void stream_free_unlinked(struct mock_stream *s)
 {
+	long j;
+
+	for (j = 0; j < s->tool_calls; j++)
+		free(s->tool_names[j]);
 	if (s->timer)
 		event_free(s->timer);
 	if (s->trickle_timer)
@@ -537,6 +545,54 @@ static void stream_send_roles(struct mock_stream *s)
 			     "\"finish_reason\":null}]}", c);
 }
 
+/*
+ * --tool-calls: the n tokens of the answer are spread over its calls, call
+ * j (of c = min(calls, n)) taking tokens [j*n/c, (j+1)*n/c). Sets *first
+ * and *end to token k's call's range and returns the call.
+ */
+static long tool_call_of(const struct mock_stream *s, long k, long *first, long *end)
+{
+	long c = s->tool_calls < s->n ? s->tool_calls : s->n, j = 0;
+
+	while (j + 1 < c && (j + 1) * s->n / c <= k)
+		j++;
+	*first = j * s->n / c;
+	*end = (j + 1) * s->n / c;
+	return j;
+}
+
+/* The id of call j of choice c: "call-mock-<request>-<c * calls + j>". */
+static char *tool_call_id(const struct mock_stream *s, long c, long j)
+{
+	return str_printf("call-mock-%llu-%ld", s->id, c * s->tool_calls + j);
+}
+
+/*
+ * Token k of choice c as a tool call's fragment, as llama.cpp streams them:
+ * a call's first token brings its index, id, type and name with empty
+ * arguments ("{}" when the call has one token), the others the arguments
+ * {"q":"<words>"} in pieces; finish_reason comes in a chunk of its own.
+ */
+static void stream_send_tool_token(struct mock_stream *s, long k, long c)
+{
+	long first, end, j = tool_call_of(s, k, &first, &end), p = k - first;
+
+	if (p == 0) {
+		char *id = tool_call_id(s, c, j);
+
+		stream_event(s, EVENT_HEAD, "\"choices\":[{\"index\":%ld,\"delta\":{\"tool_calls\":["
+			     "{\"index\":%ld,\"id\":\"%s\",\"type\":\"function\",\"function\":"
+			     "{\"name\":%s,\"arguments\":\"%s\"}}]},\"finish_reason\":null}]}",
+			     c, j, id ? id : "", s->tool_names[j], end - first == 1 ? "{}" : "");
+		free(id);
+		return;
+	}
+	stream_event(s, EVENT_HEAD, "\"choices\":[{\"index\":%ld,\"delta\":{\"tool_calls\":["
+		     "{\"index\":%ld,\"function\":{\"arguments\":\"%s%s%s\"}}]},"
+		     "\"finish_reason\":null}]}", c, j, p == 1 ? "{\\\"q\\\":\\\"" : "",
+		     mock_spaced[(unsigned long)k % 16], p == end - first - 1 ? "\\\"}" : "");
+}
+
 /* Tokens from..to-1, each with its leading space (malloc, caller frees). */
 static char *words_join(long from, long to)
 {
@@ -559,6 +615,43 @@ static char *words_join(long from, long to)
 	return out;
 }
 
+/* The calls of choice c, whole, into arr (a non-streamed answer's
+ * message.tool_calls). Returns arr, or NULL when out of memory. */
+static cJSON *add_tool_calls(const struct mock_stream *s, long c, cJSON *arr)
+{
+	long k, first, end;
+
+	if (!arr)
+		return NULL;
+	for (k = 0; k < s->n; k = end) {
+		long j = tool_call_of(s, k, &first, &end);
+		char *id = tool_call_id(s, c, j), *words = words_join(first + 1, end);
+		char *args = end - first == 1 ? str_printf("{}") :
+			     str_printf("{\"q\":\"%s\"}", words ? words : "");
+		cJSON *call = cJSON_CreateObject(), *fn, *name = cJSON_Parse(s->tool_names[j]);
+		int ok = id && words && args && call && name && cJSON_AddItemToArray(arr, call);
+
+		if (!ok)
+			cJSON_Delete(call);
+		if (ok) {
+			cJSON_AddStringToObject(call, "id", id);
+			cJSON_AddStringToObject(call, "type", "function");
+			fn = cJSON_AddObjectToObject(call, "function");
+			ok = fn && cJSON_AddItemToObject(fn, "name", name);
+			if (ok)
+				name = NULL;
+			cJSON_AddStringToObject(fn, "arguments", args);
+		}
+		cJSON_Delete(name);
+		free(id);
+		free(words);
+		free(args);
+		if (!ok)
+			return NULL;
+	}
+	return arr;
+}
+
 /* The whole non-streaming response, sent when the last token is due. */
 static void stream_reply_whole(struct mock_stream *s)
 {
@@ -570,6 +663,7 @@ static void stream_reply_whole(struct mock_stream *s)
 	cJSON *root = cJSON_CreateObject();
 	cJSON *choices, *choice, *counts, *msg;
 	long c;
+	int oom = 0;
 
 	cJSON_AddStringToObject(root, "id", id ? id : "");
 	cJSON_AddStringToObject(root, "object",
@@ -581,7 +675,12 @@ static void stream_reply_whole(struct mock_stream *s)
 		choice = cJSON_CreateObject();
 		cJSON_AddItemToArray(choices, choice);
 		cJSON_AddNumberToObject(choice, "index", (double)c);
-		if (chat) {
+		if (chat && s->tool_calls) {
+			msg = cJSON_AddObjectToObject(choice, "message");
+			cJSON_AddStringToObject(msg, "role", "assistant");
+			cJSON_AddNullToObject(msg, "content");
+			oom |= !add_tool_calls(s, c, cJSON_AddArrayToObject(msg, "tool_calls"));
+		} else if (chat) {
 			msg = cJSON_AddObjectToObject(choice, "message");
 			cJSON_AddStringToObject(msg, "role", "assistant");
 			cJSON_AddStringToObject(msg, "content", content ? content : "");
@@ -591,7 +690,8 @@ static void stream_reply_whole(struct mock_stream *s)
 		} else {
 			cJSON_AddStringToObject(choice, "text", content ? content : "");
 		}
-		cJSON_AddStringToObject(choice, "finish_reason", s->stop ? "stop" : "length");
+		cJSON_AddStringToObject(choice, "finish_reason", s->tool_calls ? "tool_calls" :
+					s->stop ? "stop" : "length");
 	}
 	counts = cJSON_AddObjectToObject(root, "usage");
 	cJSON_AddNumberToObject(counts, "prompt_tokens",
@@ -607,7 +707,7 @@ static void stream_reply_whole(struct mock_stream *s)
 					"completion_tokens_details"),
 					"reasoning_tokens",
 					(double)s->reasoning);
-	if (!id || !content || !reasoning) {    /* out of memory: say so */
+	if (!id || !content || !reasoning || oom) {    /* out of memory: say so */
 		cJSON_Delete(root);
 		root = NULL;
 	}
@@ -649,6 +749,7 @@ static void stream_finish(struct mock_stream *s)
 	const struct mock_options *o = &s->srv->opt;
 	/* --no-final-newline: the stream's last event stops short */
 	int last_flags = o->no_final_newline ? EVENT_UNENDED : 0;
+	long c;
 
 	if (s->stop)
 		s->srv->count.success_stop++;
@@ -660,6 +761,9 @@ static void stream_finish(struct mock_stream *s)
 		stream_free(s);
 		return;
 	}
+	for (c = 0; c < s->choices && s->tool_calls; c++)
+		stream_event(s, EVENT_HEAD, "\"choices\":[{\"index\":%ld,\"delta\":{},"
+			     "\"finish_reason\":\"tool_calls\"}]}", c);
 	if (s->include_usage) {
 		char details[80] = "", cached[64] = "";
 
@@ -727,12 +831,15 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 	if (s->stream) {
 		long per = srv->opt.tokens_per_event, c;
 
-		if (per > s->n - s->k)
-			per = s->n - s->k;
+		if (per > s->n - s->k || s->tool_calls)
+			per = s->tool_calls ? 1 : s->n - s->k;
 		if (s->api == MOCK_API_CHAT && !s->role_sent)
 			stream_send_roles(s);   /* with the first token, as vLLM */
 		for (c = 0; c < s->choices; c++)
-			stream_send_token(s, s->k, per, c);
+			if (s->tool_calls)
+				stream_send_tool_token(s, s->k, c);
+			else
+				stream_send_token(s, s->k, per, c);
 		s->k += per - 1;
 		srv->count.generation_tokens += (unsigned long long)(per * s->choices);
 	} else {
@@ -1076,6 +1183,68 @@ static enum check_end check_context(struct mock_server *srv, struct evhttp_reque
  * body (the caller frees it with cJSON_Delete; r->model points into it or
  * into srv->opt) or NULL after replying.
  */
+/* True when the tool_calls array 'calls' holds a call of id 'id'. */
+static int has_call(const cJSON *calls, const char *id)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, calls) {
+		const char *cid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "id"));
+
+		if (cid && strcmp(cid, id) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * --tool-calls: a chat request that offers tools is answered with calls
+ * of them (r->tool_calls) while fewer than --tool-rounds assistant messages
+ * with calls follow its last user message. Every tool message must answer
+ * a call of the assistant message before it, as OpenAI's API checks.
+ * Returns 0, or -1 with why for a 400.
+ */
+static int tool_request(const struct mock_server *srv, const cJSON *root,
+			struct mock_request *r, char *why, size_t whylen)
+{
+	const cJSON *tools = cJSON_GetObjectItemCaseSensitive(root, "tools"), *m;
+	const cJSON *calls = NULL;
+	long rounds = 0, i = 0, j, nt = cJSON_GetArraySize(tools);
+
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(root, "messages")) {
+		const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role"));
+		const cJSON *mc = cJSON_GetObjectItemCaseSensitive(m, "tool_calls");
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "tool_call_id"));
+
+		if (role && strcmp(role, "user") == 0) {
+			rounds = 0;
+			calls = NULL;
+		} else if (role && strcmp(role, "assistant") == 0) {
+			calls = cJSON_GetArraySize(mc) > 0 ? mc : NULL;
+			rounds += calls != NULL;
+		} else if (role && strcmp(role, "tool") == 0 && (!id || !calls || !has_call(calls, id))) {
+			snprintf(why, whylen, "messages[%ld]: tool_call_id '%.64s' answers no tool call "
+				 "of the assistant message before it", i, id ? id : "");
+			return -1;
+		}
+		i++;
+	}
+	if (!cJSON_IsArray(tools) || nt == 0 || rounds >= srv->opt.tool_rounds)
+		return 0;
+	for (j = 0; j < srv->opt.tool_calls && j < nt; j++) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(tools, (int)j), "function"), "name");
+
+		if (!cJSON_IsString(name) || !name->valuestring[0] || strlen(name->valuestring) > 256) {
+			snprintf(why, whylen, "tools[%ld].function.name must be a string of 1 to 256 bytes", j);
+			return -1;
+		}
+	}
+	r->tool_calls = srv->opt.tool_calls;
+	r->tools = tools;
+	return 0;
+}
+
 static cJSON *parse_request(struct mock_server *srv,
 			    struct evhttp_request *req, struct mock_request *r)
 {
@@ -1083,6 +1252,7 @@ static cJSON *parse_request(struct mock_server *srv,
 	size_t len = evbuffer_get_length(in), p;
 	const char *why = "request body is not valid JSON";
 	enum check_end end = CHECK_BAD;
+	char tool_why[160];
 	struct mock_tokens tk = { 0 };
 	double max = 0, n = 1;
 	int has_max = 0;
@@ -1096,6 +1266,11 @@ static cJSON *parse_request(struct mock_server *srv,
 	if (end == CHECK_OK)
 		end = prompt_tokens(root, r->api, &tk, &why) < 0 ? CHECK_BAD :
 		      check_context(srv, req, &tk, max, has_max);
+	if (end == CHECK_OK && r->api == MOCK_API_CHAT && srv->opt.tool_calls &&
+	    tool_request(srv, root, r, tool_why, sizeof(tool_why)) < 0) {
+		why = tool_why;
+		end = CHECK_BAD;
+	}
 	r->prompt_tokens = (long)tk.n;
 	if (has_max)
 		r->n = max > MOCK_MAX_TOKENS ? MOCK_MAX_TOKENS : (long)max;
@@ -1181,6 +1356,27 @@ static void draw_eos(struct mock_stream *s, double eos_prob)
 		s->reasoning = s->n;
 }
 
+/* --tool-calls: call j of s is of tool j (mod the tools r offers), its
+ * name kept JSON-quoted for the events. Returns 0, or -1 when out of
+ * memory (the names so far are s's to free). */
+static int stream_tool_names(struct mock_stream *s, const struct mock_request *r)
+{
+	int nt = cJSON_GetArraySize(r->tools);
+
+	s->reasoning = 0;
+	for (s->tool_calls = 0; s->tool_calls < r->tool_calls; s->tool_calls++) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetArrayItem(r->tools, (int)(s->tool_calls % nt)), "function"), "name");
+		char *quoted = cJSON_PrintUnformatted(name);
+
+		s->tool_names[s->tool_calls] = quoted ? strdup(quoted) : NULL;
+		cJSON_free(quoted);
+		if (!s->tool_names[s->tool_calls])
+			return -1;
+	}
+	return 0;
+}
+
 /* A stream for request r, not yet linked or started; NULL when out of memory. */
 static struct mock_stream *stream_new(struct mock_server *srv, struct evhttp_request *req,
 				      const struct mock_request *r)
@@ -1205,6 +1401,10 @@ static struct mock_stream *stream_new(struct mock_server *srv, struct evhttp_req
 	s->id = srv->next_id + 1;
 	if (o->eos_prob > 0 && !r->ignore_eos)
 		draw_eos(s, o->eos_prob);
+	if (r->tool_calls && stream_tool_names(s, r) < 0) {
+		stream_free_unlinked(s);
+		return NULL;
+	}
 	s->model = strdup(r->model);
 	s->timer = evtimer_new(srv->base, stream_tick, s);
 	if (s->stream && s->model)

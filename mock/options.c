@@ -25,7 +25,7 @@ enum { O_PORT_FILE = 256, O_TTFT, O_ITL, O_TOKENS, O_REASONING,
        O_STALL_AT, O_STALL_MS, O_NO_FINAL_NEWLINE, O_BIG_AFTER,
        O_BIG_BYTES, O_TRICKLE, O_CLOSE_AFTER, O_EARLY_ROLE, O_MAX_MODEL_LEN,
        O_EOS_PROB, O_PREFILL, O_CACHE_BLOCKS, O_PER_EVENT, O_GZIP,
-       O_METRICS_FAULT };
+       O_METRICS_FAULT, O_TOOL_CALLS, O_TOOL_ROUNDS };
 
 static const char shortopts[] = ":l:qh";
 
@@ -60,6 +60,8 @@ static const struct option longopts[] = {
 	{ "prefix-cache-blocks", required_argument, NULL, O_CACHE_BLOCKS },
 	{ "tokens-per-event", required_argument, NULL, O_PER_EVENT },
 	{ "gzip",             no_argument,       NULL, O_GZIP },
+	{ "tool-calls",       required_argument, NULL, O_TOOL_CALLS },
+	{ "tool-rounds",      required_argument, NULL, O_TOOL_ROUNDS },
 	{ "metrics-fault",    required_argument, NULL, O_METRICS_FAULT },
 	{ "quiet",            no_argument,       NULL, 'q' },
 	{ "help",             no_argument,       NULL, 'h' },
@@ -115,6 +117,17 @@ void mock_options_usage(FILE *out)
 "                              the first token, as some servers do\n"
 "      --gzip                  gzip replies to clients that accept it (a\n"
 "                              compressing server or gateway)\n"
+"      --tool-calls N          a chat request that offers tools is answered\n"
+"                              with N calls of them (its max_tokens spread\n"
+"                              over the calls' id, name and arguments, as\n"
+"                              llama.cpp streams them; finish_reason\n"
+"                              tool_calls), until --tool-rounds R answers\n"
+"                              of calls follow its last user message; then\n"
+"                              in text. A tool message whose tool_call_id\n"
+"                              answers no call of the assistant message\n"
+"                              before it is refused with 400 (default 0:\n"
+"                              tools ignored)\n"
+"      --tool-rounds R         see --tool-calls (default 1)\n"
 "\n"
 "faults (for testing clients):\n"
 "      --fail-every N          answer every N-th request with --fail-status\n"
@@ -224,6 +237,8 @@ static int parse_fidelity_option(struct mock_options *o, int c, const char *arg)
 	case O_CACHE_BLOCKS: return set_long(arg, 0, 1L << 24, &o->cache_blocks);
 	case O_PER_EVENT: return set_long(arg, 1, 64, &o->tokens_per_event);
 	case O_GZIP: o->gzip = 1; return OPT_TAKEN;
+	case O_TOOL_CALLS: return set_long(arg, 0, MOCK_MAX_TOOL_CALLS, &o->tool_calls);
+	case O_TOOL_ROUNDS: return set_long(arg, 1, 1000, &o->tool_rounds);
 	default: return OPT_NOT_MINE;
 	}
 }
@@ -306,6 +321,7 @@ int mock_options_parse(struct mock_options *o, int argc, char **argv)
 	o->max_model_len = 131072;
 	o->cache_blocks = 4096;
 	o->tokens_per_event = 1;
+	o->tool_rounds = 1;
 
 	rc = cli_parse(&command, o, argc, argv, msg, sizeof(msg));
 	if (rc == CLI_EXIT_OK)

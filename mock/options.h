@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #define MOCK_MAX_TOKENS  1000000L            /* per request, clamped to it */
+#define MOCK_MAX_TOOL_CALLS 16               /* --tool-calls */
 
 enum mock_profile { MOCK_PROFILE_NONE, MOCK_PROFILE_BATCHING };
 
@@ -49,6 +50,8 @@ struct mock_options {
 	long cache_blocks;      /* prefix cache size in blocks; 0: none */
 	long tokens_per_event;  /* tokens in one event (speculative decoding) */
 	int gzip;               /* gzip replies to clients that accept it */
+	long tool_calls;        /* calls answering a request that offers tools */
+	long tool_rounds;       /* ... until this many answers of calls */
 	/* --metrics-fault: how GET /metrics misbehaves */
 	enum { METRICS_OK, METRICS_SLOW, METRICS_STATUS, METRICS_MALFORMED } metrics_fault;
 	long metrics_fault_arg; /* slow: ms of delay; status: the HTTP status */

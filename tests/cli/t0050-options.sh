@@ -43,6 +43,8 @@ refused "invalid value '10k' for --requests" replay -e http://127.0.0.1:1 -o "$W
 refused "invalid value '1,x' for --concurrency" replay -c 1,x
 refused "invalid value 'x' for --itl-ms" mock --itl-ms x
 refused "invalid value '1e99' for --slope" mock --slope 1e99
+refused "invalid value '17' for --tool-calls" mock --tool-calls 17
+refused "invalid value '0' for --tool-rounds" mock --tool-rounds 0
 refused "invalid value '-1' for --grace" record proxy --grace -1
 refused "invalid value '0' for --limit" record import --limit 0
 refused "invalid value '0' for --block-words" record info --block-words 0
