@@ -341,6 +341,10 @@ static void proxy_usage(FILE *out)
 "                              each with the think time since the turn before\n"
 "                              ended (the value itself is not recorded unless\n"
 "                              --keep-header names it)\n"
+"      --sessions prefix       a chat request whose messages begin with an\n"
+"                              earlier one's messages and an answer (its\n"
+"                              last assistant message) is that one's next\n"
+"                              turn, with the think time since it ended\n"
 "      --max-requests N        stop after N requests (they finish first)\n"
 "      --max-request-bytes N   refuse request bodies over N bytes with 413\n"
 "                              (default 33554432)\n"
@@ -365,13 +369,14 @@ static void proxy_usage(FILE *out)
 "  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 python app.py    # then Ctrl-C the proxy\n"
 "  tracebench record proxy -u http://gpu1:8000 --listen 0.0.0.0:8080 \\\n"
 "      --duration 3600 --keep-header X-Session-Kind -o hour.jsonl.gz\n"
-"  tracebench record proxy -u http://gpu1:8000 --session-header X-Session-ID -o chat.jsonl.gz\n",
+"  tracebench record proxy -u http://gpu1:8000 --session-header X-Session-ID -o chat.jsonl.gz\n"
+"  tracebench record proxy -u http://gpu1:8000 --sessions prefix -o agent.jsonl.gz\n",
 	    out);
 }
 
 enum { PROXY_OPT_KEEP = 256, PROXY_OPT_KEEP_QUERY, PROXY_OPT_MAX, PROXY_OPT_DURATION, PROXY_OPT_GRACE,
        PROXY_OPT_TIMEOUT, PROXY_OPT_CONNECT, PROXY_OPT_PORT_FILE, PROXY_OPT_PROGRESS,
-       PROXY_OPT_MAX_BODY, PROXY_OPT_SESSION };
+       PROXY_OPT_MAX_BODY, PROXY_OPT_SESSION, PROXY_OPT_SESSIONS };
 
 static const struct option proxy_longopts[] = {
 	{ "upstream", required_argument, NULL, 'u' },
@@ -390,6 +395,7 @@ static const struct option proxy_longopts[] = {
 	{ "progress", no_argument, NULL, PROXY_OPT_PROGRESS },
 	{ "max-request-bytes", required_argument, NULL, PROXY_OPT_MAX_BODY },
 	{ "session-header", required_argument, NULL, PROXY_OPT_SESSION },
+	{ "sessions", required_argument, NULL, PROXY_OPT_SESSIONS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -440,6 +446,9 @@ static int proxy_take(void *opts, int c, char *arg, char *msg, size_t len)
 	case PROXY_OPT_SESSION:
 		o->session_header = arg;
 		return trace_check_header_name(arg);
+	case PROXY_OPT_SESSIONS:
+		o->session_prefix = 1;
+		return strcmp(arg, "prefix") == 0 ? 0 : -1;
 	case 'q': o->progress = 0; return 0;
 	default: return -1;
 	}
@@ -466,6 +475,9 @@ int record_options_proxy(struct proxy_options *o, int argc, char **argv)
 		return usage_error(PROXY_PROG, "no upstream; give --upstream URL");
 	if (!o->output)
 		return usage_error(PROXY_PROG, "no output file; give -o TRACE");
+	if (o->session_header && o->session_prefix)
+		return usage_error(PROXY_PROG, "--session-header and --sessions prefix group "
+				   "requests two ways; give one");
 	return CLI_CONTINUE;
 }
 

@@ -61,6 +61,7 @@ struct proxy_options {
 	int insecure;                      /* -k: skip the upstream's TLS checks */
 	int progress;                      /* 1 on, 0 off, -1 when a terminal */
 	const char *session_header;        /* groups requests into sessions, or NULL */
+	int session_prefix;                /* --sessions prefix: by the conversation */
 };
 
 /* record info. */

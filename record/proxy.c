@@ -31,6 +31,7 @@
 #include "proxy.h"
 #include "capture.h"
 #include "options.h"
+#include "lib/chain.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
 #include "lib/curlev.h"
@@ -113,6 +114,7 @@ struct proxy {
 	struct proxy_session *sessions[PROXY_SESSION_BUCKETS];
 	long n_sessions;
 	int sessions_full_said;
+	struct chain_table chains;         /* --sessions prefix */
 };
 
 struct proxy_request {
@@ -133,6 +135,7 @@ struct proxy_request {
 	int decode_rc;                     /* DECODE_OK, or why measuring stopped */
 	int64_t piece_ns;                  /* arrival of the piece being decoded */
 	struct proxy_session *session;     /* --session-header: its session, or NULL */
+	struct chain_link *chain;          /* --sessions prefix: its session, or NULL */
 	struct proxy_request *prev, *next;
 };
 
@@ -261,6 +264,8 @@ static void record(struct proxy *p, struct proxy_request *q)
 		q->session->last_end_ns = clock_now_ns();
 		q->session->in_flight--;
 	}
+	if (q->chain)
+		chain_end(q->chain, clock_now_ns());
 	if (p->failed)
 		return;
 	rec = trace_request_to_json(&q->trace);
@@ -735,6 +740,62 @@ static int join_session(struct proxy *p, struct proxy_request *q, struct evhttp_
 	return 0;
 }
 
+/*
+ * --sessions prefix: a chat request whose messages begin with all of an
+ * earlier request's messages followed by an answer (its last assistant
+ * message; what follows that is a user's or tools' part) is that request's
+ * next turn (lib/chain.h). The key of a list of messages hashes each one as
+ * printed compactly, so a client resending its history byte for byte, or
+ * reformatted, finds it. A body that is no chat request is in no session.
+ * Returns 0, or -1 when out of memory.
+ */
+static int join_by_prefix(struct proxy *p, struct proxy_request *q, int64_t arrival)
+{
+	cJSON *root, *msgs, *m;
+	uint64_t h = CHAIN_HASH_INIT, prefix = 0;
+	struct chain_turn ct;
+	int rc = 0;
+
+	if (!q->trace.kind || strcmp(q->trace.kind, TRACE_KIND_CHAT) != 0)
+		return 0;
+	root = cJSON_ParseWithLength(q->trace.body, q->trace.body_len);
+	msgs = cJSON_GetObjectItemCaseSensitive(root, "messages");
+	if (!cJSON_IsArray(msgs) || !cJSON_GetArraySize(msgs))
+		goto cleanup;
+	cJSON_ArrayForEach(m, msgs) {
+		const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role"));
+		char *text = cJSON_PrintUnformatted(m);
+
+		if (!text) {
+			rc = -1;
+			goto cleanup;
+		}
+		if (role && strcmp(role, "assistant") == 0)
+			prefix = h;
+		h = chain_hash(chain_hash(h, text, strlen(text)), "\n", 1);
+		cJSON_free(text);
+	}
+	switch (chain_join(&p->chains, prefix, h, arrival, &ct)) {
+	case 0:
+		q->trace.session = ct.session;
+		q->trace.turn = ct.turn;
+		q->trace.think_ns = ct.think_ns;
+		q->chain = ct.link;
+		break;
+	case 1:
+		if (!p->sessions_full_said)
+			fprintf(stderr, "\ntracebench record proxy: %ld sessions seen; later "
+				"ones are recorded as requests of their own\n", CHAIN_MAX_SESSIONS);
+		p->sessions_full_said = 1;
+		break;
+	default:
+		rc = -1;
+	}
+cleanup:
+	cJSON_Delete(root);
+	return rc;
+}
+
 /* evhttp's callback for every complete request, whatever its path. */
 static void on_request(struct evhttp_request *req, void *arg)
 {
@@ -769,6 +830,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 	q->result.sched_ns = q->result.send_ns = arrival - p->start_ns;
 	if (copy_request(p, q, req, method, uri) < 0 || setup_transfer(p, q, req, arrival) < 0 ||
 	    (p->opt.session_header && join_session(p, q, req, arrival) < 0) ||
+	    (p->opt.session_prefix && join_by_prefix(p, q, arrival) < 0) ||
 	    transfer_start(&q->t, p->multi) < 0) {
 		request_free(q);
 		goto oom;
@@ -998,7 +1060,7 @@ static cJSON *make_header(const struct proxy *p)
 	char created[32];
 
 	clock_utc_iso8601(created, sizeof(created));
-	if (p->opt.session_header)          /* session records (schema/FORMAT.md) */
+	if (p->opt.session_header || p->opt.session_prefix)   /* session records (FORMAT.md) */
 		cJSON_AddNumberToObject(h, "version", 2);
 	cJSON_AddStringToObject(h, "created", created);
 	cJSON_AddStringToObject(h, "tool", "tracebench " TB_VERSION);
@@ -1006,6 +1068,8 @@ static cJSON *make_header(const struct proxy *p)
 	cJSON_AddStringToObject(src, "upstream", p->upstream_shown);
 	if (p->opt.session_header)
 		cJSON_AddStringToObject(src, "session_header", p->opt.session_header);
+	if (p->opt.session_prefix)
+		cJSON_AddStringToObject(src, "sessions", "prefix");
 	return h;
 }
 
@@ -1164,6 +1228,7 @@ static int release_proxy(struct proxy *p, int rc)
 			free(s);
 		}
 	}
+	chain_release(&p->chains);
 	free(p->upstream);
 	free(p->upstream_shown);
 	return rc;
@@ -1187,6 +1252,11 @@ int proxy_main(int argc, char **argv)
 	if (parse_upstream(&p, &up_host, &up_port) != 0)
 		goto cleanup;
 	p.budget = (size_t)p.opt.max_body * PROXY_BUDGET_BODIES;
+	if (p.opt.session_prefix && chain_init(&p.chains) < 0) {
+		fprintf(stderr, "tracebench record proxy: out of memory\n");
+		rc = CLI_EXIT_FAILED;
+		goto cleanup;
+	}
 	signal(SIGPIPE, SIG_IGN);       /* a vanished client is not fatal */
 	event_set_log_callback(on_libevent_log);
 	cli_raise_fd_limit();   /* a few thousand streams open two sockets each */

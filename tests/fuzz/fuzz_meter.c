@@ -4,7 +4,9 @@
  * body. Whatever arrives, the result must hold numbers in range: a token
  * count in [0, RESULT_MAX_TOKENS], a cached prompt count in it or -1
  * (none), no more gaps than token events,
- * TTFT <= TTFA and TTFT <= E2E when set, and a known error class (or none).
+ * TTFT <= TTFA and TTFT <= E2E when set, and a known error class (or none);
+ * with the answer kept (a session's next turn needs it), its tool calls
+ * within lib/toolcall.h's caps and counted byte for byte.
  * A broken invariant aborts, which libFuzzer reports as a crash.
  */
 #include "lib/meter.h"
@@ -16,6 +18,28 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* True when the kept tool calls are within their caps and 'bytes' is
+ * what they hold. */
+static int calls_in_caps(const struct result *r)
+{
+	const struct toolcalls *t = &r->tool_calls;
+	size_t i, bytes = 0;
+
+	if (t->n > TOOLCALLS_MAX || t->bytes > RESULT_MAX_ANSWER ||
+	    r->answer_len + t->bytes > RESULT_MAX_ANSWER)
+		return 0;
+	for (i = 0; i < t->n; i++) {
+		const struct toolcall *c = &t->c[i];
+		size_t id = c->id ? strlen(c->id) : 0, name = c->name ? strlen(c->name) : 0;
+
+		if (id > TOOLCALLS_MAX_NAME || name > TOOLCALLS_MAX_NAME || c->index < 0 ||
+		    c->index >= TOOLCALLS_MAX || (c->args && strlen(c->args) != c->args_len))
+			return 0;
+		bytes += id + name + c->args_len;
+	}
+	return bytes == t->bytes;
+}
 
 static int known_class(const char *e)
 {
@@ -42,13 +66,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 2)
 		return 0;
-	/* byte 0: mode (stream / body) and event cap; byte 1: how to cut */
+	/* byte 0: mode (stream / body), event cap, answer kept; byte 1: how to cut */
 	mode = data[0] & 1;
 	max_event = data[0] & 2 ? 64 : 0;
 	seed = data[1];
 	data += 2;
 	size -= 2;
 	result_init(&r);
+	r.keep_answer = (data[-2] & 4) != 0;
 	meter_init(&m, &r, 0, max_event);
 	if (mode == 0) {
 		while (off < size) {
@@ -73,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    r.cached_tokens < -1 || r.cached_tokens > RESULT_MAX_TOKENS ||
 	    (r.ttft_ns >= 0 && r.ttfa_ns >= 0 && r.ttfa_ns < r.ttft_ns) ||
 	    (r.ttft_ns >= 0 && r.e2e_ns < r.ttft_ns) ||
-	    (r.error_detail && strlen(r.error_detail) > RESULT_DETAIL_MAX)) {
+	    (r.error_detail && strlen(r.error_detail) > RESULT_DETAIL_MAX) || !calls_in_caps(&r)) {
 		fprintf(stderr, "fuzz_meter: error '%s', tokens %lld/%lld (cached %lld), ttft %lld "
 			"ttfa %lld e2e %lld\n", r.error, (long long)r.input_tokens,
 			(long long)r.output_tokens, (long long)r.cached_tokens,
