@@ -26,6 +26,7 @@
 #include "csv.h"
 #include "words.h"
 #include "traceout.h"
+#include "lib/chain.h"
 #include "lib/errmsg.h"
 #include "lib/cli.h"
 #include "lib/json.h"
@@ -75,6 +76,10 @@ struct row {
 	char *text;             /* real prompt (ShareGPT), else NULL */
 	long conv;              /* ShareGPT: its conversation (import.convs), else -1 */
 	long turn;              /* ... and its turn there, from 0; else 0 */
+	/* --sessions prefix (Mooncake): set on the rows kept, in time order */
+	long session;           /* its session, or -1 */
+	long parent;            /* the kept row of its turn before, or -1 */
+	int64_t think_ns;
 };
 
 /* A ShareGPT conversation: human turns and answers alternating (owned). */
@@ -250,7 +255,7 @@ static int mooncake_row(struct import *im, long line, const char *text, size_t l
 	cJSON *o = cJSON_ParseWithLengthOpts(text, len + 1, NULL, 1);     /* text[len] is NUL */
 	const cJSON *t, *ids, *h;
 	int64_t in, out;
-	struct row r = { .conv = -1 };
+	struct row r = { .conv = -1, .session = -1, .parent = -1 };
 	size_t max_blocks, n = 0;
 	int rc = 0;
 
@@ -418,7 +423,7 @@ static int read_csv(struct import *im, FILE *f, char *err, size_t errlen)
 	if (!buf)
 		return out_of_memory(im, err, errlen);
 	while ((got = csv_read_line(f, buf, CSV_MAX_LINE, &len)) != 0) {
-		struct row r = { .conv = -1 };
+		struct row r = { .conv = -1, .session = -1, .parent = -1 };
 
 		line++;
 		if (got == -2) {
@@ -620,7 +625,7 @@ static int sharegpt_row(struct import *im, long line, const cJSON *conv)
 	}
 	im->convs[im->n_convs] = c;
 	for (k = 0; (size_t)k * 2 < c.n && rc == 0; k++) {
-		struct row r = { .conv = -1 };
+		struct row r = { .conv = -1, .session = -1, .parent = -1 };
 
 		words += words_count(c.text[2 * k]);
 		r.line = line;
@@ -793,6 +798,142 @@ static char *make_body(const struct record_import_options *o, char *const *histo
 	return text;
 }
 
+/*
+ * --sessions prefix: the Mooncake rows[0, n) (kept, in time order) into
+ * sessions. A row whose hash_ids begin with all of an earlier row's, two
+ * blocks or more and fewer than its own, continues that row's session
+ * (lib/chain.h: the longest such prefix, each turn continued once); its
+ * think time is the gap between the two arrivals, all that the trace
+ * tells. One block is not enough: every row of the published traces
+ * begins with the same block, a shared system prompt. A session of one
+ * turn is left a request of its own. Returns 0, or -1 when out of memory.
+ */
+static int group_by_prefix(const struct import *im, struct row *rows, size_t n)
+{
+	struct chain_table t;
+	uint64_t *pre = NULL;
+	long *last = malloc((n ? n : 1) * sizeof(*last)), *turns = calloc(n ? n : 1, sizeof(*turns));
+	size_t i, j, cap = 0;
+	int rc = -1;
+
+	if (!last || !turns || chain_init(&t) < 0) {
+		free(last);
+		free(turns);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct row *r = &rows[i];
+		uint64_t h = CHAIN_HASH_INIT, prefix = 0;
+		struct chain_turn ct;
+		int got;
+
+		if (!r->n_hash)
+			continue;
+		if (r->n_hash > cap) {
+			uint64_t *p = realloc(pre, r->n_hash * sizeof(*p));
+
+			if (!p)
+				goto cleanup;
+			pre = p;
+			cap = r->n_hash;
+		}
+		for (j = 0; j < r->n_hash; j++)
+			pre[j] = h = chain_hash(h, &im->hashes[r->hash_off + j], sizeof(uint64_t));
+		for (j = r->n_hash - 1; j >= 2 && !prefix; j--)
+			if (chain_find(&t, pre[j - 1]))
+				prefix = pre[j - 1];
+		if ((got = chain_join(&t, prefix, pre[r->n_hash - 1], r->t_ns, &ct)) < 0)
+			goto cleanup;
+		if (got > 0)
+			continue;       /* past the sessions' cap: a request of its own */
+		chain_end(ct.link, r->t_ns);
+		r->session = ct.session;
+		r->turn = ct.turn;
+		r->think_ns = ct.think_ns;
+		r->parent = ct.turn ? last[ct.session] : -1;
+		last[ct.session] = (long)i;
+		turns[ct.session]++;
+	}
+	for (i = 0; i < n; i++)
+		if (rows[i].session >= 0 && turns[rows[i].session] == 1) {
+			rows[i].session = -1;
+			rows[i].turn = 0;
+		}
+	rc = 0;
+cleanup:
+	chain_release(&t);
+	free(pre);
+	free(last);
+	free(turns);
+	return rc;
+}
+
+/* Words of turn r of a prefix session: what it adds to its turn before p,
+ * its blocks past p's (each seeded by its hash id, as make_prompt's) and
+ * then words seeded by its line, r->in - p->in - p->out of them (the
+ * turn before's prompt and answer are in the history), at least one. */
+static int session_prompt(const struct import *im, const struct row *r, const struct row *p,
+			  uint64_t seed, struct words_buf *b)
+{
+	struct rng rng;
+	long left = r->in - p->in - p->out;
+	size_t i;
+
+	if (left < 1)
+		left = 1;
+	for (i = p->n_hash; i < r->n_hash && left > 0; i++) {
+		long n = left < IMPORT_BLOCK_WORDS ? left : IMPORT_BLOCK_WORDS;
+
+		rng_init(&rng, rng_derive(seed ^ 0x6d6f6f6e63616b65ULL, im->hashes[r->hash_off + i]));
+		if (words_append(b, n, &rng) < 0)
+			return -1;
+		left -= n;
+	}
+	rng_init(&rng, rng_derive(seed, (uint64_t)r->line));
+	return words_append(b, left, &rng);
+}
+
+/*
+ * The body of row i, turn k of a prefix session: the prompts of its turns
+ * 0 .. k-1 with placeholder answers of their recorded output lengths
+ * (words seeded by their lines), then its own part; every turn's body thus
+ * begins with the one before's. NULL when out of memory.
+ */
+static char *prefix_session_body(const struct import *im, const struct row *rows, size_t i,
+				 const struct record_import_options *o)
+{
+	long k = rows[i].turn, j;
+	size_t *chain = malloc((size_t)(k + 1) * sizeof(*chain));
+	struct words_buf *text = calloc((size_t)(2 * k + 1), sizeof(*text));
+	char **history = malloc((size_t)(2 * k + 1) * sizeof(*history));
+	char *body = NULL;
+	int bad = !chain || !text || !history;
+
+	for (j = k; !bad && j >= 0; j--)
+		chain[j] = j == k ? i : (size_t)rows[chain[j + 1]].parent;
+	for (j = 0; !bad && j <= k; j++) {
+		const struct row *r = &rows[chain[j]];
+		struct rng rng;
+
+		bad |= j ? session_prompt(im, r, &rows[chain[j - 1]], o->seed, &text[2 * j]) :
+			   make_prompt(im, r, o->seed, &text[0]);
+		if (j < k) {
+			rng_init(&rng, rng_derive(o->seed ^ 0x616e73776572ULL, (uint64_t)r->line));
+			bad |= words_append(&text[2 * j + 1], r->out, &rng);
+		}
+	}
+	for (j = 0; !bad && j < 2 * k + 1; j++)
+		history[j] = text[j].p ? text[j].p : (char *)"";
+	if (!bad)
+		body = make_body(o, history, (size_t)(2 * k), history[2 * k], rows[i].out);
+	for (j = 0; text && j < 2 * k + 1; j++)
+		free(text[j].p);
+	free(text);
+	free(history);
+	free(chain);
+	return body;
+}
+
 /* Row i as a trace record; NULL when out of memory. */
 static cJSON *import_request(const struct import *im, const struct row *rows, size_t i,
 			     const struct record_import_options *o)
@@ -815,6 +956,12 @@ static cJSON *import_request(const struct import *im, const struct row *rows, si
 		t.turn = row->turn;
 		if (trace_request_set_json_post(&t, path, make_body(o, c->text,
 				(size_t)row->turn * 2, c->text[row->turn * 2], row->out)) == 0)
+			rec = trace_request_to_json(&t);
+	} else if (row->session >= 0) {
+		t.session = row->session;
+		t.turn = row->turn;
+		t.think_ns = row->think_ns;
+		if (trace_request_set_json_post(&t, path, prefix_session_body(im, rows, i, o)) == 0)
 			rec = trace_request_to_json(&t);
 	} else if (make_prompt(im, row, o->seed, &prompt) == 0 &&
 		   trace_request_set_json_post(&t, path, make_body(o, NULL, 0, prompt.p,
@@ -929,7 +1076,7 @@ static cJSON *make_header(const struct import *im, const struct record_import_op
 {
 	cJSON *header = cJSON_CreateObject(), *source;
 
-	if (o->format == IMPORT_SHAREGPT)   /* session records (schema/FORMAT.md) */
+	if (o->format == IMPORT_SHAREGPT || o->session_prefix)   /* session records (FORMAT.md) */
 		cJSON_AddNumberToObject(header, "version", 2);
 	cJSON_AddStringToObject(header, "tool", "tracebench " TB_VERSION);
 	source = cJSON_AddObjectToObject(header, "source");
@@ -946,6 +1093,8 @@ static cJSON *make_header(const struct import *im, const struct record_import_op
 	cJSON_AddStringToObject(source, "model", o->model);
 	cJSON_AddStringToObject(source, "endpoint_kind", o->completions ? "completions" : "chat");
 	cJSON_AddBoolToObject(source, "ignore_eos", o->ignore_eos);
+	if (o->session_prefix)
+		cJSON_AddStringToObject(source, "sessions", "prefix");
 	return header;
 }
 
@@ -975,6 +1124,11 @@ int import_main(int argc, char **argv)
 		return rc;
 	if ((rc = read_input(&im, &o)) || (rc = select_rows(&im, &o, &first, &kept)))
 		goto cleanup;
+	if (o.session_prefix && group_by_prefix(&im, im.rows + first, kept) < 0) {
+		fprintf(stderr, PROG ": '%s': out of memory\n", im.path);
+		rc = CLI_EXIT_FAILED;
+		goto cleanup;
+	}
 	header = make_header(&im, &o, kept);
 	if (cli_catch_stop_signals() < 0) {
 		fprintf(stderr, PROG ": cannot handle signals\n");

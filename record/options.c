@@ -212,6 +212,10 @@ static void import_usage(FILE *out)
 		"      --time-window A-B     keep rows from A to B seconds after the first row\n"
 		"                            (B may be left out); offsets restart at the first kept\n"
 		"      --seed N              seed of the prompt words (default 1)\n"
+		"      --sessions prefix     mooncake: a row whose hash_ids begin with all of an\n"
+		"                            earlier row's (two blocks or more) is that row's\n"
+		"                            next turn, its think time the gap between their\n"
+		"                            arrivals\n"
 		"  -o, --output FILE         trace file to write (.jsonl.gz)\n"
 		"  -f, --force               replace FILE if it exists\n"
 		"  -h, --help                show this help\n"
@@ -228,7 +232,7 @@ static void import_usage(FILE *out)
 }
 
 enum { IMPORT_OPT_FORMAT = 256, IMPORT_OPT_MODEL, IMPORT_OPT_KIND, IMPORT_OPT_IGNORE_EOS,
-       IMPORT_OPT_LIMIT, IMPORT_OPT_WINDOW, IMPORT_OPT_SEED };
+       IMPORT_OPT_LIMIT, IMPORT_OPT_WINDOW, IMPORT_OPT_SEED, IMPORT_OPT_SESSIONS };
 
 static const struct option import_longopts[] = {
 	{ "format", required_argument, NULL, IMPORT_OPT_FORMAT },
@@ -238,6 +242,7 @@ static const struct option import_longopts[] = {
 	{ "limit", required_argument, NULL, IMPORT_OPT_LIMIT },
 	{ "time-window", required_argument, NULL, IMPORT_OPT_WINDOW },
 	{ "seed", required_argument, NULL, IMPORT_OPT_SEED },
+	{ "sessions", required_argument, NULL, IMPORT_OPT_SESSIONS },
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -277,6 +282,9 @@ static int import_take(void *opts, int c, char *arg, char *msg, size_t len)
 	case IMPORT_OPT_LIMIT: return ok(cli_parse_long(arg, 1, 1000000000L, &o->limit));
 	case IMPORT_OPT_WINDOW: o->window = arg; return parse_window(arg, &o->win_start, &o->win_end);
 	case IMPORT_OPT_SEED: return parse_seed(arg, &o->seed);
+	case IMPORT_OPT_SESSIONS:
+		o->session_prefix = 1;
+		return strcmp(arg, "prefix") == 0 ? 0 : -1;
 	case 'o': o->output = arg; return 0;
 	case 'f': o->force = 1; return 0;
 	default: return -1;
@@ -303,6 +311,10 @@ int record_options_import(struct record_import_options *o, int argc, char **argv
 				   : "give exactly one input FILE");
 	if (!o->output)
 		return usage_error(IMPORT_PROG, "no output file; give -o TRACE");
+	if (o->session_prefix && o->format != IMPORT_MOONCAKE)
+		return usage_error(IMPORT_PROG, "--sessions prefix needs --format mooncake (its "
+				   "hash_ids); %s rows carry no prefix to group by",
+				   import_format_name(o->format));
 	o->input = argv[optind];
 	return CLI_CONTINUE;
 }

@@ -38,6 +38,7 @@ struct record_import_options {
 	long limit;             /* 0: no limit */
 	const char *window;     /* --time-window as given, or NULL */
 	double win_start, win_end;   /* seconds after the first row; end may be INFINITY */
+	int session_prefix;     /* --sessions prefix: Mooncake rows into sessions */
 };
 
 /* record proxy; the strings point into argv. */
