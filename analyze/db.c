@@ -1673,7 +1673,8 @@ int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, voi
 {
 	/* TPOT and the millisecond columns come from the schema's v_requests,
 	 * so the sqlite3 shell and this export agree. A database before
-	 * version 4 has none of the columns from repeat on: they export empty. */
+	 * version 4 has none of the columns from repeat on, one before 6 no
+	 * session and turn: they export empty. */
 #define DB_EXPORT_SQL(more, gaps) \
 		"SELECT v.run, v.concurrency, v.seq, q.trace_id, v.warmup, v.status," \
 		" v.error, v.ttft_ms, v.ttfa_ms, v.e2e_ms, v.tpot_ms, v.input_tokens," \
@@ -1687,14 +1688,21 @@ int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, voi
 #define DB_EXPORT_OLD "NULL AS repeat, q.sched_ns / 1e6 AS sched_ms, q.send_ns / 1e6 AS" \
 		" send_ms, NULL AS tokens_source, NULL AS token_events, NULL AS cached_tokens," \
 		" NULL AS salt, NULL AS new_connection, NULL AS connect_ms, NULL AS tls_ms"
-	static const char *const sqls[2][2] = {
-		{ DB_EXPORT_SQL(DB_EXPORT_OLD, ""), DB_EXPORT_SQL(DB_EXPORT_OLD, ", q.itl_us") },
-		{ DB_EXPORT_SQL(DB_EXPORT_V3, ""), DB_EXPORT_SQL(DB_EXPORT_V3, ", q.itl_us") },
+#define DB_EXPORT_V6 DB_EXPORT_V3 ", q.session, q.turn"
+#define DB_EXPORT_NO_TURNS ", NULL AS session, NULL AS turn"
+	static const char *const sqls[3][2] = {
+		{ DB_EXPORT_SQL(DB_EXPORT_OLD DB_EXPORT_NO_TURNS, ""),
+		  DB_EXPORT_SQL(DB_EXPORT_OLD DB_EXPORT_NO_TURNS, ", q.itl_us") },
+		{ DB_EXPORT_SQL(DB_EXPORT_V3 DB_EXPORT_NO_TURNS, ""),
+		  DB_EXPORT_SQL(DB_EXPORT_V3 DB_EXPORT_NO_TURNS, ", q.itl_us") },
+		{ DB_EXPORT_SQL(DB_EXPORT_V6, ""), DB_EXPORT_SQL(DB_EXPORT_V6, ", q.itl_us") },
 	};
 #undef DB_EXPORT_SQL
 #undef DB_EXPORT_V3
 #undef DB_EXPORT_OLD
-	const char *sql = sqls[db->version >= 4][gaps != 0];
+#undef DB_EXPORT_V6
+#undef DB_EXPORT_NO_TURNS
+	const char *sql = sqls[db->version >= 6 ? 2 : db->version >= 4][gaps != 0];
 	const char *names[DB_EXPORT_MAX_COLS];
 	const char *cells[DB_EXPORT_MAX_COLS];
 	char num[DB_EXPORT_MAX_COLS][32];

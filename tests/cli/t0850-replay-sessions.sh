@@ -145,6 +145,15 @@ check "analyze load stores session and turn (4 sessions, turns 0-2 each)" \
 check "... and the cached prompt tokens (48 and 112 of the later turns)" \
 	test "$(sqlite3 "$WORK/s.db" "select group_concat(distinct cached_tokens) from (select cached_tokens from requests where turn > 0 and cached_tokens > 0 order by cached_tokens)")" = "48,112"
 
+tb analyze export --db "$WORK/s.db" --run "$(sqlite3 "$WORK/s.db" "select label from runs where source like '%c2.jsonl.gz'")" \
+	--format csv >"$WORK/c2.csv"
+check "analyze export has session and turn columns (4 sessions, turns 0-2)" sh -c \
+	"head -1 '$WORK/c2.csv' | grep -q ',session,turn$' &&
+	 test \"\$(awk -F, 'NR > 1 { print \$(NF - 1) \" \" \$NF }' '$WORK/c2.csv' | sort -u | wc -l)\" -eq 12"
+tb analyze export --db "$WORK/s.db" --run "$(sqlite3 "$WORK/s.db" "select label from runs where source like '%c2.jsonl.gz'")" \
+	--format jsonl | head -1 >"$WORK/c2.jsonl"
+check "... and in JSON Lines, as numbers" grep -q '"session":[0-9]*,"turn":[0-2]}$' "$WORK/c2.jsonl"
+
 # analyze report: first turns apart from later ones, and the sessions' figures.
 tb analyze load --db "$WORK/s.db" "$WORK/cache0.jsonl.gz" 2>/dev/null
 label_of() { sqlite3 "$WORK/s.db" "select label from runs where source like '%$1'"; }
