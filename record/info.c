@@ -3,7 +3,8 @@
  * knows what a replay of it will send: how many requests over what time
  * span at what rate, the spread of prompt and output lengths (P50, P90,
  * P99, max; lib/stats), endpoints, models, and how much of the prompt text
- * a server's prefix cache could reuse.
+ * a server's prefix cache could reuse, and the sessions (turns per session,
+ * think times) a replay of it runs as conversations.
  *
  * Prefix sharing is measured on words, the unit record uses for tokens:
  * each prompt (the completion prompt, or the chat messages' text in order)
@@ -208,6 +209,9 @@ struct info {
 	size_t n_in, n_out, cap;
 	int64_t first_ns, last_ns;
 	long n;
+	long *sessions;         /* the session of each request in one, in file order */
+	double *think_ms;       /* the think times of later turns */
+	size_t n_sessions, n_think;
 };
 
 /* Counts one request. Returns 0, or -1 when out of memory. */
@@ -217,7 +221,8 @@ static int info_add(struct info *inf, const struct trace_request *t)
 	int rc;
 
 	if ((size_t)inf->n == inf->cap) {
-		double *a, *b;
+		double *a, *b, *c;
+		long *d;
 
 		inf->cap = inf->cap ? inf->cap * 2 : 1024;
 		a = realloc(inf->in, inf->cap * sizeof(*inf->in));
@@ -226,8 +231,19 @@ static int info_add(struct info *inf, const struct trace_request *t)
 		b = realloc(inf->out, inf->cap * sizeof(*inf->out));
 		if (b)
 			inf->out = b;
-		if (!a || !b)
+		c = realloc(inf->think_ms, inf->cap * sizeof(*inf->think_ms));
+		if (c)
+			inf->think_ms = c;
+		d = realloc(inf->sessions, inf->cap * sizeof(*inf->sessions));
+		if (d)
+			inf->sessions = d;
+		if (!a || !b || !c || !d)
 			return -1;
+	}
+	if (t->session >= 0) {
+		inf->sessions[inf->n_sessions++] = t->session;
+		if (t->turn > 0)
+			inf->think_ms[inf->n_think++] = (double)t->think_ns / 1e6;
 	}
 	if (inf->n == 0 || t->arrival_ns < inf->first_ns)
 		inf->first_ns = t->arrival_ns;
@@ -282,6 +298,45 @@ static int info_read(struct info *inf, struct tracefile_reader *r, const char *p
 	return 0;
 }
 
+static int by_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* "sessions  S of R requests ...; turns per session ...; think time ...",
+ * for a trace with sessions. Sorts inf's session and think arrays. */
+static void print_sessions(struct info *inf)
+{
+	size_t i, j, k = 0;
+	double *turns;
+
+	if (!inf->n_sessions)
+		return;
+	qsort(inf->sessions, inf->n_sessions, sizeof(*inf->sessions), by_long);
+	turns = malloc(inf->n_sessions * sizeof(*turns));
+	if (!turns)
+		return;
+	for (i = 0; i < inf->n_sessions; i = j) {
+		for (j = i; j < inf->n_sessions && inf->sessions[j] == inf->sessions[i]; j++)
+			;
+		turns[k++] = (double)(j - i);
+	}
+	stats_sort(turns, k);
+	printf("%-16s%zu, holding %zu of %ld requests; turns per session P50 %.0f  max %.0f  "
+	       "mean %.1f\n", "sessions", k, inf->n_sessions, inf->n, stats_percentile(turns, k, 50),
+	       turns[k - 1], (double)inf->n_sessions / (double)k);
+	free(turns);
+	if (inf->n_think) {
+		stats_sort(inf->think_ms, inf->n_think);
+		printf("%-16sP50 %.0f  P90 %.0f  max %.0f ms (before a later turn)\n", "think time",
+		       stats_percentile(inf->think_ms, inf->n_think, 50),
+		       stats_percentile(inf->think_ms, inf->n_think, 90),
+		       inf->think_ms[inf->n_think - 1]);
+	}
+}
+
 static void info_print(struct info *inf, const cJSON *header, const char *path)
 {
 	const cJSON *source = cJSON_GetObjectItemCaseSensitive(header, "source");
@@ -304,6 +359,7 @@ static void info_print(struct info *inf, const cJSON *header, const char *path)
 	}
 	print_lengths("input tokens", inf->in, inf->n_in, n);
 	print_lengths("output tokens", inf->out, inf->n_out, n);
+	print_sessions(inf);
 	tally_print("endpoints", &inf->paths);
 	tally_print("models", &inf->models);
 	printf("%-16s%ld of %ld requests (%.1f%%) start with a %ld-word block seen earlier\n",
@@ -342,5 +398,7 @@ int info_main(int argc, char **argv)
 	free(inf.prefix.seen.slot);
 	free(inf.in);
 	free(inf.out);
+	free(inf.sessions);
+	free(inf.think_ms);
 	return rc;
 }

@@ -32,8 +32,15 @@ check "info: multi-turn sessions share their earlier turns (4 of 6 requests)" \
 check "info: completions endpoint and model" sh -c \
 	"grep -q '^endpoints *\/v1\/completions 6\$' '$WORK/out' && grep -q '^models *m1 6\$' '$WORK/out'"
 
+tb record synth -n 9 --turns 3 --think-time 100 -o "$WORK/st.jsonl.gz" 2>/dev/null
+tb record info "$WORK/st.jsonl.gz" >"$WORK/sout"
+check "info: sessions, the requests in them and turns per session" grep -q \
+	"^sessions *3, holding 9 of 9 requests; turns per session P50 3  max 3  mean 3.0$" "$WORK/sout"
+check "info: the think times before later turns" grep -q "^think time *P50 100  P90 100  max 100 ms" "$WORK/sout"
+
 tb record synth -n 4 -o "$WORK/u.jsonl.gz" 2>/dev/null
 tb record info "$WORK/u.jsonl.gz" >"$WORK/out"
+check "info: a trace without sessions has no sessions line" sh -c "! grep -q '^sessions' '$WORK/out'"
 check "info: independent prompts share nothing" \
 	line "prefix sharing" "0 of 4 requests (0.0%) start with a 512-word block seen earlier"
 
