@@ -73,6 +73,7 @@ struct session_run {
 	struct event *timer;      /* the think time before the next turn */
 	int64_t due_ns;           /* when the next turn is due (monotonic) */
 	int active;
+	struct session_run *wait_next;  /* open loop: due, held by --max-concurrency */
 };
 
 /* The state of the level being run; the done callback drives it. */
@@ -99,6 +100,7 @@ struct level_run {
 	size_t n_sessions;        /* sessions to run in this level */
 	size_t sessions_started, sessions_done;
 	struct session_run *sruns; /* one per session started */
+	struct session_run *wait_head, *wait_tail;  /* later turns due, held */
 	struct result *results;   /* warmup + n of them */
 	char **bodies;            /* salted bodies of those sent, NULL: the prepared one */
 	size_t warmup, n;
@@ -595,20 +597,38 @@ static int session_send(struct session_run *sr, int64_t start_ns)
 	return -1;
 }
 
-/* The think time is over: the next turn is due. */
+/* True when open loop's --max-concurrency holds what is due now. */
+static int held(const struct level_run *lr)
+{
+	return lr->sched && lr->max_concurrency && lr->in_flight >= lr->max_concurrency;
+}
+
+/* The think time is over: the next turn is due. Under --max-concurrency
+ * with the cap reached it waits, first in line for a free place (its
+ * latencies still count from when it was due). */
 static void on_think(evutil_socket_t fd, short events, void *arg)
 {
 	struct session_run *sr = arg;
+	struct level_run *lr = sr->lr;
 
 	(void)fd;
 	(void)events;
 	if (stop_signal) {
 		session_end(sr);
-		issue(sr->lr);
+		issue(lr);
+		return;
+	}
+	if (held(lr)) {
+		sr->wait_next = NULL;
+		if (lr->wait_tail)
+			lr->wait_tail->wait_next = sr;
+		else
+			lr->wait_head = sr;
+		lr->wait_tail = sr;
 		return;
 	}
 	if (session_send(sr, sr->due_ns) < 0)
-		issue(sr->lr);
+		issue(lr);
 }
 
 /*
@@ -713,6 +733,14 @@ static void issue_sessions(struct level_run *lr)
 	}
 	if (lr->finished < lr->warmup && !stop_signal)
 		return;
+	/* later turns held by --max-concurrency go before new sessions */
+	while (!stop_signal && lr->wait_head && !held(lr)) {
+		struct session_run *sr = lr->wait_head;
+
+		if (!(lr->wait_head = sr->wait_next))
+			lr->wait_tail = NULL;
+		session_send(sr, sr->due_ns);
+	}
 	while (!stop_signal && lr->sessions_started < lr->n_sessions) {
 		const struct session_entry *e;
 		int64_t start_ns = -1;
@@ -737,7 +765,7 @@ static void issue_sessions(struct level_run *lr)
 				evtimer_add(lr->due_timer, &tv);
 				break;
 			}
-			if (lr->max_concurrency && lr->in_flight >= lr->max_concurrency)
+			if (held(lr) || lr->wait_head)
 				break;
 			start_ns = due;
 			e = &set->s[lr->req_index[k]];
@@ -1286,6 +1314,7 @@ static int run_level(struct level_run *lr, struct level_summary *s)
 	lr->results = calloc(lr->warmup + lr->n > 0 ? lr->warmup + lr->n : 1, sizeof(*lr->results));
 	lr->bodies = calloc(lr->warmup + lr->n > 0 ? lr->warmup + lr->n : 1, sizeof(*lr->bodies));
 	lr->sessions_started = lr->sessions_done = 0;
+	lr->wait_head = lr->wait_tail = NULL;
 	lr->sruns = lr->sessions ? calloc(lr->n_sessions + 1, sizeof(*lr->sruns)) : NULL;
 	if (!lr->results || !lr->bodies || (lr->sessions && !lr->sruns))
 		return -1;

@@ -138,6 +138,18 @@ check "open loop: first turns 50 ms apart, each later turn due 40 ms after its t
 		$2 > 0 { if ($3 - end[$1] < 40000000 || $3 - end[$1] > 40000000 + '"$(upper $((20000000 * SLACK)))"') bad++ }
 		{ end[$1] = $3 + $4 } END { exit bad || n != 4 }' "$WORK/open"
 
+# Open loop with --max-concurrency 1: later turns wait for the place too
+# (first in line), their latency still counted from when they were due.
+tb record synth -n 12 --turns 3 --input-tokens 5 --output-tokens 4 --think-time 2 \
+	-o "$WORK/s2ms.jsonl.gz" 2>/dev/null
+tb replay -e "$ENDPOINT" --rate 1000 -n 4 --max-concurrency 1 --warmup 0 --quiet -o "$WORK/held.jsonl.gz" \
+	"$WORK/s2ms.jsonl.gz" >/dev/null 2>&1
+fields "$WORK/held.jsonl.gz" session turn sched_ns send_ns e2e_ns | sort -n -k4 >"$WORK/held"
+check "open loop, --max-concurrency 1: 12 turns, never two requests in flight" \
+	awk '{ if (NR > 1 && $4 < end) bad++; end = $3 + $5 } END { exit bad || NR != 12 }' "$WORK/held"
+check "... a held later turn's latency counts from when it was due (some sent late, E2E from due)" \
+	awk '$2 > 0 && $4 - $3 > 1000000 { n++ } END { exit !n }' "$WORK/held"
+
 # analyze load keeps each request's session, turn and cached tokens.
 tb analyze load --db "$WORK/s.db" "$WORK/c2.jsonl.gz" "$WORK/cache4096.jsonl.gz" 2>/dev/null
 check "analyze load stores session and turn (4 sessions, turns 0-2 each)" \
