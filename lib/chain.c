@@ -21,10 +21,10 @@ void chain_release(struct chain_table *t)
 	size_t i;
 
 	for (i = 0; t->bucket && i < t->n_buckets; i++)
-		while (t->bucket[i]) {
-			struct chain_link *l = t->bucket[i];
+		while (t->bucket[i].head) {
+			struct chain_link *l = t->bucket[i].head;
 
-			t->bucket[i] = l->next;
+			t->bucket[i].head = l->next;
 			free(l);
 		}
 	free(t->bucket);
@@ -45,7 +45,7 @@ struct chain_link *chain_find(const struct chain_table *t, uint64_t key)
 {
 	struct chain_link *l;
 
-	for (l = t->bucket[key % t->n_buckets]; l; l = l->next)
+	for (l = t->bucket[key % t->n_buckets].head; l; l = l->next)
 		if (l->key == key)
 			return l;
 	return NULL;
@@ -54,7 +54,7 @@ struct chain_link *chain_find(const struct chain_table *t, uint64_t key)
 /* Takes l out of its bucket. */
 static void unlink_link(struct chain_table *t, struct chain_link *l)
 {
-	struct chain_link **pp = &t->bucket[l->key % t->n_buckets];
+	struct chain_link **pp = &t->bucket[l->key % t->n_buckets].head;
 
 	while (*pp != l)
 		pp = &(*pp)->next;
@@ -63,8 +63,8 @@ static void unlink_link(struct chain_table *t, struct chain_link *l)
 
 static void link_in(struct chain_table *t, struct chain_link *l)
 {
-	l->next = t->bucket[l->key % t->n_buckets];
-	t->bucket[l->key % t->n_buckets] = l;
+	l->next = t->bucket[l->key % t->n_buckets].head;
+	t->bucket[l->key % t->n_buckets].head = l;
 }
 
 int chain_join(struct chain_table *t, uint64_t prefix, uint64_t key, int64_t arrival_ns,

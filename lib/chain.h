@@ -30,8 +30,12 @@ struct chain_link {
 	struct chain_link *next;  /* in its bucket */
 };
 
+struct chain_bucket {
+	struct chain_link *head;
+};
+
 struct chain_table {
-	struct chain_link **bucket;   /* owned */
+	struct chain_bucket *bucket;  /* owned */
 	size_t n_buckets;
 	long n_sessions;
 };

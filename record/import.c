@@ -905,7 +905,7 @@ static char *prefix_session_body(const struct import *im, const struct row *rows
 	long k = rows[i].turn, j;
 	size_t *chain = malloc((size_t)(k + 1) * sizeof(*chain));
 	struct words_buf *text = calloc((size_t)(2 * k + 1), sizeof(*text));
-	char **history = malloc((size_t)(2 * k + 1) * sizeof(*history));
+	char **history = calloc((size_t)(2 * k + 1), sizeof(*history));
 	char *body = NULL;
 	int bad = !chain || !text || !history;
 
