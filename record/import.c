@@ -736,17 +736,16 @@ static int cmp_row(const void *a, const void *b)
 	return (x->line > y->line) - (x->line < y->line);
 }
 
-/* The prompt of r; the caller frees b->p. Returns 0 or -1. */
-static int make_prompt(const struct import *im, const struct row *r, uint64_t seed,
-		       struct words_buf *b)
+/* r's words from its hash block 'from' on (each block's words seeded by
+ * its hash id, so rows that share a block share its words), then words
+ * seeded by its line: 'left' in all. Returns 0 or -1. */
+static int block_words(const struct import *im, const struct row *r, size_t from, long left,
+		       uint64_t seed, struct words_buf *b)
 {
 	struct rng rng;
-	long left = r->in;
 	size_t i;
 
-	if (r->text)
-		return words_append_text(b, r->text);
-	for (i = 0; i < r->n_hash && left > 0; i++) {
+	for (i = from; i < r->n_hash && left > 0; i++) {
 		long n = left < IMPORT_BLOCK_WORDS ? left : IMPORT_BLOCK_WORDS;
 
 		rng_init(&rng, rng_derive(seed ^ 0x6d6f6f6e63616b65ULL, im->hashes[r->hash_off + i]));
@@ -756,6 +755,15 @@ static int make_prompt(const struct import *im, const struct row *r, uint64_t se
 	}
 	rng_init(&rng, rng_derive(seed, (uint64_t)r->line));
 	return words_append(b, left, &rng);
+}
+
+/* The prompt of r; the caller frees b->p. Returns 0 or -1. */
+static int make_prompt(const struct import *im, const struct row *r, uint64_t seed,
+		       struct words_buf *b)
+{
+	if (r->text)
+		return words_append_text(b, r->text);
+	return block_words(im, r, 0, r->in, seed, b);
 }
 
 /* The request body: 'prompt' after the n texts of 'history' (human turns
@@ -875,22 +883,9 @@ cleanup:
 static int session_prompt(const struct import *im, const struct row *r, const struct row *p,
 			  uint64_t seed, struct words_buf *b)
 {
-	struct rng rng;
 	long left = r->in - p->in - p->out;
-	size_t i;
 
-	if (left < 1)
-		left = 1;
-	for (i = p->n_hash; i < r->n_hash && left > 0; i++) {
-		long n = left < IMPORT_BLOCK_WORDS ? left : IMPORT_BLOCK_WORDS;
-
-		rng_init(&rng, rng_derive(seed ^ 0x6d6f6f6e63616b65ULL, im->hashes[r->hash_off + i]));
-		if (words_append(b, n, &rng) < 0)
-			return -1;
-		left -= n;
-	}
-	rng_init(&rng, rng_derive(seed, (uint64_t)r->line));
-	return words_append(b, left, &rng);
+	return block_words(im, r, p->n_hash, left < 1 ? 1 : left, seed, b);
 }
 
 /*
