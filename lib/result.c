@@ -76,8 +76,6 @@ void result_set_http_error(struct result *r, int status, const char *body, size_
 cJSON *result_to_json(const struct result *r)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON *itl;
-	size_t i;
 
 	if (!o)
 		return NULL;
@@ -120,11 +118,10 @@ cJSON *result_to_json(const struct result *r)
 	json_add_int64(o, "tls_ns", r->tls_ns, 1);
 	if (r->unstreamed)
 		cJSON_AddFalseToObject(o, "streamed");
-	itl = cJSON_AddArrayToObject(o, "itl_us");
-	for (i = 0; itl && i < r->n_itl; i++) {
-		/* whole microseconds, rounded: the integer division is meant */
-		/* NOLINTNEXTLINE(bugprone-integer-division) */
-		cJSON_AddItemToArray(itl, cJSON_CreateNumber((double)((r->itl_ns[i] + 500) / 1000)));
+	/* whole microseconds, rounded */
+	if (json_add_int64_array(o, "itl_us", r->itl_ns, r->n_itl, 1000) < 0) {
+		cJSON_Delete(o);
+		return NULL;
 	}
 	return o;
 }

@@ -1,0 +1,131 @@
+/*
+ * test_result.c - a result's JSON form (lib/result.c): what result_to_json
+ * writes reads back the same through result_from_json, gaps rounded to
+ * whole microseconds, and a field out of its range is refused by name.
+ */
+#include "harness.h"
+#include "lib/json.h"
+#include "lib/result.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* r as the file holds it: printed, then parsed again. */
+static cJSON *as_written(const struct result *r)
+{
+	cJSON *o = result_to_json(r), *back;
+	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+
+	CHECK(text != NULL);
+	back = text ? cJSON_Parse(text) : NULL;
+	free(text);
+	cJSON_Delete(o);
+	return back;
+}
+
+TEST(a_result_reads_back_as_written)
+{
+	static const int64_t gaps[] = { 0, 499, 500, 1499, 1500, 123456789 };
+	struct result r, back;
+	char err[256];
+	cJSON *o;
+
+	result_init(&r);
+	r.level = 8;
+	r.seq = 41;
+	r.trace_id = 7;
+	r.status = 200;
+	r.sched_ns = 1000;
+	r.send_ns = 1200;
+	r.ttft_ns = 5000000;
+	r.ttfa_ns = 5000001;
+	r.e2e_ns = 90000000;
+	r.input_tokens = 12;
+	r.output_tokens = 6;
+	r.token_events = 6;
+	r.session = 3;
+	r.turn = 1;
+	r.itl_ns = malloc(sizeof(gaps));
+	CHECK(r.itl_ns != NULL);
+	if (!r.itl_ns)
+		return;
+	memcpy(r.itl_ns, gaps, sizeof(gaps));
+	r.n_itl = sizeof(gaps) / sizeof(gaps[0]);
+	o = as_written(&r);
+	CHECK(o != NULL);
+	result_init(&back);
+	CHECK_EQ_INT(result_from_json(&back, o, err, sizeof(err)), 0);
+	CHECK_EQ_INT(back.level, 8);
+	CHECK_EQ_INT(back.seq, 41);
+	CHECK_EQ_INT(back.session, 3);
+	CHECK_EQ_INT(back.turn, 1);
+	CHECK_EQ_INT(back.ttft_ns, 5000000);
+	CHECK_EQ_INT(back.e2e_ns, 90000000);
+	CHECK_EQ_INT(back.output_tokens, 6);
+	CHECK_EQ_INT((long)back.n_itl, 6);
+	/* whole microseconds, rounded half up */
+	if (back.n_itl == 6) {
+		CHECK_EQ_INT(back.itl_ns[0], 0);
+		CHECK_EQ_INT(back.itl_ns[1], 0);
+		CHECK_EQ_INT(back.itl_ns[2], 1000);
+		CHECK_EQ_INT(back.itl_ns[3], 1000);
+		CHECK_EQ_INT(back.itl_ns[4], 2000);
+		CHECK_EQ_INT(back.itl_ns[5], 123457000);
+	}
+	cJSON_Delete(o);
+	result_release(&back);
+	result_release(&r);
+}
+
+TEST(an_int64_array_is_written_as_digits)
+{
+	static const int64_t v[] = { 0, -1, 42, INT64_MAX, INT64_MIN + 1 };
+	cJSON *o = cJSON_CreateObject();
+	char *text;
+
+	CHECK_EQ_INT(json_add_int64_array(o, "a", v, 5, 1), 0);
+	CHECK_EQ_INT(json_add_int64_array(o, "empty", v, 0, 1000), 0);
+	text = cJSON_PrintUnformatted(o);
+	CHECK(text && strcmp(text, "{\"a\":[0,-1,42,9223372036854775807,"
+			     "-9223372036854775807],\"empty\":[]}") == 0);
+	free(text);
+	cJSON_Delete(o);
+}
+
+TEST(a_field_out_of_range_is_refused_by_name)
+{
+	static const char *const bad[][2] = {
+		{ "\"e2e_ns\":-5", "'e2e_ns' is out of range" },
+		{ "\"ttft_ns\":-2", "'ttft_ns' is out of range" },
+		{ "\"output_tokens\":1e12", "'output_tokens' is out of range" },
+		{ "\"level\":2000000", "'level' is out of range" },
+		{ "\"session\":1", "'session' and 'turn' go together" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[512], err[256] = "";
+		struct result r;
+		cJSON *o;
+
+		/* the field under test first: of two equal keys, the first is read */
+		snprintf(text, sizeof(text), "{%s,\"level\":1,\"seq\":0,\"send_ns\":0,"
+			 "\"e2e_ns\":1,\"output_tokens\":1}", bad[i][0]);
+		o = cJSON_Parse(text);
+		CHECK(o != NULL);
+		result_init(&r);
+		CHECK_EQ_INT(result_from_json(&r, o, err, sizeof(err)), -1);
+		CHECK(strstr(err, bad[i][1]) != NULL);
+		result_release(&r);
+		cJSON_Delete(o);
+	}
+}
+
+int main(void)
+{
+	RUN(a_result_reads_back_as_written);
+	RUN(an_int64_array_is_written_as_digits);
+	RUN(a_field_out_of_range_is_refused_by_name);
+	return harness_done();
+}
