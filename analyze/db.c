@@ -221,6 +221,9 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	if (!rc && version >= 1 && version < 6)
 		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN session INTEGER;"
 			     "ALTER TABLE requests ADD COLUMN turn INTEGER", err, errlen);
+	/* 6 -> 7: a rate level's offered rate; the runs before have none. */
+	if (!rc && version >= 1 && version < 7)
+		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN rate REAL", err, errlen);
 	/* The views hold no data: recreate them, so they follow this build's SQL. */
 	if (!rc)
 		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",
@@ -662,6 +665,10 @@ static void db_bind_result(sqlite3_stmt *st, const char *run_id, const struct re
 	db_bind_opt_int64(st, 26, r->tls_ns);
 	db_bind_opt_int64(st, 27, r->session);
 	db_bind_opt_int64(st, 28, r->turn);
+	if (r->level < 0 && r->rate > 0)
+		sqlite3_bind_double(st, 29, r->rate);
+	else
+		sqlite3_bind_null(st, 29);
 }
 
 static const char db_insert_request_sql[] =
@@ -669,9 +676,9 @@ static const char db_insert_request_sql[] =
 	" error, error_detail, sched_ns, send_ns, ttft_ns, ttfa_ns, e2e_ns,"
 	" input_tokens, output_tokens, tokens_estimated, itl_us, repeat, streamed,"
 	" tokens_source, token_events, cached_tokens, salt, new_connection,"
-	" connect_ns, tls_ns, session, turn)"
+	" connect_ns, tls_ns, session, turn, rate)"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-	" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)";
+	" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)";
 
 /* The statements a metrics record is inserted with. */
 struct metrics_insert {
@@ -704,7 +711,8 @@ static int db_insert_metrics(struct db *db, struct metrics_insert *mi, const cha
 	long scrape = mi->next;
 
 	if (json_get_int64(rec, "t_ns", &t_ns) != 1 || t_ns < -RESULT_MAX_NS || t_ns > RESULT_MAX_NS ||
-	    json_get_int64(rec, "level", &level) != 1 || level < 0 || level > 1000000 ||
+	    json_get_int64(rec, "level", &level) != 1 || level < -RESULT_MAX_RATE_LEVELS ||
+	    level > 1000000 ||
 	    json_get_int64(rec, "repeat", &repeat) < 0 || repeat < 0 || repeat > 1000000 ||
 	    json_get_int64(rec, "latency_us", &latency) < 0 || latency < 0 ||
 	    latency > RESULT_MAX_NS / 1000 ||
@@ -1300,14 +1308,19 @@ static int db_level_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
 int db_levels(struct db *db, const char *label, int **levels, size_t *n,
 	      char *err, size_t errlen)
 {
+	/* a search over rates: its levels (-1, -2, ...) in order of rate */
 	static const char sql[] =
+		"SELECT q.level FROM requests q"
+		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
+		" GROUP BY q.level ORDER BY q.level >= 0, max(q.rate), q.level";
+	static const char sql_v6[] =
 		"SELECT DISTINCT q.level FROM requests q"
 		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
 		" ORDER BY q.level";
 	static const struct db_rows spec = { sizeof(int), db_level_fill, NULL };
 	sqlite3_stmt *st = NULL;
 	void *v;
-	int rc = db_query(db, sql, label, &st, err, errlen);
+	int rc = db_query(db, db->version >= 7 ? sql : sql_v6, label, &st, err, errlen);
 
 	if (!rc)
 		rc = db_rows_read(db, st, &spec, &v, n, err, errlen);
@@ -1598,6 +1611,9 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 			r->session = (long)db_column_opt_int64(st, 25);
 			r->turn = (long)db_column_opt_int64(st, 26);
 		}
+		if (sqlite3_column_count(st) > 27 &&
+		    sqlite3_column_type(st, 27) != SQLITE_NULL && r->level < 0)
+			r->rate = sqlite3_column_double(st, 27);
 	} else {
 		r->tokens_source = r->tokens_estimated ? RESULT_TOKENS_EVENTS : RESULT_TOKENS_USAGE;
 	}
@@ -1631,7 +1647,7 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 	/* A version 1 database has no repeat column: every request is repeat 0. */
 	/* a version 2 one has no streamed column: every request was streamed;
 	 * one before version 4 none of the columns from tokens_source on, one
-	 * before version 6 no session or turn. */
+	 * before version 6 no session or turn, one before version 7 no rate. */
 #define DB_RESULTS_SQL(repeat, streamed) \
 		"SELECT q.level, q.seq, q.trace_id, q.warmup, q.status, q.error," \
 		" q.error_detail, q.sched_ns, q.send_ns, q.ttft_ns, q.ttfa_ns, q.e2e_ns," \
@@ -1639,7 +1655,10 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 		", " streamed " FROM requests q" \
 		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND q.level = ?2" \
 		" ORDER BY q.run_id, q.rowid"
-	const char *sql = db->version >= 6 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
+	const char *sql = db->version >= 7 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
+				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
+				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn, q.rate") :
+			  db->version >= 6 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
 				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
 				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn") :
 			  db->version >= 4 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"

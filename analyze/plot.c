@@ -137,6 +137,8 @@ static int plot_int_cmp(const void *a, const void *b)
 }
 
 /* Collects the distinct concurrencies (no open loop) of all series into d->levels. */
+static int plot_has_capacity(const struct plot_data *d);
+
 static int plot_collect_levels(struct plot_data *d)
 {
 	size_t total = 0, i, j, n = 0;
@@ -301,7 +303,8 @@ static int plot_load_data(struct db *db, const char *const *labels, size_t n_lab
 		errmsg_set(err, errlen, "out of memory");
 		return DB_ERR_WORK;
 	}
-	if (d->n_levels == 0) {
+	/* a search over rates has no concurrency levels, but its load curve */
+	if (d->n_levels == 0 && !plot_has_capacity(d)) {
 		errmsg_set(err, errlen, "nothing to plot: the runs have no concurrency "
 			    "levels with measured requests");
 		return DB_ERR_INPUT;
@@ -815,35 +818,66 @@ static double plot_level_rps(const struct level_summary *s)
 	return s->wall_s > 0 ? (double)s->requests / s->wall_s : NAN;
 }
 
+/* The levels of series s in order of load (the caller frees it), or NULL;
+ * *n set to their number (levels of other kinds left out). */
+static const struct level_summary **plot_curve_levels(const struct plot_series *s, size_t *n)
+{
+	const struct level_summary **v = calloc(s->run.n_levels + 1, sizeof(*v));
+	size_t i, j;
+
+	*n = 0;
+	for (i = 0; v && i < s->run.n_levels; i++) {
+		double x = report_level_load(&s->cap, &s->run.levels[i]);
+
+		if (isnan(x))
+			continue;
+		/* insertion: a search has tens of levels */
+		for (j = (*n)++; j > 0 && report_level_load(&s->cap, v[j - 1]) > x; j--)
+			v[j] = v[j - 1];
+		v[j] = &s->run.levels[i];
+	}
+	return v;
+}
+
+/* The verdict on level l of series s, as analyze report gives it. */
+static enum capacity_verdict plot_verdict(const struct plot_series *s,
+					  const struct level_summary *l)
+{
+	double lo, hi;
+
+	return capacity_judge(&s->cap, report_level_load(&s->cap, l), (long)l->good,
+			      (long)l->requests, &lo, &hi);
+}
+
 /*
- * load_curve.dat: per capacity run, a block of its levels, rows 'achieved
- * req/s, P50 TTFT, P99 TTFT, P99 E2E (ms), C, verdict' (1 meets the SLO,
- * 0 does not or is undecided), judged as analyze report judges them.
+ * load_curve.dat: per capacity run, a block of its levels in order of load,
+ * rows 'achieved req/s, P50 TTFT, P99 TTFT, P99 E2E (ms), load (C or
+ * offered req/s), verdict' (1 meets the SLO, 0 does not or is undecided),
+ * judged as analyze report judges them.
  */
 static void plot_curve_dat(FILE *f, const struct plot_data *d)
 {
-	size_t i, k;
+	size_t i, k, n;
 
 	fputs("# load_curve.dat - written by tracebench analyze plot.\n"
 	      "# Per run of replay --find-capacity: achieved req/s, P50 TTFT, P99 TTFT,\n"
-	      "# P99 E2E (ms), C, meets the SLO (1) or not (0).\n", f);
+	      "# P99 E2E (ms), C or offered req/s, meets the SLO (1) or not (0).\n", f);
 	for (i = 0; i < d->n_series; i++) {
 		const struct plot_series *s = &d->series[i];
+		const struct level_summary **lv;
 
 		if (!s->is_cap || !s->run.n_levels)
 			continue;
-		for (k = 0; k < s->run.n_levels; k++) {
-			const struct level_summary *l = &s->run.levels[k];
-			double lo, hi;
-			enum capacity_verdict v = capacity_judge(&s->cap, l->level, (long)l->good,
-								 (long)l->requests, &lo, &hi);
-
-			fprintf(f, "%.4f", plot_level_rps(l));
-			plot_put_value(f, l->ttft.p50);
-			plot_put_value(f, l->ttft.p99);
-			plot_put_value(f, l->e2e.p99);
-			fprintf(f, " %d %d\n", l->level, v == CAPACITY_PASS);
+		lv = plot_curve_levels(s, &n);
+		for (k = 0; lv && k < n; k++) {
+			fprintf(f, "%.4f", plot_level_rps(lv[k]));
+			plot_put_value(f, lv[k]->ttft.p50);
+			plot_put_value(f, lv[k]->ttft.p99);
+			plot_put_value(f, lv[k]->e2e.p99);
+			fprintf(f, " %.6g %d\n", report_level_load(&s->cap, lv[k]),
+				plot_verdict(s, lv[k]) == CAPACITY_PASS);
 		}
+		free(lv);
 		fputs("\n\n", f);
 	}
 }
@@ -867,34 +901,40 @@ static void plot_curve_gp(FILE *f, const struct plot_data *d)
 	      "set key below\n", f);
 	for (i = 0; i < d->n_series; i++) {
 		const struct plot_series *s = &d->series[i];
-		const struct level_summary *pass = NULL, *fail = NULL;
+		const struct level_summary *pass = NULL, *fail = NULL, *l;
+		double x;
+		char name[48];
 
 		if (!s->is_cap)
 			continue;
 		for (k = 0; k < s->run.n_levels; k++) {
-			const struct level_summary *l = &s->run.levels[k];
-			double lo, hi;
-			enum capacity_verdict v = capacity_judge(&s->cap, l->level, (long)l->good,
-								 (long)l->requests, &lo, &hi);
-
-			if (v == CAPACITY_PASS && (!pass || l->level > pass->level))
+			l = &s->run.levels[k];
+			x = report_level_load(&s->cap, l);
+			if (isnan(x))
+				continue;
+			if (plot_verdict(s, l) == CAPACITY_PASS &&
+			    (!pass || x > report_level_load(&s->cap, pass)))
 				pass = l;
-			if (v != CAPACITY_PASS && (!fail || l->level < fail->level))
+			else if (plot_verdict(s, l) != CAPACITY_PASS &&
+				 (!fail || x < report_level_load(&s->cap, fail)))
 				fail = l;
 		}
 		if (pass && !isnan(plot_level_rps(pass))) {
 			marks++;
 			fprintf(f, "set arrow %d from %.4f, graph 0 to %.4f, graph 1 nohead lc %zu lw 2\n"
-				"set label %d 'capacity C=%d' at %.4f, graph 0.95 right offset -0.5,0\n",
+				"set label %d 'capacity %s' at %.4f, graph 0.95 right offset -0.5,0\n",
 				marks, plot_level_rps(pass), plot_level_rps(pass), i + 1, marks,
-				pass->level, plot_level_rps(pass));
+				metric_load_name(pass->level, pass->offered_rps, name, sizeof(name)),
+				plot_level_rps(pass));
 		}
-		if (fail && (!pass || fail->level > pass->level) && !isnan(plot_level_rps(fail))) {
+		if (fail && (!pass || report_level_load(&s->cap, fail) >
+			     report_level_load(&s->cap, pass)) && !isnan(plot_level_rps(fail))) {
 			marks++;
 			fprintf(f, "set arrow %d from %.4f, graph 0 to %.4f, graph 1 nohead lc %zu dt 2\n"
-				"set label %d 'fails C=%d' at %.4f, graph 0.88 left offset 0.5,0\n",
+				"set label %d 'fails %s' at %.4f, graph 0.88 left offset 0.5,0\n",
 				marks, plot_level_rps(fail), plot_level_rps(fail), i + 1, marks,
-				fail->level, plot_level_rps(fail));
+				metric_load_name(fail->level, fail->offered_rps, name, sizeof(name)),
+				plot_level_rps(fail));
 		}
 	}
 	fputs("plot \\\n", f);
@@ -1141,6 +1181,7 @@ struct plot_kind {
 	int per_request;   /* needs requests with TTFT and E2E */
 	int capacity;      /* needs a run of replay --find-capacity */
 	int sessions;      /* needs turns of sessions */
+	int closed;        /* needs concurrency levels */
 };
 
 /* Is there anything to draw plot p from? */
@@ -1150,16 +1191,18 @@ static int plot_wanted(const struct plot_kind *p, const struct plot_data *d)
 		return 0;
 	if (p->sessions && !plot_max_turn(d))
 		return 0;
+	if (p->closed && !d->n_levels)
+		return 0;
 	return !p->capacity || plot_has_capacity(d);
 }
 
 static const struct plot_kind plot_kinds[] = {
-	{ "scaling", plot_scaling_dat, plot_scaling_gp, 0, 0, 0 },
-	{ "ttft_percentiles", plot_ttft_dat, plot_ttft_gp, 0, 0, 0 },
-	{ "latency_cdf", plot_cdf_dat, plot_cdf_gp, 1, 0, 0 },
-	{ "ttft_timeline", plot_timeline_dat, plot_timeline_gp, 1, 0, 0 },
-	{ "load_curve", plot_curve_dat, plot_curve_gp, 0, 1, 0 },
-	{ "ttft_by_turn", plot_turns_dat, plot_turns_gp, 0, 0, 1 },
+	{ "scaling", plot_scaling_dat, plot_scaling_gp, 0, 0, 0, 1 },
+	{ "ttft_percentiles", plot_ttft_dat, plot_ttft_gp, 0, 0, 0, 1 },
+	{ "latency_cdf", plot_cdf_dat, plot_cdf_gp, 1, 0, 0, 0 },
+	{ "ttft_timeline", plot_timeline_dat, plot_timeline_gp, 1, 0, 0, 0 },
+	{ "load_curve", plot_curve_dat, plot_curve_gp, 0, 1, 0, 0 },
+	{ "ttft_by_turn", plot_turns_dat, plot_turns_gp, 0, 0, 1, 0 },
 };
 
 /*

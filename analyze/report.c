@@ -515,7 +515,7 @@ int report_capacity_params(const char *params, struct capacity_options *k,
 {
 	cJSON *p = params ? cJSON_Parse(params) : NULL;
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(p, "capacity"), *x;
-	const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "slo"));
+	const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "slo")), *by;
 	int found = 0;
 
 	memset(k, 0, sizeof(*k));
@@ -528,7 +528,12 @@ int report_capacity_params(const char *params, struct capacity_options *k,
 		NUM("share", share, 0.01, 0.9999);
 		NUM("confidence", confidence, 0.5, 0.9999);
 		NUM("tolerance", tolerance, 0, 10);
+		NUM("start", start, 1e-3, 1e6);
+		NUM("max", max, 1e-3, 1e6);
 #undef NUM
+		/* a search before rates were searched has no "by": concurrency */
+		by = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "by"));
+		k->by_rate = by && strcmp(by, "rate") == 0;
 		x = cJSON_GetObjectItemCaseSensitive(c, "max_requests");
 		k->max_requests = cJSON_IsNumber(x) && x->valuedouble >= 1 &&
 				  x->valuedouble <= 1e7 ? (long)x->valuedouble : 400;
@@ -541,19 +546,36 @@ int report_capacity_params(const char *params, struct capacity_options *k,
 	return found;
 }
 
-/* A row of the load curve: a level and its verdict. */
+/* A row of the load curve: a level, its load (C or offered req/s) and its
+ * verdict. */
 struct report_curve_row {
 	const struct level_summary *s;
+	double load;
 	double lo, hi;
 	enum capacity_verdict v;
 };
+
+/* The load of level s in the search k: its C, or its offered rate. */
+double report_level_load(const struct capacity_options *k, const struct level_summary *s)
+{
+	return k->by_rate ? (s->level < 0 && s->offered_rps > 0 ? s->offered_rps : NAN) :
+	       (double)s->level;
+}
+
+static int by_load(const void *a, const void *b)
+{
+	double x = ((const struct report_curve_row *)a)->load;
+	double y = ((const struct report_curve_row *)b)->load;
+
+	return (x > y) - (x < y);
+}
 
 static double col_curve_num(const void *row, size_t which)
 {
 	const struct report_curve_row *r = row;
 
 	switch (which) {
-	case 0: return (double)r->s->level;
+	case 0: return r->load;
 	case 1: return (double)r->s->requests;
 	case 2: return (double)r->s->good;
 	case 3: return r->s->goodput_share;
@@ -593,68 +615,100 @@ static const struct table_col report_curve_cols[] = {
 	CURVE("Good req/s", NULL, "good_rps", 2, 0, NULL, 11),
 };
 
+/* The load curve's first column for a search over rates. */
+static const struct table_col report_rate_col =
+	CURVE("Offered", "req/s", "offered_rps", 2, 0, NULL, 0);
+
+/*
+ * The capacity line of the curve: pass, the highest load that meets the
+ * SLO, and fail, the lowest that does not (either may be NULL).
+ */
+static void report_capacity_line(FILE *out, const struct capacity_options *k,
+				 const struct report_curve_row *pass,
+				 const struct report_curve_row *fail)
+{
+	char p[48] = "", f[48] = "";
+	const char *unit = k->by_rate ? " req/s" : "";
+
+	if (pass)
+		metric_load_name(pass->s->level, pass->s->offered_rps, p, sizeof(p));
+	if (fail)
+		metric_load_name(fail->s->level, fail->s->offered_rps, f, sizeof(f));
+	if (pass && fail && pass->load < fail->load && fail->v == CAPACITY_UNDECIDED)
+		fprintf(out, "capacity: %s meets the SLO (%.1f%% good or more at %.0f%% confidence: "
+			"%zu of %zu); %s is undecided (%.1f%%..%.1f%%: %zu of %zu, an interrupted or "
+			"capped probe), so the capacity is %s or higher\n", p, 100 * pass->lo,
+			100 * k->confidence, pass->s->good, pass->s->requests, f, 100 * fail->lo,
+			100 * fail->hi, fail->s->good, fail->s->requests, p);
+	else if (pass && fail && pass->load < fail->load)
+		fprintf(out, "capacity: %s meets the SLO (%.1f%% good or more at %.0f%% confidence: "
+			"%zu of %zu), %s does not (%.1f%% or less: %zu of %zu); the capacity lies in "
+			"[%.4g, %.4g)%s\n", p, 100 * pass->lo, 100 * k->confidence, pass->s->good,
+			pass->s->requests, f, 100 * fail->hi, fail->s->good, fail->s->requests,
+			pass->load, fail->load, unit);
+	else if (pass && !fail)
+		fprintf(out, "capacity: every level searched meets the SLO, up to %s (%.1f%% good "
+			"or more: %zu of %zu); the capacity is %s or higher\n", p, 100 * pass->lo,
+			pass->s->good, pass->s->requests, p);
+	else if (fail && !pass)
+		fprintf(out, "capacity: no level meets the SLO, not even %s (%.1f%% good or less: "
+			"%zu of %zu)\n", f, 100 * fail->hi, fail->s->good, fail->s->requests);
+	else if (pass && fail)
+		fprintf(out, "capacity: %s meets the SLO but %s below it does not: the levels "
+			"do not bracket one capacity\n", p, f);
+}
+
 /*
  * Text and Markdown: for a run of replay --find-capacity, the load curve
- * (each level judged again from its stored requests, as replay judged it)
- * and the capacity: the highest level that meets the SLO, the lowest that
- * does not, and the evidence of both.
+ * (each level judged again from its stored requests, as replay judged it),
+ * in order of load, and the capacity: the highest load that meets the SLO,
+ * the lowest that does not, and the evidence of both. A search over rates
+ * shows each level's offered rate beside its achieved one.
  */
 static void report_capacity(FILE *out, enum table_format fmt, const struct report_run *run,
 			    const struct capacity_options *k, const char *spec)
 {
+	enum { NCOLS = sizeof(report_curve_cols) / sizeof(report_curve_cols[0]) };
 	struct report_curve_row *rows = calloc(run->n_levels + 1, sizeof(*rows));
 	const struct report_curve_row *pass = NULL, *fail = NULL;
+	struct table_col cols[NCOLS];
 	struct table t;
-	size_t i, n = run->n_levels;
+	size_t i, n = 0;
 
 	if (!rows) {
 		fputs("\nload curve: out of memory\n", out);
 		return;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < run->n_levels; i++) {
 		const struct level_summary *s = &run->levels[i];
+		struct report_curve_row *r = &rows[n];
 
-		rows[i].s = s;
-		rows[i].v = capacity_judge(k, s->level, (long)s->good, (long)s->requests,
-					   &rows[i].lo, &rows[i].hi);
-		if (rows[i].v == CAPACITY_PASS && (!pass || s->level > pass->s->level))
+		r->s = s;
+		r->load = report_level_load(k, s);
+		if (isnan(r->load))
+			continue;       /* not a level of this search */
+		r->v = capacity_judge(k, r->load, (long)s->good, (long)s->requests, &r->lo, &r->hi);
+		n++;
+	}
+	qsort(rows, n, sizeof(*rows), by_load);
+	for (i = 0; i < n; i++) {
+		if (rows[i].v == CAPACITY_PASS && (!pass || rows[i].load > pass->load))
 			pass = &rows[i];
-		if (rows[i].v != CAPACITY_PASS && (!fail || s->level < fail->s->level))
+		if (rows[i].v != CAPACITY_PASS && (!fail || rows[i].load < fail->load))
 			fail = &rows[i];
 	}
-	fprintf(out, "\nload curve (replay --find-capacity, SLO %s for %.1f%% of requests, "
-		"one-sided Wilson bounds at %.0f%% confidence):\n", spec, 100 * k->share,
-		100 * k->confidence);
+	fprintf(out, "\nload curve (replay --find-capacity%s, SLO %s for %.1f%% of requests, "
+		"one-sided Wilson bounds at %.0f%% confidence):\n", k->by_rate ? "=rate" : "",
+		spec, 100 * k->share, 100 * k->confidence);
 	if (fmt == TABLE_MARKDOWN)
 		fputc('\n', out);
-	table_init(&t, out, fmt, report_curve_cols,
-		   sizeof(report_curve_cols) / sizeof(report_curve_cols[0]), 0);
+	memcpy(cols, report_curve_cols, sizeof(cols));
+	if (k->by_rate)
+		cols[0] = report_rate_col;
+	table_init(&t, out, fmt, cols, NCOLS, 0);
 	table_print(&t, rows, n, sizeof(*rows));
 	fputs(fmt == TABLE_MARKDOWN ? "\n" : "", out);
-	if (pass && fail && pass->s->level < fail->s->level && fail->v == CAPACITY_UNDECIDED)
-		fprintf(out, "capacity: C=%d meets the SLO (%.1f%% good or more at %.0f%% confidence: "
-			"%zu of %zu); C=%d is undecided (%.1f%%..%.1f%%: %zu of %zu, an interrupted or "
-			"capped probe), so the capacity is C=%d or higher\n", pass->s->level,
-			100 * pass->lo, 100 * k->confidence, pass->s->good, pass->s->requests,
-			fail->s->level, 100 * fail->lo, 100 * fail->hi, fail->s->good,
-			fail->s->requests, pass->s->level);
-	else if (pass && fail && pass->s->level < fail->s->level)
-		fprintf(out, "capacity: C=%d meets the SLO (%.1f%% good or more at %.0f%% confidence: "
-			"%zu of %zu), C=%d does not (%.1f%% or less: %zu of %zu); the capacity lies in "
-			"[%d, %d)\n", pass->s->level, 100 * pass->lo, 100 * k->confidence,
-			pass->s->good, pass->s->requests, fail->s->level, 100 * fail->hi,
-			fail->s->good, fail->s->requests, pass->s->level, fail->s->level);
-	else if (pass && !fail)
-		fprintf(out, "capacity: every level searched meets the SLO, up to C=%d (%.1f%% good "
-			"or more: %zu of %zu); the capacity is C=%d or higher\n", pass->s->level,
-			100 * pass->lo, pass->s->good, pass->s->requests, pass->s->level);
-	else if (fail && !pass)
-		fprintf(out, "capacity: no level meets the SLO, not even C=%d (%.1f%% good or less: "
-			"%zu of %zu)\n", fail->s->level, 100 * fail->hi, fail->s->good,
-			fail->s->requests);
-	else if (pass && fail)
-		fprintf(out, "capacity: C=%d meets the SLO but C=%d below it does not: the levels "
-			"do not bracket one capacity\n", pass->s->level, fail->s->level);
+	report_capacity_line(out, k, pass, fail);
 	free(rows);
 }
 

@@ -47,6 +47,10 @@ struct report_run {
 int report_capacity_params(const char *params, struct capacity_options *k,
 			   struct metric_slo *slo, char *spec, size_t spec_len);
 
+/* The load of level s in the search k: its C, or for a search over rates
+ * its offered rate (NaN for a level that is not a rate level). */
+double report_level_load(const struct capacity_options *k, const struct level_summary *s);
+
 int report_summarize(struct db *db, const char *label, const struct metric_slo *slo,
 		     struct report_run *out, char *err, size_t errlen);
 void report_run_release(struct report_run *r);

@@ -6,16 +6,23 @@
 
 #include <math.h>
 
-long capacity_batch(const struct capacity_options *o, long c)
+long capacity_batch(const struct capacity_options *o, double x)
 {
+	double b = ceil(2 * x);
+
 	if (o->batch > 0)
 		return o->batch;
-	return 2 * c > 20 ? 2 * c : 20;
+	return b > 20 ? (b < 1e7 ? (long)b : 10000000L) : 20;
 }
 
-double capacity_z(const struct capacity_options *o, long c)
+double capacity_floor(const struct capacity_options *o)
 {
-	long b = capacity_batch(o, c);
+	return o->by_rate ? o->start / 64 : 1;
+}
+
+double capacity_z(const struct capacity_options *o, double x)
+{
+	long b = capacity_batch(o, x);
 	long looks = (o->max_requests + b - 1) / b;
 	double alpha = (1 - o->confidence) / (double)(looks > 0 ? looks : 1);
 	double lo = 0, hi = 10;
@@ -51,10 +58,10 @@ void capacity_wilson(long good, long n, double z, double *lo, double *hi)
 	*hi = mid + half > 1 ? 1 : mid + half;
 }
 
-enum capacity_verdict capacity_judge(const struct capacity_options *o, long c, long good,
+enum capacity_verdict capacity_judge(const struct capacity_options *o, double x, long good,
 				     long n, double *lo, double *hi)
 {
-	capacity_wilson(good, n, capacity_z(o, c), lo, hi);
+	capacity_wilson(good, n, capacity_z(o, x), lo, hi);
 	if (*lo >= o->share)
 		return CAPACITY_PASS;
 	if (*hi < o->share)
@@ -62,28 +69,35 @@ enum capacity_verdict capacity_judge(const struct capacity_options *o, long c, l
 	return CAPACITY_UNDECIDED;
 }
 
-long capacity_next(struct capacity_search *s, const struct capacity_options *o, long c,
-		   enum capacity_verdict v)
+double capacity_next(struct capacity_search *s, const struct capacity_options *o, double x,
+		     enum capacity_verdict v)
 {
-	long width;
+	double width, floor_x = capacity_floor(o), next;
 
 	if (v == CAPACITY_PASS) {
-		if (c > s->pass)
-			s->pass = c;
-	} else if (!s->fail || c < s->fail) {
-		s->fail = c;
+		if (x > s->pass)
+			s->pass = x;
+	} else if (!(s->fail > 0) || x < s->fail) {
+		s->fail = x;
 	}
-	if (!s->fail) {                 /* every load so far met it: double */
+	if (!(s->fail > 0)) {           /* every load so far met it: double */
 		if (s->pass >= o->max)
 			return 0;
 		return 2 * s->pass < o->max ? 2 * s->pass : o->max;
 	}
-	if (!s->pass)                   /* none met it yet: halve */
-		return s->fail > 1 ? s->fail / 2 : 0;
-	width = (long)(o->tolerance * (double)s->pass);
-	if (s->fail - s->pass <= (width > 1 ? width : 1))
+	if (!(s->pass > 0)) {           /* none met it yet: halve */
+		next = o->by_rate ? s->fail / 2 : floor(s->fail / 2);
+		return next >= floor_x * (1 - 1e-9) && next < s->fail ? next : 0;
+	}
+	width = o->tolerance * s->pass;
+	if (o->by_rate && width < 0.01 * s->pass)
+		width = 0.01 * s->pass;
+	if (!o->by_rate && width < 1)
+		width = 1;
+	if (s->fail - s->pass <= width * (1 + 1e-9))
 		return 0;
-	return s->pass + (s->fail - s->pass) / 2;
+	next = s->pass + (s->fail - s->pass) / 2;
+	return o->by_rate ? next : floor(next);
 }
 
 const char *capacity_verdict_name(enum capacity_verdict v)

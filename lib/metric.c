@@ -202,23 +202,41 @@ double metric_scaling(int level, double agg_tps, double base_tps)
 
 int metric_level_closed(int level)
 {
-	return level != METRIC_OPEN_LOOP_LEVEL;
+	return level > METRIC_OPEN_LOOP_LEVEL;
+}
+
+const char *metric_load_cell(int level, double rate, char *buf, size_t len)
+{
+	if (metric_level_closed(level))
+		snprintf(buf, len, "%d", level);
+	else if (level == METRIC_OPEN_LOOP_LEVEL)
+		snprintf(buf, len, "open");
+	else if (rate > 0)
+		snprintf(buf, len, "%.4g/s", rate);
+	else
+		snprintf(buf, len, "r%d", -level);
+	return buf;
 }
 
 const char *metric_level_cell(int level, char *buf, size_t len)
 {
+	return metric_load_cell(level, 0, buf, len);
+}
+
+const char *metric_load_name(int level, double rate, char *buf, size_t len)
+{
 	if (metric_level_closed(level))
-		snprintf(buf, len, "%d", level);
+		snprintf(buf, len, "C=%d", level);
+	else if (level == METRIC_OPEN_LOOP_LEVEL)
+		snprintf(buf, len, "open loop");
+	else if (rate > 0)
+		snprintf(buf, len, "%.4g req/s", rate);
 	else
-		snprintf(buf, len, "open");
+		snprintf(buf, len, "rate level %d", -level);
 	return buf;
 }
 
 const char *metric_level_name(int level, char *buf, size_t len)
 {
-	if (metric_level_closed(level))
-		snprintf(buf, len, "C=%d", level);
-	else
-		snprintf(buf, len, "open loop");
-	return buf;
+	return metric_load_name(level, 0, buf, len);
 }

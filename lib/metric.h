@@ -110,16 +110,22 @@ double metric_agg_tps(double tokens, double wall_s);
  * C=1; NaN for an open-loop level or without a base. */
 double metric_scaling(int level, double agg_tps, double base_tps);
 
-/* The level of an open-loop run. */
+/* The level of an open-loop run of one rate. The levels of a search over
+ * rates (replay --find-capacity) are -1, -2, ..., each its rate. */
 #define METRIC_OPEN_LOOP_LEVEL 0
 
 /* True when level is a concurrency (closed loop), false for open loop. */
 int metric_level_closed(int level);
 
-/* The C cell of a table: "4", or "open" for open loop. Returns buf. */
+/* The C cell of a table: "4", "open" for open loop, "12.5/s" for a rate
+ * level of rate 12.5 ("r3" for level -3 when the rate is not known, 0).
+ * Returns buf. */
+const char *metric_load_cell(int level, double rate, char *buf, size_t len);
 const char *metric_level_cell(int level, char *buf, size_t len);
 
-/* A level in a sentence: "C=4", or "open loop". Returns buf. */
+/* A level in a sentence: "C=4", "open loop", "12.5 req/s" ("rate level 3").
+ * Returns buf. */
+const char *metric_load_name(int level, double rate, char *buf, size_t len);
 const char *metric_level_name(int level, char *buf, size_t len);
 
 #endif

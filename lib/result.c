@@ -80,6 +80,8 @@ cJSON *result_to_json(const struct result *r)
 	if (!o)
 		return NULL;
 	cJSON_AddNumberToObject(o, "level", r->level);
+	if (r->level < 0)
+		cJSON_AddNumberToObject(o, "rate", r->rate);
 	if (r->repeat)
 		cJSON_AddNumberToObject(o, "repeat", r->repeat);
 	cJSON_AddNumberToObject(o, "seq", (double)r->seq);
@@ -170,12 +172,14 @@ static const struct {
 	{ "cached_tokens", 0, -1, RESULT_MAX_TOKENS,          offsetof(struct result, cached_tokens) },
 };
 
-/* level, seq, trace id, status, repeat, session and turn. */
+/* level (and a rate level's rate), seq, trace id, status, repeat, session
+ * and turn. */
 static int read_ids(struct result *r, const cJSON *obj, char *err, size_t errlen)
 {
 	int64_t level, repeat, seq, trace_id, status, session, turn;
+	const cJSON *rate;
 
-	if (get_int(obj, "level", 1, 0, 1000000, &level, err, errlen) ||
+	if (get_int(obj, "level", 1, -RESULT_MAX_RATE_LEVELS, 1000000, &level, err, errlen) ||
 	    get_int(obj, "seq", 1, 0, INT64_MAX, &seq, err, errlen) ||
 	    get_int(obj, "repeat", 0, INT64_MIN, INT64_MAX, &repeat, err, errlen) ||
 	    get_int(obj, "trace_id", 0, INT64_MIN, INT64_MAX, &trace_id, err, errlen) ||
@@ -185,6 +189,14 @@ static int read_ids(struct result *r, const cJSON *obj, char *err, size_t errlen
 		return -1;
 	if ((session >= 0) != (turn >= 0)) {
 		snprintf(err, errlen, "fields 'session' and 'turn' go together");
+		return -1;
+	}
+	/* a rate level (results version 4) says its rate */
+	rate = cJSON_GetObjectItemCaseSensitive(obj, "rate");
+	r->rate = level < 0 && cJSON_IsNumber(rate) ? rate->valuedouble : 0;
+	if (level < 0 && !(r->rate > 0 && r->rate <= 1e7)) {
+		snprintf(err, errlen, "a rate level (negative 'level') needs its 'rate', "
+			 "above 0 and at most 1e7 req/s");
 		return -1;
 	}
 	r->level = (int)level;

@@ -31,6 +31,7 @@
  * outside are refused where they enter (lib/meter.c, result_from_json) and
  * never reach arithmetic, so sums over a run cannot overflow. */
 #define RESULT_MAX_TOKENS 1000000000LL          /* per request */
+#define RESULT_MAX_RATE_LEVELS 100000           /* rate levels of one run */
 #define RESULT_MAX_NS     (100LL * 86400 * 1000000000LL)  /* 100 days */
 
 /* The longest answer kept for a session's history (keep_answer). */
@@ -51,8 +52,10 @@ enum result_tokens {
 const char *result_tokens_name(enum result_tokens t);
 
 struct result {
-	int level;               /* concurrency of the level; 0 in open-loop runs */
+	int level;               /* concurrency of the level; 0 in an open-loop run
+				  * of one rate, -k for the k-th rate of a rate search */
 	int repeat;              /* which repetition of the level (--repeat), from 0 */
+	double rate;             /* offered req/s of a rate level (level < 0), else 0 */
 	long seq;                /* order of sending within the run */
 	long trace_id;           /* "id" of the trace record replayed */
 	bool warmup;             /* sent before measuring; excluded from stats */

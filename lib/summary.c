@@ -107,6 +107,8 @@ static void summary_take(struct level_summary *s, struct summary_acc *a, const s
 	size_t j;
 
 	s->requests++;
+	if (q->level < 0 && q->rate > 0)
+		s->offered_rps = q->rate;
 	a->first_send = q->send_ns < a->first_send ? q->send_ns : a->first_send;
 	a->last_send = q->send_ns > a->last_send ? q->send_ns : a->last_send;
 	a->first_sched = q->sched_ns < a->first_sched ? q->sched_ns : a->first_sched;
@@ -322,6 +324,7 @@ void summary_compute(const struct result *r, size_t n, int level,
 	a.first_send = a.first_sched = INT64_MAX;
 	a.last_send = a.last_sched = INT64_MIN;
 	s->level = level;
+	s->offered_rps = NAN;
 	s->scaling_eff = NAN;
 	for (i = 0; i < n; i++) {
 		if (!r[i].warmup) {
@@ -525,6 +528,7 @@ static const struct table_col summary_cols[] = {
 	CSV("repeats", 0, col_repeats, 0),
 	CSV("sched_req_s", 3, col_sched_rps, 0),
 	CSV("achieved_req_s", 3, col_achieved_rps, 0),
+	CSV("offered_req_s", 3, col_double, F(offered_rps)),   /* a rate level's */
 	{ .key = "good", .group = SUMMARY_GROUP_SLO, .num = col_size, .arg = F(good) },
 	DIST_N(ttft, "ttft"), DIST_AT(ttft, "ttft", "p90", p90), DIST_AT(ttft, "ttft", "max", max),
 	DIST(ttfa, "ttfa"),
@@ -598,7 +602,7 @@ void summary_table_row(struct table *t, const char *run, const struct level_summ
 	memset(&row, 0, sizeof(row));
 	row.run = run;
 	row.s = s;
-	metric_level_cell(s->level, row.level, sizeof(row.level));
+	metric_load_cell(s->level, s->offered_rps, row.level, sizeof(row.level));
 	if (s->repeat >= 0)
 		snprintf(row.rep, sizeof(row.rep), "%d", s->repeat);
 	if (s->tokens_events)
@@ -697,7 +701,8 @@ void summary_print_latency(FILE *out, enum table_format fmt,
 	for (m = 0; m < 5; m++) {
 		for (i = 0; i < n; i++) {
 			row.metric = metrics[m].name;
-			metric_level_cell(levels[i].level, row.level, sizeof(row.level));
+			metric_load_cell(levels[i].level, levels[i].offered_rps, row.level,
+					 sizeof(row.level));
 			row.d = (const struct stats_dist *)((const char *)&levels[i] + metrics[m].off);
 			table_row(&t, &row);
 		}
@@ -742,8 +747,8 @@ void summary_print_notes(FILE *out, enum table_format fmt, const struct level_su
 		for (i = 0; i < n; i++)
 			if ((i == 0 || levels[i].level != levels[i - 1].level) &&
 			    levels[i].tokens_per_event > 1.05)
-				fprintf(out, "%s %s %.2f", sep, metric_level_name(levels[i].level,
-									  name, sizeof(name)),
+				fprintf(out, "%s %s %.2f", sep, metric_load_name(levels[i].level,
+					levels[i].offered_rps, name, sizeof(name)),
 					levels[i].tokens_per_event), sep = ",";
 		fputc('\n', out);
 	}
@@ -755,8 +760,8 @@ void summary_print_notes(FILE *out, enum table_format fmt, const struct level_su
 			if ((i == 0 || levels[i].level != levels[i - 1].level) &&
 			    levels[i].ttft.n && stats_too_few(levels[i].ttft.n, 50) +
 			    stats_too_few(levels[i].ttft.n, 95) + stats_too_few(levels[i].ttft.n, 99))
-				fprintf(out, "%s %s n=%zu", sep, metric_level_name(levels[i].level,
-									name, sizeof(name)),
+				fprintf(out, "%s %s n=%zu", sep, metric_load_name(levels[i].level,
+					levels[i].offered_rps, name, sizeof(name)),
 					levels[i].ttft.n), sep = ",";
 		fputc('\n', out);
 	}

@@ -27,7 +27,8 @@ struct summary_spread {
 };
 
 struct level_summary {
-	int level;             /* concurrency; METRIC_OPEN_LOOP_LEVEL for open loop */
+	int level;             /* concurrency; METRIC_OPEN_LOOP_LEVEL for open loop, -k a rate level */
+	double offered_rps;    /* a rate level's offered rate (its records'), else NaN */
 	size_t requests;       /* non-warm-up requests */
 	size_t ok;             /* of which succeeded */
 	size_t errors;         /* of which failed */

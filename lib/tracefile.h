@@ -23,10 +23,11 @@
 /* The newest format version this build reads of a trace, and of a results
  * file. A writer writes version 1 unless the header it is given asks for
  * another ("version": N, up to the kind's newest): a trace with sessions is
- * version 2, a results file with metrics records version 2 and one of a
- * replay of sessions version 3 (schema/FORMAT.md). */
+ * version 2, a results file with metrics records version 2, one of a
+ * replay of sessions version 3 and one of a search over rates (several
+ * open-loop levels) version 4 (schema/FORMAT.md). */
 #define TRACEFILE_VERSION      2
-#define TRACEFILE_RESULTS_VERSION 3
+#define TRACEFILE_RESULTS_VERSION 4
 
 /*
  * Longest line (one record, without its newline) of a file: the one limit

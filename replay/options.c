@@ -32,6 +32,7 @@ enum {
 	OPT_NO_SALT, OPT_SALT_SEED,
 	OPT_METRICS_URL, OPT_METRICS_INTERVAL, OPT_FIND_CAPACITY, OPT_SLO, OPT_SLO_SHARE,
 	OPT_CONFIDENCE, OPT_CAPACITY_RANGE, OPT_CAPACITY_TOLERANCE, OPT_CAPACITY_REQUESTS,
+	OPT_MAX_RATE,
 };
 
 static const char shortopts[] = ":e:c:n:l:o:fqH:kh";
@@ -76,13 +77,14 @@ static const struct option longopts[] = {
 	{ "workers", required_argument, NULL, OPT_WORKERS },
 	{ "metrics-url", required_argument, NULL, OPT_METRICS_URL },
 	{ "metrics-interval", required_argument, NULL, OPT_METRICS_INTERVAL },
-	{ "find-capacity", no_argument, NULL, OPT_FIND_CAPACITY },
+	{ "find-capacity", optional_argument, NULL, OPT_FIND_CAPACITY },
 	{ "slo", required_argument, NULL, OPT_SLO },
 	{ "slo-share", required_argument, NULL, OPT_SLO_SHARE },
 	{ "confidence", required_argument, NULL, OPT_CONFIDENCE },
 	{ "capacity-range", required_argument, NULL, OPT_CAPACITY_RANGE },
 	{ "capacity-tolerance", required_argument, NULL, OPT_CAPACITY_TOLERANCE },
 	{ "capacity-requests", required_argument, NULL, OPT_CAPACITY_REQUESTS },
+	{ "max-rate", required_argument, NULL, OPT_MAX_RATE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -138,19 +140,24 @@ void replay_options_usage(FILE *out)
 		"                            accepted; a larger one fails the request as\n"
 		"                            malformed (default 1048576, at least 1024)\n"
 		"\n"
-		"capacity (closed loop): the highest concurrency meeting an SLO\n"
-		"      --find-capacity       search C: double from the range's start until a\n"
-		"                            level fails, then bisect; each level is judged on\n"
-		"                            the share of its requests within --slo, by a\n"
-		"                            one-sided Wilson bound at --confidence, more\n"
-		"                            requests sent (-n a batch, default max(20, 2C))\n"
-		"                            while the bound cannot decide\n"
+		"capacity: the highest load meeting an SLO\n"
+		"      --find-capacity[=BY]  search the request rate (BY rate, the default: open\n"
+		"                            loop, --arrival poisson unless given) or the\n"
+		"                            concurrency (BY concurrency: closed loop): double\n"
+		"                            from the range's start until a level fails, then\n"
+		"                            bisect; each level is judged on the share of its\n"
+		"                            requests within --slo, by a one-sided Wilson bound\n"
+		"                            at --confidence, more requests sent (-n a batch,\n"
+		"                            default max(20, 2C), or 2 s of arrivals) while the\n"
+		"                            bound cannot decide\n"
 		"      --slo LIMITS          ttft=500ms,ttfa=..,tpot=50ms,e2e=10s (us, ms, s)\n"
 		"      --slo-share P         share of requests that must meet it (default 0.95)\n"
 		"      --confidence P        of each level's verdict (default 0.95)\n"
-		"      --capacity-range A:B  concurrencies searched (default 1:256)\n"
+		"      --capacity-range A:B  loads searched: req/s (default 1:1000; a rate\n"
+		"                            halves down to A/64 when A fails) or C (1:256)\n"
+		"      --max-rate R          the rate searched up to (the range's B)\n"
 		"      --capacity-tolerance X  stop when the bracket is within X of the\n"
-		"                            passing C, at least 1 (default 0.1)\n"
+		"                            passing load, at least 1 C or 1%% (default 0.1)\n"
 		"      --capacity-requests N most requests one level gets (default 400)\n"
 		"\n"
 		"server metrics:\n"
@@ -280,7 +287,9 @@ static int parse_open_loop_option(struct replay_options *o, int c, const char *a
 	case OPT_RATE:
 		o->open_loop = 1;
 		return taken(cli_parse_double(arg, 1e-6, 1e7, &o->sched.rate));
-	case OPT_ARRIVAL: return taken(arrival_parse(arg, &o->sched.arrival));
+	case OPT_ARRIVAL:
+		o->arrival_given = 1;
+		return taken(arrival_parse(arg, &o->sched.arrival));
 	case OPT_BURSTINESS: return taken(cli_parse_double(arg, 1e-3, 1e6, &o->sched.burstiness));
 	case OPT_SEED:
 		if (cli_parse_long(arg, 0, 0x7fffffffL, &v) < 0)
@@ -359,8 +368,9 @@ static int parse_interval(const char *s, int64_t *out_ns)
 	return 0;
 }
 
-/* --capacity-range "A:B", 1 <= A <= B. */
-static int parse_range(const char *s, long *a, long *b)
+/* --capacity-range "A:B", 0 < A <= B (whole numbers for a concurrency:
+ * checked with the others, once the search's kind is known). */
+static int parse_range(const char *s, double *a, double *b)
 {
 	char buf[32];
 	const char *colon = strchr(s, ':');
@@ -368,7 +378,7 @@ static int parse_range(const char *s, long *a, long *b)
 	if (!colon || (size_t)(colon - s) >= sizeof(buf))
 		return -1;
 	snprintf(buf, sizeof(buf), "%.*s", (int)(colon - s), s);
-	if (cli_parse_long(buf, 1, 100000, a) < 0 || cli_parse_long(colon + 1, 1, 100000, b) < 0)
+	if (cli_parse_double(buf, 1e-3, 1e6, a) < 0 || cli_parse_double(colon + 1, 1e-3, 1e6, b) < 0)
 		return -1;
 	return *a <= *b ? 0 : -1;
 }
@@ -380,7 +390,10 @@ static int parse_capacity_option(struct replay_options *o, int c, const char *ar
 	struct capacity_options *k = &o->capacity;
 
 	switch (c) {
-	case OPT_FIND_CAPACITY: o->find_capacity = 1; return OPT_TAKEN;
+	case OPT_FIND_CAPACITY:
+		o->find_capacity = 1;
+		k->by_rate = !arg || strcmp(arg, "rate") == 0;
+		return arg && !k->by_rate && strcmp(arg, "concurrency") ? OPT_BAD : OPT_TAKEN;
 	case OPT_SLO: {
 		char why[160];
 
@@ -393,7 +406,12 @@ static int parse_capacity_option(struct replay_options *o, int c, const char *ar
 	}
 	case OPT_SLO_SHARE: return taken(cli_parse_double(arg, 0.01, 0.9999, &k->share));
 	case OPT_CONFIDENCE: return taken(cli_parse_double(arg, 0.5, 0.9999, &k->confidence));
-	case OPT_CAPACITY_RANGE: return taken(parse_range(arg, &k->start, &k->max));
+	case OPT_CAPACITY_RANGE:
+		o->range_given = 1;
+		return taken(parse_range(arg, &k->start, &k->max));
+	case OPT_MAX_RATE:
+		o->max_rate_given = 1;
+		return taken(cli_parse_double(arg, 1e-3, 1e6, &o->max_rate));
 	case OPT_CAPACITY_TOLERANCE: return taken(cli_parse_double(arg, 0, 10, &k->tolerance));
 	case OPT_CAPACITY_REQUESTS: return taken(cli_parse_long(arg, 1, 10000000, &k->max_requests));
 	default: return OPT_NOT_MINE;
@@ -477,6 +495,50 @@ static const char *check_ab(const struct replay_options *o)
 	return NULL;
 }
 
+/*
+ * A capacity search's own rules, its defaults filled in: NULL when kept,
+ * else why not. A rate search is an open loop of Poisson arrivals unless
+ * --arrival says otherwise; its first schedule is the range's start.
+ */
+static const char *check_capacity(struct replay_options *o)
+{
+	struct capacity_options *k = &o->capacity;
+
+	if (!o->find_capacity)
+		return o->max_rate_given ? "--max-rate goes with --find-capacity (of the rate)" :
+		       o->range_given ? "--capacity-range goes with --find-capacity" : NULL;
+	if (!k->by_rate) {
+		if (o->max_rate_given)
+			return "--max-rate goes with --find-capacity=rate, not =concurrency";
+		if (o->max_concurrency || o->arrival_given)
+			return "--find-capacity=concurrency is closed loop: --max-concurrency and "
+			       "--arrival do not apply";
+		if (!o->range_given) {
+			k->start = 1;
+			k->max = 256;
+		}
+		if (k->start != floor(k->start) || k->max != floor(k->max) || k->max > 100000)
+			return "--capacity-range of a concurrency is whole numbers, 1 to 100000";
+		return NULL;
+	}
+	if (!o->range_given) {
+		k->start = 1;
+		k->max = 1000;
+	}
+	if (o->max_rate_given) {
+		if (o->range_given && o->max_rate != k->max)
+			return "give the rate searched up to once: --max-rate or --capacity-range";
+		k->max = o->max_rate;
+		if (k->start > k->max)
+			k->start = k->max;
+	}
+	if (!o->arrival_given)
+		o->sched.arrival = ARRIVAL_POISSON;
+	o->open_loop = 1;
+	o->sched.rate = k->start;
+	return NULL;
+}
+
 /* The checks between flags, once all are read. */
 static int check_options(struct replay_options *o)
 {
@@ -508,11 +570,14 @@ static int check_options(struct replay_options *o)
 	if (o->slo_spec && !o->find_capacity)
 		return usage_error("--slo goes with --find-capacity (analyze report takes it for "
 				   "goodput)", 0);
-	if (o->find_capacity && (o->open_loop || o->concurrency_given || o->repeat > 1 ||
+	if (o->find_capacity && (o->sched.rate > 0 || o->sched.arrival == ARRIVAL_TRACE ||
+				 o->concurrency_given || o->repeat > 1 || o->sched.duration_ns ||
 				 o->endpoint_b || o->workers > 1 || o->shard_n > 1))
-		return usage_error("--find-capacity searches the closed loop's C itself, in one "
-				   "process: not with --rate, --timing, -c, --repeat, a second "
+		return usage_error("--find-capacity searches the load itself, in one process: not "
+				   "with --rate, --timing, --duration, -c, --repeat, a second "
 				   "--endpoint, --workers or --shard", 0);
+	if ((why = check_capacity(o)) != NULL)
+		return usage_error(why, 0);
 	if (o->metrics_url && (o->endpoint_b || o->workers > 1))
 		return usage_error("--metrics-url takes one endpoint and one process "
 				   "(not with a second --endpoint or --workers)", 0);
@@ -557,6 +622,8 @@ static void finish_options(struct replay_options *o)
 	}
 	o->sched.max_requests = (size_t)o->requests;
 	o->capacity.batch = o->requests;
+	if (o->find_capacity && o->capacity.by_rate)
+		o->sched.max_requests = (size_t)capacity_batch(&o->capacity, o->capacity.start);
 }
 
 /* Each endpoint as libcurl will parse it. Said without its userinfo. */

@@ -63,7 +63,11 @@ struct replay_options {
 	int salt_seed_given;
 	const char *metrics_url;  /* --metrics-url: the server's /metrics, or NULL */
 	int64_t metrics_interval_ns;   /* --metrics-interval, default 1 s */
-	int find_capacity;        /* --find-capacity: search C against --slo */
+	int find_capacity;        /* --find-capacity: search the load against --slo */
+	int range_given;          /* --capacity-range was given */
+	int max_rate_given;       /* --max-rate was given ... */
+	double max_rate;          /* ... its value */
+	int arrival_given;        /* --arrival was given */
 	const char *slo_spec;     /* --slo as given */
 	struct metric_slo slo;
 	struct capacity_options capacity;

@@ -84,7 +84,8 @@ struct level_run {
 	size_t n_reqs;
 	long *seq;                /* next sequence number, shared across levels */
 	int64_t origin_ns;        /* the run's start: offsets in results count from it */
-	int level;                /* recorded: the C of the level */
+	int level;                /* recorded: the C of the level, -k a rate level */
+	double rate;              /* recorded: a rate level's offered req/s, else 0 */
 	size_t cap;               /* closed loop: requests in flight here (C / workers) */
 	int repeat;
 	char salt[RESULT_SALT_MAX];        /* of the level's measured requests, "" none */
@@ -455,6 +456,7 @@ static void issue(struct level_run *lr)
 		struct result *r = &lr->results[lr->issued];
 
 		r->level = lr->level;
+		r->rate = lr->rate;
 		r->repeat = lr->repeat;
 		r->seq = (*lr->seq)++;
 		r->trace_id = p->req.id;
@@ -574,6 +576,7 @@ static int session_send(struct session_run *sr, int64_t start_ns)
 		}
 	}
 	r->level = lr->level;
+	r->rate = lr->rate;
 	r->repeat = lr->repeat;
 	r->seq = (*lr->seq)++;
 	r->trace_id = p->req.id;
@@ -714,6 +717,7 @@ static void issue_sessions(struct level_run *lr)
 		size_t len;
 
 		r->level = lr->level;
+		r->rate = lr->rate;
 		r->repeat = lr->repeat;
 		r->seq = (*lr->seq)++;
 		r->trace_id = p->req.id;
@@ -1005,11 +1009,12 @@ static void add_capacity(cJSON *params, const struct replay_options *o)
 {
 	cJSON *c = cJSON_AddObjectToObject(params, "capacity");
 
+	cJSON_AddStringToObject(c, "by", o->capacity.by_rate ? "rate" : "concurrency");
 	cJSON_AddStringToObject(c, "slo", o->slo_spec);
 	cJSON_AddNumberToObject(c, "share", o->capacity.share);
 	cJSON_AddNumberToObject(c, "confidence", o->capacity.confidence);
-	cJSON_AddNumberToObject(c, "start", (double)o->capacity.start);
-	cJSON_AddNumberToObject(c, "max", (double)o->capacity.max);
+	cJSON_AddNumberToObject(c, "start", o->capacity.start);
+	cJSON_AddNumberToObject(c, "max", o->capacity.max);
 	cJSON_AddNumberToObject(c, "tolerance", o->capacity.tolerance);
 	cJSON_AddNumberToObject(c, "max_requests", (double)o->capacity.max_requests);
 	add_number_or_null(c, "batch", (double)o->requests);
@@ -1057,9 +1062,12 @@ static cJSON *results_header(const struct replay_options *o, const struct sessio
 
 	make_run_id(run_id, sizeof(run_id));
 	clock_utc_iso8601(created, sizeof(created));
-	/* A later turn's sched_ns is when it was due: version 3. "metrics"
-	 * records are what a version 1 reader does not know: version 2. */
-	if (sessions && sessions->n)
+	/* Several open-loop levels, each of its own rate: version 4. A later
+	 * turn's sched_ns is when it was due: version 3. "metrics" records are
+	 * what a version 1 reader does not know: version 2. */
+	if (o->find_capacity && o->capacity.by_rate)
+		cJSON_AddNumberToObject(h, "version", 4);
+	else if (sessions && sessions->n)
 		cJSON_AddNumberToObject(h, "version", 3);
 	else if (o->metrics_url)
 		cJSON_AddNumberToObject(h, "version", 2);
@@ -1969,20 +1977,85 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 	return 0;
 }
 
-/* The verdict on level c, one line on stderr. */
-static void print_probe(const struct capacity_options *k, long c, long good, long n,
+/* A load in a sentence: "C=4" or "12.5 req/s". Returns buf. */
+static const char *load_name(const struct capacity_options *k, double x, char *buf, size_t len)
+{
+	if (k->by_rate)
+		snprintf(buf, len, "%.4g req/s", x);
+	else
+		snprintf(buf, len, "C=%ld", (long)x);
+	return buf;
+}
+
+/* The verdict on load x, one line on stderr. */
+static void print_probe(const struct capacity_options *k, double x, long good, long n,
 			enum capacity_verdict v, double lo, double hi)
 {
-	fprintf(stderr, "tracebench replay: capacity: C=%ld: %ld of %ld requests within the SLO "
-		"(%.1f%%; %.0f%% bounds %.1f%%..%.1f%%): %s the %.1f%% asked\n", c, good, n,
+	char name[48];
+
+	fprintf(stderr, "tracebench replay: capacity: %s: %ld of %ld requests within the SLO "
+		"(%.1f%%; %.0f%% bounds %.1f%%..%.1f%%): %s the %.1f%% asked\n",
+		load_name(k, x, name, sizeof(name)), good, n,
 		n ? 100.0 * (double)good / (double)n : 0.0, 100 * k->confidence, 100 * lo, 100 * hi,
 		v == CAPACITY_PASS ? "meets" : v == CAPACITY_FAIL ? "below" : "undecided on",
 		100 * k->share);
 }
 
 /*
- * --find-capacity: each probe is an ordinary level of C (its looks the
- * level's repeats), judged and the next C chosen by lib/capacity.h. An
+ * A rate probe's look: a schedule of 'batch' arrivals at rate r, its
+ * process's seed moved on by the look's number so that no two looks send
+ * the same gaps. Returns 0 or the exit status.
+ */
+static int plan_rate_look(struct replay *rp, double r, long batch, long look)
+{
+	struct replay_options *o = &rp->o;
+	struct session_set *set = rp->sessions.n ? &rp->sessions : NULL;
+	uint64_t seed = o->sched.seed;
+
+	free(rp->sched);
+	free(rp->sched_index);
+	rp->sched = NULL;
+	rp->sched_index = NULL;
+	o->sched.rate = r;
+	o->sched.max_requests = (size_t)batch;
+	o->sched.seed = seed + 1000003u * (uint64_t)look;
+	rp->n_sched = open_schedule(o, rp->arrivals, set ? set->n : rp->n_reqs, &rp->sched,
+				    &rp->sched_index);
+	o->sched.seed = seed;
+	if (!rp->n_sched) {
+		fprintf(stderr, "tracebench replay: out of memory\n");
+		return CLI_EXIT_FAILED;
+	}
+	return 0;
+}
+
+/* The search's end, one line on stderr. */
+static void print_capacity(const struct capacity_options *k, const struct capacity_search *s,
+			   enum capacity_verdict fail_v, long probes, long sent, double secs)
+{
+	char a[48], b[48];
+
+	if (s->pass > 0 && s->fail > 0)
+		fprintf(stderr, "tracebench replay: capacity: %s meets the SLO, %s %s "
+			"(%ld probes, %ld requests, %.1f s)\n", load_name(k, s->pass, a, sizeof(a)),
+			load_name(k, s->fail, b, sizeof(b)),
+			fail_v == CAPACITY_FAIL ? "does not" : "is undecided (counted as not)",
+			probes, sent, secs);
+	else if (s->pass > 0)
+		fprintf(stderr, "tracebench replay: capacity: every %s searched meets the SLO, up to "
+			"%s (%ld probes, %ld requests, %.1f s)\n", k->by_rate ? "rate" : "C",
+			load_name(k, s->pass, a, sizeof(a)), probes, sent, secs);
+	else if (s->fail > 0)
+		fprintf(stderr, "tracebench replay: capacity: no %s meets the SLO, not even %s "
+			"(%ld probes, %ld requests, %.1f s)\n", k->by_rate ? "rate" : "C",
+			load_name(k, s->fail, a, sizeof(a)), probes, sent, secs);
+}
+
+/*
+ * --find-capacity: each probe is an ordinary level, judged and the next
+ * load chosen by lib/capacity.h; its looks are the level's repeats. A
+ * concurrency probe is level C; the k-th rate probe is the open-loop level
+ * -k, its rate on each of its records, each look a schedule of its own. An
  * interrupted search keeps the levels it finished. Returns 0 or the exit
  * status.
  */
@@ -1990,49 +2063,47 @@ static int run_capacity(struct replay *rp)
 {
 	const struct capacity_options *k = &rp->o.capacity;
 	struct capacity_search search = { 0, 0 };
-	long c = k->start, probes = 0, sent = 0;
-	enum capacity_verdict fail_v = CAPACITY_FAIL;   /* of the lowest failing C */
+	double x = k->start;
+	long probes = 0, sent = 0;
+	enum capacity_verdict fail_v = CAPACITY_FAIL;   /* of the lowest failing load */
 	int64_t t0 = clock_now_ns();
 	int first = 1, rc;
 
-	while (c > 0 && !stop_signal) {
+	while (x > 0 && !stop_signal) {
 		enum capacity_verdict v = CAPACITY_UNDECIDED;
 		long good = 0, n = 0;
 		double lo = 0, hi = 1;
 		int look;
+		int level = k->by_rate ? -(int)(probes + 1) : (int)x;
 
+		rp->lr.rate = k->by_rate ? x : 0;
 		for (look = 0; v == CAPACITY_UNDECIDED && n < k->max_requests && !stop_signal;
 		     look++) {
-			long batch = capacity_batch(k, c);
+			long batch = capacity_batch(k, x);
 
 			if (batch > k->max_requests - n)
 				batch = k->max_requests - n;
-			rc = run_one(rp, (int)c, first, look, &rp->side[0], batch, &good, &n);
+			if (k->by_rate && (rc = plan_rate_look(rp, x, batch, probes * 64 + look)))
+				return rc;
+			rc = run_one(rp, level, first, look, &rp->side[0], batch, &good, &n);
 			if (rc)
 				return rc;
 			first = 0;
-			v = capacity_judge(k, c, good, n, &lo, &hi);
+			v = capacity_judge(k, x, good, n, &lo, &hi);
 		}
 		if (stop_signal)
 			break;      /* an unfinished probe states nothing */
 		probes++;
 		sent += n;
-		print_probe(k, c, good, n, v, lo, hi);
-		if (v != CAPACITY_PASS && (!search.fail || c < search.fail))
+		print_probe(k, x, good, n, v, lo, hi);
+		if (v != CAPACITY_PASS && (!(search.fail > 0) || x < search.fail))
 			fail_v = v;
-		c = capacity_next(&search, k, c, v);
+		x = capacity_next(&search, k, x, v);
+		if (probes >= RESULT_MAX_RATE_LEVELS)
+			break;
 	}
-	if (search.pass && search.fail)
-		fprintf(stderr, "tracebench replay: capacity: C=%ld meets the SLO, C=%ld %s "
-			"(%ld probes, %ld requests, %.1f s)\n", search.pass, search.fail,
-			fail_v == CAPACITY_FAIL ? "does not" : "is undecided (counted as not)",
-			probes, sent, (double)(clock_now_ns() - t0) / NS_PER_S);
-	else if (search.pass)
-		fprintf(stderr, "tracebench replay: capacity: every C searched meets the SLO, up to "
-			"C=%ld (%ld probes, %ld requests)\n", search.pass, probes, sent);
-	else if (search.fail)
-		fprintf(stderr, "tracebench replay: capacity: no C meets the SLO, not even C=%ld "
-			"(%ld probes, %ld requests)\n", search.fail, probes, sent);
+	print_capacity(k, &search, fail_v, probes, sent,
+		       (double)(clock_now_ns() - t0) / NS_PER_S);
 	if (stop_signal)
 		fprintf(stderr, "tracebench replay: capacity: search interrupted; the %ld levels "
 			"finished are in the results file\n", probes);

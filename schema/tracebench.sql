@@ -1,18 +1,19 @@
--- tracebench.sql - the analysis database, schema version 6.
+-- tracebench.sql - the analysis database, schema version 7.
 -- Version 2 added requests.repeat (replay --repeat), version 3 runs.clock
 -- (the host and clock of a shard) and requests.streamed (a whole JSON body,
 -- not SSE), version 4 where output tokens came from, the token events, the
 -- server's cached prompt tokens, the salt and the connection of each
 -- request, version 5 the tables metric_scrapes and metric_samples (replay
 -- --metrics-url), version 6 requests.session and requests.turn (a turn of
--- a session); analyze/db.c migrates an older database when it opens it for
+-- a session), version 7 requests.rate (the offered rate of a rate level,
+-- replay --find-capacity=rate); analyze/db.c migrates an older database when it opens it for
 -- writing, and reads one as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
 -- Plain SQL only: the sqlite3 shell can query everything here.
 
 -- Applied by analyze only after it has checked that the database is not of
 -- a newer version (analyze/db.c), so this never downgrades one.
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;
 
 CREATE TABLE IF NOT EXISTS runs (
 	run_id       TEXT PRIMARY KEY,
@@ -59,6 +60,7 @@ CREATE TABLE IF NOT EXISTS requests (
 	tls_ns           INTEGER,   -- TCP connected -> TLS done, when it did
 	session          INTEGER,   -- the trace's session, NULL outside one
 	turn             INTEGER,   -- its turn there, from 0
+	rate             REAL,      -- offered req/s of a rate level (level < 0), else NULL
 	PRIMARY KEY (run_id, seq)
 );
 
@@ -103,7 +105,8 @@ CREATE INDEX IF NOT EXISTS metric_samples_scrape ON metric_samples(run_id, scrap
 CREATE VIEW IF NOT EXISTS v_requests AS
 SELECT r.label              AS run,
        q.run_id             AS run_id,
-       q.level              AS concurrency,
+       q.level              AS concurrency,   -- -k: the k-th rate of a rate search
+       q.rate               AS offered_rps,   -- ... its offered rate
        q.repeat             AS repeat,
        q.seq                AS seq,
        q.trace_id           AS trace_id,
@@ -157,6 +160,7 @@ WITH walls AS (
 	GROUP BY run, concurrency
 )
 SELECT v.run, min(v.run_id) AS run_id, v.concurrency,
+       max(v.offered_rps)                              AS offered_rps,
        count(DISTINCT v.run_id)                        AS shards,
        count(*)                                        AS requests,
        sum(v.error IS NULL)                            AS ok,

@@ -14,7 +14,7 @@ start_mock --profile batching --slope 0.2 --ttft-ms 20 --itl-ms 2
 search() {  # name, then replay flags
 	name=$1
 	shift
-	tb replay -e "$ENDPOINT" --find-capacity --slo-share 0.9 --confidence 0.9 -q \
+	tb replay -e "$ENDPOINT" --find-capacity=concurrency --slo-share 0.9 --confidence 0.9 -q \
 		--label "$name" -o "$WORK/$name.jsonl.gz" "$@" "$WORK/t.jsonl.gz" \
 		>/dev/null 2>"$WORK/$name.err"
 	echo $? >"$WORK/$name.rc"
@@ -58,7 +58,7 @@ check "an SLO every load meets: 1, 2, 4, 8 all meet it" sh -c \
 
 # interrupted after its first probes: those levels stay, readable (not
 # through tb(): $! must be replay itself, which takes the signal)
-$VG "$TB" replay -e "$ENDPOINT" --find-capacity --slo ttft=82ms --slo-share 0.9 --confidence 0.9 -q \
+$VG "$TB" replay -e "$ENDPOINT" --find-capacity=concurrency --slo ttft=82ms --slo-share 0.9 --confidence 0.9 -q \
 	--label cut -o "$WORK/cut.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/cut.err" &
 pid=$!
 i=0

@@ -143,11 +143,11 @@ TEST(newer_schema_is_refused)
 
 	db_close(db);
 	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
-	CHECK_EQ_INT(sqlite3_exec(s, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_exec(s, "PRAGMA user_version = 8", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(s);
 	db = NULL;
 	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_ERR_INPUT);
-	CHECK(strstr(err, "schema version 7") != NULL);
+	CHECK(strstr(err, "schema version 8, newer than this tracebench knows (7)") != NULL);
 	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_ERR_INPUT);
 	CHECK_EQ_INT(db_open(path_of("missing.db"), DB_READ, &db, err, sizeof(err)),
 		     DB_ERR_INPUT);
@@ -211,7 +211,7 @@ TEST(version_1_database_reads_and_migrates)
 					" sum(repeat), (SELECT count(*) FROM v_requests WHERE"
 					" repeat = 0 AND streamed = 1), sum(tokens_source = 'usage'),"
 					" sum(new_connection), count(cached_tokens),"
-					" count(session) + count(turn) FROM requests",
+					" count(session) + count(turn) + count(rate) FROM requests",
 					-1, &st, NULL), SQLITE_OK);
 	CHECK_EQ_INT(sqlite3_step(st), SQLITE_ROW);
 	CHECK_EQ_INT(sqlite3_column_int(st, 0), DB_SCHEMA_VERSION);
@@ -220,7 +220,7 @@ TEST(version_1_database_reads_and_migrates)
 	CHECK_EQ_INT(sqlite3_column_int(st, 3), 2);
 	CHECK_EQ_INT(sqlite3_column_int(st, 4), 0);
 	CHECK_EQ_INT(sqlite3_column_int(st, 5), 0);
-	CHECK_EQ_INT(sqlite3_column_int(st, 6), 0);     /* in no session */
+	CHECK_EQ_INT(sqlite3_column_int(st, 6), 0);     /* in no session, of no rate level */
 	sqlite3_finalize(st);
 	sqlite3_close(s);
 	CHECK_EQ_INT(count_rows(path, "metric_scrapes"), 0);
@@ -266,6 +266,68 @@ TEST(repeats_are_stored_and_their_walls_summed)
 	db_close(db);
 }
 
+/*
+ * A search over rates (results version 4): levels -1, -2, ... each of its
+ * own offered rate, stored in requests.rate and read back; report orders
+ * them by rate, not by level number. A rate level without its rate is
+ * malformed.
+ */
+TEST(rate_levels_keep_their_rates_in_order_of_rate)
+{
+	const char *file = path_of("rates.jsonl.gz");
+	struct db *db = fresh_db("rates.db");
+	struct report_run run;
+	struct tracefile_writer *w;
+	char err[DB_ERRLEN], terr[TRACEFILE_ERRLEN];
+	cJSON *h = cJSON_CreateObject(), *rec;
+	static const double rates[] = { 20, 40, 30 };   /* as a bisection probes them */
+	struct result r;
+	int i;
+
+	cJSON_AddStringToObject(h, "run_id", "rates1");
+	cJSON_AddStringToObject(h, "label", "rates");
+	cJSON_AddNumberToObject(h, "version", 4);
+	w = tracefile_writer_open(file, TRACEFILE_KIND_RESULTS, h, 1, terr, sizeof(terr));
+	cJSON_Delete(h);
+	CHECK(w != NULL);
+	for (i = 0; w && i < 6; i++) {
+		set_result(&r, -(i / 2 + 1), i, 0, (i % 2) * S + (i / 2) * 10 * S, 100 * MS, S, 50);
+		r.rate = rates[i / 2];
+		rec = result_to_json(&r);
+		CHECK_EQ_INT(tracefile_writer_append(w, rec), 0);
+		cJSON_Delete(rec);
+		result_release(&r);
+	}
+	CHECK_EQ_INT(tracefile_writer_close(w, terr, sizeof(terr)), 0);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(report_summarize(db, "rates", NULL, &run, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(run.n_levels, 3);
+	for (i = 0; i < 3 && run.n_levels == 3; i++) {
+		CHECK_NEAR(run.levels[i].offered_rps, 20.0 + 10 * i, 1e-12);
+		CHECK_EQ_INT(run.levels[i].level, i == 0 ? -1 : i == 1 ? -3 : -2);
+		CHECK_EQ_INT((long)run.levels[i].requests, 2);
+	}
+	report_run_release(&run);
+	db_close(db);
+	/* no rate: refused where it enters */
+	set_result(&r, -1, 0, 0, 0, 100 * MS, S, 50);
+	rec = result_to_json(&r);
+	cJSON_DeleteItemFromObject(rec, "rate");
+	{       /* read as a file gives it: printed, then parsed */
+		char *text = cJSON_PrintUnformatted(rec);
+
+		cJSON_Delete(rec);
+		rec = cJSON_Parse(text);
+		free(text);
+	}
+	result_release(&r);
+	result_init(&r);
+	CHECK_EQ_INT(result_from_json(&r, rec, terr, sizeof(terr)), -1);
+	CHECK(strstr(terr, "a rate level (negative 'level') needs its 'rate'") != NULL);
+	cJSON_Delete(rec);
+	result_release(&r);
+}
+
 /* One label, one run: only shards of one run merge under it; two separate
  * runs would double its throughput. The database is left as it was. */
 TEST(separate_runs_under_one_label_are_refused)
@@ -307,5 +369,6 @@ int main(void)
 	RUN(newer_schema_is_refused);
 	RUN(version_1_database_reads_and_migrates);
 	RUN(repeats_are_stored_and_their_walls_summed);
+	RUN(rate_levels_keep_their_rates_in_order_of_rate);
 	return fixture_done();
 }

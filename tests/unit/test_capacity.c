@@ -11,7 +11,7 @@
 
 static struct capacity_options opts(void)
 {
-	struct capacity_options o = { 0.95, 0.95, 1, 256, 0.1, 0, 400 };
+	struct capacity_options o = { 0.95, 0.95, 1, 256, 0.1, 0, 400, 0 };
 
 	return o;
 }
@@ -69,16 +69,72 @@ TEST(verdicts_need_the_bound_not_the_estimate)
 static long search(struct capacity_options *o, long cap, long *probes, long *pass, long *fail)
 {
 	struct capacity_search s = { 0, 0 };
-	long c = o->start;
+	double c = o->start;
 
 	*probes = 0;
 	while (c > 0 && *probes < 100) {
 		(*probes)++;
-		c = capacity_next(&s, o, c, c <= cap ? CAPACITY_PASS : CAPACITY_FAIL);
+		CHECK(c == floor(c));           /* a concurrency is whole */
+		c = capacity_next(&s, o, c, c <= (double)cap ? CAPACITY_PASS : CAPACITY_FAIL);
+	}
+	*pass = (long)s.pass;
+	*fail = (long)s.fail;
+	return (long)c;
+}
+
+/* The same over rates, a server meeting the SLO up to 'cap' req/s. */
+static double search_rate(struct capacity_options *o, double cap, long *probes, double *pass,
+			  double *fail)
+{
+	struct capacity_search s = { 0, 0 };
+	double r = o->start;
+
+	*probes = 0;
+	while (r > 0 && *probes < 100) {
+		(*probes)++;
+		r = capacity_next(&s, o, r, r <= cap ? CAPACITY_PASS : CAPACITY_FAIL);
 	}
 	*pass = s.pass;
 	*fail = s.fail;
-	return c;
+	return r;
+}
+
+TEST(rate_search_brackets_within_the_tolerance)
+{
+	struct capacity_options o = opts();
+	double pass, fail;
+	long probes;
+
+	o.by_rate = 1;
+	o.start = 30;
+	o.max = 1000;
+	/* 30 60 120 240 (fails), 180 210 (fails) 195: [195, 210) within 10% of 195 */
+	search_rate(&o, 200, &probes, &pass, &fail);
+	CHECK_NEAR(pass, 195, 1e-9);
+	CHECK_NEAR(fail, 210, 1e-9);
+	CHECK_EQ_INT(probes, 7);
+	/* tolerance 0 still ends: at 1% of the passing rate */
+	o.tolerance = 0;
+	search_rate(&o, 200, &probes, &pass, &fail);
+	CHECK(pass <= 200 && fail > 200 && fail - pass <= 0.01 * pass + 1e-9);
+	CHECK(probes < 20);
+	/* the start fails: halve down to start / 64, then give up */
+	o.tolerance = 0.1;
+	search_rate(&o, 1, &probes, &pass, &fail);
+	CHECK(pass <= 1 && pass > 0.5 && fail > 1);
+	search_rate(&o, 0.01, &probes, &pass, &fail);
+	CHECK_EQ_INT(probes, 7);                /* 30, 15, ... 30 / 64 */
+	CHECK(pass == 0);
+	CHECK_NEAR(fail, 30.0 / 64, 1e-9);
+	CHECK_NEAR(capacity_floor(&o), 30.0 / 64, 1e-12);
+	/* every rate up to the cap: 30 60 120 240 480 960 1000 */
+	search_rate(&o, 1e9, &probes, &pass, &fail);
+	CHECK_EQ_INT(probes, 7);
+	CHECK_NEAR(pass, 1000, 1e-9);
+	CHECK(fail == 0);
+	/* a look is two seconds of arrivals, at least 20 */
+	CHECK_EQ_INT(capacity_batch(&o, 4.5), 20);
+	CHECK_EQ_INT(capacity_batch(&o, 195.2), 391);
 }
 
 TEST(search_brackets_a_known_capacity)
@@ -120,8 +176,8 @@ TEST(no_load_and_every_load)
 	{
 		struct capacity_search s = { 4, 0 };
 
-		CHECK_EQ_INT(capacity_next(&s, &o, 8, CAPACITY_UNDECIDED), 6);
-		CHECK_EQ_INT(s.fail, 8);
+		CHECK_NEAR(capacity_next(&s, &o, 8, CAPACITY_UNDECIDED), 6, 0);
+		CHECK_NEAR(s.fail, 8, 0);
 	}
 }
 
@@ -132,5 +188,6 @@ int main(void)
 	RUN(verdicts_need_the_bound_not_the_estimate);
 	RUN(search_brackets_a_known_capacity);
 	RUN(no_load_and_every_load);
+	RUN(rate_search_brackets_within_the_tolerance);
 	return harness_done();
 }
