@@ -155,7 +155,7 @@ void replay_options_usage(FILE *out)
 		"      --confidence P        of each level's verdict (default 0.95)\n"
 		"      --capacity-range A:B  loads searched: req/s (default 1:1000; a rate\n"
 		"                            halves down to A/64 when A fails) or C (1:256)\n"
-		"      --max-rate R          the rate searched up to (the range's B)\n"
+		"      --max-rate R          search no rate above R (default: the range's B)\n"
 		"      --capacity-tolerance X  stop when the bracket is within X of the\n"
 		"                            passing load, at least 1 C or 1%% (default 0.1)\n"
 		"      --capacity-requests N most requests one level gets (default 400)\n"
@@ -525,10 +525,8 @@ static const char *check_capacity(struct replay_options *o)
 		k->start = 1;
 		k->max = 1000;
 	}
-	if (o->max_rate_given) {
-		if (o->range_given && o->max_rate != k->max)
-			return "give the rate searched up to once: --max-rate or --capacity-range";
-		k->max = o->max_rate;
+	if (o->max_rate_given) {        /* caps the range, or is its end */
+		k->max = o->range_given && k->max < o->max_rate ? k->max : o->max_rate;
 		if (k->start > k->max)
 			k->start = k->max;
 	}

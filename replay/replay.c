@@ -106,6 +106,7 @@ struct level_run {
 	char **bodies;            /* salted bodies of those sent, NULL: the prepared one */
 	size_t warmup, n;
 	size_t issued, finished, in_flight;
+	size_t peak_in_flight;    /* most in flight at once, over the levels run */
 	int write_failed;
 	int show_progress;
 	size_t errors;            /* of the level so far */
@@ -463,7 +464,8 @@ static void issue(struct level_run *lr)
 		r->warmup = lr->issued < lr->warmup;
 		r->input_tokens = p->req.input_tokens;
 		lr->issued++;
-		lr->in_flight++;
+		if (++lr->in_flight > lr->peak_in_flight)
+			lr->peak_in_flight = lr->in_flight;
 		body = p->body;
 		body_len = p->body_len;
 		salt = r->warmup ? lr->warmup_salt : lr->salt;
@@ -586,7 +588,8 @@ static int session_send(struct session_run *sr, int64_t start_ns)
 	r->keep_answer = sr->next + 1 < sr->e->n_turns;
 	sr->next++;
 	lr->issued++;
-	lr->in_flight++;
+	if (++lr->in_flight > lr->peak_in_flight)
+		lr->peak_in_flight = lr->in_flight;
 	if (fill == SESSION_ENOMEM) {
 		result_set_error(r, RESULT_ERR_TRANSFER, "out of memory filling the history");
 	} else if (client_start(lr->client, p->req.method, p->req.path, p->headers, p->n_headers,
@@ -724,7 +727,8 @@ static void issue_sessions(struct level_run *lr)
 		r->warmup = true;
 		r->input_tokens = p->req.input_tokens;
 		lr->issued++;
-		lr->in_flight++;
+		if (++lr->in_flight > lr->peak_in_flight)
+			lr->peak_in_flight = lr->in_flight;
 		if (salt_body(p, lr->warmup_salt, r, b, &len) < 0)
 			result_set_error(r, RESULT_ERR_TRANSFER, "out of memory");
 		else if (client_start(lr->client, p->req.method, p->req.path, p->headers,
@@ -1307,6 +1311,9 @@ static void print_schedule_accuracy(const struct replay_options *o, const struct
 	free(lag);
 }
 
+/* The most connections a rate search keeps open between its probes. */
+#define REPLAY_RATE_CONNECTIONS 1024
+
 /* Runs one level (or the open-loop run) to its end or to a stop. */
 static int run_level(struct level_run *lr, struct level_summary *s)
 {
@@ -1586,6 +1593,8 @@ struct replay {
 	char worker_output[1100]; /* a worker's own results file */
 	int64_t *sched;           /* open loop: due offsets, else NULL */
 	size_t *sched_index, n_sched;
+	size_t rate_connections;  /* a rate search: the most connections it keeps */
+	double peak_rate;         /* ... the rate at which lr.peak_in_flight was reached */
 	struct run_side side[2];
 	size_t n_sides;
 	unsigned char *ab_order;  /* per level and repeat: B goes first */
@@ -1707,6 +1716,8 @@ static int start_client(struct replay *rp)
 			need = rp->o.levels[i];
 	if (rp->o.open_loop)
 		need = rp->o.max_concurrency;
+	if (rp->o.find_capacity && !rp->o.capacity.by_rate)
+		need = (long)rp->o.capacity.max;
 	if (have > 0 && need + CLI_FD_RESERVE > have) {
 		fprintf(stderr, "tracebench replay: %ld requests in flight need about %ld open "
 			"files; the limit is %ld (raise it with ulimit -n%s)\n", need,
@@ -1726,6 +1737,19 @@ static int start_client(struct replay *rp)
 			co.max_connections = (size_t)rp->o.levels[i];
 	if ((size_t)rp->o.max_concurrency > co.max_connections)
 		co.max_connections = (size_t)rp->o.max_concurrency;
+	/*
+	 * A capacity search keeps the connections its probes open (the cache
+	 * would close those past its size, and the next probe pay for them):
+	 * C's range, or as many as descriptors allow for a rate's requests in
+	 * flight, at most REPLAY_RATE_CONNECTIONS.
+	 */
+	if (rp->o.find_capacity && !rp->o.capacity.by_rate)
+		co.max_connections = (size_t)rp->o.capacity.max;
+	else if (rp->o.find_capacity && !rp->o.max_concurrency)
+		co.max_connections = have > 0 && have - CLI_FD_RESERVE < REPLAY_RATE_CONNECTIONS ?
+				     (size_t)(have > 2 * CLI_FD_RESERVE ? have - CLI_FD_RESERVE :
+					      CLI_FD_RESERVE) : REPLAY_RATE_CONNECTIONS;
+	rp->rate_connections = co.max_connections;
 	rp->client = client_new(&co, err, sizeof(err));
 	if (!rp->client) {
 		fprintf(stderr, "tracebench replay: %s\n", err);
@@ -1905,13 +1929,23 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 	const struct replay_options *o = &rp->o;
 	struct level_run *lr = &rp->lr;
 	struct level_summary s;
-	size_t k;
+	size_t k, peak;
 
 	use_side(rp, sd);
 	lr->level = level;
 	lr->cap = worker_share(o, (size_t)lr->level);
 	lr->repeat = rep;
 	lr->connections = o->open_loop ? (size_t)o->max_concurrency : lr->cap;
+	/* a rate probe: twice the most requests in flight so far, open before
+	 * its clock (an open loop has no C to open them for) */
+	if (lr->rate > 0 && !o->max_concurrency) {
+		double want = 2 * (double)lr->peak_in_flight *
+			      (rp->peak_rate > 0 && lr->rate > rp->peak_rate ? lr->rate / rp->peak_rate : 1) + 4;
+
+		lr->connections = want < (double)rp->rate_connections ? (size_t)want :
+				  rp->rate_connections;
+	}
+	peak = lr->peak_in_flight;
 	set_salts(rp, sd, lr->level, rep);
 	lr->warmup = !rp->anchored && first && rep == 0 ? rp->warmups : 0;
 	lr->sched = rp->sched;
@@ -1940,6 +1974,8 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 		fprintf(stderr, "tracebench replay: out of memory\n");
 		return CLI_EXIT_FAILED;
 	}
+	if (lr->peak_in_flight > peak)
+		rp->peak_rate = lr->rate;
 	for (k = 0; good && k < lr->issued; k++) {
 		if (lr->results[k].warmup)
 			continue;

@@ -1,0 +1,128 @@
+#!/bin/sh
+# replay --find-capacity over the request rate (open loop, the default) on
+# the batching mock, whose rate capacity follows from its formula. A
+# request that arrives with m others in flight gets TTFT = ttft x (1 +
+# slope x m), here 20 ms x (1 + 0.2 m) = 20 + 4m ms, and with one output
+# token it ends then. At a constant rate r the requests in flight settle
+# at the smallest m with ceil(r x (20 + 4m) ms) - 1 <= m, so an SLO of
+# TTFT <= 83 ms (m <= 15: 80 ms; m = 16 gives 84 ms) holds while
+# ceil(r x 80 ms) <= 16, up to r = 200 req/s, and fails above it.
+# The search must bracket that within its tolerance, state both ends with
+# their bounds, leave every probe as a level of the results file with its
+# offered rate, and say so again in analyze report and plot; an SLO no
+# rate meets and one every rate meets up to --max-rate end the search at
+# either end; an interrupted search keeps the levels it finished.
+. tests/cli/lib.sh
+
+tb record synth -n 40 --input-tokens 16 --output-tokens 1 --seed 1 -o "$WORK/t.jsonl.gz" 2>/dev/null
+start_mock --profile batching --slope 0.2 --ttft-ms 20 --itl-ms 2
+search() {  # name, then replay flags
+	name=$1
+	shift
+	tb replay -e "$ENDPOINT" --find-capacity --slo-share 0.9 --confidence 0.9 -q \
+		--label "$name" -o "$WORK/$name.jsonl.gz" "$@" "$WORK/t.jsonl.gz" \
+		>/dev/null 2>"$WORK/$name.err"
+	echo $? >"$WORK/$name.rc"
+}
+# 30 60 120 240 (fails) 180 210 (fails) 195: [195, 210), within 10% of 195
+search known --arrival constant --slo ttft=83ms --capacity-range 30:1000
+line=$(grep 'capacity: [0-9.]* req/s meets the SLO, [0-9.]* req/s' "$WORK/known.err")
+pass=$(echo "$line" | sed 's/.*capacity: \([0-9.]*\) req\/s meets.*/\1/')
+fail=$(echo "$line" | sed 's/.*SLO, \([0-9.]*\) req\/s \(does not\|is undecided\).*/\1/')
+check "the search ends, exit 0, with a bracket ($line)" sh -c "[ \$(cat '$WORK/known.rc') = 0 ] && [ -n '$pass' ] && [ -n '$fail' ]"
+# Load on the machine only adds latency, so the search may stop lower but
+# never higher than the formula.
+lowest=150
+[ -n "$VG" ] || [ -n "${TB_SLOW:-}" ] && lowest=1
+check "... at the formula's capacity: 200 req/s lies in [$pass, $fail), within 10% of $pass" \
+	awk -v p="$pass" -v f="$fail" -v lo="$lowest" -v slow="$VG${TB_SLOW:-}" \
+	'BEGIN { exit !(p <= 200 && p >= lo && f > p && f - p <= 0.1 * p + 1e-6 && (slow != "" || f > 200)) }'
+check "... the rate that meets it stated with its bound: at least 90% good at 90% confidence" \
+	grep -q "capacity: $pass req/s: [0-9]* of [0-9]* requests within the SLO (.*; 90% bounds \(9[0-9]\|100\)\.[0-9]%\.\..*): meets the 90.0% asked" "$WORK/known.err"
+check "... and the one that does not, its upper bound below 90%" \
+	grep -q "capacity: $fail req/s: [0-9]* of [0-9]* requests within the SLO (.*; 90% bounds .*\.\.\([0-8]\)\?[0-9]\.[0-9]%): below the 90.0% asked" "$WORK/known.err"
+zcat "$WORK/known.jsonl.gz" | grep -o '"level":-[0-9]*,"rate":[0-9.e+]*' | sort -u >"$WORK/pairs"
+levels=$(cut -d, -f1 "$WORK/pairs" | sort -u | wc -l)
+probes=$(grep -c 'capacity: [0-9.]* req/s: ' "$WORK/known.err")
+check "every probe is an open-loop level of the results file, one rate each ($probes probes, $levels levels)" \
+	sh -c "[ $probes -ge 6 ] && [ $probes = $levels ] && [ \$(wc -l <'$WORK/pairs') = $levels ]"
+check "... the file says version 4, a search by rate of Poisson arrivals unless told: constant here" \
+	sh -c "zcat '$WORK/known.jsonl.gz' | head -1 | grep -q '\"version\":4,.*\"arrival\":\"constant\".*\"capacity\":{\"by\":\"rate\"'"
+# a probe opens twice the most requests in flight so far, scaled to its
+# rate, before its clock: enough where the SLO holds (past it, in flight
+# grows without bound)
+check "... no measured request at the rates that meet it had to connect" \
+	sh -c "! zcat '$WORK/known.jsonl.gz' | grep '\"warmup\":false' | grep '\"new_connection\":true' |
+	       awk -F'\"rate\":' '{ split(\$2, a, \",\"); if (a[1] <= $pass) bad = 1 } END { exit !bad }'"
+
+tb analyze load --db "$WORK/c.db" "$WORK/known.jsonl.gz" >/dev/null 2>&1
+tb analyze report --db "$WORK/c.db" --run known >"$WORK/report.txt" 2>&1
+curve() {
+	grep -q '^load curve (replay --find-capacity=rate, SLO ttft=83ms for 90.0% of requests' "$WORK/report.txt" &&
+	grep -q '^Offered (req/s) .* Req/s ' "$WORK/report.txt" &&
+	[ "$(sed -n '/^load curve/,/^capacity/p' "$WORK/report.txt" | grep -c '^ *[0-9.]* .* \(meets\|fails\|undecided\) ')" = "$probes" ] &&
+	# in order of offered rate
+	sed -n '/^load curve/,/^capacity/p' "$WORK/report.txt" | awk '/^ *[0-9].* (meets|fails|undecided) / { if ($1 + 0 < last) bad = 1; last = $1 + 0 } END { exit bad }'
+}
+check "analyze report: the load curve in order of offered rate, each level's verdict" curve
+check "... and the capacity with its interval, as replay found it" \
+	grep -q "^capacity: $pass req/s meets the SLO (.*), $fail req/s does not (.*); the capacity lies in \[$pass, $fail) req/s" \
+	"$WORK/report.txt"
+check "... the sweep table names each level by its rate" grep -q "^ *$pass/s " "$WORK/report.txt"
+
+search none --slo ttft=1ms --capacity-range 640:1000 -n 20 --capacity-requests 20
+check "an SLO no rate meets: 640 req/s fails, halved down to 640/64, the search ends there" sh -c \
+	"[ \$(cat '$WORK/none.rc') = 0 ] && grep -q 'capacity: no rate meets the SLO, not even 10 req/s (7 probes' '$WORK/none.err'"
+search every --slo ttft=10s --capacity-range 25:1000 --max-rate 100
+check "an SLO every rate meets: 25, 50, 100 (--max-rate) all meet it" sh -c \
+	"[ \$(cat '$WORK/every.rc') = 0 ] &&
+	 grep -q 'capacity: every rate searched meets the SLO, up to 100 req/s (3 probes' '$WORK/every.err'"
+
+# interrupted after its first probes: those levels stay, readable (not
+# through tb(): $! must be replay itself, which takes the signal)
+$VG "$TB" replay -e "$ENDPOINT" --find-capacity --slo ttft=83ms --slo-share 0.9 --confidence 0.9 -q \
+	--capacity-range 30:1000 --label cut -o "$WORK/cut.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/cut.err" &
+pid=$!
+i=0
+while ! grep -q 'capacity: 60 req/s:' "$WORK/cut.err" 2>/dev/null && [ $i -lt 200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -INT $pid
+wait $pid
+rc=$?
+tb analyze load --db "$WORK/cut.db" "$WORK/cut.jsonl.gz" >/dev/null 2>&1
+tb analyze report --db "$WORK/cut.db" >"$WORK/cut.txt" 2>&1
+check "an interrupted search (exit $rc) keeps its finished levels, the file loads" sh -c \
+	"[ $rc = 130 ] && grep -q 'search interrupted; the [0-9]* levels finished are in the results file' '$WORK/cut.err' &&
+	 grep -q '^capacity: \(every level searched meets the SLO, up to \(60\|120\) req/s\|60 req/s meets the SLO .*; 120 req/s is undecided\)' '$WORK/cut.txt'"
+for bad in "--find-capacity=speed --slo ttft=1ms" "--find-capacity --slo ttft=1ms --rate 3" \
+	   "--find-capacity --slo ttft=1ms --duration 5" "--find-capacity --slo ttft=1ms --timing trace" \
+	   "--max-rate 10" "--find-capacity=concurrency --slo ttft=1ms --max-rate 10" \
+	   "--find-capacity=concurrency --slo ttft=1ms --capacity-range 1.5:4" \
+	   "--find-capacity --slo ttft=1ms --capacity-range 0:4"; do
+	# shellcheck disable=SC2086
+	tb replay -e "$ENDPOINT" $bad -o "$WORK/bad.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
+	rc=$?
+	check "refused with exit 2: $bad" sh -c "[ $rc = 2 ] && [ ! -e '$WORK/bad.jsonl.gz' ]"
+done
+stop_mock
+
+# analyze plot: load_curve against the achieved rate, SLO and capacity marked
+tb analyze plot --db "$WORK/c.db" --out "$WORK/plots" >/dev/null 2>&1
+lc() {
+	gp=$WORK/plots/load_curve.gp
+	[ "$(grep -c '^[0-9.]* [0-9.?]* [0-9.?]* [0-9.?]* [0-9.]* [01]$' "$WORK/plots/load_curve.dat")" = "$probes" ] &&
+	grep -q "^set label 1 'capacity $pass req/s' at " "$gp" &&
+	grep -q "^set label 2 'fails $fail req/s' at " "$gp" &&
+	grep -q "83.000 with lines .* title 'SLO TTFT 83 ms'" "$gp"
+}
+check "analyze plot: load_curve, one point per rate, the SLO and $pass / $fail req/s marked" lc
+check "... the x axis the achieved rate: each below its offered one, within 15%" \
+	awk '/^[0-9]/ { if (!($1 <= $5 * 1.02 && $1 >= $5 * 0.85)) bad = 1; n++ } END { exit bad || !n }' \
+	"$WORK/plots/load_curve.dat"
+if have gnuplot; then
+	check "... rendered by gnuplot" sh -c "[ -s '$WORK/plots/load_curve.png' ]"
+else
+	skip "... rendered by gnuplot" "gnuplot not installed"
+fi
