@@ -953,10 +953,10 @@ static void plot_curve_gp(FILE *f, const struct plot_data *d)
 			first = 0;
 		}
 		if (s->slo.ttft_ms > 0)
-			fprintf(f, ", \\\n     %.3f with lines lc %zu dt 4 title 'SLO TTFT %.0f ms'",
+			fprintf(f, ", \\\n     %.3f with lines lc %zu dt 4 title 'SLO TTFT %g ms'",
 				s->slo.ttft_ms, i + 1, s->slo.ttft_ms);
 		if (s->slo.e2e_ms > 0)
-			fprintf(f, ", \\\n     %.3f with lines lc %zu dt 5 title 'SLO E2E %.0f ms'",
+			fprintf(f, ", \\\n     %.3f with lines lc %zu dt 5 title 'SLO E2E %g ms'",
 				s->slo.e2e_ms, i + 1, s->slo.e2e_ms);
 		block++;
 	}

@@ -13,13 +13,15 @@
 #   6. streaming         bench-stream.sh   events/s on one core, against the mock
 #   7. results files     bench-files.sh    size and write cost against gzip -9
 #   8. compare verdicts  bench-compare.sh  false alarms and power of analyze compare
+#   9. capacity search   bench-capacity.sh replay --find-capacity against the formula
+#  10. scraping /metrics bench-metrics.sh  what --metrics-url costs the TTFT error
 #
 #   RUNS       repetitions of each measurement (default 5; 3 when QUICK=1)
 #   QUICK      1: smaller runs (make bench-quick), goal under 2 minutes
 #   BENCH_OUT  the Markdown file (default BENCHMARKS.md); plots go to the
 #              docs/ folder beside it
 #   SECTIONS   the sections to run (default "client open rate analyze proxy
-#              stream files compare metrics")
+#              stream files compare capacity metrics")
 
 set -eu
 QUICK=${QUICK:-0}
@@ -27,7 +29,7 @@ if [ "$QUICK" = 1 ]; then RUNS=${RUNS:-3}; else RUNS=${RUNS:-5}; fi
 OUT=${BENCH_OUT:-BENCHMARKS.md}
 PLOTS=$(dirname "$OUT")/docs
 TB=${TB:-./tracebench}
-SECTIONS=${SECTIONS:-client open rate analyze proxy stream files compare metrics}
+SECTIONS=${SECTIONS:-client open rate analyze proxy stream files compare capacity metrics}
 export QUICK RUNS PLOTS TB
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -46,7 +48,7 @@ title() {  # NAME
 	rate) echo "3. raw request rate" ;; analyze) echo "4. analyze" ;;
 	proxy) echo "5. proxy overhead" ;; stream) echo "6. streaming throughput" ;;
 	files) echo "7. results files" ;; compare) echo "8. compare verdicts" ;;
-	metrics) echo "10. scraping /metrics" ;;
+	capacity) echo "9. capacity search" ;; metrics) echo "10. scraping /metrics" ;;
 	*) echo "$1" ;;
 	esac
 }
