@@ -497,6 +497,18 @@ static int compare_warnings(struct compare_result *r, const struct db_run *a,
 	return 0;
 }
 
+/* Keeps the levels of l that are not rate levels (< 0), in order; returns
+ * how many. */
+static size_t compare_drop_rate_levels(int *l, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (l[i] >= 0)
+			l[k++] = l[i];
+	return k;
+}
+
 /* Warns once about the levels only one run has. */
 static int compare_level_warning(struct compare_result *r, const char *label, const int *l,
 				 size_t n, const int *other, size_t n_other)
@@ -537,6 +549,10 @@ int compare_runs(struct db *db, const char *before, const char *after,
 		rc = db_levels(db, after, &lb, &nlb, err, errlen);
 	if (rc)
 		goto cleanup;
+	/* A search over rates probes rates of its own: its levels pair with no
+	 * other run's. */
+	nla = compare_drop_rate_levels(la, nla);
+	nlb = compare_drop_rate_levels(lb, nlb);
 	if (compare_warnings(&r, &ra[0], &rb[0]) ||
 	    compare_level_warning(&r, before, la, nla, lb, nlb) ||
 	    compare_level_warning(&r, after, lb, nlb, la, nla))
@@ -563,7 +579,8 @@ int compare_runs(struct db *db, const char *before, const char *after,
 	}
 	if (!r.n_levels) {
 		errmsg_set(err, errlen, "runs '%s' and '%s' have no concurrency level in "
-			   "common", before, after);
+			   "common (the rate levels of replay --find-capacity pair with none; "
+			   "analyze report shows their load curves)", before, after);
 		rc = DB_ERR_INPUT;
 		goto cleanup;
 	}

@@ -352,7 +352,9 @@ static void report_open_loop_lines(FILE *out, const struct report_run *run, cons
 		if (!s->open_loop)
 			continue;
 		fputs("open loop: ", out);
-		if (!isnan(target))
+		if (s->level < 0 && s->offered_rps > 0)     /* a rate level: its own */
+			fprintf(out, "target %.2f req/s, ", s->offered_rps);
+		else if (!isnan(target))
 			fprintf(out, "target %.2f req/s, ", target);
 		fprintf(out, "scheduled %.2f req/s, achieved %.2f req/s, send lag P50 %.1f ms "
 			"P99 %.1f ms; TTFT P50/P99 %.1f/%.1f ms from the schedule, %.1f/%.1f ms "

@@ -82,6 +82,11 @@ search every --slo ttft=10s --capacity-range 25:1000 --max-rate 100
 check "an SLO every rate meets: 25, 50, 100 (--max-rate) all meet it" sh -c \
 	"[ \$(cat '$WORK/every.rc') = 0 ] &&
 	 grep -q 'capacity: every rate searched meets the SLO, up to 100 req/s (3 probes' '$WORK/every.err'"
+tb analyze load --db "$WORK/cmp.db" "$WORK/known.jsonl.gz" "$WORK/every.jsonl.gz" >/dev/null 2>&1
+tb analyze compare --db "$WORK/cmp.db" known every >/dev/null 2>"$WORK/cmp.err"
+rc=$?
+check "analyze compare pairs no rate levels of two searches (exit $rc), and says why" sh -c \
+	"[ $rc = 2 ] && grep -q 'the rate levels of replay --find-capacity pair with none' '$WORK/cmp.err'"
 
 # interrupted after its first probes: those levels stay, readable (not
 # through tb(): $! must be replay itself, which takes the signal)
