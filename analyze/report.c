@@ -398,10 +398,7 @@ static const char *col_srv_level(const void *row, size_t arg)
 	const struct db_metric_level *m = row;
 
 	(void)arg;
-	if (m->level == METRIC_OPEN_LOOP_LEVEL)
-		return "open";
-	snprintf(buf, sizeof(buf), "%d", m->level);
-	return buf;
+	return metric_level_cell(m->level, buf, sizeof(buf));   /* "4", "open", "r3" */
 }
 
 static double col_srv_count(const void *row, size_t off)

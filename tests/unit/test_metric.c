@@ -151,6 +151,13 @@ TEST(scaling_and_the_open_loop_level)
 	CHECK_STR(metric_level_cell(16, buf, sizeof(buf)), "16");
 	CHECK_STR(metric_level_name(0, buf, sizeof(buf)), "open loop");
 	CHECK_STR(metric_level_name(2, buf, sizeof(buf)), "C=2");
+	/* the rate levels of a search over rates: named by their rate */
+	CHECK(!metric_level_closed(-3));
+	CHECK_STR(metric_load_cell(-3, 187.5, buf, sizeof(buf)), "187.5/s");
+	CHECK_STR(metric_load_name(-3, 187.5, buf, sizeof(buf)), "187.5 req/s");
+	CHECK_STR(metric_level_cell(-3, buf, sizeof(buf)), "r3");
+	CHECK_STR(metric_level_name(-3, buf, sizeof(buf)), "rate level 3");
+	CHECK_STR(metric_load_cell(4, 187.5, buf, sizeof(buf)), "4");
 }
 
 TEST(slo_limits_pass_a_missing_tpot_and_fail_a_missing_ttft)
