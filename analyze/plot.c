@@ -822,7 +822,8 @@ static double plot_level_rps(const struct level_summary *s)
  * *n set to their number (levels of other kinds left out). */
 static const struct level_summary **plot_curve_levels(const struct plot_series *s, size_t *n)
 {
-	const struct level_summary **v = calloc(s->run.n_levels + 1, sizeof(*v));
+	const struct level_summary **v = calloc(s->run.n_levels + 1,
+						sizeof(const struct level_summary *));
 	size_t i, j;
 
 	*n = 0;
