@@ -1745,10 +1745,13 @@ static int start_client(struct replay *rp)
 	 */
 	if (rp->o.find_capacity && !rp->o.capacity.by_rate)
 		co.max_connections = (size_t)rp->o.capacity.max;
-	else if (rp->o.find_capacity && !rp->o.max_concurrency)
-		co.max_connections = have > 0 && have - CLI_FD_RESERVE < REPLAY_RATE_CONNECTIONS ?
-				     (size_t)(have > 2 * CLI_FD_RESERVE ? have - CLI_FD_RESERVE :
-					      CLI_FD_RESERVE) : REPLAY_RATE_CONNECTIONS;
+	else if (rp->o.find_capacity && !rp->o.max_concurrency) {
+		long room = have > 0 ? have - CLI_FD_RESERVE : REPLAY_RATE_CONNECTIONS;
+
+		room = room < CLI_FD_RESERVE ? CLI_FD_RESERVE : room;
+		co.max_connections = (size_t)(room < REPLAY_RATE_CONNECTIONS ? room :
+					      REPLAY_RATE_CONNECTIONS);
+	}
 	rp->rate_connections = co.max_connections;
 	rp->client = client_new(&co, err, sizeof(err));
 	if (!rp->client) {
