@@ -205,6 +205,7 @@ void replay_options_usage(FILE *out)
 		"  tracebench replay --endpoint http://127.0.0.1:8000 -c 1,2,4,8,16 -o run.jsonl.gz trace.jsonl.gz\n"
 		"  tracebench replay -e http://127.0.0.1:8000 --rate 20 --arrival poisson -n 600 -o open.jsonl.gz trace.jsonl.gz\n"
 		"  tracebench replay -e http://127.0.0.1:8000 --timing trace --speed 2 -o prod.jsonl.gz imported.jsonl.gz\n"
+		"  tracebench replay -e http://127.0.0.1:8000 --find-capacity --slo ttft=500ms,tpot=50ms -o cap.jsonl.gz trace.jsonl.gz\n"
 		"  OPENAI_API_KEY=... tracebench replay -e https://host -c 4 --label tuned -o tuned.jsonl.gz trace.jsonl.gz\n"
 		"  tracebench replay -e http://gpu1:8000 -e http://gpu2:8000 --label-a main --label-b tuned \\\n"
 		"      -c 1,4,16 --repeat 3 -o main.jsonl.gz -o tuned.jsonl.gz trace.jsonl.gz\n");
