@@ -38,13 +38,13 @@ flip "$S/synth-8.jsonl.gz" "$WORK/flipped-trace.jsonl.gz"
 head -c 4096 /dev/urandom >"$WORK/random.bin"
 printf '\037\213\010\000junk after a gzip magic' >"$WORK/fake.gz"
 : >"$WORK/empty.jsonl.gz"
-zcat "$S/results-sample.jsonl.gz" | sed '1s/"version":1/"version":4/' | gzip >"$WORK/future-results.jsonl.gz"
+zcat "$S/results-sample.jsonl.gz" | sed '1s/"version":1/"version":5/' | gzip >"$WORK/future-results.jsonl.gz"
 
 load_refused "flipped byte" "$WORK/flipped-results.jsonl.gz" "cannot read '.*': (incorrect data check|invalid|too many length)"
 load_refused "random bytes" "$WORK/random.bin" "is not a tracebench file"
 load_refused "gzip magic, then junk" "$WORK/fake.gz" "cannot read '.*': "
 load_refused "empty file" "$WORK/empty.jsonl.gz" "is empty, not a tracebench file"
-load_refused "future format version" "$WORK/future-results.jsonl.gz" "has format version 4; this tracebench reads version 3: upgrade tracebench"
+load_refused "future format version" "$WORK/future-results.jsonl.gz" "has format version 5; this tracebench reads version 4: upgrade tracebench"
 # found by fuzzing: a gap of 3.3e119 us overflowed the conversion to ns
 {
 	echo '{"format":"tracebench-results","version":1,"run_id":"big-gap","label":"big-gap"}'
