@@ -25,6 +25,7 @@
 CAP_RUNS=${CAP_RUNS:-3}
 [ "$QUICK" = 1 ] && CAP_RUNS=1
 
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 "$TB" record synth -n 64 --input-tokens 16 --output-tokens 1 --seed 1 -o "$W/t1.jsonl.gz" 2>/dev/null
 "$TB" record synth -n 64 --input-tokens 16 --output-tokens 3 --seed 1 -o "$W/t3.jsonl.gz" 2>/dev/null
 start_mock --profile batching --slope 0.2 --ttft-ms 20 --itl-ms 2
@@ -110,7 +111,7 @@ echo
 echo "Rate searches start at 25 req/s (\`--capacity-range 25:1000\`); a look is 2 s of arrivals (at"
 echo "least 20 requests). Probes in the order searched, from the first search of each kind (✗: did"
 echo "not meet the SLO); probes, requests and seconds are medians over the searches. Load average"
-echo "at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "at the start: $load0; at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 echo
 echo "| search | probes (first search) | brackets found | answer | bracket holds it | probes | requests | time (s) |"
 echo "|:--|:--|:--|--:|--:|--:|--:|--:|"
