@@ -1919,25 +1919,12 @@ static int start_anchored(struct replay *rp)
 	return 0;
 }
 
-/*
- * Runs level 'level', repeat rep against side sd, a table row after it;
- * 'first': the run's first level, which sends the warm-ups; 'batch': its
- * requests, 0 for the usual count. With --find-capacity *good and
- * *measured count the level's requests within the SLO and all of them
- * (warm-ups left out). Returns 0 or the exit status.
- */
-static int run_one(struct replay *rp, int level, int first, int rep, struct run_side *sd,
-		   long batch, long *good, long *measured)
+/* How many connections level lr opens before its clock, and how many
+ * requests it sends (results: with sessions, their turns). */
+static void size_level(struct replay *rp, struct level_run *lr, long batch)
 {
 	const struct replay_options *o = &rp->o;
-	struct level_run *lr = &rp->lr;
-	struct level_summary s;
-	size_t k, peak;
 
-	use_side(rp, sd);
-	lr->level = level;
-	lr->cap = worker_share(o, (size_t)lr->level);
-	lr->repeat = rep;
 	lr->connections = o->open_loop ? (size_t)o->max_concurrency : lr->cap;
 	/* a rate probe: twice the most requests in flight so far, open before
 	 * its clock (an open loop has no C to open them for) */
@@ -1948,11 +1935,6 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 		lr->connections = want < (double)rp->rate_connections ? (size_t)want :
 				  rp->rate_connections;
 	}
-	peak = lr->peak_in_flight;
-	set_salts(rp, sd, lr->level, rep);
-	lr->warmup = !rp->anchored && first && rep == 0 ? rp->warmups : 0;
-	lr->sched = rp->sched;
-	lr->req_index = rp->sched_index;
 	if (o->open_loop)
 		lr->n = rp->n_sched;
 	else if (!lr->cap)
@@ -1973,6 +1955,51 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 		lr->n_sessions = lr->n;
 		lr->n = session_turns(&rp->sessions, lr->n);
 	}
+}
+
+/* Keeps a finished level's row: the live table's, and the run's for its
+ * end. Returns 0, or -1 when out of memory. */
+static int keep_row(struct replay *rp, const struct run_side *sd, const struct level_summary *s)
+{
+	if (rp->table)
+		summary_table_row(&rp->live, sd->label, s);
+	if (rp->n_rows == rp->rows_cap) {   /* a capacity search's levels are not known */
+		struct level_summary *grown = realloc(rp->rows, 2 * rp->rows_cap * sizeof(*s));
+
+		if (!grown)
+			return -1;
+		rp->rows = grown;
+		rp->rows_cap *= 2;
+	}
+	rp->rows[rp->n_rows++] = *s;
+	return 0;
+}
+
+/*
+ * Runs level 'level', repeat rep against side sd, a table row after it;
+ * 'first': the run's first level, which sends the warm-ups; 'batch': its
+ * requests, 0 for the usual count. With --find-capacity *good and
+ * *measured count the level's requests within the SLO and all of them
+ * (warm-ups left out). Returns 0 or the exit status.
+ */
+static int run_one(struct replay *rp, int level, int first, int rep, struct run_side *sd,
+		   long batch, long *good, long *measured)
+{
+	const struct replay_options *o = &rp->o;
+	struct level_run *lr = &rp->lr;
+	struct level_summary s;
+	size_t k, peak;
+
+	use_side(rp, sd);
+	lr->level = level;
+	lr->cap = worker_share(o, (size_t)lr->level);
+	lr->repeat = rep;
+	size_level(rp, lr, batch);
+	peak = lr->peak_in_flight;
+	set_salts(rp, sd, lr->level, rep);
+	lr->warmup = !rp->anchored && first && rep == 0 ? rp->warmups : 0;
+	lr->sched = rp->sched;
+	lr->req_index = rp->sched_index;
 	if (run_level(lr, &s) < 0) {
 		fprintf(stderr, "tracebench replay: out of memory\n");
 		return CLI_EXIT_FAILED;
@@ -1990,21 +2017,10 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 	summary_set_scaling(&s, rp->base_tps[sd - rp->side]);
 	if (o->repeat > 1)
 		s.repeat = rep;
-	if (s.requests || s.warmup) {
-		if (rp->table)
-			summary_table_row(&rp->live, sd->label, &s);
-		if (rp->n_rows == rp->rows_cap) {   /* a capacity search's levels are not known */
-			struct level_summary *grown = realloc(rp->rows, 2 * rp->rows_cap * sizeof(s));
-
-			if (!grown) {
-				fprintf(stderr, "tracebench replay: out of memory\n");
-				free_results(lr);
-				return CLI_EXIT_FAILED;
-			}
-			rp->rows = grown;
-			rp->rows_cap *= 2;
-		}
-		rp->rows[rp->n_rows++] = s;
+	if ((s.requests || s.warmup) && keep_row(rp, sd, &s) < 0) {
+		fprintf(stderr, "tracebench replay: out of memory\n");
+		free_results(lr);
+		return CLI_EXIT_FAILED;
 	}
 	if (o->open_loop)
 		print_schedule_accuracy(o, lr);
