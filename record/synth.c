@@ -278,7 +278,7 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 		size_t errlen)
 {
 	struct synth_run run;
-	struct traceout out = { NULL };
+	struct traceout out;
 	cJSON *header;
 	int rc, sig = 0;
 	long i;
