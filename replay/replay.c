@@ -1741,11 +1741,14 @@ static int start_client(struct replay *rp)
 	 * A capacity search keeps the connections its probes open (the cache
 	 * would close those past its size, and the next probe pay for them):
 	 * C's range, or as many as descriptors allow for a rate's requests in
-	 * flight, at most REPLAY_RATE_CONNECTIONS.
+	 * flight, at most REPLAY_RATE_CONNECTIONS. An open loop without
+	 * --max-concurrency has no bound of its own either: a small cache
+	 * would close each connection as its request ends, and every later
+	 * request would pay for a handshake inside its TTFT.
 	 */
 	if (rp->o.find_capacity && !rp->o.capacity.by_rate)
 		co.max_connections = (size_t)rp->o.capacity.max;
-	else if (rp->o.find_capacity && !rp->o.max_concurrency) {
+	else if ((rp->o.find_capacity || rp->o.open_loop) && !rp->o.max_concurrency) {
 		long room = have > 0 ? have - CLI_FD_RESERVE : REPLAY_RATE_CONNECTIONS;
 
 		room = room < CLI_FD_RESERVE ? CLI_FD_RESERVE : room;

@@ -23,6 +23,18 @@ check "request k is scheduled k * 20 ms after the first and sent within 10 ms of
 check "the header says open loop at 50 req/s" sh -c \
 	"zcat '$WORK/rate.jsonl.gz' | head -1 | grep -q '\"mode\":\"open\",\"arrival\":\"constant\".*\"rate\":50'"
 
+# Without --max-concurrency the connections stay open for later requests:
+# at 250 req/s for 400 requests of 150 tokens (about 38 in flight) only
+# the ramp opens new ones; a cache of 16, sized to no bound, closed a
+# connection as its request ended, and nearly all 400 opened one, a
+# handshake inside every TTFT.
+tb record synth -n 9 --input-tokens 8 --output-tokens 150 -o "$WORK/long.jsonl.gz" 2>/dev/null
+tb replay --endpoint "$ENDPOINT" --rate 250 -n 400 --warmup 0 --quiet \
+	-o "$WORK/kept.jsonl.gz" "$WORK/long.jsonl.gz" >/dev/null 2>&1
+kept_new=$(zcat "$WORK/kept.jsonl.gz" | grep -c '"new_connection":true')
+check "open loop keeps its connections: $kept_new of 400 requests opened one (at most 100)" \
+	test "$kept_new" -le 100 -a "$(zcat "$WORK/kept.jsonl.gz" | grep -c '"error":null')" -eq 400
+
 # Trace timing: arrivals every 200 ms in the trace, replayed twice as fast.
 zcat "$WORK/trace.jsonl.gz" | awk '/"id":/ { match($0, /"id":[0-9]+/);
 	id = substr($0, RSTART + 5, RLENGTH - 5); sub(/"arrival_ns":0/, "\"arrival_ns\":" id * 200000000) } 1' |
