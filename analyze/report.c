@@ -237,6 +237,19 @@ static void report_share(FILE *out, double share)
 		fprintf(out, " %.0f%%", 100 * share);
 }
 
+/* "first turns C=4: 12 ok, TTFT P50 ..., P95 ..., E2E P50 ..., cached 43%" */
+static void report_turn_group(FILE *out, const char *item, const char *which, const char *name,
+			      const struct turns_group *g)
+{
+	fprintf(out, "%s  %s turns %s: %zu ok,", item, which, name, g->n);
+	report_ms(out, "TTFT P50", g->ttft_p50);
+	report_ms(out, "P95", g->ttft_p95);
+	report_ms(out, "E2E P50", g->e2e_p50);
+	fputs(", cached", out);
+	report_share(out, g->cached_share);
+	fputc('\n', out);
+}
+
 /*
  * Per level of a run of sessions: "sessions C=2: 4, 3.0 turns each, ...",
  * then its first and its later turns, then the cached-prompt share by
@@ -260,19 +273,9 @@ static int report_sessions_lines(FILE *out, enum table_format fmt, const struct 
 			"tokens and a context of %.0f prompt tokens each; %zu ended by a failed turn\n",
 			item, name, ts->sessions, ts->turns_mean, ts->duration_p50_s,
 			ts->output_tokens_mean, ts->context_mean, ts->ended_by_error);
-		fprintf(out, "%s  first turns %s: %zu ok,", item, name, ts->first.n);
-		report_ms(out, "TTFT P50", ts->first.ttft_p50);
-		report_ms(out, "P95", ts->first.ttft_p95);
-		report_ms(out, "E2E P50", ts->first.e2e_p50);
-		fputs(", cached", out);
-		report_share(out, ts->first.cached_share);
-		fprintf(out, "\n%s  later turns %s: %zu ok,", item, name, ts->later.n);
-		report_ms(out, "TTFT P50", ts->later.ttft_p50);
-		report_ms(out, "P95", ts->later.ttft_p95);
-		report_ms(out, "E2E P50", ts->later.e2e_p50);
-		fputs(", cached", out);
-		report_share(out, ts->later.cached_share);
-		fprintf(out, "\n%s  cached share of the prompt by turn %s:", item, name);
+		report_turn_group(out, item, "first", name, &ts->first);
+		report_turn_group(out, item, "later", name, &ts->later);
+		fprintf(out, "%s  cached share of the prompt by turn %s:", item, name);
 		for (t = 0; t < ts->max_turn && t < TURNS_MAX_INDEX; t++) {
 			fprintf(out, "%s %zu%s", t ? "," : "", t + 1,
 				t + 1 == TURNS_MAX_INDEX && ts->max_turn > TURNS_MAX_INDEX ? "+" : "");

@@ -398,6 +398,28 @@ static void on_done(void *ctx, struct result *r)
 	issue(lr);
 }
 
+/* Open loop: whether the k-th scheduled send is due (its time in *due,
+ * from the level's first look at the clock); if not, the due timer is
+ * armed for it. */
+static int sched_due(struct level_run *lr, size_t k, int64_t *due)
+{
+	int64_t now = clock_now_ns();
+
+	if (!lr->sched_origin_ns)
+		lr->sched_origin_ns = now;
+	*due = lr->sched_origin_ns + lr->sched[k];
+	if (*due > now) {
+		struct timeval tv = {
+			.tv_sec = (time_t)((*due - now) / NS_PER_S),
+			.tv_usec = (suseconds_t)((*due - now) % NS_PER_S / 1000),
+		};
+
+		evtimer_add(lr->due_timer, &tv);
+		return 0;
+	}
+	return 1;
+}
+
 /*
  * Picks the next request to send now, or returns NULL when it must wait:
  * for a free slot (closed loop, or the open loop's cap), for the warm-ups
@@ -407,7 +429,7 @@ static void on_done(void *ctx, struct result *r)
 static const struct prepared *next_request(struct level_run *lr, int64_t *start_ns)
 {
 	size_t k;
-	int64_t due, now;
+	int64_t due;
 
 	*start_ns = -1;
 	if (lr->issued < lr->warmup)
@@ -419,19 +441,8 @@ static const struct prepared *next_request(struct level_run *lr, int64_t *start_
 		       &lr->reqs[(lr->issued - lr->warmup) % lr->n_reqs] : NULL;
 
 	k = lr->issued - lr->warmup;
-	now = clock_now_ns();
-	if (!lr->sched_origin_ns)
-		lr->sched_origin_ns = now;
-	due = lr->sched_origin_ns + lr->sched[k];
-	if (due > now) {
-		struct timeval tv = {
-			.tv_sec = (time_t)((due - now) / NS_PER_S),
-			.tv_usec = (suseconds_t)((due - now) % NS_PER_S / 1000),
-		};
-
-		evtimer_add(lr->due_timer, &tv);
+	if (!sched_due(lr, k, &due))
 		return NULL;
-	}
 	if (lr->max_concurrency && lr->in_flight >= lr->max_concurrency)
 		return NULL;    /* latency still counts from 'due': the wait is the server's */
 	*start_ns = due;
@@ -759,20 +770,10 @@ static void issue_sessions(struct level_run *lr)
 			e = &set->s[lr->sessions_started % set->n];
 		} else {
 			size_t k = lr->sessions_started;
-			int64_t now = clock_now_ns(), due;
+			int64_t due;
 
-			if (!lr->sched_origin_ns)
-				lr->sched_origin_ns = now;
-			due = lr->sched_origin_ns + lr->sched[k];
-			if (due > now) {
-				struct timeval tv = {
-					.tv_sec = (time_t)((due - now) / NS_PER_S),
-					.tv_usec = (suseconds_t)((due - now) % NS_PER_S / 1000),
-				};
-
-				evtimer_add(lr->due_timer, &tv);
+			if (!sched_due(lr, k, &due))
 				break;
-			}
 			if (held(lr) || lr->wait_head)
 				break;
 			start_ns = due;
