@@ -2,7 +2,7 @@
  * client.c - concurrent streaming HTTP requests on libevent + libcurl multi;
  * see client.h.
  *
- * libcurl's multi handle runs on the libevent loop through lib/curlev.c,
+ * libcurl's multi handles run on the libevent loop through lib/curlev.c,
  * which reports each finished transfer to finish(). Response bytes arrive
  * in on_data, where they are stamped with the clock and handed to the
  * request's transfer (lib/transfer.h), whose meter updates its struct
@@ -20,10 +20,27 @@
 #include <string.h>
 #include <curl/curl.h>
 
+/*
+ * Connections one multi handle keeps, at most. To reuse a connection,
+ * libcurl walks the list of the host's connections from its head, past
+ * those in use: with one cache of C connections a request costs O(C) and
+ * a first wave of C requests O(C^2), which at C = 1000 held the loop for
+ * tens of milliseconds while tokens waited. Requests are spread over
+ * several multi handles (shards) of at most this many connections each.
+ */
+#define CONNECTIONS_PER_SHARD 64
+
+/* One multi handle on our loop, with its own cache of connections. */
+struct shard {
+	struct curlev *curlev;
+	CURLM *multi;                     /* curlev's */
+	size_t running;                   /* requests started on it, not ended */
+};
+
 struct client {
 	struct event_base *base;
-	struct curlev *curlev;            /* the multi handle on our loop */
-	CURLM *multi;                     /* curlev's */
+	struct shard *shards;
+	size_t n_shards;
 	struct client_options opt;
 	struct transfer_options topt;     /* what every request is sent with */
 	char *auth_header;                /* "Authorization: Bearer ...", or NULL */
@@ -35,6 +52,7 @@ struct client {
 
 struct client_request {
 	struct client *client;
+	struct shard *shard;     /* the multi handle it runs on */
 	struct transfer t;       /* the request and its measured response */
 	client_done_fn done;
 	void *ctx;
@@ -83,9 +101,51 @@ static void finish(void *priv, CURLcode code)
 	transfer_finish(&q->t, code, clock_now_ns());
 	if (done == on_warm_done)
 		note_warm_socket(ctx, q->t.easy);
+	q->shard->running--;
 	unlink_request(q->client, q);
 	request_free(q);
 	done(ctx, r);
+}
+
+/* The multi handles: one per CONNECTIONS_PER_SHARD connections kept (one
+ * for HTTP/2, whose one connection carries every stream). */
+static int shards_new(struct client *c, const struct client_options *o)
+{
+	size_t keep = o->max_connections > 0 ? o->max_connections : 8;
+	size_t i, per;
+
+	c->n_shards = o->http2 ? 1 : (keep + CONNECTIONS_PER_SHARD - 1) / CONNECTIONS_PER_SHARD;
+	per = (keep + c->n_shards - 1) / c->n_shards;
+	c->shards = calloc(c->n_shards, sizeof(*c->shards));
+	if (!c->shards)
+		return -1;
+	for (i = 0; i < c->n_shards; i++) {
+		struct shard *sh = &c->shards[i];
+
+		sh->curlev = curlev_new(c->base, finish);
+		if (!sh->curlev)
+			return -1;
+		sh->multi = curlev_multi(sh->curlev);
+		curl_multi_setopt(sh->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+		/* libcurl would size its cache of idle connections by the
+		 * transfers running, closing those a level opened before it
+		 * warmed them. */
+		curl_multi_setopt(sh->multi, CURLMOPT_MAXCONNECTS, (long)(per + 8));
+	}
+	return 0;
+}
+
+/* The shard with the fewest requests running: the one whose connections
+ * are most likely idle, since every shard warms as many. */
+static struct shard *least_busy(struct client *c)
+{
+	struct shard *best = &c->shards[0];
+	size_t i;
+
+	for (i = 1; i < c->n_shards; i++)
+		if (c->shards[i].running < best->running)
+			best = &c->shards[i];
+	return best;
 }
 
 /* ---- public API ------------------------------------------------------ */
@@ -114,8 +174,7 @@ struct client *client_new(const struct client_options *o, char *err, size_t errl
 		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
 	c->base = cfg ? event_base_new_with_config(cfg) : NULL;
 	event_config_free(cfg);
-	c->curlev = c->base ? curlev_new(c->base, finish) : NULL;
-	if (!c->curlev) {
+	if (!c->base || shards_new(c, o) < 0) {
 		errmsg_set(err, errlen, "cannot set up the event loop");
 		goto fail;
 	}
@@ -130,12 +189,6 @@ struct client *client_new(const struct client_options *o, char *err, size_t errl
 		snprintf(c->auth_header, len, "Authorization: Bearer %s", o->api_key);
 		c->secrets[c->n_secrets++] = c->auth_header + strlen("Authorization: Bearer ");
 	}
-	c->multi = curlev_multi(c->curlev);
-	curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-	/* libcurl would size its cache of idle connections by the transfers
-	 * running, closing those a level opened before it warmed them. */
-	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
-			  (long)(o->max_connections > 0 ? o->max_connections + 8 : 16));
 	return c;
 
 fail:
@@ -145,6 +198,8 @@ fail:
 
 void client_free(struct client *c)
 {
+	size_t i;
+
 	if (!c)
 		return;
 	while (c->active) {
@@ -153,7 +208,9 @@ void client_free(struct client *c)
 		unlink_request(c, q);
 		request_free(q);
 	}
-	curlev_free(c->curlev);
+	for (i = 0; c->shards && i < c->n_shards; i++)
+		curlev_free(c->shards[i].curlev);
+	free(c->shards);
 	if (c->base)
 		event_base_free(c->base);
 	free(c->auth_header);
@@ -207,10 +264,12 @@ int client_start(struct client *c, const char *method, const char *path,
 		curl_easy_setopt(q->t.easy, CURLOPT_FRESH_CONNECT, 1L);
 	result->sched_ns = start_ns - origin_ns;
 	result->send_ns = now - origin_ns;
-	if (rc < 0 || transfer_start(&q->t, c->multi) < 0) {
+	q->shard = least_busy(c);
+	if (rc < 0 || transfer_start(&q->t, q->shard->multi) < 0) {
 		request_free(q);
 		return -1;
 	}
+	q->shard->running++;
 	q->next = c->active;
 	if (c->active)
 		c->active->prev = q;

@@ -110,6 +110,16 @@ check "C=64: no measured request had to connect" \
 check "C=64: ... nor has a connect time" \
 	test "$(level_field "$WORK/c64.jsonl.gz" connect_ns 64 | sort -u)" = null
 
+# Above 64 connections the client spreads its requests over several multi
+# handles, each with a cache of its own (replay/client.c): at C=150, three
+# waves, every request must still find an idle connection in the one it
+# is given, through every wave.
+tb replay -e "$ENDPOINT" -c 150 -n 450 --warmup 0 -q -o "$WORK/c150.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
+check "C=150: every request succeeded" \
+	test "$(level_field "$WORK/c150.jsonl.gz" status 150 | sort | uniq -c | awk '{ print $1, $2 }')" = "450 200"
+check "C=150: no request had to connect, in any wave" \
+	test "$(level_field "$WORK/c150.jsonl.gz" new_connection 150 | sort -u)" = false
+
 # A server that closes every connection: each request connects, and says
 # how long it took.
 stop_mock
