@@ -14,9 +14,12 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/util.h>
 
 #define LISTEN_BACKLOG 4096
 
@@ -160,11 +163,63 @@ void httpserver_flush(struct evhttp_connection *conn)
 		return;
 	bev = evhttp_connection_get_bufferevent(conn);
 	out = bufferevent_get_output(bev);
+	if (evbuffer_get_length(out) == 0) {    /* httpserver_send_chunk wrote it all */
+		bufferevent_disable(bev, EV_WRITE);
+		return;
+	}
 	evbuffer_unfreeze(out, 1);
 	rc = evbuffer_write(out, bufferevent_getfd(bev));
 	evbuffer_freeze(out, 1);
 	if (rc >= 0 && evbuffer_get_length(out) == 0)
 		bufferevent_disable(bev, EV_WRITE);
+}
+
+int httpserver_chunked(struct evhttp_request *req)
+{
+	const char *te = evhttp_find_header(evhttp_request_get_output_headers(req),
+					    "Transfer-Encoding");
+
+	return te && evutil_ascii_strcasecmp(te, "chunked") == 0;
+}
+
+void httpserver_send_chunk(struct evhttp_request *req, const char *data, size_t len)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(req);
+	struct bufferevent *bev;
+	struct evbuffer *out;
+	char size[24];
+	struct iovec iov[3];
+	struct msghdr msg;
+	ssize_t sent = 0;
+	size_t i;
+
+	if (!conn || len == 0)
+		return;
+	bev = evhttp_connection_get_bufferevent(conn);
+	out = bufferevent_get_output(bev);
+	iov[0].iov_base = size;
+	iov[0].iov_len = (size_t)snprintf(size, sizeof(size), "%zx\r\n", len);
+	iov[1].iov_base = (void *)data;
+	iov[1].iov_len = len;
+	iov[2].iov_base = (void *)"\r\n";
+	iov[2].iov_len = 2;
+	if (evbuffer_get_length(out) == 0) {
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = iov;
+		msg.msg_iovlen = 3;
+		sent = sendmsg(bufferevent_getfd(bev), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (sent < 0)
+			sent = 0;       /* EAGAIN, or an error the bufferevent will meet */
+	}
+	for (i = 0; i < 3; i++) {
+		size_t skip = (size_t)sent < iov[i].iov_len ? (size_t)sent : iov[i].iov_len;
+
+		sent -= (ssize_t)skip;
+		if (skip < iov[i].iov_len)
+			evbuffer_add(out, (const char *)iov[i].iov_base + skip, iov[i].iov_len - skip);
+	}
+	if (evbuffer_get_length(out))
+		bufferevent_enable(bev, EV_WRITE);
 }
 
 const char *httpserver_method_name(enum evhttp_cmd_type m)

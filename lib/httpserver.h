@@ -89,4 +89,18 @@ void httpserver_busy(struct evhttp_connection *conn, int busy, int idle_s);
  */
 void httpserver_flush(struct evhttp_connection *conn);
 
+/* True when req's reply, begun with evhttp_send_reply_start, goes out in
+ * HTTP chunks (an HTTP/1.1 client, no Content-Length). */
+int httpserver_chunked(struct evhttp_request *req);
+
+/*
+ * Sends data (len > 0 bytes) as one HTTP chunk of req's chunked reply, now:
+ * what evhttp_send_reply_chunk and httpserver_flush do, without copying
+ * the bytes through evbuffers when nothing is queued before them (the
+ * streaming case): one sendmsg(2) of the chunk's size line, data and CRLF.
+ * What the socket does not take, or all of it behind bytes still queued,
+ * is queued for the bufferevent; a write error is left for it to find.
+ */
+void httpserver_send_chunk(struct evhttp_request *req, const char *data, size_t len);
+
 #endif

@@ -144,6 +144,9 @@ struct mock_stream {
 	int role_sent;                  /* chat: the role chunks are out */
 	long long created;              /* UNIX time of arrival */
 	z_stream *z;                    /* --gzip: the reply's deflate stream */
+	int direct;                     /* chunked, no --gzip, no --trickle-us:
+					 * events go out through
+					 * httpserver_send_chunk */
 	long tool_calls;                /* --tool-calls: the answer is calls */
 	char *tool_names[MOCK_MAX_TOOL_CALLS];  /* their names, JSON-quoted (malloc) */
 };
@@ -479,8 +482,54 @@ static void stream_queue(struct mock_stream *s, struct evbuffer *b)
 		evbuffer_add_buffer(s->trickle, b);     /* moves b's contents */
 		return;
 	}
-	evhttp_send_reply_chunk(s->req, b);     /* moves b's contents out */
+	if (s->direct)
+		httpserver_send_chunk(s->req, (const char *)evbuffer_pullup(b, -1),
+				      evbuffer_get_length(b));
+	else
+		evhttp_send_reply_chunk(s->req, b);     /* moves b's contents out */
 	evbuffer_drain(b, evbuffer_get_length(b));
+}
+
+/* Sends len bytes of one SSE event (its "data: " line and blank line) as
+ * stream_queue does, without the copy through an evbuffer when it can. */
+static void stream_send(struct mock_stream *s, const char *data, size_t len)
+{
+	if (s->direct) {
+		httpserver_send_chunk(s->req, data, len);
+		return;
+	}
+	evbuffer_add(s->srv->scratch, data, len);
+	stream_queue(s, s->srv->scratch);
+}
+
+/*
+ * The common token event, put together without printf: choice 0, no
+ * padding; the same bytes stream_send_token's formats make. Returns 0, or
+ * -1 when it is longer than the line kept for it (a long model name): the
+ * caller formats it then.
+ */
+static int stream_send_plain_token(struct mock_stream *s, const char *field, const char *word,
+				   const char *finish)
+{
+	int chat = s->api == MOCK_API_CHAT;
+	const char *parts[] = {
+		"data: ", s->head, chat ? "\"choices\":[{\"index\":0,\"delta\":{\"" :
+		"\"choices\":[{\"index\":0,\"text\":\"", chat ? field : "", chat ? "\":\"" : "",
+		word, chat ? "\"},\"finish_reason\":" : "\",\"finish_reason\":", finish, "}]}\n\n",
+	};
+	char line[1024];
+	size_t n = 0, i;
+
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		size_t len = strlen(parts[i]);
+
+		if (len > sizeof(line) - n)
+			return -1;
+		memcpy(line + n, parts[i], len);
+		n += len;
+	}
+	stream_send(s, line, n);
+	return 0;
 }
 
 /*
@@ -522,7 +571,9 @@ static void stream_send_token(struct mock_stream *s, long k, long count, long in
 		if (pad < 0)
 			pad = 0;
 	}
-	if (index == 0 && s->api == MOCK_API_COMPLETIONS)  /* common: no index to format */
+	if (index == 0 && pad == 0 && stream_send_plain_token(s, field, word, finish) == 0)
+		return;
+	if (index == 0 && s->api == MOCK_API_COMPLETIONS)  /* no index to format */
 		stream_event(s, EVENT_HEAD, text0, word, (int)pad, "", finish);
 	else if (index == 0)
 		stream_event(s, EVENT_HEAD, delta0, field, word, (int)pad, "", finish);
@@ -1431,6 +1482,7 @@ static void stream_open(struct mock_stream *s)
 	if (wants_gzip(s->req) && (s->z = gzip_new()))
 		evhttp_add_header(h, "Content-Encoding", "gzip");
 	evhttp_send_reply_start(s->req, HTTP_OK, "OK");
+	s->direct = !s->z && !s->trickle && httpserver_chunked(s->req);
 	if (s->api == MOCK_API_CHAT && s->srv->opt.early_role)   /* role only: not a token */
 		stream_send_roles(s);
 	stream_flush(s);
