@@ -19,6 +19,11 @@
 # processes that only write(2) and read(2) them: the machine's share of an
 # event, measured in the same run, beside the mock's and replay's.
 #
+# Where the machine, not the code, is the limit: the C = 1000 level again
+# with replay pinned to core 0 and a second mock to core 1 (taskset), each
+# with a core of its own; the row "1000 pinned" shows each one's core busy
+# beside the two together.
+#
 # Writes $PLOTS/bench-client.png (TTFT error against C).
 
 . "$(dirname "$0")/bench-lib.sh"
@@ -27,6 +32,10 @@ FLOOR=${BENCH_FLOOR:-build/bench/bench_floor}
 
 levels="1:6 64:128 100:500 1000:3000"   # C:requests
 [ "$QUICK" = 1 ] && levels="1:3 64:128 100:200"
+pinned=""   # the pinned C = 1000 level, C:requests
+if [ "$QUICK" != 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+	pinned="1000:3000"
+fi
 
 # Median TTFT error (ms) of the exported measured requests: all of them,
 # or (open) those that found their connection open.
@@ -42,15 +51,16 @@ new_connections() {  # csv
 		$k["warmup"] == 0 && $k["new_connection"] == 1 { n++ } END { print n + 0 }' "$1"
 }
 
-# Runs one replay level; appends to $W/client the line
-# "C ttft_err_all_ms itl_p99_ms cpu_s rss_mib ttft_err_open_ms mock_cpu_s
-# wall_s new_connections". The mock's CPU over the same replay says how
-# much of the machine the two processes needed together.
-client_run() {  # C N
+# Runs one replay level against $endpoint (its mock: $mock), replay
+# started through $pin_replay (empty, or taskset); appends to $W/client
+# the line "LABEL ttft_err_all_ms itl_p99_ms cpu_s rss_mib ttft_err_open_ms
+# mock_cpu_s wall_s new_connections". The mock's CPU over the same replay
+# says how much of the machine the two processes needed together.
+client_run() {  # LABEL C N
 	rm -f "$W/r.jsonl.gz" "$W/r.db"
 	m0=$(cpu_s "$mock")
 	t0=$(now)
-	"$TB" replay --endpoint "$endpoint" -c "$1" -n "$2" --warmup 0 --quiet \
+	$pin_replay "$TB" replay --endpoint "$endpoint" -c "$2" -n "$3" --warmup 0 --quiet \
 		-o "$W/r.jsonl.gz" "$W/trace.jsonl.gz" >/dev/null 2>"$W/err"
 	t1=$(now)
 	m1=$(cpu_s "$mock")
@@ -67,14 +77,25 @@ client_run() {  # C N
 }
 
 "$TB" record synth -n 64 --input-tokens 32 --output-tokens 100 -o "$W/trace.jsonl.gz" 2>/dev/null
+pin_replay=""
+if [ -n "$pinned" ]; then
+	start_mock taskset -c 1 --ttft-ms 50 --itl-ms 10
+	mock_pinned=$mock endpoint_pinned=$endpoint
+fi
 start_mock --ttft-ms 50 --itl-ms 10
+mock_shared=$mock endpoint_shared=$endpoint
 : >"$W/client"
 : >"$W/floor"
 i=0
 while [ $i -lt "$RUNS" ]; do
 	for l in $levels; do
-		client_run "${l%%:*}" "${l##*:}"
+		client_run "${l%%:*}" "${l%%:*}" "${l##*:}"
 	done
+	if [ -n "$pinned" ]; then
+		mock=$mock_pinned endpoint=$endpoint_pinned pin_replay="taskset -c 0"
+		client_run "${pinned%%:*}p" "${pinned%%:*}" "${pinned##*:}"
+		mock=$mock_shared endpoint=$endpoint_shared pin_replay=""
+	fi
 	for l in $levels; do
 		c=${l%%:*}
 		echo "$c $("$FLOOR" "$c" 100 10000 180)" >>"$W/floor" ||
@@ -106,17 +127,28 @@ echo
 echo "| C | TTFT error, all requests (ms) | TTFT error, open connections (ms) | requests that connected | P99 inter-token gap (ms) | client CPU (s) | client CPU per event, start-up included (µs) | peak RSS (MiB) | mock CPU per event (µs) | cores busy, client + mock |"
 echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 : >"$W/plot.dat"
+# One row of the table: the runs labelled KEY, of REQS requests each.
+row() {  # NAME KEY REQS
+	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$1" "$(med "$2" 2)" "$(med "$2" 6)" \
+		"$(med "$2" 9)" "$(med "$2" 3)" "$(med "$2" 4)" \
+		"$(awk -v c="$2" -v n="$3" '$1 == c { printf "%.1f\n", $4 * 1e6 / (n * 100) }' "$W/client" | median)" \
+		"$(med "$2" 5)" \
+		"$(awk -v c="$2" -v n="$3" '$1 == c { printf "%.1f\n", $7 * 1e6 / (n * 100) }' "$W/client" | median)" \
+		"$(awk -v c="$2" '$1 == c { printf "%.2f\n", ($4 + $7) / $8 }' "$W/client" | median)"
+}
 for l in $levels; do
 	c=${l%%:*}
-	reqs=${l##*:}
-	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$c" "$(med "$c" 2)" "$(med "$c" 6)" \
-		"$(med "$c" 9)" "$(med "$c" 3)" "$(med "$c" 4)" \
-		"$(awk -v c="$c" -v n="$reqs" '$1 == c { printf "%.1f\n", $4 * 1e6 / (n * 100) }' "$W/client" | median)" \
-		"$(med "$c" 5)" \
-		"$(awk -v c="$c" -v n="$reqs" '$1 == c { printf "%.1f\n", $7 * 1e6 / (n * 100) }' "$W/client" | median)" \
-		"$(awk -v c="$c" '$1 == c { printf "%.2f\n", ($4 + $7) / $8 }' "$W/client" | median)"
+	row "$c" "$c" "${l##*:}"
 	echo "$c $(med "$c" 2) $(med "$c" 6)" >>"$W/plot.dat"
 done
+if [ -n "$pinned" ]; then
+	row "${pinned%%:*}, pinned" "${pinned%%:*}p" "${pinned##*:}"
+	echo
+	echo "Pinned (replay on core 0, the mock on core 1, one core each): replay's core was" \
+		"$(awk -v c="${pinned%%:*}p" '$1 == c { printf "%.0f\n", 100 * $4 / $8 }' "$W/client" | median)% busy," \
+		"the mock's $(awk -v c="${pinned%%:*}p" '$1 == c { printf "%.0f\n", 100 * $7 / $8 }' "$W/client" | median)%" \
+		"(CPU time ÷ the replay's wall time, medians)."
+fi
 echo
 echo "The floor: CPU per event of two processes that only write(2) and read(2) the same events"
 echo "over C loopback connections (\`bench_floor\`: one write per event, epoll and read on the other"
