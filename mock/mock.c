@@ -37,6 +37,7 @@
 #include "lib/clock.h"
 #include "lib/httpserver.h"
 #include "lib/random.h"
+#include "lib/strbuf.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -97,6 +98,9 @@ struct mock_server {
 	struct event *sigint;
 	struct event *sigterm;
 	struct evbuffer *scratch;       /* reused to build each SSE event */
+	char *batch;                    /* events of one stream's pass, not yet sent */
+	size_t batch_len, batch_cap;
+	struct mock_stream *batch_of;   /* whose they are */
 	struct mock_stream *streams;    /* in-flight requests, for shutdown */
 	long active;                    /* length of that list */
 	unsigned long long next_id;     /* chatcmpl-mock-N / cmpl-mock-N */
@@ -145,8 +149,8 @@ struct mock_stream {
 	long long created;              /* UNIX time of arrival */
 	z_stream *z;                    /* --gzip: the reply's deflate stream */
 	int direct;                     /* chunked, no --gzip, no --trickle-us:
-					 * events go out through
-					 * httpserver_send_chunk */
+					 * the events of a pass go out together
+					 * (stream_send, stream_push) */
 	long tool_calls;                /* --tool-calls: the answer is calls */
 	char *tool_names[MOCK_MAX_TOOL_CALLS];  /* their names, JSON-quoted (malloc) */
 };
@@ -370,6 +374,10 @@ static void stream_free_unlinked(struct mock_stream *s)
 {
 	long j;
 
+	if (s->srv->batch_of == s) {    /* a reset: what it batched is not sent */
+		s->srv->batch_of = NULL;
+		s->srv->batch_len = 0;
+	}
 	for (j = 0; j < s->tool_calls; j++)
 		free(s->tool_names[j]);
 	if (s->timer)
@@ -399,9 +407,21 @@ static void stream_free(struct mock_stream *s)
 	stream_free_unlinked(s);
 }
 
+/* Sends the events s has batched (stream_send) as one HTTP chunk. */
+static void stream_push(struct mock_stream *s)
+{
+	struct mock_server *srv = s->srv;
+
+	if (srv->batch_of == s && srv->batch_len)
+		httpserver_send_chunk(s->req, srv->batch, srv->batch_len);
+	if (srv->batch_of == s)
+		srv->batch_len = 0;
+}
+
 /* Send what is queued for s's client now (lib/httpserver.h). */
 static void stream_flush(struct mock_stream *s)
 {
+	stream_push(s);
 	httpserver_flush(evhttp_request_get_connection(s->req));
 }
 
@@ -452,6 +472,7 @@ enum {
  * --trickle-us, queue it to leave a byte at a time.
  */
 static void stream_queue(struct mock_stream *s, struct evbuffer *b);
+static void stream_send(struct mock_stream *s, const char *data, size_t len);
 
 static void stream_event(struct mock_stream *s, int flags,
 			 const char *fmt, ...)
@@ -483,23 +504,35 @@ static void stream_queue(struct mock_stream *s, struct evbuffer *b)
 		return;
 	}
 	if (s->direct)
-		httpserver_send_chunk(s->req, (const char *)evbuffer_pullup(b, -1),
-				      evbuffer_get_length(b));
+		stream_send(s, (const char *)evbuffer_pullup(b, -1), evbuffer_get_length(b));
 	else
 		evhttp_send_reply_chunk(s->req, b);     /* moves b's contents out */
 	evbuffer_drain(b, evbuffer_get_length(b));
 }
 
-/* Sends len bytes of one SSE event (its "data: " line and blank line) as
- * stream_queue does, without the copy through an evbuffer when it can. */
+/*
+ * Sends len bytes of SSE events as stream_queue does. A direct stream
+ * batches them instead, without copying them through evbuffers: the
+ * events of one pass (the role chunk with the first token, the last token
+ * with usage and [DONE]) leave in one write at stream_flush or stream_end,
+ * as they would from a server that has them all at once.
+ */
 static void stream_send(struct mock_stream *s, const char *data, size_t len)
 {
-	if (s->direct) {
-		httpserver_send_chunk(s->req, data, len);
+	struct mock_server *srv = s->srv;
+
+	if (!s->direct) {
+		evbuffer_add(srv->scratch, data, len);
+		stream_queue(s, srv->scratch);
 		return;
 	}
-	evbuffer_add(s->srv->scratch, data, len);
-	stream_queue(s, s->srv->scratch);
+	if (srv->batch_of != s && srv->batch_of)
+		stream_push(srv->batch_of);     /* not left behind: never happens */
+	srv->batch_of = s;
+	if (strbuf_append(&srv->batch, &srv->batch_len, &srv->batch_cap, data, len) < 0) {
+		stream_push(s);                 /* out of memory: all of it now */
+		httpserver_send_chunk(s->req, data, len);
+	}
 }
 
 /*
@@ -786,6 +819,7 @@ static void stream_end(struct mock_stream *s)
 		s->ending = 1;
 		return;
 	}
+	stream_push(s);
 	/* Ending the reply may close the connection, whose close callback
 	 * must not find s: detach first. */
 	httpserver_forget_conn(s->req, MOCK_TIMEOUT_S);
@@ -1903,6 +1937,7 @@ cleanup:
 		event_free(srv.sigterm);
 	if (srv.scratch)
 		evbuffer_free(srv.scratch);
+	free(srv.batch);
 	if (srv.zscratch)
 		evbuffer_free(srv.zscratch);
 	free(srv.cache.slot);

@@ -31,6 +31,14 @@ check "the role chunk comes first" sed -n 1p "$WORK/late" | grep -q '"delta":{"r
 check "... at the first token's time ($role_ms ms, --ttft-ms 150)" within_time "$role_ms" 145 600
 check "... with the first token right behind it, not an itl later ($tok_ms ms)" \
 	awk -v r="$role_ms" -v t="$tok_ms" 'BEGIN { exit !(t - r < 30) }'
+# The events of one moment leave in one write, as from a server that has
+# them at once: the role chunk with the first token, the last token with
+# the usage chunk and [DONE]; each token between in a write of its own.
+post "$ENDPOINT/v1/chat/completions" "$chat" --raw >"$WORK/raw"
+check "one HTTP chunk per moment: role + token 1, tokens 2 and 3, token 4 + usage + [DONE], the end" \
+	test "$(grep -c '^[0-9a-f][0-9a-f]*.$' "$WORK/raw")" -eq 5
+check "... the first carrying the role chunk and a token" sh -c \
+	"awk '/^[0-9a-f]+.\$/ { n++ } n == 1 && /^data: /' '$WORK/raw' | grep -c 'chat.completion.chunk' | grep -qx 2"
 check "as in llama.cpp's capture: role chunk, then a token" sh -c \
 	"sed -n 1p '$L/chat-stream-usage.sse' | grep -q '\"role\":\"assistant\"' && sed -n 3p '$L/chat-stream-usage.sse' | grep -q '\"content\":\" '"
 # the usage chunk: choices [] and the captured usage keys
