@@ -35,6 +35,10 @@ struct shard {
 	struct curlev *curlev;
 	CURLM *multi;                     /* curlev's */
 	size_t running;                   /* requests started on it, not ended */
+	size_t opened;                    /* connections it holds, at most: the
+					   * most requests it ran at once, up
+					   * to its cache's size */
+	size_t keeps;                     /* its cache's size */
 };
 
 struct client {
@@ -130,22 +134,33 @@ static int shards_new(struct client *c, const struct client_options *o)
 		/* libcurl would size its cache of idle connections by the
 		 * transfers running, closing those a level opened before it
 		 * warmed them. */
-		curl_multi_setopt(sh->multi, CURLMOPT_MAXCONNECTS, (long)(per + 8));
+		sh->keeps = per + 8;
+		curl_multi_setopt(sh->multi, CURLMOPT_MAXCONNECTS, (long)sh->keeps);
 	}
 	return 0;
 }
 
-/* The shard with the fewest requests running: the one whose connections
- * are most likely idle, since every shard warms as many. */
-static struct shard *least_busy(struct client *c)
+/*
+ * The shard a new request runs on: one with an idle connection, the most
+ * idle first; when every connection is busy, the shard with the fewest,
+ * which opens one, so that shards grow evenly (a warm-up's round fills
+ * them one after the other).
+ */
+static struct shard *pick_shard(struct client *c)
 {
-	struct shard *best = &c->shards[0];
+	struct shard *idle = NULL, *fewest = &c->shards[0];
 	size_t i;
 
-	for (i = 1; i < c->n_shards; i++)
-		if (c->shards[i].running < best->running)
-			best = &c->shards[i];
-	return best;
+	for (i = 0; i < c->n_shards; i++) {
+		struct shard *sh = &c->shards[i];
+
+		if (sh->opened > sh->running &&
+		    (!idle || sh->opened - sh->running > idle->opened - idle->running))
+			idle = sh;
+		if (sh->opened < fewest->opened)
+			fewest = sh;
+	}
+	return idle ? idle : fewest;
 }
 
 /* ---- public API ------------------------------------------------------ */
@@ -264,12 +279,14 @@ int client_start(struct client *c, const char *method, const char *path,
 		curl_easy_setopt(q->t.easy, CURLOPT_FRESH_CONNECT, 1L);
 	result->sched_ns = start_ns - origin_ns;
 	result->send_ns = now - origin_ns;
-	q->shard = least_busy(c);
+	q->shard = pick_shard(c);
 	if (rc < 0 || transfer_start(&q->t, q->shard->multi) < 0) {
 		request_free(q);
 		return -1;
 	}
-	q->shard->running++;
+	if (++q->shard->running > q->shard->opened)
+		q->shard->opened = q->shard->running < q->shard->keeps ? q->shard->running :
+				   q->shard->keeps;
 	q->next = c->active;
 	if (c->active)
 		c->active->prev = q;

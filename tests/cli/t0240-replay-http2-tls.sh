@@ -26,12 +26,21 @@ check "HTTP/2 over TLS with -k: exit 0" test $? -eq 0
 check "... all 5 requests (1 warm-up) succeed with 10 tokens" \
 	test "$(zcat "$WORK/h2.jsonl.gz" | grep -c '"error":null.*"output_tokens":10')" -eq 5
 # (and the GET /v1/models that opened the connection first: not counted)
-check "... and the server saw HTTP/2" test "$(grep -c 'POST .*HTTP/2" 200' "$WORK/access.log")" -eq 5
+# nghttpx writes its access log behind the replies: wait for its lines
+logged() {  # pattern count
+	i=0
+	while [ "$(grep -c "$1" "$WORK/access.log")" -lt "$2" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -c "$1" "$WORK/access.log"
+}
+check "... and the server saw HTTP/2" test "$(logged 'POST .*HTTP/2" 200' 5)" -eq 5
 
 tb replay --endpoint "https://127.0.0.1:$tls" -k -c 2 -n 4 --quiet \
 	-o "$WORK/h1.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
 check "without --http2 the server sees HTTP/1.1" \
-	test "$(grep -c 'POST .*HTTP/1.1" 200' "$WORK/access.log")" -eq 5
+	test "$(logged 'POST .*HTTP/1.1" 200' 5)" -eq 5
 
 tb replay --endpoint "https://127.0.0.1:$tls" -c 1 -n 2 --warmup 0 --quiet \
 	-o "$WORK/cert.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
