@@ -138,7 +138,7 @@ static long dechunk(const char *r, size_t len, char **out)
 static struct event_base *base;
 static struct evhttp *http;
 static int port;
-static struct served sv;
+static struct served seen;
 
 static int serve(void)
 {
@@ -146,12 +146,12 @@ static int serve(void)
 	size_t i;
 
 	base = httpserver_base_new();
-	http = base ? httpserver_new(base, on_request, &sv, 1 << 20, 1 << 16, 30) : NULL;
-	sv.big = malloc(BIG);
-	if (!http || !sv.big || !httpserver_listen(http, "127.0.0.1", &port, NULL, err, sizeof(err)))
+	http = base ? httpserver_new(base, on_request, &seen, 1 << 20, 1 << 16, 30) : NULL;
+	seen.big = malloc(BIG);
+	if (!http || !seen.big || !httpserver_listen(http, "127.0.0.1", &port, NULL, err, sizeof(err)))
 		return -1;
 	for (i = 0; i < BIG; i++)
-		sv.big[i] = (char)('a' + i % 26);
+		seen.big[i] = (char)('a' + i % 26);
 	return 0;
 }
 
@@ -168,15 +168,15 @@ TEST(a_big_chunk_queues_its_rest_and_the_chunks_after_it)
 		return;
 	reply = client_read(base, fd, "0\r\n\r\n", &len);
 	close(fd);
-	CHECK_EQ_INT(sv.requests, 1);
-	CHECK(sv.chunked);
+	CHECK_EQ_INT(seen.requests, 1);
+	CHECK(seen.chunked);
 	/* the case this test is for: the socket took part of the chunk */
-	CHECK(sv.queued > 0 && sv.queued < BIG);
+	CHECK(seen.queued > 0 && seen.queued < BIG);
 	CHECK(reply && strncmp(reply, "HTTP/1.1 200 OK\r\n", 17) == 0);
 	n = reply ? dechunk(reply, len, &body) : -1;
 	CHECK_EQ_INT(n, (long)(BIG + strlen(tail)));
 	if (n == (long)(BIG + strlen(tail))) {
-		CHECK(memcmp(body, sv.big, BIG) == 0);
+		CHECK(memcmp(body, seen.big, BIG) == 0);
 		CHECK(memcmp(body + BIG, tail, strlen(tail)) == 0);
 	}
 	free(body);
@@ -194,8 +194,8 @@ TEST(an_http10_reply_is_not_chunked)
 		return;
 	reply = client_read(base, fd, "\r\n\r\n", &len);
 	close(fd);
-	CHECK_EQ_INT(sv.requests, 2);
-	CHECK(!sv.chunked);
+	CHECK_EQ_INT(seen.requests, 2);
+	CHECK(!seen.chunked);
 	CHECK(reply && strstr(reply, "Transfer-Encoding") == NULL);
 	free(reply);
 }
@@ -210,6 +210,6 @@ int main(void)
 	RUN(an_http10_reply_is_not_chunked);
 	evhttp_free(http);
 	event_base_free(base);
-	free(sv.big);
+	free(seen.big);
 	return harness_done();
 }
