@@ -2,6 +2,7 @@
  * meter.c - measuring a response as it streams; see meter.h.
  */
 #include "meter.h"
+#include "chunk.h"
 #include "strbuf.h"
 
 #include <math.h>
@@ -60,6 +61,29 @@ static int token_count(double v)
 	return v >= 0 && v <= (double)RESULT_MAX_TOKENS && v == floor(v);
 }
 
+/* Folds usage's counts into m, each NULL when it is absent or not a number. */
+static void fold_usage(struct meter *m, const double *ct, const double *pt, const double *cached)
+{
+	if (!ct)
+		return;
+	if (!token_count(*ct) || (pt && !token_count(*pt)) || (cached && !token_count(*cached))) {
+		result_set_error(m->result, RESULT_ERR_MALFORMED, "usage holds a token count that is "
+			  "negative, fractional or over 1e9");
+		return;
+	}
+	m->have_usage = 1;
+	m->usage_completion = (int64_t)*ct;
+	if (pt)
+		m->usage_prompt = (int64_t)*pt;
+	if (cached)
+		m->usage_cached = (int64_t)*cached;
+}
+
+static const double *number_of(const cJSON *v)
+{
+	return cJSON_IsNumber(v) ? &v->valuedouble : NULL;
+}
+
 static void read_usage(struct meter *m, const cJSON *obj)
 {
 	const cJSON *usage = cJSON_GetObjectItemCaseSensitive(obj, "usage");
@@ -68,20 +92,7 @@ static void read_usage(struct meter *m, const cJSON *obj)
 	const cJSON *details = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens_details");
 	const cJSON *cached = cJSON_GetObjectItemCaseSensitive(details, "cached_tokens");
 
-	if (cJSON_IsNumber(ct)) {
-		if (!token_count(ct->valuedouble) || (cJSON_IsNumber(pt) && !token_count(pt->valuedouble)) ||
-		    (cJSON_IsNumber(cached) && !token_count(cached->valuedouble))) {
-			result_set_error(m->result, RESULT_ERR_MALFORMED, "usage holds a token count that is "
-				  "negative, fractional or over 1e9");
-			return;
-		}
-		m->have_usage = 1;
-		m->usage_completion = (int64_t)ct->valuedouble;
-		if (cJSON_IsNumber(pt))
-			m->usage_prompt = (int64_t)pt->valuedouble;
-		if (cJSON_IsNumber(cached))
-			m->usage_cached = (int64_t)cached->valuedouble;
-	}
+	fold_usage(m, number_of(ct), number_of(pt), number_of(cached));
 }
 
 /* An error object inside a chunk or body: {"error": {"message": ...}}. */
@@ -167,6 +178,25 @@ static void handle_chunk(struct meter *m, const cJSON *obj)
 		token_event(m, answer);
 }
 
+/*
+ * One streamed chunk read by lib/chunk.h's lean scan, which agrees with
+ * handle_chunk. Returns -1 when the chunk is left to handle_chunk: the
+ * scan is unsure, the answer is kept (it needs cJSON's strings and tool
+ * calls) or m->full_parse asks for it.
+ */
+static int scan_chunk(struct meter *m, const char *data, size_t len)
+{
+	struct chunk c;
+
+	if (m->full_parse || m->result->keep_answer || chunk_scan(data, len, &c) != CHUNK_OK)
+		return -1;
+	fold_usage(m, c.has_completion ? &c.completion : NULL, c.has_prompt ? &c.prompt : NULL,
+		   c.has_cached ? &c.cached : NULL);
+	if (c.answer || c.reasoning)
+		token_event(m, c.answer);
+	return 0;
+}
+
 static int on_event(void *ctx, const char *event, const char *data, size_t len)
 {
 	struct meter *m = ctx;
@@ -180,6 +210,8 @@ static int on_event(void *ctx, const char *event, const char *data, size_t len)
 		result_set_error(m->result, RESULT_ERR_SERVER, data);
 		return 0;
 	}
+	if (scan_chunk(m, data, len) == 0)
+		return 0;
 	obj = cJSON_ParseWithLength(data, len);
 	if (!cJSON_IsObject(obj)) {
 		char detail[96];

@@ -34,6 +34,9 @@ struct meter {
 	int64_t usage_completion, usage_prompt;
 	int64_t usage_cached;    /* prompt_tokens_details.cached_tokens, -1 none */
 	size_t answer_cap;       /* of result->answer (keep_answer) */
+	int full_parse;          /* parse every chunk with cJSON, without
+				  * lib/chunk.h's lean scan first (set after
+				  * meter_init; the fuzzers compare the two) */
 	struct sse_parser sse;
 };
 
