@@ -133,4 +133,26 @@ static inline int harness_run_parse(int (*parse)(void *o, int argc, char **argv)
 	return rc;
 }
 
+/* Reads dir/name whole, a fixture of at most 64 KiB, NUL-terminated into
+ * *len bytes: NULL when it cannot be read or is empty. The caller frees it. */
+static inline char *harness_slurp(const char *dir, const char *name, size_t *len)
+{
+	char path[256];
+	FILE *f;
+	char *buf = calloc(1, 1 << 16);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	*len = 0;
+	if (f && buf)
+		*len = fread(buf, 1, (1 << 16) - 1, f);
+	if (f)
+		fclose(f);
+	if (!*len) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 #endif

@@ -10,27 +10,6 @@
 
 #include <stdlib.h>
 
-/* A file of tests/fixtures/llama-server, whole (NUL-terminated; NULL if unreadable). */
-static char *slurp(const char *name, size_t *len)
-{
-	char path[256];
-	FILE *f;
-	char *buf = calloc(1, 1 << 16);
-
-	snprintf(path, sizeof(path), "tests/fixtures/llama-server/%s", name);
-	f = fopen(path, "rb");
-	*len = 0;
-	if (f && buf)
-		*len = fread(buf, 1, (1 << 16) - 1, f);
-	if (f)
-		fclose(f);
-	if (!*len) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 static int scan(const char *json, struct chunk *c)
 {
 	return chunk_scan(json, strlen(json), c);
@@ -66,7 +45,7 @@ static struct tally tally_file(const char *name)
 	struct tally t = { 0 };
 	struct sse_parser p;
 	size_t len;
-	char *sse = slurp(name, &len);
+	char *sse = harness_slurp("tests/fixtures/llama-server", name, &len);
 
 	CHECK(sse != NULL);
 	if (!sse)
@@ -161,7 +140,7 @@ TEST(llama_server_streams_meter_as_with_cjson)
 	size_t i, j, len;
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char *sse = slurp(files[i], &len);
+		char *sse = harness_slurp("tests/fixtures/llama-server", files[i], &len);
 
 		CHECK(sse != NULL);
 		for (j = 0; sse && j < sizeof(steps) / sizeof(steps[0]); j++) {
@@ -183,7 +162,7 @@ TEST(error_event_is_left_to_cjson)
 {
 	char sse[512];
 	size_t len;
-	char *body = slurp("error-too-long.body", &len);
+	char *body = harness_slurp("tests/fixtures/llama-server", "error-too-long.body", &len);
 	struct chunk c;
 	struct result r;
 

@@ -204,27 +204,6 @@ TEST(non_streamed_body_ttft_equals_e2e)
 	result_release(&r);
 }
 
-/* A file of tests/unit/fixtures, whole (NUL-terminated; NULL if unreadable). */
-static char *slurp(const char *name, size_t *len)
-{
-	char path[256];
-	FILE *f;
-	char *buf = calloc(1, 1 << 16);
-
-	snprintf(path, sizeof(path), "tests/unit/fixtures/%s", name);
-	f = fopen(path, "rb");
-	*len = 0;
-	if (f && buf)
-		*len = fread(buf, 1, (1 << 16) - 1, f);
-	if (f)
-		fclose(f);
-	if (!*len) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 /*
  * A real llama-server stream, fed a byte at a time: the prompt tokens its
  * prefix cache held (usage.prompt_tokens_details.cached_tokens), the token
@@ -233,7 +212,7 @@ static char *slurp(const char *name, size_t *len)
 TEST(llama_server_stream_reports_cached_tokens)
 {
 	size_t len, i;
-	char *sse = slurp("llama-server-chat-stream-usage.sse", &len);
+	char *sse = harness_slurp("tests/unit/fixtures", "llama-server-chat-stream-usage.sse", &len);
 	struct result r;
 	struct meter m;
 
@@ -261,7 +240,7 @@ TEST(llama_server_stream_reports_cached_tokens)
 TEST(llama_server_stream_without_usage_has_no_cached_count)
 {
 	size_t len;
-	char *sse = slurp("llama-server-chat-stream-nousage.sse", &len);
+	char *sse = harness_slurp("tests/unit/fixtures", "llama-server-chat-stream-nousage.sse", &len);
 	struct result r;
 	struct meter m;
 
@@ -287,7 +266,7 @@ TEST(llama_server_stream_without_usage_has_no_cached_count)
 TEST(llama_server_body_reports_cached_tokens)
 {
 	size_t len;
-	char *body = slurp("llama-server-chat-nostream.json", &len);
+	char *body = harness_slurp("tests/unit/fixtures", "llama-server-chat-nostream.json", &len);
 	struct result r;
 	struct meter m;
 

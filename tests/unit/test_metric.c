@@ -35,26 +35,12 @@ static void req(struct result *r, int64_t sched_ms, int64_t ttft_ms, int64_t e2e
 	r->output_tokens = tokens;
 }
 
-/* Reads a whole small file; the caller frees it. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = calloc(1, 1 << 16);
-
-	*len = 0;
-	if (f && buf)
-		*len = fread(buf, 1, (1 << 16) - 1, f);
-	if (f)
-		fclose(f);
-	return buf;
-}
-
 /* A result of the real non-streamed llama-server body, measured by the
  * meter: sent at sched_ms, the body complete 40 ms later. */
 static void nostream(struct result *r, int64_t sched_ms)
 {
 	size_t len;
-	char *body = slurp("tests/unit/fixtures/llama-server-chat-nostream.json", &len);
+	char *body = harness_slurp("tests/unit/fixtures", "llama-server-chat-nostream.json", &len);
 	struct meter m;
 
 	result_init(r);
