@@ -13,11 +13,14 @@
 # first wave of 64 requests through one client thread and one mock
 # thread varies by milliseconds with what else the machine runs.
 #
-# The floor under the CPU per event: build/bench/bench_floor
-# (tests/bench/bench_floor.c) streams the same events (180 bytes, the size
-# of one of the mock's, every 10 ms on each of C connections) between two
-# processes that only write(2) and read(2) them: the machine's share of an
-# event, measured in the same run, beside the mock's and replay's.
+# The floor under the figures, measured in the same run, beside the mock's
+# and replay's: build/bench/bench_floor (tests/bench/bench_floor.c) joins
+# two processes that only write(2) and read(2). "stream" sends the same
+# events (180 bytes, the size of one of the mock's, every 10 ms on each of
+# C connections): the machine's share of an event's CPU. "loop" runs each
+# level's closed loop itself (the same requests, 50 ms TTFT, 10 ms per
+# token, 100 events of the mock's sizes) without HTTP, JSON or libraries:
+# the machine's share of the TTFT error and of the P99 inter-token gap.
 #
 # Where the machine, not the code, is the limit: the C = 1000 level again
 # with replay pinned to core 0 and a second mock to core 1 (taskset), each
@@ -86,6 +89,7 @@ start_mock --ttft-ms 50 --itl-ms 10
 mock_shared=$mock endpoint_shared=$endpoint
 : >"$W/client"
 : >"$W/floor"
+: >"$W/loop"
 i=0
 while [ $i -lt "$RUNS" ]; do
 	for l in $levels; do
@@ -98,7 +102,9 @@ while [ $i -lt "$RUNS" ]; do
 	fi
 	for l in $levels; do
 		c=${l%%:*}
-		echo "$c $("$FLOOR" "$c" 100 10000 180)" >>"$W/floor" ||
+		echo "$c $("$FLOOR" stream "$c" 100 10000 180)" >>"$W/floor" ||
+			{ say "bench-client: $FLOOR failed"; exit 1; }
+		echo "$c $("$FLOOR" loop "$c" "${l##*:}" 50000 10000 100)" >>"$W/loop" ||
 			{ say "bench-client: $FLOOR failed"; exit 1; }
 	done
 	say "   round $((i + 1))/$RUNS"
@@ -164,6 +170,21 @@ for l in $levels; do
 		"$(awk -v c="$c" '$1 == c { printf "%.1f\n", $5 * 1e6 / $3 }' "$W/floor" | median)" \
 		"$(awk -v c="$c" -v n="$reqs" '$1 == c { printf "%.1f\n", $4 * 1e6 / (n * 100) }' "$W/client" | median)" \
 		"$(awk -v c="$c" '$1 == c { printf "%.1f\n", $7 * 1e6 / $3 }' "$W/floor" | median)"
+done
+echo
+echo "The floor of the closed loop: each level's requests run by the same two processes"
+echo "without HTTP, JSON or libraries (\`bench_floor loop\`: a request of replay's size on each"
+echo "connection, the next when its response ends; a head at once, 100 events of the mock's"
+echo "sizes 50 ms and then every 10 ms after the request came in, one write each), the"
+echo "machine's share of the TTFT error and of the P99 inter-token gap (10 ms when none)."
+echo
+echo "| C | TTFT error, all requests (ms) | floor (ms) | P99 inter-token gap (ms) | floor (ms) |"
+echo "|--:|--:|--:|--:|--:|"
+for l in $levels; do
+	c=${l%%:*}
+	printf "| %s | %s | %s | %s | %s |\n" "$c" "$(med "$c" 2)" \
+		"$(awk -v c="$c" '$1 == c { print $9 }' "$W/loop" | median)" "$(med "$c" 3)" \
+		"$(awk -v c="$c" '$1 == c { print $11 }' "$W/loop" | median)"
 done
 echo
 echo "![TTFT error against concurrency](docs/bench-client.png)"
