@@ -150,7 +150,7 @@ $(O)/fuzz_%: tests/fuzz/fuzz_%.c Makefile $(FUZZ_OBJ)
 # clang-tidy 14's analyzer reports va_list misuse that is not there) and
 # prints a file's output only when it has findings.
 LINT_SRC  = $(wildcard lib/*.c record/*.c replay/*.c analyze/*.c mock/*.c) tracebench.c \
-            $(TEST_SRC) $(FUZZ_SRC)
+            $(TEST_SRC) $(FUZZ_SRC) $(BENCH_SRC)
 LINT_DEFS = -D_DEFAULT_SOURCE -DTB_VERSION='"$(VERSION)"' -I.
 
 lint:

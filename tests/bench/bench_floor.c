@@ -35,7 +35,6 @@
  *
  * Exit status 0, 1 on a failure, 2 on a usage error.
  */
-#define _GNU_SOURCE
 #include "lib/stats.h"
 
 #include <errno.h>
@@ -124,7 +123,7 @@ static int connect_all(int port, long c, int ep, int *fds)
 
 /* The two processes: a listening socket, the reader forked off with the
  * write end of a pipe for its one line, the writer's c connections
- * accepted into fds[]. */
+ * accepted into fds[] (the caller frees it once pair_start succeeded). */
 struct pair {
 	pid_t reader;
 	int line_fd;            /* the read end of the reader's pipe */
@@ -161,6 +160,7 @@ static int pair_start(struct pair *p, long c, reader_fn *fn, const long *args)
 	for (i = 0; i < c; i++) {
 		if ((p->fds[i] = accept(lfd, NULL, NULL)) < 0) {
 			perror("bench_floor: accept");
+			free(p->fds);
 			return -1;
 		}
 		setsockopt(p->fds[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -169,7 +169,7 @@ static int pair_start(struct pair *p, long c, reader_fn *fn, const long *args)
 	return 0;
 }
 
-/* Waits for the reader; its line into line[cap]. Frees p->fds. */
+/* Waits for the reader; its line into line[cap]. */
 static int pair_finish(struct pair *p, char *line, size_t cap)
 {
 	ssize_t n = read(p->line_fd, line, cap - 1);
@@ -181,7 +181,6 @@ static int pair_finish(struct pair *p, char *line, size_t cap)
 		return -1;
 	}
 	line[n] = '\0';
-	free(p->fds);
 	return 0;
 }
 
@@ -221,12 +220,15 @@ static int stream_main(long c, long events, long period_us, long bytes)
 {
 	long total = c * events * bytes, i, r;
 	struct pair p;
-	char *event, line[64];
+	char *event = NULL, line[64];
+	int rc = 1;
 	double cpu0, writer_cpu;
 	long long t0;
 
-	if (pair_start(&p, c, stream_reader, &total) < 0 || !(event = malloc((size_t)bytes)))
+	if (pair_start(&p, c, stream_reader, &total) < 0)
 		return 1;
+	if (!(event = malloc((size_t)bytes)))
+		goto cleanup;
 	memset(event, 'x', (size_t)bytes);
 	/* Event r of connection i is due at t0 + r * period + i * period / c. */
 	t0 = mono_ns() + 1000000;
@@ -246,16 +248,19 @@ static int stream_main(long c, long events, long period_us, long bytes)
 				cpu0 = cpu_now();
 			if (write(p.fds[i], event, (size_t)bytes) != bytes) {
 				perror("bench_floor: write");
-				return 1;
+				goto cleanup;
 			}
 		}
 	}
 	writer_cpu = cpu_now() - cpu0;
 	if (pair_finish(&p, line, sizeof(line)) < 0)
-		return 1;
+		goto cleanup;
 	printf("events %ld writer_cpu_s %.6f reader_cpu_s %s", c * events, writer_cpu, line);
+	rc = 0;
+cleanup:
 	free(event);
-	return 0;
+	free(p.fds);
+	return rc;
 }
 
 /* loop: the size of event k of a stream of n. */
@@ -398,7 +403,7 @@ static int loop_main(long c, long requests, long ttft_us, long itl_us, long even
 	struct pair p;
 	char line[128];
 	double cpu0 = -1, writer_cpu;
-	int ep, tfd;
+	int ep, tfd, rc = 1;
 
 	if (pair_start(&p, c, loop_reader, args) < 0)
 		return 1;
@@ -408,16 +413,16 @@ static int loop_main(long c, long requests, long ttft_us, long itl_us, long even
 	ep = epoll_create1(0);
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
 	if (ep < 0 || tfd < 0 || !got || !sent || !heap)
-		return 1;
+		goto cleanup;
 	ev.events = EPOLLIN;
 	ev.data.u64 = UINT64_MAX;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev) < 0)
-		return 1;
+		goto cleanup;
 	for (i = 0; i < c; i++) {
 		fcntl(p.fds[i], F_SETFL, O_NONBLOCK);
 		ev.data.u64 = (uint64_t)i;
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, p.fds[i], &ev) < 0)
-			return 1;
+			goto cleanup;
 	}
 	memset(out, 'x', sizeof(out));
 	while (done < requests) {
@@ -430,7 +435,7 @@ static int loop_main(long c, long requests, long ttft_us, long itl_us, long even
 
 			if (write(p.fds[d.conn], out, (size_t)bytes) != bytes) {
 				perror("bench_floor: write");
-				return 1;
+				goto cleanup;
 			}
 			if (sent[d.conn] < events) {
 				d.at += itl_us * 1000LL;
@@ -447,21 +452,21 @@ static int loop_main(long c, long requests, long ttft_us, long itl_us, long even
 				(time_t)(heap[0].at / 1000000000LL), (long)(heap[0].at % 1000000000LL) } };
 
 			if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &it, NULL) < 0)
-				return 1;
+				goto cleanup;
 			armed = heap[0].at;
 		}
 		n = epoll_wait(ep, evs, 256, nheap ? -1 : 10000);
 		if (n < 0 && errno != EINTR)
-			return 1;
+			goto cleanup;
 		if (n == 0)
-			return 1;       /* ten seconds without a request: the reader is gone */
+			goto cleanup;       /* ten seconds without a request: the reader is gone */
 		for (k = 0; k < n; k++) {
 			uint64_t expirations;
 			ssize_t r;
 
 			if (evs[k].data.u64 == UINT64_MAX) {
 				if (read(tfd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
-					return 1;
+					goto cleanup;
 				continue;
 			}
 			i = (long)evs[k].data.u64;
@@ -470,24 +475,27 @@ static int loop_main(long c, long requests, long ttft_us, long itl_us, long even
 					cpu0 = cpu_now();
 				for (got[i] += r; got[i] >= REQUEST_BYTES; got[i] -= REQUEST_BYTES) {
 					if (nheap == c || write(p.fds[i], out, HEAD_BYTES) != HEAD_BYTES)
-						return 1;
+						goto cleanup;
 					sent[i] = 0;
 					heap_push(heap, &nheap, (struct due){ mono_ns() + ttft_us * 1000LL, i });
 				}
 			}
 			if (r == 0 || errno != EAGAIN)
-				return 1;
+				goto cleanup;
 		}
 	}
 	writer_cpu = cpu_now() - cpu0;
 	if (pair_finish(&p, line, sizeof(line)) < 0)
-		return 1;
+		goto cleanup;
 	printf("requests %ld events %ld writer_cpu_s %.6f %s", requests, requests * events,
 	       writer_cpu, line);
+	rc = 0;
+cleanup:
 	free(got);
 	free(sent);
 	free(heap);
-	return 0;
+	free(p.fds);
+	return rc;
 }
 
 int main(int argc, char **argv)
