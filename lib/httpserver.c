@@ -222,6 +222,41 @@ void httpserver_send_chunk(struct evhttp_request *req, const char *data, size_t 
 		bufferevent_enable(bev, EV_WRITE);
 }
 
+/*
+ * evhttp_send_reply_end queues the terminator and asks the bufferevent to
+ * write it, evhttp's completion (evhttp_send_done) running from the write
+ * callback once the output drains. Writing it here instead, that callback
+ * must still run: bufferevent_trigger runs it, deferred to the loop as the
+ * bufferevent's own would be, since evhttp_send_done frees req.
+ */
+void httpserver_end_chunks(struct evhttp_request *req, const char *data, size_t len)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(req);
+	struct bufferevent *bev;
+	struct evbuffer *out;
+	int rc;
+
+	if (!conn) {
+		evhttp_send_reply_end(req);
+		return;
+	}
+	bev = evhttp_connection_get_bufferevent(conn);
+	out = bufferevent_get_output(bev);
+	if (len) {              /* framed as evhttp_send_reply_chunk does */
+		evbuffer_add_printf(out, "%zx\r\n", len);
+		evbuffer_add(out, data, len);
+		evbuffer_add(out, "\r\n", 2);
+	}
+	evhttp_send_reply_end(req);
+	evbuffer_unfreeze(out, 1);
+	rc = evbuffer_write(out, bufferevent_getfd(bev));
+	evbuffer_freeze(out, 1);
+	if (rc >= 0 && evbuffer_get_length(out) == 0) {
+		bufferevent_disable(bev, EV_WRITE);
+		bufferevent_trigger(bev, EV_WRITE, BEV_TRIG_DEFER_CALLBACKS);
+	}
+}
+
 const char *httpserver_method_name(enum evhttp_cmd_type m)
 {
 	switch (m) {

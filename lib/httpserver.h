@@ -103,4 +103,16 @@ int httpserver_chunked(struct evhttp_request *req);
  */
 void httpserver_send_chunk(struct evhttp_request *req, const char *data, size_t len);
 
+/*
+ * Ends req's chunked reply now: data (len bytes, none when len is 0) as its
+ * last chunk and the terminating chunk leave in one write, with anything
+ * still queued before them, rather than the last chunk in one and
+ * evhttp_send_reply_end's terminator in another one loop pass later. What
+ * the socket does not take stays queued for the bufferevent. evhttp's
+ * completion (req freed, the connection reading its next request) runs
+ * from the loop, as after the bufferevent's own write: req must not be
+ * used after the call.
+ */
+void httpserver_end_chunks(struct evhttp_request *req, const char *data, size_t len);
+
 #endif

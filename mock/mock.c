@@ -819,11 +819,20 @@ static void stream_end(struct mock_stream *s)
 		s->ending = 1;
 		return;
 	}
-	stream_push(s);
 	/* Ending the reply may close the connection, whose close callback
 	 * must not find s: detach first. */
 	httpserver_forget_conn(s->req, MOCK_TIMEOUT_S);
-	evhttp_send_reply_end(s->req);
+	if (s->direct) {        /* the last events and the end in one write */
+		struct mock_server *srv = s->srv;
+		size_t len = srv->batch_of == s ? srv->batch_len : 0;
+
+		httpserver_end_chunks(s->req, srv->batch, len);
+		if (srv->batch_of == s)
+			srv->batch_len = 0;
+	} else {
+		stream_push(s);
+		evhttp_send_reply_end(s->req);
+	}
 	stream_free(s);
 }
 

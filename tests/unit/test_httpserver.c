@@ -3,7 +3,9 @@
  * loopback connection: a chunk larger than the socket takes at once leaves
  * in part and is queued for the rest, the chunks after it queue behind,
  * and the client reads every byte in order with the chunked framing
- * intact; an HTTP/1.0 reply is not chunked.
+ * intact; an HTTP/1.0 reply is not chunked; a reply's last chunk and its
+ * end leave in the call that ends it, and the connection then serves the
+ * next request.
  */
 #include "tests/unit/harness.h"
 #include "lib/httpserver.h"
@@ -41,6 +43,15 @@ static void on_request(struct evhttp_request *req, void *arg)
 		   SO_SNDBUF, &small, sizeof(small));
 	evhttp_send_reply_start(req, 200, "OK");
 	sv->chunked = httpserver_chunked(req);
+	if (sv->chunked && strcmp(evhttp_request_get_uri(req), "/end") == 0) {
+		struct evbuffer *out = bufferevent_get_output(evhttp_connection_get_bufferevent(conn));
+
+		httpserver_flush(conn);
+		httpserver_send_chunk(req, "data: a\n\n", 9);
+		httpserver_end_chunks(req, "data: [DONE]\n\n", 14);
+		sv->queued = evbuffer_get_length(out);  /* req is gone; conn is not */
+		return;
+	}
 	if (!sv->chunked) {
 		evhttp_send_reply_end(req);
 		return;
@@ -200,6 +211,35 @@ TEST(an_http10_reply_is_not_chunked)
 	free(reply);
 }
 
+TEST(the_last_chunk_and_the_end_leave_at_once_and_the_connection_goes_on)
+{
+	static const char body_sent[] = "data: a\n\ndata: [DONE]\n\n";
+	static const char request[] = "GET /end HTTP/1.1\r\nHost: t\r\n\r\n";
+	int fd = client_open(port, request), before = seen.requests, k;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	for (k = 1; k <= 2; k++) {      /* the second on the same connection */
+		size_t len = 0;
+		char *reply, *body = NULL;
+		long n;
+
+		if (k == 2)
+			CHECK(send(fd, request, strlen(request), 0) == (ssize_t)strlen(request));
+		seen.queued = 1;
+		reply = client_read(base, fd, "0\r\n\r\n", &len);
+		CHECK_EQ_INT(seen.requests, before + k);
+		CHECK_EQ_INT((long)seen.queued, 0L);    /* nothing left for a later pass */
+		n = reply ? dechunk(reply, len, &body) : -1;
+		CHECK_EQ_INT(n, (long)strlen(body_sent));
+		CHECK(n == (long)strlen(body_sent) && memcmp(body, body_sent, (size_t)n) == 0);
+		free(body);
+		free(reply);
+	}
+	close(fd);
+}
+
 int main(void)
 {
 	if (serve() < 0) {
@@ -208,6 +248,7 @@ int main(void)
 	}
 	RUN(a_big_chunk_queues_its_rest_and_the_chunks_after_it);
 	RUN(an_http10_reply_is_not_chunked);
+	RUN(the_last_chunk_and_the_end_leave_at_once_and_the_connection_goes_on);
 	evhttp_free(http);
 	event_base_free(base);
 	free(seen.big);
