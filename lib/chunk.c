@@ -94,7 +94,6 @@ static const struct {
 enum kind {
 	K_NULL, K_BOOL, K_NUMBER,
 	K_EMPTY_STRING, K_STRING,
-	K_ESCAPED_STRING,     /* starts with an escape */
 	K_EMPTY_ARRAY, K_ARRAY, K_OBJECT,
 };
 
@@ -154,11 +153,13 @@ static int scan_escape(const unsigned char **p)
 	return 0;
 }
 
-/* A string, from its opening quote. */
+/* A string, from its opening quote. Every escape scan_escape takes stands
+ * for at least one byte in cJSON's copy, so a string with one is not
+ * empty there either. */
 static int scan_string(struct scan *s)
 {
 	const unsigned char *p = s->p + 1;
-	int kind = *p == '"' ? K_EMPTY_STRING : *p == '\\' ? K_ESCAPED_STRING : K_STRING;
+	int kind = *p == '"' ? K_EMPTY_STRING : K_STRING;
 
 	s->escaped = false;
 	while (*p != '"') {
@@ -255,8 +256,6 @@ static int take(struct scan *s, const struct key *k, int kind)
 		return kind == K_NULL || kind == K_EMPTY_ARRAY ? 0 : -1;
 	case W_ANSWER:
 	case W_REASONING:
-		if (kind == K_ESCAPED_STRING)
-			return -1;
 		if (kind == K_STRING)
 			*(k->what == W_ANSWER ? &c->answer : &c->reasoning) = true;
 		return 0;
