@@ -189,7 +189,8 @@ struct client *client_new(const struct client_options *o, char *err, size_t errl
 		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
 	c->base = cfg ? event_base_new_with_config(cfg) : NULL;
 	event_config_free(cfg);
-	if (!c->base || shards_new(c, o) < 0) {
+	if (!c->base || event_base_priority_init(c->base, CLIENT_PRIORITY_IDLE + 1) < 0 ||
+	    shards_new(c, o) < 0) {
 		errmsg_set(err, errlen, "cannot set up the event loop");
 		goto fail;
 	}

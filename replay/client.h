@@ -42,8 +42,16 @@ struct client *client_new(const struct client_options *o, char *err, size_t errl
 /* Frees the client; requests still running are abandoned. NULL is a no-op. */
 void client_free(struct client *c);
 
-/* The event loop, for the caller's own timers and signals. */
+/* The event loop, for the caller's own timers and signals. Its events have
+ * priority CLIENT_PRIORITY_IO unless set otherwise (event_priority_set);
+ * one of CLIENT_PRIORITY_IDLE runs only in a pass of the loop with no
+ * socket, timer or signal event to serve. */
 struct event_base *client_base(struct client *c);
+
+enum {
+	CLIENT_PRIORITY_IO = 1,     /* libevent's default with 3 priorities */
+	CLIENT_PRIORITY_IDLE = 2,
+};
 
 /*
  * Starts one request: 'method' and 'path' against the endpoint, with
