@@ -90,11 +90,10 @@ static int parse_long(const char *s, long min, long max, long *out)
 	return 0;
 }
 
-/* Says what failed, with errno's text, and returns 1. */
-static int floor_fail(const char *what)
+/* Says what failed, with errno's text. */
+static void floor_fail(const char *what)
 {
 	fprintf(stderr, "bench_floor: %s: %s\n", what, errno ? strerror(errno) : "failed");
-	return 1;
 }
 
 /* Connects c non-blocking sockets to port into fds[], each in epoll ep
@@ -191,15 +190,15 @@ static int stream_reader(int port, long c, int out_fd, const long *args)
 	static char buf[65536];
 	long long got = 0, total = args[0];
 	double cpu0 = -1;
-	int ep = epoll_create1(0), *fds = calloc((size_t)c, sizeof(int));
+	int ep = epoll_create1(0), *fds = calloc((size_t)c, sizeof(int)), rc = 1;
 
 	if (ep < 0 || !fds || connect_all(port, c, ep, fds) < 0)
-		return 1;
+		goto cleanup;
 	while (got < total) {
 		int n = epoll_wait(ep, evs, 256, 10000), k;
 
 		if (n <= 0)
-			return 1;       /* ten seconds without a byte: the writer is gone */
+			goto cleanup;   /* ten seconds without a byte: the writer is gone */
 		if (cpu0 < 0)
 			cpu0 = cpu_now();
 		for (k = 0; k < n; k++) {
@@ -208,12 +207,14 @@ static int stream_reader(int port, long c, int out_fd, const long *args)
 			while ((r = read(fds[evs[k].data.u64], buf, sizeof(buf))) > 0)
 				got += r;
 			if (r == 0)
-				return 1;
+				goto cleanup;
 		}
 	}
 	dprintf(out_fd, "%.6f\n", cpu_now() - cpu0);
+	rc = 0;
+cleanup:
 	free(fds);
-	return 0;
+	return rc;
 }
 
 static int stream_main(long c, long events, long period_us, long bytes)
@@ -279,7 +280,8 @@ static int loop_reader(int port, long c, int out_fd, const long *args)
 	double *ttft, *gaps, cpu0;
 	static char buf[65536], request[REQUEST_BYTES];
 	struct epoll_event evs[256];
-	int ep = epoll_create1(0), *fds;
+	int ep = epoll_create1(0), *fds, rc = 1;
+	const char *what = NULL;
 
 	fds = calloc((size_t)c, sizeof(*fds));
 	sent_at = calloc((size_t)c, sizeof(*sent_at));
@@ -291,8 +293,10 @@ static int loop_reader(int port, long c, int out_fd, const long *args)
 	ttft = calloc((size_t)requests, sizeof(*ttft));
 	gaps = calloc((size_t)(requests * events), sizeof(*gaps));
 	if (ep < 0 || !fds || !sent_at || !last_at || !got || !next || !id || !ends ||
-	    !ttft || !gaps || connect_all(port, c, ep, fds) < 0)
-		return floor_fail("reader: set-up");
+	    !ttft || !gaps || connect_all(port, c, ep, fds) < 0) {
+		what = "reader: set-up";
+		goto cleanup;
+	}
 	for (k = 0, total = HEAD_BYTES; k < events; k++)
 		ends[k] = total += loop_event_bytes(k, events);
 	memset(request, 'x', sizeof(request));
@@ -300,14 +304,18 @@ static int loop_reader(int port, long c, int out_fd, const long *args)
 	for (i = 0; i < c && issued < requests; i++) {
 		id[i] = issued++;
 		sent_at[i] = mono_ns();
-		if (write(fds[i], request, sizeof(request)) != (ssize_t)sizeof(request))
-			return floor_fail("reader: write");
+		if (write(fds[i], request, sizeof(request)) != (ssize_t)sizeof(request)) {
+			what = "reader: write";
+			goto cleanup;
+		}
 	}
 	while (done < requests) {
 		int n = epoll_wait(ep, evs, 256, 10000);
 
-		if (n <= 0)     /* ten seconds without a byte: the writer is gone */
-			return floor_fail("reader: epoll_wait");
+		if (n <= 0) {   /* ten seconds without a byte: the writer is gone */
+			what = "reader: epoll_wait";
+			goto cleanup;
+		}
 		for (k = 0; k < n; k++) {
 			ssize_t r;
 
@@ -323,8 +331,10 @@ static int loop_reader(int port, long c, int out_fd, const long *args)
 						gaps[ngaps++] = (double)(now - last_at[i]) / 1e6;
 					last_at[i] = now;
 				}
-				if (got[i] > total)
-					return floor_fail("reader: more bytes than a response");
+				if (got[i] > total) {
+					what = "reader: more bytes than a response";
+					goto cleanup;
+				}
 				if (got[i] < total)
 					continue;
 				done++;
@@ -333,12 +343,16 @@ static int loop_reader(int port, long c, int out_fd, const long *args)
 					id[i] = issued++;
 					sent_at[i] = mono_ns();
 					if (write(fds[i], request, sizeof(request)) !=
-					    (ssize_t)sizeof(request))
-						return floor_fail("reader: write");
+					    (ssize_t)sizeof(request)) {
+						what = "reader: write";
+						goto cleanup;
+					}
 				}
 			}
-			if (r == 0 || errno != EAGAIN)
-				return floor_fail("reader: read");
+			if (r == 0 || errno != EAGAIN) {
+				what = "reader: read";
+				goto cleanup;
+			}
 		}
 	}
 	stats_sort(ttft, (size_t)requests);
@@ -346,6 +360,10 @@ static int loop_reader(int port, long c, int out_fd, const long *args)
 	dprintf(out_fd, "ttft_error_ms %.3f gap_p99_ms %.3f reader_cpu_s %.6f\n",
 		stats_percentile(ttft, (size_t)requests, 50),
 		ngaps ? stats_percentile(gaps, (size_t)ngaps, 99) : 0.0, cpu_now() - cpu0);
+	rc = 0;
+cleanup:
+	if (what)
+		floor_fail(what);
 	free(fds);
 	free(sent_at);
 	free(last_at);
@@ -355,7 +373,7 @@ static int loop_reader(int port, long c, int out_fd, const long *args)
 	free(ends);
 	free(ttft);
 	free(gaps);
-	return 0;
+	return rc;
 }
 
 /* loop's writer: a min-heap of the streams' next due times. */
