@@ -281,10 +281,25 @@ static int take(struct scan *s, const struct key *k, int kind)
 	return -1;
 }
 
+/* After an object's member or an array's element: 1 at the closing byte
+ * 'close', 0 past a ',' (and the whitespace after it), -1 otherwise. */
+static int scan_separator(struct scan *s, unsigned char close)
+{
+	skip_ws(s);
+	if (*s->p == close)
+		return 1;
+	if (*s->p != ',')
+		return -1;
+	s->p++;
+	skip_ws(s);
+	return 0;
+}
+
 /* An object from its '{', read in role r. */
 static int scan_object(struct scan *s, enum role r)
 {
 	unsigned seen = 0;          /* bits of role_keys[r] */
+	int end;
 
 	if (++s->depth > CHUNK_MAX_DEPTH)
 		return -1;
@@ -321,14 +336,11 @@ static int scan_object(struct scan *s, enum role r)
 		kind = scan_value(s, k ? k->value : R_OTHER);
 		if (kind < 0 || (k && take(s, k, kind) < 0))
 			return -1;
-		skip_ws(s);
-		if (*s->p == '}')
+		if ((end = scan_separator(s, '}')) != 0)
 			break;
-		if (*s->p != ',')
-			return -1;
-		s->p++;
-		skip_ws(s);
 	}
+	if (end < 0)
+		return -1;
 	s->p++;
 	s->depth--;
 	return K_OBJECT;
@@ -337,25 +349,20 @@ static int scan_object(struct scan *s, enum role r)
 /* An array from its '[', its elements read in role r. */
 static int scan_array(struct scan *s, enum role r)
 {
-	int kind = K_EMPTY_ARRAY;
+	int kind = K_EMPTY_ARRAY, end;
 
 	if (++s->depth > CHUNK_MAX_DEPTH)
 		return -1;
 	s->p++;
 	skip_ws(s);
 	if (*s->p != ']') {
-		for (;;) {
+		do {
 			if (scan_value(s, r) < 0)
 				return -1;
 			kind = K_ARRAY;
-			skip_ws(s);
-			if (*s->p == ']')
-				break;
-			if (*s->p != ',')
-				return -1;
-			s->p++;
-			skip_ws(s);
-		}
+		} while ((end = scan_separator(s, ']')) == 0);
+		if (end < 0)
+			return -1;
 	}
 	s->p++;
 	s->depth--;

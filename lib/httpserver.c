@@ -152,26 +152,30 @@ void httpserver_busy(struct evhttp_connection *conn, int busy, int idle_s)
  * bufferevent keeps its output frozen at the start between its own writes
  * (so, after the first reply on a keep-alive connection, a plain
  * evbuffer_write fails): thaw it around ours, as the bufferevent does.
+ * write_now writes the output of bev so, and returns 1 when it is all out
+ * (write interest dropped), 0 when some of it, or an error, is left to the
+ * bufferevent.
  */
+static int write_now(struct bufferevent *bev)
+{
+	struct evbuffer *out = bufferevent_get_output(bev);
+	int rc = 0;
+
+	if (evbuffer_get_length(out)) {         /* else httpserver_send_chunk wrote it all */
+		evbuffer_unfreeze(out, 1);
+		rc = evbuffer_write(out, bufferevent_getfd(bev));
+		evbuffer_freeze(out, 1);
+	}
+	if (rc < 0 || evbuffer_get_length(out))
+		return 0;
+	bufferevent_disable(bev, EV_WRITE);
+	return 1;
+}
+
 void httpserver_flush(struct evhttp_connection *conn)
 {
-	struct bufferevent *bev;
-	struct evbuffer *out;
-	int rc;
-
-	if (!conn)
-		return;
-	bev = evhttp_connection_get_bufferevent(conn);
-	out = bufferevent_get_output(bev);
-	if (evbuffer_get_length(out) == 0) {    /* httpserver_send_chunk wrote it all */
-		bufferevent_disable(bev, EV_WRITE);
-		return;
-	}
-	evbuffer_unfreeze(out, 1);
-	rc = evbuffer_write(out, bufferevent_getfd(bev));
-	evbuffer_freeze(out, 1);
-	if (rc >= 0 && evbuffer_get_length(out) == 0)
-		bufferevent_disable(bev, EV_WRITE);
+	if (conn)
+		write_now(evhttp_connection_get_bufferevent(conn));
 }
 
 int httpserver_chunked(struct evhttp_request *req)
@@ -234,7 +238,6 @@ void httpserver_end_chunks(struct evhttp_request *req, const char *data, size_t 
 	struct evhttp_connection *conn = evhttp_request_get_connection(req);
 	struct bufferevent *bev;
 	struct evbuffer *out;
-	int rc;
 
 	if (!conn) {
 		evhttp_send_reply_end(req);
@@ -248,13 +251,8 @@ void httpserver_end_chunks(struct evhttp_request *req, const char *data, size_t 
 		evbuffer_add(out, "\r\n", 2);
 	}
 	evhttp_send_reply_end(req);
-	evbuffer_unfreeze(out, 1);
-	rc = evbuffer_write(out, bufferevent_getfd(bev));
-	evbuffer_freeze(out, 1);
-	if (rc >= 0 && evbuffer_get_length(out) == 0) {
-		bufferevent_disable(bev, EV_WRITE);
+	if (write_now(bev))
 		bufferevent_trigger(bev, EV_WRITE, BEV_TRIG_DEFER_CALLBACKS);
-	}
 }
 
 const char *httpserver_method_name(enum evhttp_cmd_type m)

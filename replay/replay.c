@@ -372,22 +372,29 @@ static void print_progress(struct level_run *lr, int final)
  */
 #define WRITE_BATCH 8
 
-/* Writes the oldest n of the unwritten records. */
+/* The results file cannot take more: says why once and stops the run. */
+static void write_failed(struct level_run *lr, const char *why)
+{
+	if (!lr->write_failed)
+		fprintf(stderr, "\ntracebench replay: %s\n", why);
+	lr->write_failed = 1;
+	stop_signal = stop_signal ? stop_signal : -1;
+}
+
+/* Writes the oldest n of the unwritten records (drops them once a write
+ * has failed). */
 static void write_records(struct level_run *lr, size_t n)
 {
 	for (; n > 0 && lr->n_unwritten > 0; n--, lr->n_unwritten--) {
-		cJSON *rec = result_to_json(lr->unwritten[lr->unwritten_head++]);
+		const struct result *r = lr->unwritten[lr->unwritten_head++];
+		cJSON *rec;
 
-		if (lr->write_failed) {
-			cJSON_Delete(rec);
+		if (lr->write_failed)
 			continue;
-		}
-		if (!rec || tracefile_writer_append(lr->out, rec) < 0) {
-			fprintf(stderr, "\ntracebench replay: %s\n", rec ?
-				tracefile_writer_error(lr->out) : "out of memory");
-			lr->write_failed = 1;
-			stop_signal = stop_signal ? stop_signal : -1;
-		}
+		if (!(rec = result_to_json(r)))
+			write_failed(lr, "out of memory");
+		else if (tracefile_writer_append(lr->out, rec) < 0)
+			write_failed(lr, tracefile_writer_error(lr->out));
 		cJSON_Delete(rec);
 	}
 	if (lr->n_unwritten == 0)
@@ -426,12 +433,8 @@ static void on_metrics(void *ctx, const cJSON *rec)
 	struct level_run *lr = ctx;
 
 	write_records(lr, lr->n_unwritten);     /* the file in the order things happened */
-	if (tracefile_writer_append(lr->out, rec) < 0) {
-		if (!lr->write_failed)
-			fprintf(stderr, "\ntracebench replay: %s\n", tracefile_writer_error(lr->out));
-		lr->write_failed = 1;
-		stop_signal = stop_signal ? stop_signal : -1;
-	}
+	if (tracefile_writer_append(lr->out, rec) < 0)
+		write_failed(lr, tracefile_writer_error(lr->out));
 }
 
 static void on_done(void *ctx, struct result *r)
