@@ -21,6 +21,11 @@
 # level's closed loop itself (the same requests, 50 ms TTFT, 10 ms per
 # token, 100 events of the mock's sizes) without HTTP, JSON or libraries:
 # the machine's share of the TTFT error and of the P99 inter-token gap.
+# "curl" runs that loop with libcurl as the reader, as replay uses it and
+# as lean as it goes, first against loop's writer, then against the mock:
+# one part swapped for the real one at each step (machine; + libcurl;
+# + the mock; + replay's own code), each step's share is its distance
+# from the last.
 #
 # Where the machine, not the code, is the limit: the C = 1000 level again
 # with replay pinned to core 0 and a second mock to core 1 (taskset), each
@@ -90,6 +95,8 @@ mock_shared=$mock endpoint_shared=$endpoint
 : >"$W/client"
 : >"$W/floor"
 : >"$W/loop"
+: >"$W/curl"
+: >"$W/curlmock"
 i=0
 while [ $i -lt "$RUNS" ]; do
 	for l in $levels; do
@@ -106,6 +113,10 @@ while [ $i -lt "$RUNS" ]; do
 			{ say "bench-client: $FLOOR failed"; exit 1; }
 		echo "$c $("$FLOOR" loop "$c" "${l##*:}" 50000 10000 100)" >>"$W/loop" ||
 			{ say "bench-client: $FLOOR failed"; exit 1; }
+		echo "$c $("$FLOOR" curl "$c" "${l##*:}" 50000 10000 100)" >>"$W/curl" ||
+			{ say "bench-client: $FLOOR curl failed"; exit 1; }
+		echo "$c $("$FLOOR" curl "$c" "${l##*:}" 50000 10000 100 "$endpoint_shared")" \
+			>>"$W/curlmock" || { say "bench-client: $FLOOR curl against the mock failed"; exit 1; }
 	done
 	say "   round $((i + 1))/$RUNS"
 	i=$((i + 1))
@@ -172,19 +183,36 @@ for l in $levels; do
 		"$(awk -v c="$c" '$1 == c { printf "%.1f\n", $7 * 1e6 / $3 }' "$W/floor" | median)"
 done
 echo
-echo "The floor of the closed loop: each level's requests run by the same two processes"
-echo "without HTTP, JSON or libraries (\`bench_floor loop\`: a request of replay's size on each"
-echo "connection, the next when its response ends; a head at once, 100 events of the mock's"
-echo "sizes 50 ms and then every 10 ms after the request came in, one write each), the"
-echo "machine's share of the TTFT error and of the P99 inter-token gap (10 ms when none)."
+# Median of bench_floor's figure NAME at level C in FILE.
+floor_med() {  # FILE C NAME
+	awk -v c="$2" -v k="$3" '$1 == c { for (i = 2; i < NF; i++) if ($i == k) print $(i + 1) }' \
+		"$1" | median
+}
+# bench_floor's reader CPU per event (µs) at level C in FILE.
+floor_cpu() {  # FILE C
+	awk -v c="$2" '$1 == c { for (i = 2; i < NF; i++) { if ($i == "events") e = $(i + 1)
+		if ($i == "reader_cpu_s") r = $(i + 1) } printf "%.1f\n", r * 1e6 / e }' "$1" | median
+}
+echo "Where the TTFT error and the gap come from: each level's closed loop (the same"
+echo "requests, 50 ms TTFT, 10 ms per token, 100 events of the mock's sizes) run four ways,"
+echo "one part swapped for the real one at each step. Machine: two processes that only"
+echo "write(2) and read(2) (\`bench_floor loop\`); + libcurl: libcurl as the reader, on"
+echo "libevent as replay runs it and as lean as it goes, one easy handle per connection"
+echo "and a write callback that only finds the events (\`bench_floor curl\`); + the mock:"
+echo "that reader against the mock; + replay: section 1's figure. Each step's share is"
+echo "its distance from the one before; the reader's CPU per event beside."
 echo
-echo "| C | TTFT error, all requests (ms) | floor (ms) | P99 inter-token gap (ms) | floor (ms) |"
-echo "|--:|--:|--:|--:|--:|"
+echo "| C | TTFT error: machine (ms) | + libcurl (ms) | + the mock (ms) | + replay (ms) | P99 gap: machine (ms) | + libcurl (ms) | + the mock (ms) | + replay (ms) | reader CPU per event: machine (µs) | + libcurl (µs) | + the mock (µs) | + replay (µs) |"
+echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 for l in $levels; do
 	c=${l%%:*}
-	printf "| %s | %s | %s | %s | %s |\n" "$c" "$(med "$c" 2)" \
-		"$(awk -v c="$c" '$1 == c { print $9 }' "$W/loop" | median)" "$(med "$c" 3)" \
-		"$(awk -v c="$c" '$1 == c { print $11 }' "$W/loop" | median)"
+	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$c" \
+		"$(floor_med "$W/loop" "$c" ttft_error_ms)" "$(floor_med "$W/curl" "$c" ttft_error_ms)" \
+		"$(floor_med "$W/curlmock" "$c" ttft_error_ms)" "$(med "$c" 2)" \
+		"$(floor_med "$W/loop" "$c" gap_p99_ms)" "$(floor_med "$W/curl" "$c" gap_p99_ms)" \
+		"$(floor_med "$W/curlmock" "$c" gap_p99_ms)" "$(med "$c" 3)" \
+		"$(floor_cpu "$W/loop" "$c")" "$(floor_cpu "$W/curl" "$c")" "$(floor_cpu "$W/curlmock" "$c")" \
+		"$(awk -v c="$c" -v n="${l##*:}" '$1 == c { printf "%.1f\n", $4 * 1e6 / (n * 100) }' "$W/client" | median)"
 done
 echo
 echo "![TTFT error against concurrency](docs/bench-client.png)"

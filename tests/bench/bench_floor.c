@@ -5,6 +5,7 @@
  *
  *   bench_floor stream C EVENTS PERIOD_US BYTES
  *   bench_floor loop C REQUESTS TTFT_US ITL_US EVENTS
+ *   bench_floor curl C REQUESTS TTFT_US ITL_US EVENTS [SERVER]
  *
  * Two processes joined by C loopback TCP connections, as the mock and
  * replay are. Neither parses, formats or allocates: what they spend is the
@@ -28,13 +29,24 @@
  * the bytes of the mock's chat stream (head, first event with the role,
  * token events, the last with usage and the end, one write each). The
  * reader takes an event's time when its last byte is in. Prints "requests
- * N events E ttft_error_ms T gap_p99_ms G writer_cpu_s W reader_cpu_s R":
+ * N events E writer_cpu_s W ttft_error_ms T gap_p99_ms G reader_cpu_s R":
  * the median over all requests of TTFT - TTFT_US, the 99th percentile of
  * the gaps between a request's events, and each process's CPU time. This
  * is the machine's share of section 1's TTFT error and inter-token gap.
+ * The bytes are HTTP: a POST with its Content-Length, a chunked response
+ * whose chunks are the events.
+ *
+ * curl: loop, with libcurl as the reader, used as replay uses it (its
+ * multi socket API on a libevent loop through lib/curlev.c, a multi handle
+ * for every 64 connections, the connections opened by a round of GETs
+ * before the clock starts) and as lean as it goes: one easy handle per
+ * connection, re-added for its next request, and a write callback that
+ * only counts bytes. Prints what loop prints. The distance from loop is
+ * libcurl's share; the distance from here to replay's figures, replay's.
  *
  * Exit status 0, 1 on a failure, 2 on a usage error.
  */
+#include "lib/curlev.h"
 #include "lib/stats.h"
 
 #include <errno.h>
@@ -59,6 +71,7 @@ enum {
 	FIRST_BYTES = 368,      /* the role and the first token, one chunk */
 	EVENT_BYTES = 181,      /* a token */
 	LAST_BYTES = 434,       /* the last token, usage, [DONE] and the end */
+	INBOX_BYTES = 4096,     /* the writer's room for a request */
 };
 
 static double cpu_now(void)
@@ -270,6 +283,94 @@ static long loop_event_bytes(long k, long n)
 	return k == n - 1 ? LAST_BYTES : k == 0 ? FIRST_BYTES : EVENT_BYTES;
 }
 
+/*
+ * loop's bytes on the wire, HTTP/1.1 as the mock and replay send it: the
+ * request (a POST of REQUEST_BYTES with its body), the head of a chunked
+ * response, and an event, one chunk of 'bytes' in all ("b2\r\ndata:
+ * {...}\n\n\r\n"), the last followed by the terminating chunk. The
+ * answer to a GET (the curl reader's warm-up) is empty.
+ */
+static const char TERMINATOR[] = "0\r\n\r\n";
+static const char WARM_ANSWER[] = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+
+/* An event chunk: its bytes without the terminator, the digits of its
+ * size, and its payload, what libcurl hands over once it took the chunk's
+ * framing (size, CRLF, CRLF) off. */
+static long event_chunk_bytes(long k, long n)
+{
+	return loop_event_bytes(k, n) - (k == n - 1 ? (long)strlen(TERMINATOR) : 0);
+}
+
+static int event_hex_digits(long k, long n)
+{
+	return event_chunk_bytes(k, n) - 6 <= 0xff ? 2 : 3;
+}
+
+static long event_payload(long k, long n)
+{
+	return event_chunk_bytes(k, n) - 4 - event_hex_digits(k, n);
+}
+
+static void fill_event(char *dst, long k, long n)
+{
+	long p = event_payload(k, n);
+	int h = sprintf(dst, "%0*lx\r\ndata: {", event_hex_digits(k, n), (unsigned long)p);
+
+	memset(dst + h, 'x', (size_t)(p - 10));
+	memcpy(dst + h + p - 10, "}\n\n\r\n", 6);      /* dst has room for the NUL */
+	if (k == n - 1)
+		memcpy(dst + h + p - 10 + 5, TERMINATOR, sizeof(TERMINATOR));
+}
+
+static void fill_head(char *dst)
+{
+	static const char start[] = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+				    "Transfer-Encoding: chunked\r\nX-Pad: ";
+	size_t pad = HEAD_BYTES - (sizeof(start) - 1) - 4;
+
+	memcpy(dst, start, sizeof(start) - 1);
+	memset(dst + sizeof(start) - 1, 'x', pad);
+	memcpy(dst + sizeof(start) - 1 + pad, "\r\n\r\n", 5);   /* dst has room for the NUL */
+}
+
+static void fill_request(char *dst)
+{
+	static const char start[] = "POST / HTTP/1.1\r\nHost: f\r\nContent-Length: ";
+	int h = (int)sizeof(start) - 1 + 3 + 4;     /* a 3-digit length, CRLF CRLF */
+	int body = REQUEST_BYTES - h;
+
+	sprintf(dst, "%s%d\r\n\r\n", start, body);
+	memset(dst + h, 'x', (size_t)body);
+}
+
+/* The first 'needle' in buf[len], or NULL. */
+static const char *find(const char *buf, size_t len, const char *needle)
+{
+	size_t n = strlen(needle), i;
+
+	for (i = 0; i + n <= len; i++)
+		if (buf[i] == needle[0] && memcmp(buf + i, needle, n) == 0)
+			return buf + i;
+	return NULL;
+}
+
+/* The length of the request at the start of buf[len] (headers and body),
+ * its body's in *body; 0 while it is not all in, -1 when it is not one. */
+static long request_length(const char *buf, size_t len, long *body)
+{
+	const char *end = find(buf, len, "\r\n\r\n"), *cl;
+
+	if (!end)
+		return len < INBOX_BYTES ? 0 : -1;
+	*body = 0;
+	cl = find(buf, (size_t)(end - buf), "Content-Length: ");
+	if (cl)
+		*body = strtol(cl + 16, NULL, 10);
+	if (*body < 0 || (end + 4 - buf) + *body > INBOX_BYTES)
+		return -1;
+	return (size_t)(end + 4 - buf) + (size_t)*body <= len ? end + 4 - buf + *body : 0;
+}
+
 /* loop's reader: args = { requests, ttft_us, events }. Sends the requests,
  * a connection's next when its response is whole, and times the events. */
 static int loop_reader(int port, long c, int out_fd, const long *args)
@@ -278,7 +379,7 @@ static int loop_reader(int port, long c, int out_fd, const long *args)
 	long long ttft_ns = args[1] * 1000LL, *sent_at, *last_at, *ends, total;
 	long *got, *next, *id;
 	double *ttft, *gaps, cpu0;
-	static char buf[65536], request[REQUEST_BYTES];
+	static char buf[65536], request[REQUEST_BYTES + 1];
 	struct epoll_event evs[256];
 	int ep = epoll_create1(0), *fds, rc = 1;
 	const char *what = NULL;
@@ -299,7 +400,7 @@ static int loop_reader(int port, long c, int out_fd, const long *args)
 	}
 	for (k = 0, total = HEAD_BYTES; k < events; k++)
 		ends[k] = total += loop_event_bytes(k, events);
-	memset(request, 'x', sizeof(request));
+	fill_request(request);
 	cpu0 = cpu_now();
 	for (i = 0; i < c && issued < requests; i++) {
 		id[i] = issued++;
@@ -342,8 +443,7 @@ static int loop_reader(int port, long c, int out_fd, const long *args)
 				if (issued < requests) {
 					id[i] = issued++;
 					sent_at[i] = mono_ns();
-					if (write(fds[i], request, sizeof(request)) !=
-					    (ssize_t)sizeof(request)) {
+					if (write(fds[i], request, REQUEST_BYTES) != REQUEST_BYTES) {
 						what = "reader: write";
 						goto cleanup;
 					}
@@ -373,6 +473,218 @@ cleanup:
 	free(ends);
 	free(ttft);
 	free(gaps);
+	return rc;
+}
+
+/*
+ * curl's reader: loop's reader with libcurl. A slot is one connection's
+ * easy handle; slot i runs on shard i % n_shards, as replay spreads its
+ * connections over multi handles of at most 64.
+ */
+enum { CONNECTIONS_PER_SHARD = 64 };
+
+struct curl_reader;
+
+struct slot {
+	struct curl_reader *cr;
+	CURL *easy;
+	CURLM *multi;
+	long id;                /* the request it runs, -1 the warm-up's GET */
+	long events;            /* its events whole so far */
+	int newline;            /* the last byte in was a newline */
+	long long sent_at, last_at;
+};
+
+struct curl_reader {
+	struct event_base *base;
+	struct slot *slots;
+	long c, requests, events, issued, done, warm, ngaps;
+	long long ttft_ns;
+	double *ttft, *gaps, cpu0;
+	char url[256];
+	struct curl_slist *headers;
+	char body[REQUEST_BYTES - 160];   /* about replay's request, with libcurl's head */
+	const char *what;       /* why it stopped early */
+};
+
+/* The server to run against instead of loop's writer (curl's last
+ * argument), or NULL. */
+static const char *curl_server;
+
+/* libcurl: payload bytes. An event is whole at its blank line (SSE's
+ * "\n\n"); a read that completes one or more is timed as one. */
+/* cppcheck-suppress constParameter ; libcurl's type */
+static size_t on_curl_data(char *ptr, size_t size, size_t nmemb, void *userp)
+{
+	struct slot *s = userp;
+	struct curl_reader *cr = s->cr;
+	size_t len = size * nmemb, i;
+	long whole = 0;
+	long long now;
+
+	if (s->id < 0)
+		return len;
+	for (i = 0; i < len; i++) {
+		if (ptr[i] == '\n')
+			whole += s->newline;
+		s->newline = ptr[i] == '\n';
+	}
+	if (whole == 0)
+		return len;
+	now = mono_ns();
+	if (s->events == 0)
+		cr->ttft[s->id] = (double)(now - s->sent_at - cr->ttft_ns) / 1e6;
+	else if (cr->ngaps < cr->requests * cr->events)
+		cr->gaps[cr->ngaps++] = (double)(now - s->last_at) / 1e6;
+	s->events += whole;
+	s->last_at = now;
+	return len;
+}
+
+static int curl_send(struct slot *s)
+{
+	struct curl_reader *cr = s->cr;
+
+	s->id = cr->issued++;
+	s->events = 0;
+	s->newline = 0;
+	curl_easy_setopt(s->easy, CURLOPT_URL, cr->url);
+	curl_easy_setopt(s->easy, CURLOPT_HTTPHEADER, cr->headers);
+	curl_easy_setopt(s->easy, CURLOPT_POSTFIELDS, cr->body);
+	curl_easy_setopt(s->easy, CURLOPT_POSTFIELDSIZE, (long)sizeof(cr->body));
+	s->sent_at = mono_ns();
+	return curl_multi_add_handle(s->multi, s->easy) == CURLM_OK ? 0 : -1;
+}
+
+/* lib/curlev: slot priv's transfer ended. */
+static void on_curl_done(void *priv, CURLcode code)
+{
+	struct slot *s = priv;
+	struct curl_reader *cr = s->cr;
+	long i;
+
+	curl_multi_remove_handle(s->multi, s->easy);
+	/* loop's writer sends the events asked for; a server at least one */
+	if (code != CURLE_OK ||
+	    (s->id >= 0 && (curl_server ? s->events < 1 : s->events != cr->events))) {
+		cr->what = code != CURLE_OK ? curl_easy_strerror(code) : "reader: a response cut short";
+		event_base_loopbreak(cr->base);
+		return;
+	}
+	if (s->id < 0) {
+		if (--cr->warm > 0)
+			return;
+		cr->cpu0 = cpu_now();   /* every connection is open: the clock starts */
+		for (i = 0; i < cr->c && cr->issued < cr->requests; i++)
+			if (curl_send(&cr->slots[i]) < 0)
+				cr->what = "reader: curl_multi_add_handle";
+	} else if (++cr->done < cr->requests && cr->issued < cr->requests) {
+		if (curl_send(s) < 0)
+			cr->what = "reader: curl_multi_add_handle";
+	}
+	if (cr->what || cr->done == cr->requests)
+		event_base_loopbreak(cr->base);
+}
+
+static int curl_reader(int port, long c, int out_fd, const long *args)
+{
+	struct curl_reader cr = { .c = c, .requests = args[0], .ttft_ns = args[1] * 1000LL,
+				  .events = args[2], .warm = c };
+	long n_shards = (c + CONNECTIONS_PER_SHARD - 1) / CONNECTIONS_PER_SHARD, i;
+	struct curlev **shards = calloc((size_t)n_shards, sizeof(struct curlev *));
+	struct event_config *cfg = event_config_new();
+	char models[256];
+	int rc = 1, n;
+
+	if (curl_server) {
+		snprintf(models, sizeof(models), "%s/v1/models", curl_server);
+		snprintf(cr.url, sizeof(cr.url), "%s/v1/chat/completions", curl_server);
+	} else {
+		snprintf(models, sizeof(models), "http://127.0.0.1:%d/v1/models", port);
+		snprintf(cr.url, sizeof(cr.url), "http://127.0.0.1:%d/v1/chat/completions", port);
+	}
+	n = snprintf(cr.body, sizeof(cr.body),
+		     "{\"model\":\"mock\",\"stream\":true,\"max_tokens\":%ld,"
+		     "\"stream_options\":{\"include_usage\":true},"
+		     "\"messages\":[{\"role\":\"user\",\"content\":\"", cr.events);
+	memset(cr.body + n, 'x', sizeof(cr.body) - (size_t)n - 4);
+	memcpy(cr.body + sizeof(cr.body) - 4, "\"}]}", 4);
+	if (cfg)
+		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+	cr.base = cfg ? event_base_new_with_config(cfg) : NULL;
+	cr.slots = calloc((size_t)c, sizeof(*cr.slots));
+	cr.ttft = calloc((size_t)cr.requests, sizeof(*cr.ttft));
+	cr.gaps = calloc((size_t)(cr.requests * cr.events), sizeof(*cr.gaps));
+	cr.headers = curl_slist_append(NULL, "Content-Type: application/json");
+	if (!shards || !cr.base || !cr.slots || !cr.ttft || !cr.gaps || !cr.headers ||
+	    curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		cr.what = "reader: set-up";
+		goto cleanup;
+	}
+	for (i = 0; i < n_shards; i++) {
+		if (!(shards[i] = curlev_new(cr.base, on_curl_done))) {
+			cr.what = "reader: curlev_new";
+			goto cleanup;
+		}
+		curl_multi_setopt(curlev_multi(shards[i]), CURLMOPT_MAXCONNECTS,
+				  (long)CONNECTIONS_PER_SHARD + 8);
+	}
+	/* The warm-up: a GET on every slot at once opens c connections. */
+	for (i = 0; i < c; i++) {
+		struct slot *s = &cr.slots[i];
+
+		s->cr = &cr;
+		s->id = -1;
+		s->multi = curlev_multi(shards[i % n_shards]);
+		if (!(s->easy = curl_easy_init())) {
+			cr.what = "reader: curl_easy_init";
+			goto cleanup;
+		}
+		curl_easy_setopt(s->easy, CURLOPT_URL, models);
+		curl_easy_setopt(s->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+		curl_easy_setopt(s->easy, CURLOPT_WRITEFUNCTION, on_curl_data);
+		curl_easy_setopt(s->easy, CURLOPT_WRITEDATA, s);
+		curl_easy_setopt(s->easy, CURLOPT_PRIVATE, s);
+		curl_easy_setopt(s->easy, CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(s->easy, CURLOPT_TCP_NODELAY, 1L);
+		curl_easy_setopt(s->easy, CURLOPT_ACCEPT_ENCODING, "");
+		if (curl_multi_add_handle(s->multi, s->easy) != CURLM_OK) {
+			cr.what = "reader: curl_multi_add_handle";
+			goto cleanup;
+		}
+	}
+	event_base_dispatch(cr.base);
+	if (cr.what || cr.done < cr.requests) {
+		cr.what = cr.what ? cr.what : "reader: the loop ended early";
+		goto cleanup;
+	}
+	stats_sort(cr.ttft, (size_t)cr.requests);
+	stats_sort(cr.gaps, (size_t)cr.ngaps);
+	dprintf(out_fd, "ttft_error_ms %.3f gap_p99_ms %.3f reader_cpu_s %.6f\n",
+		stats_percentile(cr.ttft, (size_t)cr.requests, 50),
+		cr.ngaps ? stats_percentile(cr.gaps, (size_t)cr.ngaps, 99) : 0.0,
+		cpu_now() - cr.cpu0);
+	rc = 0;
+cleanup:
+	if (cr.what)
+		floor_fail(cr.what);
+	for (i = 0; cr.slots && i < c; i++) {
+		if (cr.slots[i].easy) {
+			curl_multi_remove_handle(cr.slots[i].multi, cr.slots[i].easy);
+			curl_easy_cleanup(cr.slots[i].easy);
+		}
+	}
+	for (i = 0; shards && i < n_shards; i++)
+		curlev_free(shards[i]);
+	if (cr.base)
+		event_base_free(cr.base);
+	event_config_free(cfg);
+	curl_slist_free_all(cr.headers);
+	free(shards);
+	free(cr.slots);
+	free(cr.ttft);
+	free(cr.gaps);
+	curl_global_cleanup();
 	return rc;
 }
 
@@ -408,29 +720,43 @@ static struct due heap_pop(struct due *h, long *n)
 	return top;
 }
 
+/* A connection's bytes of requests not yet answered. */
+struct inbox {
+	char buf[INBOX_BYTES];
+	size_t len;
+};
+
+/* The event chunks a stream of n sends: 0 the first, 1 a token, 2 the last. */
+static int event_kind(long k, long n)
+{
+	return k == n - 1 ? 2 : k == 0 ? 0 : 1;
+}
+
 /* loop's writer: answers the requests on its c connections, the due
  * events timed by a timerfd in the epoll set, as libevent's precise timer
- * (the mock's) does. */
-static int loop_main(long c, long requests, long ttft_us, long itl_us, long events)
+ * (the mock's) does; 'reader' is the other side. */
+static int loop_main(reader_fn *reader, long c, long requests, long ttft_us, long itl_us,
+		     long events)
 {
-	long args[3] = { requests, ttft_us, events }, *got, *sent, nheap = 0, done = 0, i;
-	static char buf[65536], out[LAST_BYTES];
+	long args[3] = { requests, ttft_us, events }, *sent, nheap = 0, done = 0, i, k;
+	static char head[HEAD_BYTES + 1], chunk[3][LAST_BYTES + 1];
 	struct epoll_event ev, evs[256];
 	long long armed = -1;
+	struct inbox *in;
 	struct due *heap;
 	struct pair p;
 	char line[128];
 	double cpu0 = -1, writer_cpu;
 	int ep, tfd, rc = 1;
 
-	if (pair_start(&p, c, loop_reader, args) < 0)
+	if (pair_start(&p, c, reader, args) < 0)
 		return 1;
-	got = calloc((size_t)c, sizeof(*got));
+	in = calloc((size_t)c, sizeof(*in));
 	sent = calloc((size_t)c, sizeof(*sent));
 	heap = calloc((size_t)c, sizeof(*heap));
 	ep = epoll_create1(0);
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
-	if (ep < 0 || tfd < 0 || !got || !sent || !heap)
+	if (ep < 0 || tfd < 0 || !in || !sent || !heap)
 		goto cleanup;
 	ev.events = EPOLLIN;
 	ev.data.u64 = UINT64_MAX;
@@ -442,16 +768,19 @@ static int loop_main(long c, long requests, long ttft_us, long itl_us, long even
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, p.fds[i], &ev) < 0)
 			goto cleanup;
 	}
-	memset(out, 'x', sizeof(out));
+	fill_head(head);
+	for (k = 0; k < events; k++)
+		fill_event(chunk[event_kind(k, events)], k, events);
 	while (done < requests) {
 		long long now = mono_ns();
-		int n, k;
+		int n;
 
 		while (nheap && heap[0].at <= now) {
 			struct due d = heap_pop(heap, &nheap);
-			long bytes = loop_event_bytes(sent[d.conn]++, events);
+			long bytes = loop_event_bytes(sent[d.conn], events);
 
-			if (write(p.fds[d.conn], out, (size_t)bytes) != bytes) {
+			if (write(p.fds[d.conn], chunk[event_kind(sent[d.conn]++, events)],
+				  (size_t)bytes) != bytes) {
 				perror("bench_floor: write");
 				goto cleanup;
 			}
@@ -480,6 +809,8 @@ static int loop_main(long c, long requests, long ttft_us, long itl_us, long even
 			goto cleanup;       /* ten seconds without a request: the reader is gone */
 		for (k = 0; k < n; k++) {
 			uint64_t expirations;
+			struct inbox *b;
+			long len, body;
 			ssize_t r;
 
 			if (evs[k].data.u64 == UINT64_MAX) {
@@ -488,14 +819,29 @@ static int loop_main(long c, long requests, long ttft_us, long itl_us, long even
 				continue;
 			}
 			i = (long)evs[k].data.u64;
-			while ((r = read(p.fds[i], buf, sizeof(buf))) > 0) {
-				if (cpu0 < 0)
-					cpu0 = cpu_now();
-				for (got[i] += r; got[i] >= REQUEST_BYTES; got[i] -= REQUEST_BYTES) {
-					if (nheap == c || write(p.fds[i], out, HEAD_BYTES) != HEAD_BYTES)
-						goto cleanup;
-					sent[i] = 0;
-					heap_push(heap, &nheap, (struct due){ mono_ns() + ttft_us * 1000LL, i });
+			b = &in[i];
+			while ((r = read(p.fds[i], b->buf + b->len, sizeof(b->buf) - b->len)) > 0) {
+				b->len += (size_t)r;
+				while ((len = request_length(b->buf, b->len, &body)) > 0) {
+					if (body == 0) {        /* a GET: the reader's warm-up */
+						if (write(p.fds[i], WARM_ANSWER, strlen(WARM_ANSWER)) < 0)
+							goto cleanup;
+					} else {
+						if (cpu0 < 0)
+							cpu0 = cpu_now();
+						if (nheap == c ||
+						    write(p.fds[i], head, HEAD_BYTES) != HEAD_BYTES)
+							goto cleanup;
+						sent[i] = 0;
+						heap_push(heap, &nheap,
+							  (struct due){ mono_ns() + ttft_us * 1000LL, i });
+					}
+					b->len -= (size_t)len;
+					memmove(b->buf, b->buf + len, b->len);
+				}
+				if (len < 0) {
+					fprintf(stderr, "bench_floor: not a request\n");
+					goto cleanup;
 				}
 			}
 			if (r == 0 || errno != EAGAIN)
@@ -509,7 +855,7 @@ static int loop_main(long c, long requests, long ttft_us, long itl_us, long even
 	       writer_cpu, line);
 	rc = 0;
 cleanup:
-	free(got);
+	free(in);
 	free(sent);
 	free(heap);
 	free(p.fds);
@@ -524,11 +870,24 @@ int main(int argc, char **argv)
 	    !parse_long(argv[3], 1, 1000000, &a) && !parse_long(argv[4], 1, 10000000, &b) &&
 	    !parse_long(argv[5], 1, 65536, &d))
 		return stream_main(c, a, b, d);
-	if (argc == 7 && strcmp(argv[1], "loop") == 0 && !parse_long(argv[2], 1, 20000, &c) &&
+	if (argc == 8 && strcmp(argv[1], "curl") == 0 && !parse_long(argv[2], 1, 20000, &c) &&
+	    !parse_long(argv[3], 1, 1000000, &a) && !parse_long(argv[4], 0, 10000000, &b) &&
+	    !parse_long(argv[5], 0, 10000000, &d) && !parse_long(argv[6], 1, 100000, &e)) {
+		long args[3] = { a, b, e };
+
+		curl_server = argv[7];
+		printf("requests %ld events %ld ", a, a * e);
+		fflush(stdout);
+		return curl_reader(0, c, STDOUT_FILENO, args);
+	}
+	if (argc == 7 && (strcmp(argv[1], "loop") == 0 || strcmp(argv[1], "curl") == 0) &&
+	    !parse_long(argv[2], 1, 20000, &c) &&
 	    !parse_long(argv[3], 1, 1000000, &a) && !parse_long(argv[4], 0, 10000000, &b) &&
 	    !parse_long(argv[5], 0, 10000000, &d) && !parse_long(argv[6], 1, 100000, &e))
-		return loop_main(c, a, b, d, e);
+		return loop_main(strcmp(argv[1], "loop") == 0 ? loop_reader : curl_reader,
+				 c, a, b, d, e);
 	fprintf(stderr, "usage: bench_floor stream C EVENTS PERIOD_US BYTES\n"
-			"       bench_floor loop C REQUESTS TTFT_US ITL_US EVENTS\n");
+			"       bench_floor loop C REQUESTS TTFT_US ITL_US EVENTS\n"
+			"       bench_floor curl C REQUESTS TTFT_US ITL_US EVENTS [SERVER]\n");
 	return 2;
 }

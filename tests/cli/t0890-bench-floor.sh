@@ -1,8 +1,9 @@
 #!/bin/sh
-# make bench's floor (tests/bench/bench_floor.c): both of its modes run
-# their two processes over real loopback connections and report what they
-# measured; the closed loop's timing obeys causality (no event before its
-# due time, so no negative TTFT error and no P99 gap under the ITL).
+# make bench's floor (tests/bench/bench_floor.c): each of its modes runs
+# over real loopback connections and reports what it measured; the closed
+# loop's timing obeys causality (no event before its due time, so no
+# negative TTFT error and no P99 gap under the ITL), with the raw reader,
+# with libcurl as the reader, and with libcurl against a real mock.
 . tests/cli/lib.sh
 
 FLOOR=$(pwd)/${O:-build}/bench/bench_floor
@@ -16,6 +17,24 @@ check "loop exits 0" test $? -eq 0
 check "loop counts every request and event" grep -q "^requests 24 events 240 writer_cpu_s [0-9.]* ttft_error_ms [0-9.-]* gap_p99_ms [0-9.]* reader_cpu_s [0-9.]*$" "$WORK/loop"
 check "no first event comes before its TTFT" awk '{ exit !($8 >= 0) }' "$WORK/loop"
 check "the P99 gap is at least the ITL" awk '{ exit !($10 >= 5) }' "$WORK/loop"
+
+"$FLOOR" curl 8 24 20000 5000 10 >"$WORK/curl" 2>"$WORK/err"
+check "curl exits 0" test $? -eq 0
+check "curl counts every request and event" grep -q "^requests 24 events 240 writer_cpu_s [0-9.]* ttft_error_ms [0-9.-]* gap_p99_ms [0-9.]* reader_cpu_s [0-9.]*$" "$WORK/curl"
+check "no first event comes before its TTFT through libcurl" awk '{ exit !($8 >= 0) }' "$WORK/curl"
+check "the P99 gap through libcurl is at least the ITL" awk '{ exit !($10 >= 5) }' "$WORK/curl"
+
+start_mock --ttft-ms 20 --itl-ms 5
+"$FLOOR" curl 4 8 20000 5000 10 "$ENDPOINT" >"$WORK/curlmock" 2>"$WORK/err"
+check "curl against the mock exits 0" test $? -eq 0
+check "curl against the mock counts every request" grep -q "^requests 8 events 80 ttft_error_ms [0-9.-]* gap_p99_ms [0-9.]* reader_cpu_s [0-9.]*$" "$WORK/curlmock"
+check "the mock's first tokens come no sooner than its TTFT" awk '{ exit !($6 >= 0) }' "$WORK/curlmock"
+check "nor its tokens closer than its ITL, at P99" awk '{ exit !($8 >= 5) }' "$WORK/curlmock"
+stop_mock
+
+"$FLOOR" curl 2 2 20000 5000 10 "http://127.0.0.1:$(free_port)" >/dev/null 2>"$WORK/err"
+check "curl against no server fails" test $? -eq 1
+check "and says why" grep -q "^bench_floor: Couldn't connect to server" "$WORK/err"
 
 "$FLOOR" loop 8 0 20000 5000 10 >/dev/null 2>"$WORK/err"
 check "zero requests is a usage error" test $? -eq 2
