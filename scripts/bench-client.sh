@@ -115,8 +115,11 @@ while [ $i -lt "$RUNS" ]; do
 			{ say "bench-client: $FLOOR failed"; exit 1; }
 		echo "$c $("$FLOOR" curl "$c" "${l##*:}" 50000 10000 100)" >>"$W/curl" ||
 			{ say "bench-client: $FLOOR curl failed"; exit 1; }
-		echo "$c $("$FLOOR" curl "$c" "${l##*:}" 50000 10000 100 "$endpoint_shared")" \
-			>>"$W/curlmock" || { say "bench-client: $FLOOR curl against the mock failed"; exit 1; }
+		m0=$(cpu_s "$mock_shared")
+		line=$("$FLOOR" curl "$c" "${l##*:}" 50000 10000 100 "$endpoint_shared") ||
+			{ say "bench-client: $FLOOR curl against the mock failed"; exit 1; }
+		echo "$c $line writer_cpu_s $(awk -v a="$m0" -v b="$(cpu_s "$mock_shared")" 'BEGIN { print b - a }')" \
+			>>"$W/curlmock"
 	done
 	say "   round $((i + 1))/$RUNS"
 	i=$((i + 1))
@@ -188,10 +191,12 @@ floor_med() {  # FILE C NAME
 	awk -v c="$2" -v k="$3" '$1 == c { for (i = 2; i < NF; i++) if ($i == k) print $(i + 1) }' \
 		"$1" | median
 }
-# bench_floor's reader CPU per event (µs) at level C in FILE.
-floor_cpu() {  # FILE C
-	awk -v c="$2" '$1 == c { for (i = 2; i < NF; i++) { if ($i == "events") e = $(i + 1)
-		if ($i == "reader_cpu_s") r = $(i + 1) } printf "%.1f\n", r * 1e6 / e }' "$1" | median
+# bench_floor's CPU per event of the reader (µs) at level C in FILE; with
+# "cores", both processes' CPU ÷ the loop's wall time.
+floor_cpu() {  # FILE C [cores]
+	awk -v c="$2" -v what="${3:-reader}" '$1 == c { for (i = 2; i < NF; i++) v[$i] = $(i + 1)
+		if (what == "cores") printf "%.2f\n", (v["writer_cpu_s"] + v["reader_cpu_s"]) / v["wall_s"]
+		else printf "%.1f\n", v["reader_cpu_s"] * 1e6 / v["events"] }' "$1" | median
 }
 echo "Where the TTFT error and the gap come from: each level's closed loop (the same"
 echo "requests, 50 ms TTFT, 10 ms per token, 100 events of the mock's sizes) run four ways,"
@@ -199,20 +204,33 @@ echo "one part swapped for the real one at each step. Machine: two processes tha
 echo "write(2) and read(2) (\`bench_floor loop\`); + libcurl: libcurl as the reader, on"
 echo "libevent as replay runs it and as lean as it goes, one easy handle per connection"
 echo "and a write callback that only finds the events (\`bench_floor curl\`); + the mock:"
-echo "that reader against the mock; + replay: section 1's figure. Each step's share is"
-echo "its distance from the one before; the reader's CPU per event beside."
+echo "that reader against the mock; + replay: section 1's figures. Each step's share is"
+echo "its distance from the one before."
 echo
-echo "| C | TTFT error: machine (ms) | + libcurl (ms) | + the mock (ms) | + replay (ms) | P99 gap: machine (ms) | + libcurl (ms) | + the mock (ms) | + replay (ms) | reader CPU per event: machine (µs) | + libcurl (µs) | + the mock (µs) | + replay (µs) |"
-echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+echo "| C | TTFT error: machine (ms) | + libcurl (ms) | + the mock (ms) | + replay (ms) | P99 gap: machine (ms) | + libcurl (ms) | + the mock (ms) | + replay (ms) |"
+echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 for l in $levels; do
 	c=${l%%:*}
-	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$c" \
+	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$c" \
 		"$(floor_med "$W/loop" "$c" ttft_error_ms)" "$(floor_med "$W/curl" "$c" ttft_error_ms)" \
 		"$(floor_med "$W/curlmock" "$c" ttft_error_ms)" "$(med "$c" 2)" \
 		"$(floor_med "$W/loop" "$c" gap_p99_ms)" "$(floor_med "$W/curl" "$c" gap_p99_ms)" \
-		"$(floor_med "$W/curlmock" "$c" gap_p99_ms)" "$(med "$c" 3)" \
+		"$(floor_med "$W/curlmock" "$c" gap_p99_ms)" "$(med "$c" 3)"
+done
+echo
+echo "The same four: the reader's CPU per event (replay's: start-up included), and the cores"
+echo "the two processes kept busy, their CPU time ÷ the loop's wall time (this machine has $(nproc))."
+echo
+echo "| C | reader CPU per event: machine (µs) | + libcurl (µs) | + the mock (µs) | + replay (µs) | cores busy: machine | + libcurl | + the mock | + replay |"
+echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+for l in $levels; do
+	c=${l%%:*}
+	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$c" \
 		"$(floor_cpu "$W/loop" "$c")" "$(floor_cpu "$W/curl" "$c")" "$(floor_cpu "$W/curlmock" "$c")" \
-		"$(awk -v c="$c" -v n="${l##*:}" '$1 == c { printf "%.1f\n", $4 * 1e6 / (n * 100) }' "$W/client" | median)"
+		"$(awk -v c="$c" -v n="${l##*:}" '$1 == c { printf "%.1f\n", $4 * 1e6 / (n * 100) }' "$W/client" | median)" \
+		"$(floor_cpu "$W/loop" "$c" cores)" "$(floor_cpu "$W/curl" "$c" cores)" \
+		"$(floor_cpu "$W/curlmock" "$c" cores)" \
+		"$(awk -v c="$c" '$1 == c { printf "%.2f\n", ($4 + $7) / $8 }' "$W/client" | median)"
 done
 echo
 echo "![TTFT error against concurrency](docs/bench-client.png)"
