@@ -27,7 +27,7 @@ CFLAGS  ?= -O2 -g
 SAN     ?=
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(SAN) -D_DEFAULT_SOURCE \
            -DTB_VERSION='"$(VERSION)"' -I. $(shell pkg-config --cflags $(PKGS))
-LIBS     = $(shell pkg-config --libs $(PKGS)) -lm
+LIBS     = $(shell pkg-config --libs $(PKGS)) -lm -pthread
 
 LIB_SRC  = $(wildcard lib/*.c)
 PROG_SRC = $(wildcard record/*.c replay/*.c analyze/*.c mock/*.c)

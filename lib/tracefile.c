@@ -5,6 +5,11 @@
  * Writing goes straight to the named file (never a temporary one): a run
  * that is killed must still leave its finished records behind, and a
  * gzip sync flush every second makes the bytes on disk a decodable prefix.
+ *
+ * In the background (tracefile_writer_background) an append only copies
+ * its line into a queue; a thread of the writer's own takes the whole
+ * queue at once, compresses and writes it, and is the only one to touch
+ * the gzip stream until tracefile_writer_close has joined it.
  */
 #include "tracefile.h"
 #include "errmsg.h"
@@ -12,6 +17,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +26,35 @@
 #include <zlib.h>
 
 #define FLUSH_INTERVAL_NS NS_PER_S
+/* Bytes of lines the background queue holds before an append waits for
+ * the thread to take them (a longer line still goes, alone). */
+#define QUEUE_MAX (16u << 20)
 #define READ_CHUNK (128u << 10)
+
+struct background;
 
 struct tracefile_writer {
 	gzFile gz;
 	char *path;
 	int64_t last_flush_ns;
 	int pending;            /* lines appended since the last flush */
+	char error[TRACEFILE_ERRLEN];
+	struct background *bg;  /* NULL: the caller's thread writes */
+};
+
+/* tracefile_writer_background's thread and the queue it takes lines from;
+ * 'lock' guards every field but 'thread'. */
+struct background {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;    /* for the thread: lines, a flush asked, the end */
+	pthread_cond_t done;    /* for the caller: the queue taken, a flush done */
+	char *queue;            /* lines not taken yet, each with its newline */
+	size_t len, cap;
+	unsigned long asked;    /* flushes asked for, */
+	unsigned long flushed;  /* and done: 'asked' when the thread took it */
+	int closing;
+	int failed;             /* a write failed: 'error' says why */
 	char error[TRACEFILE_ERRLEN];
 };
 
@@ -156,6 +185,218 @@ fail:
 	return NULL;
 }
 
+/* The gzip stream, from the caller's thread or the background's: each
+ * says why it failed in error[TRACEFILE_ERRLEN]. */
+static int write_bytes(struct tracefile_writer *w, const char *buf, size_t len, char *error)
+{
+	if (len && gzwrite(w->gz, buf, (unsigned)len) != (int)len) {
+		snprintf(error, TRACEFILE_ERRLEN, "cannot write '%s': %s", w->path,
+			 gz_message(w->gz, errno));
+		return -1;
+	}
+	w->pending = 1;
+	return 0;
+}
+
+static int flush_now(struct tracefile_writer *w, char *error)
+{
+	if (!w->pending)
+		return 0;
+	w->last_flush_ns = clock_now_ns();
+	w->pending = 0;
+	if (gzflush(w->gz, Z_SYNC_FLUSH) != Z_OK) {
+		snprintf(error, TRACEFILE_ERRLEN, "cannot write '%s': %s", w->path,
+			 gz_message(w->gz, errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int flush_due(struct tracefile_writer *w, char *error)
+{
+	if (clock_now_ns() - w->last_flush_ns < FLUSH_INTERVAL_NS)
+		return 0;
+	return flush_now(w, error);
+}
+
+/*
+ * The background thread: takes the whole queue at once (its spare buffer
+ * in exchange), writes it, and flushes when asked or a second after the
+ * last flush. After a failed write it drops what comes, so that no caller
+ * waits for it; they fail from then on.
+ */
+static void *background_main(void *arg)
+{
+	struct tracefile_writer *w = arg;
+	struct background *bg = w->bg;
+	char *spare = NULL;
+	size_t spare_cap = 0;
+
+	pthread_mutex_lock(&bg->lock);
+	for (;;) {
+		unsigned long asked;
+		char *lines;
+		size_t len, cap;
+
+		while (!bg->len && bg->flushed == bg->asked && !bg->closing)
+			pthread_cond_wait(&bg->wake, &bg->lock);
+		lines = bg->queue;
+		len = bg->len;
+		cap = bg->cap;
+		asked = bg->asked;
+		bg->queue = spare;
+		bg->cap = spare_cap;
+		bg->len = 0;
+		if (!bg->failed) {
+			int rc;
+
+			pthread_mutex_unlock(&bg->lock);
+			rc = write_bytes(w, lines, len, bg->error);
+			if (rc == 0)
+				rc = asked != bg->flushed ? flush_now(w, bg->error) :
+							    flush_due(w, bg->error);
+			pthread_mutex_lock(&bg->lock);
+			if (rc < 0)
+				bg->failed = 1;
+		}
+		bg->flushed = asked;
+		pthread_cond_broadcast(&bg->done);
+		spare = lines;
+		spare_cap = cap;
+		if (bg->closing && !bg->len)
+			break;
+	}
+	pthread_mutex_unlock(&bg->lock);
+	free(spare);
+	return NULL;
+}
+
+int tracefile_writer_background(struct tracefile_writer *w)
+{
+	struct background *bg;
+	sigset_t all, old;
+	int rc;
+
+	if (w->bg)
+		return 0;
+	if (!(bg = calloc(1, sizeof(*bg)))) {
+		snprintf(w->error, sizeof(w->error), "cannot write '%s' in the background: out of memory",
+			 w->path);
+		return -1;
+	}
+	pthread_mutex_init(&bg->lock, NULL);
+	pthread_cond_init(&bg->wake, NULL);
+	pthread_cond_init(&bg->done, NULL);
+	w->bg = bg;
+	/* Signals stay with the caller's threads: this one starts with every
+	 * signal blocked (a failed write is EPIPE or EFBIG to it, not death). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&bg->thread, NULL, background_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		w->bg = NULL;
+		pthread_cond_destroy(&bg->done);
+		pthread_cond_destroy(&bg->wake);
+		pthread_mutex_destroy(&bg->lock);
+		free(bg);
+		snprintf(w->error, sizeof(w->error), "cannot write '%s' in the background: %s",
+			 w->path, strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* The background thread's failure, into w->error; call with bg->lock. */
+static int background_failed(struct tracefile_writer *w)
+{
+	if (!w->bg->failed)
+		return 0;
+	snprintf(w->error, sizeof(w->error), "%s", w->bg->error);
+	return 1;
+}
+
+/* Queues a line (json and its newline) for the background thread. */
+static int background_append(struct tracefile_writer *w, const char *json, size_t len)
+{
+	struct background *bg = w->bg;
+	int rc = 0;
+
+	pthread_mutex_lock(&bg->lock);
+	while (!bg->failed && bg->len && bg->len + len + 1 > QUEUE_MAX)
+		pthread_cond_wait(&bg->done, &bg->lock);
+	if (background_failed(w)) {
+		rc = -1;
+	} else if (bg->cap - bg->len < len + 1) {
+		size_t cap = bg->cap ? bg->cap : 64u << 10;
+		char *q;
+
+		while (cap - bg->len < len + 1)
+			cap *= 2;
+		if (!(q = realloc(bg->queue, cap))) {
+			snprintf(w->error, sizeof(w->error), "cannot write '%s': out of memory", w->path);
+			rc = -1;
+		} else {
+			bg->queue = q;
+			bg->cap = cap;
+		}
+	}
+	if (rc == 0) {
+		memcpy(bg->queue + bg->len, json, len);
+		bg->queue[bg->len + len] = '\n';
+		bg->len += len + 1;
+		pthread_cond_signal(&bg->wake);
+	}
+	pthread_mutex_unlock(&bg->lock);
+	return rc;
+}
+
+/* With 'wait': has the thread write and flush what is queued, and waits
+ * until it did. Either way: -1 once one of its writes failed. */
+static int background_sync(struct tracefile_writer *w, int wait)
+{
+	struct background *bg = w->bg;
+	int rc;
+
+	pthread_mutex_lock(&bg->lock);
+	if (wait && !bg->failed) {
+		unsigned long mine = ++bg->asked;
+
+		pthread_cond_signal(&bg->wake);
+		while (!bg->failed && bg->flushed < mine)
+			pthread_cond_wait(&bg->done, &bg->lock);
+	}
+	rc = background_failed(w) ? -1 : 0;
+	pthread_mutex_unlock(&bg->lock);
+	return rc;
+}
+
+/* Lets the background thread write what is queued and joins it; -1 when
+ * one of its writes failed (err says why). */
+static int background_end(struct tracefile_writer *w, char *err, size_t errlen)
+{
+	struct background *bg = w->bg;
+	int rc = 0;
+
+	pthread_mutex_lock(&bg->lock);
+	bg->closing = 1;
+	pthread_cond_signal(&bg->wake);
+	pthread_mutex_unlock(&bg->lock);
+	pthread_join(bg->thread, NULL);
+	if (bg->failed) {
+		rc = -1;
+		if (err)
+			errmsg_set(err, errlen, "%s", bg->error);
+	}
+	pthread_cond_destroy(&bg->done);
+	pthread_cond_destroy(&bg->wake);
+	pthread_mutex_destroy(&bg->lock);
+	free(bg->queue);
+	free(bg);
+	w->bg = NULL;
+	return rc;
+}
+
 int tracefile_writer_append_raw(struct tracefile_writer *w, const char *json, size_t len)
 {
 	if (len > TRACEFILE_MAX_LINE) {
@@ -164,14 +405,11 @@ int tracefile_writer_append_raw(struct tracefile_writer *w, const char *json, si
 			 len, w->path, TRACEFILE_MAX_LINE >> 20);
 		return TRACEFILE_ETOOLONG;
 	}
-	if ((len && gzwrite(w->gz, json, (unsigned)len) != (int)len) ||
-	    gzputc(w->gz, '\n') != '\n') {
-		snprintf(w->error, sizeof(w->error), "cannot write '%s': %s",
-			 w->path, gz_message(w->gz, errno));
+	if (w->bg)
+		return background_append(w, json, len);
+	if (write_bytes(w, json, len, w->error) < 0 || write_bytes(w, "\n", 1, w->error) < 0)
 		return -1;
-	}
-	w->pending = 1;
-	return tracefile_writer_flush_if_due(w);
+	return flush_due(w, w->error);
 }
 
 int tracefile_writer_append(struct tracefile_writer *w, const cJSON *record)
@@ -190,23 +428,12 @@ int tracefile_writer_append(struct tracefile_writer *w, const cJSON *record)
 
 int tracefile_writer_flush(struct tracefile_writer *w)
 {
-	if (!w->pending)
-		return 0;
-	w->last_flush_ns = clock_now_ns();
-	w->pending = 0;
-	if (gzflush(w->gz, Z_SYNC_FLUSH) != Z_OK) {
-		snprintf(w->error, sizeof(w->error), "cannot write '%s': %s",
-			 w->path, gz_message(w->gz, errno));
-		return -1;
-	}
-	return 0;
+	return w->bg ? background_sync(w, 1) : flush_now(w, w->error);
 }
 
 int tracefile_writer_flush_if_due(struct tracefile_writer *w)
 {
-	if (clock_now_ns() - w->last_flush_ns < FLUSH_INTERVAL_NS)
-		return 0;
-	return tracefile_writer_flush(w);
+	return w->bg ? background_sync(w, 0) : flush_due(w, w->error);
 }
 
 int tracefile_writer_close(struct tracefile_writer *w, char *err, size_t errlen)
@@ -215,9 +442,11 @@ int tracefile_writer_close(struct tracefile_writer *w, char *err, size_t errlen)
 
 	if (!w)
 		return 0;
+	if (w->bg)
+		rc = background_end(w, err, errlen);
 	errno = 0;
 	zrc = gzclose(w->gz);
-	if (zrc != Z_OK) {
+	if (zrc != Z_OK && rc == 0) {
 		rc = -1;
 		if (err)
 			errmsg_set(err, errlen, "cannot write '%s': %s", w->path,

@@ -360,11 +360,13 @@ static void print_progress(struct level_run *lr, int final)
 }
 
 /*
- * A finished request's record is written (result_to_json, then compressed
- * into the results file: some 70 µs for 100 tokens, most of it zlib) out
- * of the way of the measuring: write_ev has the loop's lowest priority, so
- * it runs in a pass with no socket, timer or signal event to serve,
- * WRITE_BATCH records at a time. When a closed loop's wave of C requests
+ * A finished request's record is written (result_to_json, then handed to
+ * the results file, whose own thread compresses it: zlib, most of the
+ * some 70 µs of a 100-token record, stays off this loop; lib/tracefile.h)
+ * out of the way of the
+ * measuring: write_ev has the loop's lowest priority, so it runs in a pass
+ * with no socket, timer or signal event to serve, WRITE_BATCH records at
+ * a time. When a closed loop's wave of C requests
  * ends at once, the next wave goes out and its first tokens are read
  * before those C records are written, not after. The once-a-second tick
  * writes whatever still waits before it flushes the file, so a killed
@@ -1872,6 +1874,9 @@ static int open_results(struct replay *rp)
 			fprintf(stderr, "tracebench replay: %s\n", err);
 			return CLI_EXIT_USAGE;
 		}
+		/* zlib off the loop that measures (without a thread the loop
+		 * compresses, as before: no reason to stop the run) */
+		(void)tracefile_writer_background(sd->out);
 	}
 	rp->lr.client = rp->client;
 	rp->lr.out = rp->side[0].out;

@@ -3,9 +3,12 @@
  * every complete record from a file cut at any byte, and clear refusals.
  */
 #include "harness.h"
+#include "lib/random.h"
 #include "lib/tracefile.h"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -233,6 +236,106 @@ TEST(flush_puts_lines_appended_since_the_last_flush_on_disk)
 }
 
 /*
+ * In the background (the thread compresses): every line in the order
+ * appended, more than one queue's worth of them; a flush returns with
+ * everything appended before it on disk, read back while the writer is
+ * still open; a line too long is refused on the caller's side as before.
+ */
+TEST(background_writes_every_line_in_order_and_flush_waits_for_it)
+{
+	const char *path = path_of("bg.jsonl.gz");
+	char err[TRACEFILE_ERRLEN], pad[600];
+	struct tracefile_writer *w;
+	int k, opened, damaged, n = 40000;   /* 40000 x ~640 B: past the 16 MiB queue */
+
+	memset(pad, 'p', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, NULL, 1, err, sizeof(err));
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	CHECK_EQ_INT(tracefile_writer_background(w), 0);
+	CHECK_EQ_INT(tracefile_writer_background(w), 0);       /* once is enough */
+	for (k = 0; k < 100; k++) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "{\"i\":%d}", k);
+		CHECK_EQ_INT(tracefile_writer_append_raw(w, line, strlen(line)), 0);
+	}
+	CHECK_EQ_INT(tracefile_writer_flush(w), 0);
+	CHECK_EQ_INT(read_prefix(path, &opened, &damaged), 100);
+	CHECK(opened);
+	for (; k < n; k++) {
+		cJSON *r = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(r, "i", k);
+		cJSON_AddStringToObject(r, "pad", pad);
+		CHECK_EQ_INT(tracefile_writer_append(w, r), 0);
+		cJSON_Delete(r);
+	}
+	CHECK_EQ_INT(tracefile_writer_append_raw(w, pad, TRACEFILE_MAX_LINE + 1), TRACEFILE_ETOOLONG);
+	CHECK_EQ_INT(tracefile_writer_flush_if_due(w), 0);
+	CHECK_EQ_INT(tracefile_writer_close(w, err, sizeof(err)), 0);
+	CHECK_EQ_INT(read_prefix(path, &opened, &damaged), n);
+	CHECK(!damaged);
+}
+
+/*
+ * A write that fails in the background thread (here: past the file size
+ * limit, EFBIG; the thread has SIGXFSZ blocked, so the process lives)
+ * reaches the caller at its next flush, append and close, with the reason;
+ * what was on disk before stays readable.
+ */
+TEST(background_failure_reaches_the_caller)
+{
+	const char *path = path_of("full.jsonl.gz");
+	char err[TRACEFILE_ERRLEN], pad[2000];
+	struct rlimit old, lim;
+	struct tracefile_writer *w;
+	struct tracefile_reader *r;
+	struct rng rng;
+	cJSON *rec = NULL;
+	int k, rc = 0;
+
+	memset(pad, 0, sizeof(pad));
+	rng_init(&rng, 1);
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, NULL, 1, err, sizeof(err));
+	CHECK(w != NULL);
+	if (!w || getrlimit(RLIMIT_FSIZE, &old) < 0)
+		return;
+	CHECK_EQ_INT(tracefile_writer_background(w), 0);
+	CHECK_EQ_INT(tracefile_writer_append_raw(w, "{\"i\":0}", 7), 0);
+	CHECK_EQ_INT(tracefile_writer_flush(w), 0);
+	lim = old;
+	lim.rlim_cur = 4096;
+	CHECK_EQ_INT(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	for (k = 1; k < 200 && rc == 0; k++) {
+		int n;
+
+		/* lines that do not compress: random bytes as hex */
+		for (n = 0; n < (int)sizeof(pad) - 1; n++)
+			pad[n] = "0123456789abcdef"[rng_below(&rng, 16)];
+		rc = tracefile_writer_append_raw(w, pad, sizeof(pad) - 1);
+		if (rc == 0)
+			rc = tracefile_writer_flush(w);
+	}
+	CHECK_EQ_INT(rc, -1);
+	CHECK(strstr(tracefile_writer_error(w), "cannot write") != NULL);
+	CHECK(strstr(tracefile_writer_error(w), "File too large") != NULL);
+	CHECK_EQ_INT(tracefile_writer_append_raw(w, "{\"i\":9}", 7), -1);
+	CHECK_EQ_INT(tracefile_writer_close(w, err, sizeof(err)), -1);
+	CHECK(strstr(err, "File too large") != NULL);
+	CHECK_EQ_INT(setrlimit(RLIMIT_FSIZE, &old), 0);
+	r = tracefile_reader_open(path, TRACEFILE_KIND_RESULTS, err, sizeof(err));
+	CHECK(r != NULL);
+	CHECK_EQ_INT(r ? tracefile_reader_next(r, &rec) : 0, 1);   /* the flushed record */
+	if (r && rec)
+		CHECK_EQ_INT(cJSON_GetObjectItem(rec, "i")->valueint, 0);
+	cJSON_Delete(rec);
+	tracefile_reader_close(r);
+}
+
+/*
  * One limit for writers and readers (TRACEFILE_MAX_LINE): a writer refuses
  * a longer record and stays usable, so what it wrote reads back whole; a
  * reader that meets a longer line anyway (another program wrote it: here
@@ -311,6 +414,9 @@ int main(void)
 	RUN(malformed_record_names_its_line);
 	RUN(flush_puts_lines_appended_since_the_last_flush_on_disk);
 	RUN(one_line_limit_for_every_writer_and_reader);
+	signal(SIGXFSZ, SIG_IGN);     /* the caller's thread meets EFBIG too */
+	RUN(background_writes_every_line_in_order_and_flush_waits_for_it);
+	RUN(background_failure_reaches_the_caller);
 	{
 		char cmd[300];
 
