@@ -237,6 +237,7 @@ static void *background_main(void *arg)
 		unsigned long asked;
 		char *lines;
 		size_t len, cap;
+		int flush;
 
 		while (!bg->len && bg->flushed == bg->asked && !bg->closing)
 			pthread_cond_wait(&bg->wake, &bg->lock);
@@ -244,6 +245,7 @@ static void *background_main(void *arg)
 		len = bg->len;
 		cap = bg->cap;
 		asked = bg->asked;
+		flush = asked != bg->flushed;
 		bg->queue = spare;
 		bg->cap = spare_cap;
 		bg->len = 0;
@@ -253,8 +255,7 @@ static void *background_main(void *arg)
 			pthread_mutex_unlock(&bg->lock);
 			rc = write_bytes(w, lines, len, bg->error);
 			if (rc == 0)
-				rc = asked != bg->flushed ? flush_now(w, bg->error) :
-							    flush_due(w, bg->error);
+				rc = flush ? flush_now(w, bg->error) : flush_due(w, bg->error);
 			pthread_mutex_lock(&bg->lock);
 			if (rc < 0)
 				bg->failed = 1;

@@ -363,14 +363,14 @@ static void print_progress(struct level_run *lr, int final)
  * A finished request's record is written (result_to_json, then handed to
  * the results file, whose own thread compresses it: zlib, most of the
  * some 70 µs of a 100-token record, stays off this loop; lib/tracefile.h)
- * out of the way of the
- * measuring: write_ev has the loop's lowest priority, so it runs in a pass
- * with no socket, timer or signal event to serve, WRITE_BATCH records at
- * a time. When a closed loop's wave of C requests
- * ends at once, the next wave goes out and its first tokens are read
- * before those C records are written, not after. The once-a-second tick
- * writes whatever still waits before it flushes the file, so a killed
- * replay loses what it lost before: the last second.
+ * out of the way of the measuring: write_ev has the loop's lowest
+ * priority, so it runs in a pass with no socket, timer or signal event to
+ * serve, WRITE_BATCH records at a time. When a closed loop's wave of C
+ * requests ends at once, the next wave goes out and its first tokens are
+ * read before those C records are written, not after. The once-a-second
+ * tick writes whatever still waits before it flushes the file (the flush
+ * waits for the file's thread), so a killed replay loses what it lost
+ * before: the last second.
  */
 #define WRITE_BATCH 8
 

@@ -129,6 +129,16 @@ done
 med() {  # C col
 	awk -v c="$1" -v k="$2" '$1 == c { print $k }' "$W/client" | median
 }
+# Median CPU per token event (µs) at level KEY of REQS requests: COL 4 the
+# client's, 7 the mock's.
+per_event() {  # KEY REQS COL
+	awk -v c="$1" -v n="$2" -v k="$3" '$1 == c { printf "%.1f\n", $k * 1e6 / (n * 100) }' \
+		"$W/client" | median
+}
+# Median cores the client and the mock kept busy at level KEY.
+cores_busy() {  # KEY
+	awk -v c="$1" '$1 == c { printf "%.2f\n", ($4 + $7) / $8 }' "$W/client" | median
+}
 
 echo "## 1. Client overhead"
 echo
@@ -151,10 +161,9 @@ echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 row() {  # NAME KEY REQS
 	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$1" "$(med "$2" 2)" "$(med "$2" 6)" \
 		"$(med "$2" 9)" "$(med "$2" 3)" "$(med "$2" 4)" \
-		"$(awk -v c="$2" -v n="$3" '$1 == c { printf "%.1f\n", $4 * 1e6 / (n * 100) }' "$W/client" | median)" \
+		"$(per_event "$2" "$3" 4)" \
 		"$(med "$2" 5)" \
-		"$(awk -v c="$2" -v n="$3" '$1 == c { printf "%.1f\n", $7 * 1e6 / (n * 100) }' "$W/client" | median)" \
-		"$(awk -v c="$2" '$1 == c { printf "%.2f\n", ($4 + $7) / $8 }' "$W/client" | median)"
+		"$(per_event "$2" "$3" 7)" "$(cores_busy "$2")"
 }
 for l in $levels; do
 	c=${l%%:*}
@@ -180,23 +189,23 @@ for l in $levels; do
 	c=${l%%:*}
 	reqs=${l##*:}
 	printf "| %s | %s | %s | %s | %s |\n" "$c" \
-		"$(awk -v c="$c" -v n="$reqs" '$1 == c { printf "%.1f\n", $7 * 1e6 / (n * 100) }' "$W/client" | median)" \
+		"$(per_event "$c" "$reqs" 7)" \
 		"$(awk -v c="$c" '$1 == c { printf "%.1f\n", $5 * 1e6 / $3 }' "$W/floor" | median)" \
-		"$(awk -v c="$c" -v n="$reqs" '$1 == c { printf "%.1f\n", $4 * 1e6 / (n * 100) }' "$W/client" | median)" \
+		"$(per_event "$c" "$reqs" 4)" \
 		"$(awk -v c="$c" '$1 == c { printf "%.1f\n", $7 * 1e6 / $3 }' "$W/floor" | median)"
 done
 echo
-# Median of bench_floor's figure NAME at level C in FILE.
-floor_med() {  # FILE C NAME
-	awk -v c="$2" -v k="$3" '$1 == c { for (i = 2; i < NF; i++) if ($i == k) print $(i + 1) }' \
-		"$1" | median
+# Median over bench_floor's lines at level C in FILE of EXPR, an awk
+# expression over the line's named figures v["..."].
+floor_expr() {  # FILE C EXPR
+	awk -v c="$2" '$1 == c { for (i = 2; i < NF; i++) v[$i] = $(i + 1); print '"$3"' }' "$1" | median
 }
-# bench_floor's CPU per event of the reader (µs) at level C in FILE; with
-# "cores", both processes' CPU ÷ the loop's wall time.
-floor_cpu() {  # FILE C [cores]
-	awk -v c="$2" -v what="${3:-reader}" '$1 == c { for (i = 2; i < NF; i++) v[$i] = $(i + 1)
-		if (what == "cores") printf "%.2f\n", (v["writer_cpu_s"] + v["reader_cpu_s"]) / v["wall_s"]
-		else printf "%.1f\n", v["reader_cpu_s"] * 1e6 / v["events"] }' "$1" | median
+# The reader's CPU per event (µs); both processes' CPU ÷ the loop's wall time.
+floor_cpu() {  # FILE C
+	floor_expr "$1" "$2" 'sprintf("%.1f", v["reader_cpu_s"] * 1e6 / v["events"])'
+}
+floor_cores() {  # FILE C
+	floor_expr "$1" "$2" 'sprintf("%.2f", (v["writer_cpu_s"] + v["reader_cpu_s"]) / v["wall_s"])'
 }
 echo "Where the TTFT error and the gap come from: each level's closed loop (the same"
 echo "requests, 50 ms TTFT, 10 ms per token, 100 events of the mock's sizes) run four ways,"
@@ -212,10 +221,10 @@ echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 for l in $levels; do
 	c=${l%%:*}
 	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$c" \
-		"$(floor_med "$W/loop" "$c" ttft_error_ms)" "$(floor_med "$W/curl" "$c" ttft_error_ms)" \
-		"$(floor_med "$W/curlmock" "$c" ttft_error_ms)" "$(med "$c" 2)" \
-		"$(floor_med "$W/loop" "$c" gap_p99_ms)" "$(floor_med "$W/curl" "$c" gap_p99_ms)" \
-		"$(floor_med "$W/curlmock" "$c" gap_p99_ms)" "$(med "$c" 3)"
+		"$(floor_expr "$W/loop" "$c" 'v["ttft_error_ms"]')" "$(floor_expr "$W/curl" "$c" 'v["ttft_error_ms"]')" \
+		"$(floor_expr "$W/curlmock" "$c" 'v["ttft_error_ms"]')" "$(med "$c" 2)" \
+		"$(floor_expr "$W/loop" "$c" 'v["gap_p99_ms"]')" "$(floor_expr "$W/curl" "$c" 'v["gap_p99_ms"]')" \
+		"$(floor_expr "$W/curlmock" "$c" 'v["gap_p99_ms"]')" "$(med "$c" 3)"
 done
 echo
 echo "The same four: the reader's CPU per event (replay's: start-up included), and the cores"
@@ -227,10 +236,9 @@ for l in $levels; do
 	c=${l%%:*}
 	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$c" \
 		"$(floor_cpu "$W/loop" "$c")" "$(floor_cpu "$W/curl" "$c")" "$(floor_cpu "$W/curlmock" "$c")" \
-		"$(awk -v c="$c" -v n="${l##*:}" '$1 == c { printf "%.1f\n", $4 * 1e6 / (n * 100) }' "$W/client" | median)" \
-		"$(floor_cpu "$W/loop" "$c" cores)" "$(floor_cpu "$W/curl" "$c" cores)" \
-		"$(floor_cpu "$W/curlmock" "$c" cores)" \
-		"$(awk -v c="$c" '$1 == c { printf "%.2f\n", ($4 + $7) / $8 }' "$W/client" | median)"
+		"$(per_event "$c" "${l##*:}" 4)" \
+		"$(floor_cores "$W/loop" "$c")" "$(floor_cores "$W/curl" "$c")" \
+		"$(floor_cores "$W/curlmock" "$c")" "$(cores_busy "$c")"
 done
 echo
 echo "![TTFT error against concurrency](docs/bench-client.png)"

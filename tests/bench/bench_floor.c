@@ -372,6 +372,18 @@ static long request_length(const char *buf, size_t len, long *body)
 	return (size_t)(end + 4 - buf) + (size_t)*body <= len ? end + 4 - buf + *body : 0;
 }
 
+/* A loop reader's line: the median TTFT error and the P99 gap (both
+ * arrays sorted here), its CPU since cpu0 and the time since t0. */
+static void report_loop(int out_fd, double *ttft, size_t n, double *gaps, size_t ngaps,
+			double cpu0, long long t0)
+{
+	stats_sort(ttft, n);
+	stats_sort(gaps, ngaps);
+	dprintf(out_fd, "ttft_error_ms %.3f gap_p99_ms %.3f reader_cpu_s %.6f wall_s %.6f\n",
+		stats_percentile(ttft, n, 50), ngaps ? stats_percentile(gaps, ngaps, 99) : 0.0,
+		cpu_now() - cpu0, (double)(mono_ns() - t0) / 1e9);
+}
+
 /* loop's reader: args = { requests, ttft_us, events }. Sends the requests,
  * a connection's next when its response is whole, and times the events. */
 static int loop_reader(int port, long c, int out_fd, const long *args)
@@ -457,12 +469,7 @@ static int loop_reader(int port, long c, int out_fd, const long *args)
 			}
 		}
 	}
-	stats_sort(ttft, (size_t)requests);
-	stats_sort(gaps, (size_t)ngaps);
-	dprintf(out_fd, "ttft_error_ms %.3f gap_p99_ms %.3f reader_cpu_s %.6f wall_s %.6f\n",
-		stats_percentile(ttft, (size_t)requests, 50),
-		ngaps ? stats_percentile(gaps, (size_t)ngaps, 99) : 0.0, cpu_now() - cpu0,
-		(double)(mono_ns() - t0) / 1e9);
+	report_loop(out_fd, ttft, (size_t)requests, gaps, (size_t)ngaps, cpu0, t0);
 	rc = 0;
 cleanup:
 	if (what)
@@ -662,12 +669,7 @@ static int curl_reader(int port, long c, int out_fd, const long *args)
 		cr.what = cr.what ? cr.what : "reader: the loop ended early";
 		goto cleanup;
 	}
-	stats_sort(cr.ttft, (size_t)cr.requests);
-	stats_sort(cr.gaps, (size_t)cr.ngaps);
-	dprintf(out_fd, "ttft_error_ms %.3f gap_p99_ms %.3f reader_cpu_s %.6f wall_s %.6f\n",
-		stats_percentile(cr.ttft, (size_t)cr.requests, 50),
-		cr.ngaps ? stats_percentile(cr.gaps, (size_t)cr.ngaps, 99) : 0.0,
-		cpu_now() - cr.cpu0, (double)(mono_ns() - cr.t0) / 1e9);
+	report_loop(out_fd, cr.ttft, (size_t)cr.requests, cr.gaps, (size_t)cr.ngaps, cr.cpu0, cr.t0);
 	rc = 0;
 cleanup:
 	if (cr.what)
