@@ -3,6 +3,7 @@
  * see httpserver.h.
  */
 #include "httpserver.h"
+#include "clock.h"
 #include "errmsg.h"
 #include "tmpfile.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -49,6 +51,16 @@ struct evhttp *httpserver_new(struct event_base *base, void (*cb)(struct evhttp_
 	evhttp_set_max_headers_size(http, (ev_ssize_t)max_headers);
 	evhttp_set_timeout(http, idle_s);
 	return http;
+}
+
+void httpserver_add_date(struct evhttp_request *req)
+{
+	time_t now = (time_t)(clock_wall_ns() / NS_PER_S);
+	struct tm tm;
+	char date[64];
+
+	if (gmtime_r(&now, &tm) && strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm))
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Date", date);
 }
 
 int httpserver_parse_listen(const char *s, char *host, size_t hostlen, int *port)

@@ -50,6 +50,16 @@ struct evhttp_bound_socket *httpserver_listen(struct evhttp *http, const char *h
  * sees half of it. Returns 0, or -1 with why in err. */
 int httpserver_write_port_file(const char *path, int port, char *err, size_t errlen);
 
+/*
+ * Sets the reply's Date header from this host's wall clock, read now.
+ * evhttp's own Date comes from time(2), which reads the kernel's coarse
+ * clock: it turns to the next second up to a scheduler tick late (5.7 ms
+ * on the machine this was written on), and a client that times the Date's
+ * turns to measure its clock's offset (replay's clocksync) would be that
+ * far off.
+ */
+void httpserver_add_date(struct evhttp_request *req);
+
 /* "GET", "POST", ... or NULL for a method evhttp knows but we do not name. */
 const char *httpserver_method_name(enum evhttp_cmd_type m);
 

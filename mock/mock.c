@@ -1799,6 +1799,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 
 	if (!path)
 		path = "";
+	httpserver_add_date(req);
 	/* evhttp closes the connection once a reply saying so is sent */
 	if (srv->opt.close_after)
 		evhttp_add_header(evhttp_request_get_output_headers(req),
