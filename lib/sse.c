@@ -89,7 +89,7 @@ int sse_parser_feed(struct sse_parser *p, const char *buf, size_t len)
 	int rc;
 
 	while (buf < end) {
-		const char *eol = buf;
+		const char *eol, *cr;
 
 		if (p->after_cr) {
 			p->after_cr = 0;
@@ -98,8 +98,15 @@ int sse_parser_feed(struct sse_parser *p, const char *buf, size_t len)
 				continue;
 			}
 		}
-		while (eol < end && *eol != '\n' && *eol != '\r')
-			eol++;
+		/* The line ends at its first CR or LF: memchr's word-at-a-time
+		 * scan for the LF, then for a CR before it (a stream of
+		 * 200-byte events spent a third of its parsing here a byte
+		 * at a time). */
+		eol = memchr(buf, '\n', (size_t)(end - buf));
+		if (!eol)
+			eol = end;
+		if ((cr = memchr(buf, '\r', (size_t)(eol - buf))))
+			eol = cr;
 		if (eol == end) {
 			/* No line end yet: keep the fragment. */
 			return append(&p->line, &p->line_len, &p->line_cap, buf,
