@@ -87,12 +87,14 @@ int tracefile_writer_flush(struct tracefile_writer *w);
  * whose event loop must not wait for zlib (replay: some 70 µs a record).
  * An append only copies its line into a queue (it waits only when 16 MiB
  * are queued and not yet taken); the thread takes the queue whole, writes
- * it and flushes a second after its last flush; tracefile_writer_flush
- * returns once everything appended before it is written and flushed, so
- * a killed process loses what it lost before. A failed write reaches the
- * caller at its next append, flush or close. Returns 0, or -1 when no
- * thread could start (see tracefile_writer_error; w goes on writing in
- * the caller's thread).
+ * it and flushes when it writes a second or more after its last flush;
+ * tracefile_writer_flush returns once everything appended before it is
+ * written and flushed, so a killed process loses what it lost before
+ * (tracefile_writer_flush_if_due only reports a failure: the flushes it
+ * would make are the thread's). A failed write reaches the caller at its
+ * next append, flush or close. Returns 0, or -1 when no thread could
+ * start (see tracefile_writer_error; w goes on writing in the caller's
+ * thread).
  */
 int tracefile_writer_background(struct tracefile_writer *w);
 

@@ -200,13 +200,15 @@ echo
 floor_expr() {  # FILE C EXPR
 	awk -v c="$2" '$1 == c { for (i = 2; i < NF; i++) v[$i] = $(i + 1); print '"$3"' }' "$1" | median
 }
+# The three ways bench_floor ran level C (machine, + libcurl, + the mock):
+# the median of EXPR in each, as three cells "A | B | C".
+floor_ways() {  # C EXPR
+	printf "%s | %s | %s" "$(floor_expr "$W/loop" "$1" "$2")" "$(floor_expr "$W/curl" "$1" "$2")" \
+		"$(floor_expr "$W/curlmock" "$1" "$2")"
+}
 # The reader's CPU per event (µs); both processes' CPU ÷ the loop's wall time.
-floor_cpu() {  # FILE C
-	floor_expr "$1" "$2" 'sprintf("%.1f", v["reader_cpu_s"] * 1e6 / v["events"])'
-}
-floor_cores() {  # FILE C
-	floor_expr "$1" "$2" 'sprintf("%.2f", (v["writer_cpu_s"] + v["reader_cpu_s"]) / v["wall_s"])'
-}
+cpu_per_event='sprintf("%.1f", v["reader_cpu_s"] * 1e6 / v["events"])'
+cores='sprintf("%.2f", (v["writer_cpu_s"] + v["reader_cpu_s"]) / v["wall_s"])'
 echo "Where the TTFT error and the gap come from: each level's closed loop (the same"
 echo "requests, 50 ms TTFT, 10 ms per token, 100 events of the mock's sizes) run four ways,"
 echo "one part swapped for the real one at each step. Machine: two processes that only"
@@ -220,11 +222,8 @@ echo "| C | TTFT error: machine (ms) | + libcurl (ms) | + the mock (ms) | + repl
 echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 for l in $levels; do
 	c=${l%%:*}
-	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$c" \
-		"$(floor_expr "$W/loop" "$c" 'v["ttft_error_ms"]')" "$(floor_expr "$W/curl" "$c" 'v["ttft_error_ms"]')" \
-		"$(floor_expr "$W/curlmock" "$c" 'v["ttft_error_ms"]')" "$(med "$c" 2)" \
-		"$(floor_expr "$W/loop" "$c" 'v["gap_p99_ms"]')" "$(floor_expr "$W/curl" "$c" 'v["gap_p99_ms"]')" \
-		"$(floor_expr "$W/curlmock" "$c" 'v["gap_p99_ms"]')" "$(med "$c" 3)"
+	printf "| %s | %s | %s | %s | %s |\n" "$c" "$(floor_ways "$c" 'v["ttft_error_ms"]')" "$(med "$c" 2)" \
+		"$(floor_ways "$c" 'v["gap_p99_ms"]')" "$(med "$c" 3)"
 done
 echo
 echo "The same four: the reader's CPU per event (replay's: start-up included), and the cores"
@@ -234,11 +233,8 @@ echo "| C | reader CPU per event: machine (µs) | + libcurl (µs) | + the mock (
 echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 for l in $levels; do
 	c=${l%%:*}
-	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$c" \
-		"$(floor_cpu "$W/loop" "$c")" "$(floor_cpu "$W/curl" "$c")" "$(floor_cpu "$W/curlmock" "$c")" \
-		"$(per_event "$c" "${l##*:}" 4)" \
-		"$(floor_cores "$W/loop" "$c")" "$(floor_cores "$W/curl" "$c")" \
-		"$(floor_cores "$W/curlmock" "$c")" "$(cores_busy "$c")"
+	printf "| %s | %s | %s | %s | %s |\n" "$c" "$(floor_ways "$c" "$cpu_per_event")" \
+		"$(per_event "$c" "${l##*:}" 4)" "$(floor_ways "$c" "$cores")" "$(cores_busy "$c")"
 done
 echo
 echo "![TTFT error against concurrency](docs/bench-client.png)"
