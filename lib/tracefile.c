@@ -11,6 +11,7 @@
  * queue at once, compresses and writes it, and is the only one to touch
  * the gzip stream until tracefile_writer_close has joined it.
  */
+#define _GNU_SOURCE     /* SCHED_IDLE */ /* NOLINT(bugprone-reserved-identifier) */
 #include "tracefile.h"
 #include "errmsg.h"
 #include "clock.h"
@@ -18,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,11 @@
 /* Bytes of lines the background queue holds before an append waits for
  * the thread to take them (a longer line still goes, alone). */
 #define QUEUE_MAX (16u << 20)
+/* Bytes queued before an append wakes the thread from its sleep: a wake-up
+ * takes a core from whatever ran there (the measuring, or the server it
+ * measures), so it comes once for some seventy records, not for each; a
+ * flush asked wakes it too. */
+#define WAKE_BYTES (64u << 10)
 #define READ_CHUNK (128u << 10)
 
 struct background;
@@ -224,6 +231,13 @@ static int flush_due(struct tracefile_writer *w, char *error)
  * in exchange), writes it, and flushes when asked or a second after the
  * last flush. After a failed write it drops what comes, so that no caller
  * waits for it; they fail from then on.
+ *
+ * It runs at the lowest priority there is (SCHED_IDLE, where the system
+ * has it): it gets a core only while no other thread wants one, and never
+ * takes a core from the caller's loop or from a server on the same
+ * machine (replay at C = 1000: zlib's 60 ms for a closed loop's wave of
+ * records would land in the next wave's TTFT). A busy machine makes it
+ * late, not the measuring.
  */
 static void *background_main(void *arg)
 {
@@ -231,6 +245,11 @@ static void *background_main(void *arg)
 	struct background *bg = w->bg;
 	char *spare = NULL;
 	size_t spare_cap = 0;
+#ifdef SCHED_IDLE
+	struct sched_param idle = { .sched_priority = 0 };
+
+	(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+#endif
 
 	pthread_mutex_lock(&bg->lock);
 	for (;;) {
@@ -346,25 +365,26 @@ static int background_append(struct tracefile_writer *w, const char *json, size_
 		memcpy(bg->queue + bg->len, json, len);
 		bg->queue[bg->len + len] = '\n';
 		bg->len += len + 1;
-		pthread_cond_signal(&bg->wake);
+		if (bg->len >= WAKE_BYTES)
+			pthread_cond_signal(&bg->wake);
 	}
 	pthread_mutex_unlock(&bg->lock);
 	return rc;
 }
 
-/* With 'wait': has the thread write and flush what is queued, and waits
- * until it did. Either way: -1 once one of its writes failed. */
-static int background_sync(struct tracefile_writer *w, int wait)
+/* With 'ask': has the thread write and flush what is queued, and with
+ * 'wait' waits until it did. Either way: -1 once one of its writes failed. */
+static int background_sync(struct tracefile_writer *w, int ask, int wait)
 {
 	struct background *bg = w->bg;
 	int rc;
 
 	pthread_mutex_lock(&bg->lock);
-	if (wait && !bg->failed) {
+	if (ask && !bg->failed) {
 		unsigned long mine = ++bg->asked;
 
 		pthread_cond_signal(&bg->wake);
-		while (!bg->failed && bg->flushed < mine)
+		while (wait && !bg->failed && bg->flushed < mine)
 			pthread_cond_wait(&bg->done, &bg->lock);
 	}
 	rc = background_failed(w) ? -1 : 0;
@@ -429,12 +449,17 @@ int tracefile_writer_append(struct tracefile_writer *w, const cJSON *record)
 
 int tracefile_writer_flush(struct tracefile_writer *w)
 {
-	return w->bg ? background_sync(w, 1) : flush_now(w, w->error);
+	return w->bg ? background_sync(w, 1, 1) : flush_now(w, w->error);
+}
+
+int tracefile_writer_flush_soon(struct tracefile_writer *w)
+{
+	return w->bg ? background_sync(w, 1, 0) : flush_now(w, w->error);
 }
 
 int tracefile_writer_flush_if_due(struct tracefile_writer *w)
 {
-	return w->bg ? background_sync(w, 0) : flush_due(w, w->error);
+	return w->bg ? background_sync(w, 0, 0) : flush_due(w, w->error);
 }
 
 int tracefile_writer_close(struct tracefile_writer *w, char *err, size_t errlen)

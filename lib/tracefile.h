@@ -82,19 +82,28 @@ int tracefile_writer_flush_if_due(struct tracefile_writer *w);
  */
 int tracefile_writer_flush(struct tracefile_writer *w);
 
+/* As tracefile_writer_flush, but a background writer's thread is only
+ * asked to flush: returns at once, for an event loop's once-a-second timer
+ * (see tracefile_writer_background). */
+int tracefile_writer_flush_soon(struct tracefile_writer *w);
+
 /*
  * From now on w compresses and writes in a thread of its own, for a caller
- * whose event loop must not wait for zlib (replay: some 70 µs a record).
- * An append only copies its line into a queue (it waits only when 16 MiB
- * are queued and not yet taken); the thread takes the queue whole, writes
- * it and flushes when it writes a second or more after its last flush;
- * tracefile_writer_flush returns once everything appended before it is
- * written and flushed, so a killed process loses what it lost before
- * (tracefile_writer_flush_if_due only reports a failure: the flushes it
- * would make are the thread's). A failed write reaches the caller at its
- * next append, flush or close. Returns 0, or -1 when no thread could
- * start (see tracefile_writer_error; w goes on writing in the caller's
- * thread).
+ * whose event loop must not wait for zlib (replay: some 50 µs a record).
+ * The thread runs at the system's idle priority (SCHED_IDLE): it takes no
+ * core that another thread wants. An append only copies its line into a
+ * queue (it waits only when 16 MiB are queued and not yet taken) and
+ * wakes the thread once 64 KiB are queued; the thread takes the queue
+ * whole, writes it and flushes when it writes a second or more after its
+ * last flush. tracefile_writer_flush returns once everything appended
+ * before it is written and flushed; tracefile_writer_flush_soon asks for
+ * that and returns at once: called once a second, it leaves a killed
+ * process without the last second and what a busy machine had not yet
+ * given the thread the time to write (tracefile_writer_flush_if_due only
+ * reports a failure: the flushes it would make are the thread's). A
+ * failed write reaches the caller at its next append, flush or close.
+ * Returns 0, or -1 when no thread could start (see tracefile_writer_error;
+ * w goes on writing in the caller's thread).
  */
 int tracefile_writer_background(struct tracefile_writer *w);
 

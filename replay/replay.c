@@ -361,16 +361,17 @@ static void print_progress(struct level_run *lr, int final)
 
 /*
  * A finished request's record is written (result_to_json, then handed to
- * the results file, whose own thread compresses it: zlib, most of the
- * some 70 µs of a 100-token record, stays off this loop; lib/tracefile.h)
- * out of the way of the measuring: write_ev has the loop's lowest
- * priority, so it runs in a pass with no socket, timer or signal event to
- * serve, WRITE_BATCH records at a time. When a closed loop's wave of C
- * requests ends at once, the next wave goes out and its first tokens are
- * read before those C records are written, not after. The once-a-second
- * tick writes whatever still waits before it flushes the file (the flush
- * waits for the file's thread), so a killed replay loses what it lost
- * before: the last second.
+ * the results file, whose own thread compresses it at idle priority:
+ * zlib, most of the some 60 µs of a 100-token record, stays off this loop
+ * and off the cores the loop and the server need; lib/tracefile.h) out of
+ * the way of the measuring: write_ev has the loop's lowest priority, so
+ * it runs in a pass with no socket, timer or signal event to serve,
+ * WRITE_BATCH records at a time. When a closed loop's wave of C requests
+ * ends at once, the next wave goes out and its first tokens are read
+ * before those C records are written, not after. The once-a-second tick
+ * writes whatever still waits and asks the file's thread for a flush
+ * without waiting for it, so a killed replay loses the last second and
+ * what a busy machine had not yet let the thread write.
  */
 #define WRITE_BATCH 8
 
@@ -852,7 +853,7 @@ static void on_tick(evutil_socket_t fd, short events, void *arg)
 	(void)fd;
 	(void)events;
 	write_records(lr, lr->n_unwritten);
-	if (tracefile_writer_flush(lr->out) < 0 && !lr->write_failed) {
+	if (tracefile_writer_flush_soon(lr->out) < 0 && !lr->write_failed) {
 		fprintf(stderr, "\ntracebench replay: %s\n", tracefile_writer_error(lr->out));
 		lr->write_failed = 1;
 		stop_signal = -1;

@@ -281,6 +281,41 @@ TEST(background_writes_every_line_in_order_and_flush_waits_for_it)
 }
 
 /*
+ * flush_soon only asks the thread: it returns at once, and what was
+ * appended before it reaches the disk soon after (a few lines, far below
+ * the bytes that wake the thread by themselves), with the writer open.
+ */
+TEST(background_flush_soon_reaches_the_disk_without_waiting)
+{
+	const char *path = path_of("soon.jsonl.gz");
+	char err[TRACEFILE_ERRLEN];
+	struct tracefile_writer *w;
+	int k, n = 0, opened, damaged;
+
+	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, NULL, 1, err, sizeof(err));
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	CHECK_EQ_INT(tracefile_writer_background(w), 0);
+	for (k = 0; k < 10; k++) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "{\"i\":%d}", k);
+		CHECK_EQ_INT(tracefile_writer_append_raw(w, line, strlen(line)), 0);
+	}
+	CHECK_EQ_INT(tracefile_writer_flush_soon(w), 0);
+	for (k = 0; k < 500 && n < 10; k++) {       /* up to 5 s on a loaded machine */
+		n = read_prefix(path, &opened, &damaged);
+		if (n < 10)
+			usleep(10000);
+	}
+	CHECK_EQ_INT(n, 10);
+	CHECK_EQ_INT(tracefile_writer_close(w, err, sizeof(err)), 0);
+	CHECK_EQ_INT(read_prefix(path, &opened, &damaged), 10);
+	CHECK(!damaged);
+}
+
+/*
  * A write that fails in the background thread (here: past the file size
  * limit, EFBIG; the thread has SIGXFSZ blocked, so the process lives)
  * reaches the caller at its next flush, append and close, with the reason;
@@ -416,6 +451,7 @@ int main(void)
 	RUN(one_line_limit_for_every_writer_and_reader);
 	signal(SIGXFSZ, SIG_IGN);     /* the caller's thread meets EFBIG too */
 	RUN(background_writes_every_line_in_order_and_flush_waits_for_it);
+	RUN(background_flush_soon_reaches_the_disk_without_waiting);
 	RUN(background_failure_reaches_the_caller);
 	{
 		char cmd[300];
