@@ -60,6 +60,7 @@ struct background {
 	size_t len, cap;
 	unsigned long asked;    /* flushes asked for, */
 	unsigned long flushed;  /* and done: 'asked' when the thread took it */
+	unsigned long soon;     /* the flush the last flush_soon asked for */
 	int closing;
 	int failed;             /* a write failed: 'error' says why */
 	char error[TRACEFILE_ERRLEN];
@@ -372,8 +373,17 @@ static int background_append(struct tracefile_writer *w, const char *json, size_
 	return rc;
 }
 
+/* Waits until flush 'ticket' is done (or a write failed); with bg->lock. */
+static void background_wait(struct background *bg, unsigned long ticket)
+{
+	while (!bg->failed && bg->flushed < ticket)
+		pthread_cond_wait(&bg->done, &bg->lock);
+}
+
 /* With 'ask': has the thread write and flush what is queued, and with
- * 'wait' waits until it did. Either way: -1 once one of its writes failed. */
+ * 'wait' waits until it did; without, first waits for the flush the last
+ * call without 'wait' asked for. Either way: -1 once one of its writes
+ * failed. */
 static int background_sync(struct tracefile_writer *w, int ask, int wait)
 {
 	struct background *bg = w->bg;
@@ -381,11 +391,16 @@ static int background_sync(struct tracefile_writer *w, int ask, int wait)
 
 	pthread_mutex_lock(&bg->lock);
 	if (ask && !bg->failed) {
-		unsigned long mine = ++bg->asked;
+		unsigned long mine;
 
+		if (!wait)
+			background_wait(bg, bg->soon);
+		mine = ++bg->asked;
+		if (!wait)
+			bg->soon = mine;
 		pthread_cond_signal(&bg->wake);
-		while (wait && !bg->failed && bg->flushed < mine)
-			pthread_cond_wait(&bg->done, &bg->lock);
+		if (wait)
+			background_wait(bg, mine);
 	}
 	rc = background_failed(w) ? -1 : 0;
 	pthread_mutex_unlock(&bg->lock);

@@ -83,8 +83,10 @@ int tracefile_writer_flush_if_due(struct tracefile_writer *w);
 int tracefile_writer_flush(struct tracefile_writer *w);
 
 /* As tracefile_writer_flush, but a background writer's thread is only
- * asked to flush: returns at once, for an event loop's once-a-second timer
- * (see tracefile_writer_background). */
+ * asked to flush, for an event loop's once-a-second timer: it returns once
+ * the flush the previous call asked for is done (long done, unless the
+ * machine gave the thread no time since), so that everything appended
+ * before the previous call is on disk (see tracefile_writer_background). */
 int tracefile_writer_flush_soon(struct tracefile_writer *w);
 
 /*
@@ -97,10 +99,10 @@ int tracefile_writer_flush_soon(struct tracefile_writer *w);
  * whole, writes it and flushes when it writes a second or more after its
  * last flush. tracefile_writer_flush returns once everything appended
  * before it is written and flushed; tracefile_writer_flush_soon asks for
- * that and returns at once: called once a second, it leaves a killed
- * process without the last second and what a busy machine had not yet
- * given the thread the time to write (tracefile_writer_flush_if_due only
- * reports a failure: the flushes it would make are the thread's). A
+ * that and waits only for what it asked the time before: called once a
+ * second, it leaves a killed process without the last two seconds at
+ * most (tracefile_writer_flush_if_due only reports a failure: the
+ * flushes it would make are the thread's). A
  * failed write reaches the caller at its next append, flush or close.
  * Returns 0, or -1 when no thread could start (see tracefile_writer_error;
  * w goes on writing in the caller's thread).

@@ -369,9 +369,10 @@ static void print_progress(struct level_run *lr, int final)
  * WRITE_BATCH records at a time. When a closed loop's wave of C requests
  * ends at once, the next wave goes out and its first tokens are read
  * before those C records are written, not after. The once-a-second tick
- * writes whatever still waits and asks the file's thread for a flush
- * without waiting for it, so a killed replay loses the last second and
- * what a busy machine had not yet let the thread write.
+ * writes whatever still waits and asks the file's thread for a flush,
+ * waiting only for the one it asked a second before (long done, as a
+ * rule): every request its progress line counts is on disk by the next
+ * line, and a killed replay loses the last two seconds at most.
  */
 #define WRITE_BATCH 8
 

@@ -11,10 +11,13 @@
 #
 # SIGKILL: the readable prefix loads (exit 0; a warning about the cut is
 # expected) and misses no request that finished more than BOUND seconds
-# (1.5) before the kill: the writer flushes once a second. Replay flushes,
-# then counts its finished requests in its once-a-second --progress line,
-# which the test stamps as it reads it; the proxy's curl clients log when
-# each got [DONE]. The loss seen is printed: for replay, how long before
+# (1.5) before the kill, the proxy's, or BOUND and a tick (1 s), replay's:
+# the proxy flushes once a second; replay asks its file's thread for a
+# flush once a second, waiting for the one it asked the second before,
+# then counts its finished requests in its --progress line, which the test
+# stamps as it reads it; every request a line counts is on disk when the
+# next line comes. The proxy's curl clients log when each got [DONE]. The
+# loss seen is printed: for replay, how long before
 # the kill the newest record on disk had finished (under steady load; run
 # from --start-at, so the offsets in the file are on the test's clock),
 # for the proxy, the oldest [DONE] missing from the file.
@@ -158,13 +161,15 @@ replay_soft() {  # sig run delay mode
 # SIGKILL: closed loop from --start-at, killed 'delay' after it: at C=4
 # with requests of ~25 ms (steady: one finishes every ~6 ms), or at C=8
 # with requests of ~0.6 s that start and end together (bursts of 8).
-# Once a second replay flushes the file, then prints its --progress line
-# with the count of finished requests; the test stamps each line as it
-# reads it. Every request counted by a line read before the kill must be
-# in the file, and when the kill comes more than BOUND after replay is up, a
-# line must have come within BOUND before it: together, no request that
-# finished more than BOUND before the kill is lost. (A stamp can only be
-# late, which makes the first check less strict, never wrong.)
+# Once a second replay asks for a flush of the file (and waits for the
+# one it asked a second before), then prints its --progress line with the
+# count of finished requests; the test stamps each line as it reads it.
+# Every request counted by the last line but one read before the kill must
+# be in the file, and when the kill comes more than BOUND after replay is
+# up, a line must have come within BOUND before it: together, no request
+# that finished more than BOUND and a tick before the kill is lost. (A
+# stamp can only be late, which makes the first check less strict, never
+# wrong.)
 replay_kill() {  # run delay mode
 	g=replay.KILL
 	out=$WORK/r-KILL-$1.jsonl.gz
@@ -205,12 +210,13 @@ replay_kill() {  # run delay mode
 		return
 	fi
 	n=$(($(zcat "$out" 2>/dev/null | wc -l) - 1))
-	# "count age": the last line read before the kill, its age at the kill
-	awk -v k="$killed" '/ done / && $1 <= k { split($3, d, "/"); n = d[1]; age = k - $1 }
-		END { printf "%d %.3f\n", n, (NR ? age : -1) }' "$WORK/rk.err" >"$WORK/rk.last"
+	# "count age": the count of the last line but one read before the
+	# kill (on disk once the last one came), the last one's age at the kill
+	awk -v k="$killed" '/ done / && $1 <= k { split($3, d, "/"); m = n; n = d[1]; age = k - $1 }
+		END { printf "%d %.3f\n", m, (NR ? age : -1) }' "$WORK/rk.err" >"$WORK/rk.last"
 	read -r seen age <"$WORK/rk.last"
 	if [ "$n" -lt "$seen" ]; then
-		fail "$g" "$where: a progress line read before the kill counted $seen finished requests, the file holds $n"
+		fail "$g" "$where: the progress line before the last one read before the kill counted $seen finished requests, the file holds $n"
 	elif awk -v a="$age" -v b="$BOUND" -v k="$killed" -v t="$ready" \
 		'BEGIN { exit !(k - t > b && (a < 0 || a > b)) }'; then
 		fail "$g" "$where: no progress line (flush) in the $BOUND s before the kill (the last $age s before)"
@@ -387,7 +393,7 @@ rloss=$(awk '$1 > 1.1 { n++; t += $2; if ($2 > w) { w = $2; r = $4 } }
 	END { printf "in %d runs killed after 1.1 s the newest record on disk finished %.2f s before the kill on average, %.2f s at worst (~%d requests at %d/s)", n, n ? t / n : 0, w, w * r, r }' "$WORK/loss.replay" 2>/dev/null)
 ploss=$(awk '{ m += $1; d += $3; if ($2 > o) o = $2 } END { printf "%d of %d finished requests missing in all, the oldest %.2f s before the kill", m, d, o }' "$WORK/loss.proxy" 2>/dev/null)
 tested() { [ -e "$WORK/tested.$1" ] && wc -l <"$WORK/tested.$1" || echo 0; }
-check "replay SIGKILL x$RUNS: exit 137, the prefix loads, no finished request older than $BOUND s lost ($(tested replay) runs killed later than that; $rloss)" \
+check "replay SIGKILL x$RUNS: exit 137, the prefix loads, no finished request older than $BOUND s and a tick lost ($(tested replay) runs killed later than that; $rloss)" \
 	test "$(failures replay.KILL)" -eq 0
 check "proxy SIGKILL x$RUNS: the prefix reads, no client's [DONE] older than $BOUND s lost ($(tested proxy) runs killed later than that; $ploss)" \
 	test "$(failures proxy.KILL)" -eq 0

@@ -281,9 +281,10 @@ TEST(background_writes_every_line_in_order_and_flush_waits_for_it)
 }
 
 /*
- * flush_soon only asks the thread: it returns at once, and what was
- * appended before it reaches the disk soon after (a few lines, far below
- * the bytes that wake the thread by themselves), with the writer open.
+ * flush_soon only asks the thread: what was appended before it reaches
+ * the disk soon after (a few lines, far below the bytes that wake the
+ * thread by themselves), with the writer open; and a call returns once
+ * the lines appended before the previous one are on disk.
  */
 TEST(background_flush_soon_reaches_the_disk_without_waiting)
 {
@@ -310,8 +311,17 @@ TEST(background_flush_soon_reaches_the_disk_without_waiting)
 			usleep(10000);
 	}
 	CHECK_EQ_INT(n, 10);
+	for (k = 10; k < 20; k++) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "{\"i\":%d}", k);
+		CHECK_EQ_INT(tracefile_writer_append_raw(w, line, strlen(line)), 0);
+		/* each call returns with the lines before the previous one on disk */
+		CHECK_EQ_INT(tracefile_writer_flush_soon(w), 0);
+		CHECK(read_prefix(path, &opened, &damaged) >= k);
+	}
 	CHECK_EQ_INT(tracefile_writer_close(w, err, sizeof(err)), 0);
-	CHECK_EQ_INT(read_prefix(path, &opened, &damaged), 10);
+	CHECK_EQ_INT(read_prefix(path, &opened, &damaged), 20);
 	CHECK(!damaged);
 }
 
