@@ -234,8 +234,8 @@ static int flush_due(struct tracefile_writer *w, char *error)
  * waits for it; they fail from then on.
  *
  * It runs at the lowest priority there is (SCHED_IDLE, where the system
- * has it): it gets a core only while no other thread wants one, and never
- * takes a core from the caller's loop or from a server on the same
+ * has it): it gets a core while no other thread wants one, and all but
+ * never takes one from the caller's loop or from a server on the same
  * machine (replay at C = 1000: zlib's 60 ms for a closed loop's wave of
  * records would land in the next wave's TTFT). A busy machine makes it
  * late, not the measuring.

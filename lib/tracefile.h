@@ -91,9 +91,10 @@ int tracefile_writer_flush_soon(struct tracefile_writer *w);
 
 /*
  * From now on w compresses and writes in a thread of its own, for a caller
- * whose event loop must not wait for zlib (replay: some 50 µs a record).
- * The thread runs at the system's idle priority (SCHED_IDLE): it takes no
- * core that another thread wants. An append only copies its line into a
+ * whose event loop must not wait for zlib (replay: some 60 µs a record).
+ * The thread runs at the system's idle priority (SCHED_IDLE): beside a
+ * thread that wants its core it gets a sliver of it (Linux weighs it at
+ * some 0.3% of an ordinary thread). An append only copies its line into a
  * queue (it waits only when 16 MiB are queued and not yet taken) and
  * wakes the thread once 64 KiB are queued; the thread takes the queue
  * whole, writes it and flushes when it writes a second or more after its
@@ -101,11 +102,11 @@ int tracefile_writer_flush_soon(struct tracefile_writer *w);
  * before it is written and flushed; tracefile_writer_flush_soon asks for
  * that and waits only for what it asked the time before: called once a
  * second, it leaves a killed process without the last two seconds at
- * most (tracefile_writer_flush_if_due only reports a failure: the
- * flushes it would make are the thread's). A
- * failed write reaches the caller at its next append, flush or close.
- * Returns 0, or -1 when no thread could start (see tracefile_writer_error;
- * w goes on writing in the caller's thread).
+ * most (tracefile_writer_flush_if_due only reports a failure: the flushes
+ * it would make are the thread's). A failed write reaches the caller at
+ * its next append, flush or close. Returns 0, or -1 when no thread could
+ * start (see tracefile_writer_error; w goes on writing in the caller's
+ * thread).
  */
 int tracefile_writer_background(struct tracefile_writer *w);
 
