@@ -147,7 +147,7 @@ echo "over all requests of a level, first wave included: replay opens the level'
 echo "connections before its clock starts. Beside it, the error over the requests that"
 echo "found their connection open, and how many measured requests had to connect anyway."
 echo "Reference figures published for other clients (4 cores): Rust +2.6 / +3.5 / +28 ms,"
-echo "Python +3.8 / +23.4 / +294 ms at C = 1 / 100 / 1000. Goal here (2 cores): ≤ 1 / 2 / 10 ms,"
+echo "Python +3.8 / +23.4 / +294 ms at C = 1 / 100 / 1000. Goal here (2 cores): ≤ 0.2 / 1 / 10 ms,"
 echo "and ≤ 1 ms at C = 64 (128 requests: a fresh level, half of it the first wave)."
 echo
 echo "The last two columns: the mock's CPU per token event over the same replays, and"
