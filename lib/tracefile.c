@@ -8,8 +8,9 @@
  *
  * In the background (tracefile_writer_background) an append only copies
  * its line into a queue; a thread of the writer's own takes the whole
- * queue at once, compresses and writes it, and is the only one to touch
- * the gzip stream until tracefile_writer_close has joined it.
+ * queue at once and compresses and writes it in steps. A caller that
+ * would have to wait for the thread takes the steps itself; whoever is in
+ * a step (bg->busy) is the only one to touch the gzip stream.
  */
 #define _GNU_SOURCE     /* SCHED_IDLE */ /* NOLINT(bugprone-reserved-identifier) */
 #include "tracefile.h"
@@ -36,6 +37,9 @@
  * measures), so it comes once for some seventy records, not for each; a
  * flush asked wakes it too. */
 #define WAKE_BYTES (64u << 10)
+/* Bytes written in one step (background_step): what a caller may have to
+ * wait for when the thread is in the middle of a step. */
+#define STEP_BYTES (64u << 10)
 #define READ_CHUNK (128u << 10)
 
 struct background;
@@ -61,6 +65,12 @@ struct background {
 	unsigned long asked;    /* flushes asked for, */
 	unsigned long flushed;  /* and done: 'asked' when the thread took it */
 	unsigned long soon;     /* the flush the last flush_soon asked for */
+	char *batch;            /* the lines taken: written up to batch_off */
+	size_t batch_len, batch_off, batch_cap;
+	unsigned long batch_asked;      /* 'asked' when it was taken, */
+	int batch_flush;        /* and whether a flush was asked by then */
+	int64_t taken_ns;       /* when a batch was last taken */
+	int busy;               /* a step is writing (the thread's, or a caller's) */
 	int closing;
 	int failed;             /* a write failed: 'error' says why */
 	char error[TRACEFILE_ERRLEN];
@@ -227,25 +237,84 @@ static int flush_due(struct tracefile_writer *w, char *error)
 	return flush_now(w, error);
 }
 
+/* Lines taken, written or not, asked for or not: work for a step. */
+static int background_work(const struct background *bg)
+{
+	return bg->batch_off < bg->batch_len || bg->len || bg->flushed != bg->asked;
+}
+
 /*
- * The background thread: takes the whole queue at once (its spare buffer
- * in exchange), writes it, and flushes when asked or a second after the
- * last flush. After a failed write it drops what comes, so that no caller
- * waits for it; they fail from then on.
+ * One step of the writing, with bg->lock and bg->busy clear: when the
+ * batch taken before is written, takes the queue whole as the next one
+ * (the old batch's buffer in exchange); then writes the next STEP_BYTES
+ * of the batch and, at its end, flushes if a flush was asked when it was
+ * taken, or a second after the last flush. 'busy' is set while it writes
+ * (whoever steps owns the gzip stream) and the lock is let go. After a
+ * failed write it drops what comes, so that no caller waits for it; they
+ * fail from then on.
+ */
+static void background_step(struct tracefile_writer *w)
+{
+	struct background *bg = w->bg;
+	size_t n;
+
+	if (bg->batch_off == bg->batch_len) {
+		char *buf = bg->batch;
+		size_t cap = bg->batch_cap;
+
+		bg->batch = bg->queue;
+		bg->batch_cap = bg->cap;
+		bg->batch_len = bg->len;
+		bg->batch_off = 0;
+		bg->batch_asked = bg->asked;
+		bg->batch_flush = bg->asked != bg->flushed;
+		bg->queue = buf;
+		bg->cap = cap;
+		bg->len = 0;
+		bg->taken_ns = clock_now_ns();
+	}
+	n = bg->batch_len - bg->batch_off;
+	if (n > STEP_BYTES)
+		n = STEP_BYTES;
+	if (!bg->failed) {
+		const char *from = bg->batch + bg->batch_off;
+		int end = n == bg->batch_len - bg->batch_off, flush = bg->batch_flush, rc;
+
+		bg->busy = 1;
+		pthread_mutex_unlock(&bg->lock);
+		rc = write_bytes(w, from, n, bg->error);
+		if (rc == 0 && end)
+			rc = flush ? flush_now(w, bg->error) : flush_due(w, bg->error);
+		pthread_mutex_lock(&bg->lock);
+		bg->busy = 0;
+		if (rc < 0)
+			bg->failed = 1;
+	}
+	bg->batch_off = bg->failed ? bg->batch_len : bg->batch_off + n;
+	if (bg->batch_off == bg->batch_len)
+		bg->flushed = bg->batch_asked;
+	else
+		pthread_cond_signal(&bg->wake); /* the rest: the thread's, unless a caller goes on */
+	pthread_cond_broadcast(&bg->done);
+}
+
+/*
+ * The background thread: steps while there is work (64 KiB queued, a
+ * flush asked, a batch half written), until the writer closes.
  *
  * It runs at the lowest priority there is (SCHED_IDLE, where the system
  * has it): it gets a core while no other thread wants one, and all but
  * never takes one from the caller's loop or from a server on the same
  * machine (replay at C = 1000: zlib's 60 ms for a closed loop's wave of
- * records would land in the next wave's TTFT). A busy machine makes it
- * late, not the measuring.
+ * records would land in the next wave's TTFT). So that a caller never
+ * waits long for a thread that a busy machine gives no time, a caller
+ * that would wait for it steps itself instead (background_help); it
+ * waits only for the step the thread is in, STEP_BYTES at most.
  */
 static void *background_main(void *arg)
 {
 	struct tracefile_writer *w = arg;
 	struct background *bg = w->bg;
-	char *spare = NULL;
-	size_t spare_cap = 0;
 #ifdef SCHED_IDLE
 	struct sched_param idle = { .sched_priority = 0 };
 
@@ -254,41 +323,13 @@ static void *background_main(void *arg)
 
 	pthread_mutex_lock(&bg->lock);
 	for (;;) {
-		unsigned long asked;
-		char *lines;
-		size_t len, cap;
-		int flush;
-
-		while (!bg->len && bg->flushed == bg->asked && !bg->closing)
+		while (bg->busy || (!background_work(bg) && !bg->closing))
 			pthread_cond_wait(&bg->wake, &bg->lock);
-		lines = bg->queue;
-		len = bg->len;
-		cap = bg->cap;
-		asked = bg->asked;
-		flush = asked != bg->flushed;
-		bg->queue = spare;
-		bg->cap = spare_cap;
-		bg->len = 0;
-		if (!bg->failed) {
-			int rc;
-
-			pthread_mutex_unlock(&bg->lock);
-			rc = write_bytes(w, lines, len, bg->error);
-			if (rc == 0)
-				rc = flush ? flush_now(w, bg->error) : flush_due(w, bg->error);
-			pthread_mutex_lock(&bg->lock);
-			if (rc < 0)
-				bg->failed = 1;
-		}
-		bg->flushed = asked;
-		pthread_cond_broadcast(&bg->done);
-		spare = lines;
-		spare_cap = cap;
-		if (bg->closing && !bg->len)
-			break;
+		if (!background_work(bg))
+			break;          /* closing, and everything written */
+		background_step(w);
 	}
 	pthread_mutex_unlock(&bg->lock);
-	free(spare);
 	return NULL;
 }
 
@@ -337,6 +378,16 @@ static int background_failed(struct tracefile_writer *w)
 	return 1;
 }
 
+/* For a caller that must wait for the thread (with bg->lock): takes a
+ * step itself, or waits for the end of the thread's. */
+static void background_help(struct tracefile_writer *w)
+{
+	if (w->bg->busy)
+		pthread_cond_wait(&w->bg->done, &w->bg->lock);
+	else
+		background_step(w);
+}
+
 /* Queues a line (json and its newline) for the background thread. */
 static int background_append(struct tracefile_writer *w, const char *json, size_t len)
 {
@@ -345,7 +396,7 @@ static int background_append(struct tracefile_writer *w, const char *json, size_
 
 	pthread_mutex_lock(&bg->lock);
 	while (!bg->failed && bg->len && bg->len + len + 1 > QUEUE_MAX)
-		pthread_cond_wait(&bg->done, &bg->lock);
+		background_help(w);
 	if (background_failed(w)) {
 		rc = -1;
 	} else if (bg->cap - bg->len < len + 1) {
@@ -374,10 +425,10 @@ static int background_append(struct tracefile_writer *w, const char *json, size_
 }
 
 /* Waits until flush 'ticket' is done (or a write failed); with bg->lock. */
-static void background_wait(struct background *bg, unsigned long ticket)
+static void background_wait(struct tracefile_writer *w, unsigned long ticket)
 {
-	while (!bg->failed && bg->flushed < ticket)
-		pthread_cond_wait(&bg->done, &bg->lock);
+	while (!w->bg->failed && w->bg->flushed < ticket)
+		background_help(w);
 }
 
 /* With 'ask': has the thread write and flush what is queued, and with
@@ -390,17 +441,19 @@ static int background_sync(struct tracefile_writer *w, int ask, int wait)
 	int rc;
 
 	pthread_mutex_lock(&bg->lock);
+	if (!ask && bg->len && clock_now_ns() - bg->taken_ns >= FLUSH_INTERVAL_NS)
+		pthread_cond_signal(&bg->wake);         /* less than 64 KiB, but due */
 	if (ask && !bg->failed) {
 		unsigned long mine;
 
 		if (!wait)
-			background_wait(bg, bg->soon);
+			background_wait(w, bg->soon);
 		mine = ++bg->asked;
 		if (!wait)
 			bg->soon = mine;
 		pthread_cond_signal(&bg->wake);
 		if (wait)
-			background_wait(bg, mine);
+			background_wait(w, mine);
 	}
 	rc = background_failed(w) ? -1 : 0;
 	pthread_mutex_unlock(&bg->lock);
@@ -415,6 +468,8 @@ static int background_end(struct tracefile_writer *w, char *err, size_t errlen)
 	int rc = 0;
 
 	pthread_mutex_lock(&bg->lock);
+	while (!bg->failed && (background_work(bg) || bg->busy))
+		background_help(w);
 	bg->closing = 1;
 	pthread_cond_signal(&bg->wake);
 	pthread_mutex_unlock(&bg->lock);
@@ -428,6 +483,7 @@ static int background_end(struct tracefile_writer *w, char *err, size_t errlen)
 	pthread_cond_destroy(&bg->wake);
 	pthread_mutex_destroy(&bg->lock);
 	free(bg->queue);
+	free(bg->batch);
 	free(bg);
 	w->bg = NULL;
 	return rc;

@@ -85,7 +85,8 @@ int tracefile_writer_flush(struct tracefile_writer *w);
 /* As tracefile_writer_flush, but a background writer's thread is only
  * asked to flush, for an event loop's once-a-second timer: it returns once
  * the flush the previous call asked for is done (long done, unless the
- * machine gave the thread no time since), so that everything appended
+ * machine gave the thread no time since: then the caller writes it), so
+ * that everything appended
  * before the previous call is on disk (see tracefile_writer_background). */
 int tracefile_writer_flush_soon(struct tracefile_writer *w);
 
@@ -95,18 +96,20 @@ int tracefile_writer_flush_soon(struct tracefile_writer *w);
  * The thread runs at the system's idle priority (SCHED_IDLE): beside a
  * thread that wants its core it gets a sliver of it (Linux weighs it at
  * some 0.3% of an ordinary thread). An append only copies its line into a
- * queue (it waits only when 16 MiB are queued and not yet taken) and
- * wakes the thread once 64 KiB are queued; the thread takes the queue
- * whole, writes it and flushes when it writes a second or more after its
- * last flush. tracefile_writer_flush returns once everything appended
+ * queue and wakes the thread once 64 KiB are queued; the thread takes the
+ * queue whole and writes it, flushing when asked, or when it writes a
+ * second or more after the last flush. tracefile_writer_flush returns once everything appended
  * before it is written and flushed; tracefile_writer_flush_soon asks for
  * that and waits only for what it asked the time before: called once a
  * second, it leaves a killed process without the last two seconds at
- * most (tracefile_writer_flush_if_due only reports a failure: the flushes
- * it would make are the thread's). A failed write reaches the caller at
- * its next append, flush or close. Returns 0, or -1 when no thread could
- * start (see tracefile_writer_error; w goes on writing in the caller's
- * thread).
+ * most; tracefile_writer_flush_if_due wakes the thread when a second has
+ * passed. Where a caller would wait for the thread (a flush, 16 MiB
+ * queued and not yet taken, close), it writes itself instead, but for
+ * the 64 KiB the thread may be in the middle of: a busy machine that
+ * gives the thread no time never holds the caller long. A failed write
+ * reaches the caller at its next append, flush or close. Returns 0, or -1
+ * when no thread could start (see tracefile_writer_error; w goes on
+ * writing in the caller's thread).
  */
 int tracefile_writer_background(struct tracefile_writer *w);
 
