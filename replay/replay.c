@@ -847,18 +847,26 @@ static void on_due(evutil_socket_t fd, short events, void *arg)
 	issue(arg);
 }
 
+/* Writes the records that wait and flushes the results file: waiting
+ * for it ('wait'), or as the tick does (tracefile_writer_flush_soon). */
+static void flush_results(struct level_run *lr, int wait)
+{
+	write_records(lr, lr->n_unwritten);
+	if ((wait ? tracefile_writer_flush(lr->out) : tracefile_writer_flush_soon(lr->out)) < 0 &&
+	    !lr->write_failed) {
+		fprintf(stderr, "\ntracebench replay: %s\n", tracefile_writer_error(lr->out));
+		lr->write_failed = 1;
+		stop_signal = -1;
+	}
+}
+
 static void on_tick(evutil_socket_t fd, short events, void *arg)
 {
 	struct level_run *lr = arg;
 
 	(void)fd;
 	(void)events;
-	write_records(lr, lr->n_unwritten);
-	if (tracefile_writer_flush_soon(lr->out) < 0 && !lr->write_failed) {
-		fprintf(stderr, "\ntracebench replay: %s\n", tracefile_writer_error(lr->out));
-		lr->write_failed = 1;
-		stop_signal = -1;
-	}
+	flush_results(lr, 0);
 	print_progress(lr, 0);
 }
 
@@ -1410,7 +1418,10 @@ static int run_level(struct level_run *lr, struct level_summary *s)
 	for (k = 0; lr->sruns && k < lr->sessions_started; k++)
 		session_end(&lr->sruns[k]);
 	event_del(lr->write_ev);
-	write_records(lr, lr->n_unwritten);
+	/* On disk before the next level, which may be another side's file
+	 * (A/B) and whose first tick is a second away: its row below says
+	 * its records are safe. */
+	flush_results(lr, 1);
 	print_progress(lr, 1);
 	summary_compute(lr->results, lr->finished, lr->level, NULL, s);
 	return 0;
