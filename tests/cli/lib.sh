@@ -39,24 +39,49 @@ within() {
 	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'
 }
 
-# Under valgrind (make valgrind) the mock and the client both run 20 to 50
-# times slower and their timers fire late, by up to hundreds of ms on a
-# first request: no upper bound on a latency or a lag says anything about
-# the code then. Lower bounds still hold (nothing gets faster), and every
-# check of counts, order and content runs as always.
-#
-# upper N: N, the upper bound of a time; under valgrind one that any run
-# meets, so that only the lower bound of the check is tested.
+# Two tiers of timing checks. A test of the code must not fail because the
+# host is busy: make test checks lower bounds (nothing gets faster than the
+# mock's schedule), orderings, counts, exact schedule arithmetic and
+# structural identities, which hold at any load. The tight upper bounds, a
+# latency or a lag within a few ms of the schedule, say as much about the
+# hour as about the code: they run only in the timing tier,
+# TB_TEST_TIMING=1 (make test-timing, one script at a time on a quiet
+# machine). Under valgrind the mock and the client run 20 to 50 times
+# slower, so even that tier leaves the upper bounds out.
+TIMING=""
+[ -n "${TB_TEST_TIMING:-}" ] && [ -z "$VG" ] && TIMING=1
+
+# upper N: N, the upper bound of a time, in the timing tier; elsewhere one
+# that any run meets, so that only the lower bound of the check is tested.
 upper() {
-	if [ -n "$VG" ]; then echo 1e15; else echo "$1"; fi
+	if [ -n "$TIMING" ]; then echo "$1"; else echo 1e15; fi
 }
-# True when the time $1 lies in [$2, $3] ($3 not checked under valgrind).
+# True when the time $1 lies in [$2, $3] ($3 checked in the timing tier
+# only; elsewhere the loose bound $4 when given: one that only a hang or a
+# broken schedule passes, never a busy host).
 within_time() {
-	within "$1" "$2" "$(upper "$3")"
+	if [ -z "$TIMING" ] && [ $# -ge 4 ] && [ -z "$VG" ]; then
+		within "$1" "$2" "$4"
+	else
+		within "$1" "$2" "$(upper "$3")"
+	fi
+}
+# True when the rate or mean $1 lies in [$2, $3] in the timing tier, and
+# within a factor of two of that band elsewhere: a figure a late timer
+# moves both ways (an achieved rate), where no bound holds at any load.
+roughly() {
+	if [ -n "$TIMING" ]; then
+		within "$1" "$2" "$3"
+	else
+		within "$1" "$(awk -v v="$2" 'BEGIN { print v / 2 }')" "$(awk -v v="$3" 'BEGIN { print v * 2 }')"
+	fi
 }
 # Appended to the description of a check whose upper bound is off.
 UPPER_NOTE=""
-[ -n "$VG" ] && UPPER_NOTE=" (valgrind: upper bound not checked)"
+[ -z "$TIMING" ] && UPPER_NOTE=" (upper bound: timing tier)"
+# Appended to the description of a check that roughly() loosens.
+ROUGH_NOTE=""
+[ -z "$TIMING" ] && ROUGH_NOTE=" (within 2x; the band: timing tier)"
 
 tb() {
 	$VG "$TB" "$@"

@@ -61,14 +61,22 @@ zcat "$WORK/timing.jsonl.gz" | sed -n '3,$s/.*"ttft_ns":\([0-9]*\).*/\1/p' >"$WO
 range=$(sort -n "$WORK/ttft" | awk '{ v[NR] = $1 / 1e6 }
 	END { printf "%.2f %.2f %.2f", v[1], (v[2] + v[3]) / 2, v[NR] }')
 set -- $range
-# A loaded machine may delay one of them by a scheduling slice: the median
-# must be within 2 ms, each within 10.
-check "recorded TTFT matches the mock's 50 ms: median $2 ms within 50..$hi" within "$2" 50 "$hi"
-check "and every one within 50..$((hi + 8)) ms (min $1, max $3)" sh -c \
-	"test \$(awk '\$1 >= 50e6 && \$1 <= $((hi + 8)) * 1e6' '$WORK/ttft' | wc -l) -eq 4"
+# None can come before the mock's 50 ms. A loaded machine may delay one
+# of them by a scheduling slice: in the timing tier the median must be
+# within 2 ms, each within 10.
+check "recorded TTFT matches the mock's 50 ms: median $2 ms within 50..$hi$UPPER_NOTE" within_time "$2" 50 "$hi"
+check "and every one within 50..$((hi + 8)) ms (min $1, max $3)$UPPER_NOTE" sh -c \
+	"test \$(awk '\$1 >= 50e6 && \$1 <= $(upper $((hi + 8))) * 1e6' '$WORK/ttft' | wc -l) -eq 4"
 gaps=$(zcat "$WORK/timing.jsonl.gz" | sed -n '3,$s/.*"itl_us":\[\([0-9,]*\)\].*/\1/p' | tr ',' '\n' |
 	awk '{ s += $1; n++ } END { printf "%.0f", s / n }')
-check "recorded gaps average the mock's 5 ms (got $gaps us)" within "$gaps" $((4500 / SLACK)) $((5500 * SLACK))
+# The mock's tokens are due at fixed times from the request's arrival, so a
+# first token that came late shortens the average gap: both bounds are the
+# timing tier's; any tier, the gaps exist and are not negative.
+if [ -n "$TIMING" ]; then
+	check "recorded gaps average the mock's 5 ms (got $gaps us)" within "$gaps" 4500 5500
+else
+	check "recorded gaps average a positive time (got $gaps us; 5 ms: timing tier)" within "${gaps:-x}" 1 1e15
+fi
 
 # ---- the recorded trace replays against the mock
 tb replay --endpoint "$ENDPOINT" -c 2 -n 5 --warmup 0 --quiet -o "$WORK/replayed.jsonl.gz" \

@@ -23,7 +23,7 @@ check "... and both views of TTFT and E2E" \
 	grep -q 'ms from the schedule, .* ms from the send; E2E .* from the send$' "$WORK/report.md"
 tb analyze report --db "$WORK/d.db" --format csv >"$WORK/r.csv"
 a=$(csv_field "$WORK/r.csv" achieved_req_s 1)
-check "achieved rate $a req/s is within 10% of 50" within "$a" $((45 / SLACK)) 55
+check "achieved rate $a req/s is within 10% of 50$ROUGH_NOTE" roughly "$a" $((45 / SLACK)) 55
 check "TTFT from the send is at most TTFT from the schedule (P99)" \
 	awk -v s="$(csv_field "$WORK/r.csv" p99_ttft_service_ms 1)" \
 	    -v t="$(csv_field "$WORK/r.csv" p99_ttft_ms 1)" 'BEGIN { exit !(s <= t + 1e-9) }'

@@ -27,16 +27,19 @@
 # storms that go side by side (about 35 s in all on a quiet machine).
 . tests/cli/lib.sh
 
-SEED=${TB_SEED:-$(date +%s)}
+# A fixed plan by default, so a failure repeats; TB_SEED picks another.
+SEED=${TB_SEED:-740}
 # Under valgrind a run takes seconds of start-up: 5 runs of each kind
 # still take every path there (signal handlers, exits, leak checks).
 RUNS=${STORM_RUNS:-20}
 [ -n "$VG" ] && RUNS=${STORM_RUNS:-5}
 echo "# $T: seed $SEED (TB_SEED=$SEED sh tests/cli/$T.sh repeats the plan)"
 
-# The loss bound: the flush tick (1 s) and half a second for scheduling;
-# under valgrind the ticks and the requests themselves run late.
-BOUND=$(awk -v s="$SLACK" 'BEGIN { print 1 + 0.5 * s }')
+# The loss bound: the flush tick (1 s) and half a second for scheduling in
+# the timing tier; under valgrind the ticks and the requests themselves run
+# late, and a busy host may hold a tick back by more than half a second,
+# so elsewhere the bound is the tick and two seconds.
+BOUND=$(awk -v s="$SLACK" -v t="$TIMING" 'BEGIN { print 1 + (t != "" ? 0.5 * s : 2 * s) }')
 # Replay's start (--start-at) is this far ahead of the launch; a start-up
 # that takes longer (under valgrind, or load) starts late, which is fine.
 LEAD=0.6
