@@ -250,7 +250,7 @@ static int analyze_plot(int argc, char **argv)
 static int analyze_compare(int argc, char **argv)
 {
 	struct analyze_options o;
-	struct compare_opts co = { VERDICT_MIN_EFFECT, VERDICT_RESAMPLES, VERDICT_SEED };
+	struct compare_opts co = { VERDICT_MIN_EFFECT, -1, VERDICT_RESAMPLES, VERDICT_SEED };
 	struct compare_result res = { 0 };
 	const char *before, *after;
 	char err[DB_ERRLEN], msg[256];
@@ -261,6 +261,7 @@ static int analyze_compare(int argc, char **argv)
 	if ((rc = analyze_options_parse("compare", &o, argc, argv)) != CLI_CONTINUE)
 		return rc;
 	co.min_effect = o.min_effect;
+	co.noise_pct = o.noise_pct;
 	before = o.args[0];
 	after = o.args[1];
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));

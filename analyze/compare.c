@@ -162,6 +162,47 @@ static int compare_has(const struct compare_side *s, int m, size_t i)
 	return !isnan(s->val[m][i]);
 }
 
+/*
+ * The figure a row shows, of the requests of s in repeat rep (-1: all of
+ * them): the p-th percentile of metric m (its gaps for ITL), or with m < 0
+ * the aggregate tok/s. buf has room for every value of s (s->n plus its
+ * gaps). NaN when there is none.
+ */
+static double compare_figure(const struct compare_side *s, int m, double p, int rep,
+			     double *buf)
+{
+	size_t i, j, n = 0;
+
+	if (m < 0) {
+		double tok = 0, wall = 0;
+
+		for (i = 0; i < s->n_repeats; i++) {
+			if (rep >= 0 && (size_t)rep != i)
+				continue;
+			tok += s->rep_tok[i];
+			wall += s->rep_wall[i];
+		}
+		return wall > 0 ? tok / wall : NAN;
+	}
+	for (i = 0; i < s->n; i++) {
+		if (rep >= 0 && s->repeat[i] != rep)
+			continue;
+		if (m == M_ITL) {
+			for (j = s->itl_start[i]; j < s->itl_start[i + 1]; j++)
+				buf[n++] = s->itl[j];
+		} else if (!isnan(s->val[m][i])) {
+			buf[n++] = s->val[m][i];
+		}
+	}
+	return n ? stats_select_percentile(buf, n, p) : NAN;
+}
+
+/* Room for compare_figure's values of s. */
+static size_t compare_figure_room(const struct compare_side *s)
+{
+	return s->n + s->itl_start[s->n] + 1;
+}
+
 /* A metric's sample of one side as verdict.c takes it (owned arrays). */
 struct compare_sample {
 	double *v;
@@ -210,6 +251,15 @@ static int compare_sample_init(struct compare_sample *x, const struct compare_si
 	return 0;
 }
 
+/* Runs at least this many make a history whose spread is noise. */
+#define COMPARE_HISTORY_MIN_RUNS 3
+
+/* The earlier runs of the experiment 'before' ran: their labels. */
+struct compare_history {
+	char **labels;
+	size_t n;
+};
+
 /* The rows of one level being made. */
 struct compare_ctx {
 	const struct compare_opts *o;
@@ -218,10 +268,17 @@ struct compare_ctx {
 	const size_t *pa, *pb;          /* pairs of requests, NULL: unpaired */
 	size_t n_pairs;
 	uint64_t seed;
+	int ab;                         /* the two sides of one A/B run */
+	const struct compare_history *history;  /* NULL: none */
 };
 
+/* The percentiles judged of every latency, and their names. */
+#define COMPARE_N_PCT 4
+static const double compare_pcts[COMPARE_N_PCT] = { 50, 90, 95, 99 };
+static const char *const compare_pct_names[COMPARE_N_PCT] = { "P50", "P90", "P95", "P99" };
+
 /*
- * The P50 and P99 rows of latency metric m. Paired when every request
+ * The P50, P90, P95 and P99 rows of latency metric m. Paired when every request
  * with a value on either side has its partner with a value on the other.
  */
 static int compare_latency_rows(const struct compare_ctx *c, int m, struct compare_row *w)
@@ -229,7 +286,7 @@ static int compare_latency_rows(const struct compare_ctx *c, int m, struct compa
 	struct compare_sample xa, xb;
 	size_t *ia = NULL, *ib = NULL, na = 0, nb = 0, np = 0, i, k;
 	struct verdict_opts vo = { c->min_effect, VERDICT_LEVEL, c->o->resamples, 0 };
-	static const double ps[2] = { 50, 99 };
+
 	int paired = 0, rc = -1;
 
 	memset(&xa, 0, sizeof(xa));
@@ -262,13 +319,16 @@ static int compare_latency_rows(const struct compare_ctx *c, int m, struct compa
 	}
 	if (compare_sample_init(&xa, c->a, m, ia, na) || compare_sample_init(&xb, c->b, m, ib, nb))
 		goto cleanup;
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < COMPARE_N_PCT; k++) {
 		w[k].metric = compare_metric_names[m];
-		w[k].stat = k ? "P99" : "P50";
+		w[k].stat = compare_pct_names[k];
 		w[k].unit = "ms";
+		w[k].m = m;
+		w[k].p = compare_pcts[k];
 		w[k].estimated = m == M_TPOT && (c->a->estimated || c->b->estimated);
-		vo.seed = c->seed + (uint64_t)m * 10 + k;
-		if (verdict_percentile(&xa.side, &xb.side, paired, ps[k], &vo, &w[k].v))
+		/* the seeds of P50 and P99 as before P90 and P95 came */
+		vo.seed = c->seed + (uint64_t)m * 10 + (k == 3 ? 1 : k ? 1 + k : 0);
+		if (verdict_percentile(&xa.side, &xb.side, paired, compare_pcts[k], &vo, &w[k].v))
 			goto cleanup;
 	}
 	rc = 0;
@@ -311,6 +371,7 @@ static int compare_rate_row(const struct compare_ctx *c, struct compare_row *w)
 	}
 	w->metric = "Agg tok/s";
 	w->stat = "";
+	w->m = -1;
 	w->unit = "tok/s";
 	w->higher_is_better = 1;
 	w->estimated = c->a->estimated || c->b->estimated;
@@ -324,26 +385,162 @@ cleanup:
 	return rc;
 }
 
-/* Room for the rows of a level: a P50 and a P99 of each latency, tok/s. */
-#define COMPARE_ROWS_PER_LEVEL (2 * M_ALL + 1)
+/* Room for the rows of a level: four percentiles of each latency, tok/s. */
+#define COMPARE_ROWS_PER_LEVEL (COMPARE_N_PCT * M_ALL + 1)
 
-double compare_min_effect(double given, size_t repeats_before, size_t repeats_after)
+double compare_min_effect(double given, int noise_measured)
 {
 	if (given >= 0)
 		return given;
-	return repeats_before >= 2 && repeats_after >= 2 ? VERDICT_MIN_EFFECT_REPEATS
-							 : VERDICT_MIN_EFFECT;
+	return noise_measured ? VERDICT_MIN_EFFECT_REPEATS : VERDICT_MIN_EFFECT;
+}
+
+/*
+ * The run-to-run noise of the rows w[0 .. n) of a level, on the log scale:
+ * sd[i] the standard deviation of row i's figure over the history's runs
+ * at this level (NaN where fewer than NOISE_MIN_RUNS have it); *df its
+ * degrees of freedom (the fewest). Returns 0, or an error of db_results.
+ */
+static int compare_history_sd(struct db *db, const struct compare_history *h, int level,
+			      const struct compare_row *w, size_t n, double *sd, size_t *df,
+			      char *err, size_t errlen)
+{
+	double *sum = calloc(n + 1, sizeof(double)), *sq = calloc(n + 1, sizeof(double));
+	size_t *cnt = calloc(n + 1, sizeof(size_t)), i, k, nr = 0;
+	struct result *r = NULL;
+	struct compare_side s;
+	double *buf = NULL, f;
+	int rc = DB_ERR_WORK;
+
+	memset(&s, 0, sizeof(s));
+	if (!sum || !sq || !cnt)
+		goto cleanup;
+	for (k = 0; k < h->n; k++) {
+		rc = db_results(db, h->labels[k], level, &r, &nr, err, errlen);
+		if (rc)
+			goto cleanup;
+		rc = DB_ERR_WORK;
+		if (compare_side_fill(&s, r, nr))
+			goto cleanup;
+		free(buf);
+		if (!(buf = malloc(compare_figure_room(&s) * sizeof(double))))
+			goto cleanup;
+		for (i = 0; s.ok && i < n; i++) {
+			f = compare_figure(&s, w[i].m, w[i].p, -1, buf);
+			if (f > 0 && isfinite(f)) {
+				sum[i] += log(f);
+				sq[i] += log(f) * log(f);
+				cnt[i]++;
+			}
+		}
+		compare_side_release(&s);
+		db_results_free(r, nr);
+		r = NULL;
+	}
+	*df = SIZE_MAX;
+	for (i = 0; i < n; i++) {
+		double mean = cnt[i] ? sum[i] / (double)cnt[i] : 0;
+
+		sd[i] = NAN;
+		if (cnt[i] < COMPARE_HISTORY_MIN_RUNS)
+			continue;
+		sd[i] = sqrt(fmax(0.0, (sq[i] - (double)cnt[i] * mean * mean) / (double)(cnt[i] - 1)));
+		if (cnt[i] - 1 < *df)
+			*df = cnt[i] - 1;
+	}
+	rc = DB_OK;
+cleanup:
+	if (rc == DB_ERR_WORK)
+		errmsg_set(err, errlen, "measuring the noise at C=%d: out of memory", level);
+	compare_side_release(&s);
+	db_results_free(r, nr);
+	free(buf);
+	free(sum);
+	free(sq);
+	free(cnt);
+	return rc;
+}
+
+/*
+ * The noise of the rows w[0 .. n) of one level (see verdict_noise): an A/B
+ * run's blocks; else --noise; else the history's spread; else none, and a
+ * faster or slower is held back.
+ */
+static int compare_noise(struct db *db, const struct compare_ctx *c, int level,
+			 struct compare_row *w, size_t n, struct compare_level *lv, char *err,
+			 size_t errlen)
+{
+	struct verdict_opts vo = { c->min_effect, VERDICT_LEVEL, c->o->resamples, 0 };
+	double *buf = NULL, *sa = NULL, *sb = NULL, *sd = NULL;
+	size_t i, r, blocks = c->a->n_repeats, df = 0;
+	int rc = DB_ERR_WORK;
+
+	if (c->ab && blocks >= 2 && c->b->n_repeats == blocks) {
+		buf = malloc((compare_figure_room(c->a) + compare_figure_room(c->b)) *
+			     sizeof(double));
+		sa = malloc(blocks * sizeof(double));
+		sb = malloc(blocks * sizeof(double));
+		if (!buf || !sa || !sb)
+			goto nomem;
+		lv->noise = VERDICT_NOISE_BLOCKS;
+		for (i = 0; i < n; i++) {
+			if (w[i].v.outcome == VERDICT_NA)
+				continue;
+			for (r = 0; r < blocks; r++) {
+				sa[r] = compare_figure(c->a, w[i].m, w[i].p, (int)r, buf);
+				sb[r] = compare_figure(c->b, w[i].m, w[i].p, (int)r, buf);
+			}
+			if (!verdict_blocks(sa, sb, blocks, &vo, w[i].higher_is_better, &w[i].v))
+				verdict_hold(&w[i].v);
+		}
+	} else if (c->o->noise_pct >= 0) {
+		lv->noise = VERDICT_NOISE_GIVEN;
+		for (i = 0; i < n; i++)
+			verdict_widen(&w[i].v, log1p(c->o->noise_pct / 100.0), 1.959964,
+				      VERDICT_NOISE_GIVEN, &vo, w[i].higher_is_better);
+	} else if (c->history && c->history->n >= COMPARE_HISTORY_MIN_RUNS) {
+		if (!(sd = malloc((n + 1) * sizeof(double))))
+			goto nomem;
+		rc = compare_history_sd(db, c->history, level, w, n, sd, &df, err, errlen);
+		if (rc)
+			goto cleanup;
+		lv->noise = VERDICT_NOISE_HISTORY;
+		lv->history_runs = df + 1;
+		for (i = 0; i < n; i++) {
+			if (isnan(sd[i]))
+				verdict_hold(&w[i].v);
+			else
+				verdict_widen(&w[i].v, sd[i], stats_t975((double)df),
+					      VERDICT_NOISE_HISTORY, &vo, w[i].higher_is_better);
+		}
+	} else {
+		lv->noise = VERDICT_NOISE_NONE;
+		for (i = 0; i < n; i++)
+			verdict_hold(&w[i].v);
+	}
+	rc = DB_OK;
+	goto cleanup;
+nomem:
+	errmsg_set(err, errlen, "measuring the noise at C=%d: out of memory", level);
+cleanup:
+	free(buf);
+	free(sa);
+	free(sb);
+	free(sd);
+	return rc;
 }
 
 /* Compares one level; appends its rows to out->rows (room reserved). */
 static int compare_level(struct db *db, const char *before, const char *after, int level,
-			 const struct compare_opts *o, struct compare_result *out,
-			 struct compare_level *lv, char *err, size_t errlen)
+			 const struct compare_opts *o, int ab, const struct compare_history *history,
+			 struct compare_result *out, struct compare_level *lv, char *err,
+			 size_t errlen)
 {
 	struct result *ra = NULL, *rb = NULL;
 	struct compare_side a, b;
 	struct compare_row *w = &out->rows[out->n_rows];
-	struct compare_ctx c = { o, 0, &a, &b, NULL, NULL, 0, o->seed + (uint64_t)level * 1000 };
+	struct compare_ctx c = { o, 0, &a, &b, NULL, NULL, 0, o->seed + (uint64_t)level * 1000,
+				 0, NULL };
 	size_t na = 0, nb = 0, *pa = NULL, *pb = NULL, m, rows;
 	int rc, p;
 
@@ -364,7 +561,11 @@ static int compare_level(struct db *db, const char *before, const char *after, i
 	lv->failed_after = b.failed;
 	lv->estimated_before = a.estimated;
 	lv->estimated_after = b.estimated;
-	lv->min_effect = c.min_effect = compare_min_effect(o->min_effect, a.n_repeats, b.n_repeats);
+	c.ab = ab;
+	c.history = history;
+	lv->min_effect = c.min_effect = compare_min_effect(o->min_effect,
+		(ab && a.n_repeats >= 2 && a.n_repeats == b.n_repeats) || o->noise_pct >= 0 ||
+		(history && history->n >= COMPARE_HISTORY_MIN_RUNS));
 	if (!a.ok || !b.ok)
 		goto cleanup;   /* no verdict: the printer says why */
 	p = verdict_pair(a.trace_id, a.repeat, a.n, b.trace_id, b.repeat, b.n, &pa, &pb,
@@ -378,16 +579,19 @@ static int compare_level(struct db *db, const char *before, const char *after, i
 	}
 	memset(w, 0, COMPARE_ROWS_PER_LEVEL * sizeof(*w));
 	for (m = 0; m < M_LATENCIES; m++)
-		if (compare_latency_rows(&c, (int)m, &w[2 * m]))
+		if (compare_latency_rows(&c, (int)m, &w[COMPARE_N_PCT * m]))
 			goto nomem;
-	if (compare_rate_row(&c, &w[2 * M_LATENCIES]))
+	if (compare_rate_row(&c, &w[COMPARE_N_PCT * M_LATENCIES]))
 		goto nomem;
-	rows = 2 * M_LATENCIES + 1;
-	for (m = M_LATENCIES; a.sessions && b.sessions && m < M_ALL; m++, rows += 2)
+	rows = COMPARE_N_PCT * M_LATENCIES + 1;
+	for (m = M_LATENCIES; a.sessions && b.sessions && m < M_ALL; m++, rows += COMPARE_N_PCT)
 		if (compare_latency_rows(&c, (int)m, &w[rows]))
 			goto nomem;
 	for (m = 0; m < rows; m++)
 		w[m].level = level;
+	rc = compare_noise(db, &c, level, w, rows, lv, err, errlen);
+	if (rc)
+		goto cleanup;
 	out->n_rows += rows;
 	lv->compared = 1;
 	goto cleanup;
@@ -442,9 +646,17 @@ static void compare_json_value(const cJSON *item, char *buf, size_t len)
 	cJSON_free(s);
 }
 
+/* Parameters two runs of one command differ in by design: each run draws
+ * its salts, and an A/B run's labels and order are its own. */
+static int compare_by_design(const char *key)
+{
+	return !strcmp(key, "salt_seed") || !strcmp(key, "ab");
+}
+
 /*
  * "repeat 1 vs 3, requests null vs 40": the parameters that differ, key
- * by key (the keys of a, then those only b has), into buf.
+ * by key (the keys of a, then those only b has), into buf; those that
+ * differ by design left out.
  */
 static void compare_params_diff(const char *pa, const char *pb, char *buf, size_t len)
 {
@@ -461,7 +673,7 @@ static void compare_params_diff(const char *pa, const char *pb, char *buf, size_
 		cJSON_ArrayForEach(it, from) {
 			const cJSON *peer = cJSON_GetObjectItemCaseSensitive(other, it->string);
 
-			if (pass && peer)
+			if ((pass && peer) || compare_by_design(it->string))
 				continue;       /* compared in the first pass */
 			if (peer && cJSON_Compare(it, peer, 1))
 				continue;
@@ -478,10 +690,104 @@ static void compare_params_diff(const char *pa, const char *pb, char *buf, size_
 	cJSON_Delete(b);
 }
 
+/* params.NAME of a run as a number; NaN when absent. */
+static double compare_param_number(const char *params, const char *name)
+{
+	cJSON *j = cJSON_Parse(params ? params : "{}");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, name);
+	double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+
+	cJSON_Delete(j);
+	return d;
+}
+
+/* Are a and b two runs of one experiment: one endpoint, trace and set of
+ * parameters, but for what differs by design? */
+static int compare_same_experiment(const struct db_run *a, const struct db_run *b)
+{
+	char diff[64];
+
+	if (compare_str_differ(a->endpoint, b->endpoint) ||
+	    compare_str_differ(a->trace_digest, b->trace_digest))
+		return 0;
+	compare_params_diff(a->params, b->params, diff, sizeof(diff));
+	return diff[0] == '\0';
+}
+
+/* Are a and b the two sides of one A/B run (params.ab.labels)? */
+static int compare_ab_sides(const struct db_run *a, const struct db_run *b)
+{
+	cJSON *j = cJSON_Parse(a->params ? a->params : "{}");
+	const cJSON *ab = cJSON_GetObjectItemCaseSensitive(j, "ab");
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(ab, "labels"), *it;
+	int seen = 0;
+
+	cJSON_ArrayForEach(it, labels) {
+		if (cJSON_IsString(it) && !strcmp(it->valuestring, a->label))
+			seen |= 1;
+		else if (cJSON_IsString(it) && !strcmp(it->valuestring, b->label))
+			seen |= 2;
+	}
+	cJSON_Delete(j);
+	return seen == 3 && !compare_str_differ(a->params, b->params);
+}
+
+static void compare_history_release(struct compare_history *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		free(h->labels[i]);
+	free(h->labels);
+	memset(h, 0, sizeof(*h));
+}
+
+/* The runs of before's experiment in the database, before itself among
+ * them and 'after' not (it is what is being judged). */
+static int compare_history_find(struct db *db, const struct db_run *before, const char *after,
+				struct compare_history *h, char *err, size_t errlen)
+{
+	struct db_run *all = NULL;
+	size_t n = 0, i;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	rc = db_runs(db, NULL, &all, &n, err, errlen);
+	if (rc)
+		return rc;
+	if (!(h->labels = calloc(n + 1, sizeof(char *))))
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(all[i].label, after) || !compare_same_experiment(before, &all[i]))
+			continue;
+		if (!(h->labels[h->n] = strdup(all[i].label)))
+			goto nomem;
+		h->n++;
+	}
+	db_runs_free(all, n);
+	return DB_OK;
+nomem:
+	db_runs_free(all, n);
+	compare_history_release(h);
+	errmsg_set(err, errlen, "finding the runs of '%s': out of memory", before->label);
+	return DB_ERR_WORK;
+}
+
 static int compare_warnings(struct compare_result *r, const struct db_run *a,
 			    const struct db_run *b)
 {
 	char diff[1024];
+	double sa = compare_param_number(a->params, "salt_seed");
+	double sb = compare_param_number(b->params, "salt_seed");
+
+	/* The same salts against one server: the later run's prompts were in
+	 * the prefix cache the earlier one filled. */
+	if (!isnan(sa) && sa == sb && !compare_str_differ(a->endpoint, b->endpoint) &&
+	    compare_add_warning(r, "both runs salted their prompts with salt seed %.0f against "
+				"%s: the later one found the earlier one's prompts in the "
+				"server's prefix cache, and its TTFT is not comparable (give "
+				"neither run --salt-seed)", sa, a->endpoint ? a->endpoint : "one endpoint"))
+		return -1;
 
 	if (compare_str_differ(a->trace_digest, b->trace_digest) &&
 	    compare_add_warning(r, "the runs replayed different traces (digest %s vs %s): "
@@ -534,8 +840,9 @@ int compare_runs(struct db *db, const char *before, const char *after,
 		 size_t errlen)
 {
 	struct compare_result r = { 0 };
+	struct compare_history history = { 0 };
 	struct db_run *ra = NULL, *rb = NULL;
-	int *la = NULL, *lb = NULL;
+	int *la = NULL, *lb = NULL, ab;
 	size_t nra = 0, nrb = 0, nla = 0, nlb = 0, i, j;
 	int rc;
 
@@ -547,8 +854,13 @@ int compare_runs(struct db *db, const char *before, const char *after,
 		rc = db_levels(db, before, &la, &nla, err, errlen);
 	if (!rc)
 		rc = db_levels(db, after, &lb, &nlb, err, errlen);
+	if (!rc)
+		rc = compare_history_find(db, &ra[0], after, &history, err, errlen);
 	if (rc)
 		goto cleanup;
+	ab = compare_ab_sides(&ra[0], &rb[0]);
+	r.ab = ab;
+	r.history_runs = history.n;
 	/* A search over rates probes rates of its own: its levels pair with no
 	 * other run's. */
 	nla = compare_drop_rate_levels(la, nla);
@@ -570,7 +882,8 @@ int compare_runs(struct db *db, const char *before, const char *after,
 			struct compare_level *lv = &r.levels[r.n_levels++];
 
 			lv->level = la[i];
-			rc = compare_level(db, before, after, la[i], o, &r, lv, err, errlen);
+			rc = compare_level(db, before, after, la[i], o, ab, &history, &r, lv, err,
+					   errlen);
 			if (rc)
 				goto cleanup;
 			i++;
@@ -592,6 +905,7 @@ nomem:
 	rc = DB_ERR_WORK;
 cleanup:
 	compare_result_release(&r);
+	compare_history_release(&history);
 	db_runs_free(ra, nra);
 	db_runs_free(rb, nrb);
 	free(la);
@@ -654,16 +968,18 @@ void compare_describe(const struct compare_row *w, char *buf, size_t len)
 		 change);
 }
 
-/* The verdict cell: the outcome, "n/a" saying why. */
+/* The verdict cell: the outcome; "n/a" saying how many requests it needs;
+ * a change that unmeasured noise held back marked so. */
 static void compare_verdict_cell(char *buf, size_t len, const struct compare_row *w)
 {
-	size_t need = !strcmp(w->stat, "P99") ? VERDICT_TAIL_REQUESTS : VERDICT_MIN_REQUESTS;
 	size_t fewer = w->v.n_before < w->v.n_after ? w->v.n_before : w->v.n_after;
 
-	if (w->v.outcome != VERDICT_NA)
+	if (w->v.held)
+		snprintf(buf, len, "inconclusive (noise not measured)");
+	else if (w->v.outcome != VERDICT_NA)
 		snprintf(buf, len, "%s", verdict_outcome_name(w->v.outcome));
-	else if (fewer < need)
-		snprintf(buf, len, "n/a (%zu < %zu requests)", fewer, need);
+	else if (w->v.needed && fewer < w->v.needed)
+		snprintf(buf, len, "n/a (%zu < %zu requests a side)", fewer, w->v.needed);
 	else
 		snprintf(buf, len, "n/a");
 }
@@ -674,7 +990,7 @@ struct compare_table_row {
 	const char *labels[2];          /* before, after */
 	const struct compare_row *w;
 	const struct compare_level *lv; /* NULL if none */
-	char level[16], metric[32], change[64], verdict[64];
+	char level[16], metric[32], change[64], verdict[96];
 };
 
 #define CMP_ROW(row) ((const struct compare_table_row *)(row))
@@ -714,6 +1030,12 @@ static const char *col_cmp_outcome(const void *row, size_t arg)
 	return verdict_outcome_name(CMP_ROW(row)->w->v.outcome);
 }
 
+static const char *col_cmp_noise(const void *row, size_t arg)
+{
+	(void)arg;
+	return verdict_noise_name(CMP_ROW(row)->w->v.noise);
+}
+
 /* The numbers of a row, arg as in the switch. */
 static double col_cmp_num(const void *row, size_t arg)
 {
@@ -732,6 +1054,8 @@ static double col_cmp_num(const void *row, size_t arg)
 	case 8: return w->v.change_pct;
 	case 9: return w->v.lo;
 	case 10: return w->v.hi;
+	case 12: return w->v.held;
+	case 13: return (double)w->v.needed;
 	default: return w->estimated;
 	}
 }
@@ -764,6 +1088,9 @@ static const struct table_col compare_cols[] = {
 	CMP_CELL("Verdict", 0, TABLE_LEFT, verdict),
 	{ .key = "verdict", .str = col_cmp_outcome },
 	CMP_NUM("tokens_estimated", 0, TABLE_BOOL, 11),
+	{ .key = "noise", .str = col_cmp_noise },
+	CMP_NUM("held", 0, TABLE_BOOL, 12),
+	CMP_NUM("requests_needed", 0, 0, 13),
 };
 
 /* A level of the JSON "levels" array. */
@@ -774,9 +1101,16 @@ static double col_lv_num(const void *row, size_t arg)
 		lv->level, lv->compared, (double)lv->repeats_before, (double)lv->repeats_after,
 		lv->paired, (double)lv->ok_before, (double)lv->ok_after,
 		(double)lv->failed_before, (double)lv->failed_after, lv->min_effect,
+		(double)lv->history_runs,
 	};
 
 	return v[arg];
+}
+
+static const char *col_lv_noise(const void *row, size_t arg)
+{
+	(void)arg;
+	return verdict_noise_name(((const struct compare_level *)row)->noise);
 }
 
 #define LV(k, fl, a) { .key = (k), .flags = (fl), .num = col_lv_num, .arg = (a) }
@@ -786,6 +1120,8 @@ static const struct table_col compare_level_cols[] = {
 	LV("repeats_after", 0, 3), LV("paired", TABLE_BOOL, 4), LV("ok_before", 0, 5),
 	LV("ok_after", 0, 6), LV("failed_before", 0, 7), LV("failed_after", 0, 8),
 	{ .key = "min_effect_pct", .csv_decimals = 3, .num = col_lv_num, .arg = 9 },
+	{ .key = "noise", .str = col_lv_noise },
+	LV("history_runs", 0, 10),
 };
 
 /* Why a level got no rows: "C=4: no successful request in 'after' (8 failed)". */
@@ -848,13 +1184,45 @@ static void compare_print_threshold(FILE *out, const struct compare_result *r)
 	if (r->min_effect >= 0)
 		fprintf(out, "Verdicts against --min-effect %g%%", r->min_effect);
 	else if (lo != hi)
-		fprintf(out, "Verdicts against --min-effect %g%% where both sides have repeats, "
-			"%g%% where not (the defaults)", lo, hi);
+		fprintf(out, "Verdicts against --min-effect %g%% where the run-to-run noise is "
+			"measured, %g%% where not (the defaults)", lo, hi);
 	else
 		fprintf(out, "Verdicts against --min-effect %g%% (the default %s)", lo,
-			lo == VERDICT_MIN_EFFECT_REPEATS ? "with repeats on both sides" :
-			"with one run a side");
+			lo == VERDICT_MIN_EFFECT_REPEATS ? "where the run-to-run noise is measured" :
+			"where it is not");
 	fputs(", 95% intervals of the change; ", out);
+}
+
+/* The line saying where the run-to-run noise came from, level by level. */
+static void compare_print_noise(FILE *out, const struct compare_result *r, size_t min_rep,
+				size_t max_rep)
+{
+	size_t i, count[VERDICT_NOISE_GIVEN + 1] = { 0 }, runs = 0;
+
+	for (i = 0; i < r->n_levels; i++) {
+		if (!r->levels[i].compared)
+			continue;
+		count[r->levels[i].noise]++;
+		if (r->levels[i].noise == VERDICT_NOISE_HISTORY && r->levels[i].history_runs > runs)
+			runs = r->levels[i].history_runs;
+	}
+	if (count[VERDICT_NOISE_BLOCKS])
+		fprintf(out, "Run-to-run noise: an A/B run's %zu interleaved blocks, paired block by "
+			"block%s.\n", min_rep, count[VERDICT_NOISE_BLOCKS] < r->n_levels ?
+			" where both sides have two or more" : "");
+	if (count[VERDICT_NOISE_GIVEN])
+		fputs("Run-to-run noise: as given (--noise).\n", out);
+	if (count[VERDICT_NOISE_HISTORY])
+		fprintf(out, "Run-to-run noise: the spread of up to %zu runs of the before run's "
+			"experiment in the database (same endpoint, trace and parameters).\n", runs);
+	if (count[VERDICT_NOISE_NONE])
+		fprintf(out, "Run-to-run noise was not measured%s: a change is 'inconclusive', not "
+			"'faster' or 'slower'. Measure it: an A/B run with --repeat 3 "
+			"(replay -e A -e B), or %d runs of the before command (%zu here), or "
+			"--noise PCT.%s\n",
+			count[VERDICT_NOISE_NONE] < r->n_levels ? " at some levels" : "",
+			COMPARE_HISTORY_MIN_RUNS, r->history_runs,
+			max_rep >= 2 && !r->ab ? " Repeats adjacent in time do not measure it." : "");
 }
 
 /* The lines above a text or Markdown table: how the verdicts were made. */
@@ -890,13 +1258,7 @@ static void compare_print_head(FILE *out, const char *before, const char *after,
 		fputs("requests paired by trace id where both runs replayed the same ones.\n", out);
 	else
 		fputs("unpaired (the runs replayed different requests).\n", out);
-	if (min_rep >= 2)
-		fprintf(out, "%zu or more repeats a side: the noise between runs is measured.\n",
-			min_rep);
-	else
-		fprintf(out, "One run a side%s: run-to-run noise was not measured and the verdicts "
-			"lean on --min-effect; replay --repeat 3 for a gate.\n",
-			max_rep >= 2 ? " at some level" : "");
+	compare_print_noise(out, r, min_rep, max_rep);
 	if (estimated)
 		fputs("*: token counts estimated from the stream (the server reported no usage).\n",
 		      out);
@@ -952,9 +1314,9 @@ static int compare_has_turns(const struct compare_result *r)
 
 static const char compare_legend[] =
 	"same: the interval lies inside +-min-effect; faster/slower: beyond it; "
-	"inconclusive: it straddles the threshold (run more requests or use --repeat). "
-	"P50 needs 5 requests a side, P99 200 (ITL counts requests, not gaps). Agg tok/s is "
-	"tokens / wall time; over the repeats' own values when both runs have two or more.\n";
+	"inconclusive: it straddles the threshold (run more requests or repeats), or the "
+	"run-to-run noise was not measured. P50 needs 5 requests a side, P90 20, P95 40, "
+	"P99 200 (ITL counts requests, not gaps). Agg tok/s is tokens / wall time.\n";
 
 /* Fills row with the compare_row w of r and its text cells. */
 static void compare_table_row(struct compare_table_row *row, const struct compare_result *r,

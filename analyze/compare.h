@@ -23,6 +23,7 @@
 struct compare_opts {
 	double min_effect;      /* percent: smaller changes are "same"; < 0: the
 				 * default of each level (compare_min_effect) */
+	double noise_pct;       /* --noise: one run's relative SD, percent; < 0: measure it */
 	unsigned resamples;
 	uint64_t seed;
 };
@@ -34,6 +35,8 @@ struct compare_row {
 	const char *stat;       /* "P50", "P99"; "" for throughput (static) */
 	const char *unit;       /* "ms", "tok/s" (static) */
 	int higher_is_better;   /* throughput */
+	int m;                  /* the metric, compare.c's; < 0 throughput */
+	double p;               /* the percentile of a latency */
 	int estimated;          /* rests on token counts a side estimated (no usage) */
 	struct verdict v;
 };
@@ -47,6 +50,8 @@ struct compare_level {
 	size_t ok_before, ok_after, failed_before, failed_after;
 	int estimated_before, estimated_after;
 	double min_effect;      /* percent: the threshold its verdicts used */
+	enum verdict_noise noise;   /* where its run-to-run noise came from */
+	size_t history_runs;    /* runs the history's noise was measured over */
 };
 
 struct compare_result {
@@ -57,16 +62,18 @@ struct compare_result {
 	char **warnings;        /* owned: different traces, parameters, levels */
 	size_t n_warnings;
 	double min_effect;      /* as given, or < 0: each level's default */
+	int ab;                 /* the runs are the two sides of one A/B run */
+	size_t history_runs;    /* runs of before's experiment (after not counted) */
 };
 
 void compare_result_release(struct compare_result *r);
 
 /*
  * The --min-effect of a level: 'given' when it is >= 0, else the default,
- * VERDICT_MIN_EFFECT_REPEATS when both sides have two or more repeats
- * there (the noise between runs is measured), VERDICT_MIN_EFFECT when not.
+ * VERDICT_MIN_EFFECT_REPEATS where the run-to-run noise is measured (an
+ * A/B run's blocks, --noise, the history), VERDICT_MIN_EFFECT where not.
  */
-double compare_min_effect(double given, size_t repeats_before, size_t repeats_after);
+double compare_min_effect(double given, int noise_measured);
 
 /*
  * Compares the runs labelled 'before' and 'after'. Returns DB_OK and

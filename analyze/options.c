@@ -41,32 +41,39 @@ static const char analyze_usage_text[] =
 
 static const char compare_usage_text[] =
 	"usage: tracebench analyze compare --db FILE [--format FMT] [--min-effect PCT]\n"
-	"                                  [--fail-on-regression PCT] BEFORE AFTER\n"
+	"                                  [--noise PCT] [--fail-on-regression PCT]\n"
+	"                                  BEFORE AFTER\n"
 	"\n"
-	"Compare two runs (by label) level by level: the P50 and P99 of TTFT, TTFA,\n"
-	"TPOT, ITL and E2E, and aggregate tok/s (tokens / wall time), before and\n"
-	"after, the change with its 95% interval, and a verdict per number: 'same'\n"
-	"(the interval lies inside +-min-effect), 'faster' or 'slower' (beyond it),\n"
-	"'inconclusive' (it straddles the threshold: run more requests or repeats),\n"
-	"or 'n/a' (too few requests: P50 needs 5 a side, P99 200). Repeats (replay\n"
-	"--repeat) are the unit of noise; requests are paired by trace id when both\n"
-	"runs replayed the same ones. Seeded: the same database gives the same\n"
+	"Compare two runs (by label) level by level: the P50, P90, P95 and P99 of\n"
+	"TTFT, TTFA, TPOT, ITL and E2E, and aggregate tok/s (tokens / wall time),\n"
+	"before and after, the change with its 95% interval, and a verdict per\n"
+	"number: 'same' (the interval lies inside +-min-effect), 'faster' or\n"
+	"'slower' (beyond it), 'inconclusive' (it straddles the threshold, or the\n"
+	"run-to-run noise was not measured), or 'n/a' (too few requests: P50 needs\n"
+	"5 a side, P90 20, P95 40, P99 200). Requests are paired by trace id when\n"
+	"both runs replayed the same ones. Seeded: the same database gives the same\n"
 	"verdicts. Warns when the runs replayed different traces or used different\n"
 	"parameters.\n"
+	"\n"
+	"A figure moves between runs of an unchanged server by more than its own\n"
+	"requests show, so 'faster' and 'slower' need that noise measured: the two\n"
+	"sides of an A/B run (replay -e A -e B --repeat 3) are paired block by\n"
+	"block; other runs take it from the runs of BEFORE's experiment in the\n"
+	"database (3 or more runs of the same endpoint, trace and parameters), or\n"
+	"from --noise. Without it, a change is 'inconclusive' and the text says so.\n"
 	"\n"
 	"options:\n"
 	"  -d, --db FILE                  the database to read\n"
 	"  -f, --format FMT               text (default), markdown, csv or json\n"
 	"  -m, --min-effect PCT           smallest change that matters, in percent;\n"
-	"                                 smaller ones are 'same'. Default 1 at a\n"
-	"                                 level where both runs have 2 or more\n"
-	"                                 repeats, else 3 (2 more for the run-to-run\n"
-	"                                 noise one run a side cannot measure)\n"
+	"                                 smaller ones are 'same'. Default 1 where\n"
+	"                                 the run-to-run noise is measured, else 3\n"
+	"  -n, --noise PCT                one run's figures vary by PCT percent\n"
+	"                                 (standard deviation) between runs of an\n"
+	"                                 unchanged server: use that, not the history\n"
 	"  -F, --fail-on-regression PCT   exit 1 when a verdict is 'slower' by more\n"
 	"                                 than PCT percent, one line per regression\n"
-	"                                 on stderr. Reliable with --repeat 3 or more\n"
-	"                                 on both sides (run-to-run noise measured);\n"
-	"                                 with one run a side it leans on --min-effect\n"
+	"                                 on stderr\n"
 	"  -h, --help                     show this help\n"
 	"\n"
 	"exit status: 0 done (no regression), 1 a regression beyond PCT or the work\n"
@@ -282,7 +289,7 @@ static int take_plot(void *opts, int c, char *arg, char *msg, size_t len)
 	}
 }
 
-/* compare: --db, --format, --min-effect, --fail-on-regression. */
+/* compare: --db, --format, --min-effect, --noise, --fail-on-regression. */
 static int take_compare(void *opts, int c, char *arg, char *msg, size_t len)
 {
 	struct analyze_options *o = opts;
@@ -294,6 +301,11 @@ static int take_compare(void *opts, int c, char *arg, char *msg, size_t len)
 		if (cli_parse_double(arg, 0, 100, &o->min_effect) == 0)
 			return 0;
 		snprintf(msg, len, "bad --min-effect '%s' (a percentage from 0 to 100, e.g. 3)", arg);
+		return -1;
+	case 'n':
+		if (cli_parse_double(arg, 0, 100, &o->noise_pct) == 0)
+			return 0;
+		snprintf(msg, len, "bad --noise '%s' (a percentage from 0 to 100, e.g. 4)", arg);
 		return -1;
 	case 'F':
 		if (cli_parse_double(arg, 0, 1e9, &o->fail_pct) == 0)
@@ -335,6 +347,7 @@ static const struct option compare_longopts[] = {
 	{ "db", required_argument, NULL, 'd' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "min-effect", required_argument, NULL, 'm' },
+	{ "noise", required_argument, NULL, 'n' },
 	{ "fail-on-regression", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -421,7 +434,7 @@ static const struct analyze_sub {
 	  { "tracebench analyze plot", ":d:r:o:f:h", plot_longopts, take_plot },
 	  TABLE_TEXT, 0, check_plot },
 	{ "compare", compare_usage_text,
-	  { "tracebench analyze compare", ":d:f:m:F:h", compare_longopts, take_compare },
+	  { "tracebench analyze compare", ":d:f:m:n:F:h", compare_longopts, take_compare },
 	  TABLE_TEXT, 1, check_compare },
 };
 
@@ -442,6 +455,7 @@ int analyze_options_parse(const char *sub, struct analyze_options *o, int argc, 
 	o->fmt = s->fmt;
 	o->plot_fmt = PLOT_PNG;
 	o->fail_pct = -1;
+	o->noise_pct = -1;              /* measured: blocks or history */
 	o->min_effect = -1;             /* each level's default (compare_min_effect) */
 	rc = cli_parse(&s->cmd, o, argc, argv, msg, sizeof(msg));
 	if (rc == CLI_EXIT_OK)

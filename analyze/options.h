@@ -31,6 +31,7 @@ struct analyze_options {
 	int force;                      /* plot --force */
 	double fail_pct;                /* compare --fail-on-regression; -1: none */
 	double min_effect;              /* compare --min-effect, percent */
+	double noise_pct;               /* compare --noise, percent; < 0 measured */
 	char **args;                    /* the operands: files, runs */
 	int n_args;
 };

@@ -28,6 +28,16 @@ const char *verdict_outcome_name(enum verdict_outcome v)
 	}
 }
 
+const char *verdict_noise_name(enum verdict_noise n)
+{
+	switch (n) {
+	case VERDICT_NOISE_BLOCKS: return "blocks";
+	case VERDICT_NOISE_HISTORY: return "history";
+	case VERDICT_NOISE_GIVEN: return "given";
+	default: return "none";
+	}
+}
+
 enum verdict_outcome verdict_classify(double lo, double hi, double min_effect,
 				      int higher_is_better)
 {
@@ -42,8 +52,7 @@ enum verdict_outcome verdict_classify(double lo, double hi, double min_effect,
 	return VERDICT_INCONCLUSIVE;
 }
 
-/* The fewest requests a side for judging the p-th percentile: two beyond it. */
-static size_t verdict_needed(double p)
+size_t verdict_needed(double p)
 {
 	size_t tail;
 
@@ -274,6 +283,7 @@ int verdict_percentile(const struct verdict_side *a, const struct verdict_side *
 	w.outcome = VERDICT_NA;
 	w.n_before = verdict_requests(a);
 	w.n_after = verdict_requests(b);
+	w.needed = verdict_needed(p);
 	paired = paired && a->n == b->n;
 	w.paired = paired;
 	if (w.n_before >= verdict_needed(p) && w.n_after >= verdict_needed(p) &&
@@ -403,6 +413,7 @@ int verdict_rate(const struct verdict_rate_side *a, const struct verdict_rate_si
 	w.lo = w.hi = NAN;
 	w.outcome = VERDICT_NA;
 	paired = paired && a->n == b->n;
+	w.needed = VERDICT_MIN_REQUESTS;
 	if (a->n_repeats >= 2 && b->n_repeats >= 2) {
 		w.n_before = a->n_repeats;
 		w.n_after = b->n_repeats;
@@ -427,6 +438,71 @@ int verdict_rate(const struct verdict_rate_side *a, const struct verdict_rate_si
 	w.outcome = verdict_classify(w.lo, w.hi, o->min_effect, 1);
 	*out = w;
 	return 0;
+}
+
+/* Sets w's interval to the change shown, widened by -h and +h on the log scale. */
+static void verdict_log_interval(struct verdict *w, double h_lo, double h_hi)
+{
+	double l = log1p(w->change_pct / 100.0);
+
+	w->lo = expm1(l - h_lo) * 100.0;
+	w->hi = expm1(l + h_hi) * 100.0;
+}
+
+int verdict_blocks(const double *sa, const double *sb, size_t n, const struct verdict_opts *o,
+		   int higher_is_better, struct verdict *w)
+{
+	double sum = 0, sq = 0, mean, sd, h;
+	size_t r, k = 0;
+
+	if (isnan(w->change_pct) || w->change_pct <= -100.0)
+		return 0;
+	for (r = 0; r < n; r++) {
+		if (sa[r] > 0 && sb[r] > 0 && isfinite(sa[r]) && isfinite(sb[r])) {
+			double d = log(sb[r] / sa[r]);
+
+			sum += d;
+			sq += d * d;
+			k++;
+		}
+	}
+	if (k < 2)
+		return 0;
+	mean = sum / (double)k;
+	sd = sqrt(fmax(0.0, (sq - (double)k * mean * mean) / (double)(k - 1)));
+	h = stats_t975((double)(k - 1)) * sd / sqrt((double)k);
+	verdict_log_interval(w, h, h);
+	w->noise = VERDICT_NOISE_BLOCKS;
+	w->held = 0;
+	w->outcome = verdict_classify(w->lo, w->hi, o->min_effect, higher_is_better);
+	return 1;
+}
+
+void verdict_widen(struct verdict *w, double sd, double t, enum verdict_noise from,
+		   const struct verdict_opts *o, int higher_is_better)
+{
+	double l, h, h_lo, h_hi;
+
+	if (isnan(w->change_pct) || w->change_pct <= -100.0 || isnan(sd) || isnan(w->lo))
+		return;
+	l = log1p(w->change_pct / 100.0);
+	h = t * sqrt(2.0) * sd;
+	/* the interval's own half-widths, on the log scale */
+	h_lo = w->lo > -100.0 ? l - log1p(w->lo / 100.0) : INFINITY;
+	h_hi = log1p(w->hi / 100.0) - l;
+	verdict_log_interval(w, fmax(h, h_lo), fmax(h, h_hi));
+	w->noise = from;
+	w->held = 0;
+	w->outcome = verdict_classify(w->lo, w->hi, o->min_effect, higher_is_better);
+}
+
+void verdict_hold(struct verdict *w)
+{
+	w->noise = VERDICT_NOISE_NONE;
+	if (w->outcome == VERDICT_FASTER || w->outcome == VERDICT_SLOWER) {
+		w->outcome = VERDICT_INCONCLUSIVE;
+		w->held = 1;
+	}
 }
 
 /* A request's pairing key, and where it came from. */

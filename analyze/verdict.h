@@ -103,6 +103,23 @@ struct verdict_side {
 	size_t n_repeats;       /* >= 1 */
 };
 
+/*
+ * Where the run-to-run noise of a verdict came from. A run's figure moves
+ * between runs of an unchanged server by more than the spread of its own
+ * requests, or of repeats adjacent in time, can show (slow drift of the
+ * host and the server); a verdict "faster" or "slower" needs that noise
+ * measured (docs/DESIGN.md, "Verdicts"):
+ */
+enum verdict_noise {
+	VERDICT_NOISE_NONE,     /* not measured: faster/slower held back as inconclusive */
+	VERDICT_NOISE_BLOCKS,   /* an A/B run's interleaved blocks, paired block by block */
+	VERDICT_NOISE_HISTORY,  /* earlier runs of the same experiment in the database */
+	VERDICT_NOISE_GIVEN,    /* compare --noise */
+};
+
+/* "none", "blocks", "history", "given" (static strings). */
+const char *verdict_noise_name(enum verdict_noise n);
+
 /* A judged statistic: the number shown, its change and the verdict. */
 struct verdict {
 	double before, after;   /* the statistic of each side (NaN: none) */
@@ -111,6 +128,9 @@ struct verdict {
 	enum verdict_outcome outcome;
 	size_t n_before, n_after;   /* requests (repeats for a rate over repeats) */
 	int paired;             /* the interval came from paired resampling */
+	size_t needed;          /* requests a side the statistic needs to be judged */
+	enum verdict_noise noise;
+	int held;               /* a faster/slower that unmeasured noise held back */
 };
 
 /*
@@ -151,6 +171,39 @@ struct verdict_rate_side {
  */
 int verdict_rate(const struct verdict_rate_side *a, const struct verdict_rate_side *b,
 		 int paired, const struct verdict_opts *o, struct verdict *out);
+
+/*
+ * The fewest requests a side for judging the p-th percentile (0 < p < 100):
+ * VERDICT_MIN_REQUESTS, or enough that two lie beyond it (P90 20, P95 40,
+ * P99 200).
+ */
+size_t verdict_needed(double p);
+
+/*
+ * An A/B run's verdict: sa[r] and sb[r] are the statistic of block r of
+ * each side (its r-th interleaved repeat). The interval of w's change
+ * (w->before and w->after set) is Student's t over the n blocks' log
+ * ratios, around the change shown: the noise between blocks spread over
+ * the run, with the slow drift both sides shared divided out. Fewer than
+ * two usable blocks leave w as it was and return 0; else sets w->lo, hi,
+ * outcome and noise and returns 1.
+ */
+int verdict_blocks(const double *sa, const double *sb, size_t n, const struct verdict_opts *o,
+		   int higher_is_better, struct verdict *w);
+
+/*
+ * Adds a run-to-run noise to w's interval: one run's figure has the
+ * relative standard deviation sd (on the log scale), known to t (the
+ * quantile: 1.96 when given, Student's with the history's degrees of
+ * freedom when measured). The change of two runs then lies within
+ * t * sqrt(2) * sd of the change shown; the interval becomes the wider of
+ * that and w's own, and the outcome is classified again.
+ */
+void verdict_widen(struct verdict *w, double sd, double t, enum verdict_noise from,
+		   const struct verdict_opts *o, int higher_is_better);
+
+/* No run-to-run noise measured: a faster/slower becomes inconclusive (held). */
+void verdict_hold(struct verdict *w);
 
 /*
  * Pairing by trace request. Request i of side a has key ka[i] (its trace

@@ -95,7 +95,8 @@ tb analyze load --db "$WORK/ab.db" "$WORK/a.jsonl.gz" "$WORK/b.jsonl.gz" >/dev/n
 tb analyze compare --db "$WORK/ab.db" --fail-on-regression 5 fast slow >"$WORK/cmp" 2>"$WORK/cmp.err"
 check "compare's gate fails on the slower side (exit 1)" test $? -eq 1
 check "compare pairs the requests by trace id" grep -q "requests paired by trace id" "$WORK/cmp"
-check "and measures the noise between the repeats" grep -q "2 or more repeats a side" "$WORK/cmp"
+check "and measures the noise block by block" \
+	grep -q "Run-to-run noise: an A/B run's 2 interleaved blocks, paired block by block" "$WORK/cmp"
 check "TTFT P50 is slower at both levels" test "$(grep -Ec '^ *[12] +TTFT +P50 .* slower$' "$WORK/cmp")" -eq 2
 check "no warning: same trace, same params" sh -c "! grep -q warning '$WORK/cmp' '$WORK/cmp.err'"
 check "the regression line names metric, statistic and level" \

@@ -15,23 +15,37 @@
  * repeat with its own TTFT offset ~ N(0, rep_sd) ms: a server whose speed
  * drifts from run to run, the noise that repeats exist to measure.
  */
-static void write_repeats(const char *path, const char *run_id, const char *label,
-			  uint64_t seed, double shift_ms, int repeats, int per, double rep_sd)
+/* How write_runs draws a run: the repeats' offsets from drift_seed (two
+ * runs with one drift_seed drifted alike, as the sides of an A/B run
+ * do), the requests' own noise from seed; params: the header's, or NULL. */
+struct gen_run {
+	uint64_t seed, drift_seed;
+	double shift_ms, rep_sd;
+	int repeats, per;
+	const char *params;
+};
+
+static void write_run(const char *path, const char *run_id, const char *label,
+		      const struct gen_run *g)
 {
 	char err[TRACEFILE_ERRLEN];
 	struct tracefile_writer *w;
 	cJSON *h = cJSON_CreateObject(), *rec;
-	struct rng s = { seed };
+	struct rng s = { g->seed }, d = { g->drift_seed };
+	double shift_ms = g->shift_ms;
+	int per = g->per;
 	int64_t at = 0;
 	int k, i, j;
 
 	cJSON_AddStringToObject(h, "run_id", run_id);
 	cJSON_AddStringToObject(h, "label", label);
+	if (g->params)
+		cJSON_AddItemToObject(h, "params", cJSON_Parse(g->params));
 	w = tracefile_writer_open(path, TRACEFILE_KIND_RESULTS, h, 1, err, sizeof(err));
 	cJSON_Delete(h);
 	CHECK(w != NULL);
-	for (k = 0; w && k < repeats; k++) {
-		double offset = rep_sd * gen_normal(&s);
+	for (k = 0; w && k < g->repeats; k++) {
+		double offset = g->rep_sd * gen_normal(g->drift_seed ? &d : &s);
 
 		for (i = 0; i < per; i++) {
 			struct result r;
@@ -62,8 +76,19 @@ static void write_repeats(const char *path, const char *run_id, const char *labe
 		CHECK_EQ_INT(tracefile_writer_close(w, err, sizeof(err)), 0);
 }
 
-static const struct compare_opts cmp_opts = { VERDICT_MIN_EFFECT, VERDICT_RESAMPLES,
-					      VERDICT_SEED };
+static void write_repeats(const char *path, const char *run_id, const char *label,
+			  uint64_t seed, double shift_ms, int repeats, int per, double rep_sd)
+{
+	const struct gen_run g = { seed, 0, shift_ms, rep_sd, repeats, per, NULL };
+
+	write_run(path, run_id, label, &g);
+}
+
+/* --noise 0: the within-run intervals alone, as judged before the
+ * run-to-run noise was required (the tests of that are apart). */
+static const struct compare_opts cmp_opts = { .min_effect = VERDICT_MIN_EFFECT, .noise_pct = 0,
+					      .resamples = VERDICT_RESAMPLES,
+					      .seed = VERDICT_SEED };
 
 static const struct compare_row *find_row(const struct compare_result *r, const char *metric,
 					  const char *stat)
@@ -97,7 +122,7 @@ TEST(compare_flags_a_10ms_ttft_shift_on_60_requests)
 	CHECK_EQ_INT(load(db, b, NULL, NULL), DB_OK);
 	CHECK_EQ_INT(compare_runs(db, "before", "after", &cmp_opts, &res, err, sizeof(err)),
 		     DB_OK);
-	CHECK_EQ_INT(res.n_rows, 11);   /* P50 and P99 of five latencies, and tok/s */
+	CHECK_EQ_INT(res.n_rows, 21);   /* P50, P90, P95, P99 of five latencies, tok/s */
 	CHECK_EQ_INT(res.n_warnings, 0);
 	CHECK_EQ_INT(res.n_levels, 1);
 	w = find_row(&res, "TTFT", "P50");
@@ -115,9 +140,11 @@ TEST(compare_flags_a_10ms_ttft_shift_on_60_requests)
 	{
 		size_t idx[4];
 
-		CHECK_EQ_INT(compare_regressions(&res, 5, idx, 4), 2);   /* TTFT and TTFA */
+		/* TTFT and TTFA, at P50, P90 and P95 (P99 needs 200 requests) */
+		CHECK_EQ_INT(compare_regressions(&res, 5, idx, 4), 6);
 		CHECK(res.rows[idx[0]].v.change_pct >= res.rows[idx[1]].v.change_pct);
-		CHECK_STR(res.rows[idx[1]].stat, "P50");
+		CHECK(res.rows[idx[1]].v.change_pct >= res.rows[idx[2]].v.change_pct);
+		CHECK(!strcmp(res.rows[idx[3]].metric, "TTFT") || !strcmp(res.rows[idx[3]].metric, "TTFA"));
 		CHECK_EQ_INT(compare_regressions(&res, 50, idx, 4), 0);
 	}
 	compare_result_release(&res);
@@ -220,9 +247,131 @@ TEST(compare_uses_repeats_for_the_noise_between_runs)
 	db_close(db);
 }
 
-/* Without --min-effect each level takes its default: 1% where both sides
- * have repeats (the noise between runs is measured), 3% where one has not. */
-TEST(compare_min_effect_defaults_by_repeats)
+/*
+ * An A/B run's sides drift alike, block by block, by far more than a 10 ms
+ * change (SD 20 ms on a TTFT of 100): paired block by block the drift
+ * divides out, and the change is seen; the same data as two runs that are
+ * not one A/B run has no measured noise, and its verdict is held back.
+ */
+TEST(compare_pairs_an_ab_run_block_by_block)
+{
+	static const char ab[] = "{\"ab\":{\"labels\":[\"ab-a\",\"ab-b\"]}}";
+	static const char ab0[] = "{\"ab\":{\"labels\":[\"ab0-a\",\"ab0-b\"]}}";
+	const char *file = path_of("ab.jsonl.gz");
+	struct db *db = fresh_db("ab.db");
+	struct compare_opts o = cmp_opts;
+	struct compare_result res;
+	const struct compare_row *w;
+	char err[DB_ERRLEN];
+	struct gen_run g = { 1, 99, 0, 20, 4, 30, ab };
+
+	o.noise_pct = -1;
+	write_run(file, "ab-a", "ab-a", &g);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	g.seed = 2;
+	g.shift_ms = 10;
+	write_run(file, "ab-b", "ab-b", &g);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	g = (struct gen_run){ 3, 77, 0, 20, 4, 30, ab0 };
+	write_run(file, "ab0-a", "ab0-a", &g);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	g.seed = 4;
+	write_run(file, "ab0-b", "ab0-b", &g);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	g = (struct gen_run){ 2, 98, 10, 20, 4, 30, NULL };
+	write_run(file, "lone", "lone", &g);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+
+	CHECK_EQ_INT(compare_runs(db, "ab-a", "ab-b", &o, &res, err, sizeof(err)), DB_OK);
+	CHECK(res.ab);
+	CHECK_EQ_INT(res.levels[0].noise, VERDICT_NOISE_BLOCKS);
+	w = find_row(&res, "TTFT", "P50");
+	CHECK(w && w->v.outcome == VERDICT_SLOWER && w->v.noise == VERDICT_NOISE_BLOCKS);
+	CHECK(w && w->v.lo > 3 && w->v.hi < 20);
+	compare_result_release(&res);
+	/* an unchanged A/B pair stays quiet: nothing faster or slower */
+	CHECK_EQ_INT(compare_runs(db, "ab0-a", "ab0-b", &o, &res, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(outcome_of(&res, "TTFT", "P50") == VERDICT_FASTER ||
+		     outcome_of(&res, "TTFT", "P50") == VERDICT_SLOWER, 0);
+	CHECK_EQ_INT(outcome_of(&res, "Agg tok/s", "") == VERDICT_FASTER ||
+		     outcome_of(&res, "Agg tok/s", "") == VERDICT_SLOWER, 0);
+	compare_result_release(&res);
+	/* A against a run that is not its B: not paired by block; the other
+	 * runs of the experiment are its noise, which the drift fills */
+	CHECK_EQ_INT(compare_runs(db, "ab-a", "lone", &o, &res, err, sizeof(err)), DB_OK);
+	CHECK(!res.ab);
+	CHECK_EQ_INT(res.levels[0].noise, VERDICT_NOISE_HISTORY);
+	CHECK_EQ_INT(outcome_of(&res, "TTFT", "P50"), VERDICT_INCONCLUSIVE);
+	compare_result_release(&res);
+	db_close(db);
+}
+
+/*
+ * One run a side: the noise comes from the runs of the before run's
+ * experiment in the database. Five runs of an unchanged server whose
+ * speed differs run to run (SD 5 ms on 100): a sixth is not called
+ * faster or slower; a 40 ms slower one is; with two runs there is no
+ * history, and the verdict is held.
+ */
+TEST(compare_takes_the_noise_from_the_history)
+{
+	const char *file = path_of("hist.jsonl.gz");
+	struct db *db = fresh_db("hist.db");
+	struct compare_opts o = cmp_opts;
+	struct compare_result res;
+	const struct compare_row *w;
+	char err[DB_ERRLEN], id[16];
+	struct gen_run g = { 0, 0, 0, 5, 1, 30, NULL };
+	int k;
+
+	o.noise_pct = -1;
+	for (k = 0; k < 2; k++) {
+		snprintf(id, sizeof(id), "h%d", k);
+		g.seed = 10 + (uint64_t)k;
+		write_run(file, id, id, &g);
+		CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	}
+	CHECK_EQ_INT(compare_runs(db, "h0", "h1", &o, &res, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(res.levels[0].noise, VERDICT_NOISE_NONE);
+	compare_result_release(&res);
+	g.seed = 20;
+	g.shift_ms = 40;
+	write_run(file, "x", "x", &g);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(compare_runs(db, "h0", "x", &o, &res, err, sizeof(err)), DB_OK);
+	w = find_row(&res, "TTFT", "P50");
+	CHECK(w && w->v.outcome == VERDICT_INCONCLUSIVE && w->v.held &&
+	      w->v.noise == VERDICT_NOISE_NONE);
+	compare_result_release(&res);
+	g.shift_ms = 0;
+	CHECK_EQ_INT(db_remove_run(db, "x", &k, err, sizeof(err)), DB_OK);
+	for (k = 2; k < 6; k++) {
+		snprintf(id, sizeof(id), "h%d", k);
+		g.seed = 10 + (uint64_t)k;
+		write_run(file, id, id, &g);
+		CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	}
+	g.seed = 30;
+	g.shift_ms = 40;
+	write_run(file, "slow", "slow", &g);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(compare_runs(db, "h0", "h5", &o, &res, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(res.levels[0].noise, VERDICT_NOISE_HISTORY);
+	CHECK_EQ_INT(res.levels[0].history_runs, 6);    /* h0 .. h4 and slow */
+	w = find_row(&res, "TTFT", "P50");
+	CHECK(w && w->v.outcome != VERDICT_FASTER && w->v.outcome != VERDICT_SLOWER);
+	compare_result_release(&res);
+	CHECK_EQ_INT(compare_runs(db, "h0", "slow", &o, &res, err, sizeof(err)), DB_OK);
+	w = find_row(&res, "TTFT", "P50");
+	CHECK(w && w->v.outcome == VERDICT_SLOWER && w->v.noise == VERDICT_NOISE_HISTORY);
+	compare_result_release(&res);
+	db_close(db);
+}
+
+/* Without --min-effect each level takes its default: 1% where the
+ * run-to-run noise is measured (here --noise), 3% where not - repeats
+ * adjacent in time do not measure it. */
+TEST(compare_min_effect_defaults_by_noise)
 {
 	const char *file = path_of("mindef.jsonl.gz");
 	struct db *db = fresh_db("mindef.db");
@@ -231,23 +380,25 @@ TEST(compare_min_effect_defaults_by_repeats)
 	char err[DB_ERRLEN];
 
 	o.min_effect = -1;
+	o.noise_pct = -1;
 	write_repeats(file, "mindef-a", "rep-a", 77, 0, 3, 20, 1);
 	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
 	write_repeats(file, "mindef-b", "rep-b", 78, 0, 3, 20, 1);
 	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
-	write_repeats(file, "mindef-c", "one", 79, 0, 1, 20, 1);
-	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
 	CHECK_EQ_INT(compare_runs(db, "rep-a", "rep-b", &o, &res, err, sizeof(err)), DB_OK);
-	CHECK(res.levels[0].min_effect == VERDICT_MIN_EFFECT_REPEATS);
+	CHECK(res.levels[0].min_effect == VERDICT_MIN_EFFECT);
+	CHECK_EQ_INT(res.levels[0].noise, VERDICT_NOISE_NONE);
 	CHECK(res.min_effect < 0);
 	compare_result_release(&res);
-	CHECK_EQ_INT(compare_runs(db, "rep-a", "one", &o, &res, err, sizeof(err)), DB_OK);
-	CHECK(res.levels[0].min_effect == VERDICT_MIN_EFFECT);
+	o.noise_pct = 4;
+	CHECK_EQ_INT(compare_runs(db, "rep-a", "rep-b", &o, &res, err, sizeof(err)), DB_OK);
+	CHECK(res.levels[0].min_effect == VERDICT_MIN_EFFECT_REPEATS);
+	CHECK_EQ_INT(res.levels[0].noise, VERDICT_NOISE_GIVEN);
 	compare_result_release(&res);
-	CHECK(compare_min_effect(2.5, 1, 1) == 2.5);
-	CHECK(compare_min_effect(0, 3, 3) == 0);
-	CHECK(compare_min_effect(-1, 2, 2) == VERDICT_MIN_EFFECT_REPEATS);
-	CHECK(compare_min_effect(-1, 2, 1) == VERDICT_MIN_EFFECT);
+	CHECK(compare_min_effect(2.5, 0) == 2.5);
+	CHECK(compare_min_effect(0, 1) == 0);
+	CHECK(compare_min_effect(-1, 1) == VERDICT_MIN_EFFECT_REPEATS);
+	CHECK(compare_min_effect(-1, 0) == VERDICT_MIN_EFFECT);
 	db_close(db);
 }
 
@@ -405,7 +556,9 @@ int main(void)
 	RUN(compare_flags_a_10ms_ttft_shift_on_60_requests);
 	RUN(compare_does_not_flag_the_same_server_across_seeds);
 	RUN(compare_uses_repeats_for_the_noise_between_runs);
-	RUN(compare_min_effect_defaults_by_repeats);
+	RUN(compare_min_effect_defaults_by_noise);
+	RUN(compare_pairs_an_ab_run_block_by_block);
+	RUN(compare_takes_the_noise_from_the_history);
 	RUN(compare_judges_throughput_on_tokens_over_wall_time);
 	RUN(compare_pairs_by_trace_id_only_the_same_requests);
 	RUN(compare_says_why_a_level_has_no_verdict);

@@ -358,6 +358,60 @@ TEST(the_same_distribution_is_never_a_change)
 	CHECK(same >= 38);
 }
 
+/*
+ * Blocks: the t interval over the blocks' log ratios, around the change
+ * shown. Ratios 1.10, 1.12, 1.08: mean log 0.0953, SD 0.0182, t(2) 4.303:
+ * half-width 0.0452 on the log scale.
+ */
+TEST(blocks_give_a_t_interval_of_their_log_ratios)
+{
+	const double sa[3] = { 100, 200, 50 }, sb[3] = { 110, 224, 54 };
+	const struct verdict_opts o = { 1.0, VERDICT_LEVEL, VERDICT_RESAMPLES, 1 };
+	struct verdict w = { .before = 100, .after = 110, .change_pct = 10, .lo = NAN, .hi = NAN };
+	double d[3], m, sd, h;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		d[i] = log(sb[i] / sa[i]);
+	m = (d[0] + d[1] + d[2]) / 3;
+	sd = sqrt(((d[0] - m) * (d[0] - m) + (d[1] - m) * (d[1] - m) + (d[2] - m) * (d[2] - m)) / 2);
+	h = 4.302653 * sd / sqrt(3);
+	CHECK_EQ_INT(verdict_blocks(sa, sb, 3, &o, 0, &w), 1);
+	CHECK(fabs(w.lo - (exp(log(1.1) - h) - 1) * 100) < 1e-3);
+	CHECK(fabs(w.hi - (exp(log(1.1) + h) - 1) * 100) < 1e-3);
+	CHECK_EQ_INT(w.outcome, VERDICT_SLOWER);
+	CHECK_EQ_INT(w.noise, VERDICT_NOISE_BLOCKS);
+	/* higher is better: the same interval is faster */
+	CHECK_EQ_INT(verdict_blocks(sa, sb, 3, &o, 1, &w), 1);
+	CHECK_EQ_INT(w.outcome, VERDICT_FASTER);
+	/* one usable block: nothing measured, w untouched */
+	w.noise = VERDICT_NOISE_NONE;
+	CHECK_EQ_INT(verdict_blocks(sa, sb, 1, &o, 0, &w), 0);
+	CHECK_EQ_INT(w.noise, VERDICT_NOISE_NONE);
+}
+
+/* A run-to-run noise widens an interval narrower than it, never narrows
+ * one; no noise measured holds a change back. */
+TEST(noise_widens_and_unmeasured_noise_holds)
+{
+	const struct verdict_opts o = { 1.0, VERDICT_LEVEL, VERDICT_RESAMPLES, 1 };
+	struct verdict w = { .before = 100, .after = 105, .change_pct = 5, .lo = 4, .hi = 6,
+			     .outcome = VERDICT_SLOWER };
+	struct verdict v = w;
+
+	verdict_widen(&w, 0.02, 1.959964, VERDICT_NOISE_GIVEN, &o, 0);
+	CHECK(w.lo < -0.5 && w.hi > 10.5);      /* 1.96 * sqrt(2) * 2% = 5.5% */
+	CHECK_EQ_INT(w.outcome, VERDICT_INCONCLUSIVE);
+	CHECK_EQ_INT(w.noise, VERDICT_NOISE_GIVEN);
+	verdict_widen(&v, 0.001, 1.959964, VERDICT_NOISE_GIVEN, &o, 0);
+	CHECK(fabs(v.lo - 4) < 1e-9 && fabs(v.hi - 6) < 1e-9);
+	CHECK_EQ_INT(v.outcome, VERDICT_SLOWER);
+	verdict_hold(&v);
+	CHECK_EQ_INT(v.outcome, VERDICT_INCONCLUSIVE);
+	CHECK(v.held);
+	CHECK_EQ_INT(v.noise, VERDICT_NOISE_NONE);
+}
+
 int main(void)
 {
 	RUN(classify_at_the_edges_of_min_effect);
@@ -371,5 +425,7 @@ int main(void)
 	RUN(throughput_is_judged_on_tokens_over_wall_time);
 	RUN(throughput_over_repeats_uses_their_own_rates);
 	RUN(the_same_distribution_is_never_a_change);
+	RUN(blocks_give_a_t_interval_of_their_log_ratios);
+	RUN(noise_widens_and_unmeasured_noise_holds);
 	return harness_done();
 }
