@@ -345,6 +345,8 @@ void summary_compute(const struct result *r, size_t n, int level,
 	summary_describe(s, &a);
 	s->goodput_share = slo && s->requests ? (double)s->good / (double)s->requests : NAN;
 	s->good_rps = slo && s->wall_s > 0 ? (double)s->good / s->wall_s : NAN;
+	if (slo)
+		metric_slo_format(slo, s->slo, sizeof(s->slo));
 	summary_sweep_notes(r, n, s);
 }
 
@@ -388,6 +390,15 @@ static const char *col_text(const void *row, size_t off)
 SUMMARY_MARK(mark_ttft_p50, 50)
 SUMMARY_MARK(mark_ttft_p95, 95)
 SUMMARY_MARK(mark_ttft_p99, 99)
+
+/* The SLO of the goodput columns, CSV and JSON: which one they count. */
+static const char *col_slo(const void *row, size_t arg)
+{
+	const char *v = ((const struct summary_row *)row)->s->slo;
+
+	(void)arg;
+	return v[0] ? v : NULL;
+}
 
 static const char *col_run(const void *row, size_t arg)
 {
@@ -530,6 +541,7 @@ static const struct table_col summary_cols[] = {
 	CSV("achieved_req_s", 3, col_achieved_rps, 0),
 	CSV("offered_req_s", 3, col_double, F(offered_rps)),   /* a rate level's */
 	{ .key = "good", .group = SUMMARY_GROUP_SLO, .num = col_size, .arg = F(good) },
+	{ .key = "slo", .group = SUMMARY_GROUP_SLO, .str = col_slo },
 	DIST_N(ttft, "ttft"), DIST_AT(ttft, "ttft", "p90", p90), DIST_AT(ttft, "ttft", "max", max),
 	DIST(ttfa, "ttfa"),
 	DIST(tpot, "tpot"),

@@ -53,6 +53,7 @@ struct level_summary {
 	size_t good;           /* requests within every SLO (with one) */
 	double goodput_share;  /* good / requests; NaN without an SLO */
 	double good_rps;       /* good / wall_s; NaN without an SLO */
+	char slo[96];          /* the SLO good was judged against (metric_slo_format), "" none */
 	/* Where the output tokens of the successful requests came from
 	 * (lib/result.h): events are an estimate, flagged in every table. */
 	size_t tokens_usage, tokens_tokenize, tokens_events;
