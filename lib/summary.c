@@ -355,6 +355,10 @@ void summary_set_scaling(struct level_summary *s, double base_tps)
 	s->scaling_eff = metric_scaling(s->level, s->agg_tps, base_tps);
 }
 
+/* The distributions and the percentiles summary_few names. */
+#define SUMMARY_N_DISTS 5
+#define SUMMARY_N_PCTS 4
+
 /* A row of the sweep table: the run, the level, the level's C cell. */
 struct summary_row {
 	const char *run;
@@ -362,7 +366,8 @@ struct summary_row {
 	char level[16];
 	char rep[16];             /* "1", the repeat of a live row */
 	char est[48];             /* "4/16": estimated token counts of the ok ones */
-	char few[64];             /* percentiles from too few samples, CSV and JSON */
+	/* percentiles from too few samples, CSV and JSON: room for all 20 */
+	char few[SUMMARY_N_DISTS * SUMMARY_N_PCTS * sizeof("p99_ttft ")];
 	char agg_range[48], agg_ci[48], ttft_range[48], ttft_ci[48];
 };
 
@@ -572,22 +577,22 @@ static void summary_range(char *buf, size_t len, double lo, double hi, int decim
 /* The percentiles of s that come from too few samples: "p95_ttft_ms (n=4) ...". */
 static void summary_few(char *buf, size_t len, const struct level_summary *s)
 {
-	static const struct { const char *name; size_t off; } dists[] = {
+	static const struct { const char *name; size_t off; } dists[SUMMARY_N_DISTS] = {
 		{ "ttft", offsetof(struct level_summary, ttft) },
 		{ "ttfa", offsetof(struct level_summary, ttfa) },
 		{ "tpot", offsetof(struct level_summary, tpot) },
 		{ "itl", offsetof(struct level_summary, itl) },
 		{ "e2e", offsetof(struct level_summary, e2e) },
 	};
-	static const int pcts[] = { 50, 90, 95, 99 };
+	static const int pcts[SUMMARY_N_PCTS] = { 50, 90, 95, 99 };
 	size_t i, j, at = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < sizeof(dists) / sizeof(dists[0]); i++) {
+	for (i = 0; i < SUMMARY_N_DISTS; i++) {
 		const struct stats_dist *d =
 			(const struct stats_dist *)((const char *)s + dists[i].off);
 
-		for (j = 0; j < 4 && at < len; j++)
+		for (j = 0; j < SUMMARY_N_PCTS && at < len; j++)
 			if (d->n && stats_too_few(d->n, pcts[j]))
 				at += (size_t)snprintf(buf + at, len - at, "%sp%d_%s", at ? " " : "",
 						       pcts[j], dists[i].name);
