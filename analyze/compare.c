@@ -6,6 +6,7 @@
  * analyze/verdict.c as arrays, paired by trace id when it can be.
  */
 #include "analyze/compare.h"
+#include "analyze/foreign.h"
 #include "lib/errmsg.h"
 #include "lib/metric.h"
 #include "lib/table.h"
@@ -97,7 +98,10 @@ static int compare_side_spans(struct compare_side *s, const struct result *r, si
 	return 0;
 }
 
-static int compare_side_fill(struct compare_side *s, const struct result *r, size_t n)
+/* timeless: r carry no start times (foreign_params_timeless), so no wall
+ * time: the tok/s row gets no number and no verdict. */
+static int compare_side_fill(struct compare_side *s, const struct result *r, size_t n,
+			     int timeless)
 {
 	size_t i, j, k = 0, gaps = 0, m;
 
@@ -152,7 +156,11 @@ static int compare_side_fill(struct compare_side *s, const struct result *r, siz
 		k++;
 	}
 	s->itl_start[s->n] = gaps;
-	return compare_side_spans(s, r, n);
+	if (compare_side_spans(s, r, n))
+		return -1;
+	for (k = 0; timeless && k < s->n_repeats; k++)
+		s->rep_wall[k] = 0;
+	return 0;
 }
 
 static int compare_has(const struct compare_side *s, int m, size_t i)
@@ -336,8 +344,8 @@ double compare_min_effect(double given, size_t repeats_before, size_t repeats_af
 }
 
 /* Compares one level; appends its rows to out->rows (room reserved). */
-static int compare_level(struct db *db, const char *before, const char *after, int level,
-			 const struct compare_opts *o, struct compare_result *out,
+static int compare_level(struct db *db, const struct db_run *before, const struct db_run *after,
+			 int level, const struct compare_opts *o, struct compare_result *out,
 			 struct compare_level *lv, char *err, size_t errlen)
 {
 	struct result *ra = NULL, *rb = NULL;
@@ -349,12 +357,13 @@ static int compare_level(struct db *db, const char *before, const char *after, i
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	rc = db_results(db, before, level, &ra, &na, err, errlen);
+	rc = db_results(db, before->label, level, &ra, &na, err, errlen);
 	if (!rc)
-		rc = db_results(db, after, level, &rb, &nb, err, errlen);
+		rc = db_results(db, after->label, level, &rb, &nb, err, errlen);
 	if (rc)
 		goto cleanup;
-	if (compare_side_fill(&a, ra, na) || compare_side_fill(&b, rb, nb))
+	if (compare_side_fill(&a, ra, na, foreign_params_timeless(before->params)) ||
+	    compare_side_fill(&b, rb, nb, foreign_params_timeless(after->params)))
 		goto nomem;
 	lv->repeats_before = a.n_repeats;
 	lv->repeats_after = b.n_repeats;
@@ -393,7 +402,7 @@ static int compare_level(struct db *db, const char *before, const char *after, i
 	goto cleanup;
 nomem:
 	errmsg_set(err, errlen, "comparing '%s' and '%s' at C=%d: out of memory",
-		   before, after, level);
+		   before->label, after->label, level);
 	rc = DB_ERR_WORK;
 cleanup:
 	free(pa);
@@ -489,6 +498,11 @@ static int compare_warnings(struct compare_result *r, const struct db_run *a,
 				a->trace_digest ? a->trace_digest : "unknown",
 				b->trace_digest ? b->trace_digest : "unknown"))
 		return -1;
+	if ((foreign_params_timeless(a->params) || foreign_params_timeless(b->params)) &&
+	    compare_add_warning(r, "'%s' has no start times (another tool's file): its wall "
+				"time is unknown, so Agg tok/s is n/a, not judged",
+				foreign_params_timeless(a->params) ? a->label : b->label))
+		return -1;
 	if (compare_str_differ(a->params, b->params)) {
 		compare_params_diff(a->params, b->params, diff, sizeof(diff));
 		if (diff[0] && compare_add_warning(r, "the runs used different parameters: %s", diff))
@@ -570,7 +584,7 @@ int compare_runs(struct db *db, const char *before, const char *after,
 			struct compare_level *lv = &r.levels[r.n_levels++];
 
 			lv->level = la[i];
-			rc = compare_level(db, before, after, la[i], o, &r, lv, err, errlen);
+			rc = compare_level(db, &ra[0], &rb[0], la[i], o, &r, lv, err, errlen);
 			if (rc)
 				goto cleanup;
 			i++;

@@ -7,6 +7,7 @@
  * SQL is in db.c.
  */
 #include "analyze/report.h"
+#include "analyze/foreign.h"
 #include "analyze/shards.h"
 #include "lib/capacity.h"
 #include "lib/errmsg.h"
@@ -91,6 +92,22 @@ static int report_shard_levels(struct db *db, const char *label, struct report_r
 	return DB_OK;
 }
 
+/* A run of requests without start times (foreign_params_timeless): no
+ * level's wall time, nor any rate over it, is known. */
+static int report_forget_walls(struct db *db, const char *label, struct report_run *run,
+			       char *err, size_t errlen)
+{
+	struct db_run *runs = NULL;
+	size_t n = 0, i;
+	int rc = db_runs(db, label, &runs, &n, err, errlen);
+
+	if (!rc && n && foreign_params_timeless(runs[0].params))
+		for (i = 0; i < run->n_levels; i++)
+			summary_forget_wall(&run->levels[i]);
+	db_runs_free(runs, n);
+	return rc;
+}
+
 int report_summarize(struct db *db, const char *label, const struct metric_slo *slo,
 		     struct report_run *out, char *err, size_t errlen)
 {
@@ -127,6 +144,9 @@ int report_summarize(struct db *db, const char *label, const struct metric_slo *
 		db_results_free(res, n_res);
 		res = NULL;
 	}
+	rc = report_forget_walls(db, label, &run, err, errlen);
+	if (rc)
+		goto cleanup;
 	report_scaling(&run);
 	rc = report_shard_levels(db, label, &run, err, errlen);
 	if (rc)

@@ -350,6 +350,13 @@ void summary_compute(const struct result *r, size_t n, int level,
 	summary_sweep_notes(r, n, s);
 }
 
+void summary_forget_wall(struct level_summary *s)
+{
+	s->wall_s = s->agg_tps = s->good_rps = s->sched_rps = s->achieved_rps = NAN;
+	s->spread_agg_tps.min = s->spread_agg_tps.max = NAN;
+	s->spread_agg_tps.lo = s->spread_agg_tps.hi = NAN;
+}
+
 void summary_set_scaling(struct level_summary *s, double base_tps)
 {
 	s->scaling_eff = metric_scaling(s->level, s->agg_tps, base_tps);

@@ -73,6 +73,11 @@ struct level_summary {
 void summary_compute(const struct result *r, size_t n, int level,
 		     const struct metric_slo *slo, struct level_summary *out);
 
+/* For requests without start times (another tool's file): s's wall time
+ * and every rate over it (Agg tok/s, good req/s, send rates, their spread
+ * across repeats) become NaN, shown as missing, not as a number. */
+void summary_forget_wall(struct level_summary *s);
+
 /* Sets s->scaling_eff against base_tps, the aggregate tok/s at C=1. */
 void summary_set_scaling(struct level_summary *s, double base_tps);
 
