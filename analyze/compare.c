@@ -7,6 +7,7 @@
  */
 #include "analyze/compare.h"
 #include "analyze/foreign.h"
+#include "analyze/shards.h"
 #include "lib/errmsg.h"
 #include "lib/metric.h"
 #include "lib/table.h"
@@ -343,10 +344,13 @@ double compare_min_effect(double given, size_t repeats_before, size_t repeats_af
 							 : VERDICT_MIN_EFFECT;
 }
 
-/* Compares one level; appends its rows to out->rows (room reserved). */
+/* Compares one level, stored as level_a in before and level_b in after,
+ * shown as level (shards_level); appends its rows to out->rows (room
+ * reserved). */
 static int compare_level(struct db *db, const struct db_run *before, const struct db_run *after,
-			 int level, const struct compare_opts *o, struct compare_result *out,
-			 struct compare_level *lv, char *err, size_t errlen)
+			 int level_a, int level_b, int level, const struct compare_opts *o,
+			 struct compare_result *out, struct compare_level *lv, char *err,
+			 size_t errlen)
 {
 	struct result *ra = NULL, *rb = NULL;
 	struct compare_side a, b;
@@ -357,9 +361,9 @@ static int compare_level(struct db *db, const struct db_run *before, const struc
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	rc = db_results(db, before->label, level, &ra, &na, err, errlen);
+	rc = db_results(db, before->label, level_a, &ra, &na, err, errlen);
 	if (!rc)
-		rc = db_results(db, after->label, level, &rb, &nb, err, errlen);
+		rc = db_results(db, after->label, level_b, &rb, &nb, err, errlen);
 	if (rc)
 		goto cleanup;
 	if (compare_side_fill(&a, ra, na, foreign_params_timeless(before->params)) ||
@@ -549,9 +553,9 @@ int compare_runs(struct db *db, const char *before, const char *after,
 {
 	struct compare_result r = { 0 };
 	struct db_run *ra = NULL, *rb = NULL;
-	int *la = NULL, *lb = NULL;
+	int *la = NULL, *lb = NULL, *sa = NULL, *sb = NULL;
 	size_t nra = 0, nrb = 0, nla = 0, nlb = 0, i, j;
-	int rc;
+	int rc, fa = 1, fb = 1;
 
 	r.min_effect = o->min_effect;
 	rc = db_runs(db, before, &ra, &nra, err, errlen);
@@ -567,24 +571,39 @@ int compare_runs(struct db *db, const char *before, const char *after,
 	 * other run's. */
 	nla = compare_drop_rate_levels(la, nla);
 	nlb = compare_drop_rate_levels(lb, nlb);
+	/* a sharded closed loop's levels as report shows them: S x C */
+	rc = shards_level_factor(db, before, &fa, err, errlen);
+	if (!rc)
+		rc = shards_level_factor(db, after, &fb, err, errlen);
+	if (rc)
+		goto cleanup;
+	sa = malloc((nla + 1) * sizeof(*sa));
+	sb = malloc((nlb + 1) * sizeof(*sb));
+	if (!sa || !sb)
+		goto nomem;
+	for (i = 0; i < nla; i++)
+		sa[i] = shards_level(la[i], fa);
+	for (j = 0; j < nlb; j++)
+		sb[j] = shards_level(lb[j], fb);
 	if (compare_warnings(&r, &ra[0], &rb[0]) ||
-	    compare_level_warning(&r, before, la, nla, lb, nlb) ||
-	    compare_level_warning(&r, after, lb, nlb, la, nla))
+	    compare_level_warning(&r, before, sa, nla, sb, nlb) ||
+	    compare_level_warning(&r, after, sb, nlb, sa, nla))
 		goto nomem;
 	r.rows = calloc(COMPARE_ROWS_PER_LEVEL * (nla < nlb ? nla : nlb) + 1, sizeof(*r.rows));
 	r.levels = calloc((nla < nlb ? nla : nlb) + 1, sizeof(*r.levels));
 	if (!r.rows || !r.levels)
 		goto nomem;
 	for (i = 0, j = 0; i < nla && j < nlb;) {
-		if (la[i] < lb[j]) {
+		if (sa[i] < sb[j]) {
 			i++;
-		} else if (la[i] > lb[j]) {
+		} else if (sa[i] > sb[j]) {
 			j++;
 		} else {
 			struct compare_level *lv = &r.levels[r.n_levels++];
 
-			lv->level = la[i];
-			rc = compare_level(db, &ra[0], &rb[0], la[i], o, &r, lv, err, errlen);
+			lv->level = sa[i];
+			rc = compare_level(db, &ra[0], &rb[0], la[i], lb[j], sa[i], o, &r, lv, err,
+					   errlen);
 			if (rc)
 				goto cleanup;
 			i++;
@@ -610,6 +629,8 @@ cleanup:
 	db_runs_free(rb, nrb);
 	free(la);
 	free(lb);
+	free(sa);
+	free(sb);
 	return rc;
 }
 

@@ -70,25 +70,23 @@ static void report_scaling(struct report_run *run)
 }
 
 /*
- * Closed loop from S shards: each ran C at a time, the server saw S x C.
- * After the scaling efficiency, which compares each shard's levels with
- * its own C=1 and is the same either way.
+ * Closed loop from S shards: each ran C at a time, the server saw S x C
+ * (shards_level_factor decides, for compare as well). After the scaling
+ * efficiency, which compares each shard's levels with its own C=1 and is
+ * the same either way.
  */
 static int report_shard_levels(struct db *db, const char *label, struct report_run *run,
 			       char *err, size_t errlen)
 {
-	struct shards_view v;
 	size_t i;
-	int rc;
+	int factor, rc;
 
-	if (!run->n_levels || !metric_level_closed(run->levels[0].level))
-		return DB_OK;
-	rc = shards_view(db, label, NULL, &v, err, errlen);
-	if (rc || v.loaded < 2)
+	rc = shards_level_factor(db, label, &factor, err, errlen);
+	if (rc || factor < 2)
 		return rc;
-	run->shards = v.loaded;
+	run->shards = (size_t)factor;
 	for (i = 0; i < run->n_levels; i++)
-		run->levels[i].level *= (int)v.loaded;
+		run->levels[i].level = shards_level(run->levels[i].level, factor);
 	return DB_OK;
 }
 
