@@ -980,7 +980,7 @@ static int report_export_is_text(const char *name)
 }
 
 /* True when s can go into JSON as it is: a finite number, or an array of
- * integers (itl_us as analyze load writes it). A database edited by hand
+ * numbers (itl_us as analyze load writes it). A database edited by hand
  * may hold anything: that goes out as a string. */
 static int report_export_is_raw(const char *s)
 {
@@ -989,7 +989,7 @@ static int report_export_is_raw(const char *s)
 
 	if (s[0] == '[') {
 		cJSON *a = cJSON_Parse(s), *e;
-		int ok = cJSON_IsArray(a) && strspn(s, "[]0123456789,-") == strlen(s);
+		int ok = cJSON_IsArray(a) && strspn(s, "[]0123456789,-.") == strlen(s);
 
 		cJSON_ArrayForEach(e, a)
 			ok = ok && cJSON_IsNumber(e);

@@ -66,6 +66,17 @@ check "compare: Agg tok/s of a file without start times is n/a, not judged" \
 	sh -c "[ \$(grep -c '^ *[12]  Agg tok/s  *-  *-  *-  *-  *n/a\$' '$WORK/c.txt') = 2 ] &&
 	       grep -q \"^warning: 'sgl' has no start times\" '$WORK/c.txt'"
 
+# Gaps keep their fraction of a microsecond (vLLM's come from perf_counter).
+sed 's/"itls": \[\[0.010759,/"itls": [[0.0107591234,/; s/"label": null/"label": "subus"/' \
+	"$F/vllm-detailed.json" >"$WORK/subus.json"
+tb analyze load --db "$WORK/subus.db" "$WORK/subus.json" 2>/dev/null
+tb analyze export --db "$WORK/subus.db" --format jsonl --gaps >"$WORK/subus.jsonl"
+check "a gap of 10759.123 us stays 10759.123 us, in a JSON array of numbers" \
+	grep -q '"itl_us":\[10759.123,12775,' "$WORK/subus.jsonl"
+tb analyze report --db "$WORK/subus.db" --format csv >"$WORK/subus.csv"
+check "... and counts as such: max ITL unchanged, mean ITL as vLLM's" \
+	test "$(csv_field "$WORK/subus.csv" avg_itl_ms 1)" = "$(csv_field "$WORK/r.csv" avg_itl_ms 1)"
+
 # Two unlabelled vllm runs started in the same second: two runs, not one.
 sed 's/"ttfts": \[0.073999/"ttfts": [0.073998/' "$F/vllm-detailed.json" >"$WORK/same-second.json"
 tb analyze load --db "$WORK/two.db" "$F/vllm-detailed.json" "$WORK/same-second.json" 2>/dev/null
