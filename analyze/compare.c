@@ -6,6 +6,8 @@
  * analyze/verdict.c as arrays, paired by trace id when it can be.
  */
 #include "analyze/compare.h"
+#include "analyze/foreign.h"
+#include "analyze/shards.h"
 #include "lib/errmsg.h"
 #include "lib/metric.h"
 #include "lib/table.h"
@@ -97,7 +99,10 @@ static int compare_side_spans(struct compare_side *s, const struct result *r, si
 	return 0;
 }
 
-static int compare_side_fill(struct compare_side *s, const struct result *r, size_t n)
+/* timeless: r carry no start times (foreign_params_timeless), so no wall
+ * time: the tok/s row gets no number and no verdict. */
+static int compare_side_fill(struct compare_side *s, const struct result *r, size_t n,
+			     int timeless)
 {
 	size_t i, j, k = 0, gaps = 0, m;
 
@@ -152,7 +157,11 @@ static int compare_side_fill(struct compare_side *s, const struct result *r, siz
 		k++;
 	}
 	s->itl_start[s->n] = gaps;
-	return compare_side_spans(s, r, n);
+	if (compare_side_spans(s, r, n))
+		return -1;
+	for (k = 0; timeless && k < s->n_repeats; k++)
+		s->rep_wall[k] = 0;
+	return 0;
 }
 
 static int compare_has(const struct compare_side *s, int m, size_t i)
@@ -398,8 +407,9 @@ double compare_min_effect(double given, int noise_measured)
 /*
  * The run-to-run noise of the rows w[0 .. n) of a level, on the log scale:
  * sd[i] the standard deviation of row i's figure over the history's runs
- * at this level (NaN where fewer than NOISE_MIN_RUNS have it); *df its
- * degrees of freedom (the fewest). Returns 0, or an error of db_results.
+ * at this level (NaN where fewer than COMPARE_HISTORY_MIN_RUNS have it);
+ * *df its degrees of freedom (the fewest; SIZE_MAX when no row has one).
+ * Returns 0, or an error of db_results.
  */
 static int compare_history_sd(struct db *db, const struct compare_history *h, int level,
 			      const struct compare_row *w, size_t n, double *sd, size_t *df,
@@ -420,7 +430,7 @@ static int compare_history_sd(struct db *db, const struct compare_history *h, in
 		if (rc)
 			goto cleanup;
 		rc = DB_ERR_WORK;
-		if (compare_side_fill(&s, r, nr))
+		if (compare_side_fill(&s, r, nr, 0))
 			goto cleanup;
 		free(buf);
 		if (!(buf = malloc(compare_figure_room(&s) * sizeof(double))))
@@ -504,8 +514,8 @@ static int compare_noise(struct db *db, const struct compare_ctx *c, int level,
 		rc = compare_history_sd(db, c->history, level, w, n, sd, &df, err, errlen);
 		if (rc)
 			goto cleanup;
-		lv->noise = VERDICT_NOISE_HISTORY;
-		lv->history_runs = df + 1;
+		lv->noise = df == SIZE_MAX ? VERDICT_NOISE_NONE : VERDICT_NOISE_HISTORY;
+		lv->history_runs = df == SIZE_MAX ? 0 : df + 1;
 		for (i = 0; i < n; i++) {
 			if (isnan(sd[i]))
 				verdict_hold(&w[i].v);
@@ -530,9 +540,12 @@ cleanup:
 	return rc;
 }
 
-/* Compares one level; appends its rows to out->rows (room reserved). */
-static int compare_level(struct db *db, const char *before, const char *after, int level,
-			 const struct compare_opts *o, int ab, const struct compare_history *history,
+/* Compares one level, stored as level_a in before and level_b in after,
+ * shown as level (shards_level); appends its rows to out->rows (room
+ * reserved). */
+static int compare_level(struct db *db, const struct db_run *before, const struct db_run *after,
+			 int level_a, int level_b, int level, const struct compare_opts *o,
+			 int ab, const struct compare_history *history,
 			 struct compare_result *out, struct compare_level *lv, char *err,
 			 size_t errlen)
 {
@@ -546,12 +559,13 @@ static int compare_level(struct db *db, const char *before, const char *after, i
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	rc = db_results(db, before, level, &ra, &na, err, errlen);
+	rc = db_results(db, before->label, level_a, &ra, &na, err, errlen);
 	if (!rc)
-		rc = db_results(db, after, level, &rb, &nb, err, errlen);
+		rc = db_results(db, after->label, level_b, &rb, &nb, err, errlen);
 	if (rc)
 		goto cleanup;
-	if (compare_side_fill(&a, ra, na) || compare_side_fill(&b, rb, nb))
+	if (compare_side_fill(&a, ra, na, foreign_params_timeless(before->params)) ||
+	    compare_side_fill(&b, rb, nb, foreign_params_timeless(after->params)))
 		goto nomem;
 	lv->repeats_before = a.n_repeats;
 	lv->repeats_after = b.n_repeats;
@@ -589,7 +603,7 @@ static int compare_level(struct db *db, const char *before, const char *after, i
 			goto nomem;
 	for (m = 0; m < rows; m++)
 		w[m].level = level;
-	rc = compare_noise(db, &c, level, w, rows, lv, err, errlen);
+	rc = compare_noise(db, &c, level_a, w, rows, lv, err, errlen);
 	if (rc)
 		goto cleanup;
 	out->n_rows += rows;
@@ -597,7 +611,7 @@ static int compare_level(struct db *db, const char *before, const char *after, i
 	goto cleanup;
 nomem:
 	errmsg_set(err, errlen, "comparing '%s' and '%s' at C=%d: out of memory",
-		   before, after, level);
+		   before->label, after->label, level);
 	rc = DB_ERR_WORK;
 cleanup:
 	free(pa);
@@ -795,6 +809,11 @@ static int compare_warnings(struct compare_result *r, const struct db_run *a,
 				a->trace_digest ? a->trace_digest : "unknown",
 				b->trace_digest ? b->trace_digest : "unknown"))
 		return -1;
+	if ((foreign_params_timeless(a->params) || foreign_params_timeless(b->params)) &&
+	    compare_add_warning(r, "'%s' has no start times (another tool's file): its wall "
+				"time is unknown, so Agg tok/s is n/a, not judged",
+				foreign_params_timeless(a->params) ? a->label : b->label))
+		return -1;
 	if (compare_str_differ(a->params, b->params)) {
 		compare_params_diff(a->params, b->params, diff, sizeof(diff));
 		if (diff[0] && compare_add_warning(r, "the runs used different parameters: %s", diff))
@@ -842,9 +861,9 @@ int compare_runs(struct db *db, const char *before, const char *after,
 	struct compare_result r = { 0 };
 	struct compare_history history = { 0 };
 	struct db_run *ra = NULL, *rb = NULL;
-	int *la = NULL, *lb = NULL, ab;
+	int *la = NULL, *lb = NULL, *sa = NULL, *sb = NULL, ab;
 	size_t nra = 0, nrb = 0, nla = 0, nlb = 0, i, j;
-	int rc;
+	int rc, fa = 1, fb = 1;
 
 	r.min_effect = o->min_effect;
 	rc = db_runs(db, before, &ra, &nra, err, errlen);
@@ -865,24 +884,39 @@ int compare_runs(struct db *db, const char *before, const char *after,
 	 * other run's. */
 	nla = compare_drop_rate_levels(la, nla);
 	nlb = compare_drop_rate_levels(lb, nlb);
+	/* a sharded closed loop's levels as report shows them: S x C */
+	rc = shards_level_factor(db, before, &fa, err, errlen);
+	if (!rc)
+		rc = shards_level_factor(db, after, &fb, err, errlen);
+	if (rc)
+		goto cleanup;
+	sa = malloc((nla + 1) * sizeof(*sa));
+	sb = malloc((nlb + 1) * sizeof(*sb));
+	if (!sa || !sb)
+		goto nomem;
+	for (i = 0; i < nla; i++)
+		sa[i] = shards_level(la[i], fa);
+	for (j = 0; j < nlb; j++)
+		sb[j] = shards_level(lb[j], fb);
 	if (compare_warnings(&r, &ra[0], &rb[0]) ||
-	    compare_level_warning(&r, before, la, nla, lb, nlb) ||
-	    compare_level_warning(&r, after, lb, nlb, la, nla))
+	    compare_level_warning(&r, before, sa, nla, sb, nlb) ||
+	    compare_level_warning(&r, after, sb, nlb, sa, nla))
 		goto nomem;
 	r.rows = calloc(COMPARE_ROWS_PER_LEVEL * (nla < nlb ? nla : nlb) + 1, sizeof(*r.rows));
 	r.levels = calloc((nla < nlb ? nla : nlb) + 1, sizeof(*r.levels));
 	if (!r.rows || !r.levels)
 		goto nomem;
 	for (i = 0, j = 0; i < nla && j < nlb;) {
-		if (la[i] < lb[j]) {
+		if (sa[i] < sb[j]) {
 			i++;
-		} else if (la[i] > lb[j]) {
+		} else if (sa[i] > sb[j]) {
 			j++;
 		} else {
 			struct compare_level *lv = &r.levels[r.n_levels++];
 
-			lv->level = la[i];
-			rc = compare_level(db, before, after, la[i], o, ab, &history, &r, lv, err,
+			lv->level = sa[i];
+			rc = compare_level(db, &ra[0], &rb[0], la[i], lb[j], sa[i], o, ab, &history,
+					   &r, lv, err,
 					   errlen);
 			if (rc)
 				goto cleanup;
@@ -910,6 +944,8 @@ cleanup:
 	db_runs_free(rb, nrb);
 	free(la);
 	free(lb);
+	free(sa);
+	free(sb);
 	return rc;
 }
 

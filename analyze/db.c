@@ -593,11 +593,14 @@ struct itl_text {
 	size_t cap;
 };
 
-/* Formats r's gaps as a JSON array of microseconds into t. Returns 0 or -1 (ENOMEM). */
+/* Formats r's gaps as a JSON array of microseconds into t: whole ones as
+ * integers (tracebench's own, timed in us), a gap with a fraction of a us
+ * (another tool's file, timed in ns) with three decimals, not rounded
+ * away. Returns 0 or -1 (ENOMEM). */
 static int db_itl_format(struct itl_text *t, const struct result *r)
 {
-	/* "[" + n * (20 digits + ",") + "]" + NUL */
-	size_t need = r->n_itl * 21 + 3;
+	/* "[" + n * (20 digits + "." + 3 decimals + ",") + "]" + NUL */
+	size_t need = r->n_itl * 25 + 3;
 	size_t len = 0;
 	size_t i;
 
@@ -612,14 +615,16 @@ static int db_itl_format(struct itl_text *t, const struct result *r)
 	t->buf[len++] = '[';
 	for (i = 0; i < r->n_itl; i++) {
 		/* By hand, not snprintf: this is the loader's innermost loop. */
-		int64_t us = (r->itl_ns[i] + 500) / 1000;
-		uint64_t u = us < 0 ? (uint64_t)0 - (uint64_t)us : (uint64_t)us;
+		int64_t ns = r->itl_ns[i];
+		uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+		unsigned frac = (unsigned)(u % 1000);
 		char digits[24];
 		int nd = 0;
 
+		u /= 1000;
 		if (i)
 			t->buf[len++] = ',';
-		if (us < 0)
+		if (ns < 0)
 			t->buf[len++] = '-';
 		do {
 			digits[nd++] = (char)('0' + u % 10);
@@ -627,6 +632,12 @@ static int db_itl_format(struct itl_text *t, const struct result *r)
 		} while (u);
 		while (nd)
 			t->buf[len++] = digits[--nd];
+		if (frac) {
+			t->buf[len++] = '.';
+			t->buf[len++] = (char)('0' + frac / 100);
+			t->buf[len++] = (char)('0' + frac / 10 % 10);
+			t->buf[len++] = (char)('0' + frac % 10);
+		}
 	}
 	t->buf[len++] = ']';
 	t->buf[len] = '\0';
@@ -1553,7 +1564,7 @@ static int db_itl_parse(struct result *r, const char *json)
 	cJSON_ArrayForEach(item, arr) {
 		if (!cJSON_IsNumber(item))
 			goto cleanup;
-		r->itl_ns[i++] = (int64_t)(item->valuedouble * 1000);
+		r->itl_ns[i++] = llround(item->valuedouble * 1000);   /* 12.345 us: 12345 ns */
 	}
 	rc = 0;
 cleanup:

@@ -426,8 +426,10 @@ static int foreign_describe(struct foreign_reader *fr, const cJSON *first, uLong
 	if (!out->label) {
 		char *date = dup_string(first, "date");
 
-		snprintf(id, sizeof(id), "%s-%s", fr->format, date ? date : out->run_id +
-			 strlen(fr->format) + 1);
+		/* the date has seconds: two runs of one second, one label, would
+		 * merge into one run as a run's shards do; the file's crc tells them apart */
+		if (date)
+			snprintf(id, sizeof(id), "%s-%s-%08lx", fr->format, date, (unsigned long)crc);
 		free(date);
 		out->label = strdup(id);
 	}
@@ -438,6 +440,8 @@ static int foreign_describe(struct foreign_reader *fr, const cJSON *first, uLong
 		goto oom;
 	cJSON_AddStringToObject(params, "mode", out->mode);
 	cJSON_AddStringToObject(params, "source_format", fr->format);
+	if (fr->no_start_times)
+		cJSON_AddFalseToObject(params, "start_times");
 	cJSON_AddItemToObject(params, "levels", fr->levels);
 	fr->levels = NULL;
 	notes = cJSON_AddArrayToObject(params, "notes");
@@ -450,8 +454,8 @@ static int foreign_describe(struct foreign_reader *fr, const cJSON *first, uLong
 			"inter-token gaps (it ends at the last token)"));
 	if (fr->no_start_times)
 		cJSON_AddItemToArray(notes, cJSON_CreateString(
-			"no start times in the file: every request counts from 0 s, so Wall(s) "
-			"and Agg tok/s span the longest request, not the tool's duration"));
+			"no start times in the file: Wall(s), Agg tok/s and good req/s are "
+			"unknown (-), and compare does not judge Agg tok/s"));
 	out->params_json = cJSON_PrintUnformatted(params);
 	cJSON_Delete(params);
 	if (!out->params_json)
@@ -624,4 +628,13 @@ cleanup:
 	if (rc)
 		db_import_release(out);
 	return rc;   /* FOREIGN_NOT_MINE leaves err untouched */
+}
+
+int foreign_params_timeless(const char *params)
+{
+	cJSON *p = params ? cJSON_Parse(params) : NULL;
+	int timeless = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p, "start_times"));
+
+	cJSON_Delete(p);
+	return timeless;
 }

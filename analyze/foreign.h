@@ -8,8 +8,8 @@
  *   vllm     `vllm bench serve --save-result --save-detailed`: one JSON
  *            object (several, one a line, with --append-result) holding
  *            per-request arrays: input_lens, output_lens, ttfts, itls,
- *            errors, and in recent versions latencies and start_times
- *            (seconds, time.perf_counter()).
+ *            errors and start_times (seconds, time.perf_counter()); only
+ *            vLLM's newest sources add latencies.
  *   sglang   `python -m sglang.bench_serving --output-file F --output-details`:
  *            JSON Lines, one object per run, with input_lens, output_lens,
  *            ttfts, itls and errors, but no start times and no latencies.
@@ -42,11 +42,21 @@ enum foreign_status {
 /*
  * Reads 'path' (plain or gzip-compressed). Returns FOREIGN_OK and fills
  * *out (free with db_import_release): run_id "<format>-<crc32 of the
- * file>", the tool's label or "<format>-<date>", params_json
- * {"mode":...,"source_format":...,"notes":[...]}; FOREIGN_NOT_MINE when the file does not start with a JSON object
+ * file>", the tool's label or "<format>-<date>-<crc32>" (two unlabelled
+ * runs of one second stay apart), params_json
+ * {"mode":...,"source_format":...,"notes":[...]}, with "start_times":false
+ * when the file has none; FOREIGN_NOT_MINE when the file does not start with a JSON object
  * (nothing filled, err untouched); or a negative code with a one-line
  * message naming the file and line in err. Nothing is returned half-read.
  */
 int foreign_read(const char *path, struct db_import *out, char *err, size_t errlen);
+
+/*
+ * True when a run's params (its JSON text, NULL: none) say its requests
+ * carry no start times (SGLang's files): its wall time, and every rate
+ * over it (Agg tok/s, good req/s), cannot be known. report and compare
+ * show those as missing ("-", "n/a") rather than a number.
+ */
+int foreign_params_timeless(const char *params);
 
 #endif

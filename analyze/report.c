@@ -7,6 +7,7 @@
  * SQL is in db.c.
  */
 #include "analyze/report.h"
+#include "analyze/foreign.h"
 #include "analyze/shards.h"
 #include "lib/capacity.h"
 #include "lib/errmsg.h"
@@ -69,26 +70,40 @@ static void report_scaling(struct report_run *run)
 }
 
 /*
- * Closed loop from S shards: each ran C at a time, the server saw S x C.
- * After the scaling efficiency, which compares each shard's levels with
- * its own C=1 and is the same either way.
+ * Closed loop from S shards: each ran C at a time, the server saw S x C
+ * (shards_level_factor decides, for compare as well). After the scaling
+ * efficiency, which compares each shard's levels with its own C=1 and is
+ * the same either way.
  */
 static int report_shard_levels(struct db *db, const char *label, struct report_run *run,
 			       char *err, size_t errlen)
 {
-	struct shards_view v;
 	size_t i;
-	int rc;
+	int factor, rc;
 
-	if (!run->n_levels || !metric_level_closed(run->levels[0].level))
-		return DB_OK;
-	rc = shards_view(db, label, NULL, &v, err, errlen);
-	if (rc || v.loaded < 2)
+	rc = shards_level_factor(db, label, &factor, err, errlen);
+	if (rc || factor < 2)
 		return rc;
-	run->shards = v.loaded;
+	run->shards = (size_t)factor;
 	for (i = 0; i < run->n_levels; i++)
-		run->levels[i].level *= (int)v.loaded;
+		run->levels[i].level = shards_level(run->levels[i].level, factor);
 	return DB_OK;
+}
+
+/* A run of requests without start times (foreign_params_timeless): no
+ * level's wall time, nor any rate over it, is known. */
+static int report_forget_walls(struct db *db, const char *label, struct report_run *run,
+			       char *err, size_t errlen)
+{
+	struct db_run *runs = NULL;
+	size_t n = 0, i;
+	int rc = db_runs(db, label, &runs, &n, err, errlen);
+
+	if (!rc && n && foreign_params_timeless(runs[0].params))
+		for (i = 0; i < run->n_levels; i++)
+			summary_forget_wall(&run->levels[i]);
+	db_runs_free(runs, n);
+	return rc;
 }
 
 int report_summarize(struct db *db, const char *label, const struct metric_slo *slo,
@@ -127,6 +142,9 @@ int report_summarize(struct db *db, const char *label, const struct metric_slo *
 		db_results_free(res, n_res);
 		res = NULL;
 	}
+	rc = report_forget_walls(db, label, &run, err, errlen);
+	if (rc)
+		goto cleanup;
 	report_scaling(&run);
 	rc = report_shard_levels(db, label, &run, err, errlen);
 	if (rc)
@@ -714,6 +732,48 @@ static void report_capacity(FILE *out, enum table_format fmt, const struct repor
 	free(rows);
 }
 
+/*
+ * The SLO of a run's goodput, one choice for every format: the command's
+ * (--slo) when it gave one, else a capacity search's own, else none (use
+ * NULL). A capacity search's load curve is judged against its own SLO
+ * (run_slo, spec) whatever the table's.
+ */
+struct report_slo_choice {
+	int is_cap;
+	struct capacity_options cap;
+	struct metric_slo run_slo;
+	char spec[256];
+	const struct metric_slo *use;   /* NULL, the command's, or &run_slo */
+};
+
+static void report_choose_slo(const char *params, const struct metric_slo *asked,
+			      struct report_slo_choice *c)
+{
+	c->is_cap = report_capacity_params(params, &c->cap, &c->run_slo, c->spec, sizeof(c->spec));
+	c->use = asked ? asked : c->is_cap ? &c->run_slo : NULL;
+}
+
+/* The load curve of a capacity search, from run when its goodput was
+ * judged against the search's SLO, else from the run judged again. */
+static int report_capacity_curve(FILE *out, enum table_format fmt, struct db *db,
+				 const char *label, const struct report_run *run,
+				 const struct report_slo_choice *c, char *err, size_t errlen)
+{
+	struct report_run own;
+	int rc;
+
+	if (c->use == &c->run_slo || memcmp(c->use, &c->run_slo, sizeof(c->run_slo)) == 0) {
+		report_capacity(out, fmt, run, &c->cap, c->spec);
+		return DB_OK;
+	}
+	rc = report_summarize(db, label, &c->run_slo, &own, err, errlen);
+	if (rc)
+		return rc;
+	report_capacity(out, fmt, &own, &c->cap, c->spec);
+	report_run_release(&own);
+	return DB_OK;
+}
+
 /* Text and Markdown: per run a heading, the table, the warm-up and error
  * lines, and the latency table with its legend. */
 static int report_print_per_run(struct db *db, const struct db_run *runs, size_t n,
@@ -721,6 +781,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 				FILE *out, char *err, size_t errlen)
 {
 	const char *para = fmt == TABLE_MARKDOWN ? "\n" : "";
+	struct report_slo_choice sc;
 	struct report_run run;
 	struct table t;
 	size_t i;
@@ -728,27 +789,22 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		struct capacity_options cap;
-		struct metric_slo run_slo;
-		char spec[256];
-		int is_cap = report_capacity_params(runs[i].params, &cap, &run_slo, spec,
-						    sizeof(spec));
-
-		rc = report_summarize(db, runs[i].label, is_cap ? &run_slo : slo, &run, err, errlen);
+		report_choose_slo(runs[i].params, slo, &sc);
+		rc = report_summarize(db, runs[i].label, sc.use, &run, err, errlen);
 		if (rc)
 			return rc;
 		if (i > 0)
 			fputc('\n', out);
 		report_heading(out, fmt, &runs[i]);
 		report_notes(out, fmt, runs[i].params);
-		summary_table_init(&t, out, fmt, report_groups(&run, slo));
+		summary_table_init(&t, out, fmt, report_groups(&run, sc.use));
 		table_begin(&t);
 		report_rows(&t, runs[i].label, &run);
 		table_end(&t);
 		summary_print_notes(out, fmt, run.levels, run.n_levels);
 		fputs(para, out);
-		if (slo) {
-			report_slo_line(out, slo);
+		if (sc.use) {
+			report_slo_line(out, sc.use);
 			fputs(para, out);
 		}
 		report_warmup_line(out, &run);
@@ -756,42 +812,47 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		report_open_loop_lines(out, &run, runs[i].params);
 		sessions = report_sessions_lines(out, fmt, &run);
 		rc = shards_print(out, db, runs[i].label, &run, &sharded, err, errlen);
-		if (rc) {
-			report_run_release(&run);
-			return rc;
-		}
-		if (run.warmups || report_has_errors(&run) || report_has_open_loop(&run) || sharded ||
-		    sessions)
+		if (!rc && (run.warmups || report_has_errors(&run) || report_has_open_loop(&run) ||
+			    sharded || sessions))
 			fputs(para, out);
-		if (run.n_levels) {
+		if (!rc && run.n_levels) {
 			if (fmt == TABLE_TEXT)
 				fputc('\n', out);
 			summary_print_latency(out, fmt, run.levels, run.n_levels);
 		}
-		if (is_cap)
-			report_capacity(out, fmt, &run, &cap, spec);
+		if (!rc && sc.is_cap)
+			rc = report_capacity_curve(out, fmt, db, runs[i].label, &run, &sc, err, errlen);
 		report_run_release(&run);
-		rc = report_server_metrics(out, fmt, db, runs[i].label, &sharded, err, errlen);
+		if (!rc)
+			rc = report_server_metrics(out, fmt, db, runs[i].label, &sharded, err, errlen);
 		if (rc)
 			return rc;
 	}
 	return DB_OK;
 }
 
-/* CSV and JSON: one table, the run label in its "run" column. */
+/* CSV and JSON: one table, the run label in its "run" column; each row's
+ * goodput against the SLO report_choose_slo gives its run, named in "slo". */
 static int report_print_one_table(struct db *db, const struct db_run *runs, size_t n,
 				  enum table_format fmt, const struct metric_slo *slo,
 				  FILE *out, char *err, size_t errlen)
 {
+	struct report_slo_choice sc;
 	struct report_run run;
 	struct table t;
+	unsigned groups = 0;
 	size_t i;
 	int rc;
 
-	summary_table_init(&t, out, fmt, slo ? SUMMARY_GROUP_SLO : 0);
+	for (i = 0; i < n; i++) {
+		report_choose_slo(runs[i].params, slo, &sc);
+		groups |= sc.use ? SUMMARY_GROUP_SLO : 0;
+	}
+	summary_table_init(&t, out, fmt, groups);
 	table_begin(&t);
 	for (i = 0; i < n; i++) {
-		rc = report_summarize(db, runs[i].label, slo, &run, err, errlen);
+		report_choose_slo(runs[i].params, slo, &sc);
+		rc = report_summarize(db, runs[i].label, sc.use, &run, err, errlen);
 		if (rc)
 			return rc;
 		report_rows(&t, runs[i].label, &run);
@@ -919,7 +980,7 @@ static int report_export_is_text(const char *name)
 }
 
 /* True when s can go into JSON as it is: a finite number, or an array of
- * integers (itl_us as analyze load writes it). A database edited by hand
+ * numbers (itl_us as analyze load writes it). A database edited by hand
  * may hold anything: that goes out as a string. */
 static int report_export_is_raw(const char *s)
 {
@@ -928,7 +989,7 @@ static int report_export_is_raw(const char *s)
 
 	if (s[0] == '[') {
 		cJSON *a = cJSON_Parse(s), *e;
-		int ok = cJSON_IsArray(a) && strspn(s, "[]0123456789,-") == strlen(s);
+		int ok = cJSON_IsArray(a) && strspn(s, "[]0123456789,-.") == strlen(s);
 
 		cJSON_ArrayForEach(e, a)
 			ok = ok && cJSON_IsNumber(e);

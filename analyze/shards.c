@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "lib/metric.h"
 #include "lib/stats.h"
 #include "lib/table.h"
 
@@ -248,6 +249,29 @@ int shards_view(struct db *db, const char *label, const struct report_run *run,
 		free(si);
 	}
 	return rc;
+}
+
+int shards_level_factor(struct db *db, const char *label, int *factor, char *err,
+			size_t errlen)
+{
+	struct shards_view v;
+	struct db_run *runs = NULL;
+	size_t n = 0;
+	int rc = db_runs(db, label, &runs, &n, err, errlen);
+
+	*factor = 1;
+	if (!rc && n && !is_open_loop(runs[0].params)) {
+		rc = shards_view(db, label, NULL, &v, err, errlen);
+		if (!rc && v.loaded >= 2)
+			*factor = (int)v.loaded;
+	}
+	db_runs_free(runs, n);
+	return rc;
+}
+
+int shards_level(int level, int factor)
+{
+	return metric_level_closed(level) ? level * factor : level;
 }
 
 /* "clocks agree within ..." or the warning that they do not. */

@@ -111,6 +111,21 @@ int metric_slo_parse(const char *s, struct metric_slo *out, char *err, size_t er
 	return 0;
 }
 
+const char *metric_slo_format(const struct metric_slo *slo, char *buf, size_t len)
+{
+	static const char *const names[] = { "ttft", "ttfa", "tpot", "e2e" };
+	const double lim[] = { slo->ttft_ms, slo->ttfa_ms, slo->tpot_ms, slo->e2e_ms };
+	size_t k, at = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (k = 0; k < 4 && at < len; k++)
+		if (lim[k] > 0)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s=%gms", at ? "," : "",
+					       names[k], lim[k]);
+	return buf;
+}
+
 int metric_within_slo(const struct result *q, const struct metric_slo *slo)
 {
 	double tpot = metric_tpot_ms(q);

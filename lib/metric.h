@@ -75,6 +75,12 @@ struct metric_slo {
  */
 int metric_slo_parse(const char *s, struct metric_slo *out, char *err, size_t errlen);
 
+/*
+ * Writes slo into buf (len bytes) in the form metric_slo_parse reads,
+ * "ttft=500ms,tpot=50ms" ("" when it has no limit); returns buf.
+ */
+const char *metric_slo_format(const struct metric_slo *slo, char *buf, size_t len);
+
 /* True when the request q succeeded within every limit of slo. */
 int metric_within_slo(const struct result *q, const struct metric_slo *slo);
 

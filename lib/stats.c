@@ -234,21 +234,64 @@ int stats_bootstrap_ratio_diff(const double *a_num, const double *a_den, size_t 
 	return 0;
 }
 
+/*
+ * The regularized incomplete beta function I_x(a, b) by its continued
+ * fraction (modified Lentz), which converges fast for x < (a + 1) / (a + b
+ * + 2); the other side comes from I_x(a, b) = 1 - I_{1-x}(b, a).
+ */
+static double stats_beta_inc(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double front, f, c, d, num;
+	int m, k;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	if (x > (a + 1) / (a + b + 2))
+		return 1 - stats_beta_inc(b, a, 1 - x);
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x)) / a;
+	f = c = 1;
+	d = 0;
+	for (k = 0; k <= 400; k++) {
+		m = k / 2;
+		if (k == 0)
+			num = 1;
+		else if (k % 2 == 0)
+			num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+		else
+			num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+		d = 1 + num * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + num / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		f *= c * d;
+		if (fabs(1 - c * d) < 1e-15)
+			break;
+	}
+	return front * (f - 1);
+}
+
 double stats_t975(double df)
 {
-	static const double t[] = {
-		12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-	};
-	size_t k;
+	double lo = 0, hi = 1, mid;
+	int i;
 
 	if (!(df >= 1))
-		return t[0];
-	k = (size_t)floor(df);
-	if (k <= 30)
-		return t[k - 1];
-	return 1.96 + 2.4 / (double)k;
+		df = 1;
+	/* P(T > t) = I_{df/(df+t^2)}(df/2, 1/2) / 2: find where it is 0.025 */
+	while (stats_beta_inc(df / 2, 0.5, df / (df + hi * hi)) > 0.05)
+		hi *= 2;
+	for (i = 0; i < 200 && hi - lo > 1e-13 * hi; i++) {
+		mid = (lo + hi) / 2;
+		if (stats_beta_inc(df / 2, 0.5, df / (df + mid * mid)) > 0.05)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
 }
 
 /* Sample variance (n - 1 denominator). */

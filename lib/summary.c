@@ -345,13 +345,26 @@ void summary_compute(const struct result *r, size_t n, int level,
 	summary_describe(s, &a);
 	s->goodput_share = slo && s->requests ? (double)s->good / (double)s->requests : NAN;
 	s->good_rps = slo && s->wall_s > 0 ? (double)s->good / s->wall_s : NAN;
+	if (slo)
+		metric_slo_format(slo, s->slo, sizeof(s->slo));
 	summary_sweep_notes(r, n, s);
+}
+
+void summary_forget_wall(struct level_summary *s)
+{
+	s->wall_s = s->agg_tps = s->good_rps = s->sched_rps = s->achieved_rps = NAN;
+	s->spread_agg_tps.min = s->spread_agg_tps.max = NAN;
+	s->spread_agg_tps.lo = s->spread_agg_tps.hi = NAN;
 }
 
 void summary_set_scaling(struct level_summary *s, double base_tps)
 {
 	s->scaling_eff = metric_scaling(s->level, s->agg_tps, base_tps);
 }
+
+/* The distributions and the percentiles summary_few names. */
+#define SUMMARY_N_DISTS 5
+#define SUMMARY_N_PCTS 4
 
 /* A row of the sweep table: the run, the level, the level's C cell. */
 struct summary_row {
@@ -360,7 +373,8 @@ struct summary_row {
 	char level[16];
 	char rep[16];             /* "1", the repeat of a live row */
 	char est[48];             /* "4/16": estimated token counts of the ok ones */
-	char few[64];             /* percentiles from too few samples, CSV and JSON */
+	/* percentiles from too few samples, CSV and JSON: room for all 20 */
+	char few[SUMMARY_N_DISTS * SUMMARY_N_PCTS * sizeof("p99_ttft ")];
 	char agg_range[48], agg_ci[48], ttft_range[48], ttft_ci[48];
 };
 
@@ -388,6 +402,15 @@ static const char *col_text(const void *row, size_t off)
 SUMMARY_MARK(mark_ttft_p50, 50)
 SUMMARY_MARK(mark_ttft_p95, 95)
 SUMMARY_MARK(mark_ttft_p99, 99)
+
+/* The SLO of the goodput columns, CSV and JSON: which one they count. */
+static const char *col_slo(const void *row, size_t arg)
+{
+	const char *v = ((const struct summary_row *)row)->s->slo;
+
+	(void)arg;
+	return v[0] ? v : NULL;
+}
 
 static const char *col_run(const void *row, size_t arg)
 {
@@ -530,6 +553,7 @@ static const struct table_col summary_cols[] = {
 	CSV("achieved_req_s", 3, col_achieved_rps, 0),
 	CSV("offered_req_s", 3, col_double, F(offered_rps)),   /* a rate level's */
 	{ .key = "good", .group = SUMMARY_GROUP_SLO, .num = col_size, .arg = F(good) },
+	{ .key = "slo", .group = SUMMARY_GROUP_SLO, .str = col_slo },
 	DIST_N(ttft, "ttft"), DIST_AT(ttft, "ttft", "p90", p90), DIST_AT(ttft, "ttft", "max", max),
 	DIST(ttfa, "ttfa"),
 	DIST(tpot, "tpot"),
@@ -560,22 +584,22 @@ static void summary_range(char *buf, size_t len, double lo, double hi, int decim
 /* The percentiles of s that come from too few samples: "p95_ttft_ms (n=4) ...". */
 static void summary_few(char *buf, size_t len, const struct level_summary *s)
 {
-	static const struct { const char *name; size_t off; } dists[] = {
+	static const struct { const char *name; size_t off; } dists[SUMMARY_N_DISTS] = {
 		{ "ttft", offsetof(struct level_summary, ttft) },
 		{ "ttfa", offsetof(struct level_summary, ttfa) },
 		{ "tpot", offsetof(struct level_summary, tpot) },
 		{ "itl", offsetof(struct level_summary, itl) },
 		{ "e2e", offsetof(struct level_summary, e2e) },
 	};
-	static const int pcts[] = { 50, 90, 95, 99 };
+	static const int pcts[SUMMARY_N_PCTS] = { 50, 90, 95, 99 };
 	size_t i, j, at = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < sizeof(dists) / sizeof(dists[0]); i++) {
+	for (i = 0; i < SUMMARY_N_DISTS; i++) {
 		const struct stats_dist *d =
 			(const struct stats_dist *)((const char *)s + dists[i].off);
 
-		for (j = 0; j < 4 && at < len; j++)
+		for (j = 0; j < SUMMARY_N_PCTS && at < len; j++)
 			if (d->n && stats_too_few(d->n, pcts[j]))
 				at += (size_t)snprintf(buf + at, len - at, "%sp%d_%s", at ? " " : "",
 						       pcts[j], dists[i].name);

@@ -53,6 +53,7 @@ struct level_summary {
 	size_t good;           /* requests within every SLO (with one) */
 	double goodput_share;  /* good / requests; NaN without an SLO */
 	double good_rps;       /* good / wall_s; NaN without an SLO */
+	char slo[96];          /* the SLO good was judged against (metric_slo_format), "" none */
 	/* Where the output tokens of the successful requests came from
 	 * (lib/result.h): events are an estimate, flagged in every table. */
 	size_t tokens_usage, tokens_tokenize, tokens_events;
@@ -71,6 +72,11 @@ struct level_summary {
  * apart), with goodput against slo when slo is not NULL. */
 void summary_compute(const struct result *r, size_t n, int level,
 		     const struct metric_slo *slo, struct level_summary *out);
+
+/* For requests without start times (another tool's file): s's wall time
+ * and every rate over it (Agg tok/s, good req/s, send rates, their spread
+ * across repeats) become NaN, shown as missing, not as a number. */
+void summary_forget_wall(struct level_summary *s);
 
 /* Sets s->scaling_eff against base_tps, the aggregate tok/s at C=1. */
 void summary_set_scaling(struct level_summary *s, double base_tps);

@@ -125,9 +125,11 @@ void table_put_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* True when s is a plain decimal number: [-+]digits[.digits][e[-+]digits]. */
-static int table_is_number(const char *s)
+/* The length of the plain decimal number s starts with,
+ * [-+]digits[.digits][e[-+]digits]; 0 when it starts with none. */
+static size_t table_number_len(const char *s)
 {
+	const char *start = s;
 	int digits = 0;
 
 	s += *s == '-' || *s == '+';
@@ -144,7 +146,30 @@ static int table_is_number(const char *s)
 		while (*s >= '0' && *s <= '9')
 			s++;
 	}
-	return digits && !*s;
+	return digits ? (size_t)(s - start) : 0;
+}
+
+/*
+ * True when s is numbers alone, one or a list ("-2.5", "-4,-3,-2", "1, 2"):
+ * a spreadsheet can take no formula from it, so it needs no guard. A
+ * single number and a list are one class: a level list of rate levels
+ * starts with '-' as a negative number does.
+ */
+static int table_is_numbers(const char *s)
+{
+	size_t n;
+
+	for (;;) {
+		if (!(n = table_number_len(s)))
+			return 0;
+		s += n;
+		if (!*s)
+			return 1;
+		if (*s++ != ',')
+			return 0;
+		while (*s == ' ')
+			s++;
+	}
 }
 
 void table_put_csv_field(FILE *out, const char *s)
@@ -153,7 +178,7 @@ void table_put_csv_field(FILE *out, const char *s)
 
 	if (!s)
 		return;
-	formula = *s && strchr("=+-@\t\r", *s) && !table_is_number(s);
+	formula = *s && strchr("=+-@\t\r", *s) && !table_is_numbers(s);
 	if (!formula && !strpbrk(s, ",\"\r\n")) {
 		fputs(s, out);
 		return;

@@ -16,7 +16,8 @@
  *             records end in LF (every reader accepts it, and grep, cut
  *             and diff like it better than CRLF).
  *             A text field that a spreadsheet would take for a formula
- *             (starting with = + - @ tab or CR, and not a plain number)
+ *             (starting with = + - @ tab or CR, and not plain numbers: one,
+ *             or a list "-4,-3" such as a run's levels)
  *             gets a leading "'", so opening an export cannot run one.
  *   JSON      " and \ escaped, control bytes as \u00XX, bytes that are not
  *             UTF-8 as U+FFFD: the output is always valid JSON and UTF-8.

@@ -5,7 +5,7 @@
 S=sample_traces
 
 tb record import --format mooncake "$S/mooncake-sample.jsonl" -o "$WORK/m.jsonl.gz" 2>/dev/null
-tb record info "$WORK/m.jsonl.gz" >"$WORK/out" 2>"$WORK/err"
+tb record info --block-words 512 "$WORK/m.jsonl.gz" >"$WORK/out" 2>"$WORK/err"
 check "info: exit 0, nothing on stderr" sh -c "test $? -eq 0 && test ! -s '$WORK/err'"
 line() {  # label, expected rest of the line
 	grep -q "^$1  *$2\$" "$WORK/out"
@@ -38,11 +38,18 @@ check "info: sessions, the requests in them and turns per session" grep -q \
 	"^sessions *3, holding 9 of 9 requests; turns per session P50 3  max 3  mean 3.0$" "$WORK/sout"
 check "info: the think times before later turns" grep -q "^think time *P50 100  P90 100  max 100 ms" "$WORK/sout"
 
+# Sessions of turns shorter than 512 words: each turn repeats its history,
+# which the default block (16 words, a server's) sees.
+tb record synth -n 9 --turns 3 --input-tokens 100 --output-tokens 100 -o "$WORK/sh.jsonl.gz" 2>/dev/null
+tb record info "$WORK/sh.jsonl.gz" >"$WORK/out"
+check "info: short turns of sessions share their history (6 of 9 requests)" \
+	line "prefix sharing" "6 of 9 requests (66.7%) start with a 16-word block seen earlier"
+
 tb record synth -n 4 -o "$WORK/u.jsonl.gz" 2>/dev/null
 tb record info "$WORK/u.jsonl.gz" >"$WORK/out"
 check "info: a trace without sessions has no sessions line" sh -c "! grep -q '^sessions' '$WORK/out'"
 check "info: independent prompts share nothing" \
-	line "prefix sharing" "0 of 4 requests (0.0%) start with a 512-word block seen earlier"
+	line "prefix sharing" "0 of 4 requests (0.0%) start with a 16-word block seen earlier"
 
 tb record info "$S/results-sample.jsonl.gz" 2>"$WORK/err"
 check "info: a results file is refused (exit 2, one line)" sh -c \

@@ -90,6 +90,14 @@ tb analyze report --db "$WORK/closed.db" --format csv >"$WORK/closed.csv"
 check "closed-loop shards report C = 3 x 2 = 6" test "$(csv_field "$WORK/closed.csv" concurrency 1)" = 6
 tb analyze report --db "$WORK/closed.db" >"$WORK/closed.txt"
 check "... and each shard's C" grep -q "closed loop: C is the concurrency of all 3 shards together, 3 x each shard's C (2)" "$WORK/closed.txt"
+# compare takes C from where report does: the same requests are C=6 in
+# both, and pair with a run of one replay at C=6.
+tb replay -e "$ENDPOINT" -c 6 -n 18 --quiet --label plain -o "$WORK/plain.jsonl.gz" \
+	"$WORK/trace.jsonl.gz" >/dev/null 2>&1
+tb analyze load --db "$WORK/closed.db" "$WORK/plain.jsonl.gz" 2>/dev/null
+tb analyze compare --db "$WORK/closed.db" closed plain >"$WORK/cmp.txt" 2>&1
+check "compare labels the shards' level C=6 as report does, and pairs it with C=6" sh -c \
+	"grep -q '^ *6  TTFT  *P50 ' '$WORK/cmp.txt' && ! grep -q '^ *2  TTFT\|only in' '$WORK/cmp.txt'"
 
 # A host whose clock is 40 ms ahead (test-only skew): replay measures it
 # against the server's Date header, and analyze warns.

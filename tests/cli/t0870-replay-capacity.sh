@@ -48,6 +48,38 @@ check "... and the capacity with its interval, as replay found it" \
 	grep -q "^capacity: C=$pass meets the SLO (.*\(), C=$fail does not (.*); the capacity lies in \[$pass, $fail)\|; C=$fail is undecided\)" \
 	"$WORK/report.txt"
 
+# Goodput against another SLO than the search's (--slo ttft=40ms): the
+# text table, its goodput line, CSV and JSON count the same requests
+# against it and name it; the load curve keeps judging the search's own.
+# Without --slo, every format counts against the search's SLO.
+good_cells() {  # the text table's "Good req/s" column, a line per level
+	awk 'function cell(l, e,  s) { s = substr(l, 1, e); sub(/.* /, "", s); return s }
+		$1 == "C" && !g { g = index($0, "Good req/s") + 9; next }
+		g && /^ *[0-9]+ / { print cell($0, g); next }
+		g { exit }' "$1"
+}
+csv_col() {  # file, column: its cells, a line per row
+	awk -F, -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		{ print $c }' "$1"
+}
+slo_formats() {  # --slo flag or nothing, expected slo
+	# shellcheck disable=SC2086
+	tb analyze report --db "$WORK/c.db" --run known $1 >"$WORK/g.txt" 2>/dev/null &&
+	tb analyze report --db "$WORK/c.db" --run known $1 --format csv >"$WORK/g.csv" 2>/dev/null &&
+	tb analyze report --db "$WORK/c.db" --run known $1 --format json >"$WORK/g.json" 2>/dev/null &&
+	grep -q "^goodput: share of requests that succeeded within TTFT <= $2 ms" "$WORK/g.txt" &&
+	grep -q "^load curve (replay --find-capacity, SLO ttft=82ms" "$WORK/g.txt" &&
+	csv_col "$WORK/g.csv" good_req_s >"$WORK/g.col" &&
+	good_cells "$WORK/g.txt" | paste - "$WORK/g.col" |
+		awk '{ d = $1 - $2 } d > 0.0051 || d < -0.0051 { bad = 1 } END { exit bad || NR == 0 }' &&
+	[ "$(csv_col "$WORK/g.csv" slo | sort -u)" = "ttft=${2}ms" ] &&
+	[ "$(grep -o '"good_req_s": [0-9.]*' "$WORK/g.json" | cut -d' ' -f2)" = "$(cat "$WORK/g.col")" ] &&
+	[ "$(good_cells "$WORK/g.txt" | wc -l)" = "$probes" ]
+}
+check "analyze report --slo ttft=40ms: text, CSV and JSON show the same goodput, named" \
+	slo_formats "--slo ttft=40ms" 40
+check "... and without --slo, all three against the search's SLO" slo_formats "" 82
+
 search none --slo ttft=1ms --capacity-range 1:64
 check "an SLO no load meets: C=1 fails, the search ends there" sh -c \
 	"[ \$(cat '$WORK/none.rc') = 0 ] && grep -q 'capacity: no C meets the SLO, not even C=1 (1 probes' '$WORK/none.err'"

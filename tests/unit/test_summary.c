@@ -137,14 +137,19 @@ TEST(welch_interval_matches_a_hand_computation)
 {
 	double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 }, c[] = { 7, 7 }, lo, hi;
 
-	CHECK_NEAR(stats_t975(1), 12.706, 1e-9);
-	CHECK_NEAR(stats_t975(10.7), 2.228, 1e-9);    /* rounds down: wider */
-	CHECK_NEAR(stats_t975(30), 2.042, 1e-9);
-	CHECK_NEAR(stats_t975(60), 2.0, 1e-9);        /* table: 2.000 */
+	/* df 1 and 2 in closed form: tan(pi (p - 1/2)), (2p - 1) / sqrt(2p (1 - p)) */
+	CHECK_NEAR(stats_t975(1), tan(M_PI * 0.475), 1e-9);
+	CHECK_NEAR(stats_t975(2), 0.95 / sqrt(2 * 0.975 * 0.025), 1e-9);   /* 4.30265 */
+	CHECK_NEAR(stats_t975(3), 3.182446305283708, 1e-9);
+	CHECK_NEAR(stats_t975(4), 2.776445105197793, 1e-9);
+	CHECK_NEAR(stats_t975(10.7), 2.208537614849555, 1e-9);   /* fractional df */
+	CHECK_NEAR(stats_t975(30), 2.042272456301238, 1e-9);
+	CHECK_NEAR(stats_t975(60), 2.000297822014260, 1e-9);
+	CHECK_NEAR(stats_t975(1000), 1.962339080826408, 1e-9);
 	/* variances 1 and 1: se^2 = 2/3, df = 4, t = 2.776 */
 	CHECK_EQ_INT(stats_welch_ci95(a, 3, b, 3, &lo, &hi), 0);
-	CHECK_NEAR(lo, 3 - 2.776 * sqrt(2.0 / 3.0), 1e-9);
-	CHECK_NEAR(hi, 3 + 2.776 * sqrt(2.0 / 3.0), 1e-9);
+	CHECK_NEAR(lo, 3 - 2.776445105197793 * sqrt(2.0 / 3.0), 1e-9);
+	CHECK_NEAR(hi, 3 + 2.776445105197793 * sqrt(2.0 / 3.0), 1e-9);
 	CHECK_EQ_INT(stats_welch_ci95(c, 2, c, 2, &lo, &hi), 0);
 	CHECK(lo == 0 && hi == 0);
 	CHECK_EQ_INT(stats_welch_ci95(a, 1, b, 3, &lo, &hi), -1);
@@ -468,6 +473,7 @@ TEST(sweep_row_says_where_its_numbers_came_from)
 	CHECK(strstr(out, ",tokens_estimated,") != NULL);
 	CHECK(strstr(out, ",agg_tok_s_min,agg_tok_s_max,agg_tok_s_ci95_lo,") != NULL);
 	CHECK(strstr(out, ",p90_ttft p95_ttft p99_ttft ") != NULL);   /* few_samples: 8 of them */
+	CHECK(strstr(out, " p90_e2e p95_e2e p99_e2e,") != NULL);      /* ... every one */
 	free(out);
 	f = open_memstream(&notes, &len);
 	summary_print_notes(f, TABLE_TEXT, &s, 1);

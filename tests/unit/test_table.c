@@ -166,6 +166,11 @@ TEST(csv_quotes_and_neutralises_formulas)
 		{ "\tx", "\"'\tx\"" },
 		{ "-2.5", "-2.5" },           /* a number stays a number */
 		{ "+1e-3", "+1e-3" },
+		{ "-4,-3,-2", "\"-4,-3,-2\"" },   /* so does a list of numbers */
+		{ "-1, 2.5", "\"-1, 2.5\"" },
+		{ "-1,2+3", "\"'-1,2+3\"" },       /* not a list of numbers */
+		{ "-1,", "\"'-1,\"" },
+		{ "-1,,2", "\"'-1,,2\"" },
 		{ "", "" },
 	};
 	size_t i;
