@@ -84,22 +84,29 @@ TEST(compare_warns_and_fails_on_regression_from_the_cli)
 		      "(digest crc32:000000aa vs crc32:000000bb)") != NULL);
 	CHECK_EQ_INT(count_of(out, "different traces"), 1);   /* once, not on stderr too */
 	CHECK(strstr(out, "| 1 | TTFT | P50 |") != NULL);
-	CHECK(strstr(out, "| slower |") != NULL);
-	CHECK(strstr(out, "One run a side: run-to-run noise was not measured") != NULL);
-	CHECK(strstr(out, "Verdicts against --min-effect 3% (the default with one run a "
-		      "side), ") != NULL);
-	CHECK(strstr(out, "| n/a (60 < 200 requests) |") != NULL);
+	/* one run a side, no history: the change is held back, and said */
+	CHECK(strstr(out, "| inconclusive (noise not measured) |") != NULL);
+	CHECK(strstr(out, "| slower |") == NULL);
+	CHECK(strstr(out, "Run-to-run noise was not measured: a change is 'inconclusive'") != NULL);
+	CHECK(strstr(out, "Verdicts against --min-effect 3% (the default where it is not), ") != NULL);
+	CHECK(strstr(out, "| n/a (60 < 200 requests a side) |") != NULL);
 	free(out);
-	/* TTFT got ~10% worse: a 5% limit fails, naming what; a 50% limit passes. */
+	/* ... and fails no gate */
 	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
 						      "--fail-on-regression", "5", "main", "pr",
-						      NULL }), 1);
+						      NULL }), 0);
+	free(out);
+	/* TTFT got ~10% worse against a noise of 2%: a 5% limit fails, naming
+	 * what; a 50% limit passes. */
+	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
+						      "--noise", "2", "--fail-on-regression", "5",
+						      "main", "pr", NULL }), 1);
 	CHECK(strstr(out, "regression: TTFT P50 at C=1 +") != NULL);
 	CHECK(strstr(out, "] > 5%\n") != NULL);
 	free(out);
 	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
-						      "--fail-on-regression", "50", "main", "pr",
-						      NULL }), 0);
+						      "--noise", "2", "--fail-on-regression", "50",
+						      "main", "pr", NULL }), 0);
 	CHECK(strstr(out, "regression") == NULL);
 	free(out);
 	/* a min effect above the change: nothing is slower, the gate passes */
@@ -110,19 +117,22 @@ TEST(compare_warns_and_fails_on_regression_from_the_cli)
 	CHECK(strstr(out, "Verdicts against --min-effect 40%, ") != NULL);
 	free(out);
 	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
-						      "--format", "json", "pr", "main", NULL }), 0);
+						      "--format", "json", "--noise", "2", "pr", "main",
+						      NULL }), 0);
 	CHECK(strstr(out, "\"metric\": \"TTFT\", \"stat\": \"P50\"") != NULL);
 	CHECK(strstr(out, "\"verdict\": \"faster\"") != NULL);
 	CHECK(strstr(out, "\"min_effect_pct\": null") != NULL);   /* each level's default */
-	CHECK(strstr(out, "\"min_effect_pct\": 3.000") != NULL);  /* ... in "levels" */
+	CHECK(strstr(out, "\"min_effect_pct\": 1.000") != NULL);  /* ... in "levels" */
+	CHECK(strstr(out, "\"noise\": \"given\"") != NULL);
 	free(out);
 	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp,
 						      "--format", "csv", "main", "pr", NULL }), 0);
 	CHECK(strstr(out, "\nbefore,after,concurrency,metric,stat,unit,n_before,n_after,"
 		      "repeats_before,repeats_after,paired,before_value,after_value,change_pct,"
-		      "ci_lo,ci_hi,verdict,tokens_estimated\n") != NULL);
+		      "ci_lo,ci_hi,verdict,tokens_estimated,noise,held,requests_needed\n") != NULL);
 	CHECK(strstr(out, "\nmain,pr,1,TTFT,P50,ms,60,60,1,1,") != NULL);
-	CHECK(strstr(out, ",slower,0\n") != NULL);
+	CHECK(strstr(out, ",inconclusive,0,none,1,5\n") != NULL);
+	CHECK(strstr(out, ",TTFT,P99,") != NULL && strstr(out, ",n/a,0,none,0,200\n") != NULL);
 	CHECK(strstr(out, "\nmain,pr,1,Agg tok/s,,tok/s,60,60,") != NULL);
 	/* CSV carries no warning: it went to stderr, once */
 	CHECK_EQ_INT(count_of(out, "different traces"), 1);
