@@ -20,6 +20,9 @@
 #include "lib/summary.h"
 #include "lib/table.h"
 
+/* Runs at least this many make a history whose spread is noise. */
+#define COMPARE_HISTORY_MIN_RUNS 3
+
 struct compare_opts {
 	double min_effect;      /* percent: smaller changes are "same"; < 0: the
 				 * default of each level (compare_min_effect) */
