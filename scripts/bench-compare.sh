@@ -104,7 +104,7 @@ judge() {  # KIND REP PAIR BEFORE AFTER
 		{ m = $c["metric"]; sub(/ /, "_", m); s = $c["stat"] == "" ? "-" : $c["stat"]
 		  lo = $c["ci_lo"] == "" ? "nan" : $c["ci_lo"]; hi = $c["ci_hi"] == "" ? "nan" : $c["ci_hi"]
 		  ch = $c["change_pct"] == "" ? "nan" : $c["change_pct"]
-		  print k, r, p, $c["concurrency"], m, s, lo, hi, ch, $c["verdict"] }' "$W/c.csv" >>"$W/rows"
+		  print k, r, p, $c["concurrency"], m, s, lo, hi, ch, $c["verdict"], $c["noise"] }' "$W/c.csv" >>"$W/rows"
 }
 
 "$TB" analyze load --db "$W/c.db" "$W"/[abtlpq]*-r*.jsonl.gz "$W"/[ns]*-[ab].jsonl.gz >/dev/null 2>&1
@@ -124,13 +124,14 @@ while [ $i -le "$PAIRS" ]; do
 done
 
 # Each row with its verdict at --min-effect M, or at compare's default
-# when M is "default" (1% where both sides have repeats, 3% where not):
+# when M is "default" (1% where the run-to-run noise was measured, 3%
+# where not; then a faster or slower is held back as inconclusive):
 # "KIND REP M C metric stat verdict change PAIR".
 classify() {  # M
 	awk -v mm="$1" 'function near(x, t) { return x - t < 0.0006 && t - x < 0.0006 }
 	{
 		v = $10
-		m = mm == "default" ? ($2 >= 2 ? 1 : 3) : mm + 0
+		m = mm == "default" ? ($11 != "none" ? 1 : 3) : mm + 0
 		# at the default, a bound that rounds onto the threshold in the
 		# CSV (3 decimals) is decided by compare itself, not re-read here
 		edge = $7 != "nan" && (near($7, m) || near($7, -m) || near($8, m) || near($8, -m))
@@ -140,6 +141,7 @@ classify() {  # M
 			else if ($7 > m) v = up ? "faster" : "slower"
 			else if ($8 < -m) v = up ? "slower" : "faster"
 			else v = "inconclusive"
+			if ($11 == "none" && (v == "faster" || v == "slower")) v = "inconclusive"
 		}
 		print $1, $2, mm, $4, $5, $6, v, $9, $3 }' "$W/rows"
 }
@@ -147,7 +149,7 @@ classify() {  # M
 for m in $EFFECTS default; do classify "$m" >>"$W/verdicts"; done
 classify default | awk '{ print $7 }' >"$W/reread"
 awk '{ print $10 }' "$W/rows" | paste -d' ' - "$W/reread" | paste -d' ' "$W/rows" - |
-	awk '$11 != $12' >"$W/differ"
+	awk '$12 != $13' >"$W/differ"
 [ ! -s "$W/differ" ] ||
 	{ say "bench-compare: the verdicts read from the intervals differ from compare's:"
 	  head -5 "$W/differ" >&2; exit 1; }
@@ -202,10 +204,13 @@ echo "default request count (8 and 32 requests a run), $PAIRS pairs of each kind
 echo "\`analyze compare --fail-on-regression 5\`; the replays of a round in turn, reversed every other round"
 echo "(ABBA). Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores$(awk -v n="$(nproc)" \
 	'{ if ($1 > n / 2) printf ": **measured on a loaded machine** (other work running), so the run-to-run noise is larger than on a quiet one" }' /proc/loadavg)."
+echo "Every run is in one database, so a pair without an A/B run's blocks takes its run-to-run noise from"
+echo "the history: the other runs of its before run's experiment (same endpoint and parameters; about"
+echo "$((2 * PAIRS - 1)) of them), as a user's database of earlier baseline runs would give it."
 echo "Goal: at most 1 verdict in 20 per metric \`faster\`/\`slower\` and no gate failure on an unchanged"
 echo "mock; a 5% shift \`slower\` in at least 19 of 20 pairs with \`--repeat 3\`."
 echo
-echo "### False alarms (unchanged mock), the default --min-effect (3% one run a side, 1% with --repeat 3)"
+echo "### False alarms (unchanged mock), the default --min-effect (1%: the run-to-run noise measured)"
 echo
 echo "Cells: verdicts \`faster\` or \`slower\` / \`inconclusive\` in $PAIRS pairs; the rest are \`same\`."
 echo "P99 needs 200 requests a side and is \`n/a\` at these counts."
@@ -227,7 +232,7 @@ for kind in flat batching; do
 	done
 done
 echo
-echo "### Power (a 5% slower mock), the default --min-effect (3% one run a side, 1% with --repeat 3)"
+echo "### Power (a 5% slower mock), the default --min-effect (1%: the run-to-run noise measured)"
 echo
 echo "Cells: verdicts \`slower\` in $PAIRS pairs (for Agg tok/s: its drop)."
 echo
