@@ -15,13 +15,14 @@
 #   8. compare verdicts  bench-compare.sh  false alarms and power of analyze compare
 #   9. capacity search   bench-capacity.sh replay --find-capacity against the formula
 #  10. scraping /metrics bench-metrics.sh  what --metrics-url costs the TTFT error
+#  11. noisy verdicts    bench-verdicts.sh compare against a mock noisy as servers are
 #
 #   RUNS       repetitions of each measurement (default 5; 3 when QUICK=1)
 #   QUICK      1: smaller runs (make bench-quick), goal under 2 minutes
 #   BENCH_OUT  the Markdown file (default BENCHMARKS.md); plots go to the
 #              docs/ folder beside it
 #   SECTIONS   the sections to run (default "client open rate analyze proxy
-#              stream files compare capacity metrics")
+#              stream files compare capacity metrics verdicts")
 
 set -eu
 QUICK=${QUICK:-0}
@@ -29,7 +30,7 @@ if [ "$QUICK" = 1 ]; then RUNS=${RUNS:-3}; else RUNS=${RUNS:-5}; fi
 OUT=${BENCH_OUT:-BENCHMARKS.md}
 PLOTS=$(dirname "$OUT")/docs
 TB=${TB:-./tracebench}
-SECTIONS=${SECTIONS:-client open rate analyze proxy stream files compare capacity metrics}
+SECTIONS=${SECTIONS:-client open rate analyze proxy stream files compare capacity metrics verdicts}
 export QUICK RUNS PLOTS TB
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -49,6 +50,7 @@ title() {  # NAME
 	proxy) echo "5. proxy overhead" ;; stream) echo "6. streaming throughput" ;;
 	files) echo "7. results files" ;; compare) echo "8. compare verdicts" ;;
 	capacity) echo "9. capacity search" ;; metrics) echo "10. scraping /metrics" ;;
+	verdicts) echo "11. verdicts on a noisy mock" ;;
 	*) echo "$1" ;;
 	esac
 }
