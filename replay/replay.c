@@ -1914,6 +1914,13 @@ static void print_start(const struct replay *rp)
 	else
 		fprintf(stderr, "tracebench replay: %zu requests in '%s', endpoint %s, run '%s'\n",
 			rp->n_reqs, rp->o.trace_path, a->shown, a->label);
+	/* Each run draws its salts so that it never finds an earlier run's
+	 * prompts in the server's prefix cache; a seed given repeats them. */
+	if (rp->o.salt_seed_given && !rp->o.no_salt)
+		fprintf(stderr, "tracebench replay: warning: --salt-seed %llu sends the prompts of "
+			"every run given that seed: a server that served one has them in its "
+			"prefix cache, and this run's TTFT would read low; leave --salt-seed out "
+			"unless the server is fresh\n", (unsigned long long)rp->o.salt_seed);
 }
 
 /* Points the level run at side sd: its file, numbering, server. Each

@@ -51,12 +51,26 @@ done
 check "the header records the salt seed" sh -c "zcat '$WORK/same.jsonl.gz' | head -1 | grep -q '\"salt_seed\":[0-9]'"
 
 tb replay -e "$ENDPOINT" -c 1,2 -n 3 --salt-seed 7 -q -o "$WORK/s7a.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
-tb replay -e "$ENDPOINT" -c 1,2 -n 3 --salt-seed 7 -q -o "$WORK/s7b.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
+tb replay -e "$ENDPOINT" -c 1,2 -n 3 --salt-seed 7 -q --label s7b -o "$WORK/s7b.jsonl.gz" \
+	"$WORK/trace.jsonl.gz" >/dev/null 2>"$WORK/s7b.err"
 check "the same --salt-seed gives the same salts" \
 	test "$(field "$WORK/s7a.jsonl.gz" salt | tr '\n' ' ')" = "$(field "$WORK/s7b.jsonl.gz" salt | tr '\n' ' ')"
-tb replay -e "$ENDPOINT" -c 1,2 -n 3 -q -o "$WORK/s0.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
+check "... and replay warns that a server that ran it has the prompts cached" \
+	grep -q "warning: --salt-seed 7 sends the prompts of every run given that seed: a server that served one has them in its prefix cache" "$WORK/s7b.err"
+tb replay -e "$ENDPOINT" -c 1,2 -n 3 -q --label s0 -o "$WORK/s0.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>"$WORK/s0.err"
 check "another run draws other salts" \
 	test "$(field "$WORK/s7a.jsonl.gz" salt | head -1)" != "$(field "$WORK/s0.jsonl.gz" salt | head -1)"
+check "... without a warning" sh -c "! grep -q 'warning' '$WORK/s0.err'"
+tb replay -e "$ENDPOINT" -c 1,2 -n 3 -q --label s1 -o "$WORK/s1.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>&1
+tb analyze load --db "$WORK/salt.db" "$WORK/s7a.jsonl.gz" "$WORK/s7b.jsonl.gz" "$WORK/s0.jsonl.gz" \
+	"$WORK/s1.jsonl.gz" >/dev/null 2>&1
+tb analyze compare --db "$WORK/salt.db" s0 s1 >"$WORK/c01" 2>&1
+check "compare: two runs of one command do not differ by their salt seeds" sh -c \
+	"test -s '$WORK/c01' && ! grep -q 'warning' '$WORK/c01'"
+s7a=$(zcat "$WORK/s7a.jsonl.gz" | head -1 | sed 's/.*"label":"\([^"]*\)".*/\1/')
+tb analyze compare --db "$WORK/salt.db" "$s7a" s7b >"$WORK/c77" 2>&1
+check "compare: one pinned salt seed on both runs against one endpoint is caught" \
+	grep -q "warning: both runs salted their prompts with salt seed 7 against .*: the later one found the earlier one's prompts in the server's prefix cache" "$WORK/c77"
 
 # What the server receives, through a record proxy: the salt at the start
 # of the first message's content; without it, the bodies of --no-salt.
