@@ -12,6 +12,8 @@ noise_header() {
 	curl -sS -D - -o /dev/null -H 'Content-Type: application/json' -d "$chat" \
 		"$ENDPOINT/v1/chat/completions" | tr -d '\r' | sed -n 's/^X-Mock-Noise: //Ip'
 }
+# The headers of three requests, one a line.
+three_headers() { noise_header; noise_header; noise_header; }
 # Its jitter factor.
 jitter_of() { echo "$1" | sed -n 's/.*jitter=\([0-9.]*\).*/\1/p'; }
 
@@ -37,13 +39,13 @@ check "the start-up line shows the noise and the seed" \
 
 # Per-request factors: drawn per request, the same for the same --seed.
 start_mock --ttft-ms 1 --itl-ms 1 --noise jitter=20% --seed 4
-for i in 1 2 3; do noise_header; done >"$WORK/seed4a"
+three_headers >"$WORK/seed4a"
 stop_mock
 start_mock --ttft-ms 1 --itl-ms 1 --noise jitter=20% --seed 4
-for i in 1 2 3; do noise_header; done >"$WORK/seed4b"
+three_headers >"$WORK/seed4b"
 stop_mock
 start_mock --ttft-ms 1 --itl-ms 1 --noise jitter=20% --seed 5
-for i in 1 2 3; do noise_header; done >"$WORK/seed5"
+three_headers >"$WORK/seed5"
 stop_mock
 j1=$(jitter_of "$(sed -n 1p "$WORK/seed4a")")
 j2=$(jitter_of "$(sed -n 2p "$WORK/seed4a")")
