@@ -22,6 +22,13 @@
  * number of requests in flight when that timer is set: a continuous-batching
  * server shares its decode steps between the requests in its batch.
  *
+ * With --noise (mock/noise.h) ttft, prefill and each gap are further
+ * multiplied by the host's drift at the time (the wall clock's, so that
+ * every mock on the host shares it), the instance's factor and the
+ * request's jitter (drawn from --seed and the request's number), ttft and
+ * prefill by the request's tail too, and a due time inside a stall moves
+ * to the stall's end. Without it the schedule is the exact one above.
+ *
  * Request lifecycle: on_request() routes; parse_request() reads the body;
  * stream_start() creates a struct mock_stream and arms its timer;
  * stream_tick() emits one token per firing; stream_finish() sends the tail
@@ -32,6 +39,7 @@
  * stream_event(), through which every SSE event leaves.
  */
 #include "mock/mock.h"
+#include "mock/noise.h"
 #include "mock/options.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
@@ -111,6 +119,11 @@ struct mock_server {
 	struct evbuffer *zscratch;      /* --gzip: an event compressed */
 	struct mock_counters count;
 	struct mock_delayed *delayed;   /* --metrics-fault slow: replies held */
+	/* --noise: the stalls count from the start; the drift reads the
+	 * wall clock, monotonic time plus this offset */
+	int64_t start_ns;
+	double wall_offset_s;
+	double instance;                /* the instance's factor */
 };
 
 /* A /metrics reply held back by --metrics-fault slow:MS. */
@@ -151,6 +164,9 @@ struct mock_stream {
 	int direct;                     /* chunked, no --gzip, no --trickle-us:
 					 * the events of a pass go out together
 					 * (stream_send, stream_push) */
+	double slow;                    /* --noise: the instance's factor
+					 * times the request's jitter */
+	double tail;                    /* --noise: the request's on ttft */
 	long tool_calls;                /* --tool-calls: the answer is calls */
 	char *tool_names[MOCK_MAX_TOOL_CALLS];  /* their names, JSON-quoted (malloc) */
 };
@@ -351,6 +367,28 @@ static double load_factor(const struct mock_server *srv)
 	if (srv->opt.profile != MOCK_PROFILE_BATCHING || srv->active <= 1)
 		return 1.0;
 	return 1.0 + srv->opt.slope * (double)(srv->active - 1);
+}
+
+/*
+ * --noise: how long a stretch of the schedule of 'ns' starting at 'at_ns'
+ * (monotonic) takes for s: times the host's drift then and s's factors
+ * (the tail's, too, when 'tail': the ttft's stretch).
+ */
+static int64_t noisy_ns(const struct mock_stream *s, double ns, int64_t at_ns, int tail)
+{
+	const struct mock_server *srv = s->srv;
+	double wall = (double)at_ns / NS_PER_S + srv->wall_offset_s;
+
+	return llround(ns * s->slow * (tail ? s->tail : 1) * noise_drift(&srv->opt.noise, wall));
+}
+
+/* --noise: a due time inside a stall moves to the stall's end. */
+static int64_t stall_release(const struct mock_server *srv, int64_t due_ns)
+{
+	double t = (double)(due_ns - srv->start_ns) / NS_PER_S;
+	double end = noise_stall_end(&srv->opt.noise, srv->opt.seed, t);
+
+	return end > t ? srv->start_ns + (int64_t)ceil(end * NS_PER_S) : due_ns;
 }
 
 /* Arm the stream's timer for when token k is due (at once if overdue). */
@@ -945,7 +983,11 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 	}
 	if (s->stream)
 		stream_flush(s);
-	s->due_ns += llround((double)srv->opt.itl_ns * load_factor(srv));
+	if (srv->opt.noisy)
+		s->due_ns = stall_release(srv, s->due_ns + noisy_ns(s, (double)srv->opt.itl_ns *
+								    load_factor(srv), s->due_ns, 0));
+	else
+		s->due_ns += llround((double)srv->opt.itl_ns * load_factor(srv));
 	stream_arm(s);
 }
 
@@ -1431,14 +1473,14 @@ static int inject_fault(struct mock_server *srv, struct evhttp_request *req)
 	return 1;
 }
 
-/* --eos-prob: each token may be the last, a draw per token seeded by the
- * request's number, so a run repeats exactly. */
+/* --eos-prob: each token may be the last, a draw per token seeded by
+ * --seed and the request's number, so a run repeats exactly. */
 static void draw_eos(struct mock_stream *s, double eos_prob)
 {
 	struct rng g;
 	long k;
 
-	rng_init(&g, rng_derive(0, s->id));
+	rng_init(&g, rng_derive(s->srv->opt.seed, s->id));
 	for (k = 0; k < s->n - 1; k++) {
 		if (rng_uniform(&g) < eos_prob) {
 			s->n = k + 1;
@@ -1515,6 +1557,27 @@ static struct mock_stream *stream_new(struct mock_server *srv, struct evhttp_req
 	return s;
 }
 
+/*
+ * --noise: s's factors, and a header that shows them, so that a client can
+ * tell what the mock meant without timing it: "X-Mock-Noise: jitter=J
+ * tail=T instance=I drift=D" (D the host's drift at arrival).
+ */
+static void noise_draw(struct mock_stream *s, int64_t arrival_ns)
+{
+	const struct mock_server *srv = s->srv;
+	double jitter = noise_jitter(&srv->opt.noise, srv->opt.seed, s->id);
+	double tail = noise_tail(&srv->opt.noise, srv->opt.seed, s->id);
+	double drift = noise_drift(&srv->opt.noise, (double)arrival_ns / NS_PER_S +
+				   srv->wall_offset_s);
+	char v[128];
+
+	s->slow = srv->instance * jitter;
+	s->tail = tail;
+	snprintf(v, sizeof(v), "jitter=%.6f tail=%.6f instance=%.6f drift=%.6f", jitter, tail,
+		 srv->instance, drift);
+	evhttp_add_header(evhttp_request_get_output_headers(s->req), "X-Mock-Noise", v);
+}
+
 /* Sends a streamed reply's status and headers (and the early role). */
 static void stream_open(struct mock_stream *s)
 {
@@ -1558,6 +1621,8 @@ static void stream_start(struct mock_server *srv, struct evhttp_request *req,
 		reply_error(req, HTTP_INTERNAL, "Internal Server Error", "out of memory");
 		return;
 	}
+	if (o->noisy)
+		noise_draw(s, arrival_ns);
 	srv->next_id++;
 	s->next = srv->streams;
 	if (s->next)
@@ -1568,12 +1633,19 @@ static void stream_start(struct mock_server *srv, struct evhttp_request *req,
 	srv->count.prompt_tokens += (unsigned long long)r->prompt_tokens;
 
 	/* Prefill: the uncached prompt tokens cost --prefill-us-per-token each. */
-	s->due_ns = arrival_ns + llround((double)o->ttft_ns * load_factor(srv)) +
-		    (int64_t)(r->prompt_tokens - r->cached) * o->prefill_ns;
+	if (o->noisy)
+		s->due_ns = arrival_ns + noisy_ns(s, (double)o->ttft_ns * load_factor(srv) +
+						  (double)(r->prompt_tokens - r->cached) *
+						  (double)o->prefill_ns, arrival_ns, 1);
+	else
+		s->due_ns = arrival_ns + llround((double)o->ttft_ns * load_factor(srv)) +
+			    (int64_t)(r->prompt_tokens - r->cached) * o->prefill_ns;
 	if (srv->cold_pending) {
 		s->due_ns += o->cold_start_ns;
 		srv->cold_pending = 0;
 	}
+	if (o->noisy)
+		s->due_ns = stall_release(srv, s->due_ns);
 	httpserver_busy(conn, 1, MOCK_TIMEOUT_S);
 	if (s->stream)
 		stream_open(s);
@@ -1881,6 +1953,12 @@ static void print_banner(const struct mock_options *o)
 	if (o->cold_start_ns)
 		fprintf(stderr, ", cold start %g ms",
 			(double)o->cold_start_ns / NS_PER_MS);
+	if (o->noisy) {
+		char spec[256];
+
+		noise_spec_format(&o->noise, spec, sizeof(spec));
+		fprintf(stderr, ", noise %s, seed %llu", spec, (unsigned long long)o->seed);
+	}
 	fputs(")\n", stderr);
 }
 
@@ -1895,6 +1973,9 @@ int mock_main(int argc, char **argv)
 		return rc;
 	rc = CLI_EXIT_FAILED;
 	srv.cold_pending = srv.opt.cold_start_ns > 0;
+	srv.start_ns = clock_now_ns();
+	srv.wall_offset_s = (double)(clock_wall_ns() - srv.start_ns) / NS_PER_S;
+	srv.instance = noise_instance(&srv.opt.noise, srv.opt.seed);
 	signal(SIGPIPE, SIG_IGN);       /* a vanished client is not fatal */
 	event_set_log_callback(on_libevent_log);
 

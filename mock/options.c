@@ -9,6 +9,7 @@
 #include "lib/clock.h"
 #include "lib/httpserver.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@ enum { O_PORT_FILE = 256, O_TTFT, O_ITL, O_TOKENS, O_REASONING,
        O_STALL_AT, O_STALL_MS, O_NO_FINAL_NEWLINE, O_BIG_AFTER,
        O_BIG_BYTES, O_TRICKLE, O_CLOSE_AFTER, O_EARLY_ROLE, O_MAX_MODEL_LEN,
        O_EOS_PROB, O_PREFILL, O_CACHE_BLOCKS, O_PER_EVENT, O_GZIP,
-       O_METRICS_FAULT, O_TOOL_CALLS, O_TOOL_ROUNDS };
+       O_METRICS_FAULT, O_TOOL_CALLS, O_TOOL_ROUNDS, O_NOISE, O_SEED };
 
 static const char shortopts[] = ":l:qh";
 
@@ -62,6 +63,8 @@ static const struct option longopts[] = {
 	{ "gzip",             no_argument,       NULL, O_GZIP },
 	{ "tool-calls",       required_argument, NULL, O_TOOL_CALLS },
 	{ "tool-rounds",      required_argument, NULL, O_TOOL_ROUNDS },
+	{ "noise",            required_argument, NULL, O_NOISE },
+	{ "seed",             required_argument, NULL, O_SEED },
 	{ "metrics-fault",    required_argument, NULL, O_METRICS_FAULT },
 	{ "quiet",            no_argument,       NULL, 'q' },
 	{ "help",             no_argument,       NULL, 'h' },
@@ -77,8 +80,9 @@ void mock_options_usage(FILE *out)
 "POST /v1/completions, POST /tokenize, GET /v1/models, GET /health,\n"
 "GET /metrics in Prometheus text with vLLM's names) that\n"
 "answers as vLLM does. Token k of a request is sent at ttft + k * itl after\n"
-"it arrived; the request's max_tokens (or max_completion_tokens) says how\n"
-"many tokens, else --tokens does. The chat role chunk goes with the first\n"
+"it arrived (--noise: stretched as a real server's times are); the\n"
+"request's max_tokens (or max_completion_tokens) says how many tokens,\n"
+"else --tokens does. The chat role chunk goes with the first\n"
 "token; n > 1 and prompt lists get a choice each; a model other than\n"
 "--model is 404, a bad max_tokens or a prompt past --max-model-len 400, in\n"
 "vLLM's error shape. A prefix cache of prompt blocks (16 tokens, words\n"
@@ -128,6 +132,20 @@ void mock_options_usage(FILE *out)
 "                              before it is refused with 400 (default 0:\n"
 "                              tools ignored)\n"
 "      --tool-rounds R         see --tool-calls (default 1)\n"
+"      --noise SPEC            noisy the way real servers are (default: none,\n"
+"                              the exact schedule): 'default', or parts\n"
+"                              drift=SIGMA[:MIN-MAX] (the host's speed, over\n"
+"                              the wall clock, shared by every mock on it),\n"
+"                              instance=SIGMA (this server's own offset),\n"
+"                              jitter=SIGMA (per request, lognormal),\n"
+"                              tail=P:MIN[:SHAPE] (share P of requests with a\n"
+"                              ttft longer by a Pareto factor),\n"
+"                              stall=RATE:DURATION (no token sent during\n"
+"                              one); later parts override. default:\n"
+"                              drift=10%:30s-180s,instance=1%,jitter=5%,\n"
+"                              tail=1%:2:3,stall=1/min:200ms\n"
+"      --seed N                seed of the noise's draws and of --eos-prob's\n"
+"                              (default 0)\n"
 "\n"
 "faults (for testing clients):\n"
 "      --fail-every N          answer every N-th request with --fail-status\n"
@@ -159,7 +177,9 @@ void mock_options_usage(FILE *out)
 "examples:\n"
 "  tracebench mock\n"
 "  tracebench mock --listen 127.0.0.1:0 --port-file mock.port --quiet\n"
-"  tracebench mock --profile batching --itl-ms 37 --cold-start-ms 12000\n",
+"  tracebench mock --profile batching --itl-ms 37 --cold-start-ms 12000\n"
+"  tracebench mock --noise default --seed 2\n"
+"  tracebench mock --noise jitter=20%,stall=6/min:300ms\n",
 	    out);
 }
 
@@ -284,14 +304,38 @@ static int parse_fault_option(struct mock_options *o, int c, const char *arg)
 	}
 }
 
+/* --noise SPEC and --seed N; a bad spec's message names its part. */
+static int parse_noise_option(struct mock_options *o, int c, const char *arg, char *msg,
+			      size_t len)
+{
+	char why[CLI_MSGLEN - 32];
+	long seed;
+
+	switch (c) {
+	case O_NOISE:
+		if (noise_spec_parse(&o->noise, arg, why, sizeof(why)) < 0) {
+			snprintf(msg, len, "--noise: %s", why);
+			return OPT_BAD;
+		}
+		o->noisy = noise_spec_active(&o->noise);
+		return OPT_TAKEN;
+	case O_SEED:
+		if (set_long(arg, 0, LONG_MAX, &seed) == OPT_BAD)
+			return OPT_BAD;
+		o->seed = (uint64_t)seed;
+		return OPT_TAKEN;
+	default: return OPT_NOT_MINE;
+	}
+}
+
 /* cli_parse's take(): each group in turn. */
 static int take(void *opts, int c, char *arg, char *msg, size_t len)
 {
 	struct mock_options *o = opts;
 	int rc = parse_server_option(o, c, arg);
 
-	(void)msg;
-	(void)len;
+	if (rc == OPT_NOT_MINE)
+		rc = parse_noise_option(o, c, arg, msg, len);
 	if (rc == OPT_NOT_MINE)
 		rc = parse_fidelity_option(o, c, arg);
 	if (rc == OPT_NOT_MINE)

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mock/noise.h"
+
 #define MOCK_MAX_TOKENS  1000000L            /* per request, clamped to it */
 #define MOCK_MAX_TOOL_CALLS 16               /* --tool-calls */
 
@@ -52,6 +54,10 @@ struct mock_options {
 	int gzip;               /* gzip replies to clients that accept it */
 	long tool_calls;        /* calls answering a request that offers tools */
 	long tool_rounds;       /* ... until this many answers of calls */
+	/* --noise: noisy the way real servers are (mock/noise.h) */
+	struct noise_spec noise;
+	int noisy;              /* some part of it is on */
+	uint64_t seed;          /* --seed: the noise's and --eos-prob's draws */
 	/* --metrics-fault: how GET /metrics misbehaves */
 	enum { METRICS_OK, METRICS_SLOW, METRICS_STATUS, METRICS_MALFORMED } metrics_fault;
 	long metrics_fault_arg; /* slow: ms of delay; status: the HTTP status */

@@ -16,13 +16,14 @@
 #   9. capacity search   bench-capacity.sh replay --find-capacity against the formula
 #  10. scraping /metrics bench-metrics.sh  what --metrics-url costs the TTFT error
 #  11. noisy verdicts    bench-verdicts.sh compare against a mock noisy as servers are
+#  12. the noisy mock    bench-noise.sh    its run-to-run and within-run spread
 #
 #   RUNS       repetitions of each measurement (default 5; 3 when QUICK=1)
 #   QUICK      1: smaller runs (make bench-quick), goal under 2 minutes
 #   BENCH_OUT  the Markdown file (default BENCHMARKS.md); plots go to the
 #              docs/ folder beside it
 #   SECTIONS   the sections to run (default "client open rate analyze proxy
-#              stream files compare capacity metrics verdicts")
+#              stream files compare capacity metrics verdicts noise")
 
 set -eu
 QUICK=${QUICK:-0}
@@ -30,7 +31,7 @@ if [ "$QUICK" = 1 ]; then RUNS=${RUNS:-3}; else RUNS=${RUNS:-5}; fi
 OUT=${BENCH_OUT:-BENCHMARKS.md}
 PLOTS=$(dirname "$OUT")/docs
 TB=${TB:-./tracebench}
-SECTIONS=${SECTIONS:-client open rate analyze proxy stream files compare capacity metrics verdicts}
+SECTIONS=${SECTIONS:-client open rate analyze proxy stream files compare capacity metrics verdicts noise}
 export QUICK RUNS PLOTS TB
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -51,6 +52,7 @@ title() {  # NAME
 	files) echo "7. results files" ;; compare) echo "8. compare verdicts" ;;
 	capacity) echo "9. capacity search" ;; metrics) echo "10. scraping /metrics" ;;
 	verdicts) echo "11. verdicts on a noisy mock" ;;
+	noise) echo "12. the noisy mock" ;;
 	*) echo "$1" ;;
 	esac
 }
