@@ -53,7 +53,7 @@ struct noise_spec {
 };
 
 /* The spec of `--noise default`, as text (it parses into the defaults). */
-#define NOISE_DEFAULT "drift=10%:30s-180s,instance=1%,jitter=5%,tail=1%:2:3,stall=1/min:200ms"
+#define NOISE_DEFAULT "drift=10%:30s-180s,instance=0.3%,jitter=5%,tail=1%:2:3,stall=1/min:200ms"
 
 /*
  * Parses SPEC into *spec (all parts off first): a comma list of parts, a

@@ -142,7 +142,7 @@ void mock_options_usage(FILE *out)
 "                              ttft longer by a Pareto factor),\n"
 "                              stall=RATE:DURATION (no token sent during\n"
 "                              one); later parts override. default:\n"
-"                              drift=10%:30s-180s,instance=1%,jitter=5%,\n"
+"                              drift=10%:30s-180s,instance=0.3%,jitter=5%,\n"
 "                              tail=1%:2:3,stall=1/min:200ms\n"
 "      --seed N                seed of the noise's draws and of --eos-prob's\n"
 "                              (default 0)\n"

@@ -44,18 +44,20 @@ ep_slow=$endpoint
 start_mock --noise default --ttft-ms 50 --itl-ms 5.5 --seed 4
 ep_tpot=$endpoint
 
-# One replay: NAME ENDPOINT REPEAT -> $W/NAME.jsonl.gz
+mkdir "$W/runs"
+
+# One replay: NAME ENDPOINT REPEAT -> $W/runs/NAME.jsonl.gz
 replay() {
 	"$TB" replay --endpoint "$2" -c $LEVELS -n $N --repeat "$3" --quiet --label "$1" \
-		-o "$W/$1.jsonl.gz" "$W/trace.jsonl.gz" >/dev/null 2>"$W/replay.err" ||
+		-o "$W/runs/$1.jsonl.gz" "$W/trace.jsonl.gz" >/dev/null 2>"$W/replay.err" ||
 		{ cat "$W/replay.err" >&2; exit 1; }
 }
 
 # An A/B replay: NAME ENDPOINT_A ENDPOINT_B REPEAT SEED -> runs NAME-a, NAME-b.
 replay_ab() {
 	"$TB" replay --endpoint "$2" --endpoint "$3" -c $LEVELS -n $N --repeat "$4" --quiet \
-		--seed "$5" --label-a "$1-a" --label-b "$1-b" -o "$W/$1-a.jsonl.gz" \
-		-o "$W/$1-b.jsonl.gz" "$W/trace.jsonl.gz" >/dev/null 2>"$W/replay.err" ||
+		--seed "$5" --label-a "$1-a" --label-b "$1-b" -o "$W/runs/$1-a.jsonl.gz" \
+		-o "$W/runs/$1-b.jsonl.gz" "$W/trace.jsonl.gz" >/dev/null 2>"$W/replay.err" ||
 		{ cat "$W/replay.err" >&2; exit 1; }
 }
 
@@ -75,7 +77,8 @@ while [ $i -le "$PAIRS" ]; do
 done
 replay_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
 
-"$TB" analyze load --db "$W/v.db" "$W"/[orxyst]*.jsonl.gz >/dev/null 2>&1
+"$TB" analyze load --db "$W/v.db" "$W"/runs/*.jsonl.gz >/dev/null 2>"$W/load.err" ||
+	{ cat "$W/load.err" >&2; exit 1; }
 
 # Compares BEFORE AFTER and appends, per row, "KIND PAIR C metric stat
 # verdict noise" to $W/rows and "KIND rc" to $W/gates.

@@ -224,7 +224,7 @@ TEST(spec_parses_parts_and_default)
 	CHECK_EQ_INT(noise_spec_parse(&s, "default", err, sizeof(err)), 0);
 	CHECK(noise_spec_active(&s));
 	noise_spec_format(&s, buf, sizeof(buf));
-	CHECK_STR(buf, "drift=10%:30s-180s,instance=1%,jitter=5%,tail=1%:2:3,stall=1/min:200ms");
+	CHECK_STR(buf, "drift=10%:30s-180s,instance=0.3%,jitter=5%,tail=1%:2:3,stall=1/min:200ms");
 	CHECK_STR(buf, NOISE_DEFAULT);
 	CHECK_EQ_INT(noise_spec_parse(&s, "drift=0.1:1min-1h,jitter=20%", err, sizeof(err)), 0);
 	CHECK_NEAR(s.drift_sigma, 0.1, 1e-12);
