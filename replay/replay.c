@@ -27,7 +27,6 @@
 #include "lib/cli.h"
 #include "lib/clock.h"
 #include "lib/curlev.h"
-#include "lib/random.h"
 #include "lib/stats.h"
 #include "lib/summary.h"
 #include "lib/redact.h"
@@ -74,6 +73,7 @@ struct session_run {
 	int64_t due_ns;           /* when the next turn is due (monotonic) */
 	int active;
 	struct session_run *wait_next;  /* open loop: due, held by --max-concurrency */
+	size_t pass;              /* its pass over the trace's sessions (request_salt) */
 };
 
 /* The state of the level being run; the done callback drives it. */
@@ -88,10 +88,12 @@ struct level_run {
 	double rate;              /* recorded: a rate level's offered req/s, else 0 */
 	size_t cap;               /* closed loop: requests in flight here (C / workers) */
 	int repeat;
-	char salt[RESULT_SALT_MAX];        /* of the level's measured requests, "" none */
+	char salt[RESULT_SALT_MAX];        /* tag of the level's measured requests, "" none */
 	char warmup_salt[RESULT_SALT_MAX]; /* of its warm-ups */
+	uint64_t salt_seed;       /* the run's (and side's), keying each request's salt */
+	size_t first;             /* position of the level's first request (make_salt) */
 	const int64_t *sched;     /* open loop: due offsets of the n requests, else NULL */
-	const size_t *req_index;  /* open loop: trace request of each of the n */
+	const size_t *req_index;  /* open loop: position of each of the n (open_schedule) */
 	int64_t sched_origin_ns;  /* open loop: the instant offset 0 stands for */
 	int64_t anchor_ns;        /* --start-at: sched_origin_ns fixed there, else 0 */
 	size_t max_concurrency;   /* open loop cap, 0 = none */
@@ -477,46 +479,92 @@ static int sched_due(struct level_run *lr, size_t k, int64_t *due)
  * to finish, or for its scheduled time (then the due timer is armed).
  * Sets *start_ns to the instant its latencies count from (-1: when sent).
  */
-static const struct prepared *next_request(struct level_run *lr, int64_t *start_ns)
+static const struct prepared *next_request(struct level_run *lr, int64_t *start_ns,
+					   size_t *pass)
 {
-	size_t k;
+	size_t k, q;
 	int64_t due;
 
 	*start_ns = -1;
-	if (lr->issued < lr->warmup)
+	if (lr->issued < lr->warmup) {
+		*pass = lr->issued / lr->n_reqs;
 		return lr->in_flight ? NULL : &lr->reqs[lr->issued % lr->n_reqs];
+	}
 	if (lr->finished < lr->warmup)
 		return NULL;
-	if (!lr->sched)
-		return lr->in_flight < lr->cap ?
-		       &lr->reqs[(lr->issued - lr->warmup) % lr->n_reqs] : NULL;
-
 	k = lr->issued - lr->warmup;
-	if (!sched_due(lr, k, &due))
-		return NULL;
-	if (lr->max_concurrency && lr->in_flight >= lr->max_concurrency)
-		return NULL;    /* latency still counts from 'due': the wait is the server's */
-	*start_ns = due;
-	return &lr->reqs[lr->req_index[k]];
+	if (!lr->sched) {
+		if (lr->in_flight >= lr->cap)
+			return NULL;
+		q = lr->first + k;
+	} else {
+		if (!sched_due(lr, k, &due))
+			return NULL;
+		if (lr->max_concurrency && lr->in_flight >= lr->max_concurrency)
+			return NULL;    /* latency still counts from 'due': the wait is the server's */
+		*start_ns = due;
+		q = lr->first + lr->req_index[k];
+	}
+	*pass = q / lr->n_reqs;
+	return &lr->reqs[q % lr->n_reqs];
 }
 
 static void issue_sessions(struct level_run *lr);
+
+/*
+ * The salt of request p, sent in pass 'pass' over the trace: the level's
+ * tag ("c4r1", "o", "o3r0", "w"; ".2" added for the third pass), after
+ * eight hex digits keyed on the run's seed, that tag and the head of p's
+ * prompt (body_prompt_head): "9c41e07a-c4r1". Requests whose prompts begin
+ * alike share a salt, so the prefix the trace gives them stays shared;
+ * the rest differ from the salt's first byte, so no salt is a prefix the
+ * server finds cached (an 11-token salt shared by a whole level read as
+ * 6% cache hits on a trace that shares nothing). "" when unsalted.
+ */
+#define SALT_HEAD 64     /* bytes of prompt keyed: about 16 tokens, a vLLM block */
+
+static void request_salt(const struct level_run *lr, const struct prepared *p, int warmup,
+			 size_t pass, char *buf, size_t len)
+{
+	const char *tag = warmup ? lr->warmup_salt : lr->salt;
+	char full[RESULT_SALT_MAX];
+	size_t head, i;
+	uint64_t h = 0xcbf29ce484222325ULL ^ lr->salt_seed;
+
+	buf[0] = '\0';
+	if (!tag[0] || !p->salt_ok)
+		return;
+	/* a tag is some 10 bytes: none is cut (a cut one would still differ) */
+	if (snprintf(full, sizeof(full), pass ? "%s.%zu" : "%s", tag, pass) < 0)
+		return;
+	head = body_prompt_head(p->body, p->body_len, p->salt_off, SALT_HEAD);
+	for (i = 0; full[i]; i++)
+		h = (h ^ (unsigned char)full[i]) * 0x100000001b3ULL;
+	for (i = 0; i < head; i++)
+		h = (h ^ (unsigned char)p->body[p->salt_off + i]) * 0x100000001b3ULL;
+	h ^= h >> 33;           /* FNV-1a's low bits mix poorly: fold */
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	if (snprintf(buf, len, "%08x-%s", (unsigned)(h & 0xffffffffu), full) < 0)
+		buf[0] = '\0';
+}
 
 /* Starts what may start now; ends the loop when the level is over. */
 static void issue(struct level_run *lr)
 {
 	size_t total = lr->warmup + lr->n;
 	const struct prepared *p;
-	const char *body, *salt;
-	size_t body_len;
+	const char *body;
+	size_t body_len, pass;
 	int64_t start_ns;
 
 	if (lr->sessions) {
 		issue_sessions(lr);
 		return;
 	}
-	while (!stop_signal && lr->issued < total && (p = next_request(lr, &start_ns))) {
+	while (!stop_signal && lr->issued < total && (p = next_request(lr, &start_ns, &pass))) {
 		struct result *r = &lr->results[lr->issued];
+		char salt[RESULT_SALT_MAX];
 
 		r->level = lr->level;
 		r->rate = lr->rate;
@@ -530,8 +578,8 @@ static void issue(struct level_run *lr)
 			lr->peak_in_flight = lr->in_flight;
 		body = p->body;
 		body_len = p->body_len;
-		salt = r->warmup ? lr->warmup_salt : lr->salt;
-		if (salt[0] && p->salt_ok) {
+		request_salt(lr, p, r->warmup, pass, salt, sizeof(salt));
+		if (salt[0]) {
 			char text[RESULT_SALT_MAX + 1];
 			char **b = &lr->bodies[lr->issued - 1];
 
@@ -589,19 +637,20 @@ static void session_end(struct session_run *sr)
 static void on_turn_done(void *ctx, struct result *r);
 
 /*
- * p's body with 'salt' in front of its prompt (a level's salt, so that the
- * turns of a session share it and its prefix): *out (malloc'd, the caller
- * frees) and *len, or *out NULL when it goes unsalted. Notes the salt in
- * r. Returns 0, or -1 when out of memory.
+ * p's body with its salt (request_salt: the turns of a session begin
+ * alike, so they share it and their prefix) in front of its prompt: *out
+ * (malloc'd, the caller frees) and *len, or *out NULL when it goes
+ * unsalted. Notes the salt in r. Returns 0, or -1 when out of memory.
  */
-static int salt_body(const struct prepared *p, const char *salt, struct result *r, char **out,
-		     size_t *len)
+static int salt_body(const struct level_run *lr, const struct prepared *p, int warmup,
+		     size_t pass, struct result *r, char **out, size_t *len)
 {
-	char text[RESULT_SALT_MAX + 1];
+	char text[RESULT_SALT_MAX + 1], salt[RESULT_SALT_MAX];
 
 	*out = NULL;
 	*len = p->body_len;
-	if (!salt[0] || !p->salt_ok)
+	request_salt(lr, p, warmup, pass, salt, sizeof(salt));
+	if (!salt[0])
 		return 0;
 	snprintf(text, sizeof(text), "%s ", salt);
 	if (body_insert(p->body, p->body_len, p->salt_off, text, out, len) < 0)
@@ -625,7 +674,7 @@ static int session_send(struct session_run *sr, int64_t start_ns)
 	const char *body = p->body;
 	int fill = SESSION_ENOMEM;
 
-	if (salt_body(p, lr->salt, r, &salted, &salted_len) == 0) {
+	if (salt_body(lr, p, 0, sr->pass, r, &salted, &salted_len) == 0) {
 		const char *src = salted ? salted : p->body;
 
 		fill = sr->next ? session_fill_body(src, salted_len, sr->answers, sr->next,
@@ -737,15 +786,18 @@ static void on_turn_done(void *ctx, struct result *r)
 	issue(lr);     /* an open loop's first turns may wait for room */
 }
 
-/* Starts session e as the level's next one, its first turn due at start_ns
- * (-1: now). Returns 0, or -1 when out of memory. */
-static int session_start(struct level_run *lr, const struct session_entry *e, int64_t start_ns)
+/* Starts the session at position q (make_salt) as the level's next one,
+ * its first turn due at start_ns (-1: now). Returns 0, or -1 when out of
+ * memory. */
+static int session_start(struct level_run *lr, size_t q, int64_t start_ns)
 {
 	struct session_run *sr = &lr->sruns[lr->sessions_started++];
+	const struct session_entry *e = &lr->sessions->s[q % lr->sessions->n];
 
 	memset(sr, 0, sizeof(*sr));
 	sr->lr = lr;
 	sr->e = e;
+	sr->pass = q / lr->sessions->n;
 	sr->active = 1;
 	sr->answers = calloc(e->n_turns, sizeof(*sr->answers));
 	sr->timer = evtimer_new(client_base(lr->client), on_think, sr);
@@ -791,7 +843,7 @@ static void issue_sessions(struct level_run *lr)
 		lr->issued++;
 		if (++lr->in_flight > lr->peak_in_flight)
 			lr->peak_in_flight = lr->in_flight;
-		if (salt_body(p, lr->warmup_salt, r, b, &len) < 0)
+		if (salt_body(lr, p, 1, (lr->issued - 1) / set->n, r, b, &len) < 0)
 			result_set_error(r, RESULT_ERR_TRANSFER, "out of memory");
 		else if (client_start(lr->client, p->req.method, p->req.path, p->headers,
 				      p->n_headers, *b ? *b : p->body, len, r, lr->origin_ns, -1,
@@ -812,13 +864,13 @@ static void issue_sessions(struct level_run *lr)
 		session_send(sr, sr->due_ns);
 	}
 	while (!stop_signal && lr->sessions_started < lr->n_sessions) {
-		const struct session_entry *e;
+		size_t q;
 		int64_t start_ns = -1;
 
 		if (!lr->sched) {
 			if (sessions_active(lr) >= lr->cap)
 				break;
-			e = &set->s[lr->sessions_started % set->n];
+			q = lr->first + lr->sessions_started;
 		} else {
 			size_t k = lr->sessions_started;
 			int64_t due;
@@ -828,9 +880,9 @@ static void issue_sessions(struct level_run *lr)
 			if (held(lr) || lr->wait_head)
 				break;
 			start_ns = due;
-			e = &set->s[lr->req_index[k]];
+			q = lr->first + lr->req_index[k];
 		}
-		if (session_start(lr, e, start_ns) < 0) {
+		if (session_start(lr, q, start_ns) < 0) {
 			fprintf(stderr, "\ntracebench replay: out of memory\n");
 			stop_signal = stop_signal ? stop_signal : -1;
 		}
@@ -891,23 +943,28 @@ static void on_signal(evutil_socket_t sig, short events, void *arg)
 /* ---- the run --------------------------------------------------------- */
 
 /*
- * The salt of a level: six hex digits of the run's salt seed, then which
- * level and repeat ("3f9a2c-c4r1"), "w" for the warm-ups and "o" for an
- * open-loop run. Distinct within a run by construction, the same for the
- * same --salt-seed, and different across runs by default.
+ * The tag of a level's salts (request_salt puts a key before it): which
+ * level and repeat, "c4r1"; "o" for an open-loop run, "o3r1" for look 1
+ * of a rate search's probe 3 (level -3); "w" for the warm-ups.
+ *
+ * Positions: a level sends the trace's requests (in a session trace, its
+ * sessions) in order from position lr->first, position q being unit q % n
+ * in pass q / n over the trace. A sweep's levels start at 0 (the same
+ * requests at each level); the looks of a capacity search go on where the
+ * last one ended, so no look resends what an earlier one sent. A unit sent
+ * again in a later pass (-n past the trace's length) gets a salt of its own
+ * (".1", ".2" after the tag): the server cannot find its first sending
+ * cached. Distinct within a run by construction, the same for the same
+ * --salt-seed, and different across runs by default.
  */
-static void make_salt(char *buf, size_t len, uint64_t seed, const char *what, int level,
-		      int repeat)
+static void make_salt(char *buf, size_t len, const char *what, int level, int repeat)
 {
-	struct rng r;
-	unsigned run;
-
-	rng_init(&r, seed);
-	run = (unsigned)(rng_next(&r) & 0xffffff);
 	if (strcmp(what, "c") == 0)
-		snprintf(buf, len, "%06x-c%dr%d", run, level, repeat);
+		snprintf(buf, len, "c%dr%d", level, repeat);
+	else if (strcmp(what, "o") == 0 && level < 0)
+		snprintf(buf, len, "o%dr%d", -level, repeat);
 	else
-		snprintf(buf, len, "%06x-%s", run, what);
+		snprintf(buf, len, "%s", what);
 }
 
 /*
@@ -1168,8 +1225,11 @@ static int by_arrival(const void *a, const void *b)
 /*
  * Builds the open-loop schedule of the n things (trace requests, or
  * sessions) arriving at 'arrival' and keeps this shard's part of it: the
- * due offsets in *sched and the index of the thing each one sends in
- * *index. Returns how many, 0 when nothing is due (or out of memory).
+ * due offsets in *sched and the position (make_salt) of the thing each
+ * one sends in *index: its index in the trace's arrival order with
+ * --timing trace, else its place in the schedule, past n when the
+ * schedule is longer than the trace. Returns how many, 0 when nothing is
+ * due (or out of memory).
  */
 static size_t open_schedule(const struct replay_options *o, const int64_t *arrival, size_t n_reqs,
 			    int64_t **sched, size_t **index)
@@ -1207,7 +1267,7 @@ static size_t open_schedule(const struct replay_options *o, const int64_t *arriv
 		if (o->shard_n > 1 && (long)(i % (size_t)o->shard_n) != o->shard_k)
 			continue;
 		all[n] = all[i];
-		(*index)[n++] = order[i % n_reqs];
+		(*index)[n++] = o->sched.arrival == ARRIVAL_TRACE ? order[i] : i;
 	}
 	free(order);
 	*sched = all;
@@ -1242,11 +1302,11 @@ static void keep_session_shard(const struct replay_options *o, struct session_se
 
 /* Turns of the first n sessions (cycling): the results a level of them
  * may write. */
-static size_t session_turns(const struct session_set *set, size_t n)
+static size_t session_turns(const struct session_set *set, size_t first, size_t n)
 {
 	size_t i, turns = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = first; i < first + n; i++)
 		turns += set->s[i % set->n].n_turns;
 	return turns;
 }
@@ -1664,6 +1724,7 @@ struct replay {
 	int64_t *sched;           /* open loop: due offsets, else NULL */
 	size_t *sched_index, n_sched;
 	size_t rate_connections;  /* a rate search: the most connections it keeps */
+	size_t cursor;            /* a capacity search: position its next look starts at */
 	double peak_rate;         /* ... the rate at which lr.peak_in_flight was reached */
 	struct run_side side[2];
 	size_t n_sides;
@@ -1916,8 +1977,38 @@ static void print_start(const struct replay *rp)
 			rp->n_reqs, rp->o.trace_path, a->shown, a->label);
 }
 
+/*
+ * Says when a level sends more than the trace holds (-n past its length):
+ * it goes over the trace again, each pass salted apart (make_salt). A
+ * capacity search says it at its end.
+ */
+static void say_passes(const struct replay *rp)
+{
+	const struct replay_options *o = &rp->o;
+	size_t units = rp->sessions.n ? rp->sessions.n : rp->n_reqs, most = 0, k;
+	int i;
+
+	if (o->find_capacity || !units)
+		return;
+	for (k = 0; o->open_loop && k < rp->n_sched; k++)
+		if (rp->sched_index[k] + 1 > most)
+			most = rp->sched_index[k] + 1;
+	for (i = 0; !o->open_loop && i < o->n_levels; i++) {
+		long n = o->requests ? o->requests : (o->levels[i] * 2 > 4 ? o->levels[i] * 2 : 4);
+
+		if ((size_t)n > most)
+			most = (size_t)n;
+	}
+	if (most > units)
+		fprintf(stderr, "tracebench replay: a level sends %zu %s, the trace holds %zu: it "
+			"is sent %.1f times over, each pass under a salt of its own%s\n", most,
+			rp->sessions.n ? "sessions" : "requests", units, (double)most / (double)units,
+			o->no_salt ? " (but --no-salt: a later pass may find the first cached)" : "");
+}
+
 /* Points the level run at side sd: its file, numbering, server. Each
- * side, level and repeat sends from the trace's first request. */
+ * side, level and repeat sends from the trace's first request (a
+ * capacity search's looks: from where the last one ended). */
 static void use_side(struct replay *rp, struct run_side *sd)
 {
 	rp->lr.out = sd->out;
@@ -1935,10 +2026,11 @@ static void set_salts(struct replay *rp, const struct run_side *sd, int level, i
 	uint64_t seed = o->salt_seed + (uint64_t)(sd - rp->side);
 
 	rp->lr.salt[0] = rp->lr.warmup_salt[0] = '\0';
+	rp->lr.salt_seed = seed;
 	if (o->no_salt)
 		return;
-	make_salt(rp->lr.salt, sizeof(rp->lr.salt), seed, o->open_loop ? "o" : "c", level, rep);
-	make_salt(rp->lr.warmup_salt, sizeof(rp->lr.warmup_salt), seed, "w", 0, 0);
+	make_salt(rp->lr.salt, sizeof(rp->lr.salt), o->open_loop ? "o" : "c", level, rep);
+	make_salt(rp->lr.warmup_salt, sizeof(rp->lr.warmup_salt), "w", 0, 0);
 }
 
 /*
@@ -2027,11 +2119,12 @@ static void size_level(struct replay *rp, struct level_run *lr, long batch)
 
 		lr->n_sessions = rp->n_sched;
 		for (lr->n = 0, j = 0; j < rp->n_sched; j++)
-			lr->n += rp->sessions.s[rp->sched_index[j]].n_turns;
+			lr->n += rp->sessions.s[(lr->first + rp->sched_index[j]) %
+						rp->sessions.n].n_turns;
 	} else if (lr->sessions) {
 		/* -n counts sessions; the results, their turns */
 		lr->n_sessions = lr->n;
-		lr->n = session_turns(&rp->sessions, lr->n);
+		lr->n = session_turns(&rp->sessions, lr->first, lr->n);
 	}
 }
 
@@ -2072,6 +2165,7 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 	lr->level = level;
 	lr->cap = worker_share(o, (size_t)lr->level);
 	lr->repeat = rep;
+	lr->first = o->find_capacity ? rp->cursor : 0;
 	size_level(rp, lr, batch);
 	peak = lr->peak_in_flight;
 	set_salts(rp, sd, lr->level, rep);
@@ -2084,6 +2178,10 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 	}
 	if (lr->peak_in_flight > peak)
 		rp->peak_rate = lr->rate;
+	/* the next look goes on from here: an open loop's schedule of 'batch'
+	 * places (every shard's), a closed loop's requests or sessions */
+	rp->cursor += o->open_loop ? (size_t)o->sched.max_requests :
+		      lr->sessions ? lr->n_sessions : lr->n;
 	for (k = 0; good && k < lr->issued; k++) {
 		if (lr->results[k].warmup)
 			continue;
@@ -2201,6 +2299,7 @@ static int run_capacity(struct replay *rp)
 	enum capacity_verdict fail_v = CAPACITY_FAIL;   /* of the lowest failing load */
 	int64_t t0 = clock_now_ns();
 	int first = 1, rc;
+	size_t units;
 
 	while (x > 0 && !stop_signal) {
 		enum capacity_verdict v = CAPACITY_UNDECIDED;
@@ -2237,6 +2336,12 @@ static int run_capacity(struct replay *rp)
 	}
 	print_capacity(k, &search, fail_v, probes, sent,
 		       (double)(clock_now_ns() - t0) / NS_PER_S);
+	units = rp->sessions.n ? rp->sessions.n : rp->n_reqs;
+	if (rp->cursor > units)
+		fprintf(stderr, "tracebench replay: capacity: its looks went %.1f times over the "
+			"trace's %zu %s, each look and pass under salts of its own\n",
+			(double)rp->cursor / (double)units, units,
+			rp->sessions.n ? "sessions" : "requests");
 	if (stop_signal)
 		fprintf(stderr, "tracebench replay: capacity: search interrupted; the %ld levels "
 			"finished are in the results file\n", probes);
@@ -2401,6 +2506,7 @@ int replay_main(int argc, char **argv)
 	if ((rc = plan_requests(&rp)) || (rc = start_client(&rp)) || (rc = open_results(&rp)))
 		goto cleanup;
 	print_start(&rp);
+	say_passes(&rp);
 	if (event_add(rp.tick, &(struct timeval){ 1, 0 }) < 0) {
 		fprintf(stderr, "tracebench replay: cannot set up the event loop\n");
 		rc = CLI_EXIT_FAILED;

@@ -60,6 +60,23 @@ check "... no measured request at the rates that meet it had to connect" \
 	sh -c "! zcat '$WORK/known.jsonl.gz' | grep '\"warmup\":false' | grep '\"new_connection\":true' |
 	       awk -F'\"rate\":' '{ split(\$2, a, \",\"); if (a[1] <= $pass) bad = 1 } END { exit !bad }'"
 
+# Fresh prompts: each look goes on through the trace where the last one
+# ended and wraps with a salt of its own, so no prompt is sent twice under
+# one salt and the mock's prefix cache (16-word blocks: the 16-word
+# prompt and its salt fill one) finds none of them; the looks used to
+# resend the trace's first requests under one salt for the whole search,
+# and measured the cache.
+zcat "$WORK/known.jsonl.gz" | sed -n '2,$p' | grep '"warmup":false' >"$WORK/known.recs"
+sent=$(wc -l <"$WORK/known.recs")
+pairs=$(sed 's/.*"trace_id":\([0-9]*\).*"salt":"\([^"]*\)".*/\1 \2/' "$WORK/known.recs" | sort -u | wc -l)
+check "no trace request sent twice under one salt ($pairs pairs of $sent requests)" test "$pairs" -eq "$sent"
+check "... every request of the trace sent ($(grep -o '"trace_id":[0-9]*' "$WORK/known.recs" | sort -u | wc -l) of 40)" \
+	test "$(grep -o '"trace_id":[0-9]*' "$WORK/known.recs" | sort -u | wc -l)" -eq 40
+cached=$(grep -o '"cached_tokens":[0-9]*' "$WORK/known.recs" | awk -F: '{ s += $2 } END { print s + 0 }')
+check "... the mock found none of them cached ($cached tokens)" test "$cached" -eq 0
+check "... and the search says it went over the trace more than once" \
+	grep -q "capacity: its looks went [0-9.]* times over the trace's 40 requests, each look and pass under salts of its own" "$WORK/known.err"
+
 tb analyze load --db "$WORK/c.db" "$WORK/known.jsonl.gz" >/dev/null 2>&1
 tb analyze report --db "$WORK/c.db" --run known >"$WORK/report.txt" 2>&1
 curve() {
@@ -73,6 +90,9 @@ check "analyze report: the load curve in order of offered rate, each level's ver
 check "... and the capacity with its interval, as replay found it" \
 	grep -q "^capacity: $pass req/s meets the SLO (.*), $fail req/s does not (.*); the capacity lies in \[$pass, $fail) req/s" \
 	"$WORK/report.txt"
+check "... with each level's cache-hit share (0.0%: fresh prompts)" sh -c \
+	"grep -q '^Offered (req/s) .* Cache hit' '$WORK/report.txt' && ! sed -n '/^load curve/,/^capacity/p' '$WORK/report.txt' |
+	 grep '^ *[0-9].* \(meets\|fails\|undecided\) ' | grep -v ' 0\.0% *\$'"
 check "... the sweep table names each level by its rate" grep -q "^ *$pass/s " "$WORK/report.txt"
 
 search none --slo ttft=1ms --capacity-range 640:1000 -n 20 --capacity-requests 20
