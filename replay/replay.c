@@ -1725,6 +1725,7 @@ struct replay {
 	size_t *sched_index, n_sched;
 	size_t rate_connections;  /* a rate search: the most connections it keeps */
 	size_t cursor;            /* a capacity search: position its next look starts at */
+	int64_t busy_ns;          /* ... its probe's E2E summed over its requests */
 	double peak_rate;         /* ... the rate at which lr.peak_in_flight was reached */
 	struct run_side side[2];
 	size_t n_sides;
@@ -2187,6 +2188,7 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 			continue;
 		(*measured)++;
 		*good += metric_within_slo(&lr->results[k], &o->slo) ? 1 : 0;
+		rp->busy_ns += lr->results[k].e2e_ns > 0 ? lr->results[k].e2e_ns : 0;
 	}
 	if (s.level == 1 && isnan(rp->base_tps[sd - rp->side]))
 		rp->base_tps[sd - rp->side] = s.agg_tps;
@@ -2283,6 +2285,49 @@ static void print_capacity(const struct capacity_options *k, const struct capaci
 }
 
 /*
+ * A rate search that halves down from a failing start stops at a rate
+ * whose requests ran mostly alone: fewer than CAPACITY_ALONE in flight on
+ * average (their E2E summed over the probe's time, Little's law; at 0.5
+ * a Poisson arrival finds the server empty 61% of the time). Below it the
+ * server has hardly any load left to shed, and each halving doubles the
+ * probe's time (20 requests at start / 64 req/s: 21 minutes at a start of
+ * 1). Says so, and returns 1, when the probe at x was such a rate.
+ */
+#define CAPACITY_ALONE 0.5
+
+static int ran_alone(const struct replay *rp, double x, int64_t span_ns)
+{
+	char name[48];
+	double in_flight = span_ns > 0 ? (double)rp->busy_ns / (double)span_ns : 0;
+
+	if (in_flight >= CAPACITY_ALONE)
+		return 0;
+	fprintf(stderr, "tracebench replay: capacity: lower rates not tried: at %s the requests "
+		"averaged %.2f in flight, under %.1f (they ran mostly alone), so a lower rate takes "
+		"little load off the server and the SLO is beyond it\n",
+		load_name(&rp->o.capacity, x, name, sizeof(name)), in_flight, CAPACITY_ALONE);
+	return 1;
+}
+
+/*
+ * What a probe that meets the SLO costs at the search's start, said when
+ * it is long: a level must send capacity_min_requests before it can pass,
+ * which at a low rate takes minutes (--capacity-range starts nearer).
+ */
+static void say_capacity_time(const struct replay *rp)
+{
+	const struct capacity_options *k = &rp->o.capacity;
+	long need = capacity_min_requests(k, k->start);
+	char name[48];
+
+	if (k->by_rate && need > 0 && (double)need / k->start > 60)
+		fprintf(stderr, "tracebench replay: capacity: a rate is found to meet the SLO after "
+			"%ld requests or more: %.0f s at %s; a --capacity-range that starts nearer "
+			"the capacity spends less\n", need, (double)need / k->start,
+			load_name(k, k->start, name, sizeof(name)));
+}
+
+/*
  * --find-capacity: each probe is an ordinary level, judged and the next
  * load chosen by lib/capacity.h; its looks are the level's repeats. A
  * concurrency probe is level C; the k-th rate probe is the open-loop level
@@ -2301,14 +2346,17 @@ static int run_capacity(struct replay *rp)
 	int first = 1, rc;
 	size_t units;
 
+	say_capacity_time(rp);
 	while (x > 0 && !stop_signal) {
 		enum capacity_verdict v = CAPACITY_UNDECIDED;
 		long good = 0, n = 0;
 		double lo = 0, hi = 1;
 		int look;
 		int level = k->by_rate ? -(int)(probes + 1) : (int)x;
+		int64_t span = 0;
 
 		rp->lr.rate = k->by_rate ? x : 0;
+		rp->busy_ns = 0;
 		for (look = 0; v == CAPACITY_UNDECIDED && n < k->max_requests && !stop_signal;
 		     look++) {
 			long batch = capacity_batch(k, x);
@@ -2317,7 +2365,9 @@ static int run_capacity(struct replay *rp)
 				batch = k->max_requests - n;
 			if (k->by_rate && (rc = plan_rate_look(rp, x, batch, probes * 64 + look)))
 				return rc;
+			span -= clock_now_ns();
 			rc = run_one(rp, level, first, look, &rp->side[0], batch, &good, &n);
+			span += clock_now_ns();
 			if (rc)
 				return rc;
 			first = 0;
@@ -2331,6 +2381,9 @@ static int run_capacity(struct replay *rp)
 		if (v != CAPACITY_PASS && (!(search.fail > 0) || x < search.fail))
 			fail_v = v;
 		x = capacity_next(&search, k, x, v);
+		if (x > 0 && x < search.fail && !(search.pass > 0) && k->by_rate &&
+		    ran_alone(rp, search.fail, span))
+			break;
 		if (probes >= RESULT_MAX_RATE_LEVELS)
 			break;
 	}
