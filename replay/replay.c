@@ -117,8 +117,10 @@ struct level_run {
 	size_t errors;            /* of the level so far */
 	int64_t tokens;           /* output tokens of the level so far */
 	int64_t progress_ns;      /* when the progress line was last printed */
+	int64_t measure_ns;       /* when the warm-ups were over, 0 before */
 	size_t progress_finished;
-	int64_t progress_tokens;
+	int64_t progress_tokens;  /* tokens received by then, streams in flight too */
+	size_t live_from;         /* results before it have all ended */
 	struct scrape *scrape;    /* --metrics-url, else NULL */
 };
 
@@ -319,16 +321,42 @@ fail:
 static void issue(struct level_run *lr);
 
 /*
- * The live line on stderr, once a second: done/total, the rates over the
- * last second, errors and the time left. On a terminal it rewrites itself;
- * elsewhere (--progress into a log) it prints a line each time.
+ * Output tokens received so far: the finished requests' counts and, of
+ * the streams in flight, their token events so far (the first, then one
+ * per gap), so the rate moves while long answers stream instead of
+ * reading 0 until they end.
+ */
+static int64_t tokens_received(struct level_run *lr)
+{
+	int64_t n = lr->tokens;
+	size_t k;
+
+	while (lr->live_from < lr->issued && lr->results[lr->live_from].e2e_ns > 0)
+		lr->live_from++;
+	for (k = lr->live_from; k < lr->issued; k++) {
+		const struct result *r = &lr->results[k];
+
+		if (r->e2e_ns == 0 && r->ttft_ns >= 0)  /* in flight, streaming */
+			n += 1 + (int64_t)r->n_itl;
+	}
+	return n;
+}
+
+/*
+ * The live line on stderr, once a second: the warm-ups, then the level's
+ * measured requests done of its total, the rates over the last second,
+ * errors and the time left: an open loop's from its schedule, a closed
+ * loop's from its rate since the warm-ups (the last second's rate made it
+ * jump 96 -> 23 -> 45 s from one line to the next). On a terminal it
+ * rewrites itself; elsewhere (--progress into a log) it prints a line
+ * each time.
  */
 static void print_progress(struct level_run *lr, int final)
 {
-	int64_t now = clock_now_ns();
+	int64_t now = clock_now_ns(), tokens;
 	double dt = (double)(now - lr->progress_ns) / NS_PER_S;
-	size_t total = lr->warmup + lr->n, left = total - lr->finished;
-	double req_s, tok_s, eta;
+	size_t done = lr->finished > lr->warmup ? lr->finished - lr->warmup : 0;
+	double req_s, tok_s, eta = -1, since;
 	int tty = isatty(STDERR_FILENO);
 
 	if (!lr->show_progress)
@@ -340,25 +368,31 @@ static void print_progress(struct level_run *lr, int final)
 	}
 	if (dt <= 0)
 		return;
+	tokens = tokens_received(lr);
 	req_s = (double)(lr->finished - lr->progress_finished) / dt;
-	tok_s = (double)(lr->tokens - lr->progress_tokens) / dt;
-	if (lr->sched && lr->n)     /* open loop: the schedule says when it ends */
+	tok_s = tokens > lr->progress_tokens ? (double)(tokens - lr->progress_tokens) / dt : 0;
+	since = lr->measure_ns ? (double)(now - lr->measure_ns) / NS_PER_S : 0;
+	if (lr->sched && lr->n && lr->sched_origin_ns)   /* the schedule says when it ends */
 		eta = (double)(lr->sched[lr->n - 1] - (now - lr->sched_origin_ns)) / NS_PER_S;
-	else
-		eta = req_s > 0 ? (double)left / req_s : -1;
+	else if (!lr->sched && done > 0 && since > 0)
+		eta = (double)(lr->n - done) * since / (double)done;
 	if (lr->sched)
 		fprintf(stderr, "%sopen loop", tty ? "\r\033[K" : "");
 	else
 		fprintf(stderr, "%sC=%d", tty ? "\r\033[K" : "", lr->level);
-	fprintf(stderr, "  %zu/%zu done  %.1f req/s  %.0f tok/s  %zu in flight  %zu errors",
-		lr->finished, total, req_s, tok_s, lr->in_flight, lr->errors);
+	if (lr->finished < lr->warmup)
+		fprintf(stderr, "  warm-up %zu/%zu", lr->finished, lr->warmup);
+	else
+		fprintf(stderr, "  %zu/%zu done", done, lr->n);
+	fprintf(stderr, "  %.1f req/s  %.0f tok/s  %zu in flight  %zu errors",
+		req_s, tok_s, lr->in_flight, lr->errors);
 	if (eta >= 0)
 		fprintf(stderr, "  ETA %.0f s", eta);
 	if (!tty)
 		fputc('\n', stderr);
 	lr->progress_ns = now;
 	lr->progress_finished = lr->finished;
-	lr->progress_tokens = lr->tokens;
+	lr->progress_tokens = tokens;
 }
 
 /*
@@ -558,6 +592,8 @@ static void issue(struct level_run *lr)
 	size_t body_len, pass;
 	int64_t start_ns;
 
+	if (!lr->measure_ns && lr->finished >= lr->warmup)
+		lr->measure_ns = clock_now_ns();        /* the warm-ups are over */
 	if (lr->sessions) {
 		issue_sessions(lr);
 		return;
@@ -1443,7 +1479,8 @@ static int run_level(struct level_run *lr, struct level_summary *s)
 
 	lr->issued = lr->finished = lr->in_flight = lr->errors = 0;
 	lr->tokens = lr->progress_tokens = 0;
-	lr->progress_finished = 0;
+	lr->progress_finished = lr->live_from = 0;
+	lr->measure_ns = 0;
 	lr->sched_origin_ns = lr->anchor_ns;
 	/* At least one: a worker sitting a level out sends nothing, and
 	 * calloc(0) may return NULL, which would read as out of memory. */
