@@ -115,7 +115,8 @@ check "a failing start whose requests ran alone: no lower rate tried, and why (e
 # --capacity-requests too few to ever show "meets" (100 of 100 good bound
 # 94.9% at 95% of 95%): refused before a request is sent, with the count
 # that can, instead of "no rate meets the SLO" of a server that met it
-tb replay -e "$ENDPOINT" --find-capacity --slo ttft=10s --capacity-requests 100 -q \
+# (bounded: the search it refuses halves with 100-s probes for an hour)
+timeout 60 $VG "$TB" replay -e "$ENDPOINT" --find-capacity --slo ttft=10s --capacity-requests 100 -q \
 	-o "$WORK/few.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/few.err"
 rc=$?
 check "--capacity-requests 100 at --slo-share 0.95 is refused (exit $rc), with the count that can decide" sh -c \
