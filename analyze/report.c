@@ -606,6 +606,7 @@ static double col_curve_num(const void *row, size_t which)
 	case 8: return r->s->ttft.p99;
 	case 9: return r->s->tpot.p99;
 	case 10: return r->s->e2e.p99;
+	case 12: return r->s->cache_hit_share;
 	default: return r->s->good_rps;
 	}
 }
@@ -633,6 +634,8 @@ static const struct table_col report_curve_cols[] = {
 	CURVE("P99 TPOT", "ms", "p99_tpot_ms", 2, 0, NULL, 9),
 	CURVE("P99 E2E", "ms", "p99_e2e_ms", 1, 0, NULL, 10),
 	CURVE("Good req/s", NULL, "good_rps", 2, 0, NULL, 11),
+	/* a probe that found its prompts cached measured the cache, not the load */
+	CURVE("Cache hit", NULL, "cache_hit_pct", 1, 100, "%", 12),
 };
 
 /* The load curve's first column for a search over rates. */

@@ -20,10 +20,9 @@ double capacity_floor(const struct capacity_options *o)
 	return o->by_rate ? o->start / 64 : 1;
 }
 
-double capacity_z(const struct capacity_options *o, double x)
+/* The z of a one-sided bound over 'looks' looks. */
+static double z_of_looks(const struct capacity_options *o, long looks)
 {
-	long b = capacity_batch(o, x);
-	long looks = (o->max_requests + b - 1) / b;
 	double alpha = (1 - o->confidence) / (double)(looks > 0 ? looks : 1);
 	double lo = 0, hi = 10;
 	int i;
@@ -38,6 +37,39 @@ double capacity_z(const struct capacity_options *o, double x)
 			hi = mid;
 	}
 	return (lo + hi) / 2;
+}
+
+double capacity_z(const struct capacity_options *o, double x)
+{
+	long b = capacity_batch(o, x);
+
+	return z_of_looks(o, (o->max_requests + b - 1) / b);
+}
+
+long capacity_min_requests(const struct capacity_options *o, double x)
+{
+	long b = capacity_batch(o, x), looks;
+
+	if (!(o->share < 1))
+		return 0;
+	/* n takes 'looks' looks when (looks - 1) b < n <= looks b; the first
+	 * range holding an n whose all-good bound reaches the share has it */
+	for (looks = 1; (looks - 1) * b < 100000000L; looks++) {
+		double z = z_of_looks(o, looks), lo, hi;
+		double need = ceil(o->share * z * z / (1 - o->share));
+		long n = (looks - 1) * b + 1;
+
+		if (need > (double)(looks * b))
+			continue;
+		if (need > (double)n)
+			n = (long)need;
+		for (; n <= looks * b; n++) {   /* the bound as capacity_judge takes it */
+			capacity_wilson(n, n, z, &lo, &hi);
+			if (lo >= o->share)
+				return n;
+		}
+	}
+	return 0;
 }
 
 void capacity_wilson(long good, long n, double z, double *lo, double *hi)

@@ -23,7 +23,8 @@
  * smallest step). Concurrency halves down to 1; a rate down to start / 64,
  * six halvings, for a probe at a low rate is long (its requests at that
  * rate) and a server that fails at start / 64 has no capacity worth a
- * finer answer.
+ * finer answer. replay stops halving a rate sooner, where the failing
+ * probe's requests ran mostly alone (replay/replay.c ran_alone).
  *
  * A look is max(20, 2 x load) requests: at concurrency C, two rounds of C;
  * at rate r, two seconds of arrivals, long enough that the requests sent
@@ -59,6 +60,16 @@ long capacity_batch(const struct capacity_options *o, double x);
 
 /* One-sided Wilson bounds of the good share from good of n at z. */
 void capacity_wilson(long good, long n, double z, double *lo, double *hi);
+
+/*
+ * The fewest requests a probe at load x needs (max_requests) to be found
+ * to meet the SLO: even all n good give a lower bound of only
+ * n / (n + z^2), and z grows with the looks n allows. Returns it, or 0
+ * when no count up to 100 million would (a share of 1). A search whose
+ * --capacity-requests is below it can only fail or stay undecided, and
+ * would state "no load meets the SLO" of a server that met it.
+ */
+long capacity_min_requests(const struct capacity_options *o, double x);
 
 /* The verdict on good of n at load x; *lo, *hi set to the bounds. */
 enum capacity_verdict capacity_judge(const struct capacity_options *o, double x, long good,

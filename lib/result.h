@@ -39,7 +39,7 @@
 
 #define RESULT_ERROR_MAX 16
 #define RESULT_DETAIL_MAX 512
-#define RESULT_SALT_MAX 24
+#define RESULT_SALT_MAX 40
 
 /* Where a result's output token count came from (schema/FORMAT.md). */
 enum result_tokens {

@@ -426,3 +426,16 @@ int body_insert(const char *body, size_t len, size_t offset, const char *text,
 	*out_len = len + n;
 	return BODY_OK;
 }
+
+size_t body_prompt_head(const char *body, size_t len, size_t offset, size_t max)
+{
+	size_t i;
+
+	for (i = offset; i < len && i - offset < max; i++) {
+		if (body[i] == '"')
+			break;
+		if (body[i] == '\\' && i + 1 < len && i + 1 - offset < max)
+			i++;    /* the escaped byte is text, even a quote */
+	}
+	return i - offset;
+}

@@ -64,4 +64,15 @@ int body_salt_offset(const char *body, size_t len, size_t *offset);
 int body_insert(const char *body, size_t len, size_t offset, const char *text,
 		char **out, size_t *out_len);
 
+/*
+ * The head of the prompt whose text starts at 'offset' (body_salt_offset):
+ * how many bytes from there, at most 'max', lie before the end of its
+ * JSON string (an escaped quote does not end it). Replay keys each
+ * request's salt on them: prompts that begin alike get one salt and keep
+ * the prefix they share; prompts that differ there get salts that differ
+ * from their first byte, so the salt's own tokens are no prefix a server
+ * can find cached (docs/DESIGN.md).
+ */
+size_t body_prompt_head(const char *body, size_t len, size_t offset, size_t max);
+
 #endif

@@ -158,7 +158,8 @@ void replay_options_usage(FILE *out)
 		"      --max-rate R          search no rate above R (default: the range's B)\n"
 		"      --capacity-tolerance X  stop when the bracket is within X of the\n"
 		"                            passing load, at least 1 C or 1%% (default 0.1)\n"
-		"      --capacity-requests N most requests one level gets (default 400)\n"
+		"      --capacity-requests N most requests one level gets (default 400;\n"
+		"                            refused when too few to show --slo-share met)\n"
 		"\n"
 		"server metrics:\n"
 		"      --metrics-url URL     scrape the server's Prometheus metrics (e.g.\n"
@@ -194,9 +195,12 @@ void replay_options_usage(FILE *out)
 		"Streamed requests get stream_options.include_usage so token counts come\n"
 		"from the server. The API key is never taken from the command line.\n"
 		"Every level (and repeat) replays the trace from its first request, after\n"
-		"its connections are opened, with a short salt of its own at the start of\n"
+		"its connections are opened, with short salts of its own at the start of\n"
 		"each prompt so that a server's prefix cache cannot carry one level into\n"
-		"the next (the salt is recorded with each request).\n"
+		"the next (keyed on the prompt's head: prompts that begin alike share one;\n"
+		"recorded with each request). -n past the trace's length goes over it\n"
+		"again, each pass salted apart; a capacity search's looks go on through\n"
+		"the trace, so none resends what an earlier one sent.\n"
 		"A trace with sessions (record synth --turns) replays session by session:\n"
 		"-n and -c count sessions, turn k+1 leaves at turn k's end plus its think\n"
 		"time with the server's answers in its history (schema/FORMAT.md).\n"
@@ -625,6 +629,38 @@ static void finish_options(struct replay_options *o)
 		o->sched.max_requests = (size_t)capacity_batch(&o->capacity, o->capacity.start);
 }
 
+/*
+ * A search whose --capacity-requests cannot show that a load meets the
+ * SLO (even all of them good leave the bound under --slo-share) would
+ * fail or leave undecided every load it probed, and state that none
+ * meets it: refused, with the count that can. Judged at the lowest load
+ * the search may probe, whose looks are the smallest (the most looks,
+ * the widest bound).
+ */
+static int check_capacity_requests(const struct replay_options *o)
+{
+	const struct capacity_options *k = &o->capacity;
+	double x = capacity_floor(k), z, lo, hi;
+	long need;
+
+	if (!o->find_capacity)
+		return CLI_CONTINUE;
+	need = capacity_min_requests(k, x);
+	if (need > 0 && need <= k->max_requests)
+		return CLI_CONTINUE;
+	z = capacity_z(k, x);
+	capacity_wilson(k->max_requests, k->max_requests, z, &lo, &hi);
+	fprintf(stderr, PROG ": --capacity-requests %ld cannot show that a load meets the SLO: "
+		"even %ld of %ld requests within it give a lower bound of %.1f%% at %.0f%% "
+		"confidence, under the %.1f%% of --slo-share; ", k->max_requests,
+		k->max_requests, k->max_requests, 100 * lo, 100 * k->confidence, 100 * k->share);
+	if (need > 0)
+		fprintf(stderr, "give --capacity-requests %ld or more\n", need);
+	else
+		fprintf(stderr, "give a lower --slo-share\n");
+	return CLI_EXIT_USAGE;
+}
+
 /* Each endpoint as libcurl will parse it. Said without its userinfo. */
 static int check_urls(const struct replay_options *o)
 {
@@ -692,5 +728,7 @@ int replay_options_parse(struct replay_options *o, int argc, char **argv)
 	if ((rc = check_options(o)) != CLI_CONTINUE)
 		return rc;
 	finish_options(o);
+	if ((rc = check_capacity_requests(o)) != CLI_CONTINUE)
+		return rc;
 	return check_urls(o);
 }

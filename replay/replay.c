@@ -27,7 +27,6 @@
 #include "lib/cli.h"
 #include "lib/clock.h"
 #include "lib/curlev.h"
-#include "lib/random.h"
 #include "lib/stats.h"
 #include "lib/summary.h"
 #include "lib/redact.h"
@@ -74,6 +73,7 @@ struct session_run {
 	int64_t due_ns;           /* when the next turn is due (monotonic) */
 	int active;
 	struct session_run *wait_next;  /* open loop: due, held by --max-concurrency */
+	size_t pass;              /* its pass over the trace's sessions (request_salt) */
 };
 
 /* The state of the level being run; the done callback drives it. */
@@ -88,10 +88,12 @@ struct level_run {
 	double rate;              /* recorded: a rate level's offered req/s, else 0 */
 	size_t cap;               /* closed loop: requests in flight here (C / workers) */
 	int repeat;
-	char salt[RESULT_SALT_MAX];        /* of the level's measured requests, "" none */
+	char salt[RESULT_SALT_MAX];        /* tag of the level's measured requests, "" none */
 	char warmup_salt[RESULT_SALT_MAX]; /* of its warm-ups */
+	uint64_t salt_seed;       /* the run's (and side's), keying each request's salt */
+	size_t first;             /* position of the level's first request (make_salt) */
 	const int64_t *sched;     /* open loop: due offsets of the n requests, else NULL */
-	const size_t *req_index;  /* open loop: trace request of each of the n */
+	const size_t *req_index;  /* open loop: position of each of the n (open_schedule) */
 	int64_t sched_origin_ns;  /* open loop: the instant offset 0 stands for */
 	int64_t anchor_ns;        /* --start-at: sched_origin_ns fixed there, else 0 */
 	size_t max_concurrency;   /* open loop cap, 0 = none */
@@ -115,8 +117,10 @@ struct level_run {
 	size_t errors;            /* of the level so far */
 	int64_t tokens;           /* output tokens of the level so far */
 	int64_t progress_ns;      /* when the progress line was last printed */
+	int64_t measure_ns;       /* when the warm-ups were over, 0 before */
 	size_t progress_finished;
-	int64_t progress_tokens;
+	int64_t progress_tokens;  /* tokens received by then, streams in flight too */
+	size_t live_from;         /* results before it have all ended */
 	struct scrape *scrape;    /* --metrics-url, else NULL */
 };
 
@@ -317,16 +321,42 @@ fail:
 static void issue(struct level_run *lr);
 
 /*
- * The live line on stderr, once a second: done/total, the rates over the
- * last second, errors and the time left. On a terminal it rewrites itself;
- * elsewhere (--progress into a log) it prints a line each time.
+ * Output tokens received so far: the finished requests' counts and, of
+ * the streams in flight, their token events so far (the first, then one
+ * per gap), so the rate moves while long answers stream instead of
+ * reading 0 until they end.
+ */
+static int64_t tokens_received(struct level_run *lr)
+{
+	int64_t n = lr->tokens;
+	size_t k;
+
+	while (lr->live_from < lr->issued && lr->results[lr->live_from].e2e_ns > 0)
+		lr->live_from++;
+	for (k = lr->live_from; k < lr->issued; k++) {
+		const struct result *r = &lr->results[k];
+
+		if (r->e2e_ns == 0 && r->ttft_ns >= 0)  /* in flight, streaming */
+			n += 1 + (int64_t)r->n_itl;
+	}
+	return n;
+}
+
+/*
+ * The live line on stderr, once a second: the warm-ups, then the level's
+ * measured requests done of its total, the rates over the last second,
+ * errors and the time left: an open loop's from its schedule, a closed
+ * loop's from its rate since the warm-ups (the last second's rate made it
+ * jump 96 -> 23 -> 45 s from one line to the next). On a terminal it
+ * rewrites itself; elsewhere (--progress into a log) it prints a line
+ * each time.
  */
 static void print_progress(struct level_run *lr, int final)
 {
-	int64_t now = clock_now_ns();
+	int64_t now = clock_now_ns(), tokens;
 	double dt = (double)(now - lr->progress_ns) / NS_PER_S;
-	size_t total = lr->warmup + lr->n, left = total - lr->finished;
-	double req_s, tok_s, eta;
+	size_t done = lr->finished > lr->warmup ? lr->finished - lr->warmup : 0;
+	double req_s, tok_s, eta = -1, since;
 	int tty = isatty(STDERR_FILENO);
 
 	if (!lr->show_progress)
@@ -338,25 +368,31 @@ static void print_progress(struct level_run *lr, int final)
 	}
 	if (dt <= 0)
 		return;
+	tokens = tokens_received(lr);
 	req_s = (double)(lr->finished - lr->progress_finished) / dt;
-	tok_s = (double)(lr->tokens - lr->progress_tokens) / dt;
-	if (lr->sched && lr->n)     /* open loop: the schedule says when it ends */
+	tok_s = tokens > lr->progress_tokens ? (double)(tokens - lr->progress_tokens) / dt : 0;
+	since = lr->measure_ns ? (double)(now - lr->measure_ns) / NS_PER_S : 0;
+	if (lr->sched && lr->n && lr->sched_origin_ns)   /* the schedule says when it ends */
 		eta = (double)(lr->sched[lr->n - 1] - (now - lr->sched_origin_ns)) / NS_PER_S;
-	else
-		eta = req_s > 0 ? (double)left / req_s : -1;
+	else if (!lr->sched && done > 0 && since > 0)
+		eta = (double)(lr->n - done) * since / (double)done;
 	if (lr->sched)
 		fprintf(stderr, "%sopen loop", tty ? "\r\033[K" : "");
 	else
 		fprintf(stderr, "%sC=%d", tty ? "\r\033[K" : "", lr->level);
-	fprintf(stderr, "  %zu/%zu done  %.1f req/s  %.0f tok/s  %zu in flight  %zu errors",
-		lr->finished, total, req_s, tok_s, lr->in_flight, lr->errors);
+	if (lr->finished < lr->warmup)
+		fprintf(stderr, "  warm-up %zu/%zu", lr->finished, lr->warmup);
+	else
+		fprintf(stderr, "  %zu/%zu done", done, lr->n);
+	fprintf(stderr, "  %.1f req/s  %.0f tok/s  %zu in flight  %zu errors",
+		req_s, tok_s, lr->in_flight, lr->errors);
 	if (eta >= 0)
 		fprintf(stderr, "  ETA %.0f s", eta);
 	if (!tty)
 		fputc('\n', stderr);
 	lr->progress_ns = now;
 	lr->progress_finished = lr->finished;
-	lr->progress_tokens = lr->tokens;
+	lr->progress_tokens = tokens;
 }
 
 /*
@@ -477,46 +513,94 @@ static int sched_due(struct level_run *lr, size_t k, int64_t *due)
  * to finish, or for its scheduled time (then the due timer is armed).
  * Sets *start_ns to the instant its latencies count from (-1: when sent).
  */
-static const struct prepared *next_request(struct level_run *lr, int64_t *start_ns)
+static const struct prepared *next_request(struct level_run *lr, int64_t *start_ns,
+					   size_t *pass)
 {
-	size_t k;
+	size_t k, q;
 	int64_t due;
 
 	*start_ns = -1;
-	if (lr->issued < lr->warmup)
+	if (lr->issued < lr->warmup) {
+		*pass = lr->issued / lr->n_reqs;
 		return lr->in_flight ? NULL : &lr->reqs[lr->issued % lr->n_reqs];
+	}
 	if (lr->finished < lr->warmup)
 		return NULL;
-	if (!lr->sched)
-		return lr->in_flight < lr->cap ?
-		       &lr->reqs[(lr->issued - lr->warmup) % lr->n_reqs] : NULL;
-
 	k = lr->issued - lr->warmup;
-	if (!sched_due(lr, k, &due))
-		return NULL;
-	if (lr->max_concurrency && lr->in_flight >= lr->max_concurrency)
-		return NULL;    /* latency still counts from 'due': the wait is the server's */
-	*start_ns = due;
-	return &lr->reqs[lr->req_index[k]];
+	if (!lr->sched) {
+		if (lr->in_flight >= lr->cap)
+			return NULL;
+		q = lr->first + k;
+	} else {
+		if (!sched_due(lr, k, &due))
+			return NULL;
+		if (lr->max_concurrency && lr->in_flight >= lr->max_concurrency)
+			return NULL;    /* latency still counts from 'due': the wait is the server's */
+		*start_ns = due;
+		q = lr->first + lr->req_index[k];
+	}
+	*pass = q / lr->n_reqs;
+	return &lr->reqs[q % lr->n_reqs];
 }
 
 static void issue_sessions(struct level_run *lr);
+
+/*
+ * The salt of request p, sent in pass 'pass' over the trace: the level's
+ * tag ("c4r1", "o", "o3r0", "w"; ".2" added for the third pass), after
+ * eight hex digits keyed on the run's seed, that tag and the head of p's
+ * prompt (body_prompt_head): "9c41e07a-c4r1". Requests whose prompts begin
+ * alike share a salt, so the prefix the trace gives them stays shared;
+ * the rest differ from the salt's first byte, so no salt is a prefix the
+ * server finds cached (an 11-token salt shared by a whole level read as
+ * 6% cache hits on a trace that shares nothing). "" when unsalted.
+ */
+#define SALT_HEAD 64     /* bytes of prompt keyed: about 16 tokens, a vLLM block */
+
+static void request_salt(const struct level_run *lr, const struct prepared *p, int warmup,
+			 size_t pass, char *buf, size_t len)
+{
+	const char *tag = warmup ? lr->warmup_salt : lr->salt;
+	char full[RESULT_SALT_MAX];
+	size_t head, i;
+	uint64_t h = 0xcbf29ce484222325ULL ^ lr->salt_seed;
+
+	buf[0] = '\0';
+	if (!tag[0] || !p->salt_ok)
+		return;
+	/* a tag is some 10 bytes: none is cut (a cut one would still differ) */
+	if (snprintf(full, sizeof(full), pass ? "%s.%zu" : "%s", tag, pass) < 0)
+		return;
+	head = body_prompt_head(p->body, p->body_len, p->salt_off, SALT_HEAD);
+	for (i = 0; full[i]; i++)
+		h = (h ^ (unsigned char)full[i]) * 0x100000001b3ULL;
+	for (i = 0; i < head; i++)
+		h = (h ^ (unsigned char)p->body[p->salt_off + i]) * 0x100000001b3ULL;
+	h ^= h >> 33;           /* FNV-1a's low bits mix poorly: fold */
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	if (snprintf(buf, len, "%08x-%s", (unsigned)(h & 0xffffffffu), full) < 0)
+		buf[0] = '\0';
+}
 
 /* Starts what may start now; ends the loop when the level is over. */
 static void issue(struct level_run *lr)
 {
 	size_t total = lr->warmup + lr->n;
 	const struct prepared *p;
-	const char *body, *salt;
-	size_t body_len;
+	const char *body;
+	size_t body_len, pass;
 	int64_t start_ns;
 
+	if (!lr->measure_ns && lr->finished >= lr->warmup)
+		lr->measure_ns = clock_now_ns();        /* the warm-ups are over */
 	if (lr->sessions) {
 		issue_sessions(lr);
 		return;
 	}
-	while (!stop_signal && lr->issued < total && (p = next_request(lr, &start_ns))) {
+	while (!stop_signal && lr->issued < total && (p = next_request(lr, &start_ns, &pass))) {
 		struct result *r = &lr->results[lr->issued];
+		char salt[RESULT_SALT_MAX];
 
 		r->level = lr->level;
 		r->rate = lr->rate;
@@ -530,8 +614,8 @@ static void issue(struct level_run *lr)
 			lr->peak_in_flight = lr->in_flight;
 		body = p->body;
 		body_len = p->body_len;
-		salt = r->warmup ? lr->warmup_salt : lr->salt;
-		if (salt[0] && p->salt_ok) {
+		request_salt(lr, p, r->warmup, pass, salt, sizeof(salt));
+		if (salt[0]) {
 			char text[RESULT_SALT_MAX + 1];
 			char **b = &lr->bodies[lr->issued - 1];
 
@@ -589,19 +673,20 @@ static void session_end(struct session_run *sr)
 static void on_turn_done(void *ctx, struct result *r);
 
 /*
- * p's body with 'salt' in front of its prompt (a level's salt, so that the
- * turns of a session share it and its prefix): *out (malloc'd, the caller
- * frees) and *len, or *out NULL when it goes unsalted. Notes the salt in
- * r. Returns 0, or -1 when out of memory.
+ * p's body with its salt (request_salt: the turns of a session begin
+ * alike, so they share it and their prefix) in front of its prompt: *out
+ * (malloc'd, the caller frees) and *len, or *out NULL when it goes
+ * unsalted. Notes the salt in r. Returns 0, or -1 when out of memory.
  */
-static int salt_body(const struct prepared *p, const char *salt, struct result *r, char **out,
-		     size_t *len)
+static int salt_body(const struct level_run *lr, const struct prepared *p, int warmup,
+		     size_t pass, struct result *r, char **out, size_t *len)
 {
-	char text[RESULT_SALT_MAX + 1];
+	char text[RESULT_SALT_MAX + 1], salt[RESULT_SALT_MAX];
 
 	*out = NULL;
 	*len = p->body_len;
-	if (!salt[0] || !p->salt_ok)
+	request_salt(lr, p, warmup, pass, salt, sizeof(salt));
+	if (!salt[0])
 		return 0;
 	snprintf(text, sizeof(text), "%s ", salt);
 	if (body_insert(p->body, p->body_len, p->salt_off, text, out, len) < 0)
@@ -625,7 +710,7 @@ static int session_send(struct session_run *sr, int64_t start_ns)
 	const char *body = p->body;
 	int fill = SESSION_ENOMEM;
 
-	if (salt_body(p, lr->salt, r, &salted, &salted_len) == 0) {
+	if (salt_body(lr, p, 0, sr->pass, r, &salted, &salted_len) == 0) {
 		const char *src = salted ? salted : p->body;
 
 		fill = sr->next ? session_fill_body(src, salted_len, sr->answers, sr->next,
@@ -737,15 +822,18 @@ static void on_turn_done(void *ctx, struct result *r)
 	issue(lr);     /* an open loop's first turns may wait for room */
 }
 
-/* Starts session e as the level's next one, its first turn due at start_ns
- * (-1: now). Returns 0, or -1 when out of memory. */
-static int session_start(struct level_run *lr, const struct session_entry *e, int64_t start_ns)
+/* Starts the session at position q (make_salt) as the level's next one,
+ * its first turn due at start_ns (-1: now). Returns 0, or -1 when out of
+ * memory. */
+static int session_start(struct level_run *lr, size_t q, int64_t start_ns)
 {
 	struct session_run *sr = &lr->sruns[lr->sessions_started++];
+	const struct session_entry *e = &lr->sessions->s[q % lr->sessions->n];
 
 	memset(sr, 0, sizeof(*sr));
 	sr->lr = lr;
 	sr->e = e;
+	sr->pass = q / lr->sessions->n;
 	sr->active = 1;
 	sr->answers = calloc(e->n_turns, sizeof(*sr->answers));
 	sr->timer = evtimer_new(client_base(lr->client), on_think, sr);
@@ -791,7 +879,7 @@ static void issue_sessions(struct level_run *lr)
 		lr->issued++;
 		if (++lr->in_flight > lr->peak_in_flight)
 			lr->peak_in_flight = lr->in_flight;
-		if (salt_body(p, lr->warmup_salt, r, b, &len) < 0)
+		if (salt_body(lr, p, 1, (lr->issued - 1) / set->n, r, b, &len) < 0)
 			result_set_error(r, RESULT_ERR_TRANSFER, "out of memory");
 		else if (client_start(lr->client, p->req.method, p->req.path, p->headers,
 				      p->n_headers, *b ? *b : p->body, len, r, lr->origin_ns, -1,
@@ -812,13 +900,13 @@ static void issue_sessions(struct level_run *lr)
 		session_send(sr, sr->due_ns);
 	}
 	while (!stop_signal && lr->sessions_started < lr->n_sessions) {
-		const struct session_entry *e;
+		size_t q;
 		int64_t start_ns = -1;
 
 		if (!lr->sched) {
 			if (sessions_active(lr) >= lr->cap)
 				break;
-			e = &set->s[lr->sessions_started % set->n];
+			q = lr->first + lr->sessions_started;
 		} else {
 			size_t k = lr->sessions_started;
 			int64_t due;
@@ -828,9 +916,9 @@ static void issue_sessions(struct level_run *lr)
 			if (held(lr) || lr->wait_head)
 				break;
 			start_ns = due;
-			e = &set->s[lr->req_index[k]];
+			q = lr->first + lr->req_index[k];
 		}
-		if (session_start(lr, e, start_ns) < 0) {
+		if (session_start(lr, q, start_ns) < 0) {
 			fprintf(stderr, "\ntracebench replay: out of memory\n");
 			stop_signal = stop_signal ? stop_signal : -1;
 		}
@@ -891,23 +979,28 @@ static void on_signal(evutil_socket_t sig, short events, void *arg)
 /* ---- the run --------------------------------------------------------- */
 
 /*
- * The salt of a level: six hex digits of the run's salt seed, then which
- * level and repeat ("3f9a2c-c4r1"), "w" for the warm-ups and "o" for an
- * open-loop run. Distinct within a run by construction, the same for the
- * same --salt-seed, and different across runs by default.
+ * The tag of a level's salts (request_salt puts a key before it): which
+ * level and repeat, "c4r1"; "o" for an open-loop run, "o3r1" for look 1
+ * of a rate search's probe 3 (level -3); "w" for the warm-ups.
+ *
+ * Positions: a level sends the trace's requests (in a session trace, its
+ * sessions) in order from position lr->first, position q being unit q % n
+ * in pass q / n over the trace. A sweep's levels start at 0 (the same
+ * requests at each level); the looks of a capacity search go on where the
+ * last one ended, so no look resends what an earlier one sent. A unit sent
+ * again in a later pass (-n past the trace's length) gets a salt of its own
+ * (".1", ".2" after the tag): the server cannot find its first sending
+ * cached. Distinct within a run by construction, the same for the same
+ * --salt-seed, and different across runs by default.
  */
-static void make_salt(char *buf, size_t len, uint64_t seed, const char *what, int level,
-		      int repeat)
+static void make_salt(char *buf, size_t len, const char *what, int level, int repeat)
 {
-	struct rng r;
-	unsigned run;
-
-	rng_init(&r, seed);
-	run = (unsigned)(rng_next(&r) & 0xffffff);
 	if (strcmp(what, "c") == 0)
-		snprintf(buf, len, "%06x-c%dr%d", run, level, repeat);
+		snprintf(buf, len, "c%dr%d", level, repeat);
+	else if (strcmp(what, "o") == 0 && level < 0)
+		snprintf(buf, len, "o%dr%d", -level, repeat);
 	else
-		snprintf(buf, len, "%06x-%s", run, what);
+		snprintf(buf, len, "%s", what);
 }
 
 /*
@@ -1168,8 +1261,11 @@ static int by_arrival(const void *a, const void *b)
 /*
  * Builds the open-loop schedule of the n things (trace requests, or
  * sessions) arriving at 'arrival' and keeps this shard's part of it: the
- * due offsets in *sched and the index of the thing each one sends in
- * *index. Returns how many, 0 when nothing is due (or out of memory).
+ * due offsets in *sched and the position (make_salt) of the thing each
+ * one sends in *index: its index in the trace's arrival order with
+ * --timing trace, else its place in the schedule, past n when the
+ * schedule is longer than the trace. Returns how many, 0 when nothing is
+ * due (or out of memory).
  */
 static size_t open_schedule(const struct replay_options *o, const int64_t *arrival, size_t n_reqs,
 			    int64_t **sched, size_t **index)
@@ -1207,7 +1303,7 @@ static size_t open_schedule(const struct replay_options *o, const int64_t *arriv
 		if (o->shard_n > 1 && (long)(i % (size_t)o->shard_n) != o->shard_k)
 			continue;
 		all[n] = all[i];
-		(*index)[n++] = order[i % n_reqs];
+		(*index)[n++] = o->sched.arrival == ARRIVAL_TRACE ? order[i] : i;
 	}
 	free(order);
 	*sched = all;
@@ -1242,11 +1338,11 @@ static void keep_session_shard(const struct replay_options *o, struct session_se
 
 /* Turns of the first n sessions (cycling): the results a level of them
  * may write. */
-static size_t session_turns(const struct session_set *set, size_t n)
+static size_t session_turns(const struct session_set *set, size_t first, size_t n)
 {
 	size_t i, turns = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = first; i < first + n; i++)
 		turns += set->s[i % set->n].n_turns;
 	return turns;
 }
@@ -1383,7 +1479,8 @@ static int run_level(struct level_run *lr, struct level_summary *s)
 
 	lr->issued = lr->finished = lr->in_flight = lr->errors = 0;
 	lr->tokens = lr->progress_tokens = 0;
-	lr->progress_finished = 0;
+	lr->progress_finished = lr->live_from = 0;
+	lr->measure_ns = 0;
 	lr->sched_origin_ns = lr->anchor_ns;
 	/* At least one: a worker sitting a level out sends nothing, and
 	 * calloc(0) may return NULL, which would read as out of memory. */
@@ -1664,6 +1761,8 @@ struct replay {
 	int64_t *sched;           /* open loop: due offsets, else NULL */
 	size_t *sched_index, n_sched;
 	size_t rate_connections;  /* a rate search: the most connections it keeps */
+	size_t cursor;            /* a capacity search: position its next look starts at */
+	int64_t busy_ns;          /* ... its probe's E2E summed over its requests */
 	double peak_rate;         /* ... the rate at which lr.peak_in_flight was reached */
 	struct run_side side[2];
 	size_t n_sides;
@@ -1923,8 +2022,38 @@ static void print_start(const struct replay *rp)
 			"unless the server is fresh\n", (unsigned long long)rp->o.salt_seed);
 }
 
+/*
+ * Says when a level sends more than the trace holds (-n past its length):
+ * it goes over the trace again, each pass salted apart (make_salt). A
+ * capacity search says it at its end.
+ */
+static void say_passes(const struct replay *rp)
+{
+	const struct replay_options *o = &rp->o;
+	size_t units = rp->sessions.n ? rp->sessions.n : rp->n_reqs, most = 0, k;
+	int i;
+
+	if (o->find_capacity || !units)
+		return;
+	for (k = 0; o->open_loop && k < rp->n_sched; k++)
+		if (rp->sched_index[k] + 1 > most)
+			most = rp->sched_index[k] + 1;
+	for (i = 0; !o->open_loop && i < o->n_levels; i++) {
+		long n = o->requests ? o->requests : (o->levels[i] * 2 > 4 ? o->levels[i] * 2 : 4);
+
+		if ((size_t)n > most)
+			most = (size_t)n;
+	}
+	if (most > units)
+		fprintf(stderr, "tracebench replay: a level sends %zu %s, the trace holds %zu: it "
+			"is sent %.1f times over, each pass under a salt of its own%s\n", most,
+			rp->sessions.n ? "sessions" : "requests", units, (double)most / (double)units,
+			o->no_salt ? " (but --no-salt: a later pass may find the first cached)" : "");
+}
+
 /* Points the level run at side sd: its file, numbering, server. Each
- * side, level and repeat sends from the trace's first request. */
+ * side, level and repeat sends from the trace's first request (a
+ * capacity search's looks: from where the last one ended). */
 static void use_side(struct replay *rp, struct run_side *sd)
 {
 	rp->lr.out = sd->out;
@@ -1942,10 +2071,11 @@ static void set_salts(struct replay *rp, const struct run_side *sd, int level, i
 	uint64_t seed = o->salt_seed + (uint64_t)(sd - rp->side);
 
 	rp->lr.salt[0] = rp->lr.warmup_salt[0] = '\0';
+	rp->lr.salt_seed = seed;
 	if (o->no_salt)
 		return;
-	make_salt(rp->lr.salt, sizeof(rp->lr.salt), seed, o->open_loop ? "o" : "c", level, rep);
-	make_salt(rp->lr.warmup_salt, sizeof(rp->lr.warmup_salt), seed, "w", 0, 0);
+	make_salt(rp->lr.salt, sizeof(rp->lr.salt), o->open_loop ? "o" : "c", level, rep);
+	make_salt(rp->lr.warmup_salt, sizeof(rp->lr.warmup_salt), "w", 0, 0);
 }
 
 /*
@@ -2034,11 +2164,12 @@ static void size_level(struct replay *rp, struct level_run *lr, long batch)
 
 		lr->n_sessions = rp->n_sched;
 		for (lr->n = 0, j = 0; j < rp->n_sched; j++)
-			lr->n += rp->sessions.s[rp->sched_index[j]].n_turns;
+			lr->n += rp->sessions.s[(lr->first + rp->sched_index[j]) %
+						rp->sessions.n].n_turns;
 	} else if (lr->sessions) {
 		/* -n counts sessions; the results, their turns */
 		lr->n_sessions = lr->n;
-		lr->n = session_turns(&rp->sessions, lr->n);
+		lr->n = session_turns(&rp->sessions, lr->first, lr->n);
 	}
 }
 
@@ -2079,6 +2210,7 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 	lr->level = level;
 	lr->cap = worker_share(o, (size_t)lr->level);
 	lr->repeat = rep;
+	lr->first = o->find_capacity ? rp->cursor : 0;
 	size_level(rp, lr, batch);
 	peak = lr->peak_in_flight;
 	set_salts(rp, sd, lr->level, rep);
@@ -2091,11 +2223,16 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 	}
 	if (lr->peak_in_flight > peak)
 		rp->peak_rate = lr->rate;
+	/* the next look goes on from here: an open loop's schedule of 'batch'
+	 * places (every shard's), a closed loop's requests or sessions */
+	rp->cursor += o->open_loop ? (size_t)o->sched.max_requests :
+		      lr->sessions ? lr->n_sessions : lr->n;
 	for (k = 0; good && k < lr->issued; k++) {
 		if (lr->results[k].warmup)
 			continue;
 		(*measured)++;
 		*good += metric_within_slo(&lr->results[k], &o->slo) ? 1 : 0;
+		rp->busy_ns += lr->results[k].e2e_ns > 0 ? lr->results[k].e2e_ns : 0;
 	}
 	if (s.level == 1 && isnan(rp->base_tps[sd - rp->side]))
 		rp->base_tps[sd - rp->side] = s.agg_tps;
@@ -2192,6 +2329,49 @@ static void print_capacity(const struct capacity_options *k, const struct capaci
 }
 
 /*
+ * A rate search that halves down from a failing start stops at a rate
+ * whose requests ran mostly alone: fewer than CAPACITY_ALONE in flight on
+ * average (their E2E summed over the probe's time, Little's law; at 0.5
+ * a Poisson arrival finds the server empty 61% of the time). Below it the
+ * server has hardly any load left to shed, and each halving doubles the
+ * probe's time (20 requests at start / 64 req/s: 21 minutes at a start of
+ * 1). Says so, and returns 1, when the probe at x was such a rate.
+ */
+#define CAPACITY_ALONE 0.5
+
+static int ran_alone(const struct replay *rp, double x, int64_t span_ns)
+{
+	char name[48];
+	double in_flight = span_ns > 0 ? (double)rp->busy_ns / (double)span_ns : 0;
+
+	if (in_flight >= CAPACITY_ALONE)
+		return 0;
+	fprintf(stderr, "tracebench replay: capacity: lower rates not tried: at %s the requests "
+		"averaged %.2f in flight, under %.1f (they ran mostly alone), so a lower rate takes "
+		"little load off the server and the SLO is beyond it\n",
+		load_name(&rp->o.capacity, x, name, sizeof(name)), in_flight, CAPACITY_ALONE);
+	return 1;
+}
+
+/*
+ * What a probe that meets the SLO costs at the search's start, said when
+ * it is long: a level must send capacity_min_requests before it can pass,
+ * which at a low rate takes minutes (--capacity-range starts nearer).
+ */
+static void say_capacity_time(const struct replay *rp)
+{
+	const struct capacity_options *k = &rp->o.capacity;
+	long need = capacity_min_requests(k, k->start);
+	char name[48];
+
+	if (k->by_rate && need > 0 && (double)need / k->start > 60)
+		fprintf(stderr, "tracebench replay: capacity: a rate is found to meet the SLO after "
+			"%ld requests or more: %.0f s at %s; a --capacity-range that starts nearer "
+			"the capacity spends less\n", need, (double)need / k->start,
+			load_name(k, k->start, name, sizeof(name)));
+}
+
+/*
  * --find-capacity: each probe is an ordinary level, judged and the next
  * load chosen by lib/capacity.h; its looks are the level's repeats. A
  * concurrency probe is level C; the k-th rate probe is the open-loop level
@@ -2208,15 +2388,19 @@ static int run_capacity(struct replay *rp)
 	enum capacity_verdict fail_v = CAPACITY_FAIL;   /* of the lowest failing load */
 	int64_t t0 = clock_now_ns();
 	int first = 1, rc;
+	size_t units;
 
+	say_capacity_time(rp);
 	while (x > 0 && !stop_signal) {
 		enum capacity_verdict v = CAPACITY_UNDECIDED;
 		long good = 0, n = 0;
 		double lo = 0, hi = 1;
 		int look;
 		int level = k->by_rate ? -(int)(probes + 1) : (int)x;
+		int64_t span = 0;
 
 		rp->lr.rate = k->by_rate ? x : 0;
+		rp->busy_ns = 0;
 		for (look = 0; v == CAPACITY_UNDECIDED && n < k->max_requests && !stop_signal;
 		     look++) {
 			long batch = capacity_batch(k, x);
@@ -2225,7 +2409,9 @@ static int run_capacity(struct replay *rp)
 				batch = k->max_requests - n;
 			if (k->by_rate && (rc = plan_rate_look(rp, x, batch, probes * 64 + look)))
 				return rc;
+			span -= clock_now_ns();
 			rc = run_one(rp, level, first, look, &rp->side[0], batch, &good, &n);
+			span += clock_now_ns();
 			if (rc)
 				return rc;
 			first = 0;
@@ -2239,11 +2425,20 @@ static int run_capacity(struct replay *rp)
 		if (v != CAPACITY_PASS && (!(search.fail > 0) || x < search.fail))
 			fail_v = v;
 		x = capacity_next(&search, k, x, v);
+		if (x > 0 && x < search.fail && !(search.pass > 0) && k->by_rate &&
+		    ran_alone(rp, search.fail, span))
+			break;
 		if (probes >= RESULT_MAX_RATE_LEVELS)
 			break;
 	}
 	print_capacity(k, &search, fail_v, probes, sent,
 		       (double)(clock_now_ns() - t0) / NS_PER_S);
+	units = rp->sessions.n ? rp->sessions.n : rp->n_reqs;
+	if (rp->cursor > units)
+		fprintf(stderr, "tracebench replay: capacity: its looks went %.1f times over the "
+			"trace's %zu %s, each look and pass under salts of its own\n",
+			(double)rp->cursor / (double)units, units,
+			rp->sessions.n ? "sessions" : "requests");
 	if (stop_signal)
 		fprintf(stderr, "tracebench replay: capacity: search interrupted; the %ld levels "
 			"finished are in the results file\n", probes);
@@ -2408,6 +2603,7 @@ int replay_main(int argc, char **argv)
 	if ((rc = plan_requests(&rp)) || (rc = start_client(&rp)) || (rc = open_results(&rp)))
 		goto cleanup;
 	print_start(&rp);
+	say_passes(&rp);
 	if (event_add(rp.tick, &(struct timeval){ 1, 0 }) < 0) {
 		fprintf(stderr, "tracebench replay: cannot set up the event loop\n");
 		rc = CLI_EXIT_FAILED;

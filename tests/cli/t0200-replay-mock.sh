@@ -57,3 +57,21 @@ for row in 1 2; do
 done
 check "reasoning tokens count as output tokens (40)" \
 	test "$(csv_field "$WORK/reason.csv" output_tokens 1)" -eq 40
+
+# The progress line (--progress into a file: a line a second). The level's
+# total leaves the warm-up out (it read 1/3 done with one warm-up and
+# -n 2), and tok/s counts the tokens of the streams in flight (it counted
+# finished requests only and read 0 while long answers streamed): two
+# 40-token answers at 50 ms a token stream for 2 s or more, with ticks
+# while both are in flight and none is done.
+stop_mock
+start_mock --ttft-ms 5 --itl-ms 50
+tb record synth -n 4 --input-tokens 8 --output-tokens 40 -o "$WORK/long.jsonl.gz" 2>/dev/null
+tb replay --endpoint "$ENDPOINT" -c 2 -n 2 --warmup 1 --progress --label progress \
+	-o "$WORK/progress.jsonl.gz" "$WORK/long.jsonl.gz" >/dev/null 2>"$WORK/progress.err"
+check "progress: the warm-up apart (warm-up 0/1), the level's total its 2 measured requests" sh -c \
+	"grep -q '^C=2  warm-up 0/1 ' '$WORK/progress.err' && grep -q '^C=2  [0-2]/2 done ' '$WORK/progress.err' &&
+	 ! grep -q '/3 done' '$WORK/progress.err'"
+check "progress: tok/s counts the streams in flight: above 0 with 2 in flight and none done" \
+	awk '/^C=2  0\/2 done .* 2 in flight/ { for (i = 1; i < NF; i++) if ($(i + 1) == "tok/s" && $i > 0) ok = 1 }
+	     END { exit !ok }' "$WORK/progress.err"

@@ -24,6 +24,13 @@ check "request k is scheduled k * 20 ms after the first and sent within 10 ms of
 		END { exit bad || NR != 100 }'"
 check "the header says open loop at 50 req/s" sh -c \
 	"zcat '$WORK/rate.jsonl.gz' | head -1 | grep -q '\"mode\":\"open\",\"arrival\":\"constant\".*\"rate\":50'"
+# -n past the trace's length: the 9 requests go 11.1 times over, each pass
+# under a salt of its own (one salt for all let a later pass find the
+# earlier one's prompts cached), and replay says so.
+check "-n 100 over a trace of 9: no request sent twice under one salt" test "$(zcat "$WORK/rate.jsonl.gz" |
+	sed -n '2,$s/.*"trace_id":\([0-9]*\).*"salt":"\([^"]*\)".*/\1 \2/p' | sort -u | wc -l)" -eq 100
+check "... and replay says the trace is sent 11.1 times over" \
+	grep -q "a level sends 100 requests, the trace holds 9: it is sent 11.1 times over, each pass under a salt of its own" "$WORK/rate.err"
 
 # Without --max-concurrency the connections stay open for later requests:
 # at 250 req/s for 400 requests of 150 tokens (about 38 in flight) only

@@ -96,7 +96,7 @@ for cache in 4096 0; do
 done
 fields "$WORK/cache4096.jsonl.gz" turn cached_tokens ttft_ns >"$WORK/hot"
 fields "$WORK/cache0.jsonl.gz" turn cached_tokens ttft_ns >"$WORK/cold"
-check "salted (a level's salt, one for all its turns): later turns still find their history cached" \
+check "salted (one salt for all its turns, which begin alike): later turns still find their history cached" \
 	test "$(fields "$WORK/salted.jsonl.gz" turn cached_tokens | awk '$1 > 0 && $2 >= 48 { n++ } END { print n }')" -eq 4
 # the mock caches prompts, not what it generated: turn 2 finds turn 1's
 # prompt (48), turn 3 turn 2's (48 + 16 + 48)

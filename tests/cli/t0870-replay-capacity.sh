@@ -37,6 +37,13 @@ check "every probe is a level of the results file ($probes probes, $levels level
 check "... each judged on its requests' share within the SLO, with its bounds" \
 	grep -q "capacity: C=$pass: [0-9]* of [0-9]* requests within the SLO (.*90% bounds .*): meets" "$WORK/known.err"
 
+# Each look goes on through the trace where the last one ended (each had
+# resent the trace's first requests), under salts of its own.
+zcat "$WORK/known.jsonl.gz" | sed -n '2,$p' | grep '"warmup":false' >"$WORK/known.recs"
+check "the looks send every request of the trace, none twice under one salt" sh -c "
+	[ \$(grep -o '\"trace_id\":[0-9]*' '$WORK/known.recs' | sort -u | wc -l) = 40 ] &&
+	[ \$(sed 's/.*\"trace_id\":\([0-9]*\).*\"salt\":\"\([^\"]*\)\".*/\1 \2/' '$WORK/known.recs' | sort -u | wc -l) = \$(wc -l <'$WORK/known.recs') ]"
+
 tb analyze load --db "$WORK/c.db" "$WORK/known.jsonl.gz" >/dev/null 2>&1
 tb analyze report --db "$WORK/c.db" --run known >"$WORK/report.txt" 2>&1
 curve() {

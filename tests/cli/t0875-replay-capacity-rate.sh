@@ -60,6 +60,23 @@ check "... no measured request at the rates that meet it had to connect" \
 	sh -c "! zcat '$WORK/known.jsonl.gz' | grep '\"warmup\":false' | grep '\"new_connection\":true' |
 	       awk -F'\"rate\":' '{ split(\$2, a, \",\"); if (a[1] <= $pass) bad = 1 } END { exit !bad }'"
 
+# Fresh prompts: each look goes on through the trace where the last one
+# ended and wraps with a salt of its own, so no prompt is sent twice under
+# one salt and the mock's prefix cache (16-word blocks: the 16-word
+# prompt and its salt fill one) finds none of them; the looks used to
+# resend the trace's first requests under one salt for the whole search,
+# and measured the cache.
+zcat "$WORK/known.jsonl.gz" | sed -n '2,$p' | grep '"warmup":false' >"$WORK/known.recs"
+sent=$(wc -l <"$WORK/known.recs")
+pairs=$(sed 's/.*"trace_id":\([0-9]*\).*"salt":"\([^"]*\)".*/\1 \2/' "$WORK/known.recs" | sort -u | wc -l)
+check "no trace request sent twice under one salt ($pairs pairs of $sent requests)" test "$pairs" -eq "$sent"
+check "... every request of the trace sent ($(grep -o '"trace_id":[0-9]*' "$WORK/known.recs" | sort -u | wc -l) of 40)" \
+	test "$(grep -o '"trace_id":[0-9]*' "$WORK/known.recs" | sort -u | wc -l)" -eq 40
+cached=$(grep -o '"cached_tokens":[0-9]*' "$WORK/known.recs" | awk -F: '{ s += $2 } END { print s + 0 }')
+check "... the mock found none of them cached ($cached tokens)" test "$cached" -eq 0
+check "... and the search says it went over the trace more than once" \
+	grep -q "capacity: its looks went [0-9.]* times over the trace's 40 requests, each look and pass under salts of its own" "$WORK/known.err"
+
 tb analyze load --db "$WORK/c.db" "$WORK/known.jsonl.gz" >/dev/null 2>&1
 tb analyze report --db "$WORK/c.db" --run known >"$WORK/report.txt" 2>&1
 curve() {
@@ -73,11 +90,37 @@ check "analyze report: the load curve in order of offered rate, each level's ver
 check "... and the capacity with its interval, as replay found it" \
 	grep -q "^capacity: $pass req/s meets the SLO (.*), $fail req/s does not (.*); the capacity lies in \[$pass, $fail) req/s" \
 	"$WORK/report.txt"
+check "... with each level's cache-hit share (0.0%: fresh prompts)" sh -c \
+	"grep -q '^Offered (req/s) .* Cache hit' '$WORK/report.txt' && ! sed -n '/^load curve/,/^capacity/p' '$WORK/report.txt' |
+	 grep '^ *[0-9].* \(meets\|fails\|undecided\) ' | grep -v ' 0\.0% *\$'"
 check "... the sweep table names each level by its rate" grep -q "^ *$pass/s " "$WORK/report.txt"
 
 search none --slo ttft=1ms --capacity-range 640:1000 -n 20 --capacity-requests 20
-check "an SLO no rate meets: 640 req/s fails, halved down to 640/64, the search ends there" sh -c \
-	"[ \$(cat '$WORK/none.rc') = 0 ] && grep -q 'capacity: no rate meets the SLO, not even 10 req/s (7 probes' '$WORK/none.err'"
+# halved down to 640/64 at most, or less far: it stops at a rate whose
+# requests averaged under 0.5 in flight (some 20 req/s on the mock's 24 ms)
+low=$(sed -n 's/.*no rate meets the SLO, not even \([0-9.]*\) req\/s.*/\1/p' "$WORK/none.err")
+check "an SLO no rate meets: 640 req/s fails, halved, the search ends (at $low req/s, 10 or more)" sh -c \
+	"[ \$(cat '$WORK/none.rc') = 0 ] && [ -n '$low' ] && awk 'BEGIN { exit !($low >= 10) }' &&
+	 { [ '$low' = 10 ] || grep -q 'capacity: lower rates not tried: at $low req/s the requests averaged 0\.[0-4][0-9] in flight' '$WORK/none.err'; }"
+# Halving stops where the requests ran alone: at 4 req/s of 24 ms requests
+# some 0.1 are in flight, so 2, 1, ... 4/64 req/s (20 requests in 5 min)
+# would only take longer. Before, it halved on for some 11 minutes.
+tb record synth -n 40 --input-tokens 16 --output-tokens 1 --seed 2 -o "$WORK/t2.jsonl.gz" 2>/dev/null
+timeout 120 $VG "$TB" replay -e "$ENDPOINT" --find-capacity --slo-share 0.9 --confidence 0.9 -q --label alone \
+	--slo ttft=1ms --capacity-range 4:1000 -o "$WORK/alone.jsonl.gz" "$WORK/t2.jsonl.gz" >/dev/null 2>"$WORK/alone.err"
+rc=$?
+check "a failing start whose requests ran alone: no lower rate tried, and why (exit $rc)" sh -c \
+	"[ $rc = 0 ] && grep -q 'capacity: lower rates not tried: at 4 req/s the requests averaged 0\.[0-4][0-9] in flight, under 0\.5' '$WORK/alone.err' &&
+	 grep -q 'capacity: no rate meets the SLO, not even 4 req/s (1 probes' '$WORK/alone.err'"
+# --capacity-requests too few to ever show "meets" (100 of 100 good bound
+# 94.9% at 95% of 95%): refused before a request is sent, with the count
+# that can, instead of "no rate meets the SLO" of a server that met it
+# (bounded: the search it refuses halves with 100-s probes for an hour)
+timeout 60 $VG "$TB" replay -e "$ENDPOINT" --find-capacity --slo ttft=10s --capacity-requests 100 -q \
+	-o "$WORK/few.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/few.err"
+rc=$?
+check "--capacity-requests 100 at --slo-share 0.95 is refused (exit $rc), with the count that can decide" sh -c \
+	"[ $rc = 2 ] && [ ! -e '$WORK/few.jsonl.gz' ] && grep -qxF 'tracebench replay: --capacity-requests 100 cannot show that a load meets the SLO: even 100 of 100 requests within it give a lower bound of 94.9% at 95% confidence, under the 95.0% of --slo-share; give --capacity-requests 109 or more' '$WORK/few.err'"
 search every --slo ttft=10s --capacity-range 25:1000 --max-rate 100
 check "an SLO every rate meets: 25, 50, 100 (--max-rate) all meet it" sh -c \
 	"[ \$(cat '$WORK/every.rc') = 0 ] &&

@@ -178,6 +178,34 @@ TEST(a_body_without_prompt_text_is_not_salted)
 	CHECK_STR(salted(""), "(none)");
 }
 
+/* The head of the prompt at the body's salt offset, as a string. */
+static const char *head(const char *body, size_t max)
+{
+	static char last[256];
+	size_t off, n;
+
+	if (body_salt_offset(body, strlen(body), &off) < 0)
+		return "(none)";
+	n = body_prompt_head(body, strlen(body), off, max);
+	snprintf(last, sizeof(last), "%.*s", (int)n, body + off);
+	return last;
+}
+
+TEST(the_prompt_head_keys_the_salt)
+{
+	/* the first string's text, up to its closing quote or max bytes */
+	CHECK_STR(head("{\"messages\":[{\"role\":\"system\",\"content\":\"be brief\"},"
+		       "{\"role\":\"user\",\"content\":\"hi\"}]}", 64), "be brief");
+	CHECK_STR(head("{\"prompt\":\"Once upon a time\"}", 4), "Once");
+	/* an escaped quote or backslash is text, not the end */
+	CHECK_STR(head("{\"prompt\":\"say \\\"hi\\\" \\\\\",\"n\":1}", 64),
+		  "say \\\"hi\\\" \\\\");
+	CHECK_STR(head("{\"prompt\":\"\",\"n\":1}", 64), "");
+	/* the turns of a session open with the same first message: one head */
+	CHECK_STR(head("{\"messages\":[{\"role\":\"user\",\"content\":\"q1\"},"
+		       "{\"role\":\"assistant\",\"content\":\"a1\"}]}", 64), "q1");
+}
+
 int main(void)
 {
 	RUN(overrides_replace_the_members_and_keep_the_rest);
@@ -192,5 +220,6 @@ int main(void)
 	RUN(a_number_out_of_double_range_fuzz);
 	RUN(the_salt_goes_where_the_prompt_starts);
 	RUN(a_body_without_prompt_text_is_not_salted);
+	RUN(the_prompt_head_keys_the_salt);
 	return harness_done();
 }

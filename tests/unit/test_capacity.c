@@ -181,6 +181,38 @@ TEST(no_load_and_every_load)
 	}
 }
 
+/* The fewest requests that can show "meets": 100 at 95% of 95% cannot
+ * (100 of 100 good bound 94.9%), 109 can (6 looks, z 2.394); and the
+ * count it names is the smallest whose all-good probe passes. */
+TEST(too_few_requests_to_meet_the_slo_are_found)
+{
+	struct capacity_options o = opts();
+	double lo, hi;
+	long n;
+
+	o.max_requests = 100;
+	CHECK_EQ_INT(capacity_judge(&o, 1, 100, 100, &lo, &hi), CAPACITY_UNDECIDED);
+	CHECK_NEAR(lo, 0.9487, 1e-4);
+	n = capacity_min_requests(&o, 1);
+	CHECK_EQ_INT(n, 109);
+	o.max_requests = n;
+	CHECK_EQ_INT(capacity_judge(&o, 1, n, n, &lo, &hi), CAPACITY_PASS);
+	o.max_requests = n - 1;
+	CHECK(capacity_judge(&o, 1, n - 1, n - 1, &lo, &hi) != CAPACITY_PASS);
+	/* a larger batch means fewer looks, a smaller z: fewer requests */
+	o.batch = 200;
+	CHECK(capacity_min_requests(&o, 1) < 109);
+	o.batch = 0;
+	o.share = 0.99;                 /* some 1000, in 50 looks */
+	n = capacity_min_requests(&o, 1);
+	o.max_requests = n;
+	CHECK(n > 500 && capacity_judge(&o, 1, n, n, &lo, &hi) == CAPACITY_PASS);
+	o.max_requests = n - 1;
+	CHECK(capacity_judge(&o, 1, n - 1, n - 1, &lo, &hi) != CAPACITY_PASS);
+	o.share = 1;                    /* never */
+	CHECK_EQ_INT(capacity_min_requests(&o, 1), 0);
+}
+
 int main(void)
 {
 	RUN(wilson_bounds_match_the_formula);
@@ -189,5 +221,6 @@ int main(void)
 	RUN(search_brackets_a_known_capacity);
 	RUN(no_load_and_every_load);
 	RUN(rate_search_brackets_within_the_tolerance);
+	RUN(too_few_requests_to_meet_the_slo_are_found);
 	return harness_done();
 }
