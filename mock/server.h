@@ -1,0 +1,187 @@
+/*
+ * server.h - the mock's private header: the server, a request in flight
+ * and what a request body says, shared by its files (not by any other
+ * program):
+ *
+ *   mock.c     start-up, routing, the replies of the small endpoints
+ *              (/v1/models, /tokenize, /metrics) and the reply helpers;
+ *   stream.c   a generation request's life: its timing (the schedule,
+ *              the load, --noise), its events, faults and end;
+ *   request.c  what a request body asks for: prompt tokens, the prefix
+ *              cache, options checked as vLLM checks them.
+ */
+#ifndef TB_MOCK_SERVER_H
+#define TB_MOCK_SERVER_H
+
+#include "mock/options.h"
+
+#include <stdint.h>
+#include <zlib.h>
+
+#include <cjson/cJSON.h>
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+
+#define MOCK_MAX_BODY    (16L * 1024 * 1024) /* request body cap, bytes */
+#define MOCK_MAX_HEADERS (64L * 1024)        /* request headers cap, bytes */
+#define MOCK_TIMEOUT_S   600                 /* idle or not-reading client */
+#define MOCK_MAX_CHOICES 128                 /* n x prompts per request */
+#define MOCK_BLOCK       16                  /* prefix cache block, tokens */
+#define MOCK_VOCAB       32000               /* /tokenize ids are below it */
+
+enum mock_api { MOCK_API_CHAT, MOCK_API_COMPLETIONS };
+
+
+/* The prefix cache: hashes of prompt blocks, each chained to the blocks
+ * before it, in an open-addressed table; emptied when full. */
+struct mock_cache {
+	uint64_t *slot;         /* 0: empty */
+	size_t size, used;      /* size a power of two, used <= size / 2 */
+};
+
+struct mock_stream;
+struct mock_delayed;
+
+/* What GET /metrics reports besides the in-flight requests: counters since
+ * start, under vLLM's names (reply_metrics()). */
+struct mock_counters {
+	unsigned long long prompt_tokens;       /* of requests admitted */
+	unsigned long long generation_tokens;   /* tokens sent, every choice */
+	unsigned long long success_stop;        /* requests ended by an EOS */
+	unsigned long long success_length;      /* requests ended at max_tokens */
+	unsigned long long cache_queries;       /* prompt tokens looked up */
+	unsigned long long cache_hits;          /* of which found cached */
+};
+
+struct mock_server {
+	struct mock_options opt;
+	struct event_base *base;
+	struct evhttp *http;
+	struct event *sigint;
+	struct event *sigterm;
+	struct evbuffer *scratch;       /* reused to build each SSE event */
+	char *batch;                    /* events of one stream's pass, not yet sent */
+	size_t batch_len, batch_cap;
+	struct mock_stream *batch_of;   /* whose they are */
+	struct mock_stream *streams;    /* in-flight requests, for shutdown */
+	long active;                    /* length of that list */
+	unsigned long long next_id;     /* chatcmpl-mock-N / cmpl-mock-N */
+	int cold_pending;               /* next request pays --cold-start-ms */
+	unsigned long long requests;    /* generation requests seen */
+	int64_t first_arrival_ns;       /* of the first one, for --stall-at-ms */
+	struct mock_cache cache;
+	struct evbuffer *zscratch;      /* --gzip: an event compressed */
+	struct mock_counters count;
+	struct mock_delayed *delayed;   /* --metrics-fault slow: replies held */
+	/* --noise: the stalls count from the start; the drift reads the
+	 * wall clock, monotonic time plus this offset */
+	int64_t start_ns;
+	double wall_offset_s;
+	double instance;                /* the instance's factor */
+};
+
+/* A /metrics reply held back by --metrics-fault slow:MS. */
+struct mock_delayed {
+	struct mock_server *srv;
+	struct evhttp_request *req;
+	struct event *timer;
+	struct mock_delayed *prev, *next;
+};
+
+/* One generation request in flight, streaming or not. */
+struct mock_stream {
+	struct mock_server *srv;
+	struct evhttp_request *req;     /* libevent's; see on_conn_close() */
+	struct event *timer;
+	struct mock_stream *prev, *next;
+	enum mock_api api;
+	int stream;                     /* "stream": true */
+	int include_usage;              /* stream_options.include_usage */
+	long n;                         /* output tokens */
+	long reasoning;                 /* of which reasoning: min(R, n) */
+	long prompt_tokens;
+	long k;                         /* next token to emit */
+	int64_t due_ns;                 /* when token k is due */
+	int64_t admit_ns;               /* when it starts: later when stalled */
+	struct evbuffer *trickle;       /* --trickle-us: bytes not sent yet */
+	struct event *trickle_timer;    /* sends the next of them */
+	int ending;                     /* the tail is queued: end when sent */
+	unsigned long long id;
+	char *model;                    /* echoed in replies (malloc) */
+	char *head;                     /* SSE event prefix (malloc) */
+	long choices;                   /* n x prompts */
+	long cached;                    /* prompt tokens found in the prefix cache */
+	int stop;                       /* an end of sequence ended it: "stop" */
+	int role_sent;                  /* chat: the role chunks are out */
+	long long created;              /* UNIX time of arrival */
+	z_stream *z;                    /* --gzip: the reply's deflate stream */
+	int direct;                     /* chunked, no --gzip, no --trickle-us:
+					 * the events of a pass go out together
+					 * (stream_send, stream_push) */
+	double slow;                    /* --noise: the instance's factor
+					 * times the request's jitter */
+	double tail;                    /* --noise: the request's on ttft */
+	long tool_calls;                /* --tool-calls: the answer is calls */
+	char *tool_names[MOCK_MAX_TOOL_CALLS];  /* their names, JSON-quoted (malloc) */
+};
+
+/* What parse_request() read from a request body. */
+struct mock_request {
+	enum mock_api api;
+	int stream;
+	int include_usage;
+	long n;
+	long prompt_tokens;
+	const char *model;
+	long choices;           /* n x prompts */
+	long cached;            /* prompt tokens the prefix cache held */
+	int ignore_eos;
+	long tool_calls;        /* --tool-calls: calls to answer with, 0 none */
+	const cJSON *tools;     /* the request's "tools" (in its body) */
+};
+
+/* The deterministic vocabulary: token k is " " + mock_words[k % 16];
+ * mock_spaced has the space that leads each token on the wire. */
+extern const char *const mock_words[16];
+extern const char *const mock_spaced[16];
+
+/* A prompt as tokens: every whitespace-separated word (or token id) is one,
+ * hashed, so that equal prefixes have equal tokens. */
+struct mock_tokens {
+	uint64_t *t;
+	size_t n, cap;
+	size_t bounds[MOCK_MAX_CHOICES + 1];   /* prompt p is t[bounds[p], bounds[p+1]) */
+	size_t prompts;
+};
+
+/* mock.c: the reply helpers. */
+const char *token_word(long k);
+int wants_gzip(struct evhttp_request *req);
+z_stream *gzip_new(void);
+void gzip_free(z_stream *z);
+int gzip_buffer(z_stream *z, struct evbuffer *b, struct evbuffer *tmp, int finish);
+char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void reply_cjson(struct evhttp_request *req, int code, const char *reason, cJSON *obj);
+void reply_vllm_error(struct evhttp_request *req, int code, const char *type,
+		      const char *param, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+void reply_error(struct evhttp_request *req, int code, const char *reason,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* stream.c: a generation request that parse_request read, from its
+ * arrival to its end; stream_free ends one at shutdown. */
+void stream_start(struct mock_server *srv, struct evhttp_request *req,
+		  const struct mock_request *r, int64_t arrival_ns);
+void stream_free(struct mock_stream *s);
+
+/* request.c: the body of a generation request, checked: its root (the
+ * caller frees it) and what it asks in *r; NULL when it was answered
+ * with an error already. prompt_tokens reads a body's prompts into tk
+ * (0, or -1 with *why). */
+cJSON *parse_request(struct mock_server *srv, struct evhttp_request *req,
+		     struct mock_request *r);
+int prompt_tokens(const cJSON *root, enum mock_api api, struct mock_tokens *tk,
+		  const char **why);
+
+#endif
