@@ -94,40 +94,76 @@ static int foreign_slurp(const char *path, char **buf, size_t *len, char *err, s
 /*
  * Python's json.dumps writes float('inf') and NaN as the bare words
  * Infinity, -Infinity and NaN, which JSON has not (SGLang's request_rate
- * of an unlimited run is one). Outside strings they become null, padded
- * with spaces so that offsets and line numbers stay.
+ * of an unlimited run is one). Outside strings they become null: a copy
+ * of *buf (len bytes, NUL-terminated) replaces it, one byte longer for
+ * each NaN, the others padded with spaces; no line changes. Returns 0, or
+ * -1 when memory runs out (*buf untouched).
  */
-static void foreign_unpython(char *b, size_t len)
+static int foreign_unpython(char **buf, size_t *len)
 {
 	static const char *const words[] = { "-Infinity", "Infinity", "NaN" };
-	size_t i = 0, k, wl;
-	int in_string = 0;
+	const char *b = *buf;
+	size_t i, k, wl, n = *len, grow = 0, found = 0;
+	int in_string = 0, pass;
+	char *out = NULL;
 
-	while (i < len) {
-		if (in_string) {
-			if (b[i] == '\\')
-				i++;
-			else if (b[i] == '"')
-				in_string = 0;
-			i++;
-			continue;
+	/* pass 0 counts the NaNs (each grows by one), pass 1 copies */
+	for (pass = 0; pass < 2; pass++) {
+		size_t o = 0;
+
+		if (pass == 1) {
+			if (!found)
+				return 0;
+			if (!(out = malloc(n + grow + 1)))
+				return -1;
 		}
-		if (b[i] == '"') {
-			in_string = 1;
-			i++;
-			continue;
-		}
-		for (k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
-			wl = strlen(words[k]);
-			if (len - i >= wl && memcmp(b + i, words[k], wl) == 0) {
-				memcpy(b + i, "null", 4);
-				memset(b + i + 4, ' ', wl - 4);
-				i += wl - 1;
-				break;
+		in_string = 0;
+		for (i = 0; i < n; i++) {
+			if (in_string || b[i] == '"') {
+				if (!in_string)
+					in_string = 1;
+				else if (b[i] == '\\' && i + 1 < n) {
+					if (out)
+						out[o++] = b[i];
+					i++;
+				} else if (b[i] == '"') {
+					in_string = 0;
+				}
+				if (out)
+					out[o++] = b[i];
+				continue;
 			}
+			for (k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+				wl = strlen(words[k]);
+				if (n - i >= wl && memcmp(b + i, words[k], wl) == 0)
+					break;
+			}
+			if (k == sizeof(words) / sizeof(words[0])) {
+				if (out)
+					out[o++] = b[i];
+				continue;
+			}
+			if (!out) {
+				found++;
+				grow += wl < 4 ? 4 - wl : 0;
+			} else {
+				memcpy(out + o, "null", 4);
+				o += 4;
+				if (wl > 4) {
+					memset(out + o, ' ', wl - 4);
+					o += wl - 4;
+				}
+			}
+			i += wl - 1;
 		}
-		i++;
+		if (out) {
+			out[o] = '\0';
+			free(*buf);
+			*buf = out;
+			*len = o;
+		}
 	}
+	return 0;
 }
 
 static int foreign_fail(struct foreign_reader *fr, const char *fmt, const char *what)
@@ -236,7 +272,12 @@ static int foreign_gaps(struct foreign_reader *fr, const cJSON *gaps, struct res
 	cJSON_ArrayForEach(g, gaps) {
 		if (foreign_seconds(g, &r->itl_ns[k]) != 0)
 			return foreign_fail(fr, "a gap in '%s' is not a time in seconds", "itls");
+		/* each gap is at most a day; so must their sum be, the request's
+		 * decode time (int64 ns would overflow past 10^5 such gaps) */
 		*sum += r->itl_ns[k++];
+		if (*sum > (int64_t)(FOREIGN_MAX_SECONDS * 1e9))
+			return foreign_fail(fr, "the gaps of a request in '%s' add up to more "
+					    "than a day", "itls");
 	}
 	r->n_itl = k;
 	return 0;
@@ -564,7 +605,11 @@ int foreign_read(const char *path, struct db_import *out, char *err, size_t errl
 	rc = foreign_slurp(path, &buf, &len, err, errlen);
 	if (rc)
 		return rc;
-	foreign_unpython(buf, len);
+	if (foreign_unpython(&buf, &len)) {
+		free(buf);
+		errmsg_set(err, errlen, "'%s': out of memory", path);
+		return FOREIGN_ERR_WORK;
+	}
 	end = buf + len;
 	p = skip_space(buf, end, &line);
 	if (p == end || *p != '{') {

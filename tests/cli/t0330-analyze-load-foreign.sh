@@ -112,3 +112,13 @@ sed 's/"ttfts": /"ttft_s": /' "$F/vllm-detailed.json" >"$WORK/nodetail.json"
 refused "a vllm result saved without --save-detailed" "$WORK/nodetail.json" "needs --save-detailed"
 echo '{"hello": "world"}' >"$WORK/other.json"
 refused "another tool's json" "$WORK/other.json" "not a result of a tool tracebench reads"
+# Python's bare NaN, 3 bytes where null needs 4: read as null, no
+# overflow (it wrote past the buffer and crashed)
+printf '{"hello": NaN, "x": [NaN, -Infinity, "NaN"]}\n' >"$WORK/nan.json"
+refused "another tool's json with bare NaNs" "$WORK/nan.json" "not a result of a tool tracebench reads"
+sed 's/"request_rate": "inf"/"request_rate": NaN/' "$F/vllm-detailed.json" >"$WORK/vnan.json"
+tb analyze load --db "$WORK/vnan.db" "$WORK/vnan.json" >/dev/null 2>"$WORK/vnan.err"
+check "a vllm result with a bare NaN loads" test $? -eq 0
+# Gaps that add up past a day (past int64's ns, at 10^5 of them, before)
+sed 's/"itls": \[\[[^]]*\]/"itls": [[86400, 86400, 86400]/' "$F/vllm-detailed.json" >"$WORK/long.json"
+refused "a vllm request whose gaps add up past a day" "$WORK/long.json" "the gaps of a request in 'itls' add up to more than a day"

@@ -1,0 +1,2 @@
+build-dev/lib/chunk.o: lib/chunk.c lib/chunk.h
+lib/chunk.h:

@@ -1,0 +1,2 @@
+build-dev/lib/curlev.o: lib/curlev.c lib/curlev.h
+lib/curlev.h:

@@ -1,0 +1,2 @@
+build-dev/lib/decode.o: lib/decode.c lib/decode.h
+lib/decode.h:

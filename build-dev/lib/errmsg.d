@@ -1,0 +1,2 @@
+build-dev/lib/errmsg.o: lib/errmsg.c lib/errmsg.h
+lib/errmsg.h:

@@ -1,0 +1,2 @@
+build-dev/lib/json.o: lib/json.c lib/json.h
+lib/json.h:

@@ -1,0 +1,3 @@
+build-dev/lib/prom.o: lib/prom.c lib/prom.h lib/errmsg.h
+lib/prom.h:
+lib/errmsg.h:

@@ -1,0 +1,2 @@
+build-dev/lib/random.o: lib/random.c lib/random.h
+lib/random.h:

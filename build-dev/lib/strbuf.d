@@ -1,0 +1,2 @@
+build-dev/lib/strbuf.o: lib/strbuf.c lib/strbuf.h
+lib/strbuf.h:

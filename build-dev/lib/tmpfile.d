@@ -1,0 +1,2 @@
+build-dev/lib/tmpfile.o: lib/tmpfile.c lib/tmpfile.h
+lib/tmpfile.h:

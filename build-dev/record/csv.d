@@ -1,0 +1,2 @@
+build-dev/record/csv.o: record/csv.c record/csv.h
+record/csv.h:

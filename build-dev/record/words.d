@@ -1,0 +1,3 @@
+build-dev/record/words.o: record/words.c record/words.h lib/random.h
+record/words.h:
+lib/random.h:
