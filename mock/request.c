@@ -92,7 +92,10 @@ static int tokens_ids(struct mock_tokens *tk, const cJSON *arr)
 	const cJSON *el;
 
 	cJSON_ArrayForEach(el, arr) {
-		if (!cJSON_IsNumber(el))
+		/* a token id is a whole number a vocabulary can hold; anything
+		 * else would make the cast below undefined */
+		if (!cJSON_IsNumber(el) || !(el->valuedouble >= 0 && el->valuedouble <= 4294967295.0) ||
+		    el->valuedouble != floor(el->valuedouble))
 			return -1;
 		if (tokens_push(tk, (uint64_t)(el->valuedouble + 7) * 0x9e3779b97f4a7c15ULL) < 0)
 			return -1;
@@ -133,7 +136,7 @@ int prompt_tokens(const cJSON *root, enum mock_api api, struct mock_tokens *tk,
 	}
 	if (cJSON_IsNumber(cJSON_GetArrayItem(item, 0))) {
 		if (tokens_ids(tk, item) < 0) {
-			*why = "'prompt' mixes token ids with something else";
+			*why = "'prompt' mixes token ids with something else, or an id is not a whole number from 0 to 2^32 - 1";
 			return -1;
 		}
 		return tokens_end_prompt(tk);
@@ -408,10 +411,13 @@ cJSON *parse_request(struct mock_server *srv,
 		why = tool_why;
 		end = CHECK_BAD;
 	}
+	/* max and n are range-checked only on the way to CHECK_OK: a refused
+	 * body's (-1e300, 1e300) must not reach a cast to long */
 	r->prompt_tokens = (long)tk.n;
-	if (has_max)
+	if (end == CHECK_OK && has_max)
 		r->n = max > MOCK_MAX_TOKENS ? MOCK_MAX_TOKENS : (long)max;
-	r->choices = (long)n * (long)tk.prompts;
+	if (end == CHECK_OK)
+		r->choices = (long)n * (long)tk.prompts;
 	if (end == CHECK_OK && r->choices > MOCK_MAX_CHOICES) {
 		why = "n times the prompts must be at most 128";
 		end = CHECK_BAD;
