@@ -323,9 +323,12 @@ int trace_request_from_json(struct trace_request *t, const cJSON *obj, char *err
 		return -1;
 	t->method = strdup(method ? method : "POST");
 	t->path = strdup(path);
-	/* A kind this build does not know goes by method and path. */
+	/* The kind goes by method and path: a recorded one may only say
+	 * "other" (a request the recorder chose not to measure), never make
+	 * inference of what is not (a hostile trace's GET of an admin path
+	 * marked "chat" would be replayed with the user's key). */
 	t->kind = trace_kind_known(json_get_string(obj, "kind"));
-	if (!t->kind)
+	if (!t->kind || strcmp(t->kind, TRACE_KIND_OTHER) != 0)
 		t->kind = trace_kind_of(t->method ? t->method : "POST", path);
 	t->body_len = strlen(body);
 	t->body = strdup(body);

@@ -47,7 +47,8 @@ struct trace_request {
  * (GET /v1/models, HEAD, the Responses API, whose events the meter does
  * not read) is "other": record proxy passes it through and records it
  * under that kind, replay skips it unless asked (--all-requests), and a
- * capture loaded as a run leaves it out.
+ * capture loaded as a run leaves it out. A trace's recorded kind can only
+ * say "other": the kind is always the one its method and path give.
  */
 #define TRACE_KIND_CHAT        "chat"
 #define TRACE_KIND_COMPLETIONS "completions"

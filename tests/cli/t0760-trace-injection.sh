@@ -53,3 +53,18 @@ check "... each with the environment's key only, never the trace's" \
 	test "$(grep -c "|auth=Bearer $KEY|" "$WORK/access.log")" -eq "$n_log"
 check "every response was whole: no framing header came from the trace" \
 	test "$(zcat "$WORK/r.jsonl.gz" | grep -c '"status":200,"error":null')" -eq 4
+
+# A trace cannot promote a request to inference: an admin GET marked
+# "chat" is still "other", skipped without --all-requests, so it never
+# reaches the server with the user's key.
+{
+	printf '%s\n' '{"format":"tracebench-trace","version":1}'
+	printf '%s\n' '{"id":0,"arrival_ns":0,"path":"/v1/chat/completions","headers":["Content-Type: application/json"],'"$b"'}'
+	printf '%s\n' '{"id":1,"arrival_ns":0,"method":"GET","kind":"chat","path":"/admin/shutdown","headers":[],"body":""}'
+	printf '%s\n' '{"id":2,"arrival_ns":0,"method":"POST","kind":"completions","path":"/admin/drop","headers":[],'"$b"'}'
+} | gzip >"$WORK/promote.jsonl.gz"
+: >"$WORK/access.log"
+OPENAI_API_KEY=$KEY tb replay -e "http://127.0.0.1:$port" -c 1 -n 3 --warmup 0 --quiet \
+	-o "$WORK/p.jsonl.gz" "$WORK/promote.jsonl.gz" >/dev/null 2>"$WORK/perr"
+check "a trace's kind 'chat' on GET /admin/shutdown or 'completions' on POST /admin/drop is not inference: neither reaches the server" \
+	sh -c "! grep -q '/admin' '$WORK/access.log' && grep -q '^POST /v1/chat/completions' '$WORK/access.log'"
