@@ -425,7 +425,10 @@ static void plot_preamble(FILE *f, const struct plot_data *d, const char *name,
 		      "}\n", f);
 		break;
 	}
-	fprintf(f, "set output '%s.%s'\n", name, ext);
+	/* tracebench's own run renders to a fresh temporary name it renames
+	 * into place (plot_render); run by hand, the script writes NAME.EXT */
+	fprintf(f, "if (!exists(\"tb_output\")) tb_output = '%s.%s'\nset output tb_output\n",
+		name, ext);
 }
 
 /* "set title 'WHAT'" or, for one run, "set title 'WHAT: LABEL'". */
@@ -1090,10 +1093,13 @@ struct plot_exec_failure {
 	int errnum;
 };
 
-/* In the child: go to dir, stdin from /dev/null, exec gnuplot. Never returns. */
-static void plot_child(const char *dir, const char *script, int report_fd)
+/* In the child: go to dir, stdin from /dev/null, exec gnuplot with the
+ * image's temporary name set. Never returns. */
+static void plot_child(const char *dir, const char *script, const char *set_output,
+		       int report_fd)
 {
-	char *argv[] = { (char *)"gnuplot", (char *)script, NULL };
+	char *argv[] = { (char *)"gnuplot", (char *)"-e", (char *)set_output, (char *)script,
+			 NULL };
 	struct plot_exec_failure why = { 1, 0 };
 	int null_fd;
 
@@ -1112,13 +1118,49 @@ static void plot_child(const char *dir, const char *script, int report_fd)
 	_exit(127);
 }
 
+static int plot_gnuplot(const char *dir, const char *script, const char *set_output,
+			int *missing, char *err, size_t errlen);
+
+/*
+ * Renders the script in dir into its image, dir/image: gnuplot writes a
+ * file created exclusively under a fresh name (lib/tmpfile.h), renamed
+ * into place when it succeeded, so a link planted at the image's name is
+ * replaced, never written through. Sets *missing when gnuplot is not on
+ * PATH.
+ */
+static int plot_render(const char *dir, const char *script, const char *image, int *missing,
+		       char *err, size_t errlen)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + sizeof(TMPFILE_SUFFIX)], set[PATH_MAX + 32];
+	const char *base;
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, image);
+	if (!(f = tmpfile_create(path, tmp, sizeof(tmp)))) {
+		errmsg_set(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		return DB_ERR_WORK;
+	}
+	fclose(f);
+	base = strrchr(tmp, '/') ? strrchr(tmp, '/') + 1 : tmp;
+	snprintf(set, sizeof(set), "tb_output = '%s'", base);
+	rc = plot_gnuplot(dir, script, set, missing, err, errlen);
+	if (rc == DB_OK && !*missing && rename(tmp, path) != 0) {
+		errmsg_set(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		rc = DB_ERR_WORK;
+	}
+	if (rc != DB_OK || *missing)
+		unlink(tmp);
+	return rc;
+}
+
 /*
  * Runs gnuplot on the script in dir and waits for it. Sets *missing when
  * gnuplot is not on PATH. The close-on-exec pipe tells an exec failure
  * (the child writes why) from gnuplot's own exit status (EOF).
  */
-static int plot_render(const char *dir, const char *script, int *missing,
-		       char *err, size_t errlen)
+static int plot_gnuplot(const char *dir, const char *script, const char *set_output,
+			int *missing, char *err, size_t errlen)
 {
 	struct plot_exec_failure why;
 	int fds[2];
@@ -1141,7 +1183,7 @@ static int plot_render(const char *dir, const char *script, int *missing,
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		plot_child(dir, script, fds[1]);
+		plot_child(dir, script, set_output, fds[1]);
 	}
 	close(fds[1]);
 	do
@@ -1247,7 +1289,7 @@ int plot_write(struct db *db, const char *const *labels, size_t n_labels, const 
 	       size_t errlen)
 {
 	struct plot_data d = { NULL, 0, NULL, 0, fmt };
-	char name[64];
+	char name[64], image[64];
 	size_t k;
 	int missing = 0;
 	int rc;
@@ -1278,7 +1320,8 @@ int plot_write(struct db *db, const char *const *labels, size_t n_labels, const 
 		plot_note_file(out, p->name, "gp");
 		if (missing)
 			continue;
-		rc = plot_render(dir, name, &missing, err, errlen);
+		snprintf(image, sizeof(image), "%s.%s", p->name, plot_exts[fmt]);
+		rc = plot_render(dir, name, image, &missing, err, errlen);
 		if (rc)
 			goto cleanup;
 		if (!missing)

@@ -73,6 +73,14 @@ for f in scaling.dat scaling.gp; do ln -s "$WORK/victim" "$WORK/plot/$f.tmp"; do
 tb analyze plot --db "$WORK/s.db" --out "$WORK/plot" >/dev/null 2>&1
 check "analyze plot beside planted NAME.tmp links: the link's target is untouched" sh -c \
 	"test \"\$(cat '$WORK/victim')\" = victim && test -s '$WORK/plot/scaling.dat'"
+# ... nor one planted at the image's own name: gnuplot renders to a fresh
+# name that replaces the link (with --force, the only way past the check
+# that refuses existing files)
+mkdir "$WORK/plot2"
+ln -s "$WORK/victim" "$WORK/plot2/scaling.png"
+tb analyze plot --db "$WORK/s.db" --out "$WORK/plot2" --force >/dev/null 2>&1
+check "analyze plot --force over a link planted at scaling.png: its target untouched, the image a file" sh -c \
+	"test \"\$(cat '$WORK/victim')\" = victim && test ! -L '$WORK/plot2/scaling.png' && test -s '$WORK/plot2/scaling.png' && ! ls '$WORK/plot2' | grep -q 'XXXX\\|\\.png\\.'"
 start_mock --ttft-ms 1
 ln -s "$WORK/victim" "$WORK/pfile.tmp"
 $VG "$TB" record proxy --upstream "$ENDPOINT" --listen 127.0.0.1:0 --port-file "$WORK/pfile" \
