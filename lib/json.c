@@ -18,7 +18,7 @@ int json_get_int64(const cJSON *obj, const char *key, int64_t *out)
 	if (!cJSON_IsNumber(v))
 		return -1;
 	d = v->valuedouble;
-	if (d != floor(d) || fabs(d) > 9007199254740992.0)
+	if (d != floor(d) || fabs(d) > JSON_MAX_EXACT)
 		return -1;
 	*out = (int64_t)d;
 	return 1;

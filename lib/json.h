@@ -11,6 +11,11 @@
 
 /* Returns 1 and sets *out for an integral number, 0 when the field is
  * absent or null, -1 when it has another type or is not integral. */
+/* The largest whole number a JSON number (a double) holds exactly, 2^53:
+ * json_get_int64 refuses anything beyond it, so no writer may write it
+ * (a time in ns: 104 days). */
+#define JSON_MAX_EXACT 9007199254740992.0
+
 int json_get_int64(const cJSON *obj, const char *key, int64_t *out);
 
 /* The string value of obj[key], or NULL when absent or not a string. */

@@ -18,6 +18,9 @@
 #include <string.h>
 #include <time.h>
 
+/* How far in the past a --start-at may lie: a late shard still joins. */
+#define REPLAY_MAX_START_AGO_S 86400.0
+
 #define PROG "tracebench replay"
 
 /* What a group's function made of an option. */
@@ -584,6 +587,13 @@ static int check_options(struct replay_options *o)
 	if (o->metrics_url && (o->endpoint_b || o->workers > 1))
 		return usage_error("--metrics-url takes one endpoint and one process "
 				   "(not with a second --endpoint or --workers)", 0);
+	/* Every time of the results file counts from --start-at, in ns, and
+	 * the reader takes none past JSON_MAX_EXACT (104 days): one a day
+	 * back leaves the run 103 days. */
+	if (o->start_at > 0 && (double)clock_wall_ns() / 1e9 - o->start_at > REPLAY_MAX_START_AGO_S)
+		return usage_error("--start-at is more than a day in the past (the results file "
+				   "counts every time from it, and cannot count 104 days); give "
+				   "a time ahead, or leave it out to start now", 0);
 	return CLI_CONTINUE;
 }
 

@@ -102,3 +102,10 @@ check "... after ${took} s, not at the start time 30 s away" within "$took" 0 $(
 check "... a whole results file with only the warm-up, sent before the start" sh -c \
 	"gzip -t '$WORK/early.jsonl.gz' && test \$(zcat '$WORK/early.jsonl.gz' | wc -l) -eq 2 &&
 	 zcat '$WORK/early.jsonl.gz' | tail -n 1 | grep -q '\"warmup\":true'"
+
+# A --start-at far in the past would write times the reader refuses (past
+# 2^53 ns, 104 days): refused at the command line, no file written.
+tb replay -e "$ENDPOINT" --rate 50 -n 2 --start-at $(($(date +%s) - 200 * 86400)) --quiet \
+	-o "$WORK/old.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>"$WORK/old.err"
+check "--start-at 200 days ago: exit 2, said, nothing written" sh -c \
+	"test $? -eq 2 && grep -q 'start-at is more than a day in the past' '$WORK/old.err' && test ! -e '$WORK/old.jsonl.gz'"
