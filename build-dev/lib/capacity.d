@@ -1,2 +1,0 @@
-build-dev/lib/capacity.o: lib/capacity.c lib/capacity.h
-lib/capacity.h:

@@ -1,2 +1,0 @@
-build-dev/lib/chunk.o: lib/chunk.c lib/chunk.h
-lib/chunk.h:

@@ -1,2 +1,0 @@
-build-dev/lib/cli.o: lib/cli.c lib/cli.h
-lib/cli.h:

@@ -1,2 +1,0 @@
-build-dev/lib/curlev.o: lib/curlev.c lib/curlev.h
-lib/curlev.h:

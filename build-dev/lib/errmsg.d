@@ -1,2 +1,0 @@
-build-dev/lib/errmsg.o: lib/errmsg.c lib/errmsg.h
-lib/errmsg.h:

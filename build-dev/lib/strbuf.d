@@ -1,2 +1,0 @@
-build-dev/lib/strbuf.o: lib/strbuf.c lib/strbuf.h
-lib/strbuf.h:

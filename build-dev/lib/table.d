@@ -1,2 +1,0 @@
-build-dev/lib/table.o: lib/table.c lib/table.h
-lib/table.h:

@@ -1,2 +1,0 @@
-build-dev/lib/tmpfile.o: lib/tmpfile.c lib/tmpfile.h
-lib/tmpfile.h:

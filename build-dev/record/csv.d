@@ -1,2 +1,0 @@
-build-dev/record/csv.o: record/csv.c record/csv.h
-record/csv.h:

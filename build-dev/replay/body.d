@@ -1,2 +1,0 @@
-build-dev/replay/body.o: replay/body.c replay/body.h
-replay/body.h:
