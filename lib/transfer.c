@@ -42,12 +42,39 @@ static long http_version(const struct transfer_options *o, const char *url)
 	return (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE;
 }
 
+char *transfer_url(const char *base_url, const char *path)
+{
+	size_t head = strcspn(base_url, "?#"), plen = strlen(path), qlen = 0;
+	const char *query = NULL;
+	char *url;
+
+	if (base_url[head] == '?') {
+		query = base_url + head + 1;
+		qlen = strcspn(query, "#");
+	}
+	/* "http://h/" + "/v1/x": one slash between them, not two */
+	if (head > 0 && base_url[head - 1] == '/' && path[0] == '/')
+		head--;
+	url = malloc(head + plen + qlen + 2);
+	if (!url)
+		return NULL;
+	memcpy(url, base_url, head);
+	memcpy(url + head, path, plen);
+	if (query && qlen) {
+		url[head + plen] = strchr(path, '?') ? '&' : '?';
+		memcpy(url + head + plen + 1, query, qlen);
+		url[head + plen + 1 + qlen] = '\0';
+	} else {
+		url[head + plen] = '\0';
+	}
+	return url;
+}
+
 int transfer_init(struct transfer *t, const struct transfer_options *o, const char *base_url,
 		  const char *path, struct result *r, int64_t start_ns,
 		  curl_write_callback write, void *priv)
 {
-	size_t url_len = strlen(base_url) + strlen(path) + 1;
-	char *url = malloc(url_len);
+	char *url = transfer_url(base_url, path);
 	CURL *e;
 	int rc = -1;
 
@@ -58,7 +85,6 @@ int transfer_init(struct transfer *t, const struct transfer_options *o, const ch
 	e = t->easy = curl_easy_init();
 	if (!url || !e)
 		goto cleanup;
-	snprintf(url, url_len, "%s%s", base_url, path);
 	if (curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK)
 		goto cleanup;
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, http_version(o, url));

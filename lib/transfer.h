@@ -57,6 +57,15 @@ struct transfer {
  * with 'priv', which is also the handle's CURLOPT_PRIVATE (what lib/curlev
  * reports). Returns 0, or -1 when out of memory (call transfer_release).
  */
+/*
+ * The URL a request for 'path' (which may carry a query) goes to on the
+ * endpoint 'base_url': path goes after the base's own path, and the base's
+ * query, if any, after it ("http://h/?key=K" + "/v1/x" is
+ * "http://h/v1/x?key=K"; a fragment is dropped). Returns a malloc'ed string,
+ * or NULL when out of memory.
+ */
+char *transfer_url(const char *base_url, const char *path);
+
 int transfer_init(struct transfer *t, const struct transfer_options *o, const char *base_url,
 		  const char *path, struct result *r, int64_t start_ns,
 		  curl_write_callback write, void *priv);
