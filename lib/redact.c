@@ -9,6 +9,7 @@
 #include "redact.h"
 #include "strbuf.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -109,6 +110,90 @@ char *redact_url(const char *url, const struct redact_keep *keep_query)
 		return NULL;
 	}
 	return out;
+}
+
+/* Adds the len bytes at v to out (and their percent-decoding when it
+ * differs), unless short, already there, or out is full. */
+static int redact_add_value(const char *v, size_t len, char **out, size_t *n, size_t max)
+{
+	char *raw, *dec;
+	size_t i, k, pass;
+
+	if (len < 4)
+		return 0;
+	if (!(raw = strndup(v, len)))
+		return -1;
+	/* "%41" -> "A", "+" -> " ": the value as a form or a server reads it */
+	if (!(dec = malloc(len + 1))) {
+		free(raw);
+		return -1;
+	}
+	for (i = 0, k = 0; i < len; i++) {
+		if (v[i] == '%' && i + 2 < len && isxdigit((unsigned char)v[i + 1]) &&
+		    isxdigit((unsigned char)v[i + 2])) {
+			char hex[3] = { v[i + 1], v[i + 2], '\0' };
+
+			dec[k++] = (char)strtol(hex, NULL, 16);
+			i += 2;
+		} else {
+			dec[k++] = v[i] == '+' ? ' ' : v[i];
+		}
+	}
+	dec[k] = '\0';
+	for (pass = 0; pass < 2; pass++) {
+		char *x = pass ? dec : raw;
+		int seen = strlen(x) < 4;
+
+		for (i = 0; !seen && i < *n; i++)
+			seen = strcmp(out[i], x) == 0;
+		if (seen || *n >= max) {
+			free(x);
+			continue;
+		}
+		out[(*n)++] = x;
+	}
+	return 0;
+}
+
+int redact_url_values(const char *url, const struct redact_keep *keep_query, char **out,
+		      size_t *n, size_t max)
+{
+	const char *scheme = strstr(url, "://"), *s = url, *q;
+
+	if (scheme && (size_t)(scheme - url) < strcspn(url, "/?#")) {
+		const char *auth = scheme + 3, *end = auth + strcspn(auth, "/?#"), *at = NULL, *p;
+
+		for (p = auth; p < end; p++)
+			if (*p == '@')
+				at = p;
+		if (at) {
+			const char *colon = memchr(auth, ':', (size_t)(at - auth));
+
+			/* the password, and the whole userinfo */
+			if (colon && redact_add_value(colon + 1, (size_t)(at - colon - 1), out, n, max))
+				return -1;
+			if (redact_add_value(auth, (size_t)(at - auth), out, n, max))
+				return -1;
+			s = at + 1;
+		} else {
+			s = auth;
+		}
+	}
+	q = s + strcspn(s, "?#");
+	if (*q != '?')
+		return 0;
+	for (q++; *q && *q != '#';) {
+		size_t plen = strcspn(q, "&#");
+		const char *eq = memchr(q, '=', plen);
+
+		if (eq && !redact_query_is_safe(q, (size_t)(eq - q), keep_query) &&
+		    redact_add_value(eq + 1, plen - (size_t)(eq - q) - 1, out, n, max))
+			return -1;
+		q += plen;
+		if (*q == '&')
+			q++;
+	}
+	return 0;
 }
 
 /* Length of the secret of 'secrets' that starts at p, or 0. */

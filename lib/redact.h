@@ -49,6 +49,18 @@ int redact_query_is_safe(const char *name, size_t len, const struct redact_keep 
 char *redact_url(const char *url, const struct redact_keep *keep_query);
 
 /*
+ * The values redact_url(url, keep_query) takes out: the userinfo and the
+ * value of every query parameter it redacts, each as written and, when
+ * it differs, percent-decoded (a server echoes either), so that
+ * redact_text can take them out of whatever comes back. Appends up to
+ * max - *n malloc'd strings to out (the caller frees each), skipping those
+ * shorter than 4 bytes and those already there. Returns 0, or -1 when out
+ * of memory.
+ */
+int redact_url_values(const char *url, const struct redact_keep *keep_query, char **out,
+		      size_t *n, size_t max);
+
+/*
  * A copy of 'text' (len bytes) fit to be stored: every occurrence of each
  * of the n 'secrets' (those shorter than 4 bytes are left alone: they
  * would blank ordinary text) and the token after every "Bearer "

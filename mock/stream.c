@@ -18,6 +18,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
+#include <event2/keyvalq_struct.h>
 
 /* ---- streams ----------------------------------------------------------- */
 
@@ -695,14 +696,26 @@ static int inject_fault(struct mock_server *srv, struct evhttp_request *req)
 	if (!o->fail_every || srv->requests % (unsigned long long)o->fail_every != 0)
 		return 0;
 	auth = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
-	/* as OpenAI's 401 does, the body echoes the credential it got: what a
-	 * client records of it must not */
-	if (o->fail_status == 401)
+	/* as OpenAI's 401 does, the body echoes the credential it got, and as
+	 * an echoing server (httpbin) does, the request's URI and headers:
+	 * what a client records of them must not */
+	if (o->fail_status == 401) {
+		struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+		const struct evkeyval *h;
+		char heads[1024];
+		size_t used = 0;
+
+		heads[0] = '\0';
+		for (h = in->tqh_first; h && used < sizeof(heads); h = h->next.tqe_next)
+			used += (size_t)snprintf(heads + used, sizeof(heads) - used, "%s%s: %s",
+						 used ? "; " : "", h->key, h->value);
 		reply_error(req, 401, "Unauthorized", "Incorrect API key provided: %.200s "
-			    "(Authorization: %.200s)", auth && strlen(auth) > 7 ? auth + 7 : "",
-			    auth ? auth : "");
-	else
+			    "(Authorization: %.200s) for %.300s with %s",
+			    auth && strlen(auth) > 7 ? auth + 7 : "", auth ? auth : "",
+			    evhttp_request_get_uri(req), heads);
+	} else {
 		reply_error(req, (int)o->fail_status, "Injected Fault", "injected by --fail-every");
+	}
 	return 1;
 }
 

@@ -70,7 +70,7 @@
 #define PROXY_STATUS_S      2                    /* status line period */
 #define PROXY_MAX_IDLE_UPSTREAM 1024             /* upstream connections kept */
 #define PROXY_BUDGET_BODIES 8                    /* memory budget, in body caps */
-#define PROXY_MAX_SECRETS   4                    /* credentials scrubbed per request */
+#define PROXY_MAX_SECRETS   32                   /* values scrubbed per request */
 
 struct proxy_request;
 
@@ -122,7 +122,9 @@ struct proxy_request {
 	struct evhttp_request *req;        /* NULL once the client is gone */
 	struct trace_request trace;        /* what the file gets; body sent upstream */
 	char *uri;                         /* the target as the client sent it, for upstream */
-	char *secrets[PROXY_MAX_SECRETS];  /* the client's credentials, scrubbed from errors */
+	char *secrets[PROXY_MAX_SECRETS];  /* what the trace does not keep of the request
+					    * (credentials, values it redacts), scrubbed
+					    * from what the upstream sends back */
 	size_t held;                       /* bytes counted in p->held */
 	struct result result;              /* the upstream's outcome */
 	struct transfer t;                 /* the upstream request, measured */
@@ -572,13 +574,16 @@ static int copy_request(struct proxy *p, struct proxy_request *q, struct evhttp_
 
 /* Passes the client's headers on upstream (hop-by-hop ones excepted) and
  * copies them into q->trace as record/capture.c allows (values outside the
- * allowlist redacted, credentials left out, but kept aside to be scrubbed
- * from error details). Returns 0 or -1. */
+ * allowlist redacted, credentials left out). Whatever the trace does not
+ * keep - credentials, redacted header values, redacted query values - is
+ * kept aside to be scrubbed from error details: an upstream that echoes
+ * the request must not bring it back into the file. Returns 0 or -1. */
 static int copy_headers(struct proxy *p, struct proxy_request *q, struct evhttp_request *req)
 {
 	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
 	const char *connection = evhttp_find_header(in, "Connection");
 	struct redact_keep keep = { p->opt.keep, p->opt.n_keep };
+	struct redact_keep keep_query = { p->opt.keep_query, p->opt.n_keep_query };
 	int have_accept = 0, have_ctype = 0, rc;
 	size_t n_secrets = 0;
 	struct evkeyval *h;
@@ -612,7 +617,14 @@ static int copy_headers(struct proxy *p, struct proxy_request *q, struct evhttp_
 			return -1;
 		if (line)
 			q->trace.headers[q->trace.n_headers++] = line;
+		/* a value recorded as REDACTED is a secret of this request too */
+		if (line && !redact_header_is_secret(h->key, nlen) &&
+		    !redact_header_is_safe(h->key, nlen, &keep) && strlen(h->value) >= 4 &&
+		    n_secrets < PROXY_MAX_SECRETS && !(q->secrets[n_secrets++] = strdup(h->value)))
+			return -1;
 	}
+	if (redact_url_values(q->uri, &keep_query, q->secrets, &n_secrets, PROXY_MAX_SECRETS))
+		return -1;
 	q->result.secrets = (const char *const *)q->secrets;
 	q->result.n_secrets = n_secrets;
 	/* Headers libcurl would add on its own are switched off: the upstream

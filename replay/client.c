@@ -12,6 +12,7 @@
 #include "lib/clock.h"
 #include "lib/curlev.h"
 #include "lib/errmsg.h"
+#include "lib/redact.h"
 #include "lib/trace.h"
 #include "lib/transfer.h"
 
@@ -19,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <curl/curl.h>
+
+/* Values of the endpoints' URLs scrubbed from error details, at most. */
+#define CLIENT_MAX_URL_SECRETS 16
 
 /*
  * Connections one multi handle keeps, at most. To reuse a connection,
@@ -48,8 +52,12 @@ struct client {
 	struct client_options opt;
 	struct transfer_options topt;     /* what every request is sent with */
 	char *auth_header;                /* "Authorization: Bearer ...", or NULL */
-	const char *secrets[1];           /* the API key, kept out of error details */
+	/* kept out of error details: the API key, then what redact_url takes
+	 * out of the endpoints (userinfo, query values) that url_secrets owns */
+	const char *secrets[1 + CLIENT_MAX_URL_SECRETS];
 	size_t n_secrets;
+	char *url_secrets[CLIENT_MAX_URL_SECRETS];
+	size_t n_url_secrets;
 	struct client_request *active;    /* doubly linked list of running requests */
 	int warm_fresh;                   /* client_warm: open a new connection */
 };
@@ -165,6 +173,8 @@ static struct shard *pick_shard(struct client *c)
 
 /* ---- public API ------------------------------------------------------ */
 
+static int client_endpoint_secrets(struct client *c, const char *endpoint);
+
 struct client *client_new(const struct client_options *o, char *err, size_t errlen)
 {
 	struct event_config *cfg = NULL;
@@ -205,6 +215,10 @@ struct client *client_new(const struct client_options *o, char *err, size_t errl
 		snprintf(c->auth_header, len, "Authorization: Bearer %s", o->api_key);
 		c->secrets[c->n_secrets++] = c->auth_header + strlen("Authorization: Bearer ");
 	}
+	if (client_endpoint_secrets(c, o->endpoint)) {
+		errmsg_set(err, errlen, "out of memory");
+		goto fail;
+	}
 	return c;
 
 fail:
@@ -230,13 +244,32 @@ void client_free(struct client *c)
 	if (c->base)
 		event_base_free(c->base);
 	free(c->auth_header);
+	for (i = 0; i < c->n_url_secrets; i++)
+		free(c->url_secrets[i]);
 	free(c);
 	curl_global_cleanup();
 }
 
-void client_set_endpoint(struct client *c, const char *endpoint)
+/* Adds what redact_url takes out of endpoint to the secrets scrubbed
+ * from error details (an echoing server sends the query back). */
+static int client_endpoint_secrets(struct client *c, const char *endpoint)
+{
+	size_t i, before = c->n_url_secrets;
+
+	if (!endpoint)
+		return 0;
+	if (redact_url_values(endpoint, NULL, c->url_secrets, &c->n_url_secrets,
+			      CLIENT_MAX_URL_SECRETS))
+		return -1;
+	for (i = before; i < c->n_url_secrets; i++)
+		c->secrets[c->n_secrets++] = c->url_secrets[i];
+	return 0;
+}
+
+int client_set_endpoint(struct client *c, const char *endpoint)
 {
 	c->opt.endpoint = endpoint;
+	return client_endpoint_secrets(c, endpoint);
 }
 
 struct event_base *client_base(struct client *c)

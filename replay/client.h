@@ -71,9 +71,12 @@ int client_start(struct client *c, const char *method, const char *path,
  * Sends the requests started from now on to 'endpoint' (a base URL, not
  * copied: it must outlive them) instead of the one the client was made
  * with. Connections to both stay in one pool, so an A/B run alternates
- * between two servers on one event loop.
+ * between two servers on one event loop. What the endpoint's URL must not
+ * show (userinfo, query values) joins the secrets scrubbed from error
+ * details. Returns 0, or -1 when out of memory (the endpoint is set all
+ * the same).
  */
-void client_set_endpoint(struct client *c, const char *endpoint);
+int client_set_endpoint(struct client *c, const char *endpoint);
 
 /*
  * Opens n connections before a level starts, so that its measured requests

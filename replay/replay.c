@@ -2058,7 +2058,9 @@ static void use_side(struct replay *rp, struct run_side *sd)
 {
 	rp->lr.out = sd->out;
 	rp->lr.seq = &sd->seq;
-	client_set_endpoint(rp->client, sd->endpoint);
+	if (client_set_endpoint(rp->client, sd->endpoint) < 0)
+		fprintf(stderr, "tracebench replay: out of memory: the secrets of %s may show "
+			"in error details\n", sd->shown ? sd->shown : "an endpoint");
 }
 
 /*

@@ -71,3 +71,36 @@ stop_proxy INT
 zcat "$WORK/pe.jsonl.gz" >"$WORK/pe.jsonl"
 check "proxy, 401s echoing the client's key: both recorded" test "$(grep -c '"status":401' "$WORK/pe.jsonl")" -eq 2
 check "... the key is not in the trace" no_secret "$WORK/pe.jsonl"
+
+# ---- an upstream that echoes the whole request (URI, every header) in
+# its 401: whatever a file redacts is redacted wherever it comes back
+start_mock --ttft-ms 5 --itl-ms 1 --fail-every 1 --fail-status 401
+start_proxy "$WORK/echo.jsonl.gz"
+curl -sS -H 'Content-Type: application/json' -H 'X-Custom-Token: hdr-secret-4242' \
+	-H 'Cookie: session=cookie-secret-8181' -d "$body" \
+	"$PROXY/v1/chat/completions?sig=qry-secret-7373&user=a%2Bb-secret-6262" >"$WORK/echo.out"
+stop_proxy INT
+zcat "$WORK/echo.jsonl.gz" >"$WORK/echo.jsonl"
+check "proxy, an echoing 401: the client saw its request echoed (the test's premise)" \
+	grep -q 'hdr-secret-4242' "$WORK/echo.out"
+check "... recorded with its body" grep -q '"status":401' "$WORK/echo.jsonl"
+for s in hdr-secret-4242 cookie-secret-8181 qry-secret-7373 a+b-secret-6262 a%2Bb-secret-6262; do
+	check "... no redacted value in the trace: $s" sh -c "! grep -qF '$s' '$WORK/echo.jsonl'"
+done
+OPENAI_API_KEY=$KEY tb replay -e "$ENDPOINT/?api_key=ep-secret-5151" -n 2 --warmup 0 --quiet \
+	-o "$WORK/eq.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/eq.err"
+zcat "$WORK/eq.jsonl.gz" >"$WORK/eq.jsonl"
+check "replay, an echoing 401 to an endpoint with a key in its query: recorded" \
+	grep -q '"status":401' "$WORK/eq.jsonl"
+check "... the query's key in neither the results nor stderr" sh -c \
+	"! grep -qF ep-secret-5151 '$WORK/eq.jsonl' '$WORK/eq.err'"
+stop_mock
+
+# ---- an endpoint with a query (a key some gateways take there): the
+# request's path goes before it, not after (every request was POST /, 404)
+start_mock --ttft-ms 5 --itl-ms 1
+tb replay -e "$ENDPOINT/?api_key=ep-secret-5151" -n 2 --warmup 0 --quiet \
+	-o "$WORK/eq2.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/eq2.err"
+check "replay to an endpoint with a query: both requests answered 200" \
+	test "$(zcat "$WORK/eq2.jsonl.gz" | grep -c '"status":200')" -eq 2
+stop_mock

@@ -106,11 +106,34 @@ TEST(result_details_are_redacted_before_they_are_cut)
 	result_release(&r);
 }
 
+TEST(url_values_are_collected_as_written_and_decoded)
+{
+	char *out[8];
+	size_t n = 0, i;
+
+	CHECK_EQ_INT(redact_url_values("http://user:pw-secret@h/x?api_key=a%2Bb-key&limit=5&t=ab",
+				       NULL, out, &n, 8), 0);
+	/* the password, the userinfo, the key as written and decoded; limit is
+	 * kept by redact_url and "ab" is too short to scrub */
+	CHECK_EQ_INT((int)n, 4);
+	CHECK_STR(out[0], "pw-secret");
+	CHECK_STR(out[1], "user:pw-secret");
+	CHECK_STR(out[2], "a%2Bb-key");
+	CHECK_STR(out[3], "a+b-key");
+	/* already there: not added twice; max is kept */
+	CHECK_EQ_INT(redact_url_values("/y?key=a%2Bb-key&token=zzzzzz", NULL, out, &n, 5), 0);
+	CHECK_EQ_INT((int)n, 5);
+	CHECK_STR(out[4], "zzzzzz");
+	for (i = 0; i < n; i++)
+		free(out[i]);
+}
+
 int main(void)
 {
 	RUN(urls_lose_userinfo_and_unknown_query_values);
 	RUN(headers_by_allowlist);
 	RUN(text_loses_bearer_tokens_and_secrets);
 	RUN(result_details_are_redacted_before_they_are_cut);
+	RUN(url_values_are_collected_as_written_and_decoded);
 	return harness_done();
 }
