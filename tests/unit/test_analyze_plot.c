@@ -165,7 +165,7 @@ TEST(plot_overlays_runs_and_renders_svg_and_pdf)
 		     DB_OK);
 	gp = read_text(path_of("svg/ttft_percentiles.gp"));
 	CHECK(strstr(gp, "set terminal svg") != NULL);
-	CHECK(strstr(gp, "set output 'ttft_percentiles.svg'") != NULL);
+	CHECK(strstr(gp, "tb_output = 'ttft_percentiles.svg'\nset output tb_output") != NULL);
 	CHECK(strstr(gp, "using 1:4 with linespoints lc 1 pt 9 dt 3 title 'before: P99'") != NULL);
 	CHECK(strstr(gp, "using 1:7 with linespoints lc 2 pt 9 dt 3 title 'after: P99'") != NULL);
 	free(gp);
