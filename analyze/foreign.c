@@ -104,7 +104,7 @@ static int foreign_unpython(char **buf, size_t *len)
 	static const char *const words[] = { "-Infinity", "Infinity", "NaN" };
 	const char *b = *buf;
 	size_t i, k, wl, n = *len, grow = 0, found = 0;
-	int in_string = 0, pass;
+	int in_string, pass;
 	char *out = NULL;
 
 	/* pass 0 counts the NaNs (each grows by one), pass 1 copies */

@@ -756,6 +756,12 @@ static void report_choose_slo(const char *params, const struct metric_slo *asked
 	c->use = asked ? asked : c->is_cap ? &c->run_slo : NULL;
 }
 
+static int slo_equal(const struct metric_slo *a, const struct metric_slo *b)
+{
+	return a->ttft_ms == b->ttft_ms && a->ttfa_ms == b->ttfa_ms && a->tpot_ms == b->tpot_ms &&
+	       a->e2e_ms == b->e2e_ms;
+}
+
 /* The load curve of a capacity search, from run when its goodput was
  * judged against the search's SLO, else from the run judged again. */
 static int report_capacity_curve(FILE *out, enum table_format fmt, struct db *db,
@@ -765,7 +771,7 @@ static int report_capacity_curve(FILE *out, enum table_format fmt, struct db *db
 	struct report_run own;
 	int rc;
 
-	if (c->use == &c->run_slo || memcmp(c->use, &c->run_slo, sizeof(c->run_slo)) == 0) {
+	if (c->use == &c->run_slo || slo_equal(c->use, &c->run_slo)) {
 		report_capacity(out, fmt, run, &c->cap, c->spec);
 		return DB_OK;
 	}

@@ -136,7 +136,7 @@ static int redact_add_value(const char *v, size_t len, char **out, size_t *n, si
 			dec[k++] = (char)strtol(hex, NULL, 16);
 			i += 2;
 		} else {
-			dec[k++] = v[i] == '+' ? ' ' : v[i];
+			dec[k++] = (char)(v[i] == '+' ? ' ' : v[i]);
 		}
 	}
 	dec[k] = '\0';
