@@ -22,7 +22,6 @@
  * conversations first, then their second turns, and so on.
  */
 #include "import.h"
-#include "options.h"
 #include "csv.h"
 #include "words.h"
 #include "traceout.h"
@@ -1106,31 +1105,28 @@ static void print_imported(const struct import *im, size_t kept)
 	fprintf(stderr, "\n");
 }
 
-int import_main(int argc, char **argv)
+int import_run(const struct record_import_options *o)
 {
-	struct record_import_options o;
 	struct import im = { 0 };
 	char err[TRACEFILE_ERRLEN] = "";
 	size_t i, first = 0, kept = 0;
 	cJSON *header = NULL;
 	int rc;
 
-	if ((rc = record_options_import(&o, argc, argv)) != CLI_CONTINUE)
-		return rc;
-	if ((rc = read_input(&im, &o)) || (rc = select_rows(&im, &o, &first, &kept)))
+	if ((rc = read_input(&im, o)) || (rc = select_rows(&im, o, &first, &kept)))
 		goto cleanup;
-	if (o.session_prefix && group_by_prefix(&im, im.rows + first, kept) < 0) {
+	if (o->session_prefix && group_by_prefix(&im, im.rows + first, kept) < 0) {
 		fprintf(stderr, PROG ": '%s': out of memory\n", im.path);
 		rc = CLI_EXIT_FAILED;
 		goto cleanup;
 	}
-	header = make_header(&im, &o, kept);
+	header = make_header(&im, o, kept);
 	if (cli_catch_stop_signals() < 0) {
 		fprintf(stderr, PROG ": cannot handle signals\n");
 		rc = CLI_EXIT_FAILED;
 		goto cleanup;
 	}
-	if ((rc = write_trace(&im, im.rows + first, kept, &o, header, o.output, o.force, err,
+	if ((rc = write_trace(&im, im.rows + first, kept, o, header, o->output, o->force, err,
 			      sizeof(err)))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		if (rc < 0)

@@ -34,6 +34,26 @@ int import_format_parse(const char *s, enum import_format *out);
 const char *import_format_name(enum import_format f);
 
 /* argv[0] is "import". Returns the exit status (lib/cli.h). */
-int import_main(int argc, char **argv);
+/* record import; the strings point into argv. */
+struct record_import_options {
+	enum import_format format;
+	const char *input;
+	const char *output;
+	int force;
+	const char *model;
+	int completions;        /* /v1/completions instead of chat */
+	int ignore_eos;
+	uint64_t seed;          /* of the prompt words */
+	long limit;             /* 0: no limit */
+	const char *window;     /* --time-window as given, or NULL */
+	double win_start, win_end;   /* seconds after the first row; end may be INFINITY */
+	int session_prefix;     /* --sessions prefix: Mooncake rows into sessions */
+};
+
+/*
+ * Reads o->input, in o->format, and writes the trace o->output; says on
+ * stderr what it kept and skipped. Returns the exit status (lib/cli.h).
+ */
+int import_run(const struct record_import_options *o);
 
 #endif

@@ -13,7 +13,6 @@
  * reuse a block-based prefix cache of unlimited size would find.
  */
 #include "info.h"
-#include "options.h"
 #include "lib/cli.h"
 #include "lib/json.h"
 #include "lib/stats.h"
@@ -370,26 +369,23 @@ static void info_print(struct info *inf, const cJSON *header, const char *path)
 	       p->blocks ? 100.0 * (double)p->blocks_shared / (double)p->blocks : 0.0);
 }
 
-int info_main(int argc, char **argv)
+int info_run(const struct record_info_options *o)
 {
-	struct record_info_options o;
 	struct info inf;
 	struct tracefile_reader *r;
 	char err[TRACEFILE_ERRLEN];
 	int rc;
 
-	if ((rc = record_options_info(&o, argc, argv)) != CLI_CONTINUE)
-		return rc;
 	memset(&inf, 0, sizeof(inf));
-	inf.prefix.block_words = o.block_words;
-	r = tracefile_reader_open(o.trace, TRACEFILE_KIND_TRACE, err, sizeof(err));
+	inf.prefix.block_words = o->block_words;
+	r = tracefile_reader_open(o->trace, TRACEFILE_KIND_TRACE, err, sizeof(err));
 	if (!r) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return CLI_EXIT_USAGE;
 	}
 	rc = CLI_EXIT_USAGE;
-	if (info_read(&inf, r, o.trace) == 0) {
-		info_print(&inf, tracefile_reader_header(r), o.trace);
+	if (info_read(&inf, r, o->trace) == 0) {
+		info_print(&inf, tracefile_reader_header(r), o->trace);
 		rc = CLI_EXIT_OK;
 	}
 	tracefile_reader_close(r);

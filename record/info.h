@@ -5,6 +5,13 @@
 #ifndef TB_INFO_H
 #define TB_INFO_H
 
-int info_main(int argc, char **argv);
+/* record info. */
+struct record_info_options {
+	const char *trace;
+	long block_words;       /* prefix block size */
+};
+
+/* Prints what o->trace holds. Returns the exit status (lib/cli.h). */
+int info_run(const struct record_info_options *o);
 
 #endif

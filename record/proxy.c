@@ -30,8 +30,8 @@
  */
 #include "proxy.h"
 #include "capture.h"
-#include "options.h"
-#include "lib/chain.h"
+#include "session_join.h"
+#include "upstream.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
 #include "lib/curlev.h"
@@ -44,8 +44,6 @@
 #include "lib/transfer.h"
 
 #include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,22 +70,6 @@
 #define PROXY_BUDGET_BODIES 8                    /* memory budget, in body caps */
 #define PROXY_MAX_SECRETS   32                   /* values scrubbed per request */
 
-struct proxy_request;
-
-/* --session-header: the sessions seen, by the header's value. */
-#define PROXY_SESSION_BUCKETS 4096
-#define PROXY_MAX_SESSIONS    1000000      /* past it, requests are in none */
-#define PROXY_SESSION_KEY_MAX 256          /* bytes of a value told apart */
-
-struct proxy_session {
-	char *key;                 /* the header's value (malloc), at most the max above */
-	long id;                   /* the trace's session id */
-	long next_turn;
-	int64_t last_end_ns;       /* when its last turn ended, 0: none yet */
-	int in_flight;             /* its turns in flight */
-	struct proxy_session *next;
-};
-
 struct proxy {
 	struct proxy_options opt;
 	char *upstream;                    /* base URL, no trailing '/' (malloc) */
@@ -111,10 +93,7 @@ struct proxy {
 	int draining;                      /* no longer accepting */
 	int failed;                        /* the trace could not be written: proxying on */
 	int status_shown;
-	struct proxy_session *sessions[PROXY_SESSION_BUCKETS];
-	long n_sessions;
-	int sessions_full_said;
-	struct chain_table chains;         /* --sessions prefix */
+	struct session_join sessions;      /* --session-header, --sessions prefix */
 };
 
 struct proxy_request {
@@ -136,8 +115,7 @@ struct proxy_request {
 	struct decode dec;                 /* undoes it for the meter (lib/decode.h) */
 	int decode_rc;                     /* DECODE_OK, or why measuring stopped */
 	int64_t piece_ns;                  /* arrival of the piece being decoded */
-	struct proxy_session *session;     /* --session-header: its session, or NULL */
-	struct chain_link *chain;          /* --sessions prefix: its session, or NULL */
+	struct session_turn turn;          /* its session's, if in one */
 	struct proxy_request *prev, *next;
 };
 
@@ -262,12 +240,7 @@ static void record(struct proxy *p, struct proxy_request *q)
 		p->n_errors++;
 	}
 	p->n_done++;
-	if (q->session) {
-		q->session->last_end_ns = clock_now_ns();
-		q->session->in_flight--;
-	}
-	if (q->chain)
-		chain_end(q->chain, clock_now_ns());
+	session_join_end(&q->turn, clock_now_ns());
 	if (p->failed)
 		return;
 	rec = trace_request_to_json(&q->trace);
@@ -697,117 +670,6 @@ static int check_request(struct proxy *p, struct evhttp_request *req, const char
 	return 0;
 }
 
-/*
- * --session-header: makes q a turn of the session its header names,
- * numbered in arrival order, its think time the pause since the session's
- * last turn ended (0 while one is still in flight). A session idle for
- * longer than a think time may be (TRACE_MAX_THINK_NS) starts anew under a
- * new id. Requests not for inference, without the header, or past
- * PROXY_MAX_SESSIONS sessions are in none. Returns 0, or -1 when out of
- * memory.
- */
-static int join_session(struct proxy *p, struct proxy_request *q, struct evhttp_request *req,
-			int64_t arrival)
-{
-	const char *v = evhttp_find_header(evhttp_request_get_input_headers(req),
-					   p->opt.session_header);
-	size_t len, i;
-	uint64_t h = 0xcbf29ce484222325ULL;
-	struct proxy_session *s;
-
-	if (!v || !*v || !trace_kind_is_inference(q->trace.kind))
-		return 0;
-	len = strnlen(v, PROXY_SESSION_KEY_MAX);
-	for (i = 0; i < len; i++)
-		h = (h ^ (unsigned char)v[i]) * 0x100000001b3ULL;     /* FNV-1a */
-	for (s = p->sessions[h % PROXY_SESSION_BUCKETS]; s; s = s->next)
-		if (strlen(s->key) == len && memcmp(s->key, v, len) == 0)
-			break;
-	if (!s) {
-		if (p->n_sessions >= PROXY_MAX_SESSIONS) {
-			if (!p->sessions_full_said)
-				fprintf(stderr, "\ntracebench record proxy: %d sessions seen; later "
-					"ones are recorded as requests of their own\n",
-					PROXY_MAX_SESSIONS);
-			p->sessions_full_said = 1;
-			return 0;
-		}
-		if (!(s = calloc(1, sizeof(*s))) || !(s->key = strndup(v, len))) {
-			free(s);
-			return -1;
-		}
-		s->id = p->n_sessions++;
-		s->next = p->sessions[h % PROXY_SESSION_BUCKETS];
-		p->sessions[h % PROXY_SESSION_BUCKETS] = s;
-	} else if (!s->in_flight && arrival - s->last_end_ns > TRACE_MAX_THINK_NS) {
-		s->id = p->n_sessions++;      /* idle past any think time: a new session */
-		s->next_turn = 0;
-	}
-	q->trace.session = s->id;
-	q->trace.turn = s->next_turn++;
-	q->trace.think_ns = q->trace.turn && !s->in_flight && arrival > s->last_end_ns ?
-			    arrival - s->last_end_ns : 0;
-	s->in_flight++;
-	q->session = s;
-	return 0;
-}
-
-/*
- * --sessions prefix: a chat request whose messages begin with all of an
- * earlier request's messages followed by an answer (its last assistant
- * message; what follows that is a user's or tools' part) is that request's
- * next turn (lib/chain.h). The key of a list of messages hashes each one as
- * printed compactly, so a client resending its history byte for byte, or
- * reformatted, finds it. A body that is no chat request is in no session.
- * Returns 0, or -1 when out of memory.
- */
-static int join_by_prefix(struct proxy *p, struct proxy_request *q, int64_t arrival)
-{
-	cJSON *root, *msgs, *m;
-	uint64_t h = CHAIN_HASH_INIT, prefix = 0;
-	struct chain_turn ct;
-	int rc = 0;
-
-	if (!q->trace.kind || strcmp(q->trace.kind, TRACE_KIND_CHAT) != 0)
-		return 0;
-	root = cJSON_ParseWithLength(q->trace.body, q->trace.body_len);
-	msgs = cJSON_GetObjectItemCaseSensitive(root, "messages");
-	if (!cJSON_IsArray(msgs) || !cJSON_GetArraySize(msgs))
-		goto cleanup;
-	cJSON_ArrayForEach(m, msgs) {
-		const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role"));
-		char *text = cJSON_PrintUnformatted(m);
-
-		if (!text) {
-			rc = -1;
-			goto cleanup;
-		}
-		if (role && strcmp(role, "assistant") == 0)
-			prefix = h;
-		h = chain_hash(chain_hash(h, text, strlen(text)), "\n", 1);
-		cJSON_free(text);
-	}
-	switch (chain_join(&p->chains, prefix, h, arrival, &ct)) {
-	case 0:
-		q->trace.session = ct.session;
-		q->trace.turn = ct.turn;
-		q->trace.think_ns = ct.think_ns;
-		q->chain = ct.link;
-		break;
-	case 1:
-		if (!p->sessions_full_said)
-			fprintf(stderr, "\ntracebench record proxy: %ld sessions seen; later "
-				"ones are recorded as requests of their own\n", CHAIN_MAX_SESSIONS);
-		p->sessions_full_said = 1;
-		break;
-	default:
-		rc = -1;
-	}
-cleanup:
-	cJSON_Delete(root);
-	return rc;
-}
-
 /* evhttp's callback for every complete request, whatever its path. */
 static void on_request(struct evhttp_request *req, void *arg)
 {
@@ -841,8 +703,8 @@ static void on_request(struct evhttp_request *req, void *arg)
 	q->result.seq = q->result.trace_id = p->next_id;
 	q->result.sched_ns = q->result.send_ns = arrival - p->start_ns;
 	if (copy_request(p, q, req, method, uri) < 0 || setup_transfer(p, q, req, arrival) < 0 ||
-	    (p->opt.session_header && join_session(p, q, req, arrival) < 0) ||
-	    (p->opt.session_prefix && join_by_prefix(p, q, arrival) < 0) ||
+	    session_join(&p->sessions, evhttp_request_get_input_headers(req), &q->trace, arrival,
+			 &q->turn) < 0 ||
 	    transfer_start(&q->t, p->multi) < 0) {
 		request_free(q);
 		goto oom;
@@ -953,116 +815,6 @@ static void on_status_timer(evutil_socket_t fd, short what, void *arg)
 }
 
 /* ---- start-up ----------------------------------------------------------- */
-
-/* Checks the upstream URL; fills p->upstream (without a trailing '/'),
- * *host and *port (malloc'd host, caller frees). Returns 0 or 2 (printed). */
-static int parse_upstream(struct proxy *p, char **host, long *port)
-{
-	CURLU *u = curl_url();
-	char *scheme = NULL, *portstr = NULL, *query = NULL;
-	int rc = 2;
-	size_t len;
-
-	*host = NULL;
-	if (!(p->upstream_shown = redact_url(p->opt.upstream, NULL))) {
-		fprintf(stderr, "tracebench record proxy: out of memory\n");
-		goto cleanup;
-	}
-	if (!u || curl_url_set(u, CURLUPART_URL, p->opt.upstream, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    (strcmp(scheme, "http") && strcmp(scheme, "https")) ||
-	    curl_url_get(u, CURLUPART_HOST, host, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_PORT, &portstr, CURLU_DEFAULT_PORT) != CURLUE_OK ||
-	    cli_parse_long(portstr, 1, 65535, port) < 0) {
-		fprintf(stderr, "tracebench record proxy: --upstream wants http://HOST:PORT, "
-			"not '%s'\n", p->upstream_shown);
-		goto cleanup;
-	}
-	if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK) {
-		fprintf(stderr, "tracebench record proxy: --upstream takes no query "
-			"('%s')\n", p->upstream_shown);
-		goto cleanup;
-	}
-	if (!(p->upstream = strdup(p->opt.upstream))) {
-		fprintf(stderr, "tracebench record proxy: out of memory\n");
-		goto cleanup;
-	}
-	len = strlen(p->upstream);
-	while (len > 0 && p->upstream[len - 1] == '/')
-		p->upstream[--len] = '\0';
-	len = strlen(p->upstream_shown);
-	while (len > 0 && p->upstream_shown[len - 1] == '/')
-		p->upstream_shown[--len] = '\0';
-	rc = 0;
-cleanup:
-	if (rc) {
-		curl_free(*host);
-		*host = NULL;
-	}
-	curl_free(scheme);
-	curl_free(portstr);
-	curl_free(query);
-	curl_url_cleanup(u);
-	return rc;
-}
-
-static int addr_is_any_or_loopback(const struct sockaddr *sa)
-{
-	if (sa->sa_family == AF_INET) {
-		uint32_t a = ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr);
-
-		return a == INADDR_ANY || (a >> 24) == 127;
-	}
-	if (sa->sa_family == AF_INET6) {
-		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-
-		return IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_LOOPBACK(a);
-	}
-	return 0;
-}
-
-static int addr_equal(const struct sockaddr *a, const struct sockaddr *b)
-{
-	if (a->sa_family != b->sa_family)
-		return 0;
-	if (a->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	if (a->sa_family == AF_INET6)
-		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-			      &((const struct sockaddr_in6 *)b)->sin6_addr, 16) == 0;
-	return 0;
-}
-
-/*
- * True when host:port reaches the proxy itself (bound at 'self'): the same
- * address and port, or a local one when the proxy listens on every address.
- * A loop would forward each request to itself until the sockets ran out.
- */
-static int upstream_is_self(const struct sockaddr *self, const char *host, long port)
-{
-	struct addrinfo hints, *ai, *a;
-	int self_port, found = 0, self_any;
-
-	if (self->sa_family == AF_INET)
-		self_port = ntohs(((const struct sockaddr_in *)self)->sin_port);
-	else if (self->sa_family == AF_INET6)
-		self_port = ntohs(((const struct sockaddr_in6 *)self)->sin6_port);
-	else
-		return 0;
-	if (self_port != port)
-		return 0;
-	self_any = addr_is_any_or_loopback(self);
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_socktype = SOCK_STREAM;
-	if (getaddrinfo(host, NULL, &hints, &ai) != 0)
-		return 0;       /* curl will say it cannot resolve it */
-	for (a = ai; a && !found; a = a->ai_next)
-		found = addr_equal(a->ai_addr, self) ||
-			(self_any && addr_is_any_or_loopback(a->ai_addr));
-	freeaddrinfo(ai);
-	return found;
-}
 
 /* Write "PORT\n" to path.tmp, then rename it to path. Returns 0 or -1 (printed). */
 static cJSON *make_header(const struct proxy *p)
@@ -1189,7 +941,6 @@ static void start_timers(struct proxy *p)
 static int release_proxy(struct proxy *p, int rc)
 {
 	char err[TRACEFILE_ERRLEN] = "";
-	size_t i;
 
 	while (p->active)       /* the loop failed: nothing more to send */
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): as in cancel_all */
@@ -1231,22 +982,13 @@ static int release_proxy(struct proxy *p, int rc)
 		event_free(p->sigterm);
 	if (p->base)
 		event_base_free(p->base);
-	for (i = 0; i < PROXY_SESSION_BUCKETS; i++) {
-		while (p->sessions[i]) {
-			struct proxy_session *s = p->sessions[i];
-
-			p->sessions[i] = s->next;
-			free(s->key);
-			free(s);
-		}
-	}
-	chain_release(&p->chains);
+	session_join_release(&p->sessions);
 	free(p->upstream);
 	free(p->upstream_shown);
 	return rc;
 }
 
-int proxy_main(int argc, char **argv)
+int proxy_run(const struct proxy_options *o)
 {
 	struct proxy p;
 	char *up_host = NULL;
@@ -1254,17 +996,16 @@ int proxy_main(int argc, char **argv)
 	int rc;
 
 	memset(&p, 0, sizeof(p));
-	if ((rc = record_options_proxy(&p.opt, argc, argv)) != CLI_CONTINUE)
-		return rc;
+	p.opt = *o;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		fprintf(stderr, "tracebench record proxy: cannot initialize libcurl\n");
 		return CLI_EXIT_FAILED;
 	}
 	rc = CLI_EXIT_USAGE;
-	if (parse_upstream(&p, &up_host, &up_port) != 0)
+	if (upstream_parse(p.opt.upstream, &p.upstream, &p.upstream_shown, &up_host, &up_port) != 0)
 		goto cleanup;
 	p.budget = (size_t)p.opt.max_body * PROXY_BUDGET_BODIES;
-	if (p.opt.session_prefix && chain_init(&p.chains) < 0) {
+	if (session_join_init(&p.sessions, p.opt.session_header, p.opt.session_prefix) < 0) {
 		fprintf(stderr, "tracebench record proxy: out of memory\n");
 		rc = CLI_EXIT_FAILED;
 		goto cleanup;

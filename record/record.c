@@ -1,15 +1,16 @@
 /*
- * record.c - `tracebench record SOURCE`: routes to the trace source.
+ * record.c - `tracebench record SOURCE`: parses the source's command line
+ * (options.c) and runs it.
  *
  * Every source writes the same trace format (schema/FORMAT.md) through
- * lib/tracefile, so replay never knows where a trace came from.
+ * lib/tracefile, so replay never knows where a trace came from. The
+ * sources take their options as structs and never parse a command line:
+ * options.c depends on them, not they on it.
  */
 #include "record.h"
-#include "import.h"
-#include "info.h"
-#include "proxy.h"
-#include "synth.h"
+#include "options.h"
 #include "lib/cli.h"
+#include "lib/tracefile.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +35,51 @@ static void usage(FILE *out)
 		"  tracebench record import --format mooncake mooncake_trace.jsonl -o mooncake.jsonl.gz\n"
 		"  tracebench record proxy --listen 127.0.0.1:8080 --upstream http://127.0.0.1:8000 -o prod.jsonl.gz\n"
 		"  tracebench record info mooncake.jsonl.gz\n");
+}
+
+static int synth_main(int argc, char **argv)
+{
+	struct record_synth_options o;
+	char err[TRACEFILE_ERRLEN] = "";
+	int rc;
+
+	if ((rc = record_options_synth(&o, argc, argv)) != CLI_CONTINUE)
+		return rc;
+	if (cli_catch_stop_signals() < 0) {
+		fprintf(stderr, "tracebench record synth: cannot handle signals\n");
+		return CLI_EXIT_FAILED;
+	}
+	if ((rc = synth_write(&o.synth, o.output, o.force, err, sizeof(err))) != 0) {
+		fprintf(stderr, "tracebench record synth: %s\n", err);
+		return rc < 0 ? CLI_EXIT_USAGE : rc;
+	}
+	fprintf(stderr, "tracebench record synth: wrote %ld requests to '%s'\n", o.synth.requests,
+		o.output);
+	return CLI_EXIT_OK;
+}
+
+static int import_main(int argc, char **argv)
+{
+	struct record_import_options o;
+	int rc = record_options_import(&o, argc, argv);
+
+	return rc != CLI_CONTINUE ? rc : import_run(&o);
+}
+
+static int proxy_main(int argc, char **argv)
+{
+	struct proxy_options o;
+	int rc = record_options_proxy(&o, argc, argv);
+
+	return rc != CLI_CONTINUE ? rc : proxy_run(&o);
+}
+
+static int info_main(int argc, char **argv)
+{
+	struct record_info_options o;
+	int rc = record_options_info(&o, argc, argv);
+
+	return rc != CLI_CONTINUE ? rc : info_run(&o);
 }
 
 int record_main(int argc, char **argv)

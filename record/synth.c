@@ -24,7 +24,6 @@
  * time.
  */
 #include "synth.h"
-#include "options.h"
 #include "words.h"
 #include "traceout.h"
 #include "lib/errmsg.h"
@@ -315,25 +314,4 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 		rc = traceout_close(&out, rc == 0, o->requests, sig, err, errlen);
 	synth_run_free(&run);
 	return rc;
-}
-
-int synth_main(int argc, char **argv)
-{
-	struct record_synth_options o;
-	char err[TRACEFILE_ERRLEN] = "";
-	int rc;
-
-	if ((rc = record_options_synth(&o, argc, argv)) != CLI_CONTINUE)
-		return rc;
-	if (cli_catch_stop_signals() < 0) {
-		fprintf(stderr, "tracebench record synth: cannot handle signals\n");
-		return CLI_EXIT_FAILED;
-	}
-	if ((rc = synth_write(&o.synth, o.output, o.force, err, sizeof(err))) != 0) {
-		fprintf(stderr, "tracebench record synth: %s\n", err);
-		return rc < 0 ? CLI_EXIT_USAGE : rc;
-	}
-	fprintf(stderr, "tracebench record synth: wrote %ld requests to '%s'\n", o.synth.requests,
-		o.output);
-	return CLI_EXIT_OK;
 }

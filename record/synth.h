@@ -45,6 +45,4 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 		size_t errlen);
 
 /* argv[0] is "synth". Returns the exit status (lib/cli.h). */
-int synth_main(int argc, char **argv);
-
 #endif

@@ -12,7 +12,7 @@
  */
 #include "fuzz_util.h"
 #include "record/csv.h"
-#include "record/import.h"
+#include "record/record.h"
 
 static void check_lines(const uint8_t *data, size_t size, size_t cap)
 {
@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const formats[] = { "azure", "burstgpt" };
 	char in[96], out[96];
-	char *argv[8];
+	char *argv[9];
 	int mode, rc;
 
 	if (size < 2)
@@ -81,16 +81,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	fuzz_write_file(fuzz_path("in", in, sizeof(in)), data + 1, size - 1);
 	fuzz_path("out", out, sizeof(out));
-	argv[0] = (char *)"import";
-	argv[1] = (char *)"--format";
-	argv[2] = (char *)formats[mode - 1];
-	argv[3] = (char *)"--force";
-	argv[4] = (char *)"-o";
-	argv[5] = out;
-	argv[6] = in;
-	argv[7] = NULL;
+	argv[0] = (char *)"record";
+	argv[1] = (char *)"import";
+	argv[2] = (char *)"--format";
+	argv[3] = (char *)formats[mode - 1];
+	argv[4] = (char *)"--force";
+	argv[5] = (char *)"-o";
+	argv[6] = out;
+	argv[7] = in;
+	argv[8] = NULL;
 	fuzz_quiet(1);
-	rc = import_main(7, argv);
+	rc = record_main(8, argv);
 	fuzz_quiet(0);
 	if (rc != 0 && rc != 2)
 		abort();
