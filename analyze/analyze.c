@@ -1,5 +1,5 @@
 /*
- * analyze.c - `tracebench analyze load|report|export|runs|compare|rm|plot`:
+ * analyze.c - `tracebench analyze load|report|export|runs|compare|plan|rm|plot`:
  * each subcommand's run and exit code; the options are read in options.c,
  * the work is in db.c, report.c, compare.c and plot.c.
  *
@@ -22,6 +22,7 @@
 
 #include "analyze/capture.h"
 #include "analyze/compare.h"
+#include "analyze/plan.h"
 #include "analyze/options.h"
 #include "analyze/db.h"
 #include "analyze/foreign.h"
@@ -374,6 +375,42 @@ static void analyze_tune_malloc(void)
 #endif
 }
 
+static int analyze_plan(int argc, char **argv)
+{
+	struct analyze_options o;
+	struct compare_opts co = { VERDICT_MIN_EFFECT, -1, VERDICT_RESAMPLES, VERDICT_SEED };
+	struct compare_result res = { 0 };
+	struct plan_opts po;
+	char err[DB_ERRLEN];
+	struct db *db = NULL;
+	size_t i, shown;
+	int rc;
+
+	if ((rc = analyze_options_parse("plan", &o, argc, argv)) != CLI_CONTINUE)
+		return rc;
+	co.min_effect = o.min_effect;
+	co.noise_pct = o.noise_pct;
+	po = (struct plan_opts){ o.effect_pct, o.power_pct, o.metric };
+	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
+	if (!rc)
+		rc = compare_runs(db, o.args[0], o.args[1], &co, &res, err, sizeof(err));
+	db_close(db);
+	if (rc)
+		return analyze_fail("plan", rc, err);
+	for (i = 0; i < res.n_warnings; i++)
+		fprintf(stderr, "tracebench analyze plan: warning: %s\n", res.warnings[i]);
+	shown = plan_print(stdout, o.fmt, o.args[0], o.args[1], &res, &po);
+	compare_result_release(&res);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return analyze_fail("plan", DB_ERR_WORK, "cannot write output");
+	if (!shown) {
+		fprintf(stderr, "tracebench analyze plan: no level of '%s' and '%s' has %s\n",
+			o.args[0], o.args[1], o.metric ? o.metric : "a number to judge");
+		return 2;
+	}
+	return 0;
+}
+
 int analyze_main(int argc, char **argv)
 {
 	static const struct {
@@ -385,6 +422,7 @@ int analyze_main(int argc, char **argv)
 		{ "export", analyze_export },
 		{ "plot", analyze_plot },
 		{ "compare", analyze_compare },
+		{ "plan", analyze_plan },
 		{ "runs", analyze_runs },
 		{ "rm", analyze_rm },
 	};
@@ -392,7 +430,7 @@ int analyze_main(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "tracebench analyze: no subcommand (load, report, export, "
-			"compare, runs, rm, plot); "
+			"compare, plan, runs, rm, plot); "
 			"see 'tracebench analyze --help'\n");
 		return 2;
 	}

@@ -25,6 +25,7 @@ static const char analyze_usage_text[] =
 	"  export    write one row per request (CSV or JSON Lines)\n"
 	"  runs      list the runs in the database\n"
 	"  compare   before/after: changes per level and metric, with a verdict\n"
+	"  plan      the blocks or runs a comparison needs to see a given change\n"
 	"  rm        remove a run from the database\n"
 	"  plot      write gnuplot scripts and data, render them (png, svg, pdf)\n"
 	"\n"
@@ -83,6 +84,38 @@ static const char compare_usage_text[] =
 	"  tracebench analyze compare --db bench.db baseline tuned\n"
 	"  tracebench analyze compare --db ci.db --fail-on-regression 5 main pr-123\n"
 	"  tracebench analyze compare --db ab.db --min-effect 2 --format markdown a b\n";
+
+static const char plan_usage_text[] =
+	"usage: tracebench analyze plan --db FILE --effect PCT [--power PCT]\n"
+	"                               [--metric NAME] [--min-effect PCT] [--format FMT]\n"
+	"                               BEFORE AFTER\n"
+	"\n"
+	"What a comparison needs to see a change of PCT percent (a latency PCT%\n"
+	"higher, a throughput PCT% lower), from the run-to-run noise that compare\n"
+	"measures between BEFORE and AFTER - best two runs of one server (an A/A\n"
+	"pair). For each level and number compare judges:\n"
+	"  - an A/B pair: the blocks (replay -e A -e B --repeat K) that see it\n"
+	"    with probability --power, from the spread of its blocks' ratios;\n"
+	"  - runs judged by their history or --noise: the smallest change one run\n"
+	"    a side sees (more requests do not shrink a run-to-run noise), and\n"
+	"    whether that will do;\n"
+	"  - a percentile with too few requests: how many it needs a side.\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE           the database to read\n"
+	"  -e, --effect PCT        the change to see, percent (e.g. 5)\n"
+	"  -p, --power PCT         the share of runs that should see it (default 90)\n"
+	"  -M, --metric NAME       only this number: ttft_p50 ... e2e_p99 (TTFT, TTFA,\n"
+	"                          TPOT, ITL, E2E at P50, P90, P95, P99) or tok_s\n"
+	"  -m, --min-effect PCT    compare's threshold (default 1 where the noise\n"
+	"                          is measured)\n"
+	"  -n, --noise PCT         one run's figures vary by PCT percent between runs\n"
+	"  -f, --format FMT        text (default), markdown, csv or json\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze plan --db ab.db --effect 10 aa-a aa-b\n"
+	"  tracebench analyze plan --db ab.db --effect 5 --metric ttft_p99 aa-a aa-b\n";
 
 static const char runs_usage_text[] =
 	"usage: tracebench analyze runs --db FILE [--format FMT]\n"
@@ -317,6 +350,44 @@ static int take_compare(void *opts, int c, char *arg, char *msg, size_t len)
 	}
 }
 
+/* plan: compare's, --effect, --power, --metric. */
+static int take_plan(void *opts, int c, char *arg, char *msg, size_t len)
+{
+	struct analyze_options *o = opts;
+	static const char *const names[] = { "ttft", "ttfa", "tpot", "itl", "e2e" };
+	static const char *const stats[] = { "p50", "p90", "p95", "p99" };
+	char key[16];
+	size_t i, k;
+
+	switch (c) {
+	case 'e':
+		if (cli_parse_double(arg, 0.01, 99, &o->effect_pct) == 0)
+			return 0;
+		snprintf(msg, len, "bad --effect '%s' (a percentage above 0 and below 100, e.g. 5)",
+			 arg);
+		return -1;
+	case 'p':
+		if (cli_parse_double(arg, 50, 99.9, &o->power_pct) == 0)
+			return 0;
+		snprintf(msg, len, "bad --power '%s' (a percentage from 50 to 99.9, e.g. 90)", arg);
+		return -1;
+	case 'M':
+		o->metric = arg;
+		if (strcmp(arg, "tok_s") == 0)
+			return 0;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			for (k = 0; k < sizeof(stats) / sizeof(stats[0]); k++) {
+				snprintf(key, sizeof(key), "%s_%s", names[i], stats[k]);
+				if (strcmp(arg, key) == 0)
+					return 0;
+			}
+		}
+		snprintf(msg, len, "unknown --metric '%s' (ttft_p50 ... e2e_p99, or tok_s)", arg);
+		return -1;
+	default: return take_compare(opts, c, arg, msg, len);
+	}
+}
+
 static const struct option load_longopts[] = {
 	{ "db", required_argument, NULL, 'd' },
 	{ "label", required_argument, NULL, 'l' },
@@ -350,6 +421,18 @@ static const struct option compare_longopts[] = {
 	{ "min-effect", required_argument, NULL, 'm' },
 	{ "noise", required_argument, NULL, 'n' },
 	{ "fail-on-regression", required_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option plan_longopts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "effect", required_argument, NULL, 'e' },
+	{ "power", required_argument, NULL, 'p' },
+	{ "metric", required_argument, NULL, 'M' },
+	{ "min-effect", required_argument, NULL, 'm' },
+	{ "noise", required_argument, NULL, 'n' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -408,6 +491,15 @@ static const char *check_compare(const struct analyze_options *o)
 	return o->n_args == 2 ? NULL : "give two runs: BEFORE AFTER";
 }
 
+static const char *check_plan(const struct analyze_options *o)
+{
+	if (o->effect_pct < 0)
+		return "no --effect: the change to see, in percent";
+	if (o->min_effect >= 0 && o->effect_pct <= o->min_effect)
+		return "--effect must exceed --min-effect (a smaller change is 'same')";
+	return o->n_args == 2 ? NULL : "give two runs: BEFORE AFTER (best an A/A pair)";
+}
+
 static const struct analyze_sub {
 	const char *name;
 	const char *usage;
@@ -437,6 +529,9 @@ static const struct analyze_sub {
 	{ "compare", compare_usage_text,
 	  { "tracebench analyze compare", ":d:f:m:n:F:h", compare_longopts, take_compare },
 	  TABLE_TEXT, 1, check_compare },
+	{ "plan", plan_usage_text,
+	  { "tracebench analyze plan", ":d:f:e:p:M:m:n:h", plan_longopts, take_plan },
+	  TABLE_TEXT, 1, check_plan },
 };
 
 int analyze_options_parse(const char *sub, struct analyze_options *o, int argc, char **argv)
@@ -458,6 +553,8 @@ int analyze_options_parse(const char *sub, struct analyze_options *o, int argc, 
 	o->fail_pct = -1;
 	o->noise_pct = -1;              /* measured: blocks or history */
 	o->min_effect = -1;             /* each level's default (compare_min_effect) */
+	o->effect_pct = -1;
+	o->power_pct = 90;
 	rc = cli_parse(&s->cmd, o, argc, argv, msg, sizeof(msg));
 	if (rc == CLI_EXIT_OK)
 		fputs(s->usage, stdout);

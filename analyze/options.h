@@ -32,13 +32,16 @@ struct analyze_options {
 	double fail_pct;                /* compare --fail-on-regression; -1: none */
 	double min_effect;              /* compare --min-effect, percent */
 	double noise_pct;               /* compare --noise, percent; < 0 measured */
+	double effect_pct;              /* plan --effect, percent; < 0: not given */
+	double power_pct;               /* plan --power, percent */
+	const char *metric;             /* plan --metric ("ttft_p99", "tok_s"), or NULL */
 	char **args;                    /* the operands: files, runs */
 	int n_args;
 };
 
 /*
  * Fills *o for the subcommand sub ("load", "report", "export", "runs",
- * "rm", "plot", "compare") from argv (argv[0] is sub), defaults first.
+ * "rm", "plot", "compare", "plan") from argv (argv[0] is sub), defaults first.
  * Returns CLI_CONTINUE to run; else the exit status after printing the
  * help to stdout (0) or a one-line error to stderr (2).
  */

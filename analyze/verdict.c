@@ -473,6 +473,9 @@ int verdict_blocks(const double *sa, const double *sb, size_t n, const struct ve
 	h = stats_t975((double)(k - 1)) * sd / sqrt((double)k);
 	verdict_log_interval(w, h, h);
 	w->noise = VERDICT_NOISE_BLOCKS;
+	w->noise_sd = sd;
+	w->noise_t = stats_t975((double)(k - 1));
+	w->noise_n = k;
 	w->held = 0;
 	w->outcome = verdict_classify(w->lo, w->hi, o->min_effect, higher_is_better);
 	return 1;
@@ -492,6 +495,9 @@ void verdict_widen(struct verdict *w, double sd, double t, enum verdict_noise fr
 	h_hi = log1p(w->hi / 100.0) - l;
 	verdict_log_interval(w, fmax(h, h_lo), fmax(h, h_hi));
 	w->noise = from;
+	w->noise_sd = sd;
+	w->noise_t = t;
+	w->noise_n = 0;
 	w->held = 0;
 	w->outcome = verdict_classify(w->lo, w->hi, o->min_effect, higher_is_better);
 }

@@ -131,6 +131,11 @@ struct verdict {
 	size_t needed;          /* requests a side the statistic needs to be judged */
 	enum verdict_noise noise;
 	int held;               /* a faster/slower that unmeasured noise held back */
+	/* The noise the interval took its width from (not NONE): the SD on the
+	 * log scale of a block's log ratio (BLOCKS, over noise_n blocks) or of
+	 * one run's figure (HISTORY, GIVEN), and the quantile it was taken to. */
+	double noise_sd, noise_t;
+	size_t noise_n;
 };
 
 /*

@@ -60,3 +60,38 @@ verdict() { awk -F, -v m="$2" -v s="$3" 'NR == 1 { for (i = 1; i <= NF; i++) c[$
 check "A/B against a server 50% slower: TTFT P50 slower" test "$(verdict "$WORK/ab.csv" TTFT P50)" = slower
 check "... TPOT P50 slower" test "$(verdict "$WORK/ab.csv" TPOT P50)" = slower
 check "... Agg tok/s slower" test "$(verdict "$WORK/ab.csv" "Agg tok/s" "")" = slower
+
+# ---- analyze plan: what it would take, from the noise the pairs showed
+tb analyze plan --db "$WORK/n.db" --effect 10 --format csv aa-a aa-b >"$WORK/plan.csv" 2>"$WORK/plan.err"
+check "plan from the A/A pair exits 0" test $? -eq 0
+# Each row the blocks judged: the fewest blocks k with
+# (ln 1.1 - ln 1.01) sqrt(k) >= (t975(k - 1) + z90) sd, recomputed here.
+check "... every blocks row's count is the fewest the formula allows ($(awk -F, 'NR > 1 && $4 == "blocks"' "$WORK/plan.csv" | wc -l) rows)" \
+	awk -F, '
+	BEGIN { split("12.7062 4.3027 3.1824 2.7764 2.5706 2.4469 2.3646 2.3060 2.2622 2.2281 2.2010 2.1788 2.1604 2.1448 2.1314", t, " ")
+		d = log(1.1) - log(1.01); z = 1.281552; bad = 0; rows = 0 }
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["noise"] == "blocks" {
+		rows++; sd = log(1 + $c["noise_sd_pct"] / 100)
+		for (k = 2; k <= 16 && d * sqrt(k) < (t[k - 1] + z) * sd; k++) ;
+		if (k <= 16 && $c["blocks_needed"] != k) bad++
+		if (k > 16 && $c["blocks_needed"] != "" && $c["blocks_needed"] <= 16) bad++ }
+	END { exit !(rows >= 8 && bad == 0) }' "$WORK/plan.csv"
+check "... a P99 of 72 requests a side needs 200" sh -c \
+	"grep -q '^4,TTFT,P99,,,,,,200,200 requests a side (has 72)\$' '$WORK/plan.csv'"
+tb analyze plan --db "$WORK/n.db" --effect 10 --noise 10 --metric ttft_p50 --format csv one-a one-b \
+	>"$WORK/plan1.csv" 2>/dev/null
+check "one run a side with --noise 10: sees 56.35% or more (exp(ln 1.01 + (1.96 + 1.28) sqrt 2 ln 1.1) - 1)" \
+	awk -F, 'NR == 2 { v = $8; exit !(v > 56.34 && v < 56.36) } END { if (NR != 2) exit 1 }' "$WORK/plan1.csv"
+tb analyze plan --db "$WORK/n.db" --effect 10 one-a one-b >"$WORK/plan0.txt" 2>&1
+check "no noise measured: plan says how to measure it" grep -q "noise not measured: an A/B run, or 3 runs of the baseline" "$WORK/plan0.txt"
+for bad in "--effect 0" "--effect 100" "--effect 5 --power 40" "--effect 5 --metric ttft_p42" \
+	"--effect 1 --min-effect 2" "--min-effect 2"; do
+	rc=0
+	# shellcheck disable=SC2086
+	tb analyze plan --db "$WORK/n.db" $bad aa-a aa-b >/dev/null 2>"$WORK/bad.err" || rc=$?
+	check "plan $bad: exit 2 ($rc), one line" sh -c "test $rc -eq 2 && test \$(wc -l <'$WORK/bad.err') -eq 1"
+done
+rc=0
+tb analyze plan --db "$WORK/n.db" --effect 5 aa-a >/dev/null 2>"$WORK/bad.err" || rc=$?
+check "plan of one run: exit 2 ($rc), and it asks for two" sh -c "test $rc -eq 2 && grep -q 'give two runs' '$WORK/bad.err'"
