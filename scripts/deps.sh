@@ -42,6 +42,24 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "  sudo apt-get install -y$missing" >&2
 	exit 1
 fi
-echo "installing:$missing" >&2
+# What each package is for, said before it is installed.
+why() {
+	case $1 in
+	nghttp2-proxy) echo "an HTTP/2 and TLS server put in front of the mock" ;;
+	openssl) echo "the test certificates of that server" ;;
+	slurm-wlm|munge) echo "a one-node Slurm cluster to run replay's shards under" ;;
+	parallel) echo "GNU parallel, the README's recipe for shards on one host" ;;
+	chromium-headless-shell) echo "a real browser to render the HTML report" ;;
+	tidy) echo "an HTML checker for the report" ;;
+	wrk|nginx|gzip|util-linux) echo "a reference make bench measures against" ;;
+	clang|libclang-rt-*) echo "libFuzzer, for make fuzz" ;;
+	cppcheck|clang-tidy) echo "the static analysis of make lint" ;;
+	*) echo "building and running tracebench" ;;
+	esac
+}
+echo "tracebench: installing ${missing# } with apt-get:" >&2
+for p in $missing; do
+	echo "  $p: $(why "$p")" >&2
+done
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >/dev/null
