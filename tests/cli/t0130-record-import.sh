@@ -156,3 +156,6 @@ rc=$?
 check "an imported trace replays: exit 0, a result for each of its 13 requests, all ok" sh -c \
 	"test $rc -eq 0 && test \$(zcat '$WORK/res.jsonl.gz' | tail -n +2 | wc -l) -eq 13 &&
 	 test \$(zcat '$WORK/res.jsonl.gz' | tail -n +2 | grep -c '\"status\":200') -eq 13"
+tb record import --help >"$WORK/help" 2>&1
+check "--help says ShareGPT keeps every turn, as a session (it said the first only)" sh -c \
+	"tr '\n' ' ' <'$WORK/help' | grep -q 'ShareGPT keeps every turn of a conversation, as a session'"
