@@ -17,13 +17,14 @@
 #  10. scraping /metrics bench-metrics.sh  what --metrics-url costs the TTFT error
 #  11. noisy verdicts    bench-verdicts.sh compare against a mock noisy as servers are
 #  12. the noisy mock    bench-noise.sh    its run-to-run and within-run spread
+#  13. analyze plan      bench-plan.sh     does following the plan see the change
 #
 #   RUNS       repetitions of each measurement (default 5; 3 when QUICK=1)
 #   QUICK      1: smaller runs (make bench-quick), goal under 2 minutes
 #   BENCH_OUT  the Markdown file (default BENCHMARKS.md); plots go to the
 #              docs/ folder beside it
 #   SECTIONS   the sections to run (default "client open rate analyze proxy
-#              stream files compare capacity metrics verdicts noise")
+#              stream files compare capacity metrics verdicts noise plan")
 
 set -eu
 QUICK=${QUICK:-0}
@@ -31,7 +32,7 @@ if [ "$QUICK" = 1 ]; then RUNS=${RUNS:-3}; else RUNS=${RUNS:-5}; fi
 OUT=${BENCH_OUT:-BENCHMARKS.md}
 PLOTS=$(dirname "$OUT")/docs
 TB=${TB:-./tracebench}
-SECTIONS=${SECTIONS:-client open rate analyze proxy stream files compare capacity metrics verdicts noise}
+SECTIONS=${SECTIONS:-client open rate analyze proxy stream files compare capacity metrics verdicts noise plan}
 export QUICK RUNS PLOTS TB
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -52,7 +53,7 @@ title() {  # NAME
 	files) echo "7. results files" ;; compare) echo "8. compare verdicts" ;;
 	capacity) echo "9. capacity search" ;; metrics) echo "10. scraping /metrics" ;;
 	verdicts) echo "11. verdicts on a noisy mock" ;;
-	noise) echo "12. the noisy mock" ;;
+	noise) echo "12. the noisy mock" ;; plan) echo "13. following analyze plan" ;;
 	*) echo "$1" ;;
 	esac
 }
