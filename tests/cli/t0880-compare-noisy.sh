@@ -44,14 +44,17 @@ check "... and the text says so, and how to measure it" \
 	grep -q "Run-to-run noise was not measured: a change is 'inconclusive', not 'faster' or 'slower'. Measure it: an A/B run with --repeat 3" "$WORK/one.txt"
 
 # The twin pair: a calibrated 95% interval per row, and the gate at 5%.
-# A budget, not zero: of the rows judged, at most 2 may stray (each does
-# with some 2.5% chance either way; 2 of ~11 at once is below 1 in 300).
+# A budget, not zero: each row strays with some 5% chance, and the rows
+# stray together (TTFT, E2E and tok/s share the mock's stalls and the
+# host's), so 3 of 16 at once happened on a busy CI host. At most a
+# quarter: five times the rate of a calibrated interval, a budget a busy
+# host does not exhaust and an interval that ignores the noise does.
 tb analyze compare --db "$WORK/n.db" --fail-on-regression 5 aa-a aa-b >"$WORK/aa.txt" 2>&1
 check "A/B, the server against its twin: the gate passes" test $? -eq 0
 tb analyze compare --db "$WORK/n.db" --format csv aa-a aa-b >"$WORK/aa.csv" 2>/dev/null
 check "... paired block by block" grep -q "Run-to-run noise: an A/B run's 3 interleaved blocks" "$WORK/aa.txt"
-check "... at most 2 of $(judged "$WORK/aa.csv") rows faster or slower ($(changed "$WORK/aa.csv"))" \
-	test "$(changed "$WORK/aa.csv")" -le 2 -a "$(judged "$WORK/aa.csv")" -ge 8
+check "... at most a quarter of $(judged "$WORK/aa.csv") rows faster or slower ($(changed "$WORK/aa.csv"))" \
+	test "$((4 * $(changed "$WORK/aa.csv")))" -le "$(judged "$WORK/aa.csv")" -a "$(judged "$WORK/aa.csv")" -ge 8
 
 # 50% slower in every time: seen through the noise.
 tb analyze compare --db "$WORK/n.db" --format csv ab-a ab-b >"$WORK/ab.csv" 2>/dev/null
