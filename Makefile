@@ -35,11 +35,11 @@ PROG_SRC = $(wildcard record/*.c replay/*.c analyze/*.c mock/*.c)
 TEST_SRC = $(wildcard tests/unit/test_*.c)
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(O)/%.o)
-PROG_OBJ = $(PROG_SRC:%.c=$(O)/%.o) $(O)/schema_sql.o
+PROG_OBJ = $(PROG_SRC:%.c=$(O)/%.o) $(O)/schema_sql.o $(O)/build_id.o
 TESTS    = $(TEST_SRC:tests/unit/%.c=$(O)/tests/%)
 BIN      = $(O)/tracebench
 
-.PHONY: all tracebench test test-timing demo asan valgrind bench bench-quick install clean deps fuzz lint
+.PHONY: FORCE all tracebench test test-timing demo asan valgrind bench bench-quick install clean deps fuzz lint
 all: tracebench
 
 # ./tracebench always names the optimized build, whatever O= other runs used.
@@ -73,6 +73,22 @@ $(O)/schema_sql.c: schema/tracebench.sql
 
 $(O)/schema_sql.o: $(O)/schema_sql.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The build a results file names (replay/provenance.h): `git describe` of
+# the checkout, rewritten only when it changes so that a build stays
+# incremental; "unknown" outside a checkout.
+BUILD_ID := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+$(O)/build_id.c: FORCE
+	@mkdir -p $(O)
+	@printf '#include "replay/provenance.h"\nconst char tracebench_build_id[] = "%s";\n' \
+		'$(BUILD_ID)' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(O)/build_id.o: $(O)/build_id.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+FORCE:
 
 $(O)/tests/%: tests/unit/%.c Makefile $(O)/libtracebench.a
 	@mkdir -p $(dir $@)
@@ -138,7 +154,7 @@ fuzz:
 # elsewhere cannot stop the fuzzing.
 # record_main() is the import targets' entry, so they take record/ whole.
 FUZZ_OBJ      = $(LIB_OBJ) $(patsubst %.c,$(O)/%.o,$(wildcard record/*.c)) \
-               $(O)/replay/body.o
+               $(O)/replay/body.o $(O)/replay/server_info.o
 
 $(O)/fuzz_%: tests/fuzz/fuzz_%.c Makefile $(FUZZ_OBJ)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LIBS)

@@ -57,6 +57,7 @@ struct run_header {
 	const cJSON *params; /* in the header */
 	char *params_json;   /* owned: cJSON_PrintUnformatted of "params" */
 	char *clock_json;    /* owned: of "clock", NULL when absent */
+	char *provenance_json;   /* owned: of "provenance", NULL when absent */
 };
 
 /* Fills err with SQLite's own message for the last failure on db. */
@@ -224,6 +225,9 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	/* 6 -> 7: a rate level's offered rate; the runs before have none. */
 	if (!rc && version >= 1 && version < 7)
 		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN rate REAL", err, errlen);
+	/* 7 -> 8: a run's provenance; the runs before have none. */
+	if (!rc && version >= 1 && version < 8)
+		rc = db_exec(db, "ALTER TABLE runs ADD COLUMN provenance TEXT", err, errlen);
 	/* The views hold no data: recreate them, so they follow this build's SQL. */
 	if (!rc)
 		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",
@@ -359,7 +363,7 @@ static int db_header_object(const cJSON *obj, const char *name, const cJSON **ou
 static int db_parse_header(const cJSON *hdr, const char *path, const char *label,
 			   struct run_header *h, char *err, size_t errlen)
 {
-	const cJSON *trace = NULL, *params = NULL, *clock = NULL;
+	const cJSON *trace = NULL, *params = NULL, *clock = NULL, *prov = NULL;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
@@ -371,7 +375,8 @@ static int db_parse_header(const cJSON *hdr, const char *path, const char *label
 	    (rc = db_header_string(hdr, "model", &h->model, path, err, errlen)) ||
 	    (rc = db_header_object(hdr, "trace", &trace, path, err, errlen)) ||
 	    (rc = db_header_object(hdr, "params", &params, path, err, errlen)) ||
-	    (rc = db_header_object(hdr, "clock", &clock, path, err, errlen)))
+	    (rc = db_header_object(hdr, "clock", &clock, path, err, errlen)) ||
+	    (rc = db_header_object(hdr, "provenance", &prov, path, err, errlen)))
 		return rc;
 	if (!h->run_id || !*h->run_id) {
 		errmsg_set(err, errlen, "'%s': header has no run_id", path);
@@ -392,7 +397,8 @@ static int db_parse_header(const cJSON *hdr, const char *path, const char *label
 			return DB_ERR_WORK;
 		}
 	}
-	if (clock && !(h->clock_json = cJSON_PrintUnformatted(clock))) {
+	if ((clock && !(h->clock_json = cJSON_PrintUnformatted(clock))) ||
+	    (prov && !(h->provenance_json = cJSON_PrintUnformatted(prov)))) {
 		errmsg_set(err, errlen, "'%s': out of memory", path);
 		return DB_ERR_WORK;
 	}
@@ -557,8 +563,8 @@ static int db_insert_run(struct db *db, const struct run_header *h, const char *
 {
 	static const char sql[] =
 		"INSERT INTO runs (run_id, label, created, tool, endpoint, model,"
-		" trace_path, trace_digest, mode, params, source, loaded_at, clock)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+		" trace_path, trace_digest, mode, params, source, loaded_at, clock, provenance)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 	sqlite3_stmt *st = NULL;
 	char now[32];
 	int rc;
@@ -580,6 +586,7 @@ static int db_insert_run(struct db *db, const struct run_header *h, const char *
 	db_bind_text(st, 11, source);
 	db_bind_text(st, 12, now);
 	db_bind_text(st, 13, h->clock_json);
+	db_bind_text(st, 14, h->provenance_json);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		rc = db_sqlerr(db, err, errlen);
 cleanup:
@@ -921,6 +928,7 @@ cleanup:
 	free(stored_label);
 	free(h.params_json);
 	free(h.clock_json);
+	free(h.provenance_json);
 	tracefile_reader_close(rd);
 	return rc;
 }
@@ -1143,6 +1151,8 @@ static void db_run_release(void *row)
 	free(r->created);
 	free(r->mode);
 	free(r->params);
+	free(r->served);
+	free(r->tags);
 }
 
 static int db_run_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen);
@@ -1168,22 +1178,30 @@ static int db_run_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
 	r->created = db_column_strdup(st, 5);
 	r->mode = db_column_strdup(st, 6);
 	r->params = db_column_strdup(st, 7);
+	r->served = db_column_strdup(st, 8);
+	r->tags = db_column_strdup(st, 9);
 	return r->label ? DB_OK : DB_ERR_WORK;
 }
 
 int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
 	    char *err, size_t errlen)
 {
-	/* One row per label, described by its first results file. */
-	static const char sql[] =
-		"SELECT r.label, r.endpoint, r.model, r.trace_digest,"
-		" (SELECT count(*) FROM runs c WHERE c.label = r.label),"
-		" r.created, r.mode, r.params"
-		" FROM runs r"
-		" WHERE r.rowid = (SELECT f.rowid FROM runs f WHERE f.label = r.label"
-		"                  ORDER BY f.created, f.rowid LIMIT 1)"
-		"   AND (?1 IS NULL OR r.label = ?1)"
-		" ORDER BY r.created, r.rowid";
+	/* One row per label, described by its first results file; the model
+	 * the server said it serves and the tags from its provenance. */
+#define DB_RUNS_SQL(served, tags) \
+		"SELECT r.label, r.endpoint, r.model, r.trace_digest," \
+		" (SELECT count(*) FROM runs c WHERE c.label = r.label)," \
+		" r.created, r.mode, r.params, " served ", " tags \
+		" FROM runs r" \
+		" WHERE r.rowid = (SELECT f.rowid FROM runs f WHERE f.label = r.label" \
+		"                  ORDER BY f.created, f.rowid LIMIT 1)" \
+		"   AND (?1 IS NULL OR r.label = ?1)" \
+		" ORDER BY r.created, r.rowid"
+	const char *sql = db->version >= 8 ?
+		DB_RUNS_SQL("json_extract(r.provenance, '$.server.models[0]')",
+			    "(SELECT group_concat(t.key || '=' || t.value, ' ')"
+			    " FROM json_each(r.provenance, '$.tags') t)") :
+		DB_RUNS_SQL("NULL", "NULL");
 	sqlite3_stmt *st = NULL;
 	void *v;
 	int rc = db_query(db, sql, label, &st, err, errlen);

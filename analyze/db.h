@@ -28,7 +28,7 @@
  * 2 (no runs.clock, no requests.streamed), 3 (no token source, cached
  * tokens, salt or connection times), 4 (no metrics tables) and 5 (no
  * requests.session or requests.turn). */
-#define DB_SCHEMA_VERSION 7
+#define DB_SCHEMA_VERSION 8
 
 /* Suggested size of the 'err' buffers below. */
 #define DB_ERRLEN 1024
@@ -119,6 +119,8 @@ struct db_run {
 	char *created;      /* of the first results file */
 	char *mode;         /* "closed", "open" */
 	char *params;       /* JSON object of the first results file's params */
+	char *served;       /* the first model the server listed, or NULL */
+	char *tags;         /* "key=value key=value" of --tag, or NULL */
 };
 
 /*

@@ -928,9 +928,10 @@ static double col_runs_count(const void *row, size_t off)
 
 static const struct table_col report_runs_cols[] = {
 	RUN_STR("label", label), RUN_STR("created", created), RUN_STR("endpoint", endpoint),
-	RUN_STR("model", model), RUN_STR("trace", trace_digest), RUN_STR("mode", mode),
+	RUN_STR("model", model), RUN_STR("served", served), RUN_STR("trace", trace_digest),
+	RUN_STR("mode", mode),
 	{ .head = "levels", .key = "levels", .flags = TABLE_LEFT, .str = col_runs_levels },
-	RUN_COUNT("requests", requests), RUN_COUNT("errors", errors),
+	RUN_COUNT("requests", requests), RUN_COUNT("errors", errors), RUN_STR("tags", tags),
 };
 
 int report_print_runs(struct db *db, enum table_format fmt, FILE *out, char *err, size_t errlen)

@@ -440,7 +440,7 @@ static const char *method_name(enum evhttp_cmd_type m)
 /* evhttp's callback for every complete request. */
 static void on_request(struct evhttp_request *req, void *arg)
 {
-	enum route { CHAT, COMPLETIONS, MODELS, HEALTH, TOKENIZE, METRICS, NROUTES };
+	enum route { CHAT, COMPLETIONS, MODELS, HEALTH, TOKENIZE, METRICS, VERSION, NROUTES };
 	static const struct {
 		const char *path;
 		enum evhttp_cmd_type method;
@@ -451,6 +451,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 		[HEALTH]      = { "/health",              EVHTTP_REQ_GET },
 		[TOKENIZE]    = { "/tokenize",            EVHTTP_REQ_POST },
 		[METRICS]     = { "/metrics",             EVHTTP_REQ_GET },
+		[VERSION]     = { "/version",             EVHTTP_REQ_GET },
 	};
 	struct mock_server *srv = arg;
 	int64_t arrival_ns = clock_now_ns();
@@ -503,6 +504,11 @@ static void on_request(struct evhttp_request *req, void *arg)
 		break;
 	case METRICS:
 		route_metrics(srv, req);
+		break;
+	case VERSION:
+		/* as vLLM's /version; replay records it (replay/server_info.h) */
+		httpserver_reply_json(req, HTTP_OK, "OK",
+				      cJSON_Parse("{\"version\":\"" TB_VERSION "\"}"));
 		break;
 	default:
 		httpserver_reply_json(req, HTTP_OK, "OK",

@@ -77,7 +77,7 @@ void mock_options_usage(FILE *out)
 "usage: tracebench mock [options]\n"
 "\n"
 "Serve a deterministic OpenAI-compatible API (POST /v1/chat/completions,\n"
-"POST /v1/completions, POST /tokenize, GET /v1/models, GET /health,\n"
+"POST /v1/completions, POST /tokenize, GET /v1/models, GET /health, GET /version,\n"
 "GET /metrics in Prometheus text with vLLM's names) that\n"
 "answers as vLLM does. Token k of a request is sent at ttft + k * itl after\n"
 "it arrived (--noise: stretched as a real server's times are); the\n"

@@ -12,11 +12,14 @@
 #include "lib/curlev.h"
 #include "lib/redact.h"
 
+#include <ctype.h>
 #include <curl/curl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 /* How far in the past a --start-at may lie: a late shard still joins. */
 #define REPLAY_MAX_START_AGO_S 86400.0
@@ -35,7 +38,7 @@ enum {
 	OPT_NO_SALT, OPT_SALT_SEED,
 	OPT_METRICS_URL, OPT_METRICS_INTERVAL, OPT_FIND_CAPACITY, OPT_SLO, OPT_SLO_SHARE,
 	OPT_CONFIDENCE, OPT_CAPACITY_RANGE, OPT_CAPACITY_TOLERANCE, OPT_CAPACITY_REQUESTS,
-	OPT_MAX_RATE,
+	OPT_MAX_RATE, OPT_TAG,
 };
 
 static const char shortopts[] = ":e:c:n:l:o:fqH:kh";
@@ -73,6 +76,7 @@ static const struct option longopts[] = {
 	{ "no-salt", no_argument, NULL, OPT_NO_SALT },
 	{ "salt-seed", required_argument, NULL, OPT_SALT_SEED },
 	{ "header", required_argument, NULL, 'H' },
+	{ "tag", required_argument, NULL, OPT_TAG },
 	{ "http2", no_argument, NULL, OPT_HTTP2 },
 	{ "insecure", no_argument, NULL, 'k' },
 	{ "shard", required_argument, NULL, OPT_SHARD },
@@ -104,7 +108,11 @@ void replay_options_usage(FILE *out)
 		"  -e, --endpoint URL        base URL of the server, e.g. http://127.0.0.1:8000\n"
 		"  -o, --output FILE         results file to write (.jsonl.gz)\n"
 		"  -f, --force               replace FILE if it exists\n"
-		"  -l, --label LABEL         name of the run (default run-YYYYmmdd-HHMMSS)\n"
+		"  -l, --label LABEL         name of the run (default run-YYYYmmdd-HHMMSS-XXXX,\n"
+		"                            XXXX drawn so that two runs of a second differ)\n"
+		"      --tag KEY=VALUE       a note kept with the run (repeatable), e.g.\n"
+		"                            --tag gpu=H100 --tag commit=abc123; analyze runs\n"
+		"                            shows them\n"
 		"      --warmup N            warm-up requests sent first, one at a time (default 1)\n"
 		"\n"
 		"closed loop (the default):\n"
@@ -248,6 +256,27 @@ static int parse_shard(const char *s, long *k, long *n)
 }
 
 /* 0 or -1 of a value parser as OPT_TAKEN or OPT_BAD. */
+/* --tag KEY=VALUE: a key of letters, digits, '_', '-' and '.', a value of
+ * printable ASCII, each capped, no key twice. */
+static int tag_ok(const struct replay_options *o, const char *arg)
+{
+	size_t k = strcspn(arg, "="), i;
+
+	if (k == 0 || k > REPLAY_MAX_TAG_KEY || !arg[k] || strlen(arg + k + 1) > REPLAY_MAX_TAG_VALUE ||
+	    o->n_tags == REPLAY_MAX_TAGS)
+		return 0;
+	for (i = 0; i < k; i++)
+		if (!isalnum((unsigned char)arg[i]) && !strchr("_-.", arg[i]))
+			return 0;
+	for (i = k + 1; arg[i]; i++)
+		if (arg[i] < 0x20 || arg[i] > 0x7e)
+			return 0;
+	for (i = 0; i < o->n_tags; i++)
+		if (!strncmp(o->tags[i], arg, k + 1))
+			return 0;
+	return 1;
+}
+
 static int taken(int parse_rc)
 {
 	return parse_rc < 0 ? OPT_BAD : OPT_TAKEN;
@@ -341,6 +370,11 @@ static int parse_request_option(struct replay_options *o, int c, char *arg)
 		    o->n_headers == REPLAY_MAX_HEADERS)
 			return OPT_BAD;
 		o->headers[o->n_headers++] = arg;
+		return OPT_TAKEN;
+	case OPT_TAG:
+		if (!tag_ok(o, arg))
+			return OPT_BAD;
+		o->tags[o->n_tags++] = arg;
 		return OPT_TAKEN;
 	case OPT_API_KEY_ENV: o->api_key_env = arg; return OPT_TAKEN;
 	case OPT_HTTP2: o->http2 = 1; return OPT_TAKEN;
@@ -621,9 +655,14 @@ static void finish_options(struct replay_options *o)
 	if (!o->label) {
 		time_t now = time(NULL);
 		struct tm tm;
+		unsigned short r;
 
+		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			r = (unsigned short)(getpid() ^ clock_now_ns());
 		gmtime_r(&now, &tm);
 		strftime(o->label_buf, sizeof(o->label_buf), "run-%Y%m%d-%H%M%S", &tm);
+		snprintf(o->label_buf + strlen(o->label_buf), sizeof(o->label_buf) - strlen(o->label_buf),
+			 "-%04x", r);
 		o->label = o->label_buf;
 	}
 	if (o->endpoint_b) {
@@ -704,6 +743,8 @@ int replay_options_parse(struct replay_options *o, int argc, char **argv)
 	int rc;
 
 	memset(o, 0, sizeof(*o));
+	o->argc = argc;
+	o->argv = argv;
 	o->levels[0] = 1;
 	o->n_levels = 1;
 	o->warmup = 1;

@@ -19,6 +19,9 @@
 
 #define REPLAY_MAX_LEVELS 64
 #define REPLAY_MAX_HEADERS 32
+#define REPLAY_MAX_TAGS 32
+#define REPLAY_MAX_TAG_KEY 64      /* letters, digits, '_', '-', '.' */
+#define REPLAY_MAX_TAG_VALUE 256   /* printable ASCII */
 
 /* The command line, parsed once; the strings point into argv or into the
  * struct itself (endpoints, labels). */
@@ -32,7 +35,7 @@ struct replay_options {
 	int concurrency_given;    /* -c was given: refused with the open loop */
 	long requests;            /* per level; 0 = max(4, 2C) */
 	long warmup;
-	const char *label;        /* given, or run-YYYYmmdd-HHMMSS */
+	const char *label;        /* given, or run-YYYYmmdd-HHMMSS-XXXX */
 	const char *output;
 	const char *trace_path;
 	int force;
@@ -56,6 +59,10 @@ struct replay_options {
 	int ignore_eos;
 	char *headers[REPLAY_MAX_HEADERS];  /* -H "Name: value", into argv */
 	size_t n_headers;
+	const char *tags[REPLAY_MAX_TAGS];  /* --tag KEY=VALUE, into argv */
+	size_t n_tags;
+	int argc;                 /* the command line as given (argv[0] "replay"), */
+	char **argv;              /* for the results' provenance */
 	int http2, insecure;
 	int all_requests;         /* replay requests of kind "other" too */
 	int no_salt;              /* --no-salt: bodies byte for byte */

@@ -20,8 +20,10 @@
 #include "body.h"
 #include "client.h"
 #include "clocksync.h"
+#include "provenance.h"
 #include "schedule.h"
 #include "scrape.h"
+#include "server_info.h"
 #include "session.h"
 #include "workers.h"
 #include "lib/cli.h"
@@ -1211,10 +1213,12 @@ static void add_params(cJSON *params, const struct replay_options *o,
 }
 
 static cJSON *results_header(const struct replay_options *o, const struct session_set *sessions,
-			     const char *label, const char *endpoint,
+			     const char *label, const char *endpoint, const cJSON *server,
 			     const char *digest, const unsigned char *ab_order, size_t n_blocks,
 			     const struct prepared *reqs, size_t n_reqs)
 {
+	cJSON *prov;
+
 	cJSON *h = cJSON_CreateObject(), *trace;
 	char run_id[20] = "", created[32];
 
@@ -1242,6 +1246,11 @@ static cJSON *results_header(const struct replay_options *o, const struct sessio
 	if (sessions && sessions->n)
 		cJSON_AddNumberToObject(trace, "sessions", (double)sessions->n);
 	add_params(cJSON_AddObjectToObject(h, "params"), o, ab_order, n_blocks);
+	if (!(prov = provenance_new(o, server)) || !cJSON_AddItemToObject(h, "provenance", prov)) {
+		cJSON_Delete(prov);
+		cJSON_Delete(h);
+		return NULL;
+	}
 	return h;
 }
 
@@ -1654,8 +1663,8 @@ static void probe_server_clock(const struct replay_options *o, struct clocksync_
  * merges their files into o->output. Returns the exit status in the
  * parent, WORKER_GOES_ON in a worker (then *o is the worker's).
  */
-static int start_workers(struct replay_options *o, const char *digest, const struct prepared *reqs,
-			 size_t n_reqs, char *tmp_output, size_t tmp_len)
+static int start_workers(struct replay_options *o, const cJSON *server, const char *digest,
+			 const struct prepared *reqs, size_t n_reqs, char *tmp_output, size_t tmp_len)
 {
 	long w_n = o->workers, k = o->shard_n > 1 ? o->shard_k : 0, m = o->shard_n > 1 ? o->shard_n : 1;
 	struct clocksync_result cs = { 0 };
@@ -1700,7 +1709,8 @@ static int start_workers(struct replay_options *o, const char *digest, const str
 	{
 		char *shown = redact_url(o->endpoint, NULL);   /* no userinfo in the file */
 
-		header = shown ? results_header(o, NULL, o->label, shown, digest, NULL, 0, reqs, n_reqs) :
+		header = shown ? results_header(o, NULL, o->label, shown, server, digest, NULL, 0, reqs,
+						n_reqs) :
 			 NULL;
 		free(shown);
 	}
@@ -1772,6 +1782,7 @@ struct replay {
 	int anchored;             /* one schedule for all shards, from --start-at */
 	int table;                /* prints the sweep table (not a worker) */
 	struct clocksync_result cs;
+	cJSON *server[2];         /* per side: the server as it described itself */
 	struct client *client;
 	struct event *tick, *sigint, *sigterm;
 	struct level_run lr;
@@ -1975,8 +1986,8 @@ static int open_results(struct replay *rp)
 			fprintf(stderr, "tracebench replay: out of memory\n");
 			return CLI_EXIT_FAILED;
 		}
-		header = results_header(&rp->o, &rp->sessions, sd->label, sd->shown, rp->digest, rp->ab_order,
-					rp->n_blocks, rp->reqs, rp->n_reqs);
+		header = results_header(&rp->o, &rp->sessions, sd->label, sd->shown, rp->server[t],
+					rp->digest, rp->ab_order, rp->n_blocks, rp->reqs, rp->n_reqs);
 		if (header)
 			add_clock(header, origin_unix, &rp->cs);
 		sd->out = tracefile_writer_open(sd->output, TRACEFILE_KIND_RESULTS, header,
@@ -2555,9 +2566,34 @@ static int finish_run(struct replay *rp)
 	return rp->total > 0 && rp->total_ok == 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
 
+/*
+ * Asks each server what it is, once, before any warm-up (replay/
+ * server_info.h); a server that says nothing is recorded as unknown and
+ * the run goes on. Returns 0, or the exit status when out of memory.
+ */
+static int ask_servers(struct replay *rp)
+{
+	size_t t;
+
+	for (t = 0; t < rp->n_sides; t++) {
+		struct server_info_options so = { t ? rp->o.endpoint_b : rp->o.endpoint,
+						  getenv(rp->o.api_key_env), rp->o.http2,
+						  rp->o.insecure, 0 };
+
+		if (!(rp->server[t] = server_info_probe(&so))) {
+			fprintf(stderr, "tracebench replay: out of memory\n");
+			return CLI_EXIT_FAILED;
+		}
+	}
+	return 0;
+}
+
 static void replay_release(struct replay *rp)
 {
 	size_t t;
+
+	for (t = 0; t < 2; t++)
+		cJSON_Delete(rp->server[t]);
 
 	scrape_free(rp->lr.scrape);
 	free_results(&rp->lr);
@@ -2595,11 +2631,11 @@ int replay_main(int argc, char **argv)
 	if ((rc = replay_options_parse(&rp.o, argc, argv)) != CLI_CONTINUE)
 		return rc;
 	rp.n_sides = rp.o.endpoint_b ? 2 : 1;
-	if ((rc = load_requests(&rp)))
+	if ((rc = load_requests(&rp)) || (rc = ask_servers(&rp)))
 		goto cleanup;
 	/* --workers: the parent ends here, with the merged results' status */
 	if (rp.o.workers > 1 &&
-	    (rc = start_workers(&rp.o, rp.digest, rp.reqs, rp.n_reqs, rp.worker_output,
+	    (rc = start_workers(&rp.o, rp.server[0], rp.digest, rp.reqs, rp.n_reqs, rp.worker_output,
 				sizeof(rp.worker_output))) != WORKER_GOES_ON)
 		goto cleanup;
 	if ((rc = plan_requests(&rp)) || (rc = start_client(&rp)) || (rc = open_results(&rp)))

@@ -1,4 +1,4 @@
--- tracebench.sql - the analysis database, schema version 7.
+-- tracebench.sql - the analysis database, schema version 8.
 -- Version 2 added requests.repeat (replay --repeat), version 3 runs.clock
 -- (the host and clock of a shard) and requests.streamed (a whole JSON body,
 -- not SSE), version 4 where output tokens came from, the token events, the
@@ -6,14 +6,15 @@
 -- request, version 5 the tables metric_scrapes and metric_samples (replay
 -- --metrics-url), version 6 requests.session and requests.turn (a turn of
 -- a session), version 7 requests.rate (the offered rate of a rate level,
--- replay --find-capacity=rate); analyze/db.c migrates an older database when it opens it for
+-- replay --find-capacity=rate), version 8 runs.provenance (the command,
+-- build, host, tags and server of a run); analyze/db.c migrates an older database when it opens it for
 -- writing, and reads one as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
 -- Plain SQL only: the sqlite3 shell can query everything here.
 
 -- Applied by analyze only after it has checked that the database is not of
 -- a newer version (analyze/db.c), so this never downgrades one.
-PRAGMA user_version = 7;
+PRAGMA user_version = 8;
 
 CREATE TABLE IF NOT EXISTS runs (
 	run_id       TEXT PRIMARY KEY,
@@ -28,7 +29,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	params       TEXT,          -- JSON object of the results header
 	source       TEXT,          -- results file it was loaded from
 	loaded_at    TEXT,
-	clock        TEXT           -- JSON object: the header's host and clock
+	clock        TEXT,          -- JSON object: the header's host and clock
+	provenance   TEXT           -- JSON object: the header's provenance
 );
 
 CREATE TABLE IF NOT EXISTS requests (

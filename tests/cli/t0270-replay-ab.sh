@@ -88,7 +88,7 @@ tb replay -e "$A" -e "$B" -c 1,2 --repeat 2 --quiet -o "$WORK/a2.jsonl.gz" -o "$
 check "the same seed gives the same order" \
 	test "$(zcat "$WORK/a2.jsonl.gz" | head -1 | sed -n 's/.*"order":"\([AB]*\)".*/\1/p')" = "$order"
 check "default labels end in -a and -b" \
-	sh -c "zcat '$WORK/b2.jsonl.gz' | head -1 | grep -q '\"label\":\"run-[0-9-]*-b\"'"
+	sh -c "zcat '$WORK/b2.jsonl.gz' | head -1 | grep -q '\"label\":\"run-[0-9]*-[0-9]*-[0-9a-f]*-b\"'"
 
 # The two runs load and compare as a pair.
 tb analyze load --db "$WORK/ab.db" "$WORK/a.jsonl.gz" "$WORK/b.jsonl.gz" >/dev/null 2>&1

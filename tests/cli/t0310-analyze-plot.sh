@@ -62,11 +62,11 @@ check "... naming the format" grep -q "'gif'" "$WORK/err"
 
 tb analyze runs --db "$WORK/s.db" --format csv >"$WORK/runs.csv"
 check "runs lists the sample: closed loop, levels 1,2,4, 24 measured requests, 0 errors" \
-	grep -q '^sample,2026-11-30T14:04:45Z,http://127.0.0.1:35199,mock,crc32:84312110,closed,"1,2,4",24,0$' \
+	grep -q '^sample,2026-11-30T14:04:45Z,http://127.0.0.1:35199,mock,,crc32:84312110,closed,"1,2,4",24,0,$' \
 	"$WORK/runs.csv"
 tb analyze runs --db "$WORK/s.db" >"$WORK/runs.txt"
 check "runs as text: aligned columns, counts to the right" \
-	grep -q '^sample  2026-11-30T14:04:45Z  http://127.0.0.1:35199  mock   crc32:84312110  closed  1,2,4         24       0$' \
+	grep -q '^sample  2026-11-30T14:04:45Z  http://127.0.0.1:35199  mock   -       crc32:84312110  closed  1,2,4         24       0  -$' \
 	"$WORK/runs.txt"
 tb analyze compare --db "$WORK/s.db" sample sample >"$WORK/cmp" 2>"$WORK/err"
 rc=$?

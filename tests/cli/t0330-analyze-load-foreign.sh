@@ -82,7 +82,7 @@ sed 's/"ttfts": \[0.073999/"ttfts": [0.073998/' "$F/vllm-detailed.json" >"$WORK/
 tb analyze load --db "$WORK/two.db" "$F/vllm-detailed.json" "$WORK/same-second.json" 2>/dev/null
 tb analyze runs --db "$WORK/two.db" --format csv >"$WORK/two.csv"
 check "two unlabelled vllm runs of one second load as two runs of 12 requests" \
-	test "$(grep -c '^vllm-20251130-141502-[0-9a-f]*,.*,12,1$' "$WORK/two.csv")" = 2
+	test "$(grep -c '^vllm-20251130-141502-[0-9a-f]*,.*,12,1,$' "$WORK/two.csv")" = 2
 tb analyze plot --db "$WORK/d.db" --run sgl --out "$WORK/plots" >/dev/null 2>&1
 check "plot draws a foreign run" test -s "$WORK/plots/ttft_percentiles.dat"
 

@@ -40,12 +40,14 @@ check "... and counted" grep -qF "4 bad records skipped" "$WORK/err"
 check "... and none of them called a request not for inference" sh -c "! grep -q \"not for inference\" \"$WORK/err\""
 check "the 4 requests sent are the 2 good records, in turn" \
 	test "$(zcat "$WORK/r.jsonl.gz" | grep -o '"trace_id":[0-9]*' | tr '\n' ' ')" = '"trace_id":0 "trace_id":5 "trace_id":0 "trace_id":5 '
-# Besides the 4, the server sees only the GET /v1/models that opens the
-# level's connection before its clock.
+# Besides the 4, the server sees only GETs: /v1/models, which opens the
+# level's connection before its clock, and the questions replay asks it
+# once about itself (replay/server_info.h).
 n_log=$(wc -l <"$WORK/access.log")
-check "the server saw 4 POSTs to /v1/chat/completions, and else only GET /v1/models" \
+check "the server saw 4 POSTs to /v1/chat/completions, and else only GETs of /v1/models and the version endpoints" \
 	test "$(grep -c '^POST /v1/chat/completions HTTP/1.1|' "$WORK/access.log")" -eq 4 -a \
-	"$(grep -vc -e '^POST /v1/chat/completions HTTP/1.1|' -e '^GET /v1/models HTTP/1.1|' "$WORK/access.log")" -eq 0
+	"$(grep -vc -e '^POST /v1/chat/completions HTTP/1.1|' \
+		-e '^GET /\(v1/models\|version\|props\|get_server_info\|info\) HTTP/1.1|' "$WORK/access.log")" -eq 0
 check "... none with an injected header" sh -c "! grep -q 'x=[^-]' '$WORK/access.log'"
 check "... each for the endpoint's host, not the trace's" \
 	test "$(grep -c "|host=127.0.0.1:$port|" "$WORK/access.log")" -eq "$n_log"

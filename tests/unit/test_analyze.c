@@ -155,17 +155,17 @@ TEST(compare_warns_and_fails_on_regression_from_the_cli)
 	/* runs lists both; rm removes one, and an unknown one is exit 2. */
 	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "runs", "--db", dbp,
 						      "--format", "csv", NULL }), 0);
-	CHECK(strstr(out, "label,created,endpoint,model,trace,mode,levels,requests,errors\n")
+	CHECK(strstr(out, "label,created,endpoint,model,served,trace,mode,levels,requests,errors,tags\n")
 	      != NULL);
-	CHECK(strstr(out, "\npr,2026-11-30T12:00:00Z,http://127.0.0.1:8000,,crc32:000000bb,"
-		      "closed,1,60,0\n") != NULL);
+	CHECK(strstr(out, "\npr,2026-11-30T12:00:00Z,http://127.0.0.1:8000,,,crc32:000000bb,"
+		      "closed,1,60,0,\n") != NULL);
 	free(out);
 	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "runs", "--db", dbp,
 						      "--format", "json", NULL }), 0);
 	CHECK(strstr(out, "{\"label\": \"pr\", \"created\": \"2026-11-30T12:00:00Z\", "
-		      "\"endpoint\": \"http://127.0.0.1:8000\", \"model\": null, \"trace\": "
+		      "\"endpoint\": \"http://127.0.0.1:8000\", \"model\": null, \"served\": null, \"trace\": "
 		      "\"crc32:000000bb\", \"mode\": \"closed\", \"levels\": \"1\", "
-		      "\"requests\": 60, \"errors\": 0}") != NULL);
+		      "\"requests\": 60, \"errors\": 0, \"tags\": null}") != NULL);
 	free(out);
 	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "rm", "--db", dbp, "pr", NULL }),
 		     0);

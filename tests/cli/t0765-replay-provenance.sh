@@ -1,0 +1,56 @@
+#!/bin/sh
+# A results file says how it was made: the command line (no secret of it),
+# this build, the host, the user's --tag notes and the server as it
+# described itself (the mock answers /v1/models and /version as vLLM
+# does); the database keeps it and `analyze runs` shows the served model
+# and the tags. Two runs started in one second get labels of their own.
+# (The probe's bounds against hostile servers: tests/unit/test_provenance.c.)
+. tests/cli/lib.sh
+
+KEY=sk-tracebench-prov-0123456789
+start_mock --ttft-ms 5 --itl-ms 1 --tokens 4 --model served-7b
+port=${ENDPOINT##*:}
+tb record synth -n 4 --model served-7b -o "$WORK/t.jsonl.gz" 2>/dev/null
+OPENAI_API_KEY=$KEY tb replay -e "http://user:PWval@127.0.0.1:$port/?api_key=QKval" -c 1 -n 2 \
+	--tag gpu=H100 --tag commit=abc123 -H 'X-Team-Secret: HDRval' -H 'User-Agent: tb-test' \
+	-o "$WORK/a.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/a.err"
+check "the replay ran" test -s "$WORK/a.jsonl.gz"
+zcat "$WORK/a.jsonl.gz" | head -n 1 >"$WORK/h"
+check "the header records the command line, from tracebench replay" \
+	grep -qF '"command":["tracebench","replay","-e","http://127.0.0.1:' "$WORK/h"
+check "... its URL without userinfo or the query's key" \
+	grep -qF "127.0.0.1:$port/?api_key=REDACTED\"" "$WORK/h"
+check "... a secret header's value redacted, a harmless one kept" sh -c \
+	"grep -qF '\"X-Team-Secret: REDACTED\"' '$WORK/h' && grep -qF '\"User-Agent: tb-test\"' '$WORK/h'"
+check "no credential of any route is in the file" sh -c \
+	"! zcat '$WORK/a.jsonl.gz' | grep -aqE 'PWval|QKval|HDRval|$KEY'"
+check "the build: version and the checkout it was built from" \
+	grep -qE '"build":"tracebench [0-9.]+ \([^)]+\)"' "$WORK/h"
+check "the host: cores and kernel" sh -c \
+	"grep -qE '\"cores\":[0-9]+' '$WORK/h' && grep -qF '\"kernel\":\"Linux ' '$WORK/h'"
+check "the tags" grep -qF '"tags":{"gpu":"H100","commit":"abc123"}' "$WORK/h"
+check "the server: the model it serves, as /v1/models listed it" \
+	grep -qF '"server":{"models":["served-7b"],"max_model_len":' "$WORK/h"
+check "... and what its version endpoint said" \
+	grep -qE '"version_endpoint":"/version","version":\{"version":"[0-9.]+"\}' "$WORK/h"
+check "the default label has the time and a random part" \
+	grep -qE '"label":"run-[0-9]{8}-[0-9]{6}-[0-9a-f]{4}"' "$WORK/h"
+
+# the database keeps it; runs shows the served model and the tags
+tb analyze load --db "$WORK/db" "$WORK/a.jsonl.gz" >/dev/null 2>&1
+tb analyze runs --db "$WORK/db" --format csv >"$WORK/runs.csv"
+check "analyze runs: the served model" test "$(csv_field "$WORK/runs.csv" served 1)" = served-7b
+check "analyze runs: the tags" test "$(csv_field "$WORK/runs.csv" tags 1)" = "commit=abc123 gpu=H100" \
+	-o "$(csv_field "$WORK/runs.csv" tags 1)" = "gpu=H100 commit=abc123"
+check "the database holds the provenance as the file had it" sh -c \
+	"sqlite3 '$WORK/db' \"SELECT json_extract(provenance, '\$.host.cores') FROM runs\" | grep -qE '^[0-9]+\$'" 
+
+# two runs started in the same second: both load, under labels of their own
+tb replay -e "$ENDPOINT" -c 1 -n 2 --quiet -o "$WORK/b.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1 &
+b=$!
+tb replay -e "$ENDPOINT" -c 1 -n 2 --quiet -o "$WORK/c.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
+wait $b
+check "two runs of one second both load" \
+	tb analyze load --db "$WORK/db2" "$WORK/b.jsonl.gz" "$WORK/c.jsonl.gz"
+
+stop_mock
