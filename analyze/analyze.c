@@ -1,5 +1,5 @@
 /*
- * analyze.c - `tracebench analyze load|report|export|runs|compare|plan|rm|plot`:
+ * analyze.c - `tracebench analyze load|report|export|runs|compare|diff|plan|rm|plot`:
  * each subcommand's run and exit code; the options are read in options.c,
  * the work is in db.c, report.c, compare.c and plot.c.
  *
@@ -22,6 +22,7 @@
 
 #include "analyze/capture.h"
 #include "analyze/compare.h"
+#include "analyze/diff.h"
 #include "analyze/plan.h"
 #include "analyze/options.h"
 #include "analyze/db.h"
@@ -30,6 +31,7 @@
 #include "analyze/report.h"
 #include "analyze/shards.h"
 #include "lib/cli.h"
+#include "lib/errmsg.h"
 #include "lib/metric.h"
 #include "lib/table.h"
 #include "lib/tracefile.h"
@@ -320,6 +322,39 @@ static int analyze_runs(int argc, char **argv)
 	return rc ? analyze_fail("runs", rc, err) : 0;
 }
 
+/* analyze diff: a line per difference on stdout; exit 0 whether or not. */
+static int analyze_diff(int argc, char **argv)
+{
+	struct analyze_options o;
+	char err[DB_ERRLEN];
+	struct db_run *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0, i;
+	struct db *db = NULL;
+	struct diff d = { 0 };
+	int rc;
+
+	if ((rc = analyze_options_parse("diff", &o, argc, argv)) != CLI_CONTINUE)
+		return rc;
+	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
+	if (!rc)
+		rc = db_runs(db, o.args[0], &a, &na, err, sizeof(err));
+	if (!rc)
+		rc = db_runs(db, o.args[1], &b, &nb, err, sizeof(err));
+	if (!rc && diff_runs(a, b, DIFF_ALL, &d) < 0) {
+		errmsg_set(err, sizeof(err), "out of memory");
+		rc = DB_ERR_WORK;
+	}
+	for (i = 0; !rc && i < d.n; i++)
+		printf("%s\n", d.lines[i]);
+	if (!rc && d.more)
+		printf("... and %zu more\n", d.more);
+	diff_release(&d);
+	db_runs_free(a, na);
+	db_runs_free(b, nb);
+	db_close(db);
+	return rc ? analyze_fail("diff", rc, err) : 0;
+}
+
 static int analyze_rm(int argc, char **argv)
 {
 	struct analyze_options o;
@@ -423,6 +458,7 @@ int analyze_main(int argc, char **argv)
 		{ "plot", analyze_plot },
 		{ "compare", analyze_compare },
 		{ "plan", analyze_plan },
+		{ "diff", analyze_diff },
 		{ "runs", analyze_runs },
 		{ "rm", analyze_rm },
 	};
@@ -430,7 +466,7 @@ int analyze_main(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "tracebench analyze: no subcommand (load, report, export, "
-			"compare, plan, runs, rm, plot); "
+			"compare, diff, plan, runs, rm, plot); "
 			"see 'tracebench analyze --help'\n");
 		return 2;
 	}

@@ -6,6 +6,7 @@
  * analyze/verdict.c as arrays, paired by trace id when it can be.
  */
 #include "analyze/compare.h"
+#include "analyze/diff.h"
 #include "analyze/foreign.h"
 #include "analyze/shards.h"
 #include "lib/errmsg.h"
@@ -648,59 +649,6 @@ static int compare_str_differ(const char *a, const char *b)
 	return strcmp(a, b) != 0;
 }
 
-/* item as compact JSON into buf; "none" when missing. */
-static void compare_json_value(const cJSON *item, char *buf, size_t len)
-{
-	char *s = item ? cJSON_PrintUnformatted(item) : NULL;
-
-	snprintf(buf, len, "%s", s ? s : "none");
-	cJSON_free(s);
-}
-
-/* Parameters two runs of one command differ in by design: each run draws
- * its salts, and an A/B run's labels and order are its own. */
-static int compare_by_design(const char *key)
-{
-	return !strcmp(key, "salt_seed") || !strcmp(key, "ab");
-}
-
-/*
- * "repeat 1 vs 3, requests null vs 40": the parameters that differ, key
- * by key (the keys of a, then those only b has), into buf; those that
- * differ by design left out.
- */
-static void compare_params_diff(const char *pa, const char *pb, char *buf, size_t len)
-{
-	cJSON *a = cJSON_Parse(pa ? pa : "{}"), *b = cJSON_Parse(pb ? pb : "{}");
-	const cJSON *it;
-	char va[256], vb[256];
-	size_t used = 0;
-	int pass;
-
-	buf[0] = '\0';
-	for (pass = 0; pass < 2 && a && b; pass++) {
-		const cJSON *from = pass ? b : a, *other = pass ? a : b;
-
-		cJSON_ArrayForEach(it, from) {
-			const cJSON *peer = cJSON_GetObjectItemCaseSensitive(other, it->string);
-
-			if ((pass && peer) || compare_by_design(it->string))
-				continue;       /* compared in the first pass */
-			if (peer && cJSON_Compare(it, peer, 1))
-				continue;
-			compare_json_value(pass ? peer : it, va, sizeof(va));
-			compare_json_value(pass ? it : peer, vb, sizeof(vb));
-			if (used < len)
-				used += (size_t)snprintf(buf + used, len - used, "%s%s %s vs %s",
-							 used ? ", " : "", it->string, va, vb);
-		}
-	}
-	if (!a || !b)
-		snprintf(buf, len, "%s vs %s", pa ? pa : "none", pb ? pb : "none");
-	cJSON_Delete(a);
-	cJSON_Delete(b);
-}
-
 /* params.NAME of a run as a number; NaN when absent. */
 static double compare_param_number(const char *params, const char *name)
 {
@@ -716,13 +664,41 @@ static double compare_param_number(const char *params, const char *name)
  * parameters, but for what differs by design? */
 static int compare_same_experiment(const struct db_run *a, const struct db_run *b)
 {
-	char diff[64];
+	struct diff d;
+	int same;
 
 	if (compare_str_differ(a->endpoint, b->endpoint) ||
 	    compare_str_differ(a->trace_digest, b->trace_digest))
 		return 0;
-	compare_params_diff(a->params, b->params, diff, sizeof(diff));
-	return diff[0] == '\0';
+	same = diff_runs(a, b, DIFF_PARAMS, &d) == 0 && d.n == 0;
+	diff_release(&d);
+	return same;
+}
+
+/*
+ * Warns "the runs used different WHAT: x; y; z (analyze diff lists all N)"
+ * when a and b differ in 'parts' (diff.h). Returns 0, or -1 when out of
+ * memory.
+ */
+static int compare_warn_diff(struct compare_result *r, const struct db_run *a,
+			     const struct db_run *b, unsigned parts, const char *what)
+{
+	char buf[1024];
+	size_t i, used = 0, shown = 4;
+	struct diff d;
+	int rc = diff_runs(a, b, parts, &d);
+
+	buf[0] = '\0';
+	for (i = 0; !rc && i < d.n && i < shown && used < sizeof(buf); i++)
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s", i ? "; " : "",
+					 d.lines[i]);
+	if (!rc && d.n + d.more > shown && used < sizeof(buf))
+		snprintf(buf + used, sizeof(buf) - used, " (analyze diff %s %s lists all %zu)",
+			 a->label, b->label, d.n + d.more);
+	if (!rc && d.n)
+		rc = compare_add_warning(r, "the runs used different %s: %s", what, buf);
+	diff_release(&d);
+	return rc;
 }
 
 /* Are a and b the two sides of one A/B run (params.ab.labels)? */
@@ -787,7 +763,6 @@ nomem:
 static int compare_warnings(struct compare_result *r, const struct db_run *a,
 			    const struct db_run *b)
 {
-	char diff[1024];
 	double sa = compare_param_number(a->params, "salt_seed");
 	double sb = compare_param_number(b->params, "salt_seed");
 
@@ -811,11 +786,9 @@ static int compare_warnings(struct compare_result *r, const struct db_run *a,
 				"time is unknown, so Agg tok/s is n/a, not judged",
 				foreign_params_timeless(a->params) ? a->label : b->label))
 		return -1;
-	if (compare_str_differ(a->params, b->params)) {
-		compare_params_diff(a->params, b->params, diff, sizeof(diff));
-		if (diff[0] && compare_add_warning(r, "the runs used different parameters: %s", diff))
-			return -1;
-	}
+	if (compare_warn_diff(r, a, b, DIFF_PARAMS, "parameters") ||
+	    compare_warn_diff(r, a, b, DIFF_HOST, "hosts or builds"))
+		return -1;
 	return 0;
 }
 

@@ -1153,6 +1153,7 @@ static void db_run_release(void *row)
 	free(r->params);
 	free(r->served);
 	free(r->tags);
+	free(r->provenance);
 }
 
 static int db_run_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen);
@@ -1180,6 +1181,7 @@ static int db_run_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
 	r->params = db_column_strdup(st, 7);
 	r->served = db_column_strdup(st, 8);
 	r->tags = db_column_strdup(st, 9);
+	r->provenance = db_column_strdup(st, 10);
 	return r->label ? DB_OK : DB_ERR_WORK;
 }
 
@@ -1188,10 +1190,10 @@ int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
 {
 	/* One row per label, described by its first results file; the model
 	 * the server said it serves and the tags from its provenance. */
-#define DB_RUNS_SQL(served, tags) \
+#define DB_RUNS_SQL(served, tags, prov) \
 		"SELECT r.label, r.endpoint, r.model, r.trace_digest," \
 		" (SELECT count(*) FROM runs c WHERE c.label = r.label)," \
-		" r.created, r.mode, r.params, " served ", " tags \
+		" r.created, r.mode, r.params, " served ", " tags ", " prov \
 		" FROM runs r" \
 		" WHERE r.rowid = (SELECT f.rowid FROM runs f WHERE f.label = r.label" \
 		"                  ORDER BY f.created, f.rowid LIMIT 1)" \
@@ -1200,8 +1202,8 @@ int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
 	const char *sql = db->version >= 8 ?
 		DB_RUNS_SQL("json_extract(r.provenance, '$.server.models[0]')",
 			    "(SELECT group_concat(t.key || '=' || t.value, ' ')"
-			    " FROM json_each(r.provenance, '$.tags') t)") :
-		DB_RUNS_SQL("NULL", "NULL");
+			    " FROM json_each(r.provenance, '$.tags') t)", "r.provenance") :
+		DB_RUNS_SQL("NULL", "NULL", "NULL");
 	sqlite3_stmt *st = NULL;
 	void *v;
 	int rc = db_query(db, sql, label, &st, err, errlen);

@@ -121,6 +121,7 @@ struct db_run {
 	char *params;       /* JSON object of the first results file's params */
 	char *served;       /* the first model the server listed, or NULL */
 	char *tags;         /* "key=value key=value" of --tag, or NULL */
+	char *provenance;   /* JSON object of the header's provenance, or NULL */
 };
 
 /*

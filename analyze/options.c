@@ -25,6 +25,7 @@ static const char analyze_usage_text[] =
 	"  export    write one row per request (CSV or JSON Lines)\n"
 	"  runs      list the runs in the database\n"
 	"  compare   before/after: changes per level and metric, with a verdict\n"
+	"  diff      what differs between two runs: server, trace, parameters, tags, host\n"
 	"  plan      the blocks or runs a comparison needs to see a given change\n"
 	"  rm        remove a run from the database\n"
 	"  plot      write gnuplot scripts and data, render them (png, svg, pdf)\n"
@@ -130,6 +131,23 @@ static const char runs_usage_text[] =
 	"\n"
 	"examples:\n"
 	"  tracebench analyze runs --db bench.db\n";
+
+static const char diff_usage_text[] =
+	"usage: tracebench analyze diff --db FILE RUN_A RUN_B\n"
+	"\n"
+	"What differs between two runs, one line per difference: the endpoint,\n"
+	"the model asked for and the server as it described itself (the models it\n"
+	"serves, its version answer), the trace, the parameters, the tags, the host\n"
+	"and the build. What differs by design (salt seeds, labels, dates, an A/B\n"
+	"run's order) is left out; nothing printed means one experiment. Runs\n"
+	"loaded from files older than provenance compare by what they have.\n"
+	"\n"
+	"options:\n"
+	"  -d, --db FILE      the database to read\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"examples:\n"
+	"  tracebench analyze diff --db bench.db baseline tuned\n";
 
 static const char rm_usage_text[] =
 	"usage: tracebench analyze rm --db FILE RUN...\n"
@@ -476,6 +494,11 @@ static const char *check_runs(const struct analyze_options *o)
 	return o->run || o->has_slo || o->gaps ? "runs takes --db and --format only" : NULL;
 }
 
+static const char *check_diff(const struct analyze_options *o)
+{
+	return o->n_args == 2 ? NULL : "give two runs: RUN_A RUN_B";
+}
+
 static const char *check_rm(const struct analyze_options *o)
 {
 	return o->n_args ? NULL : "no run given";
@@ -529,6 +552,9 @@ static const struct analyze_sub {
 	{ "compare", compare_usage_text,
 	  { "tracebench analyze compare", ":d:f:m:n:F:h", compare_longopts, take_compare },
 	  TABLE_TEXT, 1, check_compare },
+	{ "diff", diff_usage_text,
+	  { "tracebench analyze diff", ":d:h", rm_longopts, take_load },
+	  TABLE_TEXT, 1, check_diff },
 	{ "plan", plan_usage_text,
 	  { "tracebench analyze plan", ":d:f:e:p:M:m:n:h", plan_longopts, take_plan },
 	  TABLE_TEXT, 1, check_plan },

@@ -45,6 +45,25 @@ check "analyze runs: the tags" test "$(csv_field "$WORK/runs.csv" tags 1)" = "co
 check "the database holds the provenance as the file had it" sh -c \
 	"sqlite3 '$WORK/db' \"SELECT json_extract(provenance, '\$.host.cores') FROM runs\" | grep -qE '^[0-9]+\$'" 
 
+# analyze diff: two runs of one command differ in nothing; a changed
+# --max-tokens and tag are exactly their lines; compare warns in lines too
+tb replay -e "$ENDPOINT" -c 1 -n 2 --quiet --label d1 -o "$WORK/d1.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
+tb replay -e "$ENDPOINT" -c 1 -n 2 --quiet --label d2 -o "$WORK/d2.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
+tb replay -e "$ENDPOINT" -c 1 -n 2 --quiet --label d3 --max-tokens 3 --tag gpu=A100 \
+	-o "$WORK/d3.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
+tb analyze load --db "$WORK/d.db" "$WORK/d1.jsonl.gz" "$WORK/d2.jsonl.gz" "$WORK/d3.jsonl.gz" >/dev/null 2>&1
+tb analyze diff --db "$WORK/d.db" d1 d2 >"$WORK/diff12" 2>&1
+check "analyze diff: two runs of one command, nothing to say (exit 0)" sh -c \
+	"test $? -eq 0 && ! test -s '$WORK/diff12'"
+tb analyze diff --db "$WORK/d.db" d1 d3 >"$WORK/diff13" 2>&1
+check "... another --max-tokens and a tag: exactly those two lines" test "$(cat "$WORK/diff13")" = \
+	"$(printf 'params.overrides.max_tokens: none vs 3\ntag.gpu: none vs A100')"
+tb analyze compare --db "$WORK/d.db" d1 d3 >"$WORK/cmp13" 2>&1
+check "compare warns with the same line, no JSON dump" \
+	grep -qx "warning: the runs used different parameters: params.overrides.max_tokens: none vs 3" "$WORK/cmp13"
+tb analyze diff --db "$WORK/d.db" d1 nosuch >/dev/null 2>"$WORK/diffbad"
+check "an unknown run: exit 2, named" sh -c "test $? -eq 2 && grep -q \"no run labelled 'nosuch'\" '$WORK/diffbad'"
+
 # two runs started in the same second: both load, under labels of their own
 tb replay -e "$ENDPOINT" -c 1 -n 2 --quiet -o "$WORK/b.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1 &
 b=$!
