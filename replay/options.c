@@ -38,7 +38,7 @@ enum {
 	OPT_NO_SALT, OPT_SALT_SEED,
 	OPT_METRICS_URL, OPT_METRICS_INTERVAL, OPT_FIND_CAPACITY, OPT_SLO, OPT_SLO_SHARE,
 	OPT_CONFIDENCE, OPT_CAPACITY_RANGE, OPT_CAPACITY_TOLERANCE, OPT_CAPACITY_REQUESTS,
-	OPT_MAX_RATE, OPT_TAG,
+	OPT_MAX_RATE, OPT_TAG, OPT_RERUN,
 };
 
 static const char shortopts[] = ":e:c:n:l:o:fqH:kh";
@@ -77,6 +77,7 @@ static const struct option longopts[] = {
 	{ "salt-seed", required_argument, NULL, OPT_SALT_SEED },
 	{ "header", required_argument, NULL, 'H' },
 	{ "tag", required_argument, NULL, OPT_TAG },
+	{ "rerun", required_argument, NULL, OPT_RERUN },
 	{ "http2", no_argument, NULL, OPT_HTTP2 },
 	{ "insecure", no_argument, NULL, 'k' },
 	{ "shard", required_argument, NULL, OPT_SHARD },
@@ -113,6 +114,13 @@ void replay_options_usage(FILE *out)
 		"      --tag KEY=VALUE       a note kept with the run (repeatable), e.g.\n"
 		"                            --tag gpu=H100 --tag commit=abc123; analyze runs\n"
 		"                            shows them\n"
+		"      --rerun RESULTS       the run RESULTS recorded, again: its command line\n"
+		"                            and salt seed (the same bodies: against the same\n"
+		"                            server they are cached, give --salt-seed N), the\n"
+		"                            same trace (refused when the file's digest\n"
+		"                            differs); each option given here replaces all\n"
+		"                            the recorded ones of its name, e.g.\n"
+		"                            --rerun old.jsonl.gz -e URL -o new.jsonl.gz\n"
 		"      --warmup N            warm-up requests sent first, one at a time (default 1)\n"
 		"\n"
 		"closed loop (the default):\n"
@@ -256,6 +264,41 @@ static int parse_shard(const char *s, long *k, long *n)
 }
 
 /* 0 or -1 of a value parser as OPT_TAKEN or OPT_BAD. */
+int replay_option_id(const char *arg, int *takes_value)
+{
+	const struct option *lo, *found = NULL;
+	const char *p;
+	size_t n;
+
+	*takes_value = 0;
+	if (arg[0] != '-' || !arg[1])
+		return 0;
+	if (arg[1] != '-') {
+		p = strchr(shortopts + 1, arg[1]);
+		if (!p || arg[1] == ':')
+			return -1;
+		*takes_value = p[1] == ':' && !arg[2];
+		return arg[1];
+	}
+	if (!arg[2])
+		return -1;              /* "--": what follows is operands */
+	n = strcspn(arg + 2, "=");
+	/* getopt_long takes an unambiguous prefix too */
+	for (lo = longopts; lo->name; lo++) {
+		if (strncmp(lo->name, arg + 2, n))
+			continue;
+		if (strlen(lo->name) == n) {
+			found = lo;
+			break;
+		}
+		found = found ? NULL : lo;
+	}
+	if (!found)
+		return -1;
+	*takes_value = found->has_arg == required_argument && !arg[2 + n];
+	return found->val;
+}
+
 /* --tag KEY=VALUE: a key of letters, digits, '_', '-' and '.', a value of
  * printable ASCII, each capped, no key twice. */
 static int tag_ok(const struct replay_options *o, const char *arg)
@@ -371,6 +414,7 @@ static int parse_request_option(struct replay_options *o, int c, char *arg)
 			return OPT_BAD;
 		o->headers[o->n_headers++] = arg;
 		return OPT_TAKEN;
+	case OPT_RERUN: o->rerun = arg; return OPT_TAKEN;
 	case OPT_TAG:
 		if (!tag_ok(o, arg))
 			return OPT_BAD;

@@ -17,6 +17,8 @@
 #include "lib/table.h"
 #include "replay/schedule.h"
 
+#include <cjson/cJSON.h>
+
 #define REPLAY_MAX_LEVELS 64
 #define REPLAY_MAX_HEADERS 32
 #define REPLAY_MAX_TAGS 32
@@ -61,8 +63,10 @@ struct replay_options {
 	size_t n_headers;
 	const char *tags[REPLAY_MAX_TAGS];  /* --tag KEY=VALUE, into argv */
 	size_t n_tags;
-	int argc;                 /* the command line as given (argv[0] "replay"), */
-	char **argv;              /* for the results' provenance */
+	int argc;                 /* the command line as run (argv[0] "replay"; a */
+	char **argv;              /* --rerun's expanded), for the provenance */
+	const char *rerun;        /* --rerun RESULTS, else NULL */
+	const cJSON *rerun_of;    /* ... the recorded run, for the provenance */
 	int http2, insecure;
 	int all_requests;         /* replay requests of kind "other" too */
 	int no_salt;              /* --no-salt: bodies byte for byte */
@@ -92,6 +96,14 @@ int replay_options_parse(struct replay_options *o, int argc, char **argv);
 
 /* The help text. */
 void replay_options_usage(FILE *out);
+
+/*
+ * Which option the command-line word 'arg' is: its getopt value (a short
+ * option's letter, or OPT_*), 0 for an operand, -1 for no option of
+ * replay's. *takes_value is 1 when the next word is its value ("-e URL",
+ * "--label X"), 0 when it has none or carries it ("--label=X", "-eURL").
+ */
+int replay_option_id(const char *arg, int *takes_value);
 
 /* Length of the name part of the header "Name: value". */
 size_t replay_header_name_len(const char *h);

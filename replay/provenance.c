@@ -148,6 +148,14 @@ cJSON *provenance_new(const struct replay_options *o, const cJSON *server)
 				goto nomem;
 		}
 	}
+	if (o->rerun_of) {
+		cJSON *r = cJSON_Duplicate(o->rerun_of, 1);
+
+		if (!r || !cJSON_AddItemToObject(p, "rerun_of", r)) {
+			cJSON_Delete(r);
+			goto nomem;
+		}
+	}
 	if (server) {
 		cJSON *s = cJSON_Duplicate(server, 1);
 

@@ -21,6 +21,7 @@
 #include "client.h"
 #include "clocksync.h"
 #include "provenance.h"
+#include "rerun.h"
 #include "schedule.h"
 #include "scrape.h"
 #include "server_info.h"
@@ -1783,6 +1784,7 @@ struct replay {
 	int table;                /* prints the sweep table (not a worker) */
 	struct clocksync_result cs;
 	cJSON *server[2];         /* per side: the server as it described itself */
+	struct rerun rerun;       /* --rerun: the expanded command line (o points into it) */
 	struct client *client;
 	struct event *tick, *sigint, *sigterm;
 	struct level_run lr;
@@ -1802,6 +1804,12 @@ static int load_requests(struct replay *rp)
 	rp->reqs = load_trace(o->trace_path, o, &rp->n_reqs, rp->digest);
 	if (!rp->reqs || group_sessions(o, rp->reqs, rp->n_reqs, &rp->sessions) < 0)
 		return CLI_EXIT_USAGE;
+	if (rp->rerun.digest[0] && strcmp(rp->rerun.digest, rp->digest)) {
+		fprintf(stderr, "tracebench replay: '%s' is not the trace '%s' replayed (digest %s, "
+			"recorded %s); give the trace it replayed\n", o->trace_path, o->rerun,
+			rp->digest, rp->rerun.digest);
+		return CLI_EXIT_USAGE;
+	}
 	if (fit_v1_endpoint(o->endpoint_buf[0], rp->reqs, rp->n_reqs) < 0 ||
 	    (o->endpoint_b && fit_v1_endpoint(o->endpoint_buf[1], rp->reqs, rp->n_reqs) < 0))
 		return CLI_EXIT_USAGE;
@@ -2594,6 +2602,7 @@ static void replay_release(struct replay *rp)
 
 	for (t = 0; t < 2; t++)
 		cJSON_Delete(rp->server[t]);
+	rerun_release(&rp->rerun);
 
 	scrape_free(rp->lr.scrape);
 	free_results(&rp->lr);
@@ -2624,12 +2633,26 @@ static void replay_release(struct replay *rp)
 
 int replay_main(int argc, char **argv)
 {
+	char err[1024];
 	struct replay rp;
 	int rc;
 
 	memset(&rp, 0, sizeof(rp));
-	if ((rc = replay_options_parse(&rp.o, argc, argv)) != CLI_CONTINUE)
+	/* --rerun RESULTS: the recorded command line, then this one's words */
+	if ((rc = rerun_expand(argc, argv, &rp.rerun, err, sizeof(err))) < 0) {
+		fprintf(stderr, "tracebench replay: %s\n", err);
+		rerun_release(&rp.rerun);
+		return CLI_EXIT_USAGE;
+	}
+	if (rc > 0) {
+		argc = rp.rerun.argc;
+		argv = rp.rerun.argv;
+	}
+	if ((rc = replay_options_parse(&rp.o, argc, argv)) != CLI_CONTINUE) {
+		rerun_release(&rp.rerun);
 		return rc;
+	}
+	rp.o.rerun_of = rp.rerun.of;
 	rp.n_sides = rp.o.endpoint_b ? 2 : 1;
 	if ((rc = load_requests(&rp)) || (rc = ask_servers(&rp)))
 		goto cleanup;

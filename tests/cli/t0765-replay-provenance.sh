@@ -64,6 +64,39 @@ check "compare warns with the same line, no JSON dump" \
 tb analyze diff --db "$WORK/d.db" d1 nosuch >/dev/null 2>"$WORK/diffbad"
 check "an unknown run: exit 2, named" sh -c "test $? -eq 2 && grep -q \"no run labelled 'nosuch'\" '$WORK/diffbad'"
 
+# replay --rerun: the recorded command line and salt again, against
+# another endpoint (here: a record proxy in front of the same mock, which
+# keeps each body as it came): the same bodies, byte for byte
+start_proxy "$WORK/p1.jsonl.gz"
+tb replay -e "$PROXY" -c 1,2 -n 4 --warmup 0 --label first -o "$WORK/r1.jsonl.gz" \
+	"$WORK/t.jsonl.gz" >/dev/null 2>&1
+stop_proxy INT
+start_proxy "$WORK/p2.jsonl.gz"
+tb replay --rerun "$WORK/r1.jsonl.gz" -e "$PROXY" -o "$WORK/r2.jsonl.gz" >/dev/null 2>"$WORK/rerun.err"
+check "--rerun exits 0" test $? -eq 0
+stop_proxy INT
+# the POST bodies each capture kept, in order
+bodies() { zcat "$1" | grep '"method":"POST"' | sed -n 's/.*"body":\("[^"\\]*\(\\.[^"\\]*\)*"\).*/\1/p' | sort; }
+check "... sends the same $(bodies "$WORK/p1.jsonl.gz" | wc -l) bodies, byte for byte" sh -c \
+	"test $(bodies "$WORK/p1.jsonl.gz" | wc -l) -eq 8 && test '$(bodies "$WORK/p1.jsonl.gz" | cksum)' = '$(bodies "$WORK/p2.jsonl.gz" | cksum)'"
+zcat "$WORK/r2.jsonl.gz" | head -n 1 >"$WORK/h2"
+check "... as a run of its own (a new label), which says what it reran and with what" sh -c \
+	"grep -q '^{\"format\":\"tracebench-results\",\"version\":[0-9]*,\"run_id\":\"[0-9a-f]*\",\"label\":\"run-' '$WORK/h2' &&
+	 grep -qF '\"rerun_of\":{\"run_id\":' '$WORK/h2' && grep -qF '\"label\":\"first\",\"file\":' '$WORK/h2' &&
+	 grep -qF '\"overrides\":[\"--rerun\",' '$WORK/h2'"
+check "... with the levels and counts it recorded" grep -qF '"concurrency":[1,2],"requests":4' "$WORK/h2"
+tb record synth -n 4 --model served-7b --input-tokens 9 -o "$WORK/t2.jsonl.gz" 2>/dev/null
+tb replay --rerun "$WORK/r1.jsonl.gz" -e "$ENDPOINT" -o "$WORK/r3.jsonl.gz" "$WORK/t2.jsonl.gz" \
+	>/dev/null 2>"$WORK/rerun3.err"
+check "--rerun with another trace: refused (exit 2), both digests named" sh -c \
+	"test $? -eq 2 && grep -q 'is not the trace .* replayed (digest crc32:[0-9a-f]*, recorded crc32:[0-9a-f]*)' '$WORK/rerun3.err' && test ! -e '$WORK/r3.jsonl.gz'"
+tb replay --rerun "$WORK/a.jsonl.gz" -o "$WORK/r4.jsonl.gz" >/dev/null 2>"$WORK/rerun4.err"
+check "--rerun of a run with a secret: refused until it is given again" sh -c \
+	"test $? -eq 2 && grep -q 'recorded -e .* without its secret value; give it again' '$WORK/rerun4.err'"
+tb replay --rerun sample_traces/results-sample.jsonl.gz -o "$WORK/r5.jsonl.gz" >/dev/null 2>"$WORK/rerun5.err"
+check "--rerun of a file older than provenance: refused, said why" sh -c \
+	"test $? -eq 2 && grep -q 'does not record its command line' '$WORK/rerun5.err'"
+
 # two runs started in the same second: both load, under labels of their own
 tb replay -e "$ENDPOINT" -c 1 -n 2 --quiet -o "$WORK/b.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1 &
 b=$!
