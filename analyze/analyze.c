@@ -317,7 +317,7 @@ static int analyze_runs(int argc, char **argv)
 		return rc;
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
 	if (!rc)
-		rc = report_print_runs(db, o.fmt, stdout, err, sizeof(err));
+		rc = report_print_runs(db, o.fmt, o.tags, o.n_tags, stdout, err, sizeof(err));
 	db_close(db);
 	return rc ? analyze_fail("runs", rc, err) : 0;
 }

@@ -119,18 +119,21 @@ static const char plan_usage_text[] =
 	"  tracebench analyze plan --db ab.db --effect 5 --metric ttft_p99 aa-a aa-b\n";
 
 static const char runs_usage_text[] =
-	"usage: tracebench analyze runs --db FILE [--format FMT]\n"
+	"usage: tracebench analyze runs --db FILE [--format FMT] [--tag KEY=VALUE]\n"
 	"\n"
-	"List the runs: label, created, endpoint, model, trace digest, mode,\n"
-	"concurrency levels, requests (without warm-ups) and errors.\n"
+	"List the runs: label, created, endpoint, model asked for, model served\n"
+	"(as the server listed it), trace digest, mode, concurrency levels,\n"
+	"requests (without warm-ups), errors and tags (replay --tag).\n"
 	"\n"
 	"options:\n"
 	"  -d, --db FILE      the database to read\n"
 	"  -f, --format FMT   text (default), markdown, csv or json\n"
+	"  -t, --tag K=V      only the runs tagged so (repeatable: all must hold)\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"examples:\n"
-	"  tracebench analyze runs --db bench.db\n";
+	"  tracebench analyze runs --db bench.db\n"
+	"  tracebench analyze runs --db bench.db --tag gpu=H100\n";
 
 static const char diff_usage_text[] =
 	"usage: tracebench analyze diff --db FILE RUN_A RUN_B\n"
@@ -316,6 +319,24 @@ static int take_read(void *opts, int c, char *arg, char *msg, size_t len)
 	}
 }
 
+/* runs: --db, --format, --tag K=V (repeatable). */
+static int take_runs(void *opts, int c, char *arg, char *msg, size_t len)
+{
+	struct analyze_options *o = opts;
+
+	switch (c) {
+	case 't':
+		if (!strchr(arg, '=') || arg[0] == '=' || o->n_tags == ANALYZE_MAX_RUNS) {
+			snprintf(msg, len, "bad --tag '%s' (give KEY=VALUE)", arg);
+			return -1;
+		}
+		o->tags[o->n_tags++] = arg;
+		return 0;
+	case 'd': case 'f': return take_read(opts, c, arg, msg, len);
+	default: return -1;
+	}
+}
+
 /* plot: --db, --run (repeatable), --out, --format, --force. */
 static int take_plot(void *opts, int c, char *arg, char *msg, size_t len)
 {
@@ -423,6 +444,14 @@ static const struct option read_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+static const struct option runs_longopts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "tag", required_argument, NULL, 't' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static const struct option plot_longopts[] = {
 	{ "db", required_argument, NULL, 'd' },
 	{ "run", required_argument, NULL, 'r' },
@@ -491,7 +520,7 @@ static const char *check_runs(const struct analyze_options *o)
 {
 	if (o->jsonl)
 		return "runs writes text, markdown, csv or json";
-	return o->run || o->has_slo || o->gaps ? "runs takes --db and --format only" : NULL;
+	return NULL;
 }
 
 static const char *check_diff(const struct analyze_options *o)
@@ -541,7 +570,7 @@ static const struct analyze_sub {
 	  { "tracebench analyze export", ":d:r:f:s:gh", read_longopts, take_read },
 	  TABLE_CSV, 0, check_export },
 	{ "runs", runs_usage_text,
-	  { "tracebench analyze runs", ":d:r:f:s:gh", read_longopts, take_read },
+	  { "tracebench analyze runs", ":d:f:t:h", runs_longopts, take_runs },
 	  TABLE_TEXT, 0, check_runs },
 	{ "rm", rm_usage_text,
 	  { "tracebench analyze rm", ":d:h", rm_longopts, take_load },

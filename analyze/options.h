@@ -35,6 +35,8 @@ struct analyze_options {
 	double effect_pct;              /* plan --effect, percent; < 0: not given */
 	double power_pct;               /* plan --power, percent */
 	const char *metric;             /* plan --metric ("ttft_p99", "tok_s"), or NULL */
+	const char *tags[ANALYZE_MAX_RUNS];   /* runs --tag KEY=VALUE, repeatable */
+	size_t n_tags;
 	char **args;                    /* the operands: files, runs */
 	int n_args;
 };

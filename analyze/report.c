@@ -934,7 +934,29 @@ static const struct table_col report_runs_cols[] = {
 	RUN_COUNT("requests", requests), RUN_COUNT("errors", errors), RUN_STR("tags", tags),
 };
 
-int report_print_runs(struct db *db, enum table_format fmt, FILE *out, char *err, size_t errlen)
+/* Does the run's provenance carry every tag "KEY=VALUE" of tags? */
+static int report_run_tagged(const struct db_run *r, const char *const *tags, size_t n)
+{
+	cJSON *p = n ? cJSON_Parse(r->provenance ? r->provenance : "{}") : NULL;
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "tags");
+	size_t i;
+	int all = 1;
+
+	for (i = 0; i < n && all; i++) {
+		size_t k = strcspn(tags[i], "=");
+		char key[128];
+		const char *v;
+
+		snprintf(key, sizeof(key), "%.*s", (int)k, tags[i]);
+		v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, key));
+		all = v && !strcmp(v, tags[i] + k + 1);
+	}
+	cJSON_Delete(p);
+	return all;
+}
+
+int report_print_runs(struct db *db, enum table_format fmt, const char *const *tags,
+		      size_t n_tags, FILE *out, char *err, size_t errlen)
 {
 	struct report_runs_row *rows = NULL;
 	struct db_run *runs = NULL;
@@ -947,15 +969,18 @@ int report_print_runs(struct db *db, enum table_format fmt, FILE *out, char *err
 		errmsg_set(err, errlen, "out of memory");
 		rc = DB_ERR_WORK;
 	}
-	for (; !rc && done < n; done++) {
-		rows[done].run = &runs[done];
-		rc = db_run_counts(db, runs[done].label, &rows[done].cnt, err, errlen);
+	for (i = 0; !rc && i < n; i++) {
+		if (!report_run_tagged(&runs[i], tags, n_tags))
+			continue;
+		rows[done].run = &runs[i];
+		rc = db_run_counts(db, runs[i].label, &rows[done].cnt, err, errlen);
+		done++;
 	}
 	if (!rc) {
 		table_init(&t, out, fmt, report_runs_cols,
 			   sizeof(report_runs_cols) / sizeof(report_runs_cols[0]), 0);
 		t.sep = "  ";
-		table_print(&t, rows, n, sizeof(*rows));
+		table_print(&t, rows, done, sizeof(*rows));
 		rc = report_check_output(out, err, errlen);
 	}
 	for (i = 0; i < done; i++)

@@ -66,11 +66,13 @@ int report_print(struct db *db, const char *label, enum table_format fmt,
 		 const struct metric_slo *slo, FILE *out, char *err, size_t errlen);
 
 /*
- * `analyze runs`: a row per run (label, created, endpoint, model, trace,
- * mode, levels, requests without warm-ups, errors) to out.
+ * `analyze runs`: a row per run (label, created, endpoint, model, served
+ * model, trace, mode, levels, requests without warm-ups, errors, tags) to
+ * out; only those whose provenance carries every one of the n_tags tags
+ * "KEY=VALUE" (none: all).
  */
-int report_print_runs(struct db *db, enum table_format fmt, FILE *out, char *err,
-		      size_t errlen);
+int report_print_runs(struct db *db, enum table_format fmt, const char *const *tags,
+		      size_t n_tags, FILE *out, char *err, size_t errlen);
 
 /*
  * Writes one row per request (warm-ups included, flagged) of each run

@@ -42,6 +42,14 @@ tb analyze runs --db "$WORK/db" --format csv >"$WORK/runs.csv"
 check "analyze runs: the served model" test "$(csv_field "$WORK/runs.csv" served 1)" = served-7b
 check "analyze runs: the tags" test "$(csv_field "$WORK/runs.csv" tags 1)" = "commit=abc123 gpu=H100" \
 	-o "$(csv_field "$WORK/runs.csv" tags 1)" = "gpu=H100 commit=abc123"
+tb analyze load --db "$WORK/db" sample_traces/results-sample.jsonl.gz >/dev/null 2>&1
+tb analyze runs --db "$WORK/db" --format csv --tag gpu=H100 --tag commit=abc123 >"$WORK/runs-h100.csv"
+check "analyze runs --tag: only the runs carrying every tag given" sh -c \
+	"test \$(wc -l <'$WORK/runs-h100.csv') -eq 2 && grep -q ',served-7b,' '$WORK/runs-h100.csv'"
+tb analyze runs --db "$WORK/db" --format csv --tag gpu=A100 >"$WORK/runs-a100.csv"
+check "... none for a tag no run has (the header only)" test "$(wc -l <"$WORK/runs-a100.csv")" -eq 1
+tb analyze runs --db "$WORK/db" --tag gpu >/dev/null 2>"$WORK/runs-bad.err"
+check "... a tag without a value: exit 2, said" sh -c "test $? -eq 2 && grep -q \"bad --tag 'gpu'\" '$WORK/runs-bad.err'"
 check "the database holds the provenance as the file had it" sh -c \
 	"sqlite3 '$WORK/db' \"SELECT json_extract(provenance, '\$.host.cores') FROM runs\" | grep -qE '^[0-9]+\$'" 
 
