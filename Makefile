@@ -154,7 +154,7 @@ fuzz:
 # elsewhere cannot stop the fuzzing.
 # record_main() is the import targets' entry, so they take record/ whole.
 FUZZ_OBJ      = $(LIB_OBJ) $(patsubst %.c,$(O)/%.o,$(wildcard record/*.c)) \
-               $(O)/replay/body.o $(O)/replay/server_info.o
+               $(O)/replay/body.o $(O)/replay/server_info.o $(O)/analyze/svg_inline.o
 
 $(O)/fuzz_%: tests/fuzz/fuzz_%.c Makefile $(FUZZ_OBJ)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LIBS)

@@ -27,6 +27,7 @@
 #include "analyze/options.h"
 #include "analyze/db.h"
 #include "analyze/foreign.h"
+#include "analyze/html.h"
 #include "analyze/plot.h"
 #include "analyze/report.h"
 #include "analyze/shards.h"
@@ -196,7 +197,9 @@ static int analyze_report(int argc, char **argv)
 	if ((rc = analyze_options_parse("report", &o, argc, argv)) != CLI_CONTINUE)
 		return rc;
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
-	if (!rc)
+	if (!rc && o.html)
+		rc = html_report(db, o.run, o.has_slo ? &o.slo : NULL, stdout, err, sizeof(err));
+	else if (!rc)
 		rc = report_print(db, o.run, o.fmt, o.has_slo ? &o.slo : NULL, stdout, err, sizeof(err));
 	db_close(db);
 	return rc ? analyze_fail("report", rc, err) : 0;

@@ -205,7 +205,10 @@ static const char report_usage_text[] =
 	"options:\n"
 	"  -d, --db FILE        the database to read\n"
 	"  -r, --run LABEL      only the run LABEL\n"
-	"  -f, --format FMT     text (default), markdown, csv or json\n"
+	"  -f, --format FMT     text (default), markdown, csv, json, or html: one\n"
+	"                       self-contained page (the text report, the first run\n"
+	"                       compared with each other, every figure as inline SVG,\n"
+	"                       the definitions), e.g. > report.html\n"
 	"  -s, --slo LIST       goodput: share of requests within every limit, and\n"
 	"                       good requests/s; LIST of ttft|ttfa|tpot|e2e=LIMIT\n"
 	"                       with LIMIT in us, ms (default) or s; a capacity\n"
@@ -311,6 +314,12 @@ static int take_read(void *opts, int c, char *arg, char *msg, size_t len)
 			o->fmt = TABLE_JSON;
 			return 0;
 		}
+		if (strcmp(arg, "html") == 0) {
+			o->html = 1;
+			o->fmt = TABLE_TEXT;
+			return 0;
+		}
+		o->html = 0;
 		return take_format(o, arg, msg, len);
 	case 's':
 		o->has_slo = 1;
@@ -506,19 +515,19 @@ static const char *check_report(const struct analyze_options *o)
 {
 	if (o->gaps)
 		return "--gaps is an option of export";
-	return o->jsonl ? "report writes text, markdown, csv or json" : NULL;
+	return o->jsonl ? "report writes text, markdown, csv, json or html" : NULL;
 }
 
 static const char *check_export(const struct analyze_options *o)
 {
-	if (o->fmt != TABLE_CSV && !o->jsonl)
+	if ((o->fmt != TABLE_CSV && !o->jsonl) || o->html)
 		return "export writes csv or jsonl (--format csv|jsonl)";
 	return o->has_slo ? "--slo is an option of report" : NULL;
 }
 
 static const char *check_runs(const struct analyze_options *o)
 {
-	if (o->jsonl)
+	if (o->jsonl || o->html)
 		return "runs writes text, markdown, csv or json";
 	return NULL;
 }

@@ -24,6 +24,7 @@ struct analyze_options {
 	size_t n_runs;
 	enum table_format fmt;        /* report, export, runs, compare */
 	int jsonl, gaps;                /* export --format jsonl, --gaps */
+	int html;                       /* report --format html */
 	enum plot_format plot_fmt;
 	struct metric_slo slo;         /* report --slo */
 	int has_slo;

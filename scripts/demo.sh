@@ -1,7 +1,7 @@
 #!/bin/sh
 # demo.sh - the whole tracebench pipeline on the built-in mock endpoint:
 # a synthetic trace of 500-token requests, a sweep at C=1,2,4,8,16, the
-# results in SQLite, the sweep table and the scaling plot.
+# results in SQLite, the sweep table, the plots and the HTML report.
 #
 # The mock plays a batching server whose per-token gap grows with the number
 # of active streams, with timing scaled 10x faster than the seed benchmark's
@@ -39,4 +39,5 @@ echo "== analyze: load, report, plot"
 "$TB" analyze load --db "$OUT/bench.db" "$OUT/results.jsonl.gz"
 "$TB" analyze report --db "$OUT/bench.db" --format markdown | tee "$OUT/report.md"
 "$TB" analyze plot --db "$OUT/bench.db" --out "$OUT/plots" --force
-echo "== done: $OUT/report.md, $OUT/plots/"
+"$TB" analyze report --db "$OUT/bench.db" --format html >"$OUT/report.html"
+echo "== done: $OUT/report.md, $OUT/plots/, $OUT/report.html (one page, opens offline)"

@@ -15,8 +15,9 @@ libsqlite3-dev zlib1g-dev sqlite3 gnuplot-nox"
 case "${1:-}" in
 # A real HTTP/2 and TLS server (nghttpx) in front of the mock; a one-node
 # Slurm cluster (slurmctld, slurmd, srun; munge authenticates them) and GNU
-# parallel to run replay's shards as the README's recipes do.
---tests) PACKAGES="$PACKAGES nghttp2-proxy openssl slurm-wlm munge parallel" ;;
+# parallel to run replay's shards as the README's recipes do; a headless
+# browser and an HTML checker for the HTML report.
+--tests) PACKAGES="$PACKAGES nghttp2-proxy openssl slurm-wlm munge parallel chromium-headless-shell tidy" ;;
 # wrk (request rate), nginx (proxy overhead), gzip -9 (file size), and
 # taskset to pin processes.
 --bench) PACKAGES="$PACKAGES wrk nginx gzip util-linux" ;;

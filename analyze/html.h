@@ -1,0 +1,32 @@
+/*
+ * html.h - `analyze report --format html`: the report as one self-contained
+ * HTML file, for a write-up or to send: it opens with the network off and
+ * needs nothing beside it.
+ *
+ * The file holds the text report of every run (its tables as the terminal
+ * shows them, repeat spread and small-sample marks included), for two or
+ * more runs the comparison of the first with each of the others (verdicts
+ * and warnings), every figure `analyze plot` draws, inline as SVG (where
+ * gnuplot is missing the report says so and keeps the tables), and the
+ * definitions its numbers follow. Inline CSS, no script, no reference to
+ * anything outside the file; the same database and arguments give the
+ * same bytes (no date, figures in plot order), so its hash names the
+ * result set.
+ */
+#ifndef TB_ANALYZE_HTML_H
+#define TB_ANALYZE_HTML_H
+
+#include <stdio.h>
+
+#include "analyze/db.h"
+#include "lib/metric.h"
+
+/*
+ * Writes the report of run 'label' (NULL: every run) to out. Returns DB_OK;
+ * DB_ERR_INPUT for an unknown run or an empty database; DB_ERR_WORK when a
+ * figure cannot be drawn or out cannot be written (the message in err).
+ */
+int html_report(struct db *db, const char *label, const struct metric_slo *slo, FILE *out,
+		char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,76 @@
+#!/bin/sh
+# analyze report --format html: one self-contained page (the text report,
+# the first run compared with the second, every figure inline as SVG, the
+# definitions) that a real browser renders with the network off, that an
+# HTML checker passes, and whose bytes the same database always gives.
+. tests/cli/lib.sh
+
+start_mock --ttft-ms 5 --itl-ms 1 --tokens 6
+tb record synth -n 8 -o "$WORK/t.jsonl.gz" 2>/dev/null
+for r in before after; do
+	tb replay -e "$ENDPOINT" -c 1,2 -n 4 --quiet --label "$r" -o "$WORK/$r.jsonl.gz" \
+		"$WORK/t.jsonl.gz" >/dev/null 2>&1
+done
+stop_mock
+tb analyze load --db "$WORK/db" "$WORK/before.jsonl.gz" "$WORK/after.jsonl.gz" >/dev/null 2>&1
+tb analyze report --db "$WORK/db" --format html >"$WORK/r.html" 2>"$WORK/err"
+check "exit 0, nothing on stderr" sh -c "test $? -eq 0 && ! test -s '$WORK/err'"
+check "an HTML5 document" sh -c "head -n 1 '$WORK/r.html' | grep -qx '<!DOCTYPE html>' && tail -n 1 '$WORK/r.html' | grep -qx '</html>'"
+check "the text report of each run, its small-sample mark included" sh -c \
+	"grep -q \"run 'before'\" '$WORK/r.html' && grep -q \"run 'after'\" '$WORK/r.html' &&
+	 grep -q 'a percentile from fewer samples than its rank needs' '$WORK/r.html'"
+check "the comparison of the two, with its verdict column" sh -c \
+	"grep -q '<h3>before &rarr; after</h3>' '$WORK/r.html' && grep -q 'Verdict' '$WORK/r.html'"
+check "the definitions" grep -q '<dt>TPOT</dt><dd>(E2E &minus; TTFT) / (output tokens &minus; 1)' "$WORK/r.html"
+if have gnuplot; then
+	n_fig=$(grep -c '^<figure id="fig-' "$WORK/r.html")
+	n_svg=$(grep -c '^<svg' "$WORK/r.html")
+	check "every figure inline: $n_fig figures, $n_svg SVG elements (scaling, TTFT, CDF, timeline at least)" \
+		sh -c "test $n_fig -ge 4 && test $n_fig -eq $n_svg && grep -q 'id=\"fig-scaling\"' '$WORK/r.html'"
+	check "... their ids kept apart (no id twice in the page)" \
+		test -z "$(grep -o ' id="[^"]*"' "$WORK/r.html" | sort | uniq -d)"
+else
+	skip "figures inline as SVG" "gnuplot not installed"
+	check "... and the page says why they are absent" grep -q 'gnuplot is not installed' "$WORK/r.html"
+fi
+# (a URL as text, the endpoint in the report, fetches nothing; SVG's
+# xmlns names a namespace)
+check "nothing outside the file: no script, link, image, frame, src, import or linked URL" sh -c \
+	"! grep -qiE '<script|<link|<img|<iframe|<object|<embed|src=|@import|url\\([^#]|href=.https?:' '$WORK/r.html'"
+tb analyze report --db "$WORK/db" --format html >"$WORK/r2.html" 2>/dev/null
+check "the same database gives the same bytes" cmp -s "$WORK/r.html" "$WORK/r2.html"
+size=$(wc -c <"$WORK/r.html")
+check "under 1 MB ($size bytes for two runs of two levels)" test "$size" -lt 1048576
+tb analyze report --db "$WORK/db" --run after --format html >"$WORK/one.html" 2>/dev/null
+check "--run: that run alone, no comparison" sh -c \
+	"grep -q \"run 'after'\" '$WORK/one.html' && ! grep -q \"run 'before'\" '$WORK/one.html' && ! grep -q '<h3>' '$WORK/one.html'"
+tb analyze export --db "$WORK/db" --format html >/dev/null 2>"$WORK/bad"
+check "export refuses html (exit 2)" sh -c "test $? -eq 2 && grep -q 'export writes csv or jsonl' '$WORK/bad'"
+
+if have tidy; then
+	tidy -q -e "$WORK/r.html" >/dev/null 2>"$WORK/tidy"
+	check "the HTML checker finds neither error nor warning" sh -c "test $? -eq 0 && ! test -s '$WORK/tidy'"
+else
+	skip "the HTML checker" "tidy not installed (scripts/deps.sh --tests)"
+fi
+
+browser=""
+for b in chromium-headless-shell chromium; do have $b && browser=$b && break; done
+if [ -n "$browser" ]; then
+	# no network: every host name resolves to nothing, every request goes
+	# to a proxy that is not there
+	net_off="--host-resolver-rules=MAP * ~NOTFOUND --proxy-server=127.0.0.1:9"
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu "$net_off" \
+		--dump-dom "file://$WORK/r.html" >"$WORK/dom" 2>"$WORK/browser.err"
+	check "a real browser ($browser) renders it with the network off" test -s "$WORK/dom"
+	if have gnuplot; then
+		check "... every figure an SVG with drawn paths in the DOM" sh -c \
+			"test \$(grep -o '<svg' '$WORK/dom' | wc -l) -eq $n_svg && test \$(grep -o '<path' '$WORK/dom' | wc -l) -ge $((n_svg * 10))"
+	fi
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu "$net_off" --window-size=1200,3000 \
+		--screenshot="$WORK/report.png" "file://$WORK/r.html" >/dev/null 2>&1
+	check "... and a screenshot of it (kept as $O/t0935-report.png)" sh -c \
+		"test -s '$WORK/report.png' && cp '$WORK/report.png' '$O/t0935-report.png'"
+else
+	skip "the report in a real browser" "no chromium-headless-shell (scripts/deps.sh --tests)"
+fi
