@@ -12,11 +12,15 @@ T=$(basename "$0" .sh)
 TB=${TB:-$(pwd)/build/tracebench}
 WORK=$(mktemp -d)
 MOCK_PID=""
+MOCK_PIDS=""
 PROXY_PID=""
 
 cleanup() {
 	[ -n "$PROXY_PID" ] && kill -9 "$PROXY_PID" 2>/dev/null
 	[ -n "$MOCK_PID" ] && kill "$MOCK_PID" 2>/dev/null && wait "$MOCK_PID" 2>/dev/null
+	# every mock a test started, also those it left running (a second
+	# start_mock before a stop_mock) or kept under another name
+	for p in $MOCK_PIDS; do kill "$p" 2>/dev/null; done
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -113,6 +117,7 @@ start_mock() {
 	# Not through tb(): $! must be the mock itself, not a subshell.
 	$VG "$TB" mock --quiet --listen 127.0.0.1:0 --port-file "$WORK/port" "$@" &
 	MOCK_PID=$!
+	MOCK_PIDS="$MOCK_PIDS $MOCK_PID"
 	i=0
 	while [ ! -s "$WORK/port" ] && [ $i -lt 100 ]; do
 		sleep 0.1
