@@ -313,7 +313,9 @@ static void report_rows(struct table *t, const char *label, const struct report_
 		summary_table_row(t, label, &run->levels[i]);
 }
 
-/* "errors: C=2: 1 http, 2 timeout; C=4: ..." when the run had errors. */
+/* "errors by class: C=2: 1 http (HTTP 429 x1), 2 timeout; C=4: ..." when
+ * the run had errors: each class, and the HTTP statuses of those that had
+ * one, so a 429 storm does not read as a 404. */
 static void report_error_line(FILE *out, const struct report_run *run)
 {
 	char name[32];
@@ -321,15 +323,23 @@ static void report_error_line(FILE *out, const struct report_run *run)
 	int any = 0, n;
 
 	for (i = 0; i < run->n_levels; i++) {
-		if (!run->levels[i].errors)
+		const struct level_summary *l = &run->levels[i];
+
+		if (!l->errors)
 			continue;
 		fprintf(out, "%s %s:", any ? ";" : "errors by class:",
-			metric_level_name(run->levels[i].level, name, sizeof(name)));
+			metric_level_name(l->level, name, sizeof(name)));
 		any = 1;
 		for (k = 0, n = 0; k < SUMMARY_N_ERROR_CLASSES; k++)
-			if (run->levels[i].errors_by_class[k])
-				fprintf(out, "%s %zu %s", n++ ? "," : "",
-					run->levels[i].errors_by_class[k], summary_error_classes[k]);
+			if (l->errors_by_class[k])
+				fprintf(out, "%s %zu %s", n++ ? "," : "", l->errors_by_class[k],
+					summary_error_classes[k]);
+		for (k = 0; k < l->n_statuses; k++)
+			fprintf(out, "%sHTTP %d x%zu", k ? ", " : " (", l->statuses[k], l->status_n[k]);
+		if (l->status_others)
+			fprintf(out, ", %zu of other statuses", l->status_others);
+		if (l->n_statuses)
+			fputc(')', out);
 	}
 	if (any)
 		fputc('\n', out);

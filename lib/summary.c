@@ -90,6 +90,24 @@ static void summary_nan_dist(struct stats_dist *d)
 	d->mean = d->p50 = d->p90 = d->p95 = d->p99 = d->max = NAN;
 }
 
+/* Counts a failed request's HTTP status among the level's. */
+static void summary_count_status(struct level_summary *s, int status)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_statuses; i++)
+		if (s->statuses[i] == status) {
+			s->status_n[i]++;
+			return;
+		}
+	if (s->n_statuses == SUMMARY_MAX_STATUSES) {
+		s->status_others++;
+		return;
+	}
+	s->statuses[s->n_statuses] = status;
+	s->status_n[s->n_statuses++] = 1;
+}
+
 /* What a level's requests add up to besides the samples. */
 struct summary_acc {
 	struct summary_samples x;
@@ -116,6 +134,8 @@ static void summary_take(struct level_summary *s, struct summary_acc *a, const s
 	if (!result_ok(q)) {
 		s->errors++;
 		s->errors_by_class[summary_error_index(q->error)]++;
+		if (q->status > 0)
+			summary_count_status(s, q->status);
 		return;
 	}
 	s->ok++;

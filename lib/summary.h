@@ -21,6 +21,8 @@
 #define SUMMARY_N_ERROR_CLASSES 9
 extern const char *const summary_error_classes[SUMMARY_N_ERROR_CLASSES]; /* last: "other" */
 
+#define SUMMARY_MAX_STATUSES 8
+
 /* The spread of one number across the repeats of a level. */
 struct summary_spread {
 	double min, max, lo, hi;   /* lo, hi: the 95% interval of the mean */
@@ -42,6 +44,10 @@ struct level_summary {
 	 * itl pools every gap of those requests (as vLLM's benchmark does). */
 	struct stats_dist ttft, ttfa, tpot, itl, e2e;
 	size_t errors_by_class[SUMMARY_N_ERROR_CLASSES];
+	/* The HTTP statuses of the failed requests that had one, the most
+	 * SUMMARY_MAX_STATUSES distinct ones (the rest in status_others). */
+	int statuses[SUMMARY_MAX_STATUSES];
+	size_t status_n[SUMMARY_MAX_STATUSES], n_statuses, status_others;
 	double scaling_eff;    /* metric_scaling; NaN unless set (summary_set_scaling) */
 	int repeats;           /* distinct repeats (--repeat) among the requests, >= 1 */
 	/* Open loop (some request sent later than scheduled): latencies count

@@ -20,6 +20,7 @@
 #include "body.h"
 #include "client.h"
 #include "clocksync.h"
+#include "failures.h"
 #include "provenance.h"
 #include "rerun.h"
 #include "schedule.h"
@@ -116,6 +117,7 @@ struct level_run {
 	size_t issued, finished, in_flight;
 	size_t peak_in_flight;    /* most in flight at once, over the levels run */
 	int write_failed;
+	struct failures *failures;   /* told and counted as they come back */
 	int show_progress;
 	size_t errors;            /* of the level so far */
 	int64_t tokens;           /* output tokens of the level so far */
@@ -461,10 +463,13 @@ static void record_done(struct level_run *lr, struct result *r)
 {
 	lr->in_flight--;
 	lr->finished++;
-	if (result_ok(r))
+	if (result_ok(r)) {
 		lr->tokens += r->output_tokens;
-	else
+	} else {
 		lr->errors++;
+		if (lr->failures)
+			failures_note(lr->failures, r);
+	}
 	lr->unwritten[lr->unwritten_head + lr->n_unwritten++] = r;
 	if (lr->n_unwritten == 1)
 		event_active(lr->write_ev, 0, 0);
@@ -1785,6 +1790,7 @@ struct replay {
 	struct clocksync_result cs;
 	cJSON *server[2];         /* per side: the server as it described itself */
 	struct rerun rerun;       /* --rerun: the expanded command line (o points into it) */
+	struct failures failures; /* why requests failed */
 	struct client *client;
 	struct event *tick, *sigint, *sigterm;
 	struct level_run lr;
@@ -2010,6 +2016,8 @@ static int open_results(struct replay *rp)
 		(void)tracefile_writer_background(sd->out);
 	}
 	rp->lr.client = rp->client;
+	rp->failures.out = stderr;
+	rp->lr.failures = &rp->failures;
 	rp->lr.out = rp->side[0].out;
 	rp->lr.sessions = rp->sessions.n ? &rp->sessions : NULL;
 	rp->lr.seq = &rp->side[0].seq;
@@ -2530,10 +2538,14 @@ static int run_levels(struct replay *rp)
 		fprintf(stderr, "tracebench replay: %ld metrics scrape%s recorded, %ld failed\n",
 			scraped, scraped == 1 ? "" : "s", failed);
 	}
-	if (rp->warmup.warmup)
+	if (rp->warmup.warmup && !isnan(rp->warmup.warmup_ttft_ms))
 		fprintf(stderr, "warm-up: %zu request%s, cold-start TTFT %.1f ms\n",
 			rp->warmup.warmup, rp->warmup.warmup == 1 ? "" : "s",
 			rp->warmup.warmup_ttft_ms);
+	else if (rp->warmup.warmup)
+		fprintf(stderr, "warm-up: %zu request%s, no cold-start TTFT: the first failed (%s)\n",
+			rp->warmup.warmup, rp->warmup.warmup == 1 ? "" : "s",
+			rp->failures.warmup[0] ? rp->failures.warmup : "no answer");
 	return 0;
 }
 
@@ -2565,8 +2577,19 @@ static int finish_run(struct replay *rp)
 		(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 		(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
 		(double)ru.ru_maxrss / 1024.0);
-	if (rp->total > 0 && rp->total_ok == 0)
+	if (failures_count(&rp->failures)) {
+		char why[1024];
+
+		failures_summary(&rp->failures, why, sizeof(why));
+		if (rp->total > 0 && rp->total_ok == 0)
+			fprintf(stderr, "tracebench replay: every request failed: %s\n", why);
+		else
+			fprintf(stderr, "tracebench replay: %zu request%s failed: %s\n",
+				failures_count(&rp->failures),
+				failures_count(&rp->failures) == 1 ? "" : "s", why);
+	} else if (rp->total > 0 && rp->total_ok == 0) {
 		fprintf(stderr, "tracebench replay: every request failed\n");
+	}
 	if (rp->lr.write_failed)
 		return CLI_EXIT_FAILED;
 	if (stop_signal > 0)

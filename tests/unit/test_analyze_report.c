@@ -92,7 +92,7 @@ TEST(report_prints_heading_table_and_warmup)
 		      "trace crc32:0badf00d\n") != NULL);
 	CHECK(strstr(out, "warm-up: 1 request, cold-start TTFT 1012.3 ms\n") != NULL);
 	CHECK(strstr(out, "880.0") != NULL);
-	CHECK(strstr(out, "errors by class: C=2: 1 http\n") != NULL);
+	CHECK(strstr(out, "errors by class: C=2: 1 http (HTTP 500 x1)\n") != NULL);
 	/* Latency table: TTFT at C=1 is 100 200 300 400 1000: P90 760, max 1000. */
 	/* ... P90 and up from 5 samples, too few for their ranks: marked */
 	CHECK(strstr(out, "\nTTFT      1       5      400.0      300.0     760.0*     880.0*"

@@ -1,0 +1,43 @@
+#!/bin/sh
+# When requests fail, replay says why as it happens (the first kinds, with
+# the server's own message) and counts them by class and HTTP status at
+# the end; a failed warm-up says why instead of "nan"; report counts the
+# statuses, so a 429 storm does not read as a wrong model.
+. tests/cli/lib.sh
+
+start_mock --ttft-ms 5 --itl-ms 1 --tokens 4
+tb record synth -n 8 -o "$WORK/t.jsonl.gz" 2>/dev/null
+
+tb replay -e "$ENDPOINT" -c 1,2 -n 4 --model wrong --quiet -o "$WORK/w.jsonl.gz" \
+	"$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/w.err"
+check "a wrong model: exit 1" test $? -eq 1
+check "... the first failure told with the server's message" grep -qF \
+	'tracebench replay: a warm-up request failed (http, trace request 0): HTTP 404: The model `wrong` does not exist.' "$WORK/w.err"
+check "... told once, not once a request" test "$(grep -c 'request failed (' "$WORK/w.err")" -eq 1
+check "... the warm-up says why it has no cold-start TTFT, no nan" sh -c \
+	"grep -qF 'warm-up: 1 request, no cold-start TTFT: the first failed (HTTP 404: The model' '$WORK/w.err' && ! grep -q nan '$WORK/w.err'"
+check "... and the end counts them by class and status" grep -qF \
+	'tracebench replay: every request failed: 9 http 404 (HTTP 404: The model `wrong` does not exist.)' "$WORK/w.err"
+stop_mock
+
+start_mock --ttft-ms 5 --itl-ms 1 --tokens 4 --fail-every 1 --fail-status 429
+tb replay -e "$ENDPOINT" -c 2 -n 6 --quiet -o "$WORK/s.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/s.err"
+check "a 429 storm: every request failed: 7 http 429" grep -q \
+	'^tracebench replay: every request failed: 7 http 429 (HTTP 429: ' "$WORK/s.err"
+tb analyze load --db "$WORK/db" "$WORK/s.jsonl.gz" >/dev/null 2>&1
+tb analyze report --db "$WORK/db" >"$WORK/s.report" 2>&1
+check "... report counts the status: 'C=2: 6 http (HTTP 429 x6)'" \
+	grep -qF 'errors by class: C=2: 6 http (HTTP 429 x6)' "$WORK/s.report"
+stop_mock
+
+port=$(free_port)
+tb replay -e "http://127.0.0.1:$port" -c 1 -n 2 --quiet -o "$WORK/d.jsonl.gz" "$WORK/t.jsonl.gz" \
+	>/dev/null 2>"$WORK/d.err"
+check "a dead port: exit 1, 'connect' and libcurl's reason" sh -c \
+	"test $? -eq 1 && grep -q '^tracebench replay: every request failed: 3 connect (.*onnect' '$WORK/d.err'"
+
+start_mock --ttft-ms 5 --itl-ms 1 --tokens 4 --fail-every 2 --fail-status 503
+tb replay -e "$ENDPOINT" -c 1 -n 4 --quiet -o "$WORK/h.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/h.err"
+check "some failed: exit 0, and how many, of which kind" sh -c \
+	"test $? -eq 0 && grep -q '^tracebench replay: 2 requests failed: 2 http 503 (HTTP 503: ' '$WORK/h.err'"
+stop_mock
