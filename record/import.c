@@ -592,7 +592,8 @@ static int sharegpt_check(struct import *im, long line, struct conv *c)
 				lengths_ok(im, line, in, out);
 				return 0;
 			}
-			c->n = i;
+			while (c->n > i)    /* the turns cut off are freed here */
+				free(c->text[--c->n]);
 			break;
 		}
 	}

@@ -108,6 +108,12 @@ check "sharegpt: the first human turn is the prompt (system turn ignored)" sh -c
 	"zcat '$WORK/s.jsonl.gz' | tail -n +2 | sed -n 2p | grep -qF 'Explain \\\\\\\"time to first token\\\\\\\" in one sentence.'"
 check "sharegpt: max_tokens is the first answer's length in words (31)" sh -c \
 	"zcat '$WORK/s.jsonl.gz' | tail -n +2 | head -1 | grep -q 'max_tokens[^,]*:31,.*\"input_tokens\":11,\"output_tokens\":31'"
+# a later turn that cannot be replayed (an empty question) ends the
+# session before it; the turns cut off are freed (make asan: no leak)
+printf '[{"conversations":[{"from":"human","value":"hello there"},{"from":"gpt","value":"hi you"},{"from":"human","value":" "},{"from":"gpt","value":"an answer to nothing"}]}]\n' >"$WORK/cut.json"
+tb record import --format sharegpt "$WORK/cut.json" -o "$WORK/cut.jsonl.gz" 2>"$WORK/err"
+check "sharegpt: a session ends before a turn that cannot be replayed (1 request)" sh -c \
+	"test $? -eq 0 && grep -qF \"imported 1 request from '$WORK/cut.json'\" '$WORK/err'"
 printf '[\n {"conversations":[{"from":"human","value":"hi there"},{"from":"gpt","value":"hello you"}]},\n {"conversations": [ oops\n]\n' >"$WORK/bad.json"
 tb record import --format sharegpt "$WORK/bad.json" -o "$WORK/sb.jsonl.gz" 2>"$WORK/err"
 check "sharegpt: a syntax error keeps what came before (exit 0)" test $? -eq 0
