@@ -1791,6 +1791,7 @@ struct replay {
 	cJSON *server[2];         /* per side: the server as it described itself */
 	struct rerun rerun;       /* --rerun: the expanded command line (o points into it) */
 	struct failures failures; /* why requests failed */
+	int said_closes;          /* said that the server closes kept connections */
 	struct client *client;
 	struct event *tick, *sigint, *sigterm;
 	struct level_run lr;
@@ -2279,6 +2280,18 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 		rp->warmup = s;
 	rp->total_ok += s.ok;
 	rp->total += s.requests;
+	/* A level's connections are open before it starts; a server that
+	 * closes them after each answer makes most requests open their own,
+	 * inside their TTFT: said once. */
+	if (!rp->said_closes && !o->open_loop && s.requests >= 4 && s.new_connections * 2 > s.requests) {
+		char name[32];
+
+		rp->said_closes = 1;
+		fprintf(stderr, "tracebench replay: note: the server closes kept connections: at %s "
+			"%zu of %zu requests opened a new one (connect %.2f ms on average, inside "
+			"their TTFT)\n", metric_level_name(s.level, name, sizeof(name)),
+			s.new_connections, s.requests, s.connect_ms);
+	}
 	free_results(lr);
 	return 0;
 }

@@ -2,7 +2,8 @@
 # When requests fail, replay says why as it happens (the first kinds, with
 # the server's own message) and counts them by class and HTTP status at
 # the end; a failed warm-up says why instead of "nan"; report counts the
-# statuses, so a 429 storm does not read as a wrong model.
+# statuses, so a 429 storm does not read as a wrong model. A server that
+# closes its connections after each answer is named once.
 . tests/cli/lib.sh
 
 start_mock --ttft-ms 5 --itl-ms 1 --tokens 4
@@ -40,4 +41,16 @@ start_mock --ttft-ms 5 --itl-ms 1 --tokens 4 --fail-every 2 --fail-status 503
 tb replay -e "$ENDPOINT" -c 1 -n 4 --quiet -o "$WORK/h.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/h.err"
 check "some failed: exit 0, and how many, of which kind" sh -c \
 	"test $? -eq 0 && grep -q '^tracebench replay: 2 requests failed: 2 http 503 (HTTP 503: ' '$WORK/h.err'"
+stop_mock
+
+# a server that closes its connection after each answer: said once
+start_mock --ttft-ms 5 --itl-ms 1 --tokens 4 --close-after-response
+tb replay -e "$ENDPOINT" -c 1,4 -n 8 --quiet -o "$WORK/c.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/c.err"
+check "a server that closes kept connections: said once, with how many opened a new one" sh -c \
+	"test \$(grep -c 'closes kept connections' '$WORK/c.err') -eq 1 &&
+	 grep -q 'note: the server closes kept connections: at C=1 8 of 8 requests opened a new one' '$WORK/c.err'"
+stop_mock
+start_mock --ttft-ms 5 --itl-ms 1 --tokens 4
+tb replay -e "$ENDPOINT" -c 1,4 -n 8 --quiet -o "$WORK/k.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/k.err"
+check "... and not of one that keeps them" sh -c "! grep -q 'closes kept connections' '$WORK/k.err'"
 stop_mock
