@@ -345,6 +345,62 @@ static void report_error_line(FILE *out, const struct report_run *run)
 		fputc('\n', out);
 }
 
+/*
+ * "interrupted: C=2 has 3 of 8 requests; nothing measured: C=4, C=8" when a
+ * closed-loop run measured fewer requests than its parameters planned (a
+ * stopped replay keeps what it measured). Runs whose plan this cannot
+ * recompute (shards, sessions, capacity searches, other tools' files) are
+ * left alone. Returns 1 when it printed a line.
+ */
+static int report_interrupted_line(FILE *out, const struct report_run *run, const char *params)
+{
+	cJSON *p = params ? cJSON_Parse(params) : NULL;
+	const cJSON *levels = cJSON_GetObjectItemCaseSensitive(p, "concurrency"), *c;
+	const cJSON *req = cJSON_GetObjectItemCaseSensitive(p, "requests");
+	const cJSON *rep = cJSON_GetObjectItemCaseSensitive(p, "repeat");
+	const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "mode"));
+	char name[32];
+	int cut = 0, missing = 0, pass;
+	size_t i;
+
+	for (i = 0; run->turns && i < run->n_levels; i++)
+		if (run->turns[i].sessions)
+			mode = NULL;        /* params.requests counts sessions */
+	if (!mode || strcmp(mode, "closed") || !cJSON_IsArray(levels) || run->shards ||
+	    cJSON_GetObjectItemCaseSensitive(p, "capacity") ||
+	    cJSON_GetObjectItemCaseSensitive(p, "shard") ||
+	    foreign_params_timeless(params)) {
+		cJSON_Delete(p);
+		return 0;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		cJSON_ArrayForEach(c, levels) {
+			const struct level_summary *l = NULL;
+			double level = cJSON_GetNumberValue(c), planned;
+
+			if (!(level >= 1 && level <= 1e6))
+				continue;
+			planned = cJSON_IsNumber(req) && req->valuedouble > 0 ? req->valuedouble :
+				  level * 2 > 4 ? level * 2 : 4;
+			planned *= cJSON_IsNumber(rep) && rep->valuedouble >= 1 ? rep->valuedouble : 1;
+			for (i = 0; i < run->n_levels && !l; i++)
+				if (run->levels[i].level == (int)level)
+					l = &run->levels[i];
+			metric_level_name((int)level, name, sizeof(name));
+			if (pass == 0 && l && (double)l->requests < planned)
+				fprintf(out, "%s %s has %zu of %.0f requests", cut++ ? "," : "interrupted:",
+					name, l->requests, planned);
+			else if (pass == 1 && !l)
+				fprintf(out, "%s %s", missing++ ? "," : cut ? "; nothing measured:" :
+					"nothing measured:", name);
+		}
+	}
+	if (cut || missing)
+		fputs(" (the replay was stopped)\n", out);
+	cJSON_Delete(p);
+	return cut || missing;
+}
+
 static int report_has_errors(const struct report_run *run)
 {
 	size_t i;
@@ -804,7 +860,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 	struct report_run run;
 	struct table t;
 	size_t i;
-	int sharded, sessions;
+	int sharded, sessions, cut;
 	int rc;
 
 	for (i = 0; i < n; i++) {
@@ -828,11 +884,12 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		}
 		report_warmup_line(out, &run);
 		report_error_line(out, &run);
+		cut = report_interrupted_line(out, &run, runs[i].params);
 		report_open_loop_lines(out, &run, runs[i].params);
 		sessions = report_sessions_lines(out, fmt, &run);
 		rc = shards_print(out, db, runs[i].label, &run, &sharded, err, errlen);
 		if (!rc && (run.warmups || report_has_errors(&run) || report_has_open_loop(&run) ||
-			    sharded || sessions))
+			    sharded || sessions || cut))
 			fputs(para, out);
 		if (!rc && run.n_levels) {
 			if (fmt == TABLE_TEXT)

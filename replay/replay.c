@@ -2603,6 +2603,13 @@ static int finish_run(struct replay *rp)
 	} else if (rp->total > 0 && rp->total_ok == 0) {
 		fprintf(stderr, "tracebench replay: every request failed\n");
 	}
+	if (stop_signal > 0) {
+		char name[32];
+
+		fprintf(stderr, "tracebench replay: stopped by signal %d during %s: '%s' holds a "
+			"partial run (analyze report marks the levels cut short)\n", stop_signal,
+			metric_level_name(rp->lr.level, name, sizeof(name)), rp->side[0].output);
+	}
 	if (rp->lr.write_failed)
 		return CLI_EXIT_FAILED;
 	if (stop_signal > 0)

@@ -54,3 +54,26 @@ start_mock --ttft-ms 5 --itl-ms 1 --tokens 4
 tb replay -e "$ENDPOINT" -c 1,4 -n 8 --quiet -o "$WORK/k.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/k.err"
 check "... and not of one that keeps them" sh -c "! grep -q 'closes kept connections' '$WORK/k.err'"
 stop_mock
+
+# a run stopped mid-level: replay says the file is partial, report marks
+# the level cut short and those never reached
+start_mock --ttft-ms 100 --itl-ms 1 --tokens 4
+tb record synth -n 8 --output-tokens 4 -o "$WORK/t4.jsonl.gz" 2>/dev/null
+# not through tb(): $! must be replay itself, not a subshell
+$VG "$TB" replay -e "$ENDPOINT" -c 1,2 -n 40 --quiet -o "$WORK/i.jsonl.gz" "$WORK/t4.jsonl.gz" \
+	>/dev/null 2>"$WORK/i.err" &
+pid=$!
+i=0
+# (its first line on stderr comes once the results file is open)
+while ! grep -q 'requests in' "$WORK/i.err" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+# TERM: a background job of a script ignores INT
+kill -TERM $pid
+wait $pid
+check "stopped: exit 143, and said to be partial" sh -c \
+	"test $? -eq 143 && grep -q \"stopped by signal 15 during C=1: '$WORK/i.jsonl.gz' holds a partial run\" '$WORK/i.err'"
+tb analyze load --db "$WORK/i.db" "$WORK/i.jsonl.gz" >/dev/null 2>&1
+tb analyze report --db "$WORK/i.db" >"$WORK/i.report" 2>&1
+check "report marks C=1 cut short and C=2 never reached" sh -c \
+	"grep -qE '^(interrupted: C=1 has [0-9]+ of 40 requests; nothing measured: C=2|nothing measured: C=1, C=2) \\(the replay was stopped\\)\$' '$WORK/i.report'"
+stop_mock
