@@ -13,9 +13,6 @@
 #include "fuzz_util.h"
 #include "analyze/foreign.h"
 
-#include <zlib.h>
-#include <cjson/cJSON.h>
-
 /* The reader's own bounds (foreign.c): a day per time, a month of starts. */
 #define DAY_NS (86400LL * 1000000000LL)
 
@@ -25,39 +22,10 @@ static void fail(const char *what, const char *detail)
 	abort();
 }
 
-/* Writes data gzip-compressed to path; cut: only the first half of it. */
-static void write_gzip(const char *path, const uint8_t *data, size_t size, int cut)
-{
-	uLong cap = compressBound((uLong)size) + 64;
-	unsigned char *z = malloc(cap);
-	z_stream s;
-
-	if (!z)
-		abort();
-	memset(&s, 0, sizeof(s));
-	/* windowBits 15 + 16: a gzip header and trailer, as gzip(1) writes */
-	if (deflateInit2(&s, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		abort();
-	s.next_in = (Bytef *)data;
-	s.avail_in = (uInt)size;
-	s.next_out = z;
-	s.avail_out = (uInt)cap;
-	if (deflate(&s, Z_FINISH) != Z_STREAM_END)
-		abort();
-	fuzz_write_file(path, z, cut ? s.total_out / 2 : s.total_out);
-	deflateEnd(&s);
-	free(z);
-}
-
 /* The checks of one request of an accepted run. */
 static void check_result(const struct result *r)
 {
 	int64_t sum = 0;
-	char err[256];
-	struct result back;
-	cJSON *j;
-	char *text;
 	size_t k;
 
 	if (r->input_tokens < -1 || r->input_tokens > RESULT_MAX_TOKENS ||
@@ -78,25 +46,8 @@ static void check_result(const struct result *r)
 		fail("a request that succeeded without a status or a TTFT", NULL);
 	if (!result_ok(r) && (!r->error_detail || strlen(r->error_detail) > RESULT_DETAIL_MAX))
 		fail("a failed request without its detail, or one past the cap", r->error_detail);
-	/* what analyze load stores must be what the results reader reads:
-	 * the record as a results file holds it, printed and parsed again */
-	if (!(j = result_to_json(r)))
-		return;   /* out of memory */
-	text = cJSON_PrintUnformatted(j);
-	cJSON_Delete(j);
-	if (!text || !(j = cJSON_Parse(text))) {
-		free(text);
-		return;   /* out of memory */
-	}
-	free(text);
-	result_init(&back);
-	if (result_from_json(&back, j, err, sizeof(err)) != 0)
-		fail("the results reader refuses a request the importer made", err);
-	if (back.n_itl != r->n_itl || back.e2e_ns != r->e2e_ns ||
-	    back.output_tokens != r->output_tokens)
-		fail("a request does not read back as written", NULL);
-	result_release(&back);
-	cJSON_Delete(j);
+	/* what analyze load stores must be what the results reader reads */
+	fuzz_result_reads_back(r);
 }
 
 static void check_run(const struct db_import *run)
@@ -132,10 +83,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_path("in", path, sizeof(path));
 	switch (data[0] % 4) {
 	case 1:
-		write_gzip(path, data + 1, size - 1, 0);
+		fuzz_write_gzip(path, data + 1, size - 1, 0);
 		break;
 	case 2:
-		write_gzip(path, data + 1, size - 1, 1);
+		fuzz_write_gzip(path, data + 1, size - 1, 1);
 		break;
 	default:
 		fuzz_write_file(path, data + 1, size - 1);

@@ -1,7 +1,9 @@
 /*
  * fuzz_util.h - what the libFuzzer targets share: a scratch file that
- * readers which only take a path can open, and a way to silence the
- * messages a program's main path prints for every bad input.
+ * readers which only take a path can open (plain or gzip), a way to
+ * silence the messages a program's main path prints for every bad input,
+ * and the check that a result read from another source is one the
+ * results reader takes back.
  */
 #ifndef TB_FUZZ_UTIL_H
 #define TB_FUZZ_UTIL_H
@@ -12,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
+#include <cjson/cJSON.h>
+
+#include "lib/result.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -107,6 +113,71 @@ static inline int fuzz_has_big_number(const uint8_t *data, size_t size)
 			return 1;
 	}
 	return 0;
+}
+
+/*
+ * Writes data to path gzip-compressed (windowBits 15 + 16: a gzip header
+ * and trailer, as gzip(1) writes them); cut: only the first half of the
+ * compressed bytes, a file whose writer died.
+ */
+static inline void fuzz_write_gzip(const char *path, const uint8_t *data, size_t size, int cut)
+{
+	uLong cap = compressBound((uLong)size) + 64;
+	unsigned char *z = malloc(cap);
+	z_stream s;
+
+	if (!z)
+		abort();
+	memset(&s, 0, sizeof(s));
+	if (deflateInit2(&s, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		abort();
+	s.next_in = (Bytef *)data;
+	s.avail_in = (uInt)size;
+	s.next_out = z;
+	s.avail_out = (uInt)cap;
+	if (deflate(&s, Z_FINISH) != Z_STREAM_END)
+		abort();
+	fuzz_write_file(path, z, cut ? s.total_out / 2 : s.total_out);
+	deflateEnd(&s);
+	free(z);
+}
+
+/*
+ * Aborts unless r, written as a results file holds it (result_to_json,
+ * printed and parsed again), reads back (result_from_json) with the same
+ * times, counts and gaps: what analyze load stores from another source
+ * must be what tracebench's own results reader accepts. Returns quietly
+ * when memory runs out.
+ */
+static inline void fuzz_result_reads_back(const struct result *r)
+{
+	struct result back;
+	char err[256], *text;
+	cJSON *j = result_to_json(r);
+
+	if (!j)
+		return;
+	text = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	if (!text || !(j = cJSON_Parse(text))) {
+		free(text);
+		return;
+	}
+	free(text);
+	result_init(&back);
+	if (result_from_json(&back, j, err, sizeof(err)) != 0) {
+		fprintf(stderr, "fuzz: the results reader refuses a result: %s\n", err);
+		abort();
+	}
+	if (back.n_itl != r->n_itl || back.e2e_ns != r->e2e_ns || back.ttft_ns != r->ttft_ns ||
+	    back.sched_ns != r->sched_ns || back.input_tokens != r->input_tokens ||
+	    back.output_tokens != r->output_tokens || back.status != r->status) {
+		fprintf(stderr, "fuzz: a result does not read back as written\n");
+		abort();
+	}
+	result_release(&back);
+	cJSON_Delete(j);
 }
 
 #endif
