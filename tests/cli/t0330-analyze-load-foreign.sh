@@ -122,3 +122,18 @@ check "a vllm result with a bare NaN loads" test $? -eq 0
 # Gaps that add up past a day (past int64's ns, at 10^5 of them, before)
 sed 's/"itls": \[\[[^]]*\]/"itls": [[86400, 86400, 86400]/' "$F/vllm-detailed.json" >"$WORK/long.json"
 refused "a vllm request whose gaps add up past a day" "$WORK/long.json" "the gaps of a request in 'itls' add up to more than a day"
+# Non-finite and out-of-range numbers are refused where they enter, naming
+# the array, before any conversion to an integer: Python's Infinity and
+# NaN (read as null), and numbers no time or count can be
+sed 's/"ttfts": \[0.073999/"ttfts": [Infinity/' "$F/vllm-detailed.json" >"$WORK/inf.json"
+refused "a vllm TTFT of Infinity" "$WORK/inf.json" "an element of 'ttfts' is not a time in seconds"
+sed 's/"ttfts": \[0.073999/"ttfts": [1e300/' "$F/vllm-detailed.json" >"$WORK/big.json"
+refused "a vllm TTFT of 1e300 s" "$WORK/big.json" "an element of 'ttfts' is not a time in seconds"
+sed 's/"itls": \[\[0.010759/"itls": [[NaN/' "$F/vllm-detailed.json" >"$WORK/gnan.json"
+refused "a vllm gap of NaN" "$WORK/gnan.json" "a gap in 'itls' is not a time in seconds"
+sed 's/"input_lens": \[386/"input_lens": [1e300/' "$F/vllm-detailed.json" >"$WORK/tok.json"
+refused "a vllm prompt of 1e300 tokens" "$WORK/tok.json" "an element of 'input_lens' is not a token count"
+sed 's/"start_times": \[183245.118666/"start_times": [-Infinity/' "$F/vllm-detailed.json" >"$WORK/st.json"
+refused "a vllm start time of -Infinity" "$WORK/st.json" "an element of 'start_times' is not a number"
+sed 's/"start_times": \[183245.118666/"start_times": [-1e300/' "$F/vllm-detailed.json" >"$WORK/st2.json"
+refused "vllm start times 1e300 s apart" "$WORK/st2.json" "'start_times' spans more than a month"
