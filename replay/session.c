@@ -153,7 +153,10 @@ static int set_string(cJSON *obj, const char *key, const char *v)
 
 	if (!item)
 		return -1;
-	if (cJSON_HasObjectItem(obj, key))
+	/* JSON names are case-sensitive: "Content" is another member (the
+	 * case-blind test found it, the replace below did not, and the turn
+	 * failed as out of memory) */
+	if (cJSON_GetObjectItemCaseSensitive(obj, key))
 		return cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item) ? 0 : -1;
 	if (!cJSON_AddItemToObject(obj, key, item)) {
 		cJSON_Delete(item);

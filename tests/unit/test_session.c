@@ -194,6 +194,17 @@ TEST(a_body_without_the_placeholders_goes_as_recorded)
 		     "{\"messages\":[{\"role\":\"assistant\",\"content\":\"x\"}]}");
 }
 
+TEST(member_names_in_another_case_are_other_members)
+{
+	char *answers[] = { (char *)"x" };
+
+	/* JSON names are case-sensitive: a placeholder's "Content" is not its
+	 * content, which it gets beside it (fuzz finding: replay failed the
+	 * turn as "out of memory filling the history") */
+	CHECK_STR(fill("{\"messages\":[{\"role\":\"assistant\",\"Content\":\"a\"}]}", answers, 1),
+		     "{\"messages\":[{\"role\":\"assistant\",\"Content\":\"a\",\"content\":\"x\"}]}");
+}
+
 TEST(a_tool_call_round_trip_gets_the_servers_calls_and_ids)
 {
 	/* turn 2 of an agent run: turn 0 called two tools (recorded ids r1, r2),
@@ -342,6 +353,7 @@ int main(void)
 	RUN(a_think_time_out_of_range_skips_the_session);
 	RUN(the_last_assistant_messages_get_the_answers);
 	RUN(a_body_without_the_placeholders_goes_as_recorded);
+	RUN(member_names_in_another_case_are_other_members);
 	RUN(a_tool_call_round_trip_gets_the_servers_calls_and_ids);
 	RUN(calls_the_trace_did_not_record_or_did_not_get_stay_out_or_as_recorded);
 	RUN(a_servers_tool_calls_are_capped);
