@@ -1,0 +1,140 @@
+/*
+ * fuzz_session.c - libFuzzer target for replay's session bodies
+ * (replay/session.c): a later turn's recorded body, from a trace, gets
+ * the server's earlier answers in place of its recorded assistant
+ * messages.
+ *
+ * Byte 0 picks how many answers there are (0 to 3) and whether they carry
+ * tool calls; the rest is the recorded body. When the body is filled,
+ * the result must be one JSON object whose "messages" has the same
+ * length, each of the last k assistant messages holding answer i's text
+ * and no reasoning, every other message but the tool messages (whose
+ * tool_call_id may change) as recorded; otherwise the body goes as
+ * recorded, which needs it not to be an object with k assistant messages;
+ * "out of memory" is a failure (the inputs are small). A broken rule
+ * aborts.
+ */
+#include "replay/session.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fail(const char *what, const char *detail)
+{
+	fprintf(stderr, "fuzz_session: %s: %s\n", what, detail ? detail : "(null)");
+	abort();
+}
+
+static int role_is(const cJSON *m, const char *role)
+{
+	const char *r = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role"));
+
+	return r && strcmp(r, role) == 0;
+}
+
+/* Answer i: a text (the third one empty) and, when asked, one tool call
+ * as a server streams it. */
+static void make_answer(struct session_answer *a, size_t i, int calls)
+{
+	static const char *const texts[] = { "The first answer.", "Second, with \"quotes\"", "" };
+	const char *why;
+	char frag[160];
+	cJSON *arr;
+
+	a->content = strdup(texts[i]);
+	toolcalls_init(&a->calls, 1 << 16);
+	if (!calls)
+		return;
+	snprintf(frag, sizeof(frag), "[{\"index\":0,\"id\":\"call_live_%zu\",\"type\":\"function\","
+		 "\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}]",
+		 i);
+	arr = cJSON_Parse(frag);
+	if (toolcalls_feed(&a->calls, arr, &why) != TOOLCALLS_OK)
+		fail("the target's own tool call refused", why);
+	cJSON_Delete(arr);
+}
+
+/* True when a and b print the same: the body is parsed and printed again
+ * (a number past a double's range prints as null either way). */
+static int same_printed(const cJSON *a, const cJSON *b)
+{
+	char *pa = cJSON_PrintUnformatted(a), *pb = cJSON_PrintUnformatted(b);
+	int same = !pa || !pb || strcmp(pa, pb) == 0;   /* out of memory: no verdict */
+
+	free(pa);
+	free(pb);
+	return same;
+}
+
+static void check_filled(const cJSON *in, const char *out, const struct session_answer *answers,
+			 size_t k)
+{
+	cJSON *o = cJSON_Parse(out);
+	const cJSON *mi, *mo, *msgs_in = cJSON_GetObjectItemCaseSensitive(in, "messages");
+	const cJSON *msgs_out = cJSON_GetObjectItemCaseSensitive(o, "messages");
+	size_t assistants = 0, seen = 0;
+
+	if (!cJSON_IsObject(o) || !cJSON_IsArray(msgs_out) ||
+	    cJSON_GetArraySize(msgs_out) != cJSON_GetArraySize(msgs_in))
+		fail("a filled body is not one object with as many messages", out);
+	cJSON_ArrayForEach(mi, msgs_in)
+		assistants += role_is(mi, "assistant");
+	for (mi = msgs_in->child, mo = msgs_out->child; mi && mo; mi = mi->next, mo = mo->next) {
+		if (role_is(mi, "assistant") && seen++ >= assistants - k) {
+			const struct session_answer *a = &answers[seen - 1 - (assistants - k)];
+			const cJSON *c = cJSON_GetObjectItemCaseSensitive(mo, "content");
+
+			if (!role_is(mo, "assistant") ||
+			    cJSON_GetObjectItemCaseSensitive(mo, "reasoning_content") ||
+			    cJSON_GetObjectItemCaseSensitive(mo, "reasoning"))
+				fail("a placeholder keeps its reasoning or loses its role", out);
+			if (cJSON_IsString(c) ? strcmp(c->valuestring, a->content) != 0 :
+			    !(cJSON_IsNull(c) && !a->content[0]))
+				fail("a placeholder does not hold its answer's text", out);
+		} else if (!role_is(mi, "tool") && !same_printed(mi, mo)) {
+			fail("a message that is no placeholder changed", out);
+		}
+	}
+	cJSON_Delete(o);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct session_answer answers[3];
+	size_t k, i, out_len = 0, assistants = 0;
+	char *out = NULL;
+	cJSON *in, *m;
+	int rc;
+
+	if (size < 1)
+		return 0;
+	k = data[0] % 4;
+	for (i = 0; i < k; i++)
+		make_answer(&answers[i], i, (data[0] >> 2) & 1);
+	rc = session_fill_body((const char *)data + 1, size - 1, answers, k, &out, &out_len);
+	in = cJSON_ParseWithLength((const char *)data + 1, size - 1);
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(in, "messages"))
+		assistants += role_is(m, "assistant");
+	if (rc == SESSION_FILLED) {
+		if (!k || !out || out_len != strlen(out))
+			fail("a body filled without answers, or of another length", out);
+		check_filled(in, out, answers, k);
+	} else if (rc == SESSION_ASIS) {
+		if (k && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(in, "messages")) &&
+		    assistants >= k)
+			fail("a body with its placeholders sent as recorded", NULL);
+	} else {
+		/* a body of at most 64 KiB cannot exhaust memory */
+		fail("out of memory claimed, or an unknown return code", NULL);
+	}
+	free(out);
+	cJSON_Delete(in);
+	for (i = 0; i < k; i++)
+		session_answer_release(&answers[i]);
+	return 0;
+}
