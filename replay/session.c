@@ -229,12 +229,31 @@ static int fill_calls(cJSON *m, const struct toolcalls *live)
 	return 0;
 }
 
+/* Deletes every member of m named 'name' after the first (a recorded body
+ * may name one twice; a server reads the last, the fill sets the first). */
+static void keep_first(cJSON *m, const char *name)
+{
+	cJSON *it = m->child, *next;
+	int seen = 0;
+
+	for (; it; it = next) {
+		next = it->next;
+		if (it->string && !strcmp(it->string, name) && seen++)
+			cJSON_Delete(cJSON_DetachItemViaPointer(m, it));
+	}
+}
+
 /* Placeholder m gets answer a: its text (null when empty and m keeps tool
  * calls), the server's tool calls, no reasoning. Returns 0, or -1 when out
  * of memory. */
 static int fill_message(cJSON *m, const struct session_answer *a)
 {
 	const char *text = a->content ? a->content : "";
+
+	keep_first(m, "content");
+	keep_first(m, "tool_calls");
+	keep_first(m, "reasoning_content");
+	keep_first(m, "reasoning");
 
 	if (!text[0] && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "tool_calls")) > 0)
 		text = NULL;

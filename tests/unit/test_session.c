@@ -205,6 +205,17 @@ TEST(member_names_in_another_case_are_other_members)
 		     "{\"messages\":[{\"role\":\"assistant\",\"Content\":\"a\",\"content\":\"x\"}]}");
 }
 
+TEST(a_member_named_twice_is_filled_once)
+{
+	char *answers[] = { (char *)"x" };
+
+	/* a server reads the last of two equal names, the fill set the first:
+	 * the recorded text and reasoning went on to the server (fuzz finding) */
+	CHECK_STR(fill("{\"messages\":[{\"role\":\"assistant\",\"content\":\"a\",\"reasoning\":\"r\","
+		       "\"content\":\"b\",\"reasoning\":\"s\"}]}", answers, 1),
+		  "{\"messages\":[{\"role\":\"assistant\",\"content\":\"x\"}]}");
+}
+
 TEST(a_tool_call_round_trip_gets_the_servers_calls_and_ids)
 {
 	/* turn 2 of an agent run: turn 0 called two tools (recorded ids r1, r2),
@@ -354,6 +365,7 @@ int main(void)
 	RUN(the_last_assistant_messages_get_the_answers);
 	RUN(a_body_without_the_placeholders_goes_as_recorded);
 	RUN(member_names_in_another_case_are_other_members);
+	RUN(a_member_named_twice_is_filled_once);
 	RUN(a_tool_call_round_trip_gets_the_servers_calls_and_ids);
 	RUN(calls_the_trace_did_not_record_or_did_not_get_stay_out_or_as_recorded);
 	RUN(a_servers_tool_calls_are_capped);
