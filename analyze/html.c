@@ -13,6 +13,8 @@
 #include "analyze/verdict.h"
 #include "lib/errmsg.h"
 
+#include <cjson/cJSON.h>
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -131,6 +133,66 @@ static int put_report(struct db *db, const char *label, const struct metric_slo 
 	return put_pre(out, text, len);
 }
 
+/* A string member of o as "name: value" in a <dd>, escaped; nothing when absent. */
+static void put_member(FILE *out, const char *name, const cJSON *v)
+{
+	char *text = NULL;
+	const char *s;
+
+	if (!v || cJSON_IsNull(v))
+		return;
+	s = cJSON_IsString(v) ? v->valuestring : (text = cJSON_PrintUnformatted(v));
+	if (!s)
+		return;
+	fprintf(out, "<dt>%s</dt><dd>", name);
+	put_escaped(out, s, strlen(s));
+	fputs("</dd>\n", out);
+	cJSON_free(text);
+}
+
+/* How each run was made (its provenance, replay/provenance.h): the command,
+ * the build, the host, the tags, the server as it described itself. */
+static void put_provenance(FILE *out, const struct db_run *runs, size_t n)
+{
+	size_t i;
+
+	fputs("<h2 id=\"provenance\">How the runs were made</h2>\n", out);
+	for (i = 0; i < n; i++) {
+		cJSON *p = runs[i].provenance ? cJSON_Parse(runs[i].provenance) : NULL;
+		const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(p, "command"), *w;
+
+		fputs("<h3>", out);
+		put_escaped(out, runs[i].label, strlen(runs[i].label));
+		fputs("</h3>\n", out);
+		if (!p) {
+			fputs("<p>not recorded (a results file older than provenance, or another "
+			      "tool's)</p>\n", out);
+			continue;
+		}
+		fputs("<dl>\n", out);
+		if (cJSON_IsArray(cmd)) {
+			int words = 0;
+
+			fputs("<dt>command</dt><dd><code>", out);
+			cJSON_ArrayForEach(w, cmd) {
+				if (!cJSON_IsString(w))
+					continue;
+				if (words++)
+					fputc(' ', out);
+				put_escaped(out, w->valuestring, strlen(w->valuestring));
+			}
+			fputs("</code></dd>\n", out);
+		}
+		put_member(out, "build", cJSON_GetObjectItemCaseSensitive(p, "build"));
+		put_member(out, "host", cJSON_GetObjectItemCaseSensitive(p, "host"));
+		put_member(out, "tags", cJSON_GetObjectItemCaseSensitive(p, "tags"));
+		put_member(out, "server", cJSON_GetObjectItemCaseSensitive(p, "server"));
+		put_member(out, "rerun of", cJSON_GetObjectItemCaseSensitive(p, "rerun_of"));
+		fputs("</dl>\n", out);
+		cJSON_Delete(p);
+	}
+}
+
 /* The first run against each of the others. */
 static int put_comparisons(struct db *db, const struct db_run *runs, size_t n, FILE *out,
 			   char *err, size_t errlen)
@@ -242,14 +304,15 @@ int html_report(struct db *db, const char *label, const struct metric_slo *slo, 
 	fputs(". <a href=\"#report\">Runs</a> &middot; ", out);
 	if (n > 1)
 		fputs("<a href=\"#compare\">Comparisons</a> &middot; ", out);
-	fputs("<a href=\"#figures\">Figures</a> &middot; <a href=\"#definitions\">Definitions"
-	      "</a></p>\n", out);
+	fputs("<a href=\"#figures\">Figures</a> &middot; <a href=\"#provenance\">How the runs "
+	      "were made</a> &middot; <a href=\"#definitions\">Definitions</a></p>\n", out);
 	rc = put_report(db, label, slo, out, err, errlen);
 	if (!rc)
 		rc = put_comparisons(db, runs, n, out, err, errlen);
 	if (!rc)
 		rc = put_figures(db, label, out, err, errlen);
 	if (!rc) {
+		put_provenance(out, runs, n);
 		fputs(html_definitions, out);
 		fputs("</body>\n</html>\n", out);
 		if (fflush(out) != 0 || ferror(out)) {

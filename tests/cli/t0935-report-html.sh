@@ -21,6 +21,11 @@ check "the text report of each run, its small-sample mark included" sh -c \
 	 grep -q 'a percentile from fewer samples than its rank needs' '$WORK/r.html'"
 check "the comparison of the two, with its verdict column" sh -c \
 	"grep -q '<h3>before &rarr; after</h3>' '$WORK/r.html' && grep -q 'Verdict' '$WORK/r.html'"
+check "how each run was made: its command, build, host and the server it asked" sh -c \
+	"grep -q '<h2 id=\"provenance\">How the runs were made</h2>' '$WORK/r.html' &&
+	 grep -q '<dt>command</dt><dd><code>tracebench replay -e http://127.0.0.1:[0-9]* -c 1,2 -n 4 --quiet --label before' '$WORK/r.html' &&
+	 grep -q '<dt>build</dt><dd>tracebench ' '$WORK/r.html' && grep -q '<dt>host</dt>' '$WORK/r.html' &&
+	 grep -q '<dt>server</dt><dd>{&quot;models&quot;:\\[&quot;mock&quot;\\]' '$WORK/r.html'"
 check "the definitions" grep -q '<dt>TPOT</dt><dd>(E2E &minus; TTFT) / (output tokens &minus; 1)' "$WORK/r.html"
 if have gnuplot; then
 	n_fig=$(grep -c '^<figure id="fig-' "$WORK/r.html")
@@ -43,7 +48,7 @@ size=$(wc -c <"$WORK/r.html")
 check "under 1 MB ($size bytes for two runs of two levels)" test "$size" -lt 1048576
 tb analyze report --db "$WORK/db" --run after --format html >"$WORK/one.html" 2>/dev/null
 check "--run: that run alone, no comparison" sh -c \
-	"grep -q \"run 'after'\" '$WORK/one.html' && ! grep -q \"run 'before'\" '$WORK/one.html' && ! grep -q '<h3>' '$WORK/one.html'"
+	"grep -q \"run 'after'\" '$WORK/one.html' && ! grep -q \"run 'before'\" '$WORK/one.html' && ! grep -q 'id=\"compare\"' '$WORK/one.html'"
 tb analyze export --db "$WORK/db" --format html >/dev/null 2>"$WORK/bad"
 check "export refuses html (exit 2)" sh -c "test $? -eq 2 && grep -q 'export writes csv or jsonl' '$WORK/bad'"
 
