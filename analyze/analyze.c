@@ -300,8 +300,8 @@ static int analyze_compare(int argc, char **argv)
 
 		if (!lv->compared && lv->ok_before && !lv->ok_after) {
 			fprintf(stderr, "tracebench analyze compare: regression: no successful "
-				"request at C=%d in '%s' (%zu failed)\n", lv->level,
-				after, lv->failed_after);
+				"request at C=%d in '%s' (%zu failed: %s)\n", lv->level,
+				after, lv->failed_after, lv->errors_after);
 			n_bad++;
 		}
 	}

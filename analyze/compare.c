@@ -59,6 +59,7 @@ struct compare_side {
 	size_t n_repeats;
 	double *rep_tok, *rep_wall;     /* per repeat: tokens, first start to last end (s) */
 	size_t ok, failed;
+	struct summary_errors errors;   /* the failed by class and status */
 	int estimated;                  /* a successful request's tokens were counted */
 };
 
@@ -154,6 +155,7 @@ static int compare_side_fill(struct compare_side *s, const struct result *r, siz
 				s->itl[gaps++] = metric_ms(q->itl_ns[j]);
 		} else {
 			s->failed++;
+			summary_errors_add(&s->errors, q);
 		}
 		k++;
 	}
@@ -571,6 +573,8 @@ static int compare_level(struct db *db, const struct db_run *before, const struc
 	lv->ok_after = b.ok;
 	lv->failed_before = a.failed;
 	lv->failed_after = b.failed;
+	summary_errors_format(&a.errors, lv->errors_before, sizeof(lv->errors_before));
+	summary_errors_format(&b.errors, lv->errors_after, sizeof(lv->errors_after));
 	lv->estimated_before = a.estimated;
 	lv->estimated_after = b.estimated;
 	c.ab = ab;

@@ -51,6 +51,9 @@ struct compare_level {
 	size_t repeats_before, repeats_after;
 	int paired;             /* both sides replayed the same trace requests */
 	size_t ok_before, ok_after, failed_before, failed_after;
+	/* the failed requests by class and HTTP status, summary_errors_format's
+	 * "2 http (HTTP 429 x2)"; "" none */
+	char errors_before[192], errors_after[192];
 	int estimated_before, estimated_after;
 	double min_effect;      /* percent: the threshold its verdicts used */
 	enum verdict_noise noise;   /* where its run-to-run noise came from */

@@ -180,12 +180,23 @@ static const char *col_lv_noise(const void *row, size_t arg)
 	return verdict_noise_name(((const struct compare_level *)row)->noise);
 }
 
+/* "2 http (HTTP 429 x2)": a side's failures by class and status, null none. */
+static const char *col_lv_errors(const void *row, size_t after)
+{
+	const struct compare_level *lv = row;
+	const char *v = after ? lv->errors_after : lv->errors_before;
+
+	return v[0] ? v : NULL;
+}
+
 #define LV(k, fl, a) { .key = (k), .flags = (fl), .num = col_lv_num, .arg = (a) }
 
 static const struct table_col compare_level_cols[] = {
 	LV("concurrency", 0, 0), LV("compared", TABLE_BOOL, 1), LV("repeats_before", 0, 2),
 	LV("repeats_after", 0, 3), LV("paired", TABLE_BOOL, 4), LV("ok_before", 0, 5),
 	LV("ok_after", 0, 6), LV("failed_before", 0, 7), LV("failed_after", 0, 8),
+	{ .key = "errors_before", .str = col_lv_errors, .arg = 0 },
+	{ .key = "errors_after", .str = col_lv_errors, .arg = 1 },
 	{ .key = "min_effect_pct", .csv_decimals = 3, .num = col_lv_num, .arg = 9 },
 	{ .key = "noise", .str = col_lv_noise },
 	LV("history_runs", 0, 10),
@@ -209,11 +220,38 @@ static void compare_level_line(FILE *out, const struct compare_level *lv, const 
 	fprintf(out, " (%zu and %zu failed); no verdict\n", lv->failed_before, lv->failed_after);
 }
 
+/* "C=4: 2 of 8 requests failed in 'after': 2 http (HTTP 429 x2)", for each
+ * side of a level with failures: how they failed, so that a 429 storm does
+ * not read as a wrong model. Returns 1 when it printed a line. */
+static int compare_failed_lines(FILE *out, const struct compare_level *lv, const char *before,
+				 const char *after, int md)
+{
+	char level[16];
+	int side, any = 0;
+
+	metric_level_cell(lv->level, level, sizeof(level));
+	for (side = 0; side < 2; side++) {
+		size_t failed = side ? lv->failed_after : lv->failed_before;
+		size_t ok = side ? lv->ok_after : lv->ok_before;
+
+		if (!failed)
+			continue;
+		fprintf(out, "C=%s: %zu of %zu requests failed in '", level, failed, failed + ok);
+		table_put_text(out, side ? after : before);
+		fputs("': ", out);
+		table_put_text(out, side ? lv->errors_after : lv->errors_before);
+		fputs(md ? "\n\n" : "\n", out);
+		any = 1;
+	}
+	return any;
+}
+
 /* The title, the warnings and the levels not compared, above the table. */
 static void compare_print_title(FILE *out, const char *before, const char *after,
 				const struct compare_result *r, int md)
 {
 	size_t i;
+	int lines = 0;
 
 	fputs(md ? "### compare '" : "compare '", out);
 	table_put_text(out, before);
@@ -226,11 +264,15 @@ static void compare_print_title(FILE *out, const char *before, const char *after
 		fputs(md ? "\n\n" : "\n", out);
 	}
 	for (i = 0; i < r->n_levels; i++) {
+		lines |= compare_failed_lines(out, &r->levels[i], before, after, md);
 		if (!r->levels[i].compared) {
 			compare_level_line(out, &r->levels[i], before, after);
 			fputs(md ? "\n" : "", out);
+			lines = 1;
 		}
 	}
+	if (lines && !md)
+		fputc('\n', out);
 }
 
 /* "Verdicts against --min-effect 1% (...), ": the threshold of the levels

@@ -318,28 +318,19 @@ static void report_rows(struct table *t, const char *label, const struct report_
  * one, so a 429 storm does not read as a 404. */
 static void report_error_line(FILE *out, const struct report_run *run)
 {
-	char name[32];
-	size_t i, k;
-	int any = 0, n;
+	char name[32], why[512];
+	size_t i;
+	int any = 0;
 
 	for (i = 0; i < run->n_levels; i++) {
 		const struct level_summary *l = &run->levels[i];
 
 		if (!l->errors)
 			continue;
-		fprintf(out, "%s %s:", any ? ";" : "errors by class:",
-			metric_level_name(l->level, name, sizeof(name)));
+		summary_errors_format(&l->failed, why, sizeof(why));
+		fprintf(out, "%s %s: %s", any ? ";" : "errors by class:",
+			metric_level_name(l->level, name, sizeof(name)), why);
 		any = 1;
-		for (k = 0, n = 0; k < SUMMARY_N_ERROR_CLASSES; k++)
-			if (l->errors_by_class[k])
-				fprintf(out, "%s %zu %s", n++ ? "," : "", l->errors_by_class[k],
-					summary_error_classes[k]);
-		for (k = 0; k < l->n_statuses; k++)
-			fprintf(out, "%sHTTP %d x%zu", k ? ", " : " (", l->statuses[k], l->status_n[k]);
-		if (l->status_others)
-			fprintf(out, ", %zu of other statuses", l->status_others);
-		if (l->n_statuses)
-			fputc(')', out);
 	}
 	if (any)
 		fputc('\n', out);

@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "stats.h"
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
@@ -90,22 +91,74 @@ static void summary_nan_dist(struct stats_dist *d)
 	d->mean = d->p50 = d->p90 = d->p95 = d->p99 = d->max = NAN;
 }
 
-/* Counts a failed request's HTTP status among the level's. */
-static void summary_count_status(struct level_summary *s, int status)
+void summary_errors_add(struct summary_errors *e, const struct result *r)
 {
 	size_t i;
 
-	for (i = 0; i < s->n_statuses; i++)
-		if (s->statuses[i] == status) {
-			s->status_n[i]++;
+	e->by_class[summary_error_index(r->error)]++;
+	/* a timeout or a broken stream after "200 OK" has a status that is
+	 * not why it failed */
+	if (r->status <= 0 || strcmp(r->error, RESULT_ERR_HTTP))
+		return;
+	for (i = 0; i < e->n_statuses; i++)
+		if (e->statuses[i] == r->status) {
+			e->status_n[i]++;
 			return;
 		}
-	if (s->n_statuses == SUMMARY_MAX_STATUSES) {
-		s->status_others++;
+	if (e->n_statuses == SUMMARY_MAX_STATUSES) {
+		e->status_others++;
 		return;
 	}
-	s->statuses[s->n_statuses] = status;
-	s->status_n[s->n_statuses++] = 1;
+	e->statuses[e->n_statuses] = r->status;
+	e->status_n[e->n_statuses++] = 1;
+}
+
+/* snprintf at buf + *used, never past len; *used stops at len - 1. */
+static void summary_append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void summary_append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *used, len - *used, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*used = *used + (size_t)n < len ? *used + (size_t)n : len - 1;
+}
+
+void summary_errors_statuses(const struct summary_errors *e, char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < e->n_statuses; i++)
+		summary_append(buf, len, &used, "%sHTTP %d x%zu", i ? ", " : "", e->statuses[i],
+			       e->status_n[i]);
+	if (e->status_others)
+		summary_append(buf, len, &used, ", %zu of other statuses", e->status_others);
+}
+
+void summary_errors_format(const struct summary_errors *e, char *buf, size_t len)
+{
+	char st[160];
+	size_t k, n = 0, used = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (k = 0; k < SUMMARY_N_ERROR_CLASSES; k++)
+		if (e->by_class[k])
+			summary_append(buf, len, &used, "%s%zu %s", n++ ? ", " : "", e->by_class[k],
+				       summary_error_classes[k]);
+	summary_errors_statuses(e, st, sizeof(st));
+	if (st[0])
+		summary_append(buf, len, &used, " (%s)", st);
 }
 
 /* What a level's requests add up to besides the samples. */
@@ -133,9 +186,7 @@ static void summary_take(struct level_summary *s, struct summary_acc *a, const s
 	a->last_sched = q->sched_ns > a->last_sched ? q->sched_ns : a->last_sched;
 	if (!result_ok(q)) {
 		s->errors++;
-		s->errors_by_class[summary_error_index(q->error)]++;
-		if (q->status > 0)
-			summary_count_status(s, q->status);
+		summary_errors_add(&s->failed, q);
 		return;
 	}
 	s->ok++;
@@ -396,6 +447,7 @@ struct summary_row {
 	/* percentiles from too few samples, CSV and JSON: room for all 20 */
 	char few[SUMMARY_N_DISTS * SUMMARY_N_PCTS * sizeof("p99_ttft ")];
 	char agg_range[48], agg_ci[48], ttft_range[48], ttft_ci[48];
+	char statuses[160];       /* "HTTP 429 x6", CSV and JSON */
 };
 
 static const char *col_rep(const void *row, size_t arg)
@@ -465,7 +517,7 @@ static double col_size(const void *row, size_t off)
 
 static double col_err_class(const void *row, size_t k)
 {
-	return (double)((const struct summary_row *)row)->s->errors_by_class[k];
+	return (double)((const struct summary_row *)row)->s->failed.by_class[k];
 }
 
 #define SUMMARY_EXPR(fn, expr) \
@@ -566,6 +618,7 @@ static const struct table_col summary_cols[] = {
 	ERRS(RESULT_ERR_HTTP, 0), ERRS(RESULT_ERR_CONNECT, 1), ERRS(RESULT_ERR_TIMEOUT, 2),
 	ERRS(RESULT_ERR_TRANSFER, 3), ERRS(RESULT_ERR_SERVER, 4), ERRS(RESULT_ERR_MALFORMED, 5),
 	ERRS(RESULT_ERR_INCOMPLETE, 6), ERRS(RESULT_ERR_CANCELLED, 7), ERRS("other", 8),
+	{ .key = "error_statuses", .str = col_text, .arg = offsetof(struct summary_row, statuses) },
 	CSV("warmup", 0, col_size, F(warmup)),
 	CSV("warmup_ttft_ms", 3, col_double, F(warmup_ttft_ms)),
 	CSV("repeats", 0, col_repeats, 0),
@@ -652,6 +705,7 @@ void summary_table_row(struct table *t, const char *run, const struct level_summ
 	if (s->tokens_events)
 		snprintf(row.est, sizeof(row.est), "%zu/%zu", s->tokens_events, s->ok);
 	summary_few(row.few, sizeof(row.few), s);
+	summary_errors_statuses(&s->failed, row.statuses, sizeof(row.statuses));
 	summary_range(row.agg_range, sizeof(row.agg_range), s->spread_agg_tps.min,
 		      s->spread_agg_tps.max, 1);
 	summary_range(row.agg_ci, sizeof(row.agg_ci), s->spread_agg_tps.lo,

@@ -23,6 +23,29 @@ extern const char *const summary_error_classes[SUMMARY_N_ERROR_CLASSES]; /* last
 
 #define SUMMARY_MAX_STATUSES 8
 
+/*
+ * The failed requests of a level counted by error class, and the HTTP
+ * statuses of those of class "http" (a timeout after "200 OK" is not a
+ * 200): the most SUMMARY_MAX_STATUSES distinct ones, the rest in
+ * status_others. A 429 storm and a wrong model's 404
+ * are both class "http"; only the status tells them apart.
+ */
+struct summary_errors {
+	size_t by_class[SUMMARY_N_ERROR_CLASSES];
+	int statuses[SUMMARY_MAX_STATUSES];
+	size_t status_n[SUMMARY_MAX_STATUSES], n_statuses, status_others;
+};
+
+/* Counts the failed request r in e (its class, and its status if any). */
+void summary_errors_add(struct summary_errors *e, const struct result *r);
+
+/* "2 http, 1 timeout (HTTP 429 x2)" into buf (len bytes, cut to fit);
+ * "" when e counts nothing. */
+void summary_errors_format(const struct summary_errors *e, char *buf, size_t len);
+
+/* "HTTP 429 x2, HTTP 404 x1" into buf: the statuses alone, "" none. */
+void summary_errors_statuses(const struct summary_errors *e, char *buf, size_t len);
+
 /* The spread of one number across the repeats of a level. */
 struct summary_spread {
 	double min, max, lo, hi;   /* lo, hi: the 95% interval of the mean */
@@ -43,11 +66,7 @@ struct level_summary {
 	/* The full distributions, in ms, of successful non-warm-up requests.
 	 * itl pools every gap of those requests (as vLLM's benchmark does). */
 	struct stats_dist ttft, ttfa, tpot, itl, e2e;
-	size_t errors_by_class[SUMMARY_N_ERROR_CLASSES];
-	/* The HTTP statuses of the failed requests that had one, the most
-	 * SUMMARY_MAX_STATUSES distinct ones (the rest in status_others). */
-	int statuses[SUMMARY_MAX_STATUSES];
-	size_t status_n[SUMMARY_MAX_STATUSES], n_statuses, status_others;
+	struct summary_errors failed;   /* the errors by class and status */
 	double scaling_eff;    /* metric_scaling; NaN unless set (summary_set_scaling) */
 	int repeats;           /* distinct repeats (--repeat) among the requests, >= 1 */
 	/* Open loop (some request sent later than scheduled): latencies count
@@ -103,8 +122,9 @@ void summary_set_scaling(struct level_summary *s, double base_tps);
  * and the groups asked for. CSV and JSON rows have "run" first, those
  * columns, then every other field of struct level_summary (n, mean, p50,
  * p90, p95, p99, max of ttft, ttfa, tpot, itl, e2e; errors by class;
- * open-loop rates; token sources; the percentiles from too few samples in
- * "few_samples"; the spread across repeats). Print with table_begin,
+ * and the HTTP statuses in "error_statuses"; open-loop rates; token
+ * sources; the percentiles from too few samples in "few_samples"; the
+ * spread across repeats). Print with table_begin,
  * summary_table_row for each level, table_end.
  */
 void summary_table_init(struct table *t, FILE *out, enum table_format fmt, unsigned groups);

@@ -22,14 +22,41 @@ check "... and the end counts them by class and status" grep -qF \
 stop_mock
 
 start_mock --ttft-ms 5 --itl-ms 1 --tokens 4 --fail-every 1 --fail-status 429
-tb replay -e "$ENDPOINT" -c 2 -n 6 --quiet -o "$WORK/s.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/s.err"
+tb replay -e "$ENDPOINT" -c 2 -n 6 --quiet --label storm -o "$WORK/s.jsonl.gz" "$WORK/t.jsonl.gz" \
+	>/dev/null 2>"$WORK/s.err"
 check "a 429 storm: every request failed: 7 http 429" grep -q \
 	'^tracebench replay: every request failed: 7 http 429 (HTTP 429: ' "$WORK/s.err"
 tb analyze load --db "$WORK/db" "$WORK/s.jsonl.gz" >/dev/null 2>&1
 tb analyze report --db "$WORK/db" >"$WORK/s.report" 2>&1
 check "... report counts the status: 'C=2: 6 http (HTTP 429 x6)'" \
 	grep -qF 'errors by class: C=2: 6 http (HTTP 429 x6)' "$WORK/s.report"
+tb analyze report --db "$WORK/db" --format json >"$WORK/s.json" 2>&1
+tb analyze report --db "$WORK/db" --format csv >"$WORK/s.csv" 2>&1
+check "... and so do its CSV and JSON: \"error_statuses\": \"HTTP 429 x6\"" sh -c \
+	"grep -qF '\"error_statuses\": \"HTTP 429 x6\"' '$WORK/s.json' &&
+	 grep -q ',HTTP 429 x6,' '$WORK/s.csv'"
 stop_mock
+# against a run that worked, compare says how the other's requests failed
+start_mock --ttft-ms 5 --itl-ms 1 --tokens 4 --fail-every 2 --fail-status 429
+tb replay -e "$ENDPOINT" -c 2 -n 6 --quiet --label some -o "$WORK/m.jsonl.gz" "$WORK/t.jsonl.gz" \
+	>/dev/null 2>&1
+stop_mock
+start_mock --ttft-ms 5 --itl-ms 1 --tokens 4
+tb replay -e "$ENDPOINT" -c 2 -n 6 --quiet --label good -o "$WORK/g.jsonl.gz" "$WORK/t.jsonl.gz" \
+	>/dev/null 2>&1
+stop_mock
+tb analyze load --db "$WORK/db" "$WORK/g.jsonl.gz" "$WORK/m.jsonl.gz" >/dev/null 2>&1
+tb analyze compare --db "$WORK/db" good storm >"$WORK/gs.cmp" 2>&1
+check "compare names the statuses of a side where every request failed" sh -c \
+	"grep -qF \"C=2: 6 of 6 requests failed in 'storm': 6 http (HTTP 429 x6)\" '$WORK/gs.cmp' &&
+	 grep -qF \"C=2: no successful request in 'storm'\" '$WORK/gs.cmp'"
+tb analyze compare --db "$WORK/db" good some >"$WORK/gm.cmp" 2>&1
+check "... and of one where some failed, above its verdicts" sh -c \
+	"grep -qF \"C=2: 3 of 6 requests failed in 'some': 3 http (HTTP 429 x3)\" '$WORK/gm.cmp' &&
+	 grep -q Verdict '$WORK/gm.cmp'"
+tb analyze compare --db "$WORK/db" good storm --format json >"$WORK/gs.json" 2>&1
+check "... its JSON too: \"errors_after\": \"6 http (HTTP 429 x6)\"" \
+	grep -qF '"errors_after": "6 http (HTTP 429 x6)"' "$WORK/gs.json"
 
 port=$(free_port)
 tb replay -e "http://127.0.0.1:$port" -c 1 -n 2 --quiet -o "$WORK/d.jsonl.gz" "$WORK/t.jsonl.gz" \

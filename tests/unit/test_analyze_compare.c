@@ -530,13 +530,17 @@ TEST(compare_says_why_a_level_has_no_verdict)
 	CHECK_EQ_INT(res.n_rows, 0);
 	CHECK_EQ_INT(res.n_levels, 1);
 	CHECK(!res.levels[0].compared && res.levels[0].failed_after == 16);
+	CHECK_STR(res.levels[0].errors_after, "16 http (HTTP 500 x16)");
+	CHECK_STR(res.levels[0].errors_before, "");
 	compare_result_release(&res);
 	db_close(db);
 	CHECK_EQ_INT(run_cli(&out, (const char *[]){ "analyze", "compare", "--db", dbp, "ok",
 						      "down", "--fail-on-regression", "5", NULL }), 1);
 	CHECK(strstr(out, "C=4: no successful request in 'down' (0 and 16 failed); no verdict")
 	      != NULL);
-	CHECK(strstr(out, "regression: no successful request at C=4 in 'down' (16 failed)")
+	CHECK(strstr(out, "regression: no successful request at C=4 in 'down' (16 failed: "
+			  "16 http (HTTP 500 x16))") != NULL);
+	CHECK(strstr(out, "C=4: 16 of 16 requests failed in 'down': 16 http (HTTP 500 x16)\n")
 	      != NULL);
 	CHECK(strstr(out, "Verdict") == NULL);
 	free(out);

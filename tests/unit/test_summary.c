@@ -7,6 +7,7 @@
 #include "harness.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -16,6 +17,44 @@
 #include "lib/summary.h"
 
 #define MS 1000000LL
+
+/* Failures by class and status: the statuses apart, the ninth distinct one
+ * among "others", the text cut to its buffer and never past it. */
+TEST(summary_errors_count_statuses_and_fit_their_buffer)
+{
+	struct summary_errors e;
+	struct result r;
+	char buf[256], small[12];
+	int i;
+
+	memset(&e, 0, sizeof(e));
+	summary_errors_format(&e, buf, sizeof(buf));
+	CHECK_STR(buf, "");
+	result_init(&r);
+	for (i = 0; i < 3; i++) {
+		r.status = 429;
+		result_set_http_error(&r, 429, "slow down", 9);
+		summary_errors_add(&e, &r);
+		result_release(&r);
+	}
+	r.status = 0;
+	result_set_error(&r, RESULT_ERR_CONNECT, "refused");
+	summary_errors_add(&e, &r);
+	result_release(&r);
+	summary_errors_format(&e, buf, sizeof(buf));
+	CHECK_STR(buf, "3 http, 1 connect (HTTP 429 x3)");
+	for (i = 0; i < SUMMARY_MAX_STATUSES; i++) {
+		r.status = 500 + i;
+		result_set_http_error(&r, r.status, "", 0);
+		summary_errors_add(&e, &r);
+		result_release(&r);
+	}
+	summary_errors_statuses(&e, buf, sizeof(buf));
+	CHECK(strstr(buf, "HTTP 429 x3, HTTP 500 x1") == buf);
+	CHECK(strstr(buf, ", 1 of other statuses") != NULL);
+	summary_errors_format(&e, small, sizeof(small));
+	CHECK_STR(small, "11 http, 1 ");
+}
 
 TEST(describe_with_ties_and_small_n)
 {
@@ -209,6 +248,7 @@ TEST(level_summary_counts_errors_pools_itl_and_describes_each_metric)
 {
 	struct result v[8];
 	struct level_summary s;
+	char buf[128];
 	size_t n = handmade(v), i;
 
 	summary_compute(v, n, 2, NULL, &s);
@@ -217,8 +257,10 @@ TEST(level_summary_counts_errors_pools_itl_and_describes_each_metric)
 	CHECK_EQ_INT(s.errors, 2);
 	CHECK_EQ_INT(s.warmup, 1);
 	CHECK_NEAR(s.warmup_ttft_ms, 5000, 1e-9);
-	CHECK_EQ_INT(s.errors_by_class[0], 1);   /* http */
-	CHECK_EQ_INT(s.errors_by_class[2], 1);   /* timeout */
+	CHECK_EQ_INT(s.failed.by_class[0], 1);   /* http */
+	CHECK_EQ_INT(s.failed.by_class[2], 1);   /* timeout */
+	summary_errors_format(&s.failed, buf, sizeof(buf));
+	CHECK_STR(buf, "1 http, 1 timeout (HTTP 503 x1)");
 	CHECK_EQ_INT(s.tokens, 39);
 	CHECK_NEAR(s.wall_s, 2.6, 1e-12);
 	CHECK_NEAR(s.agg_tps, 39 / 2.6, 1e-9);
@@ -509,6 +551,7 @@ int main(void)
 	RUN(bootstrap_is_seeded_and_brackets_the_shift);
 	RUN(welch_interval_matches_a_hand_computation);
 	RUN(level_summary_counts_errors_pools_itl_and_describes_each_metric);
+	RUN(summary_errors_count_statuses_and_fit_their_buffer);
 	RUN(goodput_counts_requests_within_every_slo);
 	RUN(repeats_add_their_walls_not_the_gaps_between);
 	RUN(open_loop_shows_rates_and_service_latency);
