@@ -537,6 +537,8 @@ SUMMARY_EXPR(col_achieved_rps, s->open_loop ? s->achieved_rps : NAN)
 SUMMARY_EXPR(col_repeat, s->repeat >= 0 ? (double)s->repeat : NAN)
 SUMMARY_EXPR(col_cache_pct, s->cache_hit_share * 100.0)
 SUMMARY_EXPR(col_new_conn, s->new_connections)
+SUMMARY_EXPR(col_planned, s->planned ? (double)s->planned : NAN)
+SUMMARY_EXPR(col_interrupted, s->planned ? s->requests < s->planned : NAN)
 
 #define F(m) offsetof(struct level_summary, m)
 /* A text and CSV column: heading, unit, key, width, decimals (text, CSV). */
@@ -619,6 +621,8 @@ static const struct table_col summary_cols[] = {
 	ERRS(RESULT_ERR_TRANSFER, 3), ERRS(RESULT_ERR_SERVER, 4), ERRS(RESULT_ERR_MALFORMED, 5),
 	ERRS(RESULT_ERR_INCOMPLETE, 6), ERRS(RESULT_ERR_CANCELLED, 7), ERRS("other", 8),
 	{ .key = "error_statuses", .str = col_text, .arg = offsetof(struct summary_row, statuses) },
+	CSV("planned_requests", 0, col_planned, 0),
+	{ .key = "interrupted", .flags = TABLE_BOOL, .num = col_interrupted },
 	CSV("warmup", 0, col_size, F(warmup)),
 	CSV("warmup_ttft_ms", 3, col_double, F(warmup_ttft_ms)),
 	CSV("repeats", 0, col_repeats, 0),

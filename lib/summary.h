@@ -55,6 +55,9 @@ struct level_summary {
 	int level;             /* concurrency; METRIC_OPEN_LOOP_LEVEL for open loop, -k a rate level */
 	double offered_rps;    /* a rate level's offered rate (its records'), else NaN */
 	size_t requests;       /* non-warm-up requests */
+	size_t planned;        /* requests the run's parameters planned at this
+				* level, 0 unknown: analyze report sets it, and a
+				* level with fewer requests was cut short */
 	size_t ok;             /* of which succeeded */
 	size_t errors;         /* of which failed */
 	size_t warmup;         /* warm-up requests of this level */
@@ -122,9 +125,10 @@ void summary_set_scaling(struct level_summary *s, double base_tps);
  * and the groups asked for. CSV and JSON rows have "run" first, those
  * columns, then every other field of struct level_summary (n, mean, p50,
  * p90, p95, p99, max of ttft, ttfa, tpot, itl, e2e; errors by class;
- * and the HTTP statuses in "error_statuses"; open-loop rates; token
- * sources; the percentiles from too few samples in "few_samples"; the
- * spread across repeats). Print with table_begin,
+ * and the HTTP statuses in "error_statuses"; "planned_requests" and
+ * "interrupted" where the plan is known; open-loop rates; token sources;
+ * the percentiles from too few samples in "few_samples"; the spread
+ * across repeats). Print with table_begin,
  * summary_table_row for each level, table_end.
  */
 void summary_table_init(struct table *t, FILE *out, enum table_format fmt, unsigned groups);

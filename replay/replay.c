@@ -975,8 +975,9 @@ static void on_signal(evutil_socket_t sig, short events, void *arg)
 	if (!stop_signal)
 		stop_signal = (int)sig;
 	if (signals_seen == 1) {
-		fprintf(stderr, "\ntracebench replay: stopping: waiting for %zu requests in flight "
-			"(signal again to cancel them)\n", lr->in_flight);
+		fprintf(stderr, "\ntracebench replay: stopping: waiting for %zu request%s in flight "
+			"(signal again to cancel %s)\n", lr->in_flight, lr->in_flight == 1 ? "" : "s",
+			lr->in_flight == 1 ? "it" : "them");
 		if (lr->in_flight == 0)
 			event_base_loopbreak(client_base(lr->client));
 	} else {

@@ -103,4 +103,15 @@ tb analyze load --db "$WORK/i.db" "$WORK/i.jsonl.gz" >/dev/null 2>&1
 tb analyze report --db "$WORK/i.db" >"$WORK/i.report" 2>&1
 check "report marks C=1 cut short and C=2 never reached" sh -c \
 	"grep -qE '^(interrupted: C=1 has [0-9]+ of 40 requests; nothing measured: C=2|nothing measured: C=1, C=2) \\(the replay was stopped\\)\$' '$WORK/i.report'"
+tb analyze report --db "$WORK/i.db" --format markdown >"$WORK/i.md" 2>&1
+check "... so does its Markdown" grep -q 'nothing measured: .*C=2 (the replay was stopped)' "$WORK/i.md"
+tb analyze report --db "$WORK/i.db" --format csv >"$WORK/i.csv" 2>&1
+check "... and its CSV: C=2 a row of 0 of 40 requests, interrupted" sh -c \
+	"awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[\$i] = i; next }
+		  \$col[\"concurrency\"] == 2 && \$col[\"requests\"] == 0 &&
+		  \$col[\"planned_requests\"] == 40 && \$col[\"interrupted\"] == 1 { ok = 1 }
+		  END { exit !ok }' '$WORK/i.csv'"
+tb analyze report --db "$WORK/i.db" --format json >"$WORK/i.json" 2>&1
+check "... and its JSON: \"planned_requests\": 40, \"interrupted\": true" sh -c \
+	"test \$(grep -c '\"planned_requests\": 40, \"interrupted\": true' '$WORK/i.json') -ge 1"
 stop_mock
