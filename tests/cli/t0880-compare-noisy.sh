@@ -53,8 +53,15 @@ tb analyze compare --db "$WORK/n.db" --fail-on-regression 5 aa-a aa-b >"$WORK/aa
 check "A/B, the server against its twin: the gate passes" test $? -eq 0
 tb analyze compare --db "$WORK/n.db" --format csv aa-a aa-b >"$WORK/aa.csv" 2>/dev/null
 check "... paired block by block" grep -q "Run-to-run noise: an A/B run's 3 interleaved blocks" "$WORK/aa.txt"
-check "... at most a quarter of $(judged "$WORK/aa.csv") rows faster or slower ($(changed "$WORK/aa.csv"))" \
-	test "$((4 * $(changed "$WORK/aa.csv")))" -le "$(judged "$WORK/aa.csv")" -a "$(judged "$WORK/aa.csv")" -ge 8
+# Under sanitizers or valgrind the client's own slowness joins the noise
+# between blocks (5 of 16 once under make asan): the calibration measures
+# the instrumented build there, so it is checked only in a plain one.
+if [ -n "${VG:-}" ] || [ -n "${TB_SLOW:-}" ]; then
+	skip "A/A calibration: at most a quarter of rows changed" "a sanitizer or valgrind build adds its own noise"
+else
+	check "... at most a quarter of $(judged "$WORK/aa.csv") rows faster or slower ($(changed "$WORK/aa.csv"))" \
+		test "$((4 * $(changed "$WORK/aa.csv")))" -le "$(judged "$WORK/aa.csv")" -a "$(judged "$WORK/aa.csv")" -ge 8
+fi
 
 # 50% slower in every time: seen through the noise.
 tb analyze compare --db "$WORK/n.db" --format csv ab-a ab-b >"$WORK/ab.csv" 2>/dev/null
