@@ -147,17 +147,26 @@ static int diff_server(struct diff *d, const cJSON *a, const cJSON *b)
 
 int diff_runs(const struct db_run *a, const struct db_run *b, unsigned parts, struct diff *d)
 {
-	cJSON *pa = cJSON_Parse(a->params ? a->params : "{}");
-	cJSON *pb = cJSON_Parse(b->params ? b->params : "{}");
-	cJSON *va = cJSON_Parse(a->provenance ? a->provenance : "{}");
-	cJSON *vb = cJSON_Parse(b->provenance ? b->provenance : "{}");
+	const unsigned from_prov = DIFF_SERVER | DIFF_TAGS | DIFF_HOST;
+	cJSON *pa = NULL, *pb = NULL, *va = NULL, *vb = NULL;
 	int rc = 0;
 
 	memset(d, 0, sizeof(*d));
-	/* a file from before provenance: one line, not one per field it lacks */
-	if (absent(va) != absent(vb)) {
-		rc = add_line(d, "provenance: %s vs %s (a results file older than it)",
-			      absent(va) ? "none" : "recorded", absent(vb) ? "none" : "recorded");
+	if (parts & DIFF_PARAMS) {
+		pa = cJSON_Parse(a->params ? a->params : "{}");
+		pb = cJSON_Parse(b->params ? b->params : "{}");
+	}
+	if (parts & from_prov) {
+		va = cJSON_Parse(a->provenance ? a->provenance : "{}");
+		vb = cJSON_Parse(b->provenance ? b->provenance : "{}");
+	}
+	/* a file from before provenance: its tags and host are unknown, not
+	 * different; the server part says so in one line */
+	if ((parts & from_prov) && absent(va) != absent(vb)) {
+		if (parts & DIFF_SERVER)
+			rc = add_line(d, "provenance: %s vs %s (a results file older than it)",
+				      absent(va) ? "none" : "recorded",
+				      absent(vb) ? "none" : "recorded");
 		parts &= ~(unsigned)(DIFF_TAGS | DIFF_HOST);
 		cJSON_Delete(va);
 		cJSON_Delete(vb);

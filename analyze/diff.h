@@ -4,7 +4,9 @@
  * said it serves and its version answer), the trace, the parameters, the
  * tags, the host and the build. What differs by design (salt seeds, run
  * ids, labels, dates, an A/B run's own order) is no difference; an absent
- * field and a null one are the same. `analyze diff` prints the lines and
+ * field and a null one are the same. A results file older than provenance
+ * has unknown tags and host, not different ones: one line says so where
+ * the server part is asked for, and nothing else of it is compared. `analyze diff` prints the lines and
  * `analyze compare` warns with them.
  */
 #ifndef TB_DIFF_H

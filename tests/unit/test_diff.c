@@ -95,6 +95,16 @@ TEST(a_long_value_is_cut_and_an_old_file_is_one_line)
 	CHECK(has(&d, "params.levels: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19... vs none"));
 	CHECK_EQ_INT(d.n, 2);          /* no host, build or tag lines for the old file */
 	diff_release(&d);
+	/* asked about the parameters alone (compare's history and warning), an
+	 * old file and a new one of equal parameters do not differ */
+	b.params = a.params;
+	CHECK_EQ_INT(diff_runs(&a, &b, DIFF_PARAMS, &d), 0);
+	CHECK_EQ_INT(d.n, 0);
+	diff_release(&d);
+	/* and a host difference cannot be told from a file that records none */
+	CHECK_EQ_INT(diff_runs(&a, &b, DIFF_HOST, &d), 0);
+	CHECK_EQ_INT(d.n, 0);
+	diff_release(&d);
 }
 
 int main(void)
