@@ -53,16 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	fuzz_path("in", path, sizeof(path));
-	switch (data[0] % 4) {
-	case 1:
-		fuzz_write_gzip(path, data + 1, size - 1, 0);
-		break;
-	case 2:
-		fuzz_write_gzip(path, data + 1, size - 1, 1);
-		break;
-	default:
-		fuzz_write_file(path, data + 1, size - 1);
-	}
+	fuzz_write_input(path, data, size);
 	err[0] = '\0';
 	rc = capture_read(path, &c, err, sizeof(err));
 	if (rc == DB_OK) {

@@ -144,6 +144,27 @@ static inline void fuzz_write_gzip(const char *path, const uint8_t *data, size_t
 }
 
 /*
+ * Writes a target's input to path as byte 0 says: 1 gzip, 2 gzip cut in
+ * half (a writer that died), anything else the bytes as they are; the
+ * rest of the input is the content.
+ */
+static inline void fuzz_write_input(const char *path, const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return;
+	switch (data[0] % 4) {
+	case 1:
+		fuzz_write_gzip(path, data + 1, size - 1, 0);
+		break;
+	case 2:
+		fuzz_write_gzip(path, data + 1, size - 1, 1);
+		break;
+	default:
+		fuzz_write_file(path, data + 1, size - 1);
+	}
+}
+
+/*
  * Aborts unless r, written as a results file holds it (result_to_json,
  * printed and parsed again), reads back (result_from_json) with the same
  * times, counts and gaps: what analyze load stores from another source
