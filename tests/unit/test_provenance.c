@@ -234,8 +234,10 @@ TEST(a_silent_server_is_unknown_within_the_budget)
 	server_stop(&s);
 	CHECK(info && str(info, "unknown") && strstr(str(info, "unknown"), "/v1/models"));
 	CHECK(cJSON_GetObjectItemCaseSensitive(info, "models") == NULL);
-	/* the budget bounds every probe together, whatever the host's load */
-	CHECK(took_ms >= 500 && took_ms < 5000);
+	/* the budget bounds every probe together: without it the probe would
+	 * wait for the silent server forever; the upper bound is loose, for a
+	 * busy host, and the lower one says the budget was used, not skipped */
+	CHECK(took_ms >= 500 && took_ms < 20000);
 	cJSON_Delete(info);
 }
 
