@@ -1,0 +1,73 @@
+/*
+ * plot_data.h - what the figures of analyze plot are drawn from: each run's
+ * summarized levels (report_summarize, the numbers of the report's tables)
+ * and its requests, read once from the database. Internal to analyze plot.
+ */
+#ifndef TB_ANALYZE_PLOT_DATA_H
+#define TB_ANALYZE_PLOT_DATA_H
+
+#include <stddef.h>
+#include "analyze/db.h"
+#include "analyze/plot.h"
+#include "analyze/report.h"
+#include "lib/capacity.h"
+#include "lib/metric.h"
+
+/* One point of the TTFT timeline. */
+struct plot_point {
+	double t_s;      /* send time from the run's start, seconds */
+	double ttft_ms;
+	int warmup;
+};
+
+/* One turn of a session, for the TTFT by turn index. */
+struct plot_turn {
+	long turn;
+	double ttft_ms;
+};
+
+/* One run: its summarized levels and its requests. */
+struct plot_series {
+	char *label;              /* owned */
+	struct report_run run;
+	double *ttft, *e2e;       /* owned, sorted: successful non-warm-up requests */
+	size_t n_ttft, n_e2e;
+	struct plot_point *pts;   /* owned: every request with a TTFT, sending order */
+	size_t n_pts;
+	struct db_metric_point *srv;  /* owned: the server's scrapes (--metrics-url) */
+	size_t n_srv;
+	int is_cap;               /* a run of replay --find-capacity: */
+	struct capacity_options cap;   /* ... its search */
+	struct metric_slo slo;    /* ... and SLO */
+	struct plot_turn *turns;  /* owned: successful measured turns with a TTFT,
+				   * by turn then TTFT */
+	size_t n_turns;
+};
+
+struct plot_data {
+	struct plot_series *series;  /* owned, n_series of them */
+	size_t n_series;
+	int *levels;                 /* owned: every concurrency of any run, ascending */
+	size_t n_levels;
+	enum plot_format fmt;
+};
+
+/* Summarizes the runs 'labels' (all when n_labels is 0) into d. Returns
+ * DB_OK, DB_ERR_INPUT (an unknown run, nothing to plot) or DB_ERR_WORK. */
+int plot_load_data(struct db *db, const char *const *labels, size_t n_labels,
+		   struct plot_data *d, char *err, size_t errlen);
+void plot_data_release(struct plot_data *d);
+
+/* The summary of concurrency 'level' in run, or NULL. */
+const struct level_summary *plot_find_level(const struct report_run *run, int level);
+
+/* Does any run have requests with a TTFT and an E2E (the CDF, the timeline)? */
+int plot_has_requests(const struct plot_data *d);
+/* Does any run have the server's scrapes (--metrics-url)? */
+int plot_has_server(const struct plot_data *d);
+/* Is any run a capacity search with levels? */
+int plot_has_capacity(const struct plot_data *d);
+/* The highest turn index of any run's sessions, + 1 (0: no sessions). */
+long plot_max_turn(const struct plot_data *d);
+
+#endif

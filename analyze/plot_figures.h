@@ -1,0 +1,27 @@
+/*
+ * plot_figures.h - the figures of analyze plot, one file each (or one file
+ * per family): each writes NAME.dat (numbers only) and NAME.gp (the
+ * script that draws them) from struct plot_data. Internal to analyze plot;
+ * plot.c lists them in the order they are written.
+ */
+#ifndef TB_ANALYZE_PLOT_FIGURES_H
+#define TB_ANALYZE_PLOT_FIGURES_H
+
+#include <stdio.h>
+#include "analyze/plot_data.h"
+
+struct plot_figure {
+	const char *name;   /* NAME.dat, NAME.gp and the image NAME.png (.svg, .pdf) */
+	void (*dat)(FILE *f, const struct plot_data *d);
+	void (*gp)(FILE *f, const struct plot_data *d);
+	int (*wanted)(const struct plot_data *d);   /* anything to draw it from? */
+};
+
+extern const struct plot_figure plot_fig_scaling;     /* plot_level.c */
+extern const struct plot_figure plot_fig_ttft;        /* plot_level.c */
+extern const struct plot_figure plot_fig_cdf;         /* plot_cdf.c */
+extern const struct plot_figure plot_fig_timeline;    /* plot_timeline.c */
+extern const struct plot_figure plot_fig_load_curve;  /* plot_capacity.c */
+extern const struct plot_figure plot_fig_turns;       /* plot_turns.c */
+
+#endif

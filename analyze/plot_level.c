@@ -1,0 +1,120 @@
+/*
+ * plot_level.c - figures by concurrency: throughput and latency percentiles; see plot_figures.h.
+ */
+#include "analyze/plot_figures.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "analyze/plot_script.h"
+
+static void plot_get_tps(const struct level_summary *s, double *v)
+{
+	v[0] = s->agg_tps;
+	v[1] = s->per_req_tps;
+}
+
+static void plot_get_ttft(const struct level_summary *s, double *v)
+{
+	v[0] = s->ttft.p50;
+	v[1] = s->ttft.p95;
+	v[2] = s->ttft.p99;
+}
+
+static void plot_scaling_dat(FILE *f, const struct plot_data *d)
+{
+	fputs("# scaling.dat - written by tracebench analyze plot, read by scaling.gp.\n"
+	      "# concurrency, then per run (in the order of scaling.gp's plot command):\n"
+	      "# aggregate tok/s, per-request tok/s. '?' marks a missing value.\n", f);
+	plot_level_table(f, d, 2, plot_get_tps);
+}
+
+/* The two curves of series j: aggregate (solid) and per-request (dashed). */
+static void plot_write_curves(FILE *f, const struct plot_series *s, size_t j, int last)
+{
+	unsigned col = 2 + 2 * (unsigned)j;
+	unsigned color = 1 + (unsigned)j;
+	char agg[96] = ": aggregate", per[96] = ": per request";
+	size_t i, est = 0, ok = 0;
+
+	/* Token counts that are counted events, not the server's, say so. */
+	for (i = 0; i < s->run.n_levels; i++) {
+		est += s->run.levels[i].tokens_events;
+		ok += s->run.levels[i].ok;
+	}
+	if (est) {
+		snprintf(agg, sizeof(agg), ": aggregate (tokens of %zu of %zu estimated)", est, ok);
+		snprintf(per, sizeof(per), ": per request (tokens of %zu of %zu estimated)", est, ok);
+	}
+	fprintf(f, "     '" PLOT_DAT_NAME "' using 1:%u with linespoints lc %u pt 7 dt 1 title ",
+		col, color);
+	plot_put_gp_title(f, "", s->label, agg);
+	fputs(", \\\n", f);
+	fprintf(f, "     '" PLOT_DAT_NAME "' using 1:%u with linespoints lc %u pt 6 dt 2 title ",
+		col + 1, color);
+	plot_put_gp_title(f, "", s->label, per);
+	fputs(last ? "\n" : ", \\\n", f);
+}
+
+static void plot_scaling_gp(FILE *f, const struct plot_data *d)
+{
+	size_t i;
+
+	plot_preamble(f, d, "scaling", "throughput by concurrency");
+	fputs("# Solid lines: aggregate tok/s of a level (all requests); dashed:\n"
+	      "# mean tok/s of one request (its output tokens / (E2E - TTFT)).\n", f);
+	plot_title(f, d, "Throughput by concurrency");
+	plot_level_axis(f, d);
+	fputs("set ylabel 'tok/s'\n"
+	      "set yrange [0:*]\n"
+	      "set grid\n"
+	      "set key below\n"
+	      "set datafile missing '?'\n"
+	      "plot \\\n", f);
+	for (i = 0; i < d->n_series; i++)
+		plot_write_curves(f, &d->series[i], i, i + 1 == d->n_series);
+}
+
+static void plot_ttft_dat(FILE *f, const struct plot_data *d)
+{
+	fputs("# ttft_percentiles.dat - written by tracebench analyze plot.\n"
+	      "# concurrency, then per run: TTFT P50, P95, P99 (ms). '?' is missing.\n", f);
+	plot_level_table(f, d, 3, plot_get_ttft);
+}
+
+static void plot_ttft_gp(FILE *f, const struct plot_data *d)
+{
+	static const char *const names[] = { ": P50", ": P95", ": P99" };
+	static const int dash[] = { 1, 2, 3 };
+	size_t i, k;
+
+	plot_preamble(f, d, "ttft_percentiles", "TTFT percentiles by concurrency");
+	plot_title(f, d, "Time to first token by concurrency");
+	plot_level_axis(f, d);
+	fputs("set ylabel 'TTFT (ms)'\n"
+	      "set yrange [0:*]\n"
+	      "set grid\n"
+	      "set key below\n"
+	      "set datafile missing '?'\n"
+	      "plot \\\n", f);
+	for (i = 0; i < d->n_series; i++) {
+		for (k = 0; k < 3; k++) {
+			fprintf(f, "     'ttft_percentiles.dat' using 1:%zu with linespoints "
+				"lc %zu pt %zu dt %d title ", 2 + 3 * i + k, i + 1, 5 + 2 * k, dash[k]);
+			plot_put_gp_title(f, "", d->series[i].label, names[k]);
+			fputs(i + 1 == d->n_series && k == 2 ? "\n" : ", \\\n", f);
+		}
+	}
+}
+
+static int plot_closed_wanted(const struct plot_data *d)
+{
+	return d->n_levels > 0;
+}
+
+const struct plot_figure plot_fig_scaling = {
+	"scaling", plot_scaling_dat, plot_scaling_gp, plot_closed_wanted
+};
+const struct plot_figure plot_fig_ttft = {
+	"ttft_percentiles", plot_ttft_dat, plot_ttft_gp, plot_closed_wanted
+};

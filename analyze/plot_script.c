@@ -1,0 +1,187 @@
+/*
+ * plot_script.c - what every figure's gnuplot script shares; see
+ * plot_script.h.
+ */
+#include "analyze/plot_script.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PLOT_WIDTH  1000
+#define PLOT_HEIGHT 600
+
+static const char *const plot_exts[] = { "png", "svg", "pdf" };
+
+const char *plot_ext(enum plot_format fmt)
+{
+	return plot_exts[fmt];
+}
+
+int plot_format_parse(const char *s, enum plot_format *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(plot_exts) / sizeof(plot_exts[0]); i++) {
+		if (strcmp(s, plot_exts[i]) == 0) {
+			*out = (enum plot_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * A gnuplot string expression for untrusted text, built from single-quoted
+ * literals (no backslash escapes, no `command` or @macro substitution in
+ * them) that never contain a quote: each ' in the text becomes the variable
+ * PLOT_GP_QUOTE_VAR, joined with the '.' operator. Doubling quotes inside
+ * the literal is not enough: gnuplot 5.4 misreads a literal that starts
+ * with two quotes or holds four in a row, and the script fails. Control
+ * characters (a newline would end the command) become spaces.
+ */
+struct gp_string {
+	FILE *f;
+	int open;    /* inside a quoted literal */
+	int parts;   /* literals and quote variables written so far */
+};
+
+static void gp_string_chars(struct gp_string *g, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '\'') {
+			if (g->open)
+				fputc('\'', g->f);
+			g->open = 0;
+			fputs(g->parts++ ? " . " PLOT_GP_QUOTE_VAR : PLOT_GP_QUOTE_VAR, g->f);
+			continue;
+		}
+		if (!g->open) {
+			fputs(g->parts++ ? " . '" : "'", g->f);
+			g->open = 1;
+		}
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fputc(' ', g->f);
+		else
+			fputc(*s, g->f);
+	}
+}
+
+static void gp_string_end(struct gp_string *g)
+{
+	if (g->open)
+		fputc('\'', g->f);
+	else if (!g->parts)
+		fputs("''", g->f);
+}
+
+void plot_put_gp_string(FILE *f, const char *s)
+{
+	struct gp_string g = { f, 0, 0 };
+
+	gp_string_chars(&g, s);
+	gp_string_end(&g);
+}
+
+/* Writes prefix, label and suffix as one gnuplot string expression. */
+void plot_put_gp_title(FILE *f, const char *prefix, const char *label, const char *suffix)
+{
+	struct gp_string g = { f, 0, 0 };
+
+	gp_string_chars(&g, prefix);
+	gp_string_chars(&g, label);
+	gp_string_chars(&g, suffix);
+	gp_string_end(&g);
+}
+
+/* A number for the .dat file, '?' (gnuplot's "missing") when there is none. */
+void plot_put_value(FILE *f, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs(" ?", f);
+	else
+		fprintf(f, " %.3f", v);
+}
+
+/* The comment, quote variable, terminal and output that open every script. */
+void plot_preamble(FILE *f, const struct plot_data *d, const char *name, const char *what)
+{
+	const char *ext = plot_ext(d->fmt);
+
+	fprintf(f, "# %s.gp - %s, written by tracebench analyze plot.\n"
+		"# Reads %s.dat and writes %s.%s in the current directory:\n"
+		"#   cd DIR && gnuplot %s.gp\n", name, what, name, name, ext, name);
+	fputs(PLOT_GP_QUOTE_VAR " = sprintf('%c', 39)   # a quote, for labels that hold one\n", f);
+	switch (d->fmt) {
+	case PLOT_PNG:
+		fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+			"    set terminal pngcairo noenhanced size %d,%d\n"
+			"} else {\n"
+			"    set terminal png noenhanced size %d,%d\n"
+			"}\n", PLOT_WIDTH, PLOT_HEIGHT, PLOT_WIDTH, PLOT_HEIGHT);
+		break;
+	case PLOT_SVG:
+		fprintf(f, "set terminal svg noenhanced size %d,%d\n", PLOT_WIDTH, PLOT_HEIGHT);
+		break;
+	case PLOT_PDF:
+		fputs("if (strstrt(GPVAL_TERMINALS, 'pdfcairo') > 0) {\n"
+		      "    set terminal pdfcairo noenhanced size 10in,6in\n"
+		      "} else {\n"
+		      "    print 'this gnuplot has no pdfcairo terminal; try png or svg'\n"
+		      "    exit status 1\n"
+		      "}\n", f);
+		break;
+	}
+	/* tracebench's own run renders to a fresh temporary name it renames
+	 * into place (plot_render); run by hand, the script writes NAME.EXT */
+	fprintf(f, "if (!exists(\"tb_output\")) tb_output = '%s.%s'\nset output tb_output\n",
+		name, ext);
+}
+
+/* "set title 'WHAT'" or, for one run, "set title 'WHAT: LABEL'". */
+void plot_title(FILE *f, const struct plot_data *d, const char *what)
+{
+	fputs("set title ", f);
+	if (d->n_series == 1)
+		plot_put_gp_title(f, what, ": ", d->series[0].label);
+	else
+		plot_put_gp_string(f, what);
+	fputc('\n', f);
+}
+
+/* log2 x axis with a tic at each level. */
+void plot_level_axis(FILE *f, const struct plot_data *d)
+{
+	int lo = d->levels[0], hi = d->levels[d->n_levels - 1];
+	size_t i;
+
+	fputs("set xlabel 'concurrency (requests in flight)'\n"
+	      "set logscale x 2\n"
+	      "set xtics (", f);
+	for (i = 0; i < d->n_levels; i++)
+		fprintf(f, "%s%d", i ? ", " : "", d->levels[i]);
+	fprintf(f, ")\nset xrange [%g:%g]\n", lo / 1.25, hi * 1.25);
+}
+
+/* Per level, per run: the 'nvals' values 'get' gives (NaN: missing). */
+void plot_level_table(FILE *f, const struct plot_data *d, size_t nvals,
+		      void (*get)(const struct level_summary *, double *))
+{
+	const struct level_summary *s;
+	double v[8];
+	size_t i, j, k;
+
+	for (i = 0; i < d->n_levels; i++) {
+		fprintf(f, "%d", d->levels[i]);
+		for (j = 0; j < d->n_series; j++) {
+			s = plot_find_level(&d->series[j].run, d->levels[i]);
+			for (k = 0; k < nvals; k++)
+				v[k] = NAN;
+			if (s)
+				get(s, v);
+			for (k = 0; k < nvals; k++)
+				plot_put_value(f, v[k]);
+		}
+		fputc('\n', f);
+	}
+}
