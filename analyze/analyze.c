@@ -243,9 +243,11 @@ static int analyze_plot(int argc, char **argv)
 	if ((rc = analyze_options_parse("plot", &o, argc, argv)) != CLI_CONTINUE)
 		return rc;
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
-	if (!rc)
-		rc = plot_write(db, o.runs, o.n_runs, o.dir, o.plot_fmt, o.force, &po, err,
-				sizeof(err));
+	if (!rc) {
+		struct plot_options po_opt = { o.plot_fmt, o.force, (int)o.gpus };
+
+		rc = plot_write(db, o.runs, o.n_runs, o.dir, &po_opt, &po, err, sizeof(err));
+	}
 	db_close(db);
 	if (rc)
 		return analyze_fail("plot", rc, err);

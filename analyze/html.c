@@ -243,6 +243,7 @@ static int put_figures(struct db *db, const char *label, FILE *out, char *err, s
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096], path[4200];
 	const char *labels[1] = { label };
+	const struct plot_options svg_opt = { PLOT_SVG, 1, 0 };
 	struct plot_output po;
 	size_t i;
 	int rc, n = 0;
@@ -254,7 +255,7 @@ static int put_figures(struct db *db, const char *label, FILE *out, char *err, s
 		return DB_ERR_WORK;
 	}
 	memset(&po, 0, sizeof(po));
-	rc = plot_write(db, labels, label ? 1 : 0, dir, PLOT_SVG, 1, &po, err, errlen);
+	rc = plot_write(db, labels, label ? 1 : 0, dir, &svg_opt, &po, err, errlen);
 	fputs("<h2 id=\"figures\">Figures</h2>\n", out);
 	if (rc == DB_ERR_INPUT) {
 		fputs("<p class=\"note\">no figures: ", out);

@@ -251,13 +251,19 @@ static const char plot_usage_text[] =
 	"render NAME.png (or .svg, .pdf) when gnuplot is installed; one curve (or\n"
 	"set of curves) per run, so several runs overlay. Prints the files written.\n"
 	"  scaling            aggregate and per-request tok/s by concurrency\n"
-	"  ttft_percentiles   TTFT P50, P95 and P99 by concurrency\n"
-	"  latency_cdf        CDF of TTFT and of E2E per run\n"
+	"  latency_ttft       TTFT by concurrency: P50 line, P90-P99 band, the range\n"
+	"                     of the repeats' P50s; latency_tpot, latency_itl,\n"
+	"                     latency_e2e (and latency_ttfa after reasoning) alike\n"
+	"  latency_by_rate    open loop: TTFT, TPOT, E2E against the offered rate,\n"
+	"                     and the achieved rate\n"
+	"  latency_cdf        CDF of TTFT and of E2E per level and run\n"
 	"  ttft_timeline      TTFT of each request over the run (cold start, queueing),\n"
 	"                     with the server's running and waiting requests below it\n"
 	"                     when the run scraped --metrics-url\n"
 	"  load_curve         a --find-capacity run: P50 and P99 TTFT and P99 E2E\n"
 	"                     against the achieved load, the SLO and the capacity marked\n"
+	"  pareto             aggregate tok/s (per GPU with --gpus) against tok/s per\n"
+	"                     user, one point per concurrency\n"
 	"  ttft_by_turn       a replay of sessions: TTFT by turn index\n"
 	"\n"
 	"options:\n"
@@ -266,6 +272,8 @@ static const char plot_usage_text[] =
 	"  -o, --out DIR      the output directory (created if missing)\n"
 	"  -f, --format FMT   png (default), svg or pdf\n"
 	"      --force        replace the files of an earlier plot in DIR\n"
+	"      --gpus N       the server ran on N GPUs: the Pareto view gives\n"
+	"                     aggregate tok/s per GPU\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"examples:\n"
@@ -351,7 +359,7 @@ static int take_runs(void *opts, int c, char *arg, char *msg, size_t len)
 	}
 }
 
-/* plot: --db, --run (repeatable), --out, --format, --force. */
+/* plot: --db, --run (repeatable), --out, --format, --force, --gpus. */
 static int take_plot(void *opts, int c, char *arg, char *msg, size_t len)
 {
 	struct analyze_options *o = opts;
@@ -360,6 +368,11 @@ static int take_plot(void *opts, int c, char *arg, char *msg, size_t len)
 	case 'd': o->db_path = arg; return 0;
 	case 'o': o->dir = arg; return 0;
 	case 'F': o->force = 1; return 0;
+	case 'G':
+		if (cli_parse_long(arg, 1, 1000000, &o->gpus) == 0)
+			return 0;
+		snprintf(msg, len, "--gpus wants a whole number of GPUs from 1, not '%s'", arg);
+		return -1;
 	case 'r':
 		if (o->n_runs == ANALYZE_MAX_RUNS) {
 			snprintf(msg, len, "too many --run options");
@@ -472,6 +485,7 @@ static const struct option plot_longopts[] = {
 	{ "out", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "force", no_argument, NULL, 'F' },
+	{ "gpus", required_argument, NULL, 'G' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };

@@ -30,6 +30,7 @@ struct analyze_options {
 	int has_slo;
 	const char *dir;                /* plot --out */
 	int force;                      /* plot --force */
+	long gpus;                      /* plot --gpus; 0: not given */
 	double fail_pct;                /* compare --fail-on-regression; -1: none */
 	double min_effect;              /* compare --min-effect, percent */
 	double noise_pct;               /* compare --noise, percent; < 0 measured */

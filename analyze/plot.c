@@ -78,8 +78,9 @@ static int plot_write_file(const char *dir, const char *name,
 
 /* Every figure, in the order it is written (plot_figures.h). */
 static const struct plot_figure *const plot_figures[] = {
-	&plot_fig_scaling, &plot_fig_ttft, &plot_fig_cdf, &plot_fig_timeline,
-	&plot_fig_load_curve, &plot_fig_turns,
+	&plot_fig_scaling, &plot_fig_pareto, &plot_fig_ttft, &plot_fig_ttfa, &plot_fig_tpot, &plot_fig_itl,
+	&plot_fig_e2e, &plot_fig_rate, &plot_fig_cdf, &plot_fig_timeline, &plot_fig_load_curve,
+	&plot_fig_turns,
 };
 
 #define PLOT_N_FIGURES (sizeof(plot_figures) / sizeof(plot_figures[0]))
@@ -120,24 +121,42 @@ static void plot_note_file(struct plot_output *out, const char *name, const char
 		snprintf(out->files[out->n_files++], sizeof(out->files[0]), "%s.%s", name, ext);
 }
 
-int plot_write(struct db *db, const char *const *labels, size_t n_labels, const char *dir,
-	       enum plot_format fmt, int force, struct plot_output *out, char *err,
-	       size_t errlen)
+/* How many figures there is anything to draw from. */
+static size_t plot_n_wanted(const struct plot_data *d)
 {
-	struct plot_data d = { NULL, 0, NULL, 0, fmt };
+	size_t k, n = 0;
+
+	for (k = 0; k < PLOT_N_FIGURES; k++)
+		n += plot_figures[k]->wanted(d) != 0;
+	return n;
+}
+
+int plot_write(struct db *db, const char *const *labels, size_t n_labels, const char *dir,
+	       const struct plot_options *opt, struct plot_output *out, char *err, size_t errlen)
+{
+	struct plot_data d;
+	enum plot_format fmt = opt->fmt;
 	char name[64], image[64];
 	size_t k;
 	int missing = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	memset(&d, 0, sizeof(d));
+	d.fmt = fmt;
+	d.gpus = opt->gpus > 1 ? opt->gpus : 1;
 	rc = plot_load_data(db, labels, n_labels, &d, err, errlen);
 	if (rc)
 		goto cleanup;
+	if (!plot_n_wanted(&d)) {
+		errmsg_set(err, errlen, "nothing to plot: the runs have no measured requests");
+		rc = DB_ERR_INPUT;
+		goto cleanup;
+	}
 	rc = plot_make_dir(dir, err, errlen);
 	if (rc)
 		goto cleanup;
-	if (!force && (rc = plot_check_free(dir, &d, err, errlen)))
+	if (!opt->force && (rc = plot_check_free(dir, &d, err, errlen)))
 		goto cleanup;
 	for (k = 0; k < PLOT_N_FIGURES; k++) {
 		const struct plot_figure *p = plot_figures[k];

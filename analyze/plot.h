@@ -6,9 +6,13 @@
  * self-contained script that reads it relative to its own directory
  * (`cd DIR && gnuplot NAME.gp`) and writes DIR/NAME.png (.svg, .pdf):
  *   scaling          aggregate and per-request tok/s by concurrency
- *   ttft_percentiles TTFT P50, P95, P99 by concurrency
- *   latency_cdf      CDF of TTFT and of E2E, one curve per run
- *   ttft_timeline    TTFT of each request against run time (warm-ups apart)
+ *   pareto           aggregate tok/s against tok/s per user, per concurrency
+ *   latency_METRIC   TTFT, TTFA, TPOT, ITL, E2E by concurrency (P50, P90-P99)
+ *   latency_by_rate  open loop: latency and achieved rate by offered rate
+ *   latency_cdf      CDF of TTFT and of E2E, one curve per level and run
+ *   ttft_timeline    TTFT of each request against run time, levels marked
+ *   load_curve       a capacity search: latency against achieved load
+ *   ttft_by_turn     sessions: TTFT by turn index
  * Several runs are overlaid on every plot, one colour per run. Run labels
  * reach a script only as single-quoted gnuplot literals holding no quote
  * (plot_put_gp_string), so a label can never inject a gnuplot command.
@@ -27,7 +31,14 @@ enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_PDF };
 /* Parses "png", "svg", "pdf". Returns 0 or -1. */
 int plot_format_parse(const char *s, enum plot_format *out);
 
-#define PLOT_MAX_FILES 16
+/* How analyze plot draws. */
+struct plot_options {
+	enum plot_format fmt;
+	int force;   /* replace the files of an earlier plot in the directory */
+	int gpus;    /* the Pareto view gives aggregate tok/s per GPU of this many; 0, 1: none */
+};
+
+#define PLOT_MAX_FILES 64
 
 /* What plot_write did. */
 struct plot_output {
@@ -40,17 +51,16 @@ struct plot_output {
 /*
  * Writes every plot of the runs 'labels' (n_labels of them; all runs when
  * n_labels is 0) into 'dir', creating it if missing, then renders each in
- * format 'fmt' with gnuplot (run directly, never through a shell) when
+ * format opt->fmt with gnuplot (run directly, never through a shell) when
  * gnuplot is on PATH. Files of an earlier plot in 'dir' (NAME.dat, NAME.gp,
- * the image) are replaced only when 'force' is set; otherwise nothing is
+ * the image) are replaced only when opt->force is set; otherwise nothing is
  * written. Returns DB_OK and fills *out; DB_ERR_INPUT for an unknown run,
  * nothing to plot, a directory that cannot be created or a file that
  * exists; DB_ERR_WORK when a file cannot be written or gnuplot fails.
  * Files are written under a temporary name and renamed.
  */
 int plot_write(struct db *db, const char *const *labels, size_t n_labels, const char *dir,
-	       enum plot_format fmt, int force, struct plot_output *out, char *err,
-	       size_t errlen);
+	       const struct plot_options *opt, struct plot_output *out, char *err, size_t errlen);
 
 /* The variable scaling.gp defines as a single quote: sprintf('%c', 39). */
 #define PLOT_GP_QUOTE_VAR "tb_quote"

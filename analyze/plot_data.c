@@ -9,20 +9,30 @@
 #include <string.h>
 
 #include "lib/stats.h"
+#include "lib/summary.h"
+
+static void plot_series_release(struct plot_series *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_lv; i++) {
+		free(s->lv[i].ttft);
+		free(s->lv[i].e2e);
+	}
+	free(s->lv);
+	free(s->label);
+	free(s->turns);
+	free(s->pts);
+	free(s->srv);
+	report_run_release(&s->run);
+}
 
 void plot_data_release(struct plot_data *d)
 {
 	size_t i;
 
-	for (i = 0; i < d->n_series; i++) {
-		free(d->series[i].label);
-		free(d->series[i].ttft);
-		free(d->series[i].e2e);
-		free(d->series[i].turns);
-		free(d->series[i].pts);
-		free(d->series[i].srv);
-		report_run_release(&d->series[i].run);
-	}
+	for (i = 0; i < d->n_series; i++)
+		plot_series_release(&d->series[i]);
 	free(d->series);
 	free(d->levels);
 	memset(d, 0, sizeof(*d));
@@ -73,16 +83,36 @@ static int plot_turn_cmp(const void *a, const void *b)
 	return (x->ttft_ms > y->ttft_ms) - (x->ttft_ms < y->ttft_ms);
 }
 
-/* Appends the requests of r to s's arrays (sized by the caller). */
-static void plot_take_requests(struct plot_series *s, const struct result *r, size_t n)
+const struct stats_dist *plot_dist(const struct level_summary *s, enum plot_metric m)
+{
+	switch (m) {
+	case PLOT_TTFT: return &s->ttft;
+	case PLOT_TTFA: return &s->ttfa;
+	case PLOT_TPOT: return &s->tpot;
+	case PLOT_ITL: return &s->itl;
+	default: return &s->e2e;
+	}
+}
+
+/* Appends the requests of r to s's timeline and turns (sized by the
+ * caller) and fills the level's CDF samples (allocated here). */
+static int plot_take_requests(struct plot_series *s, struct plot_level *lv,
+			      const struct result *r, size_t n)
 {
 	size_t i;
 
+	lv->ttft = malloc((n + 1) * sizeof(double));
+	lv->e2e = malloc((n + 1) * sizeof(double));
+	if (!lv->ttft || !lv->e2e)
+		return -1;
+	lv->t_start_s = NAN;
 	for (i = 0; i < n; i++) {
-		double ttft = metric_ttft_ms(&r[i]);
+		double ttft = metric_ttft_ms(&r[i]), t_s = metric_ms(r[i].send_ns) / 1e3;
 
+		if (isnan(lv->t_start_s) || t_s < lv->t_start_s)
+			lv->t_start_s = t_s;
 		if (!isnan(ttft) && result_ok(&r[i])) {
-			s->pts[s->n_pts].t_s = metric_ms(r[i].send_ns) / 1e3;
+			s->pts[s->n_pts].t_s = t_s;
 			s->pts[s->n_pts].ttft_ms = ttft;
 			s->pts[s->n_pts++].warmup = r[i].warmup;
 		}
@@ -92,13 +122,57 @@ static void plot_take_requests(struct plot_series *s, const struct result *r, si
 			s->turns[s->n_turns].turn = r[i].turn;
 			s->turns[s->n_turns++].ttft_ms = ttft;
 		}
-		s->e2e[s->n_e2e++] = metric_e2e_ms(&r[i]);
+		lv->e2e[lv->n_e2e++] = metric_e2e_ms(&r[i]);
 		if (!isnan(ttft))
-			s->ttft[s->n_ttft++] = ttft;
+			lv->ttft[lv->n_ttft++] = ttft;
 	}
+	stats_sort(lv->ttft, lv->n_ttft);
+	stats_sort(lv->e2e, lv->n_e2e);
+	return 0;
 }
 
-/* Reads every request of the run into s: CDF samples and timeline points. */
+/*
+ * The range of each metric's P50 over the repeats of a level: every repeat
+ * summarized alone (summary_compute, the report's own definitions), so a
+ * bar shows how far one repeat's answer may lie from another's.
+ */
+static int plot_repeat_range(struct plot_level *lv, const struct result *r, size_t n)
+{
+	struct level_summary one;
+	struct result *sub;
+	size_t i, m, k;
+	int rep, j;
+
+	for (j = 0; j < PLOT_N_METRICS; j++)
+		lv->p50_min[j] = lv->p50_max[j] = NAN;
+	lv->repeats = (int)metric_n_repeats(r, n);
+	if (lv->repeats < 2)
+		return 0;
+	if (!(sub = malloc(n * sizeof(*sub))))
+		return -1;
+	for (rep = 0; rep < lv->repeats; rep++) {
+		for (i = 0, m = 0; i < n; i++)
+			if (r[i].repeat == rep)
+				sub[m++] = r[i];   /* a shallow copy, read only */
+		if (!m)
+			continue;
+		summary_compute(sub, m, lv->level, NULL, &one);
+		for (k = 0; k < PLOT_N_METRICS; k++) {
+			double v = plot_dist(&one, (enum plot_metric)k)->p50;
+
+			if (isnan(v))
+				continue;
+			if (isnan(lv->p50_min[k]) || v < lv->p50_min[k])
+				lv->p50_min[k] = v;
+			if (isnan(lv->p50_max[k]) || v > lv->p50_max[k])
+				lv->p50_max[k] = v;
+		}
+	}
+	free(sub);
+	return 0;
+}
+
+/* Reads every request of the run into s: its levels, timeline and turns. */
 static int plot_load_requests(struct db *db, const char *label, struct plot_series *s,
 			      char *err, size_t errlen)
 {
@@ -109,19 +183,23 @@ static int plot_load_requests(struct db *db, const char *label, struct plot_seri
 	int rc;
 
 	rc = db_levels(db, label, &levels, &n_levels, err, errlen);
+	if (!rc && !(s->lv = calloc(n_levels + 1, sizeof(*s->lv)))) {
+		errmsg_set(err, errlen, "run '%s': out of memory", label);
+		rc = DB_ERR_WORK;
+	}
 	for (i = 0; !rc && i < n_levels; i++) {
+		struct plot_level *lv = &s->lv[s->n_lv++];
+
+		lv->level = levels[i];
 		rc = db_results(db, label, levels[i], &r, &n, err, errlen);
 		if (rc)
 			break;
 		cap += n;
-		if (!(p = realloc(s->ttft, (cap + 1) * sizeof(double))) || !(s->ttft = p) ||
-		    !(p = realloc(s->e2e, (cap + 1) * sizeof(double))) || !(s->e2e = p) ||
-		    !(p = realloc(s->pts, (cap + 1) * sizeof(*s->pts))) || !(s->pts = p) ||
-		    !(p = realloc(s->turns, (cap + 1) * sizeof(*s->turns))) || !(s->turns = p)) {
+		if (!(p = realloc(s->pts, (cap + 1) * sizeof(*s->pts))) || !(s->pts = p) ||
+		    !(p = realloc(s->turns, (cap + 1) * sizeof(*s->turns))) || !(s->turns = p) ||
+		    plot_take_requests(s, lv, r, n) != 0 || plot_repeat_range(lv, r, n) != 0) {
 			errmsg_set(err, errlen, "run '%s': out of memory", label);
 			rc = DB_ERR_WORK;
-		} else {
-			plot_take_requests(s, r, n);
 		}
 		db_results_free(r, n);
 		r = NULL;
@@ -129,8 +207,6 @@ static int plot_load_requests(struct db *db, const char *label, struct plot_seri
 	free(levels);
 	if (rc)
 		return rc;
-	stats_sort(s->ttft, s->n_ttft);
-	stats_sort(s->e2e, s->n_e2e);
 	if (s->n_pts > 1)
 		qsort(s->pts, s->n_pts, sizeof(*s->pts), plot_point_cmp);
 	if (s->n_turns > 1)
@@ -165,13 +241,7 @@ static int plot_add_series(struct plot_data *d, struct db *db, const char *label
 	if (!rc)
 		rc = db_metric_timeline(db, label, &s->srv, &s->n_srv, err, errlen);
 	if (rc) {
-		free(s->srv);
-		free(s->label);
-		free(s->ttft);
-		free(s->e2e);
-		free(s->pts);
-		free(s->turns);
-		report_run_release(&s->run);
+		plot_series_release(s);
 		return rc;
 	}
 	d->n_series++;
@@ -199,12 +269,6 @@ int plot_load_data(struct db *db, const char *const *labels, size_t n_labels,
 	if (plot_collect_levels(d) != 0) {
 		errmsg_set(err, errlen, "out of memory");
 		return DB_ERR_WORK;
-	}
-	/* a search over rates has no concurrency levels, but its load curve */
-	if (d->n_levels == 0 && !plot_has_capacity(d)) {
-		errmsg_set(err, errlen, "nothing to plot: the runs have no concurrency "
-			    "levels with measured requests");
-		return DB_ERR_INPUT;
 	}
 	return DB_OK;
 }
@@ -259,8 +323,68 @@ int plot_has_requests(const struct plot_data *d)
 {
 	size_t i;
 
+	size_t k;
+
 	for (i = 0; i < d->n_series; i++)
-		if (d->series[i].n_ttft && d->series[i].n_e2e)
-			return 1;
+		for (k = 0; k < d->series[i].n_lv; k++)
+			if (d->series[i].lv[k].n_ttft && d->series[i].lv[k].n_e2e)
+				return 1;
 	return 0;
+}
+
+int plot_has_open(const struct plot_data *d)
+{
+	size_t i, k;
+
+	for (i = 0; i < d->n_series; i++)
+		for (k = 0; k < d->series[i].run.n_levels; k++)
+			if (!metric_level_closed(d->series[i].run.levels[k].level) &&
+			    d->series[i].run.levels[k].ok)
+				return 1;
+	return 0;
+}
+
+const struct plot_level *plot_find_extra(const struct plot_series *s, int level)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_lv; i++)
+		if (s->lv[i].level == level)
+			return &s->lv[i];
+	return NULL;
+}
+
+double plot_offered_rps(const struct level_summary *l)
+{
+	return isnan(l->offered_rps) ? l->sched_rps : l->offered_rps;
+}
+
+const char *plot_level_label(const struct plot_series *s, int level, char *buf, size_t len)
+{
+	const struct level_summary *l = plot_find_level(&s->run, level);
+
+	return metric_load_name(level, l && level < 0 ? plot_offered_rps(l) : 0, buf, len);
+}
+
+const struct level_summary **plot_open_levels(const struct plot_series *s, size_t *n)
+{
+	const struct level_summary **v, *l;
+	size_t i, j;
+
+	*n = 0;
+	v = calloc(s->run.n_levels + 1, sizeof(const struct level_summary *));
+	for (i = 0; v && i < s->run.n_levels; i++) {
+		l = &s->run.levels[i];
+		if (metric_level_closed(l->level) || !l->ok)
+			continue;
+		/* insertion by offered rate, unknown rates last: a few levels */
+		for (j = (*n)++; j > 0 && !(plot_offered_rps(v[j - 1]) <= plot_offered_rps(l)); j--)
+			v[j] = v[j - 1];
+		v[j] = l;
+	}
+	if (v && !*n) {
+		free(v);
+		v = NULL;
+	}
+	return v;
 }

@@ -12,6 +12,7 @@
 #include "analyze/report.h"
 #include "lib/capacity.h"
 #include "lib/metric.h"
+#include "lib/stats.h"
 
 /* One point of the TTFT timeline. */
 struct plot_point {
@@ -26,12 +27,31 @@ struct plot_turn {
 	double ttft_ms;
 };
 
+/* The latency metrics drawn by level, in the order of their figures. */
+enum plot_metric { PLOT_TTFT, PLOT_TTFA, PLOT_TPOT, PLOT_ITL, PLOT_E2E, PLOT_N_METRICS };
+
+/* The distribution of metric m in s. */
+const struct stats_dist *plot_dist(const struct level_summary *s, enum plot_metric m);
+
+/* What a level of a run adds to its summary: the samples of its CDF, where
+ * it starts on the timeline and how its P50s vary across repeats. */
+struct plot_level {
+	int level;                /* as level_summary.level */
+	double *ttft, *e2e;       /* owned, sorted: successful non-warm-up requests */
+	size_t n_ttft, n_e2e;
+	double t_start_s;         /* its first send (warm-ups too), s from the run's start */
+	int repeats;              /* distinct repeats (--repeat) */
+	/* The lowest and highest P50 of each metric over the repeats, each
+	 * repeat summarized alone; NaN with fewer than two repeats. */
+	double p50_min[PLOT_N_METRICS], p50_max[PLOT_N_METRICS];
+};
+
 /* One run: its summarized levels and its requests. */
 struct plot_series {
 	char *label;              /* owned */
 	struct report_run run;
-	double *ttft, *e2e;       /* owned, sorted: successful non-warm-up requests */
-	size_t n_ttft, n_e2e;
+	struct plot_level *lv;    /* owned: its levels, in the database's order */
+	size_t n_lv;
 	struct plot_point *pts;   /* owned: every request with a TTFT, sending order */
 	size_t n_pts;
 	struct db_metric_point *srv;  /* owned: the server's scrapes (--metrics-url) */
@@ -50,6 +70,7 @@ struct plot_data {
 	int *levels;                 /* owned: every concurrency of any run, ascending */
 	size_t n_levels;
 	enum plot_format fmt;
+	int gpus;                    /* the Pareto view's throughput is per GPU of gpus (>= 1) */
 };
 
 /* Summarizes the runs 'labels' (all when n_labels is 0) into d. Returns
@@ -61,8 +82,24 @@ void plot_data_release(struct plot_data *d);
 /* The summary of concurrency 'level' in run, or NULL. */
 const struct level_summary *plot_find_level(const struct report_run *run, int level);
 
+/* The plot_level of 'level' in s, or NULL. */
+const struct plot_level *plot_find_extra(const struct plot_series *s, int level);
+
+/* The levels of s that are not concurrencies (open loop, rates), in order
+ * of their offered rate; the caller frees the array. *n is their number
+ * (0 and NULL when none or out of memory). */
+const struct level_summary **plot_open_levels(const struct plot_series *s, size_t *n);
+
+/* A level's offered rate: its records' rate, else its schedule's. */
+double plot_offered_rps(const struct level_summary *l);
+
+/* Names 'level' of s for a key: "C=4", "open loop", "5 req/s". */
+const char *plot_level_label(const struct plot_series *s, int level, char *buf, size_t len);
+
 /* Does any run have requests with a TTFT and an E2E (the CDF, the timeline)? */
 int plot_has_requests(const struct plot_data *d);
+/* Does any run have levels that are not concurrencies (open loop, rates)? */
+int plot_has_open(const struct plot_data *d);
 /* Does any run have the server's scrapes (--metrics-url)? */
 int plot_has_server(const struct plot_data *d);
 /* Is any run a capacity search with levels? */

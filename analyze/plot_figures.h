@@ -17,8 +17,14 @@ struct plot_figure {
 	int (*wanted)(const struct plot_data *d);   /* anything to draw it from? */
 };
 
-extern const struct plot_figure plot_fig_scaling;     /* plot_level.c */
-extern const struct plot_figure plot_fig_ttft;        /* plot_level.c */
+extern const struct plot_figure plot_fig_scaling;     /* plot_scaling.c */
+extern const struct plot_figure plot_fig_pareto;      /* plot_pareto.c */
+extern const struct plot_figure plot_fig_ttft;        /* plot_latency.c */
+extern const struct plot_figure plot_fig_ttfa;        /* plot_latency.c */
+extern const struct plot_figure plot_fig_tpot;        /* plot_latency.c */
+extern const struct plot_figure plot_fig_itl;         /* plot_latency.c */
+extern const struct plot_figure plot_fig_e2e;         /* plot_latency.c */
+extern const struct plot_figure plot_fig_rate;        /* plot_rate.c */
 extern const struct plot_figure plot_fig_cdf;         /* plot_cdf.c */
 extern const struct plot_figure plot_fig_timeline;    /* plot_timeline.c */
 extern const struct plot_figure plot_fig_load_curve;  /* plot_capacity.c */

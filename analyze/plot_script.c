@@ -132,6 +132,17 @@ void plot_preamble(FILE *f, const struct plot_data *d, const char *name, const c
 		      "}\n", f);
 		break;
 	}
+	/* one colour per run in every figure: the Okabe-Ito palette, which
+	 * readers with any common colour-vision deficiency tell apart */
+	fputs("set linetype 1 lc rgb '#0072B2'\n"
+	      "set linetype 2 lc rgb '#D55E00'\n"
+	      "set linetype 3 lc rgb '#009E73'\n"
+	      "set linetype 4 lc rgb '#CC79A7'\n"
+	      "set linetype 5 lc rgb '#E69F00'\n"
+	      "set linetype 6 lc rgb '#56B4E9'\n"
+	      "set linetype 7 lc rgb '#000000'\n"
+	      "set linetype 8 lc rgb '#F0E442'\n"
+	      "set linetype cycle 8\n", f);
 	/* tracebench's own run renders to a fresh temporary name it renames
 	 * into place (plot_render); run by hand, the script writes NAME.EXT */
 	fprintf(f, "if (!exists(\"tb_output\")) tb_output = '%s.%s'\nset output tb_output\n",

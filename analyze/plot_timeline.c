@@ -115,13 +115,44 @@ static void plot_timeline_server(FILE *f, const struct plot_data *d, size_t bloc
 	fputc('\n', f);
 }
 
+/*
+ * Where each level of each run begins (its first send, warm-ups included):
+ * a dotted line in the run's colour, named at the top, so queueing that
+ * grows level by level reads as such. A run of one level has none.
+ */
+static void plot_timeline_levels(FILE *f, const struct plot_data *d)
+{
+	size_t i, k;
+	char name[64];
+
+	for (i = 0; i < d->n_series; i++) {
+		const struct plot_series *s = &d->series[i];
+
+		if (s->n_lv < 2)
+			continue;
+		for (k = 0; k < s->n_lv; k++) {
+			double t = s->lv[k].t_start_s;
+
+			if (isnan(t))
+				continue;
+			fprintf(f, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead lc %zu "
+				"dt 3\nset label ", t, t, i + 1);
+			plot_put_gp_string(f, plot_level_label(s, s->lv[k].level, name,
+								sizeof(name)));
+			fprintf(f, " at %.6f, graph %.2f left offset 0.3,0 tc lt %zu front\n", t,
+				0.96 - 0.05 * (double)(i % 4), i + 1);
+		}
+	}
+}
+
 static void plot_timeline_gp(FILE *f, const struct plot_data *d)
 {
 	size_t i, k, block = 0;
 	int w, first = 1;
 
 	plot_preamble(f, d, "ttft_timeline", "TTFT of each request over the run");
-	fputs("# Shows the cold start (warm-ups, hollow) and queueing over time.\n", f);
+	fputs("# Shows the cold start (warm-ups, hollow) and queueing over time;\n"
+	      "# dotted lines mark where each level begins.\n", f);
 	if (plot_has_server(d)) {
 		double t_max, req_max;
 
@@ -133,6 +164,7 @@ static void plot_timeline_gp(FILE *f, const struct plot_data *d)
 			"set xrange [0:%.3f]\n", t_max * 1.02 + 0.001);
 	}
 	plot_title(f, d, "TTFT over the run");
+	plot_timeline_levels(f, d);
 	fputs("set xlabel 'send time (s from the start of the run)'\n"
 	      "set ylabel 'TTFT (ms)'\n"
 	      "set logscale y\n"

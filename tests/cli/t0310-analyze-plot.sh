@@ -1,5 +1,5 @@
 #!/bin/sh
-# analyze plot from the command line: four gnuplot scripts with their data,
+# analyze plot from the command line: gnuplot scripts with their data,
 # rendered by the real gnuplot to PNG (signature, 1000x600) or SVG, and
 # the files listed on stdout; an earlier plot is not replaced without
 # --force; runs, rm and compare on the sample database.
@@ -8,7 +8,8 @@
 tb analyze load --db "$WORK/s.db" sample_traces/results-sample.jsonl.gz 2>/dev/null
 tb analyze plot --db "$WORK/s.db" --out "$WORK/plots" >"$WORK/out" 2>"$WORK/err"
 check "plot exits 0" test $? -eq 0
-for p in scaling ttft_percentiles latency_cdf ttft_timeline; do
+for p in scaling pareto latency_ttft latency_tpot latency_itl latency_e2e latency_cdf \
+	 ttft_timeline; do
 	check "$p: script and data written and listed" \
 		sh -c "test -s '$WORK/plots/$p.gp' -a -s '$WORK/plots/$p.dat' &&
 		       grep -qx '$WORK/plots/$p.gp' '$WORK/out'"
@@ -48,7 +49,7 @@ else
 	skip "... an image of it counts too" "gnuplot not installed"
 fi
 check "... and the other plots' files" \
-	grep -q "'$WORK/plots/ttft_percentiles.dat' already exists" "$WORK/err"
+	grep -q "'$WORK/plots/pareto.dat' already exists" "$WORK/err"
 tb analyze plot --db "$WORK/s.db" --out "$WORK/plots" --force >"$WORK/out" 2>"$WORK/err"
 rc=$?
 check "--force replaces them: exit 0, every file written again and listed" sh -c \
@@ -75,3 +76,58 @@ check "a run compared with itself: exit 0, every judged number the same" \
 tb analyze rm --db "$WORK/s.db" sample 2>/dev/null
 check "rm removes the run and its requests" \
 	test "$(sqlite3 "$WORK/s.db" 'select count(*) from runs') $(sqlite3 "$WORK/s.db" 'select count(*) from requests')" = "0 0"
+
+# The latency figures by concurrency from a real sweep with repeats against
+# a noisy mock: per level the P50, P90 and P99 of the report, and the
+# lowest and highest P50 of the repeats, each repeat taken alone, checked
+# against the per-request export; the CDF has one curve per level.
+start_mock --ttft-ms 15 --itl-ms 2 --noise default --seed 3
+tb record synth -n 8 --input-tokens 32 --output-tokens 12 --seed 2 -o "$WORK/t.jsonl.gz" 2>/dev/null
+tb replay -e "$ENDPOINT" -c 1,2 --repeat 3 --label rep -o "$WORK/rep.jsonl.gz" \
+	"$WORK/t.jsonl.gz" >/dev/null 2>&1
+tb analyze load --db "$WORK/r.db" "$WORK/rep.jsonl.gz" 2>/dev/null
+tb analyze plot --db "$WORK/r.db" --out "$WORK/rp" --format svg --gpus 4 >/dev/null 2>&1
+check "plot of a repeated sweep exits 0" test $? -eq 0
+tb analyze export --db "$WORK/r.db" >"$WORK/rep.csv"
+# P50 (the tool's rule: linear between the two nearest ranks) of the TPOT of
+# the successful measured requests of level C, repeat R (-1: every repeat).
+p50() {
+	awk -F, -v c="$1" -v r="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$col["concurrency"] == c && $col["warmup"] == 0 && $col["error"] == "" &&
+		$col["tpot_ms"] != "" && (r < 0 || $col["repeat"] == r) { v[n++] = $col["tpot_ms"] }
+		END {
+			for (i = 1; i < n; i++) for (j = i; j > 0 && v[j-1] > v[j]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+			k = 0.5 * (n - 1); lo = int(k); printf "%.3f\n", v[lo] + (lo + 1 < n ? (v[lo+1] - v[lo]) * (k - lo) : 0)
+		}' "$WORK/rep.csv"
+}
+for c in 1 2; do
+	a=$(p50 $c 0); b=$(p50 $c 1); d=$(p50 $c 2)
+	lo=$(printf '%s\n' "$a" "$b" "$d" | sort -n | head -1)
+	hi=$(printf '%s\n' "$a" "$b" "$d" | sort -n | tail -1)
+	row=$(awk -v c=$c '$1 == c' "$WORK/rp/latency_tpot.dat")
+	# (within 0.002 ms: the export rounds each TPOT to a microsecond)
+	check "latency_tpot C=$c: P50 $(p50 $c -1), repeats' P50s $lo..$hi as the export gives them" \
+		sh -c "echo '$row' | awk -v p=$(p50 $c -1) -v lo=$lo -v hi=$hi '
+			function near(x, y) { return x - y < 0.002 && y - x < 0.002 }
+			{ exit !(near(\$2, p) && near(\$5, lo) && near(\$6, hi) && lo < hi) }'"
+	check "... P50 <= P90 <= P99" sh -c "echo '$row' | awk '{ exit !(\$2 <= \$3 && \$3 <= \$4) }'"
+done
+check "... bars across the repeats drawn" grep -q 'using 1:2:5:6 with yerrorbars lc 1' "$WORK/rp/latency_tpot.gp"
+check "latency_cdf: one curve per level of the run (TTFT and E2E)" \
+	test "$(grep -c "with steps lc [12] dt [12] lw 1.5 title 'C=[12]'" "$WORK/rp/latency_cdf.gp")" -eq 4
+check "ttft_timeline: where each level begins, marked" \
+	test "$(grep -c "^set label 'C=[12]' at " "$WORK/rp/ttft_timeline.gp")" -eq 2
+check "pareto: aggregate tok/s per GPU of 4, each level named" sh -c \
+	"grep -q \"ylabel 'aggregate tok/s per GPU'\" '$WORK/rp/pareto.gp' &&
+	 grep -q \"title 'rep (4 GPUs)'\" '$WORK/rp/pareto.gp' &&
+	 grep -q 'with labels' '$WORK/rp/pareto.gp'"
+agg=$(tb analyze report --db "$WORK/r.db" --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["concurrency"] == 2 { print $col["agg_tok_s"] }')
+check "... its C=2 point is the report's aggregate tok/s ($agg) / 4" \
+	awk -v a="$agg" '$3 == 2 { exit !(($2 - a / 4) < 0.01 && (a / 4 - $2) < 0.01) }' "$WORK/rp/pareto.dat"
+if have gnuplot; then
+	check "... every figure rendered" sh -c "for p in latency_tpot latency_cdf ttft_timeline pareto; do
+		grep -q '<svg' '$WORK/rp/'\$p.svg || exit 1; done"
+else
+	skip "... every figure rendered" "gnuplot not installed"
+fi

@@ -29,3 +29,33 @@ check "TTFT from the send is at most TTFT from the schedule (P99)" \
 	    -v t="$(csv_field "$WORK/r.csv" p99_ttft_ms 1)" 'BEGIN { exit !(s <= t + 1e-9) }'
 check "a closed-loop sample has no open-loop line" \
 	sh -c "! grep -q 'open loop' tests/cli/t0300-analyze-report-sample.expected.md"
+
+# analyze plot draws open-loop runs: latency against the offered rate, one
+# block per run, and the CDF and timeline (once "nothing to plot").
+tb replay --endpoint "$ENDPOINT" --rate 100 --label open100 -o "$WORK/o100.jsonl.gz" \
+	"$WORK/t.jsonl.gz" >/dev/null 2>&1
+tb analyze load --db "$WORK/d.db" "$WORK/o100.jsonl.gz" 2>/dev/null
+tb analyze plot --db "$WORK/d.db" --out "$WORK/plots" --format svg >"$WORK/plot.out" 2>&1
+check "analyze plot of two open-loop runs exits 0" test $? -eq 0
+check "latency_by_rate.dat: one row per run, offered 50 and 100 req/s, 11 columns" \
+	awk '!/^#/ && NF { n++; r[n] = $1; if (NF != 11) bad = 1 }
+	     END { exit !(n == 2 && r[1] == "50.0000" && r[2] == "100.0000" && !bad) }' \
+	"$WORK/plots/latency_by_rate.dat"
+check "... the P50 <= P90 <= P99 of TTFT, TPOT and E2E in every row" \
+	awk '!/^#/ && NF { for (c = 3; c <= 9; c += 3) if (!($c <= $(c+1) && $(c+1) <= $(c+2))) bad = 1 }
+	     END { exit bad }' "$WORK/plots/latency_by_rate.dat"
+check "... a P50, P90 and P99 curve of each run in each of three panels" \
+	sh -c "for r in open open100; do for p in P50 P90 P99; do
+		test \$(grep -c \"title '\$r: \$p'\" '$WORK/plots/latency_by_rate.gp') -eq 3 || exit 1
+	done; done"
+check "... and the achieved rate of each run" \
+	test "$(grep -c "achieved'" "$WORK/plots/latency_by_rate.gp")" -eq 2
+if have gnuplot; then
+	check "... rendered, with the CDF and the timeline" \
+		sh -c "grep -q '<svg' '$WORK/plots/latency_by_rate.svg' &&
+		       test -s '$WORK/plots/latency_cdf.svg' && test -s '$WORK/plots/ttft_timeline.svg'"
+else
+	skip "open-loop figures not rendered" "gnuplot is not installed"
+fi
+check "... no figure by concurrency for runs without one" \
+	test ! -e "$WORK/plots/scaling.dat"

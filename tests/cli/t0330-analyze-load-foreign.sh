@@ -84,7 +84,7 @@ tb analyze runs --db "$WORK/two.db" --format csv >"$WORK/two.csv"
 check "two unlabelled vllm runs of one second load as two runs of 12 requests" \
 	test "$(grep -c '^vllm-20251130-141502-[0-9a-f]*,.*,12,1,$' "$WORK/two.csv")" = 2
 tb analyze plot --db "$WORK/d.db" --run sgl --out "$WORK/plots" >/dev/null 2>&1
-check "plot draws a foreign run" test -s "$WORK/plots/ttft_percentiles.dat"
+check "plot draws a foreign run" test -s "$WORK/plots/latency_ttft.dat"
 
 # Bad input: one line naming file and line, exit 2, nothing half-loaded.
 refused() {  # description, file, message

@@ -208,7 +208,7 @@ tb replay -e "$ENDPOINT" -c 1 -n 2 --warmup 0 --quiet --label plain -o "$WORK/pl
 tb analyze load --db "$WORK/s.db" "$WORK/plain-run.jsonl.gz" 2>/dev/null
 tb analyze plot --db "$WORK/s.db" --run plain -o "$WORK/plain-plots" >/dev/null 2>&1
 check "plot and report of a run without sessions: no TTFT by turn, no sessions lines" sh -c \
-	"test -e '$WORK/plain-plots/ttft_percentiles.dat' && test ! -e '$WORK/plain-plots/ttft_by_turn.dat' &&
+	"test -e '$WORK/plain-plots/latency_ttft.dat' && test ! -e '$WORK/plain-plots/ttft_by_turn.dat' &&
 	 ! $TB analyze report --db '$WORK/s.db' --run plain | grep -q '^sessions'"
 
 # record proxy --session-header: turns numbered as they arrive, think time observed.

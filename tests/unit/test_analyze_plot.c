@@ -7,6 +7,10 @@
 #include "harness.h"
 #include "analyze_fixture.h"
 
+static const struct plot_options png_opt = { PLOT_PNG, 0, 0 };
+static const struct plot_options svg_opt = { PLOT_SVG, 0, 0 };
+static const struct plot_options pdf_opt = { PLOT_PDF, 0, 0 };
+
 /* Loads the sample under each label (a run_id per label) into name. */
 static struct db *db_with_labels(const char *name, const char *const *labels, size_t n)
 {
@@ -82,7 +86,7 @@ TEST(plot_writes_data_script_and_png)
 	char err[DB_ERRLEN], *dat, *gp;
 	const char *out = path_of("plots");
 
-	CHECK_EQ_INT(plot_write(db, NULL, 0, out, PLOT_PNG, 0, &po, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(plot_write(db, NULL, 0, out, &png_opt, &po, err, sizeof(err)), DB_OK);
 	dat = read_text(path_of("plots/scaling.dat"));
 	CHECK(strstr(dat, "\n1 26.316 100.000\n2 72.727 80.000\n") != NULL);
 	gp = read_text(path_of("plots/scaling.gp"));
@@ -91,14 +95,15 @@ TEST(plot_writes_data_script_and_png)
 	CHECK(strstr(gp, "/tmp") == NULL);   /* relative paths only */
 	if (have_gnuplot()) {
 		static const char *const names[] = {
-			"scaling", "ttft_percentiles", "latency_cdf", "ttft_timeline",
+			"scaling", "pareto", "latency_ttft", "latency_tpot", "latency_itl",
+			"latency_e2e", "latency_cdf", "ttft_timeline",
 		};
 		char png[256];
 		size_t i;
 
 		CHECK(po.rendered);
-		CHECK_EQ_INT(po.n_files, 12);
-		for (i = 0; i < 4; i++) {
+		CHECK_EQ_INT(po.n_files, 3 * 8);
+		for (i = 0; i < 8; i++) {
 			snprintf(png, sizeof(png), "plots/%s.png", names[i]);
 			check_png(path_of(png));
 			CHECK(png_width(path_of(png)) == 1000);
@@ -111,7 +116,7 @@ TEST(plot_writes_data_script_and_png)
 	free(dat);
 	free(gp);
 
-	CHECK_EQ_INT(plot_write(db, (const char *const[]){ "nope" }, 1, out, PLOT_PNG, 0, &po,
+	CHECK_EQ_INT(plot_write(db, (const char *const[]){ "nope" }, 1, out, &png_opt, &po,
 				  err, sizeof(err)), DB_ERR_INPUT);
 	CHECK(strstr(err, "'nope'") != NULL);
 	db_close(db);
@@ -131,7 +136,7 @@ TEST(plot_labels_cannot_inject_gnuplot_commands)
 	char err[DB_ERRLEN], *gp;
 	const char *out = path_of("hostile");
 
-	CHECK_EQ_INT(plot_write(db, NULL, 0, out, PLOT_PNG, 0, &po, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(plot_write(db, NULL, 0, out, &png_opt, &po, err, sizeof(err)), DB_OK);
 	gp = read_text(path_of("hostile/scaling.gp"));
 	CHECK(strstr(gp, "title tb_quote . '; system(' . tb_quote . 'touch pwned' . "
 		      "tb_quote . '); ' . tb_quote . ': aggregate'") != NULL);
@@ -141,10 +146,16 @@ TEST(plot_labels_cannot_inject_gnuplot_commands)
 	if (have_gnuplot()) {
 		/* Each script ran to the end (its PNG exists) and ran nothing else. */
 		CHECK(po.rendered);
-		check_png(path_of("hostile/scaling.png"));
-		check_png(path_of("hostile/ttft_percentiles.png"));
-		check_png(path_of("hostile/latency_cdf.png"));
-		check_png(path_of("hostile/ttft_timeline.png"));
+		size_t i;
+
+		for (i = 0; i < po.n_files; i++)
+			if (strstr(po.files[i], ".png")) {
+				char png[96];
+
+				snprintf(png, sizeof(png), "hostile/%s", po.files[i]);
+				check_png(path_of(png));
+			}
+		CHECK_EQ_INT(po.n_files, 3 * 8);   /* every figure, the labels in each */
 	} else {
 		SKIP("gnuplot not installed: scripts not run");
 	}
@@ -161,27 +172,35 @@ TEST(plot_overlays_runs_and_renders_svg_and_pdf)
 	char err[DB_ERRLEN], *gp, *dat, head[8] = { 0 };
 	FILE *f;
 
-	CHECK_EQ_INT(plot_write(db, NULL, 0, path_of("svg"), PLOT_SVG, 0, &po, err, sizeof(err)),
+	CHECK_EQ_INT(plot_write(db, NULL, 0, path_of("svg"), &svg_opt, &po, err, sizeof(err)),
 		     DB_OK);
-	gp = read_text(path_of("svg/ttft_percentiles.gp"));
+	gp = read_text(path_of("svg/latency_ttft.gp"));
 	CHECK(strstr(gp, "set terminal svg") != NULL);
-	CHECK(strstr(gp, "tb_output = 'ttft_percentiles.svg'\nset output tb_output") != NULL);
-	CHECK(strstr(gp, "using 1:4 with linespoints lc 1 pt 9 dt 3 title 'before: P99'") != NULL);
-	CHECK(strstr(gp, "using 1:7 with linespoints lc 2 pt 9 dt 3 title 'after: P99'") != NULL);
+	CHECK(strstr(gp, "tb_output = 'latency_ttft.svg'\nset output tb_output") != NULL);
+	CHECK(strstr(gp, "using 1:3:4 with filledcurves lc 1 title 'before: P90-P99'") != NULL);
+	CHECK(strstr(gp, "using 1:7 with linespoints lc 2 lw 2 pt 7 title 'after: P50'") != NULL);
+	CHECK(strstr(gp, "yerrorbars") == NULL);   /* no repeats, no bars */
 	free(gp);
-	/* P50/P95/P99 of TTFT per level and run: C=1 300 880 976, C=2 all 150. */
-	dat = read_text(path_of("svg/ttft_percentiles.dat"));
-	CHECK(strstr(dat, "\n1 300.000 880.000 976.000 300.000 880.000 976.000\n"
-		      "2 150.000 150.000 150.000 150.000 150.000 150.000\n") != NULL);
+	/* TTFT per level and run: C=1 100 200 300 400 1000 ms, whose P50, P90,
+	 * P99 are 300, 400 + 0.6 x 600 and 400 + 0.96 x 600 (linear between
+	 * ranks); C=2 all 150; no repeats. */
+	dat = read_text(path_of("svg/latency_ttft.dat"));
+	CHECK(strstr(dat, "\n1 300.000 760.000 976.000 ? ? 300.000 760.000 976.000 ? ?\n"
+		      "2 150.000 150.000 150.000 ? ? 150.000 150.000 150.000 ? ?\n") != NULL);
 	free(dat);
+	/* One curve per level and run: the colour the run, the dash the level. */
 	gp = read_text(path_of("svg/latency_cdf.gp"));
-	CHECK(strstr(gp, "'latency_cdf.dat' index 2 using 1:2 with steps lc 2 title 'after'") != NULL);
-	CHECK(strstr(gp, "'latency_cdf.dat' index 3 using 1:2 with steps lc 2 title 'after'") != NULL);
+	CHECK(strstr(gp, "'latency_cdf.dat' index 4 using 1:2 with steps lc 2 dt 1 lw 1.5 "
+		      "title 'after C=1'") != NULL);
+	CHECK(strstr(gp, "'latency_cdf.dat' index 7 using 1:2 with steps lc 2 dt 2 lw 1.5 "
+		      "title 'after C=2'") != NULL);
 	free(gp);
-	/* CDF of the 8 successful TTFTs of a run: 100 .. 1000 ms, last at 1. */
+	/* The CDF of C=1's five TTFTs, then its E2Es, each ending at 1. */
 	dat = read_text(path_of("svg/latency_cdf.dat"));
-	CHECK(strstr(dat, "\n100.000 0.125000\n150.000 0.250000\n") != NULL);
-	CHECK(strstr(dat, "\n1000.000 1.000000\n") != NULL);
+	CHECK(strstr(dat, "# run 1, C=1\n100.000 0.200000\n200.000 0.400000\n300.000 0.600000\n"
+		      "400.000 0.800000\n1000.000 1.000000\n\n\n600.000 0.200000\n") != NULL);
+	CHECK(strstr(dat, "# run 2, C=2\n150.000 0.333333\n150.000 0.666667\n150.000 1.000000\n")
+	      != NULL);
 	free(dat);
 	gp = read_text(path_of("svg/ttft_timeline.gp"));
 	CHECK(strstr(gp, "title 'after: warm-up'") != NULL);
@@ -197,7 +216,7 @@ TEST(plot_overlays_runs_and_renders_svg_and_pdf)
 			fclose(f);
 		}
 		CHECK_EQ_INT(plot_write(db, (const char *const[]){ "after" }, 1, path_of("pdf"),
-					PLOT_PDF, 0, &po, err, sizeof(err)), DB_OK);
+					&pdf_opt, &po, err, sizeof(err)), DB_OK);
 		f = fopen(path_of("pdf/scaling.pdf"), "rb");
 		CHECK(f && fread(head, 1, 5, f) == 5 && memcmp(head, "%PDF-", 5) == 0);
 		if (f)
@@ -220,7 +239,7 @@ TEST(plot_without_gnuplot_writes_script_only)
 
 	mkdir(path_of("emptybin"), 0777);
 	setenv("PATH", path_of("emptybin"), 1);
-	CHECK_EQ_INT(plot_write(db, NULL, 0, out, PLOT_PNG, 0, &po, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(plot_write(db, NULL, 0, out, &png_opt, &po, err, sizeof(err)), DB_OK);
 	if (saved)
 		setenv("PATH", saved, 1);
 	free(saved);

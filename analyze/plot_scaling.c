@@ -1,5 +1,6 @@
 /*
- * plot_level.c - figures by concurrency: throughput and latency percentiles; see plot_figures.h.
+ * plot_scaling.c - throughput by concurrency: aggregate and per request;
+ * see plot_figures.h.
  */
 #include "analyze/plot_figures.h"
 
@@ -12,13 +13,6 @@ static void plot_get_tps(const struct level_summary *s, double *v)
 {
 	v[0] = s->agg_tps;
 	v[1] = s->per_req_tps;
-}
-
-static void plot_get_ttft(const struct level_summary *s, double *v)
-{
-	v[0] = s->ttft.p50;
-	v[1] = s->ttft.p95;
-	v[2] = s->ttft.p99;
 }
 
 static void plot_scaling_dat(FILE *f, const struct plot_data *d)
@@ -75,38 +69,6 @@ static void plot_scaling_gp(FILE *f, const struct plot_data *d)
 		plot_write_curves(f, &d->series[i], i, i + 1 == d->n_series);
 }
 
-static void plot_ttft_dat(FILE *f, const struct plot_data *d)
-{
-	fputs("# ttft_percentiles.dat - written by tracebench analyze plot.\n"
-	      "# concurrency, then per run: TTFT P50, P95, P99 (ms). '?' is missing.\n", f);
-	plot_level_table(f, d, 3, plot_get_ttft);
-}
-
-static void plot_ttft_gp(FILE *f, const struct plot_data *d)
-{
-	static const char *const names[] = { ": P50", ": P95", ": P99" };
-	static const int dash[] = { 1, 2, 3 };
-	size_t i, k;
-
-	plot_preamble(f, d, "ttft_percentiles", "TTFT percentiles by concurrency");
-	plot_title(f, d, "Time to first token by concurrency");
-	plot_level_axis(f, d);
-	fputs("set ylabel 'TTFT (ms)'\n"
-	      "set yrange [0:*]\n"
-	      "set grid\n"
-	      "set key below\n"
-	      "set datafile missing '?'\n"
-	      "plot \\\n", f);
-	for (i = 0; i < d->n_series; i++) {
-		for (k = 0; k < 3; k++) {
-			fprintf(f, "     'ttft_percentiles.dat' using 1:%zu with linespoints "
-				"lc %zu pt %zu dt %d title ", 2 + 3 * i + k, i + 1, 5 + 2 * k, dash[k]);
-			plot_put_gp_title(f, "", d->series[i].label, names[k]);
-			fputs(i + 1 == d->n_series && k == 2 ? "\n" : ", \\\n", f);
-		}
-	}
-}
-
 static int plot_closed_wanted(const struct plot_data *d)
 {
 	return d->n_levels > 0;
@@ -114,7 +76,4 @@ static int plot_closed_wanted(const struct plot_data *d)
 
 const struct plot_figure plot_fig_scaling = {
 	"scaling", plot_scaling_dat, plot_scaling_gp, plot_closed_wanted
-};
-const struct plot_figure plot_fig_ttft = {
-	"ttft_percentiles", plot_ttft_dat, plot_ttft_gp, plot_closed_wanted
 };
