@@ -50,8 +50,8 @@ static enum capacity_verdict plot_verdict(const struct plot_series *s,
 /*
  * load_curve.dat: per capacity run, a block of its levels in order of load,
  * rows 'achieved req/s, P50 TTFT, P99 TTFT, P99 E2E (ms), load (C or
- * offered req/s), verdict' (1 meets the SLO, 0 does not or is undecided),
- * judged as analyze report judges them.
+ * offered req/s), verdict, P99 TPOT, P99 TTFT' (verdict 1: meets the SLO,
+ * 0: does not or is undecided), judged as analyze report judges them.
  */
 static void plot_curve_dat(FILE *f, const struct plot_data *d)
 {
@@ -59,7 +59,8 @@ static void plot_curve_dat(FILE *f, const struct plot_data *d)
 
 	fputs("# load_curve.dat - written by tracebench analyze plot.\n"
 	      "# Per run of replay --find-capacity: achieved req/s, P50 TTFT, P99 TTFT,\n"
-	      "# P99 E2E (ms), C or offered req/s, meets the SLO (1) or not (0).\n", f);
+	      "# P99 E2E (ms), C or offered req/s, meets the SLO (1) or not (0),\n"
+	      "# P99 TPOT, P99 TTFA (ms).\n", f);
 	for (i = 0; i < d->n_series; i++) {
 		const struct plot_series *s = &d->series[i];
 		const struct level_summary **lv;
@@ -72,11 +73,92 @@ static void plot_curve_dat(FILE *f, const struct plot_data *d)
 			plot_put_value(f, lv[k]->ttft.p50);
 			plot_put_value(f, lv[k]->ttft.p99);
 			plot_put_value(f, lv[k]->e2e.p99);
-			fprintf(f, " %.6g %d\n", report_level_load(&s->cap, lv[k]),
+			fprintf(f, " %.6g %d", report_level_load(&s->cap, lv[k]),
 				plot_verdict(s, lv[k]) == CAPACITY_PASS);
+			plot_put_value(f, lv[k]->tpot.p99);
+			plot_put_value(f, lv[k]->ttfa.p99);
+			fputc('\n', f);
 		}
 		free(lv);
 		fputs("\n\n", f);
+	}
+}
+
+/*
+ * The lowest level of s that fails the SLO above its capacity, or NULL:
+ * where a limit shows it was the one that failed.
+ */
+static const struct level_summary *plot_first_fail(const struct plot_series *s)
+{
+	const struct level_summary *pass = NULL, *fail = NULL, *l;
+	size_t k;
+
+	for (k = 0; k < s->run.n_levels; k++) {
+		double x;
+
+		l = &s->run.levels[k];
+		x = report_level_load(&s->cap, l);
+		if (isnan(x))
+			continue;
+		if (plot_verdict(s, l) == CAPACITY_PASS) {
+			if (!pass || x > report_level_load(&s->cap, pass))
+				pass = l;
+		} else if (!fail || x < report_level_load(&s->cap, fail)) {
+			fail = l;
+		}
+	}
+	return fail && (!pass || report_level_load(&s->cap, fail) >
+			report_level_load(&s->cap, pass)) ? fail : NULL;
+}
+
+/* The percentile of d the SLO's share judges: a level passes when about
+ * that share of its requests is within the limit. */
+static double plot_at_share(const struct stats_dist *d, double share)
+{
+	if (share >= 0.99)
+		return d->p99;
+	if (share >= 0.95)
+		return d->p95;
+	return share >= 0.9 ? d->p90 : d->p50;
+}
+
+/*
+ * Every limit of the SLO: TTFT and E2E against their curves, and TPOT and
+ * TTFA each with a P99 curve of its own; a limit the lowest failing level
+ * exceeds (its percentile at the SLO's share above the limit) is drawn
+ * thick and named so: the limit that failed.
+ */
+static void plot_curve_limits(FILE *f, const struct plot_series *s, size_t i, size_t block)
+{
+	const struct level_summary *fail = plot_first_fail(s);
+	const struct {
+		const char *name;
+		double limit;
+		const struct stats_dist *at_fail;
+		int col;   /* the P99 curve of its own, 0: none */
+	} lim[] = {
+		{ "TTFT", s->slo.ttft_ms, fail ? &fail->ttft : NULL, 0 },
+		{ "E2E", s->slo.e2e_ms, fail ? &fail->e2e : NULL, 0 },
+		{ "TPOT", s->slo.tpot_ms, fail ? &fail->tpot : NULL, 8 },
+		{ "TTFA", s->slo.ttfa_ms, fail ? &fail->ttfa : NULL, 9 },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(lim) / sizeof(lim[0]); k++) {
+		int failed;
+
+		if (!(lim[k].limit > 0))
+			continue;
+		failed = lim[k].at_fail && lim[k].at_fail->n &&
+			 plot_at_share(lim[k].at_fail, s->cap.share) > lim[k].limit;
+		if (lim[k].col) {
+			fprintf(f, ", \\\n     'load_curve.dat' index %zu using 1:%d with linespoints "
+				"lc %zu dt %zu pt %zu title ", block, lim[k].col, i + 1, k + 2, k + 2);
+			plot_put_gp_title(f, "", s->label, k == 2 ? ": P99 TPOT" : ": P99 TTFA");
+		}
+		fprintf(f, ", \\\n     %.3f with lines lc %zu dt %zu lw %d title 'SLO %s %g ms%s'",
+			lim[k].limit, i + 1, k + 4, failed ? 3 : 1, lim[k].name, lim[k].limit,
+			failed ? " (exceeded where the search failed)" : "");
 	}
 }
 
@@ -150,12 +232,7 @@ static void plot_curve_gp(FILE *f, const struct plot_data *d)
 			plot_put_gp_title(f, "", s->label, what[c]);
 			first = 0;
 		}
-		if (s->slo.ttft_ms > 0)
-			fprintf(f, ", \\\n     %.3f with lines lc %zu dt 4 title 'SLO TTFT %g ms'",
-				s->slo.ttft_ms, i + 1, s->slo.ttft_ms);
-		if (s->slo.e2e_ms > 0)
-			fprintf(f, ", \\\n     %.3f with lines lc %zu dt 5 title 'SLO E2E %g ms'",
-				s->slo.e2e_ms, i + 1, s->slo.e2e_ms);
+		plot_curve_limits(f, s, i, block);
 		block++;
 	}
 	fputc('\n', f);

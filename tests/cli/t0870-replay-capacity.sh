@@ -127,10 +127,10 @@ stop_mock
 tb analyze plot --db "$WORK/c.db" --out "$WORK/plots" >/dev/null 2>&1
 lc() {
 	gp=$WORK/plots/load_curve.gp
-	[ "$(grep -c '^[0-9.]* [0-9.?]* [0-9.?]* [0-9.?]* [0-9]* [01]$' "$WORK/plots/load_curve.dat")" = "$probes" ] &&
+	[ "$(grep -c '^[0-9.]* [0-9.?]* [0-9.?]* [0-9.?]* [0-9]* [01] [0-9.?]* [0-9.?]*$' "$WORK/plots/load_curve.dat")" = "$probes" ] &&
 	grep -q "^set label 1 'capacity C=$pass' at " "$gp" &&
 	grep -q "^set label 2 'fails C=$fail' at " "$gp" &&
-	grep -q "82.000 with lines .* title 'SLO TTFT 82 ms'" "$gp"
+	grep -q "82.000 with lines .* lw 3 title 'SLO TTFT 82 ms (exceeded where the search failed)'" "$gp"
 }
 check "analyze plot: load_curve, one point per level, the SLO and C=$pass / C=$fail marked" lc
 if have gnuplot; then

@@ -165,10 +165,10 @@ stop_mock
 tb analyze plot --db "$WORK/c.db" --out "$WORK/plots" >/dev/null 2>&1
 lc() {
 	gp=$WORK/plots/load_curve.gp
-	[ "$(grep -c '^[0-9.]* [0-9.?]* [0-9.?]* [0-9.?]* [0-9.]* [01]$' "$WORK/plots/load_curve.dat")" = "$probes" ] &&
+	[ "$(grep -c '^[0-9.]* [0-9.?]* [0-9.?]* [0-9.?]* [0-9.]* [01] [0-9.?]* [0-9.?]*$' "$WORK/plots/load_curve.dat")" = "$probes" ] &&
 	grep -q "^set label 1 'capacity $pass req/s' at " "$gp" &&
 	grep -q "^set label 2 'fails $fail req/s' at " "$gp" &&
-	grep -q "83.500 with lines .* title 'SLO TTFT 83.5 ms'" "$gp"
+	grep -q "83.500 with lines .* title 'SLO TTFT 83.5 ms" "$gp"
 }
 check "analyze plot: load_curve, one point per rate, the SLO and $pass / $fail req/s marked" lc
 check "... the x axis the achieved rate: each below its offered one, within 15%" \
