@@ -225,10 +225,11 @@ static void report_warmup_line(FILE *out, const struct report_run *run)
 }
 
 /* The optional columns of a run's table: goodput with an SLO, the
- * spread across repeats when a level has several. */
+ * spread across repeats when a level has several, TTFA when a level's
+ * requests reasoned. */
 static unsigned report_groups(const struct report_run *run, const struct metric_slo *slo)
 {
-	unsigned g = slo ? SUMMARY_GROUP_SLO : 0;
+	unsigned g = (slo ? SUMMARY_GROUP_SLO : 0) | summary_groups(run->levels, run->n_levels);
 	size_t i;
 
 	for (i = 0; i < run->n_levels; i++)

@@ -197,6 +197,9 @@ static void summary_take(struct level_summary *s, struct summary_acc *a, const s
 		a->tps_sum += metric_req_tps(q);
 		a->ntps++;
 	}
+	/* NaN compares false: an unstreamed answer, or none, never counts */
+	if (metric_ttfa_ms(q) > metric_ttft_ms(q))
+		s->reasoned++;
 	if (!a->have)
 		return;
 	x->e2e[x->n_e2e++] = metric_e2e_ms(q);
@@ -464,16 +467,18 @@ static const char *col_text(const void *row, size_t off)
 	return v[0] ? v : NULL;
 }
 
-/* A percentile of the TTFT from too few samples: marked "*". */
-#define SUMMARY_MARK(fn, p) \
+/* A percentile of the distribution m from too few samples: marked "*". */
+#define SUMMARY_MARK(fn, m, p) \
 	static const char *fn(const void *row, size_t arg) \
 	{ \
 		(void)arg; \
-		return stats_too_few(((const struct summary_row *)row)->s->ttft.n, p) ? "*" : NULL; \
+		return stats_too_few(((const struct summary_row *)row)->s->m.n, p) ? "*" : NULL; \
 	}
-SUMMARY_MARK(mark_ttft_p50, 50)
-SUMMARY_MARK(mark_ttft_p95, 95)
-SUMMARY_MARK(mark_ttft_p99, 99)
+SUMMARY_MARK(mark_tpot_p50, tpot, 50)
+SUMMARY_MARK(mark_ttfa_p50, ttfa, 50)
+SUMMARY_MARK(mark_ttft_p50, ttft, 50)
+SUMMARY_MARK(mark_ttft_p95, ttft, 95)
+SUMMARY_MARK(mark_ttft_p99, ttft, 99)
 
 /* The SLO of the goodput columns, CSV and JSON: which one they count. */
 static const char *col_slo(const void *row, size_t arg)
@@ -545,10 +550,11 @@ SUMMARY_EXPR(col_interrupted, s->planned ? s->requests < s->planned : NAN)
 #define NUM(h, u, k, w, d, cd, fn, a) \
 	{ .head = (h), .unit = (u), .key = (k), .width = (w), .decimals = (d), \
 	  .csv_decimals = (cd), .num = (fn), .arg = (a) }
-/* A percentile of the TTFT, marked when from too few samples. */
-#define PCT(h, k, off, p) \
+/* A percentile, marked when from too few samples; k NULL: text and
+ * Markdown only (CSV and JSON have it among the DIST columns). */
+#define PCT(h, k, off, p, g) \
 	{ .head = (h), .unit = "ms", .key = (k), .width = 14, .decimals = 1, \
-	  .csv_decimals = 3, .num = col_double, .arg = (off), .mark = (p) }
+	  .csv_decimals = 3, .group = (g), .num = col_double, .arg = (off), .mark = (p) }
 /* A CSV and JSON column. */
 #define CSV(k, cd, fn, a) { .key = (k), .csv_decimals = (cd), .num = (fn), .arg = (a) }
 #define ERRS(cls, k) CSV("errors_" cls, 0, col_err_class, k)
@@ -574,9 +580,14 @@ static const struct table_col summary_cols[] = {
 	NUM("Tokens", NULL, "tokens", 8, 0, 0, col_tokens, 0),
 	NUM("Wall(s)", NULL, "wall_s", 8, 2, 3, col_double, F(wall_s)),
 	NUM("Ok", NULL, "ok", 5, 0, 0, col_size, F(ok)),
-	PCT("P50 TTFT", "p50_ttft_ms", F(ttft.p50), mark_ttft_p50),
-	PCT("P95 TTFT", "p95_ttft_ms", F(ttft.p95), mark_ttft_p95),
-	PCT("P99 TTFT", "p99_ttft_ms", F(ttft.p99), mark_ttft_p99),
+	/* How fast a level decodes, and how long reasoning kept its answer
+	 * waiting (only where some request reasoned: elsewhere TTFA is TTFT),
+	 * beside the TTFT it adds to. */
+	PCT("P50 TPOT", NULL, F(tpot.p50), mark_tpot_p50, 0),
+	PCT("P50 TTFA", NULL, F(ttfa.p50), mark_ttfa_p50, SUMMARY_GROUP_TTFA),
+	PCT("P50 TTFT", "p50_ttft_ms", F(ttft.p50), mark_ttft_p50, 0),
+	PCT("P95 TTFT", "p95_ttft_ms", F(ttft.p95), mark_ttft_p95, 0),
+	PCT("P99 TTFT", "p99_ttft_ms", F(ttft.p99), mark_ttft_p99, 0),
 	NUM("Err", NULL, "errors", 4, 0, 0, col_size, F(errors)),
 	{ .head = "Scaling", .key = "scaling_eff", .width = 8, .scale = 100, .suffix = "%",
 	  .csv_decimals = 4, .num = col_double, .arg = F(scaling_eff) },
@@ -643,6 +654,16 @@ static const struct table_col summary_cols[] = {
 	DIST_AT(e2e_service, "e2e_service", "p50", p50),
 	DIST_AT(e2e_service, "e2e_service", "p99", p99),
 };
+
+unsigned summary_groups(const struct level_summary *levels, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (levels[i].reasoned)
+			return SUMMARY_GROUP_TTFA;
+	return 0;
+}
 
 void summary_table_init(struct table *t, FILE *out, enum table_format fmt, unsigned groups)
 {
@@ -820,21 +841,34 @@ void summary_print_latency(FILE *out, enum table_format fmt,
 	      "P95 20, P99 100).\n", out);
 }
 
+/* Is the P50 of d, a column of the table, marked "*"? */
+static int summary_p50_marked(const struct stats_dist *d)
+{
+	return d->n && stats_too_few(d->n, 50);
+}
+
+/* Does the row of l have a percentile marked "*" (TTFA only with ttfa)? */
+static int summary_row_marked(const struct level_summary *l, int ttfa)
+{
+	return (l->ttft.n && stats_too_few(l->ttft.n, 50) + stats_too_few(l->ttft.n, 95) +
+		stats_too_few(l->ttft.n, 99)) || summary_p50_marked(&l->tpot) ||
+	       (ttfa && summary_p50_marked(&l->ttfa));
+}
+
 void summary_print_notes(FILE *out, enum table_format fmt, const struct level_summary *levels,
 			 size_t n)
 {
 	char name[32];
 	const char *sep;
 	size_t i, est = 0, ok = 0, few = 0;
-	int multi = 0;
+	int multi = 0, ttfa = (summary_groups(levels, n) & SUMMARY_GROUP_TTFA) != 0;
 
 	if (fmt != TABLE_TEXT && fmt != TABLE_MARKDOWN)
 		return;
 	for (i = 0; i < n; i++) {
 		est += levels[i].tokens_events;
 		ok += levels[i].ok;
-		few += levels[i].ttft.n && stats_too_few(levels[i].ttft.n, 50) +
-		       stats_too_few(levels[i].ttft.n, 95) + stats_too_few(levels[i].ttft.n, 99);
+		few += summary_row_marked(&levels[i], ttfa);
 		multi |= levels[i].tokens_per_event > 1.05;
 	}
 	if (est) {
@@ -858,13 +892,20 @@ void summary_print_notes(FILE *out, enum table_format fmt, const struct level_su
 		sep = "";
 		fprintf(out, "%s* a percentile from fewer samples than its rank needs "
 			"(P50 2, P95 20, P99 100):", fmt == TABLE_MARKDOWN ? "\n" : "");
-		for (i = 0; i < n; i++)
-			if ((i == 0 || levels[i].level != levels[i - 1].level) &&
-			    levels[i].ttft.n && stats_too_few(levels[i].ttft.n, 50) +
-			    stats_too_few(levels[i].ttft.n, 95) + stats_too_few(levels[i].ttft.n, 99))
-				fprintf(out, "%s %s n=%zu", sep, metric_load_name(levels[i].level,
-					levels[i].offered_rps, name, sizeof(name)),
-					levels[i].ttft.n), sep = ",";
+		for (i = 0; i < n; i++) {
+			const struct level_summary *l = &levels[i];
+
+			if ((i > 0 && l->level == levels[i - 1].level) || !summary_row_marked(l, ttfa))
+				continue;
+			fprintf(out, "%s %s n=%zu", sep, metric_load_name(l->level, l->offered_rps,
+				name, sizeof(name)), l->ttft.n);
+			/* TPOT and TTFA count other requests than TTFT's */
+			if (summary_p50_marked(&l->tpot))
+				fprintf(out, " (TPOT n=%zu)", l->tpot.n);
+			if (ttfa && summary_p50_marked(&l->ttfa))
+				fprintf(out, " (TTFA n=%zu)", l->ttfa.n);
+			sep = ",";
+		}
 		fputc('\n', out);
 	}
 }

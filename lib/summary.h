@@ -69,6 +69,10 @@ struct level_summary {
 	/* The full distributions, in ms, of successful non-warm-up requests.
 	 * itl pools every gap of those requests (as vLLM's benchmark does). */
 	struct stats_dist ttft, ttfa, tpot, itl, e2e;
+	/* Of those, the streamed ones whose first answer token came after
+	 * other tokens (reasoning, a tool call's): their TTFA is not their
+	 * TTFT. Every streamed answer has a TTFA, so ttfa.n cannot tell. */
+	size_t reasoned;
 	struct summary_errors failed;   /* the errors by class and status */
 	double scaling_eff;    /* metric_scaling; NaN unless set (summary_set_scaling) */
 	int repeats;           /* distinct repeats (--repeat) among the requests, >= 1 */
@@ -114,12 +118,21 @@ void summary_set_scaling(struct level_summary *s, double base_tps);
 #define SUMMARY_GROUP_REPEAT 2u   /* text: the repeat of a live row (replay --repeat) */
 #define SUMMARY_GROUP_SPREAD 4u   /* text: the spread across repeats (analyze report) */
 #define SUMMARY_GROUP_RUN    8u   /* text: the run of a row (replay's A/B rows) */
+#define SUMMARY_GROUP_TTFA  16u   /* text: P50 TTFA, when a level reasoned (summary_groups) */
+
+/* The groups the n levels' own numbers ask for: SUMMARY_GROUP_TTFA when
+ * any level has a request that reasoned before answering (reasoned > 0).
+ * A table's rows decide it together, so that every row has the column. */
+unsigned summary_groups(const struct level_summary *levels, size_t n);
 
 /*
  * The sweep table (replay's live rows, analyze report), one row per level:
  * the seed benchmark's columns first (C, Agg tok/s, Per-req tok/s, Avg
- * TTFT, Tokens, Wall(s), Ok), then TTFT P50, P95, P99 (marked "*" when
- * from too few samples for their rank, lib/stats.h), Err, scaling, where
+ * TTFT, Tokens, Wall(s), Ok), then TPOT P50, TTFA P50 (SUMMARY_GROUP_TTFA:
+ * where it can differ from TTFT), TTFT P50, P95, P99 (each percentile
+ * marked "*" when from too few samples for its rank, lib/stats.h; TPOT
+ * and TTFA P50 are text and Markdown only, CSV and JSON have them with
+ * the other fields below), Err, scaling, where
  * the numbers came from (estimated token counts "n/ok", tokens per event,
  * the prefix cache's hit share, measured requests that had to connect)
  * and the groups asked for. CSV and JSON rows have "run" first, those
@@ -142,7 +155,8 @@ void summary_table_fit_run(struct table *t, const char *run);
  * Text and Markdown: the lines under a sweep table that say what its marks
  * mean for these levels: how many requests' tokens were estimated, tokens
  * per event above 1, the percentiles from too few samples (with their
- * counts). Nothing when there is nothing to say, nor in CSV and JSON,
+ * counts: TTFT's, and TPOT's or TTFA's where their P50 is marked; TTFA
+ * only where summary_groups shows it). Nothing when there is nothing to say, nor in CSV and JSON,
  * whose columns carry it.
  */
 void summary_print_notes(FILE *out, enum table_format fmt, const struct level_summary *levels,

@@ -242,32 +242,43 @@ static int by_level(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* The sweep table of the merged results, one row a level. */
-static void print_table(FILE *table, enum table_format fmt, const char *label,
-			struct result *res, size_t n)
+/* The sweep table of the merged results, one row a level, its optional
+ * columns decided by all of them (summary_groups). Returns 0, or -1 when
+ * out of memory. */
+static int print_table(FILE *table, enum table_format fmt, const char *label,
+		       struct result *res, size_t n)
 {
 	double base_tps = NAN;   /* aggregate tok/s at C=1, for scaling */
+	struct level_summary *rows;
 	struct table t;
-	size_t i = 0, j;
+	size_t i = 0, j, k, n_rows = 0, levels = 1;
 
 	if (n)
 		qsort(res, n, sizeof(*res), by_level);
-	summary_table_init(&t, table, fmt, 0);
-	table_begin(&t);
+	for (k = 1; k < n; k++)
+		levels += res[k].level != res[k - 1].level;
+	rows = calloc(levels, sizeof(*rows));
+	if (!rows)
+		return -1;
 	while (i < n) {
-		struct level_summary s;
+		struct level_summary *s = &rows[n_rows];
 
 		for (j = i; j < n && res[j].level == res[i].level; j++)
 			;
-		summary_compute(res + i, j - i, res[i].level, NULL, &s);
-		if (s.level == 1)
-			base_tps = s.agg_tps;
-		summary_set_scaling(&s, base_tps);
-		if (s.requests)
-			summary_table_row(&t, label, &s);
+		summary_compute(res + i, j - i, res[i].level, NULL, s);
+		if (s->level == 1)
+			base_tps = s->agg_tps;
+		summary_set_scaling(s, base_tps);
+		n_rows += s->requests > 0;
 		i = j;
 	}
+	summary_table_init(&t, table, fmt, summary_groups(rows, n_rows));
+	table_begin(&t);
+	for (k = 0; k < n_rows; k++)
+		summary_table_row(&t, label, &rows[k]);
 	table_end(&t);
+	free(rows);
+	return 0;
 }
 
 /* The workers' results files, read in step: each one's next record. */
@@ -393,8 +404,10 @@ int workers_merge(char *const *paths, int n, const char *output, const cJSON *he
 	}
 	rc = tracefile_writer_close(out, err, errlen);
 	out = NULL;
-	if (rc == 0)
-		print_table(table, fmt, label, res, n_res);
+	if (rc == 0 && print_table(table, fmt, label, res, n_res) < 0) {
+		snprintf(err, errlen, "out of memory");
+		rc = -1;
+	}
 cleanup:
 	if (out)
 		tracefile_writer_close(out, NULL, 0);

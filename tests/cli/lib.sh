@@ -157,6 +157,16 @@ table_ok_err() {
 		ok && $1 == lvl { print cell($0, ok), cell($0, er); exit }' "$1"
 }
 
+# The cell under heading $3 (as printed, e.g. "Err" or "P50 TPOT (ms)") of
+# the row of level $2 of the text table in file $1, found under the last
+# header above the row (replay's live table may print another when a
+# column appears); empty when the table has no such column.
+table_cell() {
+	awk -v lvl="$2" -v h="$3" 'function cell(l, e,  s) { s = substr(l, 1, e); sub(/.* /, "", s); return s }
+		$1 == "C" { at = index($0 " ", " " h " "); at = at ? at + length(h) : 0; next }
+		$1 == lvl { if (at) print cell($0, at); exit }' "$1"
+}
+
 # start_proxy TRACE [FLAGS]: a record proxy in front of $UPSTREAM (default
 # $ENDPOINT) writing TRACE, its stderr appended to $WORK/proxy.err; sets
 # $PROXY_PID and $PROXY.

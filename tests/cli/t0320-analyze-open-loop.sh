@@ -9,7 +9,7 @@ tb record synth -n 20 --input-tokens 64 --output-tokens 10 --seed 1 -o "$WORK/t.
 tb replay --endpoint "$ENDPOINT" --rate 50 --label open -o "$WORK/o.jsonl.gz" \
 	"$WORK/t.jsonl.gz" >"$WORK/live.txt" 2>&1
 check "replay's live table names the level 'open', not a concurrency" \
-	awk '$1 == "open" && $7 == 20 && $11 == 0 && $12 == "-" { f = 1 } END { exit !f }' "$WORK/live.txt"
+	test "$(table_ok_err "$WORK/live.txt" open) $(table_cell "$WORK/live.txt" open Scaling)" = "20 0 -"
 tb analyze load --db "$WORK/d.db" "$WORK/o.jsonl.gz" 2>/dev/null
 tb analyze report --db "$WORK/d.db" >"$WORK/report.txt"
 check "replay's live row is the report's row: same columns, same numbers" \

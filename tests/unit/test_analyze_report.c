@@ -109,9 +109,11 @@ TEST(report_prints_heading_table_and_warmup)
 	CHECK_EQ_INT(rc, DB_OK);
 	CHECK(strncmp(out, "### baseline", 12) == 0);
 	CHECK(strstr(out, "\n| C | Agg tok/s | Per-req tok/s | Avg TTFT (ms) | Tokens | Wall(s) "
-		      "| Ok | P50 TTFT (ms) |") != NULL);
-	CHECK(strstr(out, "\n| 1 | 26.3 | 100.0 | 400.0 | 250 | 9.50 | 5 | 300.0 | 880.0* "
+		      "| Ok | P50 TPOT (ms) | P50 TTFT (ms) |") != NULL);
+	/* TPOT: 500 ms after the first of 50 tokens, 49 gaps: 10.2 ms */
+	CHECK(strstr(out, "\n| 1 | 26.3 | 100.0 | 400.0 | 250 | 9.50 | 5 | 10.2 | 300.0 | 880.0* "
 		      "| 976.0* | 0 | 100% | - | - | - | 0 |\n") != NULL);
+	CHECK(strstr(out, "TTFA (ms)") == NULL);   /* no request reasoned */
 	CHECK(strstr(out, "\n| E2E | 2 | 3 | 650.0 |") != NULL);
 	free(out);
 

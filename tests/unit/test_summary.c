@@ -400,15 +400,16 @@ TEST(unstreamed_requests_count_in_e2e_only)
 	CHECK_EQ_INT(s.tokens, 20);
 }
 
-/* The sweep table of one level in fmt (caller frees). */
-static char *sweep(enum table_format fmt, const struct level_summary *s, int slo)
+/* The sweep table of one level in fmt with the optional column groups
+ * 'groups' (caller frees). */
+static char *sweep(enum table_format fmt, const struct level_summary *s, unsigned groups)
 {
 	struct table t;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 
-	summary_table_init(&t, out, fmt, slo ? SUMMARY_GROUP_SLO : 0);
+	summary_table_init(&t, out, fmt, groups);
 	table_begin(&t);
 	summary_table_row(&t, "run \"x\"", s);
 	table_end(&t);
@@ -427,18 +428,23 @@ TEST(sweep_table_has_the_seed_columns_first_in_every_format)
 
 	summary_compute(v, n, 2, &slo, &s);
 	summary_set_scaling(&s, 39 / 2.6 / 4);   /* half of 2 x the C=1 rate */
-	out = sweep(TABLE_TEXT, &s, 1);
-	CHECK(strncmp(out, "   C  Agg tok/s  Per-req tok/s  Avg TTFT (ms)   Tokens  Wall(s)    Ok"
-		      "  P50 TTFT (ms)  P95 TTFT (ms)  P99 TTFT (ms)  Err  Scaling  Goodput"
-		      "  Good req/s\n", 136) == 0);
+	out = sweep(TABLE_TEXT, &s, SUMMARY_GROUP_SLO);
+	CHECK(strstr(out, "   C  Agg tok/s  Per-req tok/s  Avg TTFT (ms)   Tokens  Wall(s)    Ok"
+		      "  P50 TPOT (ms)  P50 TTFT (ms)  P95 TTFT (ms)  P99 TTFT (ms)  Err  Scaling"
+		      "  Goodput  Good req/s  ") == out);
 	CHECK(strstr(out, "\n   2       15.0") != NULL);
+	/* Ok 4, the TPOT of the three multi-token requests (each 100 ms),
+	 * the TTFT P50 (250 ms) */
+	CHECK(strstr(out, "     4          100.0          250.0 ") != NULL);
 	CHECK(strstr(out, "    2     200%    50.0%        1.15 ") != NULL);
 	free(out);
 	out = sweep(TABLE_MARKDOWN, &s, 0);
 	CHECK(strstr(out, "| C | Agg tok/s | Per-req tok/s | Avg TTFT (ms) | Tokens | Wall(s) | Ok "
-		      "| P50 TTFT (ms) | P95 TTFT (ms) | P99 TTFT (ms) | Err | Scaling | Est tok "
-		      "| Tok/ev | Cache hit | New conn |\n") == out);
+		      "| P50 TPOT (ms) | P50 TTFT (ms) | P95 TTFT (ms) | P99 TTFT (ms) | Err "
+		      "| Scaling | Est tok | Tok/ev | Cache hit | New conn |\n") == out);
+	CHECK(strstr(out, "| 4 | 100.0 | 250.0 | 555.0* | 591.0* |") != NULL);
 	CHECK(strstr(out, "Goodput") == NULL);
+	CHECK(strstr(out, "TTFA") == NULL);   /* no request reasoned */
 	free(out);
 	out = sweep(TABLE_CSV, &s, 0);
 	CHECK(strncmp(out, "run,concurrency,agg_tok_s,per_req_tok_s,avg_ttft_ms,tokens,wall_s,ok,"
@@ -528,6 +534,66 @@ TEST(sweep_row_says_where_its_numbers_came_from)
 		result_release(&v[i]);
 }
 
+/*
+ * The P50 TTFA column is there only where TTFA can differ from TTFT: the
+ * handmade level first as it is (every answer's first token is answer
+ * content: TTFA = TTFT, though ttfa.n is 4), then with seq 1 and 3
+ * reasoning 300 ms before answering and the warm-up longer still.
+ */
+TEST(ttfa_column_only_where_a_request_reasoned)
+{
+	struct result v[8], one;
+	struct level_summary s[2];
+	char *out, *notes = NULL;
+	size_t n = handmade(v), i, len = 0;
+	FILE *f;
+
+	summary_compute(v, n, 2, NULL, &s[0]);
+	CHECK_EQ_INT(s[0].ttfa.n, 4);
+	CHECK_EQ_INT(s[0].reasoned, 0);
+	CHECK_EQ_INT(summary_groups(s, 1), 0);
+	v[0].ttfa_ns = 9000 * MS;   /* a warm-up's reasoning is not measured */
+	summary_compute(v, n, 2, NULL, &s[0]);
+	CHECK_EQ_INT(s[0].reasoned, 0);
+	v[1].ttfa_ns = 400 * MS;
+	v[3].ttfa_ns = 900 * MS;
+	summary_compute(v, n, 4, NULL, &s[1]);
+	CHECK_EQ_INT(s[1].reasoned, 2);
+	/* one level that reasoned shows the column for both */
+	CHECK_EQ_INT(summary_groups(s, 2), SUMMARY_GROUP_TTFA);
+	CHECK_EQ_INT(summary_groups(s, 1), 0);
+	/* TTFA 400 300 900 200: P50 350; TPOT 100, TTFT P50 250 as before */
+	out = sweep(TABLE_MARKDOWN, &s[1], summary_groups(s, 2));
+	CHECK(strstr(out, "| Ok | P50 TPOT (ms) | P50 TTFA (ms) | P50 TTFT (ms) |") != NULL);
+	CHECK(strstr(out, "| 4 | 100.0 | 350.0 | 250.0 |") != NULL);
+	free(out);
+	out = sweep(TABLE_TEXT, &s[1], SUMMARY_GROUP_TTFA);
+	CHECK(strstr(out, "    Ok  P50 TPOT (ms)  P50 TTFA (ms)  P50 TTFT (ms)  ") != NULL);
+	free(out);
+	/* CSV and JSON keep their columns: TTFA is among the DIST fields */
+	out = sweep(TABLE_CSV, &s[1], SUMMARY_GROUP_TTFA);
+	CHECK(strstr(out, "p50_ttfa_ms") != NULL);
+	CHECK(strstr(strstr(out, "p50_ttfa_ms") + 1, "p50_ttfa_ms") == NULL);
+	free(out);
+	for (i = 0; i < n; i++)
+		result_release(&v[i]);
+
+	/* A level of one answer of two tokens that reasoned first: every P50
+	 * of its row is marked, and the note gives each one's count. */
+	ok_result(&one, 0, 0, 0, 100, 300, 2, NULL, 0);
+	one.ttfa_ns = 200 * MS;
+	summary_compute(&one, 1, 1, NULL, &s[0]);
+	out = sweep(TABLE_MARKDOWN, &s[0], summary_groups(s, 1));
+	CHECK(strstr(out, "| 1 | 200.0* | 200.0* | 100.0* |") != NULL);
+	free(out);
+	f = open_memstream(&notes, &len);
+	summary_print_notes(f, TABLE_TEXT, s, 1);
+	fclose(f);
+	CHECK(strstr(notes, ": C=1 n=1 (TPOT n=1) (TTFA n=1)\n") != NULL);
+	free(notes);
+	result_release(&one);
+}
+
 /* The sample counts a percentile's rank needs. */
 TEST(too_few_samples_for_a_rank)
 {
@@ -557,5 +623,6 @@ int main(void)
 	RUN(open_loop_shows_rates_and_service_latency);
 	RUN(unstreamed_requests_count_in_e2e_only);
 	RUN(sweep_table_has_the_seed_columns_first_in_every_format);
+	RUN(ttfa_column_only_where_a_request_reasoned);
 	return harness_done();
 }
