@@ -1799,6 +1799,7 @@ struct replay {
 	size_t total_ok, total;   /* measured requests (not warm-ups) */
 	struct level_summary warmup;
 	struct table live;        /* the sweep table on stdout */
+	int live_begun;           /* its header is out (live_begin) */
 	struct level_summary *rows;   /* its rows, for the notes under it */
 	size_t n_rows, rows_cap;
 	double base_tps[2];       /* per side: aggregate tok/s at C=1 */
@@ -2204,12 +2205,45 @@ static void size_level(struct replay *rp, struct level_run *lr, long batch)
 	}
 }
 
+/*
+ * Prints the live table's header for the row s (NULL: the end of a run
+ * without rows) unless one with the same columns is out. The header waits
+ * for the first row: only answers tell whether the server reasons, and
+ * the P50 TTFA column shows from the first level that did on
+ * (summary_groups), as analyze report shows it for the whole run. A later
+ * level that is the first to reason starts the table again under a header
+ * with the column (text and Markdown: CSV and JSON have TTFA in every
+ * row); the rows above had no answer after reasoning, so their TTFA was
+ * their TTFT.
+ */
+static void live_begin(struct replay *rp, const struct level_summary *s)
+{
+	enum table_format fmt = rp->o.format;
+	unsigned groups = rp->live.groups | (s ? summary_groups(s, 1) : 0);
+	size_t t;
+
+	if (rp->live_begun && (groups == rp->live.groups ||
+			       (fmt != TABLE_TEXT && fmt != TABLE_MARKDOWN)))
+		return;
+	if (rp->live_begun) {
+		table_end(&rp->live);
+		fputc('\n', stdout);   /* a Markdown table ends at a blank line */
+	}
+	summary_table_init(&rp->live, stdout, fmt, groups);
+	for (t = 0; t < rp->n_sides; t++)
+		summary_table_fit_run(&rp->live, rp->side[t].label);
+	table_begin(&rp->live);
+	rp->live_begun = 1;
+}
+
 /* Keeps a finished level's row: the live table's, and the run's for its
  * end. Returns 0, or -1 when out of memory. */
 static int keep_row(struct replay *rp, const struct run_side *sd, const struct level_summary *s)
 {
-	if (rp->table)
+	if (rp->table) {
+		live_begin(rp, s);
 		summary_table_row(&rp->live, sd->label, s);
+	}
 	if (rp->n_rows == rp->rows_cap) {   /* a capacity search's levels are not known */
 		struct level_summary *grown = realloc(rp->rows, 2 * rp->rows_cap * sizeof(*s));
 
@@ -2512,7 +2546,8 @@ static int run_levels(struct replay *rp)
 			return CLI_EXIT_FAILED;
 		}
 	}
-	/* An A/B run's rows name their side; --repeat's, their repeat. */
+	/* An A/B run's rows name their side; --repeat's, their repeat. The
+	 * header waits for the first row (live_begin). */
 	summary_table_init(&rp->live, stdout, o->format,
 			   (o->repeat > 1 ? SUMMARY_GROUP_REPEAT : 0) |
 			   (rp->n_sides == 2 ? SUMMARY_GROUP_RUN : 0));
@@ -2522,10 +2557,6 @@ static int run_levels(struct replay *rp)
 		fprintf(stderr, "tracebench replay: out of memory\n");
 		return CLI_EXIT_FAILED;
 	}
-	for (t = 0; t < rp->n_sides; t++)
-		summary_table_fit_run(&rp->live, rp->side[t].label);
-	if (rp->table)
-		table_begin(&rp->live);
 	if (o->find_capacity && (rc = run_capacity(rp)))
 		return rc;
 	for (i = 0, k = 0; !o->find_capacity && i < (o->open_loop ? 1 : o->n_levels) && !stop_signal; i++)
@@ -2540,6 +2571,7 @@ static int run_levels(struct replay *rp)
 					return rc;
 			}
 	if (rp->table) {
+		live_begin(rp, NULL);
 		table_end(&rp->live);
 		summary_print_notes(stdout, o->format, rp->rows, rp->n_rows);
 		fflush(stdout);
