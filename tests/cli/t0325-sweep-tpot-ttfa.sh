@@ -68,6 +68,13 @@ for c in 1 2; do
 	check "C=$c: ... at least 40 ms, after the P50 TTFT ($ttft ms)" \
 		awk -v a="$got" -v t="$ttft" 'BEGIN { exit !(a >= 40 && a > t) }'
 done
+# --workers: the parent prints one table of the merged results, its
+# columns decided by all levels.
+tb replay --endpoint "$ENDPOINT" -c 2,4 -n 5 --workers 2 --label workers -o "$WORK/workers.jsonl.gz" \
+	"$WORK/chat.jsonl.gz" >"$WORK/workers.txt" 2>/dev/null
+check "--workers 2: the merged table has P50 TTFA, the median of the requests' TTFA at C=4" \
+	test -n "$(med "$WORK/workers.jsonl.gz" 4 ttfa)" -a \
+	     "$(table_cell "$WORK/workers.txt" 4 "P50 TTFA (ms)")" = "$(med "$WORK/workers.jsonl.gz" 4 ttfa)"
 tb analyze load --db "$WORK/d.db" "$WORK/reason.jsonl.gz" 2>/dev/null
 tb analyze report --db "$WORK/d.db" --run reasoning >"$WORK/reason-report.txt"
 check "the report's rows are the live rows, P50 TTFA included" \
