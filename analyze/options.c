@@ -251,6 +251,8 @@ static const char plot_usage_text[] =
 	"render NAME.png (or .svg, .pdf) when gnuplot is installed; one curve (or\n"
 	"set of curves) per run, so several runs overlay. Prints the files written.\n"
 	"  scaling            aggregate and per-request tok/s by concurrency\n"
+	"  compare_forest     two runs: every change analyze compare judged, with its\n"
+	"                     95% interval, coloured by verdict\n"
 	"  latency_ttft       TTFT by concurrency: P50 line, P90-P99 band, the range\n"
 	"                     of the repeats' P50s; latency_tpot, latency_itl,\n"
 	"                     latency_e2e (and latency_ttfa after reasoning) alike\n"

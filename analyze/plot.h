@@ -5,6 +5,7 @@
  * Each plot NAME is DIR/NAME.dat (numbers only) and DIR/NAME.gp, a
  * self-contained script that reads it relative to its own directory
  * (`cd DIR && gnuplot NAME.gp`) and writes DIR/NAME.png (.svg, .pdf):
+ *   compare_forest   two runs: each change compare judged, interval, verdict
  *   scaling          aggregate and per-request tok/s by concurrency
  *   pareto           aggregate tok/s against tok/s per user, per concurrency
  *   latency_METRIC   TTFT, TTFA, TPOT, ITL, E2E by concurrency (P50, P90-P99)

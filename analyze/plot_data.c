@@ -35,6 +35,8 @@ void plot_data_release(struct plot_data *d)
 		plot_series_release(&d->series[i]);
 	free(d->series);
 	free(d->levels);
+	if (d->compared)
+		compare_result_release(&d->cmp);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -248,6 +250,31 @@ static int plot_add_series(struct plot_data *d, struct db *db, const char *label
 	return DB_OK;
 }
 
+/*
+ * Two runs: compares the second with the first as analyze compare does by
+ * default (the same verdicts the report's comparison prints). Runs without
+ * a common level are not compared, and that is no error: the other
+ * figures still stand.
+ */
+static int plot_compare(struct db *db, struct plot_data *d, char *err, size_t errlen)
+{
+	struct compare_opts co = { -1, -1, VERDICT_RESAMPLES, VERDICT_SEED };
+	int rc;
+
+	if (d->n_series != 2)
+		return DB_OK;
+	rc = compare_runs(db, d->series[0].label, d->series[1].label, &co, &d->cmp, err,
+			  errlen);
+	d->compared = rc == DB_OK;
+	if (rc != DB_OK)
+		compare_result_release(&d->cmp);
+	if (rc == DB_ERR_INPUT) {
+		err[0] = '\0';
+		return DB_OK;
+	}
+	return rc;
+}
+
 /* Summarizes the requested runs (all when n_labels is 0) into d. */
 int plot_load_data(struct db *db, const char *const *labels, size_t n_labels,
 		   struct plot_data *d, char *err, size_t errlen)
@@ -270,7 +297,7 @@ int plot_load_data(struct db *db, const char *const *labels, size_t n_labels,
 		errmsg_set(err, errlen, "out of memory");
 		return DB_ERR_WORK;
 	}
-	return DB_OK;
+	return plot_compare(db, d, err, errlen);
 }
 
 const struct level_summary *plot_find_level(const struct report_run *run, int level)

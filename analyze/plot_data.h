@@ -7,6 +7,7 @@
 #define TB_ANALYZE_PLOT_DATA_H
 
 #include <stddef.h>
+#include "analyze/compare.h"
 #include "analyze/db.h"
 #include "analyze/plot.h"
 #include "analyze/report.h"
@@ -71,6 +72,11 @@ struct plot_data {
 	size_t n_levels;
 	enum plot_format fmt;
 	int gpus;                    /* the Pareto view's throughput is per GPU of gpus (>= 1) */
+	/* Two runs: the second compared with the first (analyze compare's
+	 * result with its defaults), for the forest plot; compared is 0 when
+	 * there are not two runs or they share no level. */
+	int compared;
+	struct compare_result cmp;   /* owned when compared */
 };
 
 /* Summarizes the runs 'labels' (all when n_labels is 0) into d. Returns

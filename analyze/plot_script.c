@@ -103,8 +103,13 @@ void plot_put_value(FILE *f, double v)
 		fprintf(f, " %.3f", v);
 }
 
-/* The comment, quote variable, terminal and output that open every script. */
 void plot_preamble(FILE *f, const struct plot_data *d, const char *name, const char *what)
+{
+	plot_preamble_sized(f, d, name, what, PLOT_HEIGHT);
+}
+
+void plot_preamble_sized(FILE *f, const struct plot_data *d, const char *name, const char *what,
+			 int height)
 {
 	const char *ext = plot_ext(d->fmt);
 
@@ -118,18 +123,18 @@ void plot_preamble(FILE *f, const struct plot_data *d, const char *name, const c
 			"    set terminal pngcairo noenhanced size %d,%d\n"
 			"} else {\n"
 			"    set terminal png noenhanced size %d,%d\n"
-			"}\n", PLOT_WIDTH, PLOT_HEIGHT, PLOT_WIDTH, PLOT_HEIGHT);
+			"}\n", PLOT_WIDTH, height, PLOT_WIDTH, height);
 		break;
 	case PLOT_SVG:
-		fprintf(f, "set terminal svg noenhanced size %d,%d\n", PLOT_WIDTH, PLOT_HEIGHT);
+		fprintf(f, "set terminal svg noenhanced size %d,%d\n", PLOT_WIDTH, height);
 		break;
 	case PLOT_PDF:
-		fputs("if (strstrt(GPVAL_TERMINALS, 'pdfcairo') > 0) {\n"
-		      "    set terminal pdfcairo noenhanced size 10in,6in\n"
-		      "} else {\n"
-		      "    print 'this gnuplot has no pdfcairo terminal; try png or svg'\n"
-		      "    exit status 1\n"
-		      "}\n", f);
+		fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pdfcairo') > 0) {\n"
+			"    set terminal pdfcairo noenhanced size 10in,%.2fin\n"
+			"} else {\n"
+			"    print 'this gnuplot has no pdfcairo terminal; try png or svg'\n"
+			"    exit status 1\n"
+			"}\n", 10.0 * height / PLOT_WIDTH);
 		break;
 	}
 	/* one colour per run in every figure: the Okabe-Ito palette, which

@@ -24,6 +24,10 @@ void plot_put_value(FILE *f, double v);
  * NAME.gp, which draws 'what'. */
 void plot_preamble(FILE *f, const struct plot_data *d, const char *name, const char *what);
 
+/* The same for a figure 'height' pixels high (1000 wide; PDF to scale). */
+void plot_preamble_sized(FILE *f, const struct plot_data *d, const char *name, const char *what,
+			 int height);
+
 /* "set title 'WHAT'" or, for one run, "set title 'WHAT: LABEL'". */
 void plot_title(FILE *f, const struct plot_data *d, const char *what);
 

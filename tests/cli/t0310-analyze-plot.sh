@@ -131,3 +131,45 @@ if have gnuplot; then
 else
 	skip "... every figure rendered" "gnuplot not installed"
 fi
+
+# Two runs, the second slower (an A/B run against a twin whose every token
+# takes 25% longer): the forest plot holds each number compare judged, with
+# compare's own change, interval and verdict, and nothing compare did not
+# judge.
+start_mock --ttft-ms 15 --itl-ms 4 --noise default --seed 4
+base=$ENDPOINT
+start_mock --ttft-ms 15 --itl-ms 5 --noise default --seed 5
+tb replay -e "$base" -e "$ENDPOINT" -c 1,4 --repeat 3 --label-a base --label-b slow \
+	-o "$WORK/a.jsonl.gz" -o "$WORK/b.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
+tb analyze load --db "$WORK/ab.db" "$WORK/a.jsonl.gz" "$WORK/b.jsonl.gz" 2>/dev/null
+tb analyze plot --db "$WORK/ab.db" --out "$WORK/ab" --format svg >/dev/null 2>&1
+check "plot of two runs exits 0" test $? -eq 0
+tb analyze compare --db "$WORK/ab.db" base slow --format csv >"$WORK/cmp.csv"
+# compare's judged rows as 'verdict change lo hi name', in its order
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$col["verdict"] != "n/a" {
+		name = $col["metric"] ($col["stat"] == "-" || $col["stat"] == "" ? "" : " " $col["stat"]) " C=" $col["concurrency"]
+		printf "%s|%s %s %s %s\n", name, $col["verdict"], $col["change_pct"], $col["ci_lo"], $col["ci_hi"]
+	}' "$WORK/cmp.csv" | sort >"$WORK/want"
+awk '/^# [a-z]/ { v = $2 } /^[0-9]/ { n = ""; for (i = 6; i <= NF; i++) n = n (n == "" ? "" : " ") $i
+	printf "%s|%s %s %s %s\n", n, v, $2, $3, $4 }' "$WORK/ab/compare_forest.dat" | sort >"$WORK/got"
+# (the same names and verdicts; the numbers within 0.001: the CSV rounds)
+check "compare_forest: every judged number of compare, with its change, interval and verdict" \
+	sh -c "test -s '$WORK/want' && test \$(wc -l <'$WORK/want') -eq \$(wc -l <'$WORK/got') &&
+	       paste -d'|' '$WORK/want' '$WORK/got' | awk -F'|' '{
+		split(\$2, a, \" \"); split(\$4, b, \" \")
+		if (\$1 != \$3 || a[1] != b[1]) bad = 1
+		for (i = 2; i <= 4; i++) if (a[i] - b[i] > 0.001 || b[i] - a[i] > 0.001) bad = 1
+	       } END { exit bad }'"
+check "... the slower TPOT among them (+25% per token)" \
+	awk -F'|' '$1 == "TPOT P50 C=4" { split($2, a, " "); f = a[2] > 10 } END { exit !f }' "$WORK/got"
+check "... one y tic per row, each row inside its interval" sh -c "
+	test \$(grep -o \"C=[0-9]*' [0-9]*\" '$WORK/ab/compare_forest.gp' | wc -l) -eq \$(wc -l <'$WORK/got') &&
+	awk '/^[0-9]/ { if (!(\$3 <= \$2 && \$2 <= \$4)) bad = 1 } END { exit bad }' '$WORK/ab/compare_forest.dat'"
+if have gnuplot; then
+	check "... rendered" grep -q '<svg' "$WORK/ab/compare_forest.svg"
+else
+	skip "... rendered" "gnuplot not installed"
+fi
+tb analyze plot --db "$WORK/r.db" --out "$WORK/one" >/dev/null 2>&1
+check "one run: no forest plot" test ! -e "$WORK/one/compare_forest.dat"
