@@ -21,7 +21,8 @@
 #include "client.h"
 #include "clocksync.h"
 #include "failures.h"
-#include "provenance.h"
+#include "header.h"
+#include "prepared.h"
 #include "rerun.h"
 #include "schedule.h"
 #include "scrape.h"
@@ -43,24 +44,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define MAX_SKIPS_SHOWN 10       /* bad trace records said one by one */
-
-/* A trace request made ready to send: the body as it goes on the wire. */
-struct prepared {
-	struct trace_request req;
-	char *body;               /* the trace's body, with include_usage and overrides */
-	size_t body_len;
-	char **headers;           /* the trace's headers, with -H ones replacing them */
-	size_t n_headers;
-	int salt_ok;              /* the body has prompt text to salt ... */
-	size_t salt_off;          /* ... starting at this byte (replay/body.h) */
-	size_t lineno;            /* its line in the trace */
-};
 
 struct level_run;
 
@@ -131,195 +118,6 @@ struct level_run {
 
 static volatile sig_atomic_t stop_signal;   /* first signal seen, 0 if none */
 static int signals_seen;
-
-/* ---- preparing the trace --------------------------------------------- */
-
-/* The body to send (replay/body.c): the command line's overrides applied. */
-static int prepare_body(struct prepared *p, const struct replay_options *o)
-{
-	struct body_overrides ov = { o->model, o->max_tokens, o->ignore_eos };
-
-	return body_rewrite(p->req.body, p->req.body_len, &ov, &p->body, &p->body_len);
-}
-
-/* True for "Name: REDACTED", a header whose value record proxy left out. */
-static int header_is_redacted(const char *h)
-{
-	const char *v = h + replay_header_name_len(h);
-
-	if (*v == ':')
-		v++;
-	v += strspn(v, " \t");
-	return strcmp(v, REDACT_MARK) == 0;
-}
-
-/* The trace's headers, less those a -H header replaces, plus the -H ones
- * (less those the recorder redacted). */
-static int prepare_headers(struct prepared *p, const struct replay_options *o)
-{
-	size_t i, j, n = 0;
-
-	p->headers = calloc(p->req.n_headers + o->n_headers + 1, sizeof(char *));
-	if (!p->headers)
-		return -1;
-	for (i = 0; i < p->req.n_headers; i++) {
-		const char *h = p->req.headers[i];
-		size_t len = replay_header_name_len(h);
-		int replaced = 0;
-
-		/* What a recorded client could decode is not what replay can:
-		 * libcurl sends its own list and decodes the answer. */
-		if (len == 15 && strncasecmp(h, "Accept-Encoding", 15) == 0)
-			continue;
-
-		for (j = 0; j < o->n_headers; j++)
-			if (replay_header_name_len(o->headers[j]) == len &&
-			    strncasecmp(o->headers[j], h, len) == 0)
-				replaced = 1;
-		/* a value the recorder redacted is not the client's: not sent */
-		if (!replaced && !header_is_redacted(h))
-			p->headers[n++] = p->req.headers[i];
-	}
-	for (j = 0; j < o->n_headers; j++)
-		p->headers[n++] = o->headers[j];
-	p->n_headers = n;
-	return 0;
-}
-
-static void prepared_release(struct prepared *p)
-{
-	trace_request_release(&p->req);
-	free(p->body);
-	free(p->headers);   /* the strings belong to req and options */
-}
-
-static void free_trace(struct prepared *reqs, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		prepared_release(&reqs[i]);
-	free(reqs);
-}
-
-/* A trace record refused (trace_request_from_json): said for the first
- * MAX_SKIPS_SHOWN, counted; the rest of the trace replays. */
-static void skip_record(const char *path, size_t lineno, const char *why, size_t *skipped)
-{
-	if (++*skipped <= MAX_SKIPS_SHOWN)
-		fprintf(stderr, "tracebench replay: warning: '%s' line %zu: %s; record skipped\n",
-			path, lineno, why);
-}
-
-static int grow_trace(struct prepared **reqs, size_t *cap)
-{
-	size_t want = *cap ? *cap * 2 : 256;
-	struct prepared *nr = realloc(*reqs, want * sizeof(*nr));
-
-	if (!nr)
-		return -1;
-	*reqs = nr;
-	*cap = want;
-	return 0;
-}
-
-/* Fills p from one record: 1 when it is to be replayed, 0 when it is
- * refused or skipped (counted), -1 when out of memory. */
-static int read_record(struct prepared *p, const cJSON *rec, const struct replay_options *o,
-		       const char *path, size_t lineno, size_t *refused, size_t *other)
-{
-	char ferr[256];
-
-	memset(p, 0, sizeof(*p));
-	trace_request_init(&p->req);
-	if (trace_request_from_json(&p->req, rec, ferr, sizeof(ferr)) < 0) {
-		skip_record(path, lineno, ferr, refused);
-		trace_request_release(&p->req);
-		return 0;
-	}
-	p->lineno = lineno;
-	if (!o->all_requests && !trace_kind_is_inference(p->req.kind)) {
-		trace_request_release(&p->req);
-		++*other;
-		return 0;
-	}
-	if (prepare_body(p, o) < 0 || prepare_headers(p, o) < 0) {
-		prepared_release(p);
-		return -1;
-	}
-	p->salt_ok = body_salt_offset(p->body, p->body_len, &p->salt_off) == 0;
-	return 1;
-}
-
-/* The warnings a trace's read ends with: records refused, damage,
- * requests skipped for not being inference. */
-static void say_skipped(struct tracefile_reader *r, const char *path, size_t refused,
-			size_t other)
-{
-	if (refused)
-		fprintf(stderr, "tracebench replay: warning: '%s': %zu bad record%s skipped\n",
-			path, refused, refused == 1 ? "" : "s");
-	if (tracefile_reader_damage(r))
-		fprintf(stderr, "tracebench replay: warning: '%s': %s\n", path,
-			tracefile_reader_damage(r));
-	if (other)
-		fprintf(stderr, "tracebench replay: skipping %zu request%s of '%s' not for "
-			"inference (models lists, HEAD, ...); --all-requests replays them\n",
-			other, other == 1 ? "" : "s", path);
-}
-
-/*
- * Reads every request of the trace at 'path'. Returns the array (free with
- * free_trace) and sets *n and digest (at least 32 bytes), or NULL after
- * printing why.
- */
-static struct prepared *load_trace(const char *path, const struct replay_options *o, size_t *n,
-				   char *digest)
-{
-	char err[TRACEFILE_ERRLEN];
-	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, err, sizeof(err));
-	struct prepared *reqs = NULL;
-	size_t count = 0, cap = 0, refused = 0, other = 0;
-	cJSON *rec;
-	int rc;
-
-	if (!r) {
-		fprintf(stderr, "tracebench replay: %s\n", err);
-		return NULL;
-	}
-	while ((rc = tracefile_reader_next(r, &rec)) != 0) {
-		if (rc < 0) {   /* not JSON: the record is refused, the rest read */
-			skip_record(path, tracefile_reader_lineno(r), "not a JSON object", &refused);
-			continue;
-		}
-		if (count == cap && grow_trace(&reqs, &cap) < 0)
-			rc = -1;
-		if (rc > 0)
-			rc = read_record(&reqs[count], rec, o, path, tracefile_reader_lineno(r),
-					 &refused, &other);
-		cJSON_Delete(rec);
-		if (rc < 0) {
-			fprintf(stderr, "tracebench replay: '%s': out of memory\n", path);
-			goto fail;
-		}
-		count += (size_t)rc;
-	}
-	say_skipped(r, path, refused, other);
-	if (count == 0) {
-		fprintf(stderr, "tracebench replay: '%s' holds no %srequests\n", path,
-			other ? "inference " : "");
-		goto fail;
-	}
-	snprintf(digest, 32, "%s", tracefile_reader_digest(r));
-	tracefile_reader_close(r);
-	*n = count;
-	return reqs;
-
-fail:
-	tracefile_reader_close(r);
-	free_trace(reqs, count);
-	return NULL;
-}
 
 /* ---- running a level ------------------------------------------------- */
 
@@ -1044,223 +842,6 @@ static int fit_v1_endpoint(char *endpoint, const struct prepared *reqs, size_t n
 	return 0;
 }
 
-static void make_run_id(char *buf, size_t len)
-{
-	unsigned char b[8];
-	size_t i;
-
-	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
-		uint64_t x = (uint64_t)clock_now_ns() ^ ((uint64_t)getpid() << 32);
-
-		memcpy(b, &x, sizeof(b));
-	}
-	for (i = 0; i < sizeof(b) && 2 * i + 2 < len; i++)
-		snprintf(buf + 2 * i, 3, "%02x", b[i]);
-}
-
-/* Adds key: v, or key: null when v is 0 (not set). */
-static void add_number_or_null(cJSON *obj, const char *key, double v)
-{
-	if (v != 0)
-		cJSON_AddNumberToObject(obj, key, v);
-	else
-		cJSON_AddNullToObject(obj, key);
-}
-
-/* params.overrides: what the command line changed in the requests. */
-static void add_overrides(cJSON *params, const struct replay_options *o)
-{
-	cJSON *ov, *hs;
-	size_t j;
-
-	if (!o->model && o->max_tokens <= 0 && !o->ignore_eos && !o->n_headers)
-		return;
-	ov = cJSON_AddObjectToObject(params, "overrides");
-	if (o->model)
-		cJSON_AddStringToObject(ov, "model", o->model);
-	if (o->max_tokens > 0)
-		cJSON_AddNumberToObject(ov, "max_tokens", (double)o->max_tokens);
-	if (o->ignore_eos)
-		cJSON_AddTrueToObject(ov, "ignore_eos");
-	/* Header names only: values may be credentials. */
-	hs = cJSON_AddArrayToObject(ov, "headers");
-	for (j = 0; j < o->n_headers; j++) {
-		char name[128];
-
-		snprintf(name, sizeof(name), "%.*s",
-			 (int)replay_header_name_len(o->headers[j]), o->headers[j]);
-		cJSON_AddItemToArray(hs, cJSON_CreateString(name));
-	}
-}
-
-/* params.ab of an A/B run: the same in both files, the two runs have one
- * set of params. */
-static void add_ab(cJSON *params, const struct replay_options *o, const unsigned char *ab_order,
-		   size_t n_blocks)
-{
-	cJSON *ab = cJSON_AddObjectToObject(params, "ab");
-	cJSON *labels = cJSON_AddArrayToObject(ab, "labels");
-	char *order = malloc(2 * n_blocks + 1);
-	size_t k;
-
-	for (k = 0; order && k < n_blocks; k++) {
-		order[2 * k] = ab_order[k] ? 'B' : 'A';
-		order[2 * k + 1] = ab_order[k] ? 'A' : 'B';
-	}
-	if (order)
-		order[2 * n_blocks] = '\0';
-	cJSON_AddItemToArray(labels, cJSON_CreateString(o->label_a));
-	cJSON_AddItemToArray(labels, cJSON_CreateString(o->label_b));
-	cJSON_AddNumberToObject(ab, "seed", (double)o->sched.seed);
-	/* "ABBA...": who went first in each level and repeat, in run order */
-	if (order)
-		cJSON_AddStringToObject(ab, "order", order);
-	free(order);
-}
-
-/* The model the body asks for, as sent (--model applied), or null. */
-static void add_model(cJSON *h, const char *body_text)
-{
-	cJSON *body = cJSON_Parse(body_text);
-	const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(body, "model"));
-
-	if (model)
-		cJSON_AddStringToObject(h, "model", model);
-	else
-		cJSON_AddNullToObject(h, "model");
-	cJSON_Delete(body);
-}
-
-/* The load: open loop's arrival process, or closed loop's levels. */
-static void add_load(cJSON *params, const struct replay_options *o)
-{
-	const struct schedule_options *so = &o->sched;
-	cJSON *levels;
-	int i;
-
-	if (!o->open_loop) {
-		cJSON_AddStringToObject(params, "mode", "closed");
-		levels = cJSON_AddArrayToObject(params, "concurrency");
-		for (i = 0; i < o->n_levels; i++)
-			cJSON_AddItemToArray(levels, cJSON_CreateNumber((double)o->levels[i]));
-		add_number_or_null(params, "requests", (double)o->requests);
-		cJSON_AddNumberToObject(params, "repeat", (double)o->repeat);
-		return;
-	}
-	cJSON_AddStringToObject(params, "mode", "open");
-	cJSON_AddStringToObject(params, "arrival", arrival_name(so->arrival));
-	if (so->arrival == ARRIVAL_TRACE) {
-		cJSON_AddNumberToObject(params, "speed", so->speed);
-	} else {
-		cJSON_AddNumberToObject(params, "rate", so->rate);
-		cJSON_AddNumberToObject(params, "burstiness", so->burstiness);
-		cJSON_AddNumberToObject(params, "seed", (double)so->seed);
-	}
-	add_number_or_null(params, "requests", (double)so->max_requests);
-	add_number_or_null(params, "duration_s", (double)so->duration_ns / NS_PER_S);
-	add_number_or_null(params, "max_concurrency", (double)o->max_concurrency);
-}
-
-static void add_metrics(cJSON *params, const struct replay_options *o)
-{
-	cJSON *m = cJSON_AddObjectToObject(params, "metrics");
-	char *url = redact_url(o->metrics_url, NULL);   /* no userinfo in the file */
-
-	cJSON_AddStringToObject(m, "url", url ? url : "");
-	cJSON_AddNumberToObject(m, "interval_s", (double)o->metrics_interval_ns / 1e9);
-	cJSON_AddNumberToObject(m, "timeout_ms", (double)scrape_timeout_ms(o->metrics_interval_ns));
-	free(url);
-}
-
-static void add_capacity(cJSON *params, const struct replay_options *o)
-{
-	cJSON *c = cJSON_AddObjectToObject(params, "capacity");
-
-	cJSON_AddStringToObject(c, "by", o->capacity.by_rate ? "rate" : "concurrency");
-	cJSON_AddStringToObject(c, "slo", o->slo_spec);
-	cJSON_AddNumberToObject(c, "share", o->capacity.share);
-	cJSON_AddNumberToObject(c, "confidence", o->capacity.confidence);
-	cJSON_AddNumberToObject(c, "start", o->capacity.start);
-	cJSON_AddNumberToObject(c, "max", o->capacity.max);
-	cJSON_AddNumberToObject(c, "tolerance", o->capacity.tolerance);
-	cJSON_AddNumberToObject(c, "max_requests", (double)o->capacity.max_requests);
-	add_number_or_null(c, "batch", (double)o->requests);
-}
-
-/* The parameters a reader needs to redo the run. */
-static void add_params(cJSON *params, const struct replay_options *o,
-		       const unsigned char *ab_order, size_t n_blocks)
-{
-	add_load(params, o);
-	cJSON_AddNumberToObject(params, "warmup", (double)o->warmup);
-	if (o->no_salt)
-		cJSON_AddFalseToObject(params, "salt");
-	else
-		cJSON_AddNumberToObject(params, "salt_seed", (double)o->salt_seed);
-	cJSON_AddNumberToObject(params, "timeout_s", (double)o->timeout_s);
-	if (o->max_event_bytes)
-		cJSON_AddNumberToObject(params, "max_event_bytes", (double)o->max_event_bytes);
-	if (o->endpoint_b)
-		add_ab(params, o, ab_order, n_blocks);
-	if (o->shard_n > 1) {
-		char shard[48];
-
-		snprintf(shard, sizeof(shard), "%ld/%ld", o->shard_k, o->shard_n);
-		cJSON_AddStringToObject(params, "shard", shard);
-	}
-	if (o->start_at > 0)
-		cJSON_AddNumberToObject(params, "start_at", o->start_at);
-	if (o->workers > 1)
-		cJSON_AddNumberToObject(params, "workers", (double)o->workers);
-	if (o->metrics_url)
-		add_metrics(params, o);
-	if (o->find_capacity)
-		add_capacity(params, o);
-	add_overrides(params, o);
-}
-
-static cJSON *results_header(const struct replay_options *o, const struct session_set *sessions,
-			     const char *label, const char *endpoint, const cJSON *server,
-			     const char *digest, const unsigned char *ab_order, size_t n_blocks,
-			     const struct prepared *reqs, size_t n_reqs)
-{
-	cJSON *prov;
-
-	cJSON *h = cJSON_CreateObject(), *trace;
-	char run_id[20] = "", created[32];
-
-	make_run_id(run_id, sizeof(run_id));
-	clock_utc_iso8601(created, sizeof(created));
-	/* Several open-loop levels, each of its own rate: version 4. A later
-	 * turn's sched_ns is when it was due: version 3. "metrics" records are
-	 * what a version 1 reader does not know: version 2. */
-	if (o->find_capacity && o->capacity.by_rate)
-		cJSON_AddNumberToObject(h, "version", 4);
-	else if (sessions && sessions->n)
-		cJSON_AddNumberToObject(h, "version", 3);
-	else if (o->metrics_url)
-		cJSON_AddNumberToObject(h, "version", 2);
-	cJSON_AddStringToObject(h, "run_id", run_id);
-	cJSON_AddStringToObject(h, "label", label);
-	cJSON_AddStringToObject(h, "created", created);
-	cJSON_AddStringToObject(h, "tool", "tracebench " TB_VERSION);
-	cJSON_AddStringToObject(h, "endpoint", endpoint);
-	add_model(h, reqs[0].body);
-	trace = cJSON_AddObjectToObject(h, "trace");
-	cJSON_AddStringToObject(trace, "path", o->trace_path);
-	cJSON_AddStringToObject(trace, "digest", digest);
-	cJSON_AddNumberToObject(trace, "requests", (double)n_reqs);
-	if (sessions && sessions->n)
-		cJSON_AddNumberToObject(trace, "sessions", (double)sessions->n);
-	add_params(cJSON_AddObjectToObject(h, "params"), o, ab_order, n_blocks);
-	if (!(prov = provenance_new(o, server)) || !cJSON_AddItemToObject(h, "provenance", prov)) {
-		cJSON_Delete(prov);
-		cJSON_Delete(h);
-		return NULL;
-	}
-	return h;
-}
-
 /* Orders arrivals, ties by position (a stable order). */
 static const int64_t *sort_arrivals;
 
@@ -1373,7 +954,7 @@ static void warn_session(void *ctx, size_t lineno, const char *why)
 {
 	struct warn_ctx *w = ctx;
 
-	if (++w->shown <= MAX_SKIPS_SHOWN)
+	if (++w->shown <= PREPARED_SKIPS_SHOWN)
 		fprintf(stderr, "tracebench replay: warning: '%s' line %zu: %s; session skipped\n",
 			w->path, lineno, why);
 }
@@ -1601,31 +1182,6 @@ static int64_t mono_at(double unix_s)
 	return mono + (int64_t)(unix_s * 1e9 - (double)wall);
 }
 
-/*
- * The header's "clock" (schema/FORMAT.md): this host, the wall-clock
- * instant the run's offsets count from and, when measured, this clock's
- * offset from the server's.
- */
-static void add_clock(cJSON *h, double origin_unix, const struct clocksync_result *cs)
-{
-	cJSON *c = cJSON_AddObjectToObject(h, "clock");
-	char host[256];
-
-	if (!c)
-		return;
-	if (gethostname(host, sizeof(host)) < 0)
-		snprintf(host, sizeof(host), "unknown");
-	host[sizeof(host) - 1] = '\0';
-	cJSON_AddStringToObject(c, "host", host);
-	cJSON_AddNumberToObject(c, "origin_unix", origin_unix);
-	if (cs && cs->measured) {
-		cJSON_AddNumberToObject(c, "server_offset_ms", cs->offset_ms);
-		cJSON_AddNumberToObject(c, "server_offset_error_ms", cs->error_ms);
-		cJSON_AddNumberToObject(c, "probe_rtt_ms", cs->rtt_ms);
-		cJSON_AddNumberToObject(c, "probes", cs->probes);
-	}
-}
-
 /* At most this long probing the server's clock before --start-at. */
 #define CLOCK_PROBE_BUDGET_NS (3 * NS_PER_S)
 
@@ -1716,13 +1272,13 @@ static int start_workers(struct replay_options *o, const cJSON *server, const ch
 	{
 		char *shown = redact_url(o->endpoint, NULL);   /* no userinfo in the file */
 
-		header = shown ? results_header(o, NULL, o->label, shown, server, digest, NULL, 0, reqs,
-						n_reqs) :
+		header = shown ? header_create(o, NULL, o->label, shown, server, digest, NULL, 0,
+					       reqs[0].body, n_reqs) :
 			 NULL;
 		free(shown);
 	}
 	if (header)
-		add_clock(header, start_at > 0 ? start_at : (double)clock_wall_ns() / 1e9, &cs);
+		header_add_clock(header, start_at > 0 ? start_at : (double)clock_wall_ns() / 1e9, &cs);
 	if (start_at < 0) {
 		fprintf(stderr, "tracebench replay: %s; no results written\n", workers_signal() ?
 			"stopped before the start" : "a worker failed before the start");
@@ -1810,7 +1366,7 @@ static int load_requests(struct replay *rp)
 {
 	struct replay_options *o = &rp->o;
 
-	rp->reqs = load_trace(o->trace_path, o, &rp->n_reqs, rp->digest);
+	rp->reqs = prepared_load(o->trace_path, o, &rp->n_reqs, rp->digest);
 	if (!rp->reqs || group_sessions(o, rp->reqs, rp->n_reqs, &rp->sessions) < 0)
 		return CLI_EXIT_USAGE;
 	if (rp->rerun.digest[0] && strcmp(rp->rerun.digest, rp->digest)) {
@@ -2003,10 +1559,11 @@ static int open_results(struct replay *rp)
 			fprintf(stderr, "tracebench replay: out of memory\n");
 			return CLI_EXIT_FAILED;
 		}
-		header = results_header(&rp->o, &rp->sessions, sd->label, sd->shown, rp->server[t],
-					rp->digest, rp->ab_order, rp->n_blocks, rp->reqs, rp->n_reqs);
+		header = header_create(&rp->o, &rp->sessions, sd->label, sd->shown, rp->server[t],
+				       rp->digest, rp->ab_order, rp->n_blocks, rp->reqs[0].body,
+				       rp->n_reqs);
 		if (header)
-			add_clock(header, origin_unix, &rp->cs);
+			header_add_clock(header, origin_unix, &rp->cs);
 		sd->out = tracefile_writer_open(sd->output, TRACEFILE_KIND_RESULTS, header,
 						rp->o.force, err, sizeof(err));
 		cJSON_Delete(header);
@@ -2698,7 +2255,7 @@ static void replay_release(struct replay *rp)
 	if (rp->sigterm)
 		event_free(rp->sigterm);
 	client_free(rp->client);
-	free_trace(rp->reqs, rp->n_reqs);
+	prepared_free(rp->reqs, rp->n_reqs);
 	free(rp->sched);
 	free(rp->sched_index);
 	free(rp->arrivals);
