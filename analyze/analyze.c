@@ -28,6 +28,7 @@
 #include "analyze/db.h"
 #include "analyze/foreign.h"
 #include "analyze/html.h"
+#include "lib/latex.h"
 #include "analyze/plot.h"
 #include "analyze/report.h"
 #include "analyze/shards.h"
@@ -187,6 +188,37 @@ static int analyze_load(int argc, char **argv)
 	return rc;
 }
 
+/* The Markdown of the LaTeX output, gathered in memory (--format latex). */
+static char *latex_buf;
+static size_t latex_len;
+
+/* Where a report or comparison prints: stdout, or for --format latex a
+ * memory stream of its Markdown that latex_end converts. NULL: no memory. */
+static FILE *latex_begin(const struct analyze_options *o)
+{
+	return o->latex ? open_memstream(&latex_buf, &latex_len) : stdout;
+}
+
+/* Ends what latex_begin started: the Markdown as LaTeX on stdout. Returns
+ * 0, or -1 when it cannot be written. */
+static int latex_end(const struct analyze_options *o, FILE *out)
+{
+	int rc;
+
+	if (!o->latex)
+		return 0;
+	rc = fclose(out) == 0 ? latex_from_markdown(stdout, latex_buf, latex_len) : -1;
+	free(latex_buf);
+	latex_buf = NULL;
+	return rc;
+}
+
+static int analyze_fail_write(char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot write output");
+	return DB_ERR_WORK;
+}
+
 static int analyze_report(int argc, char **argv)
 {
 	struct analyze_options o;
@@ -197,10 +229,18 @@ static int analyze_report(int argc, char **argv)
 	if ((rc = analyze_options_parse("report", &o, argc, argv)) != CLI_CONTINUE)
 		return rc;
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
-	if (!rc && o.html)
+	if (!rc && o.html) {
 		rc = html_report(db, o.run, o.has_slo ? &o.slo : NULL, stdout, err, sizeof(err));
-	else if (!rc)
-		rc = report_print(db, o.run, o.fmt, o.has_slo ? &o.slo : NULL, stdout, err, sizeof(err));
+	} else if (!rc) {
+		FILE *out = latex_begin(&o);
+
+		rc = out ? report_print(db, o.run, o.fmt, o.has_slo ? &o.slo : NULL, out, err,
+					sizeof(err)) : DB_ERR_WORK;
+		if (!out)
+			snprintf(err, sizeof(err), "out of memory");
+		else if (latex_end(&o, out) != 0 && !rc)
+			rc = analyze_fail_write(err, sizeof(err));
+	}
 	db_close(db);
 	return rc ? analyze_fail("report", rc, err) : 0;
 }
@@ -281,7 +321,16 @@ static int analyze_compare(int argc, char **argv)
 	/* Warnings once: in the text and Markdown output, else on stderr. */
 	for (i = 0; (o.fmt == TABLE_CSV || o.fmt == TABLE_JSON) && i < res.n_warnings; i++)
 		fprintf(stderr, "tracebench analyze compare: warning: %s\n", res.warnings[i]);
-	compare_print(stdout, o.fmt, before, after, &res);
+	{
+		FILE *out = latex_begin(&o);
+
+		if (out)
+			compare_print(out, o.fmt, before, after, &res);
+		if (!out || latex_end(&o, out) != 0) {
+			compare_result_release(&res);
+			return analyze_fail("compare", DB_ERR_WORK, "cannot write output");
+		}
+	}
 	n_bad = o.fail_pct >= 0 ? compare_regressions(&res, o.fail_pct, bad, 8) : 0;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		compare_result_release(&res);

@@ -66,7 +66,8 @@ static const char compare_usage_text[] =
 	"\n"
 	"options:\n"
 	"  -d, --db FILE                  the database to read\n"
-	"  -f, --format FMT               text (default), markdown, csv or json\n"
+	"  -f, --format FMT               text (default), markdown, csv, json or latex\n"
+	"                                 (booktabs tabulars, the notes as comments)\n"
 	"  -m, --min-effect PCT           smallest change that matters, in percent;\n"
 	"                                 smaller ones are 'same'. Default 1 where\n"
 	"                                 the run-to-run noise is measured, else 3\n"
@@ -205,10 +206,11 @@ static const char report_usage_text[] =
 	"options:\n"
 	"  -d, --db FILE        the database to read\n"
 	"  -r, --run LABEL      only the run LABEL\n"
-	"  -f, --format FMT     text (default), markdown, csv, json, or html: one\n"
-	"                       self-contained page (the text report, the first run\n"
-	"                       compared with each other, every figure as inline SVG,\n"
-	"                       the definitions), e.g. > report.html\n"
+	"  -f, --format FMT     text (default), markdown, csv, json, latex (every\n"
+	"                       table a booktabs tabular, the notes as comments), or\n"
+	"                       html: one self-contained page (the text report, the\n"
+	"                       first run compared with each other, every figure as\n"
+	"                       inline SVG, the definitions), e.g. > report.html\n"
 	"  -s, --slo LIST       goodput: share of requests within every limit, and\n"
 	"                       good requests/s; LIST of ttft|ttfa|tpot|e2e=LIMIT\n"
 	"                       with LIMIT in us, ms (default) or s; a capacity\n"
@@ -290,9 +292,15 @@ void analyze_options_usage(FILE *out)
 	fputs(analyze_usage_text, out);
 }
 
-/* --format of the tables: text, markdown, csv or json. */
+/* --format of the tables: text, markdown, csv or json; latex (report and
+ * compare: their Markdown as booktabs tabulars, lib/latex.h). */
 static int take_format(struct analyze_options *o, const char *arg, char *msg, size_t len)
 {
+	o->latex = strcmp(arg, "latex") == 0;
+	if (o->latex) {
+		o->fmt = TABLE_MARKDOWN;
+		return 0;
+	}
 	if (table_format_parse(arg, &o->fmt) == 0)
 		return 0;
 	snprintf(msg, len, "unknown format '%s' (text, markdown, csv or json)", arg);
@@ -536,19 +544,19 @@ static const char *check_report(const struct analyze_options *o)
 {
 	if (o->gaps)
 		return "--gaps is an option of export";
-	return o->jsonl ? "report writes text, markdown, csv, json or html" : NULL;
+	return o->jsonl ? "report writes text, markdown, csv, json, latex or html" : NULL;
 }
 
 static const char *check_export(const struct analyze_options *o)
 {
-	if ((o->fmt != TABLE_CSV && !o->jsonl) || o->html)
+	if ((o->fmt != TABLE_CSV && !o->jsonl) || o->html || o->latex)
 		return "export writes csv or jsonl (--format csv|jsonl)";
 	return o->has_slo ? "--slo is an option of report" : NULL;
 }
 
 static const char *check_runs(const struct analyze_options *o)
 {
-	if (o->jsonl || o->html)
+	if (o->jsonl || o->html || o->latex)
 		return "runs writes text, markdown, csv or json";
 	return NULL;
 }
@@ -575,6 +583,8 @@ static const char *check_compare(const struct analyze_options *o)
 
 static const char *check_plan(const struct analyze_options *o)
 {
+	if (o->latex)
+		return "plan writes text, markdown, csv or json";
 	if (o->effect_pct < 0)
 		return "no --effect: the change to see, in percent";
 	if (o->min_effect >= 0 && o->effect_pct <= o->min_effect)

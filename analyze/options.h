@@ -25,6 +25,7 @@ struct analyze_options {
 	enum table_format fmt;        /* report, export, runs, compare */
 	int jsonl, gaps;                /* export --format jsonl, --gaps */
 	int html;                       /* report --format html */
+	int latex;                      /* report, compare --format latex (fmt: Markdown) */
 	enum plot_format plot_fmt;
 	struct metric_slo slo;         /* report --slo */
 	int has_slo;

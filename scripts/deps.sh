@@ -17,7 +17,7 @@ case "${1:-}" in
 # Slurm cluster (slurmctld, slurmd, srun; munge authenticates them) and GNU
 # parallel to run replay's shards as the README's recipes do; a headless
 # browser and an HTML checker for the HTML report.
---tests) PACKAGES="$PACKAGES nghttp2-proxy openssl slurm-wlm munge parallel chromium-headless-shell tidy" ;;
+--tests) PACKAGES="$PACKAGES nghttp2-proxy openssl slurm-wlm munge parallel chromium-headless-shell tidy texlive-latex-base texlive-latex-recommended" ;;
 # wrk (request rate), nginx (proxy overhead), gzip -9 (file size), and
 # taskset to pin processes.
 --bench) PACKAGES="$PACKAGES wrk nginx gzip util-linux" ;;
@@ -52,6 +52,7 @@ why() {
 	parallel) echo "GNU parallel, the README's recipe for shards on one host" ;;
 	chromium-headless-shell) echo "a real browser to render the HTML report" ;;
 	tidy) echo "an HTML checker for the report" ;;
+	texlive-latex-base|texlive-latex-recommended) echo "pdflatex and booktabs, to typeset the LaTeX tables" ;;
 	wrk|nginx|gzip|util-linux) echo "a reference make bench measures against" ;;
 	clang|libclang-rt-*) echo "libFuzzer, for make fuzz" ;;
 	cppcheck|clang-tidy) echo "the static analysis of make lint" ;;
