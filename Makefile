@@ -158,7 +158,7 @@ fuzz:
 FUZZ_OBJ      = $(LIB_OBJ) $(patsubst %.c,$(O)/%.o,$(wildcard record/*.c)) \
                $(O)/replay/body.o $(O)/replay/server_info.o $(O)/replay/session.o \
                $(O)/analyze/svg_inline.o $(O)/analyze/foreign.o $(O)/analyze/capture.o \
-               $(O)/analyze/db.o $(O)/schema_sql.o
+               $(O)/analyze/db.o $(O)/analyze/db_load.o $(O)/analyze/db_read.o $(O)/schema_sql.o
 
 $(O)/fuzz_%: tests/fuzz/fuzz_%.c Makefile $(FUZZ_OBJ)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LIBS)

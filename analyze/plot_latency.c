@@ -77,26 +77,45 @@ static void plot_latency_dat(FILE *f, const struct plot_data *d, const struct pl
 	}
 }
 
-/* Sets a log y axis when the drawn values span more than a decade and a half. */
+/*
+ * The y axis: logarithmic when the drawn values span more than a decade
+ * and a half; around the value when every drawn value is the same (a
+ * deterministic server), where gnuplot's autoscale would warn of an empty
+ * range.
+ */
 static void plot_latency_axis(FILE *f, const struct plot_data *d, enum plot_metric m)
 {
-	double lo = INFINITY, hi = 0;
+	double lo = INFINITY, hi = -INFINITY;
 	size_t i, k;
 
 	for (i = 0; i < d->n_series; i++)
 		for (k = 0; k < d->series[i].run.n_levels; k++) {
 			const struct level_summary *s = &d->series[i].run.levels[k];
 			const struct stats_dist *dist = plot_dist(s, m);
+			const struct plot_level *x = plot_find_extra(&d->series[i], s->level);
+			const double v[] = { dist->p50, dist->p90, dist->p99,
+					     x ? x->p50_min[m] : NAN, x ? x->p50_max[m] : NAN };
+			size_t j;
 
 			if (!metric_level_closed(s->level) || !dist->n)
 				continue;
-			if (dist->p50 > 0 && dist->p50 < lo)
-				lo = dist->p50;
-			if (dist->p99 > hi)
-				hi = dist->p99;
+			for (j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+				/* as the .dat has them: 3 decimals */
+				double r = round(v[j] * 1000) / 1000;
+
+				if (isnan(r))
+					continue;
+				lo = r < lo ? r : lo;
+				hi = r > hi ? r : hi;
+			}
 		}
-	if (hi > 0 && lo < INFINITY && hi / lo > 30)
+	if (!(hi >= lo))
+		return;
+	if (lo > 0 && hi / lo > 30)
 		fputs("set logscale y 10\n", f);
+	else if (hi - lo < 1e-9)
+		fprintf(f, "set yrange [%.3f:%.3f]\n", lo - (fabs(lo) * 0.05 + 0.001),
+			hi + fabs(hi) * 0.05 + 0.001);
 }
 
 static void plot_latency_gp(FILE *f, const struct plot_data *d, const struct plot_latency *p,

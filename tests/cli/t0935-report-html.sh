@@ -79,3 +79,31 @@ if [ -n "$browser" ]; then
 else
 	skip "the report in a real browser" "no chromium-headless-shell (scripts/deps.sh --tests)"
 fi
+
+# Two runs with enough requests for compare to judge their P50s (5 a side):
+# among the figures, the forest plot of their comparison, which the
+# browser draws too.
+start_mock --ttft-ms 5 --itl-ms 1 --tokens 6
+for r in one two; do
+	tb replay -e "$ENDPOINT" -c 1 -n 8 --quiet --label "$r" -o "$WORK/f$r.jsonl.gz" \
+		"$WORK/t.jsonl.gz" >/dev/null 2>&1
+done
+tb analyze load --db "$WORK/f.db" "$WORK/fone.jsonl.gz" "$WORK/ftwo.jsonl.gz" >/dev/null 2>&1
+tb analyze report --db "$WORK/f.db" --format html >"$WORK/f.html" 2>"$WORK/ferr"
+check "two runs compare judges: exit 0, nothing on stderr" sh -c "test $? -eq 0 && ! test -s '$WORK/ferr'"
+if have gnuplot; then
+	check "... their forest plot inline as SVG, a row per judged number" sh -c \
+		"grep -A1 '^<figure id=\"fig-compare_forest\">' '$WORK/f.html' | grep -q '^<svg' &&
+		 grep -q '>TTFT P50 C=1<' '$WORK/f.html'"
+	if [ -n "$browser" ]; then
+		timeout 120 "$browser" --headless --no-sandbox --disable-gpu "$net_off" \
+			--dump-dom "file://$WORK/f.html" >"$WORK/fdom" 2>/dev/null
+		check "... in the browser's DOM, drawn" sh -c \
+			"sed -n '/<figure id=\"fig-compare_forest\">/,/<\\/figure>/p' '$WORK/fdom' | grep -q '<path' &&
+			 grep -q '>TTFT P50 C=1<' '$WORK/fdom'"
+	else
+		skip "... in the browser's DOM" "no chromium-headless-shell (scripts/deps.sh --tests)"
+	fi
+else
+	skip "the forest plot of two runs in the page" "gnuplot not installed"
+fi

@@ -6,6 +6,8 @@
 #define _XOPEN_SOURCE 700   /* nftw */  /* NOLINT(bugprone-reserved-identifier): POSIX's own name */
 #include "harness.h"
 #include "analyze_fixture.h"
+#include "analyze/plot_data.h"
+#include "analyze/plot_figures.h"
 
 static const struct plot_options png_opt = { PLOT_PNG, 0, 0 };
 static const struct plot_options svg_opt = { PLOT_SVG, 0, 0 };
@@ -324,6 +326,62 @@ TEST(gp_strings_hold_no_quote_in_literals)
 	free(got);
 }
 
+/* A gnuplot script of figure fig drawn from d, as a string (caller frees). */
+static char *figure_gp(const struct plot_figure *fig, const struct plot_data *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fig->gp(f, d);
+	fclose(f);
+	return buf;
+}
+
+TEST(a_flat_figure_gets_a_range_around_its_value)
+{
+	/* A deterministic server: every TPOT of the one level 5 ms, so P50 =
+	 * P90 = P99 and gnuplot's autoscale would warn of an empty range. */
+	struct level_summary l;
+	struct plot_level x;
+	struct plot_series s;
+	struct plot_data d;
+	int level = 4;
+	char *gp;
+	int k;
+
+	memset(&l, 0, sizeof(l));
+	memset(&x, 0, sizeof(x));
+	memset(&s, 0, sizeof(s));
+	memset(&d, 0, sizeof(d));
+	l.level = level;
+	l.tpot.n = 4;
+	l.tpot.p50 = l.tpot.p90 = l.tpot.p95 = l.tpot.p99 = 5.0;
+	x.level = level;
+	for (k = 0; k < PLOT_N_METRICS; k++)
+		x.p50_min[k] = x.p50_max[k] = NAN;
+	s.label = (char *)"flat";
+	s.run.levels = &l;
+	s.run.n_levels = 1;
+	s.lv = &x;
+	s.n_lv = 1;
+	d.series = &s;
+	d.n_series = 1;
+	d.levels = &level;
+	d.n_levels = 1;
+	d.fmt = PLOT_SVG;
+	gp = figure_gp(&plot_fig_tpot, &d);
+	CHECK(strstr(gp, "set yrange [4.749:5.251]\n") != NULL);
+	CHECK(strstr(gp, "set logscale y") == NULL);
+	free(gp);
+	/* two values a decade and more apart: a log axis, no fixed range */
+	l.tpot.p99 = 200.0;
+	gp = figure_gp(&plot_fig_tpot, &d);
+	CHECK(strstr(gp, "set logscale y 10\n") != NULL);
+	CHECK(strstr(gp, "set yrange") == NULL);
+	free(gp);
+}
+
 int main(void)
 {
 	if (fixture_setup() != 0)
@@ -332,6 +390,7 @@ int main(void)
 	RUN(plot_labels_cannot_inject_gnuplot_commands);
 	RUN(plot_overlays_runs_and_renders_svg_and_pdf);
 	RUN(plot_without_gnuplot_writes_script_only);
+	RUN(a_flat_figure_gets_a_range_around_its_value);
 	RUN(gp_strings_hold_no_quote_in_literals);
 	return fixture_done();
 }

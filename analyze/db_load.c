@@ -1,0 +1,733 @@
+/*
+ * db_load.c - loading into the analysis database: a results file (or an
+ * import of another tool's) becomes a row of 'runs' and its requests, in
+ * one transaction, so a bad record leaves the database as it was; a shard
+ * joins its run when its parameters match. See db.h.
+ */
+#include "analyze/db.h"
+#include "analyze/db_sql.h"
+#include "lib/errmsg.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+#include <cjson/cJSON.h>
+
+#include "lib/clock.h"
+#include "lib/json.h"
+#include "lib/tracefile.h"
+
+/* The fields of a results header that become a row of 'runs'. Strings
+ * point into the header (owned by the reader) except params_json. */
+struct run_header {
+	const char *run_id;
+	const char *label;
+	const char *created;
+	const char *tool;
+	const char *endpoint;
+	const char *model;
+	const char *trace_path;
+	const char *trace_digest;
+	const char *mode;
+	const cJSON *params; /* in the header */
+	char *params_json;   /* owned: cJSON_PrintUnformatted of "params" */
+	char *clock_json;    /* owned: of "clock", NULL when absent */
+	char *provenance_json;   /* owned: of "provenance", NULL when absent */
+};
+
+void db_load_info_release(struct db_load_info *info)
+{
+	free(info->run_id);
+	free(info->label);
+	free(info->damage);
+	memset(info, 0, sizeof(*info));
+}
+
+/*
+ * Sets *out to the string field 'name' of obj, NULL when absent or null.
+ * Any other type is an error naming the field.
+ */
+static int db_header_string(const cJSON *obj, const char *name, const char **out,
+			    const char *path, char *err, size_t errlen)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	*out = NULL;
+	if (!item || cJSON_IsNull(item))
+		return DB_OK;
+	if (!cJSON_IsString(item)) {
+		errmsg_set(err, errlen, "'%s': header field '%s' is not a string", path, name);
+		return DB_ERR_INPUT;
+	}
+	*out = item->valuestring;
+	return DB_OK;
+}
+
+static int db_header_object(const cJSON *obj, const char *name, const cJSON **out,
+			    const char *path, char *err, size_t errlen)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	*out = NULL;
+	if (!item || cJSON_IsNull(item))
+		return DB_OK;
+	if (!cJSON_IsObject(item)) {
+		errmsg_set(err, errlen, "'%s': header field '%s' is not an object", path, name);
+		return DB_ERR_INPUT;
+	}
+	*out = item;
+	return DB_OK;
+}
+
+/* Fills h from a results header; the caller frees h->params_json. */
+static int db_parse_header(const cJSON *hdr, const char *path, const char *label,
+			   struct run_header *h, char *err, size_t errlen)
+{
+	const cJSON *trace = NULL, *params = NULL, *clock = NULL, *prov = NULL;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	if ((rc = db_header_string(hdr, "run_id", &h->run_id, path, err, errlen)) ||
+	    (rc = db_header_string(hdr, "label", &h->label, path, err, errlen)) ||
+	    (rc = db_header_string(hdr, "created", &h->created, path, err, errlen)) ||
+	    (rc = db_header_string(hdr, "tool", &h->tool, path, err, errlen)) ||
+	    (rc = db_header_string(hdr, "endpoint", &h->endpoint, path, err, errlen)) ||
+	    (rc = db_header_string(hdr, "model", &h->model, path, err, errlen)) ||
+	    (rc = db_header_object(hdr, "trace", &trace, path, err, errlen)) ||
+	    (rc = db_header_object(hdr, "params", &params, path, err, errlen)) ||
+	    (rc = db_header_object(hdr, "clock", &clock, path, err, errlen)) ||
+	    (rc = db_header_object(hdr, "provenance", &prov, path, err, errlen)))
+		return rc;
+	if (!h->run_id || !*h->run_id) {
+		errmsg_set(err, errlen, "'%s': header has no run_id", path);
+		return DB_ERR_INPUT;
+	}
+	if (trace &&
+	    ((rc = db_header_string(trace, "path", &h->trace_path, path, err, errlen)) ||
+	     (rc = db_header_string(trace, "digest", &h->trace_digest, path, err, errlen))))
+		return rc;
+	if (params) {
+		rc = db_header_string(params, "mode", &h->mode, path, err, errlen);
+		if (rc)
+			return rc;
+		h->params = params;
+		h->params_json = cJSON_PrintUnformatted(params);
+		if (!h->params_json) {
+			errmsg_set(err, errlen, "'%s': out of memory", path);
+			return DB_ERR_WORK;
+		}
+	}
+	if ((clock && !(h->clock_json = cJSON_PrintUnformatted(clock))) ||
+	    (prov && !(h->provenance_json = cJSON_PrintUnformatted(prov)))) {
+		errmsg_set(err, errlen, "'%s': out of memory", path);
+		return DB_ERR_WORK;
+	}
+	if (label)
+		h->label = label;
+	if (!h->label || !*h->label)
+		h->label = h->run_id;
+	return DB_OK;
+}
+
+/*
+ * If run_id is in the database, sets *label to its stored label (malloc'd)
+ * and *found to 1; else *found to 0.
+ */
+static int db_find_run(struct db *db, const char *run_id, int *found, char **label,
+		       char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = db_prepare(db, "SELECT label FROM runs WHERE run_id = ?1", &st, err, errlen);
+	if (rc)
+		goto cleanup;
+	db_bind_text(st, 1, run_id);
+	switch (sqlite3_step(st)) {
+	case SQLITE_ROW:
+		*found = 1;
+		*label = db_column_strdup(st, 0);
+		break;
+	case SQLITE_DONE:
+		*found = 0;
+		break;
+	default:
+		rc = db_sqlerr(db, err, errlen);
+	}
+cleanup:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * The first key, other than "shard", whose value differs between a and b
+ * (objects); NULL when none does. Its values go to va and vb (len bytes
+ * each, "absent" when missing), shortened.
+ */
+static const char *db_params_diff(const cJSON *a, const cJSON *b, char *va, char *vb, size_t len)
+{
+	const cJSON *pass[2] = { a, b }, *item;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		cJSON_ArrayForEach(item, pass[i]) {
+			const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, item->string);
+			const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, item->string);
+			char *sx, *sy;
+
+			if (strcmp(item->string, "shard") == 0 || (x && y && cJSON_Compare(x, y, 1)))
+				continue;
+			sx = x ? cJSON_PrintUnformatted(x) : NULL;
+			sy = y ? cJSON_PrintUnformatted(y) : NULL;
+			snprintf(va, len, "%.60s", sx ? sx : "absent");
+			snprintf(vb, len, "%.60s", sy ? sy : "absent");
+			cJSON_free(sx);
+			cJSON_free(sy);
+			return item->string;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Shards merge only into a run of the same shards: a results file that is
+ * a shard ("shard" in its params), or that joins a label holding shards,
+ * must be a shard of the same count, of the same trace, with the same
+ * parameters but the shard, and not one loaded already. Two files that
+ * are no shards are two runs: merged, they would double the run's
+ * throughput, so the second is refused with a word on distinct labels.
+ */
+static int db_check_merge(struct db *db, const struct run_header *h, const char *path,
+			  char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	const char *mine = db_params_shard(h->params);
+	long my_k = 0, my_n = db_shard_count(mine, &my_k);
+	int step, rc;
+
+	rc = db_prepare(db, "SELECT source, trace_digest, params FROM runs WHERE label = ?1"
+			" ORDER BY rowid", &st, err, errlen);
+	if (rc)
+		return rc;
+	db_bind_text(st, 1, h->label);
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *src = (const char *)sqlite3_column_text(st, 0);
+		const char *digest = (const char *)sqlite3_column_text(st, 1);
+		const char *ptext = (const char *)sqlite3_column_text(st, 2);
+		cJSON *other = ptext ? cJSON_Parse(ptext) : NULL;
+		const char *theirs = db_params_shard(other), *key;
+		long k = 0, n = db_shard_count(theirs, &k);
+		char va[64], vb[64];
+
+		src = src ? src : "?";
+		rc = DB_ERR_INPUT;
+		if (!mine && !theirs)
+			errmsg_set(err, errlen, "'%s': run '%s' holds '%s' already, and the two "
+				   "are not shards of one run; load it under a label of its own "
+				   "(--label NAME)", path, h->label, src);
+		else if (!mine || !theirs)
+			errmsg_set(err, errlen, "'%s': cannot join run '%s': %s a shard and '%s' %s",
+				   path, h->label, mine ? "it is" : "it is not", src,
+				   mine ? "is not" : "is");
+		else if (!digest || !h->trace_digest || strcmp(digest, h->trace_digest) != 0)
+			errmsg_set(err, errlen, "'%s': cannot join run '%s': it replayed trace %s, "
+				   "'%s' trace %s", path, h->label,
+				   h->trace_digest ? h->trace_digest : "unknown", src,
+				   digest ? digest : "unknown");
+		else if ((key = db_params_diff(h->params, other, va, vb, sizeof(va))))
+			errmsg_set(err, errlen, "'%s': cannot join run '%s': its %s (%s) differs "
+				   "from that of '%s' (%s)", path, h->label, key, va, src, vb);
+		else if (!my_n || my_n != n)
+			errmsg_set(err, errlen, "'%s': cannot join run '%s': it is shard %s, '%s' "
+				   "shard %s", path, h->label, mine, src, theirs);
+		else if (my_k == k)
+			errmsg_set(err, errlen, "'%s': shard %s of run '%s' is loaded already "
+				   "(from '%s')", path, mine, h->label, src);
+		else
+			rc = DB_OK;
+		cJSON_Delete(other);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_sqlerr(db, err, errlen);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int db_insert_run(struct db *db, const struct run_header *h, const char *source,
+			 char *err, size_t errlen)
+{
+	static const char sql[] =
+		"INSERT INTO runs (run_id, label, created, tool, endpoint, model,"
+		" trace_path, trace_digest, mode, params, source, loaded_at, clock, provenance)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+	sqlite3_stmt *st = NULL;
+	char now[32];
+	int rc;
+
+	clock_utc_iso8601(now, sizeof(now));
+	rc = db_prepare(db, sql, &st, err, errlen);
+	if (rc)
+		goto cleanup;
+	db_bind_text(st, 1, h->run_id);
+	db_bind_text(st, 2, h->label);
+	db_bind_text(st, 3, h->created);
+	db_bind_text(st, 4, h->tool);
+	db_bind_text(st, 5, h->endpoint);
+	db_bind_text(st, 6, h->model);
+	db_bind_text(st, 7, h->trace_path);
+	db_bind_text(st, 8, h->trace_digest);
+	db_bind_text(st, 9, h->mode);
+	db_bind_text(st, 10, h->params_json);
+	db_bind_text(st, 11, source);
+	db_bind_text(st, 12, now);
+	db_bind_text(st, 13, h->clock_json);
+	db_bind_text(st, 14, h->provenance_json);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = db_sqlerr(db, err, errlen);
+cleanup:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* A reusable text buffer for the itl_us JSON array of each row. */
+struct itl_text {
+	char *buf;
+	size_t cap;
+};
+
+/* Formats r's gaps as a JSON array of microseconds into t: whole ones as
+ * integers (tracebench's own, timed in us), a gap with a fraction of a us
+ * (another tool's file, timed in ns) with three decimals, not rounded
+ * away. Returns 0 or -1 (ENOMEM). */
+static int db_itl_format(struct itl_text *t, const struct result *r)
+{
+	/* "[" + n * (20 digits + "." + 3 decimals + ",") + "]" + NUL */
+	size_t need = r->n_itl * 25 + 3;
+	size_t len = 0;
+	size_t i;
+
+	if (!t->buf || need > t->cap) {
+		char *p = realloc(t->buf, need);
+
+		if (!p)
+			return -1;
+		t->buf = p;
+		t->cap = need;
+	}
+	t->buf[len++] = '[';
+	for (i = 0; i < r->n_itl; i++) {
+		/* By hand, not snprintf: this is the loader's innermost loop. */
+		int64_t ns = r->itl_ns[i];
+		uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+		unsigned frac = (unsigned)(u % 1000);
+		char digits[24];
+		int nd = 0;
+
+		u /= 1000;
+		if (i)
+			t->buf[len++] = ',';
+		if (ns < 0)
+			t->buf[len++] = '-';
+		do {
+			digits[nd++] = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		while (nd)
+			t->buf[len++] = digits[--nd];
+		if (frac) {
+			t->buf[len++] = '.';
+			t->buf[len++] = (char)('0' + frac / 100);
+			t->buf[len++] = (char)('0' + frac / 10 % 10);
+			t->buf[len++] = (char)('0' + frac % 10);
+		}
+	}
+	t->buf[len++] = ']';
+	t->buf[len] = '\0';
+	return 0;
+}
+
+/* Binds one record to the prepared INSERT INTO requests statement. */
+static void db_bind_result(sqlite3_stmt *st, const char *run_id, const struct result *r,
+			   const char *itl_json)
+{
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, r->seq);
+	sqlite3_bind_int(st, 3, r->level);
+	sqlite3_bind_int64(st, 4, r->trace_id);
+	sqlite3_bind_int(st, 5, r->warmup);
+	sqlite3_bind_int(st, 6, r->status);
+	db_bind_text(st, 7, r->error[0] ? r->error : NULL);
+	db_bind_text(st, 8, r->error[0] ? r->error_detail : NULL);
+	sqlite3_bind_int64(st, 9, r->sched_ns);
+	sqlite3_bind_int64(st, 10, r->send_ns);
+	db_bind_opt_int64(st, 11, r->ttft_ns);
+	db_bind_opt_int64(st, 12, r->ttfa_ns);
+	sqlite3_bind_int64(st, 13, r->e2e_ns);
+	db_bind_opt_int64(st, 14, r->input_tokens);
+	sqlite3_bind_int64(st, 15, r->output_tokens);
+	sqlite3_bind_int(st, 16, r->tokens_estimated);
+	sqlite3_bind_text(st, 17, itl_json, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 18, r->repeat);
+	sqlite3_bind_int(st, 19, !r->unstreamed);
+	sqlite3_bind_text(st, 20, result_tokens_name(r->tokens_source), -1, SQLITE_STATIC);
+	db_bind_opt_int64(st, 21, r->token_events);
+	db_bind_opt_int64(st, 22, r->cached_tokens);
+	db_bind_text(st, 23, r->salt[0] ? r->salt : NULL);
+	sqlite3_bind_int(st, 24, r->new_connection);
+	db_bind_opt_int64(st, 25, r->connect_ns);
+	db_bind_opt_int64(st, 26, r->tls_ns);
+	db_bind_opt_int64(st, 27, r->session);
+	db_bind_opt_int64(st, 28, r->turn);
+	if (r->level < 0 && r->rate > 0)
+		sqlite3_bind_double(st, 29, r->rate);
+	else
+		sqlite3_bind_null(st, 29);
+}
+
+static const char db_insert_request_sql[] =
+	"INSERT INTO requests (run_id, seq, level, trace_id, warmup, status,"
+	" error, error_detail, sched_ns, send_ns, ttft_ns, ttfa_ns, e2e_ns,"
+	" input_tokens, output_tokens, tokens_estimated, itl_us, repeat, streamed,"
+	" tokens_source, token_events, cached_tokens, salt, new_connection,"
+	" connect_ns, tls_ns, session, turn, rate)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+	" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)";
+
+/* The statements a metrics record is inserted with. */
+struct metrics_insert {
+	sqlite3_stmt *scrape, *sample;
+	long next;                /* the next scrape's number */
+};
+
+static const char db_insert_scrape_sql[] =
+	"INSERT INTO metric_scrapes (run_id, scrape, level, repeat, t_ns, latency_us, status,"
+	" ok, error, bad_lines, first_bad) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+static const char db_insert_sample_sql[] =
+	"INSERT INTO metric_samples (run_id, scrape, name, series, value)"
+	" VALUES (?1, ?2, ?3, ?4, ?5)";
+
+/* Longest series name kept (replay writes at most 1023 bytes). */
+#define DB_MAX_SERIES 1024
+
+/*
+ * A "metrics" record (schema/FORMAT.md) into metric_scrapes and
+ * metric_samples. Returns 0, DB_ERR_INPUT with why in err (a field out of
+ * range or of the wrong type), or an SQLite error.
+ */
+static int db_insert_metrics(struct db *db, struct metrics_insert *mi, const char *run_id,
+			     const cJSON *rec, char *err, size_t errlen)
+{
+	int64_t t_ns = 0, level = 0, repeat = 0, latency = 0, status = 0, bad = 0;
+	const cJSON *ok = cJSON_GetObjectItemCaseSensitive(rec, "ok");
+	const cJSON *samples = cJSON_GetObjectItemCaseSensitive(rec, "samples");
+	const cJSON *x;
+	long scrape = mi->next;
+
+	if (json_get_int64(rec, "t_ns", &t_ns) != 1 || t_ns < -RESULT_MAX_NS || t_ns > RESULT_MAX_NS ||
+	    json_get_int64(rec, "level", &level) != 1 || level < -RESULT_MAX_RATE_LEVELS ||
+	    level > 1000000 ||
+	    json_get_int64(rec, "repeat", &repeat) < 0 || repeat < 0 || repeat > 1000000 ||
+	    json_get_int64(rec, "latency_us", &latency) < 0 || latency < 0 ||
+	    latency > RESULT_MAX_NS / 1000 ||
+	    json_get_int64(rec, "status", &status) < 0 || status < 0 || status > 999 ||
+	    json_get_int64(rec, "bad_lines", &bad) < 0 || bad < 0 || bad > INT32_MAX ||
+	    !cJSON_IsBool(ok) || (samples && !cJSON_IsObject(samples))) {
+		errmsg_set(err, errlen, "a metrics record with a field missing or out of range");
+		return DB_ERR_INPUT;
+	}
+	sqlite3_bind_text(mi->scrape, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(mi->scrape, 2, scrape);
+	sqlite3_bind_int64(mi->scrape, 3, level);
+	sqlite3_bind_int64(mi->scrape, 4, repeat);
+	sqlite3_bind_int64(mi->scrape, 5, t_ns);
+	sqlite3_bind_int64(mi->scrape, 6, latency);
+	sqlite3_bind_int64(mi->scrape, 7, status);
+	sqlite3_bind_int(mi->scrape, 8, cJSON_IsTrue(ok));
+	db_bind_text(mi->scrape, 9, json_get_string(rec, "error"));
+	sqlite3_bind_int64(mi->scrape, 10, bad);
+	db_bind_text(mi->scrape, 11, json_get_string(rec, "first_bad"));
+	if (sqlite3_step(mi->scrape) != SQLITE_DONE)
+		return db_sqlerr(db, err, errlen);
+	sqlite3_reset(mi->scrape);
+	cJSON_ArrayForEach(x, samples) {
+		const char *brace = strchr(x->string, '{');
+		size_t nl = brace ? (size_t)(brace - x->string) : strlen(x->string);
+		double v;
+
+		if (cJSON_IsNumber(x))
+			v = x->valuedouble;
+		else if (cJSON_IsString(x) && !strcmp(x->valuestring, "NaN"))
+			v = NAN;
+		else if (cJSON_IsString(x) && !strcmp(x->valuestring, "+Inf"))
+			v = INFINITY;
+		else if (cJSON_IsString(x) && !strcmp(x->valuestring, "-Inf"))
+			v = -INFINITY;
+		else {
+			errmsg_set(err, errlen, "metrics series '%.80s' has a value that is not a number",
+				   x->string);
+			return DB_ERR_INPUT;
+		}
+		if (!nl || strlen(x->string) >= DB_MAX_SERIES) {
+			errmsg_set(err, errlen, "a metrics series name that is empty or too long");
+			return DB_ERR_INPUT;
+		}
+		sqlite3_bind_text(mi->sample, 1, run_id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(mi->sample, 2, scrape);
+		sqlite3_bind_text(mi->sample, 3, x->string, (int)nl, SQLITE_TRANSIENT);
+		sqlite3_bind_text(mi->sample, 4, x->string, -1, SQLITE_TRANSIENT);
+		if (isnan(v))
+			sqlite3_bind_null(mi->sample, 5);
+		else
+			sqlite3_bind_double(mi->sample, 5, v);
+		if (sqlite3_step(mi->sample) != SQLITE_DONE)
+			return db_sqlerr(db, err, errlen);
+		sqlite3_reset(mi->sample);
+	}
+	mi->next++;
+	return 0;
+}
+
+/* Reads every record of rd and inserts it; sets *count. Inside a transaction. */
+static int db_insert_records(struct db *db, struct tracefile_reader *rd, const char *path,
+			     const char *run_id, size_t *count, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	struct itl_text itl = { NULL, 0 };
+	struct metrics_insert mi = { NULL, NULL, 0 };
+	struct result r;
+	cJSON *rec = NULL;
+	char rerr[256];
+	size_t n = 0;
+	int got, step;
+	int rc;
+
+	result_init(&r);
+	rc = db_prepare(db, db_insert_request_sql, &st, err, errlen);
+	if (!rc)
+		rc = db_prepare(db, db_insert_scrape_sql, &mi.scrape, err, errlen);
+	if (!rc)
+		rc = db_prepare(db, db_insert_sample_sql, &mi.sample, err, errlen);
+	if (rc)
+		goto cleanup;
+	while ((got = tracefile_reader_next(rd, &rec)) == 1) {
+		const char *type = json_get_string(rec, "type");
+
+		if (type && !strcmp(type, "metrics")) {
+			rc = db_insert_metrics(db, &mi, run_id, rec, rerr, sizeof(rerr));
+			if (rc) {
+				errmsg_set(err, errlen, "'%s' line %zu: %s", path,
+					   tracefile_reader_lineno(rd), rerr);
+				goto cleanup;
+			}
+			cJSON_Delete(rec);
+			rec = NULL;
+			continue;
+		}
+		result_release(&r);
+		if (result_from_json(&r, rec, rerr, sizeof(rerr)) != 0) {
+			errmsg_set(err, errlen, "'%s' line %zu: %s", path,
+				  tracefile_reader_lineno(rd), rerr);
+			rc = DB_ERR_INPUT;
+			goto cleanup;
+		}
+		cJSON_Delete(rec);
+		rec = NULL;
+		if (db_itl_format(&itl, &r) != 0) {
+			errmsg_set(err, errlen, "'%s': out of memory", path);
+			rc = DB_ERR_WORK;
+			goto cleanup;
+		}
+		db_bind_result(st, run_id, &r, itl.buf);
+		step = sqlite3_step(st);
+		if (step == SQLITE_CONSTRAINT) {
+			errmsg_set(err, errlen, "'%s' line %zu: duplicate seq %ld", path,
+				  tracefile_reader_lineno(rd), r.seq);
+			rc = DB_ERR_INPUT;
+			goto cleanup;
+		}
+		if (step != SQLITE_DONE) {
+			rc = db_sqlerr(db, err, errlen);
+			goto cleanup;
+		}
+		sqlite3_reset(st);
+		n++;
+	}
+	if (got < 0) {
+		errmsg_set(err, errlen, "%s", tracefile_reader_error(rd));
+		rc = DB_ERR_INPUT;
+		goto cleanup;
+	}
+	*count = n;
+cleanup:
+	cJSON_Delete(rec);
+	result_release(&r);
+	free(itl.buf);
+	sqlite3_finalize(st);
+	sqlite3_finalize(mi.scrape);
+	sqlite3_finalize(mi.sample);
+	return rc;
+}
+
+int db_load_results(struct db *db, const char *path, const char *label,
+		    struct db_load_info *info, char *err, size_t errlen)
+{
+	struct tracefile_reader *rd = NULL;
+	struct run_header h = { 0 };
+	char rerr[TRACEFILE_ERRLEN];
+	char *stored_label = NULL;
+	const char *damage;
+	size_t count = 0;
+	int in_tx = 0, found = 0;
+	int rc;
+
+	memset(info, 0, sizeof(*info));
+	rd = tracefile_reader_open(path, TRACEFILE_KIND_RESULTS, rerr, sizeof(rerr));
+	if (!rd) {
+		errmsg_set(err, errlen, "%s", rerr);
+		return DB_ERR_INPUT;
+	}
+	rc = db_parse_header(tracefile_reader_header(rd), path, label, &h, err, errlen);
+	if (rc)
+		goto cleanup;
+	rc = db_exec(db, "BEGIN IMMEDIATE", err, errlen);
+	if (rc)
+		goto cleanup;
+	in_tx = 1;
+	rc = db_find_run(db, h.run_id, &found, &stored_label, err, errlen);
+	if (rc)
+		goto cleanup;
+	if (found) {
+		rc = DB_ALREADY_LOADED;
+		goto cleanup;
+	}
+	rc = db_check_merge(db, &h, path, err, errlen);
+	if (!rc)
+		rc = db_insert_run(db, &h, path, err, errlen);
+	if (!rc)
+		rc = db_insert_records(db, rd, path, h.run_id, &count, err, errlen);
+	if (!rc)
+		rc = db_exec(db, "COMMIT", err, errlen);
+	if (!rc)
+		in_tx = 0;
+cleanup:
+	if (in_tx)
+		db_rollback(db);
+	if (rc == DB_OK || rc == DB_ALREADY_LOADED) {
+		damage = rc == DB_OK ? tracefile_reader_damage(rd) : NULL;
+		info->run_id = strdup(h.run_id);
+		info->label = found ? stored_label : strdup(h.label);
+		stored_label = NULL;
+		info->requests = count;
+		info->damage = damage ? strdup(damage) : NULL;
+	}
+	free(stored_label);
+	free(h.params_json);
+	free(h.clock_json);
+	free(h.provenance_json);
+	tracefile_reader_close(rd);
+	return rc;
+}
+
+/* Inserts imp's results with the run_id 'run_id'. Inside a transaction. */
+static int db_insert_results(struct db *db, const char *path, const char *run_id,
+			     const struct db_import *imp, char *err, size_t errlen)
+{
+	struct itl_text itl = { NULL, 0 };
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int step;
+	int rc;
+
+	rc = db_prepare(db, db_insert_request_sql, &st, err, errlen);
+	for (i = 0; !rc && i < imp->n; i++) {
+		const struct result *r = &imp->results[i];
+
+		if (db_itl_format(&itl, r) != 0) {
+			errmsg_set(err, errlen, "'%s': out of memory", path);
+			rc = DB_ERR_WORK;
+			break;
+		}
+		db_bind_result(st, run_id, r, itl.buf);
+		step = sqlite3_step(st);
+		if (step == SQLITE_CONSTRAINT) {
+			errmsg_set(err, errlen, "'%s': duplicate seq %ld", path, r->seq);
+			rc = DB_ERR_INPUT;
+		} else if (step != SQLITE_DONE) {
+			rc = db_sqlerr(db, err, errlen);
+		}
+		sqlite3_reset(st);
+	}
+	free(itl.buf);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+void db_import_release(struct db_import *imp)
+{
+	size_t i;
+
+	for (i = 0; imp->results && i < imp->n; i++)
+		result_release(&imp->results[i]);
+	free(imp->results);
+	free(imp->run_id);
+	free(imp->label);
+	free(imp->created);
+	free(imp->tool);
+	free(imp->endpoint);
+	free(imp->model);
+	free(imp->trace_path);
+	free(imp->trace_digest);
+	free(imp->mode);
+	free(imp->params_json);
+	memset(imp, 0, sizeof(*imp));
+}
+
+int db_load_import(struct db *db, const char *path, const struct db_import *imp,
+		   const char *label, struct db_load_info *info, char *err, size_t errlen)
+{
+	struct run_header h = { 0 };
+	char *stored_label = NULL;
+	int in_tx = 0, found = 0;
+	int rc;
+
+	memset(info, 0, sizeof(*info));
+	h.run_id = imp->run_id;
+	h.label = label ? label : imp->label && *imp->label ? imp->label : imp->run_id;
+	h.created = imp->created;
+	h.tool = imp->tool;
+	h.endpoint = imp->endpoint;
+	h.model = imp->model;
+	h.trace_path = imp->trace_path;
+	h.trace_digest = imp->trace_digest;
+	h.mode = imp->mode;
+	h.params_json = (char *)imp->params_json;   /* read only: not freed here */
+	rc = db_exec(db, "BEGIN IMMEDIATE", err, errlen);
+	if (rc)
+		return rc;
+	in_tx = 1;
+	rc = db_find_run(db, h.run_id, &found, &stored_label, err, errlen);
+	if (!rc && found)
+		rc = DB_ALREADY_LOADED;
+	if (!rc)
+		rc = db_insert_run(db, &h, path, err, errlen);
+	if (!rc)
+		rc = db_insert_results(db, path, h.run_id, imp, err, errlen);
+	if (!rc)
+		rc = db_exec(db, "COMMIT", err, errlen);
+	if (!rc)
+		in_tx = 0;
+	if (in_tx)
+		db_rollback(db);
+	if (rc == DB_OK || rc == DB_ALREADY_LOADED) {
+		info->run_id = strdup(h.run_id);
+		info->label = found ? stored_label : strdup(h.label);
+		stored_label = NULL;
+		info->requests = rc == DB_OK ? imp->n : 0;
+	}
+	free(stored_label);
+	return rc;
+}

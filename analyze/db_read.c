@@ -1,0 +1,824 @@
+/*
+ * db_read.c - reading the analysis database back: runs, shards, levels,
+ * the server's metrics and every request as struct result arrays, each
+ * query through db_each_row (and into an array through db_rows_read). See
+ * db.h.
+ */
+#include "analyze/db.h"
+#include "analyze/db_sql.h"
+#include "lib/errmsg.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+#include <cjson/cJSON.h>
+
+
+/* Columns db_export_rows hands out; see its SQL. */
+#define DB_EXPORT_MAX_COLS 32
+
+/*
+ * Steps the prepared query st to its end, calling fn on each row, and
+ * finalizes it. fn returns DB_OK, DB_ERR_WORK when out of memory (the
+ * message is written here) or another error with err written; the first
+ * error stops the query.
+ */
+typedef int (*db_each_fn)(void *ctx, sqlite3_stmt *st, char *err, size_t errlen);
+
+static int db_each_row(struct db *db, sqlite3_stmt *st, db_each_fn fn, void *ctx,
+		       char *err, size_t errlen)
+{
+	int step = SQLITE_DONE, rc = DB_OK;
+
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
+		rc = fn(ctx, st, err, errlen);
+	if (rc == DB_ERR_WORK)
+		errmsg_set(err, errlen, "'%s': out of memory", db->path);
+	else if (!rc && step != SQLITE_DONE)
+		rc = db_sqlerr(db, err, errlen);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * The rows of a query read into an array, an element of 'size' bytes a
+ * row: db_rows_read gives each row a zeroed element for fill (which
+ * returns as db_each_fn's do); on any error every element read is
+ * released and the array freed. Only a query's columns and the element's
+ * type are left to each caller.
+ */
+struct db_rows {
+	size_t size;
+	int (*fill)(void *row, sqlite3_stmt *st, char *err, size_t errlen);
+	void (*release)(void *row);     /* NULL: an element owns nothing */
+};
+
+struct db_rows_read {
+	const struct db_rows *spec;
+	char *items;
+	size_t len, cap;
+};
+
+/* items (of *cap elements of 'size' bytes) with room for len + 1: the
+ * array, moved or not, or NULL when out of memory (items is kept). */
+static void *db_grow(void *items, size_t *cap, size_t len, size_t size)
+{
+	size_t ncap = *cap ? *cap * 2 : 16;
+	void *p;
+
+	if (len < *cap)
+		return items;
+	p = realloc(items, ncap * size);
+	if (p)
+		*cap = ncap;
+	return p;
+}
+
+static int db_rows_add(void *ctx, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct db_rows_read *rr = ctx;
+	size_t size = rr->spec->size;
+
+	char *p = db_grow(rr->items, &rr->cap, rr->len, size);
+
+	if (!p)
+		return DB_ERR_WORK;
+	rr->items = p;
+	memset(rr->items + rr->len * size, 0, size);
+	return rr->spec->fill(rr->items + rr->len++ * size, st, err, errlen);
+}
+
+static void db_rows_free(const struct db_rows *spec, void *items, size_t n)
+{
+	size_t i;
+
+	for (i = 0; items && spec->release && i < n; i++)
+		spec->release((char *)items + i * spec->size);
+	free(items);
+}
+
+static int db_rows_read(struct db *db, sqlite3_stmt *st, const struct db_rows *spec,
+			void **out, size_t *n, char *err, size_t errlen)
+{
+	struct db_rows_read rr = { spec, NULL, 0, 0 };
+	int rc = db_each_row(db, st, db_rows_add, &rr, err, errlen);
+
+	if (rc) {
+		db_rows_free(spec, rr.items, rr.len);
+		rr.items = NULL;
+		rr.len = 0;
+	}
+	*out = rr.items;
+	*n = rr.len;
+	return rc;
+}
+
+/* Prepares sql with ?1 bound to label. */
+static int db_query(struct db *db, const char *sql, const char *label, sqlite3_stmt **st,
+		    char *err, size_t errlen)
+{
+	int rc = db_prepare(db, sql, st, err, errlen);
+
+	if (!rc)
+		db_bind_text(*st, 1, label);
+	return rc;
+}
+
+static void db_run_release(void *row)
+{
+	struct db_run *r = row;
+
+	free(r->label);
+	free(r->endpoint);
+	free(r->model);
+	free(r->trace_digest);
+	free(r->created);
+	free(r->mode);
+	free(r->params);
+	free(r->served);
+	free(r->tags);
+	free(r->provenance);
+}
+
+static int db_run_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen);
+static const struct db_rows db_run_rows = {
+	sizeof(struct db_run), db_run_fill, db_run_release
+};
+
+void db_runs_free(struct db_run *runs, size_t n)
+{
+	db_rows_free(&db_run_rows, runs, n);
+}
+
+static int db_run_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct db_run *r = row;
+
+	(void)err, (void)errlen;
+	r->label = db_column_strdup(st, 0);
+	r->endpoint = db_column_strdup(st, 1);
+	r->model = db_column_strdup(st, 2);
+	r->trace_digest = db_column_strdup(st, 3);
+	r->files = sqlite3_column_int(st, 4);
+	r->created = db_column_strdup(st, 5);
+	r->mode = db_column_strdup(st, 6);
+	r->params = db_column_strdup(st, 7);
+	r->served = db_column_strdup(st, 8);
+	r->tags = db_column_strdup(st, 9);
+	r->provenance = db_column_strdup(st, 10);
+	return r->label ? DB_OK : DB_ERR_WORK;
+}
+
+int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
+	    char *err, size_t errlen)
+{
+	/* One row per label, described by its first results file; the model
+	 * the server said it serves and the tags from its provenance. */
+#define DB_RUNS_SQL(served, tags, prov) \
+		"SELECT r.label, r.endpoint, r.model, r.trace_digest," \
+		" (SELECT count(*) FROM runs c WHERE c.label = r.label)," \
+		" r.created, r.mode, r.params, " served ", " tags ", " prov \
+		" FROM runs r" \
+		" WHERE r.rowid = (SELECT f.rowid FROM runs f WHERE f.label = r.label" \
+		"                  ORDER BY f.created, f.rowid LIMIT 1)" \
+		"   AND (?1 IS NULL OR r.label = ?1)" \
+		" ORDER BY r.created, r.rowid"
+	const char *sql = db->version >= 8 ?
+		DB_RUNS_SQL("json_extract(r.provenance, '$.server.models[0]')",
+			    "(SELECT group_concat(t.key || '=' || t.value, ' ')"
+			    " FROM json_each(r.provenance, '$.tags') t)", "r.provenance") :
+		DB_RUNS_SQL("NULL", "NULL", "NULL");
+	sqlite3_stmt *st = NULL;
+	void *v;
+	int rc = db_query(db, sql, label, &st, err, errlen);
+
+	if (!rc)
+		rc = db_rows_read(db, st, &db_run_rows, &v, n, err, errlen);
+	if (rc)
+		return rc;
+	if (*n == 0) {
+		if (label)
+			errmsg_set(err, errlen, "no run labelled '%s' in '%s'", label, db->path);
+		else
+			errmsg_set(err, errlen, "'%s' has no runs; add some with "
+				  "'tracebench analyze load'", db->path);
+		return DB_ERR_INPUT;
+	}
+	*runs = v;
+	return DB_OK;
+}
+
+static void db_shard_release(void *row)
+{
+	struct db_shard *sh = row;
+
+	free(sh->run_id);
+	free(sh->source);
+	free(sh->shard);
+	free(sh->params);
+	free(sh->clock);
+	free(sh->lag_ms);
+}
+
+static int db_shard_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen);
+static const struct db_rows db_shard_rows = {
+	sizeof(struct db_shard), db_shard_fill, db_shard_release
+};
+
+void db_shards_free(struct db_shard *s, size_t n)
+{
+	db_rows_free(&db_shard_rows, s, n);
+}
+
+/* Reads the send lags of one results file into sh->lag_ms (ascending). */
+static int db_shard_lags(struct db *db, struct db_shard *sh, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i = 0;
+	int step, rc;
+
+	sh->lag_ms = malloc((sh->requests ? (size_t)sh->requests : 1) * sizeof(double));
+	if (!sh->lag_ms) {
+		errmsg_set(err, errlen, "'%s': out of memory", db->path);
+		return DB_ERR_WORK;
+	}
+	rc = db_prepare(db, "SELECT send_ns - sched_ns FROM requests WHERE run_id = ?1"
+			" AND warmup = 0 ORDER BY 1", &st, err, errlen);
+	if (rc)
+		return rc;
+	db_bind_text(st, 1, sh->run_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW && i < (size_t)sh->requests)
+		sh->lag_ms[i++] = (double)sqlite3_column_int64(st, 0) / 1e6;
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		rc = db_sqlerr(db, err, errlen);
+	sh->requests = (long)i;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int db_shard_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct db_shard *sh = row;
+	cJSON *params;
+
+	(void)err, (void)errlen;
+	sh->run_id = db_column_strdup(st, 0);
+	sh->source = db_column_strdup(st, 1);
+	sh->params = db_column_strdup(st, 2);
+	sh->clock = db_column_strdup(st, 3);
+	sh->requests = (long)sqlite3_column_int64(st, 4);
+	sh->first_send_ns = sqlite3_column_int64(st, 5);
+	sh->first_sched_ns = sqlite3_column_int64(st, 6);
+	sh->last_sched_ns = sqlite3_column_int64(st, 7);
+	params = sh->params ? cJSON_Parse(sh->params) : NULL;
+	if (db_params_shard(params)) {
+		sh->n = db_shard_count(db_params_shard(params), &sh->k);
+		sh->shard = sh->n ? strdup(db_params_shard(params)) : NULL;
+	}
+	cJSON_Delete(params);
+	return sh->run_id ? DB_OK : DB_ERR_WORK;
+}
+
+int db_shards(struct db *db, const char *label, int with_lags, struct db_shard **out,
+	      size_t *n, char *err, size_t errlen)
+{
+#define DB_SHARDS_SQL(clock) \
+		"SELECT r.run_id, r.source, r.params, " clock "," \
+		" (SELECT count(*) FROM requests q WHERE q.run_id = r.run_id AND q.warmup = 0)," \
+		" (SELECT min(send_ns) FROM requests q WHERE q.run_id = r.run_id AND q.warmup = 0)," \
+		" (SELECT min(sched_ns) FROM requests q WHERE q.run_id = r.run_id AND q.warmup = 0)," \
+		" (SELECT max(sched_ns) FROM requests q WHERE q.run_id = r.run_id AND q.warmup = 0)" \
+		" FROM runs r WHERE r.label = ?1 ORDER BY r.rowid"
+	const char *sql = db->version >= 3 ? DB_SHARDS_SQL("r.clock") : DB_SHARDS_SQL("NULL");
+#undef DB_SHARDS_SQL
+	struct db_shard *v;
+	sqlite3_stmt *st = NULL;
+	void *items;
+	size_t i;
+	int rc = db_query(db, sql, label, &st, err, errlen);
+
+	if (!rc)
+		rc = db_rows_read(db, st, &db_shard_rows, &items, n, err, errlen);
+	if (rc)
+		return rc;
+	v = items;
+	for (i = 0; with_lags && i < *n && !rc; i++)
+		rc = db_shard_lags(db, &v[i], err, errlen);
+	if (rc) {
+		db_shards_free(v, *n);
+		*n = 0;
+		return rc;
+	}
+	*out = v;
+	return DB_OK;
+}
+
+static int db_level_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	*(int *)row = sqlite3_column_int(st, 0);
+	return DB_OK;
+}
+
+int db_levels(struct db *db, const char *label, int **levels, size_t *n,
+	      char *err, size_t errlen)
+{
+	/* a search over rates: its levels (-1, -2, ...) in order of rate */
+	static const char sql[] =
+		"SELECT q.level FROM requests q"
+		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
+		" GROUP BY q.level ORDER BY q.level >= 0, max(q.rate), q.level";
+	static const char sql_v6[] =
+		"SELECT DISTINCT q.level FROM requests q"
+		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
+		" ORDER BY q.level";
+	static const struct db_rows spec = { sizeof(int), db_level_fill, NULL };
+	sqlite3_stmt *st = NULL;
+	void *v;
+	int rc = db_query(db, db->version >= 7 ? sql : sql_v6, label, &st, err, errlen);
+
+	if (!rc)
+		rc = db_rows_read(db, st, &spec, &v, n, err, errlen);
+	if (!rc)
+		*levels = v;
+	return rc;
+}
+
+static int db_metric_level_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct db_metric_level *l = row;
+
+	(void)err, (void)errlen;
+	l->level = sqlite3_column_int(st, 0);
+	l->scrapes = (long)sqlite3_column_int64(st, 1);
+	l->failed = (long)sqlite3_column_int64(st, 2);
+	l->bad_lines = (long)sqlite3_column_int64(st, 3);
+	srvmetric_level_init(&l->m);
+	return DB_OK;
+}
+
+/* A sample of db_metric_levels' second query, added to its level's. */
+struct metric_add {
+	struct db_metric_level *v;
+	size_t n, k;
+};
+
+static int db_metric_sample_add(void *ctx, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct metric_add *ma = ctx;
+	int level = sqlite3_column_int(st, 0);
+	const char *name = (const char *)sqlite3_column_text(st, 2);
+
+	(void)err, (void)errlen;
+	while (ma->k < ma->n && ma->v[ma->k].level < level)
+		ma->k++;
+	if (ma->k < ma->n && ma->v[ma->k].level == level && name)
+		srvmetric_level_add(&ma->v[ma->k].m, (long)sqlite3_column_int64(st, 1), name,
+				    sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN :
+				    sqlite3_column_double(st, 3));
+	return DB_OK;
+}
+
+int db_metric_levels(struct db *db, const char *label, struct db_metric_level **out,
+		     size_t *n, char *err, size_t errlen)
+{
+	static const char levels_sql[] =
+		"SELECT c.level, count(*), sum(NOT c.ok), sum(c.bad_lines) FROM metric_scrapes c"
+		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
+		" GROUP BY c.level ORDER BY c.level";
+	/* the shards of a run scrape one server: their scrapes in time order */
+	static const char samples_sql[] =
+		"SELECT c.level, c.rowid, s.name, s.value FROM metric_scrapes c"
+		" JOIN metric_samples s ON s.run_id = c.run_id AND s.scrape = c.scrape"
+		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND c.ok"
+		" ORDER BY c.level, c.t_ns, c.rowid";
+	static const struct db_rows levels = {
+		sizeof(struct db_metric_level), db_metric_level_fill, NULL
+	};
+	struct metric_add ma = { NULL, 0, 0 };
+	sqlite3_stmt *st = NULL;
+	void *v;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (db->version < 5)
+		return DB_OK;
+	rc = db_query(db, levels_sql, label, &st, err, errlen);
+	if (!rc)
+		rc = db_rows_read(db, st, &levels, &v, &ma.n, err, errlen);
+	if (rc)
+		return rc;
+	ma.v = v;
+	rc = db_query(db, samples_sql, label, &st, err, errlen);
+	if (!rc)
+		rc = db_each_row(db, st, db_metric_sample_add, &ma, err, errlen);
+	if (rc) {
+		free(ma.v);
+		return rc;
+	}
+	for (i = 0; i < ma.n; i++)
+		srvmetric_level_finish(&ma.v[i].m);
+	*out = ma.v;
+	*n = ma.n;
+	return DB_OK;
+}
+
+struct timeline {
+	struct db_metric_point *v;
+	size_t len, cap;
+	int64_t scrape;         /* of v[len - 1] */
+};
+
+/* A sample of a running, waiting or KV-cache metric, summed into its
+ * scrape's point (a new one when the scrape is). */
+static int db_timeline_add(void *ctx, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct timeline *tl = ctx;
+	const char *name = (const char *)sqlite3_column_text(st, 2);
+	int64_t id = sqlite3_column_int64(st, 1);
+	double value = sqlite3_column_double(st, 3), *slot;
+	enum srvmetric_kind kind;
+	const char *family;
+
+	(void)err, (void)errlen;
+	if (!name || sqlite3_column_type(st, 3) == SQLITE_NULL || !isfinite(value) ||
+	    srvmetric_lookup(name, &kind, &family) < 0 ||
+	    (kind != SRVMETRIC_RUNNING && kind != SRVMETRIC_WAITING && kind != SRVMETRIC_KV_USAGE))
+		return DB_OK;
+	if (!tl->len || id != tl->scrape) {
+		struct db_metric_point *p = db_grow(tl->v, &tl->cap, tl->len, sizeof(*p));
+
+		if (!p)
+			return DB_ERR_WORK;
+		tl->v = p;
+		p[tl->len].t_s = (double)sqlite3_column_int64(st, 0) / 1e9;
+		p[tl->len].running = p[tl->len].waiting = p[tl->len].kv_usage = NAN;
+		tl->len++;
+		tl->scrape = id;
+	}
+	slot = kind == SRVMETRIC_RUNNING ? &tl->v[tl->len - 1].running :
+	       kind == SRVMETRIC_WAITING ? &tl->v[tl->len - 1].waiting :
+	       &tl->v[tl->len - 1].kv_usage;
+	*slot = isnan(*slot) ? value : *slot + value;
+	return DB_OK;
+}
+
+int db_metric_timeline(struct db *db, const char *label, struct db_metric_point **out,
+		       size_t *n, char *err, size_t errlen)
+{
+	static const char sql[] =
+		"SELECT c.t_ns, c.rowid, s.name, s.value FROM metric_scrapes c"
+		" JOIN metric_samples s ON s.run_id = c.run_id AND s.scrape = c.scrape"
+		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND c.ok"
+		" ORDER BY c.t_ns, c.rowid";
+	struct timeline tl = { NULL, 0, 0, -1 };
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (db->version < 5)
+		return DB_OK;
+	rc = db_query(db, sql, label, &st, err, errlen);
+	if (!rc)
+		rc = db_each_row(db, st, db_timeline_add, &tl, err, errlen);
+	if (rc) {
+		free(tl.v);
+		return rc;
+	}
+	*out = tl.v;
+	*n = tl.len;
+	return DB_OK;
+}
+
+static int db_result_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen);
+static void db_result_release(void *row);
+static const struct db_rows db_result_rows = {
+	sizeof(struct result), db_result_fill, db_result_release
+};
+
+void db_results_free(struct result *r, size_t n)
+{
+	db_rows_free(&db_result_rows, r, n);
+}
+
+/*
+ * The array as db_itl_format writes it ("[12,340,5]": digits and commas
+ * only), parsed without cJSON: a report reads millions of them. Returns 0,
+ * or 1 when json is not in that form (then nothing is changed).
+ */
+static int db_itl_parse_fast(struct result *r, const char *json)
+{
+	const char *p = json + 1;
+	size_t n = 0, i = 0;
+	int64_t v;
+
+	if (json[0] != '[')
+		return 1;
+	for (; *p && *p != ']'; p++) {
+		if (*p == ',')
+			n++;
+		else if (*p < '0' || *p > '9')
+			return 1;
+	}
+	if (*p != ']' || p[1] || (p > json + 1 && (p[-1] == ',' || json[1] == ',')))
+		return 1;
+	if (p == json + 1)
+		return 0;
+	n++;
+	r->itl_ns = malloc(n * sizeof(*r->itl_ns));
+	if (!r->itl_ns)
+		return 1;
+	for (p = json + 1; i < n; p++) {
+		for (v = 0; *p >= '0' && *p <= '9' && v < INT64_MAX / 10000; p++)
+			v = v * 10 + (*p - '0');
+		if (*p != ',' && *p != ']') {
+			free(r->itl_ns);
+			r->itl_ns = NULL;
+			return 1;
+		}
+		r->itl_ns[i++] = v * 1000;
+	}
+	r->n_itl = n;
+	return 0;
+}
+
+/* Parses the itl_us JSON array text into r->itl_ns. Returns 0 or -1. */
+static int db_itl_parse(struct result *r, const char *json)
+{
+	cJSON *arr, *item;
+	size_t i = 0;
+	int rc = -1;
+
+	if (!json || db_itl_parse_fast(r, json) == 0)
+		return 0;
+	arr = cJSON_Parse(json);
+	if (!cJSON_IsArray(arr))
+		goto cleanup;
+	r->n_itl = (size_t)cJSON_GetArraySize(arr);
+	if (r->n_itl) {
+		r->itl_ns = malloc(r->n_itl * sizeof(*r->itl_ns));
+		if (!r->itl_ns) {
+			r->n_itl = 0;
+			goto cleanup;
+		}
+	}
+	cJSON_ArrayForEach(item, arr) {
+		if (!cJSON_IsNumber(item) || i >= r->n_itl || !r->itl_ns)
+			goto cleanup;
+		r->itl_ns[i++] = llround(item->valuedouble * 1000);   /* 12.345 us: 12345 ns */
+	}
+	rc = 0;
+cleanup:
+	cJSON_Delete(arr);
+	return rc;
+}
+
+/* Fills r (initialized) from a row of db_results' query. Returns 0 or -1. */
+static int db_row_to_result(sqlite3_stmt *st, struct result *r)
+{
+	const char *error = (const char *)sqlite3_column_text(st, 5);
+	const char *detail = (const char *)sqlite3_column_text(st, 6);
+
+	r->level = sqlite3_column_int(st, 0);
+	r->seq = (long)sqlite3_column_int64(st, 1);
+	r->trace_id = (long)sqlite3_column_int64(st, 2);
+	r->warmup = sqlite3_column_int(st, 3) != 0;
+	r->status = sqlite3_column_int(st, 4);
+	if (error) {
+		snprintf(r->error, sizeof(r->error), "%s", error);
+		if (detail && !(r->error_detail = strndup(detail, RESULT_DETAIL_MAX)))
+			return -1;
+	}
+	r->sched_ns = sqlite3_column_int64(st, 7);
+	r->send_ns = sqlite3_column_int64(st, 8);
+	r->ttft_ns = db_column_opt_int64(st, 9);
+	r->ttfa_ns = db_column_opt_int64(st, 10);
+	r->e2e_ns = sqlite3_column_int64(st, 11);
+	r->input_tokens = db_column_opt_int64(st, 12);
+	r->output_tokens = sqlite3_column_int64(st, 13);
+	r->tokens_estimated = sqlite3_column_int(st, 14) != 0;
+	r->repeat = sqlite3_column_int(st, 16);
+	r->unstreamed = sqlite3_column_int(st, 17) == 0;
+	if (sqlite3_column_count(st) > 18) {
+		const char *source = (const char *)sqlite3_column_text(st, 18);
+		const char *salt = (const char *)sqlite3_column_text(st, 21);
+
+		if (source && strcmp(source, "tokenize") == 0)
+			r->tokens_source = RESULT_TOKENS_TOKENIZE;
+		else if (source && strcmp(source, "events") == 0)
+			r->tokens_source = RESULT_TOKENS_EVENTS;
+		else if (source)
+			r->tokens_source = RESULT_TOKENS_USAGE;
+		else
+			r->tokens_source = r->tokens_estimated ? RESULT_TOKENS_EVENTS :
+					   RESULT_TOKENS_USAGE;
+		r->token_events = db_column_opt_int64(st, 19);
+		r->cached_tokens = db_column_opt_int64(st, 20);
+		if (salt)
+			snprintf(r->salt, sizeof(r->salt), "%s", salt);
+		r->new_connection = sqlite3_column_int(st, 22) != 0;
+		r->connect_ns = db_column_opt_int64(st, 23);
+		r->tls_ns = db_column_opt_int64(st, 24);
+		if (sqlite3_column_count(st) > 26) {
+			r->session = (long)db_column_opt_int64(st, 25);
+			r->turn = (long)db_column_opt_int64(st, 26);
+		}
+		if (sqlite3_column_count(st) > 27 &&
+		    sqlite3_column_type(st, 27) != SQLITE_NULL && r->level < 0)
+			r->rate = sqlite3_column_double(st, 27);
+	} else {
+		r->tokens_source = r->tokens_estimated ? RESULT_TOKENS_EVENTS : RESULT_TOKENS_USAGE;
+	}
+	return db_itl_parse(r, (const char *)sqlite3_column_text(st, 15));
+}
+
+static int db_result_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct result *r = row;
+
+	result_init(r);
+	if (db_row_to_result(st, r) != 0) {
+		errmsg_set(err, errlen, "bad itl_us in request %ld", r->seq);
+		return DB_ERR_INPUT;
+	}
+	return DB_OK;
+}
+
+static void db_result_release(void *row)
+{
+	result_release(row);
+}
+
+/* The query searches the (run_id, level) index for each results file of the
+ * label; rows come in the order they were loaded (sending order within a
+ * file), so SQLite needs no sort. Joining on runs instead scanned the whole
+ * index once per level: 7 s for a report of 1,000,000 requests. */
+int db_results(struct db *db, const char *label, int level, struct result **out,
+	       size_t *n, char *err, size_t errlen)
+{
+	/* A version 1 database has no repeat column: every request is repeat 0. */
+	/* a version 2 one has no streamed column: every request was streamed;
+	 * one before version 4 none of the columns from tokens_source on, one
+	 * before version 6 no session or turn, one before version 7 no rate. */
+#define DB_RESULTS_SQL(repeat, streamed) \
+		"SELECT q.level, q.seq, q.trace_id, q.warmup, q.status, q.error," \
+		" q.error_detail, q.sched_ns, q.send_ns, q.ttft_ns, q.ttfa_ns, q.e2e_ns," \
+		" q.input_tokens, q.output_tokens, q.tokens_estimated, q.itl_us, " repeat \
+		", " streamed " FROM requests q" \
+		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND q.level = ?2" \
+		" ORDER BY q.run_id, q.rowid"
+	const char *sql = db->version >= 7 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
+				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
+				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn, q.rate") :
+			  db->version >= 6 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
+				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
+				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn") :
+			  db->version >= 4 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
+				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
+				" q.new_connection, q.connect_ns, q.tls_ns") :
+			  db->version >= 3 ? DB_RESULTS_SQL("q.repeat", "q.streamed") :
+			  db->version >= 2 ? DB_RESULTS_SQL("q.repeat", "1") :
+			  DB_RESULTS_SQL("0", "1");
+#undef DB_RESULTS_SQL
+	sqlite3_stmt *st = NULL;
+	void *v;
+	int rc = db_query(db, sql, label, &st, err, errlen);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int(st, 2, level);
+	rc = db_rows_read(db, st, &db_result_rows, &v, n, err, errlen);
+	if (rc == DB_ERR_INPUT) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "%s", err);
+		errmsg_set(err, errlen, "'%s': run '%s': %s", db->path, label, why);
+	}
+	if (!rc)
+		*out = v;
+	return rc;
+}
+
+int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, void *ctx,
+		   char *err, size_t errlen)
+{
+	/* TPOT and the millisecond columns come from the schema's v_requests,
+	 * so the sqlite3 shell and this export agree. A database before
+	 * version 4 has none of the columns from repeat on, one before 6 no
+	 * session and turn: they export empty. */
+#define DB_EXPORT_SQL(more, gaps) \
+		"SELECT v.run, v.concurrency, v.seq, q.trace_id, v.warmup, v.status," \
+		" v.error, v.ttft_ms, v.ttfa_ms, v.e2e_ms, v.tpot_ms, v.input_tokens," \
+		" v.output_tokens, v.tokens_estimated, v.run_id, q.error_detail, " more gaps \
+		" FROM v_requests v JOIN requests q ON q.run_id = v.run_id AND q.seq = v.seq" \
+		" JOIN runs r ON r.run_id = v.run_id" \
+		" WHERE v.run = ?1" \
+		" ORDER BY r.created, v.run_id, v.seq"
+#define DB_EXPORT_V3 "q.repeat, v.sched_ms, v.send_ms, v.tokens_source, v.token_events," \
+		" v.cached_tokens, v.salt, v.new_connection, v.connect_ms, v.tls_ms"
+#define DB_EXPORT_OLD "NULL AS repeat, q.sched_ns / 1e6 AS sched_ms, q.send_ns / 1e6 AS" \
+		" send_ms, NULL AS tokens_source, NULL AS token_events, NULL AS cached_tokens," \
+		" NULL AS salt, NULL AS new_connection, NULL AS connect_ms, NULL AS tls_ms"
+#define DB_EXPORT_V6 DB_EXPORT_V3 ", q.session, q.turn"
+#define DB_EXPORT_NO_TURNS ", NULL AS session, NULL AS turn"
+	static const char *const sqls[3][2] = {
+		{ DB_EXPORT_SQL(DB_EXPORT_OLD DB_EXPORT_NO_TURNS, ""),
+		  DB_EXPORT_SQL(DB_EXPORT_OLD DB_EXPORT_NO_TURNS, ", q.itl_us") },
+		{ DB_EXPORT_SQL(DB_EXPORT_V3 DB_EXPORT_NO_TURNS, ""),
+		  DB_EXPORT_SQL(DB_EXPORT_V3 DB_EXPORT_NO_TURNS, ", q.itl_us") },
+		{ DB_EXPORT_SQL(DB_EXPORT_V6, ""), DB_EXPORT_SQL(DB_EXPORT_V6, ", q.itl_us") },
+	};
+#undef DB_EXPORT_SQL
+#undef DB_EXPORT_V3
+#undef DB_EXPORT_OLD
+#undef DB_EXPORT_V6
+#undef DB_EXPORT_NO_TURNS
+	const char *sql = sqls[db->version >= 6 ? 2 : db->version >= 4][gaps != 0];
+	const char *names[DB_EXPORT_MAX_COLS];
+	const char *cells[DB_EXPORT_MAX_COLS];
+	char num[DB_EXPORT_MAX_COLS][32];
+	sqlite3_stmt *st = NULL;
+	int ncols, i, step;
+	int rc;
+
+	rc = db_prepare(db, sql, &st, err, errlen);
+	if (rc)
+		goto cleanup;
+	ncols = sqlite3_column_count(st);
+	if (ncols > DB_EXPORT_MAX_COLS)
+		ncols = DB_EXPORT_MAX_COLS;
+	for (i = 0; i < ncols; i++)
+		names[i] = sqlite3_column_name(st, i);
+	db_bind_text(st, 1, label);
+	rc = fn(ctx, ncols, names, NULL);
+	if (rc)
+		goto cleanup;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		for (i = 0; i < ncols; i++) {
+			switch (sqlite3_column_type(st, i)) {
+			case SQLITE_NULL:
+				cells[i] = NULL;
+				break;
+			case SQLITE_FLOAT:
+				snprintf(num[i], sizeof(num[i]), "%.3f",
+					 sqlite3_column_double(st, i));
+				cells[i] = num[i];
+				break;
+			default:
+				cells[i] = (const char *)sqlite3_column_text(st, i);
+			}
+		}
+		rc = fn(ctx, ncols, names, cells);
+		if (rc)
+			goto cleanup;
+	}
+	if (step != SQLITE_DONE)
+		rc = db_sqlerr(db, err, errlen);
+cleanup:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_run_counts(struct db *db, const char *label, struct db_run_counts *out,
+		  char *err, size_t errlen)
+{
+	static const char sql[] =
+		"SELECT coalesce(sum(q.warmup = 0), 0),"
+		" coalesce(sum(q.warmup = 0 AND q.error IS NOT NULL), 0),"
+		" coalesce(sum(q.warmup != 0), 0),"
+		" (SELECT group_concat(level, ',') FROM (SELECT DISTINCT l.level FROM requests l"
+		"   JOIN runs lr USING (run_id) WHERE lr.label = ?1 ORDER BY l.level))"
+		" FROM requests q JOIN runs r USING (run_id) WHERE r.label = ?1";
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = db_prepare(db, sql, &st, err, errlen);
+	if (rc)
+		goto cleanup;
+	db_bind_text(st, 1, label);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = db_sqlerr(db, err, errlen);
+		goto cleanup;
+	}
+	out->requests = (long)sqlite3_column_int64(st, 0);
+	out->errors = (long)sqlite3_column_int64(st, 1);
+	out->warmups = (long)sqlite3_column_int64(st, 2);
+	out->levels = db_column_strdup(st, 3);
+	if (!out->levels)
+		out->levels = strdup("");
+	if (!out->levels) {
+		errmsg_set(err, errlen, "'%s': out of memory", db->path);
+		rc = DB_ERR_WORK;
+	}
+cleanup:
+	sqlite3_finalize(st);
+	return rc;
+}
