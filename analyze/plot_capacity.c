@@ -84,33 +84,20 @@ static void plot_curve_dat(FILE *f, const struct plot_data *d)
 	}
 }
 
-/*
- * The lowest level of s that fails the SLO above its capacity, or NULL:
- * where a limit shows it was the one that failed.
- */
-static const struct level_summary *plot_first_fail(const struct plot_series *s)
+/* The capacity of s: the load of its highest level meeting the SLO, or
+ * -INFINITY when none does. */
+static double plot_capacity_load(const struct plot_series *s)
 {
-	const struct level_summary *pass = NULL, *fail = NULL, *l;
+	double best = -INFINITY, x;
 	size_t k;
 
 	for (k = 0; k < s->run.n_levels; k++) {
-		double x;
-
-		l = &s->run.levels[k];
-		x = report_level_load(&s->cap, l);
-		if (isnan(x))
-			continue;
-		if (plot_verdict(s, l) == CAPACITY_PASS) {
-			if (!pass || x > report_level_load(&s->cap, pass))
-				pass = l;
-		} else if (!fail || x < report_level_load(&s->cap, fail)) {
-			fail = l;
-		}
+		x = report_level_load(&s->cap, &s->run.levels[k]);
+		if (!isnan(x) && x > best && plot_verdict(s, &s->run.levels[k]) == CAPACITY_PASS)
+			best = x;
 	}
-	return fail && (!pass || report_level_load(&s->cap, fail) >
-			report_level_load(&s->cap, pass)) ? fail : NULL;
+	return best;
 }
-
 /* The percentile of d the SLO's share judges: a level passes when about
  * that share of its requests is within the limit. */
 static double plot_at_share(const struct stats_dist *d, double share)
@@ -122,42 +109,65 @@ static double plot_at_share(const struct stats_dist *d, double share)
 	return share >= 0.9 ? d->p90 : d->p50;
 }
 
+/* The stats_dist of limit k (TTFT, E2E, TPOT, TTFA) in l. */
+static const struct stats_dist *plot_limit_dist(const struct level_summary *l, size_t k)
+{
+	const struct stats_dist *d[] = { &l->ttft, &l->e2e, &l->tpot, &l->ttfa };
+
+	return d[k];
+}
+
+/*
+ * Did limit k fail the search: is it exceeded (the level's percentile at
+ * the SLO's share above it) at some level above the capacity that does
+ * not meet the SLO? Any such level, not only the lowest: the search ends
+ * where the verdict is close, so the lowest failing level is often
+ * undecided, while the levels probed beyond it show plainly which limit
+ * the load broke.
+ */
+static int plot_limit_failed(const struct plot_series *s, size_t k, double limit)
+{
+	double cap = plot_capacity_load(s), x;
+	size_t j;
+
+	for (j = 0; j < s->run.n_levels; j++) {
+		const struct level_summary *l = &s->run.levels[j];
+		const struct stats_dist *d = plot_limit_dist(l, k);
+
+		x = report_level_load(&s->cap, l);
+		if (isnan(x) || x <= cap || plot_verdict(s, l) == CAPACITY_PASS || !d->n)
+			continue;
+		if (plot_at_share(d, s->cap.share) > limit)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * Every limit of the SLO: TTFT and E2E against their curves, and TPOT and
- * TTFA each with a P99 curve of its own; a limit the lowest failing level
- * exceeds (its percentile at the SLO's share above the limit) is drawn
- * thick and named so: the limit that failed.
+ * TTFA each with a P99 curve of its own; a limit that failed the search
+ * (plot_limit_failed) is drawn thick and named so.
  */
 static void plot_curve_limits(FILE *f, const struct plot_series *s, size_t i, size_t block)
 {
-	const struct level_summary *fail = plot_first_fail(s);
-	const struct {
-		const char *name;
-		double limit;
-		const struct stats_dist *at_fail;
-		int col;   /* the P99 curve of its own, 0: none */
-	} lim[] = {
-		{ "TTFT", s->slo.ttft_ms, fail ? &fail->ttft : NULL, 0 },
-		{ "E2E", s->slo.e2e_ms, fail ? &fail->e2e : NULL, 0 },
-		{ "TPOT", s->slo.tpot_ms, fail ? &fail->tpot : NULL, 8 },
-		{ "TTFA", s->slo.ttfa_ms, fail ? &fail->ttfa : NULL, 9 },
-	};
+	static const char *const names[] = { "TTFT", "E2E", "TPOT", "TTFA" };
+	static const int cols[] = { 0, 0, 8, 9 };   /* the P99 curve of its own, 0: none */
+	const double limits[] = { s->slo.ttft_ms, s->slo.e2e_ms, s->slo.tpot_ms, s->slo.ttfa_ms };
 	size_t k;
 
-	for (k = 0; k < sizeof(lim) / sizeof(lim[0]); k++) {
+	for (k = 0; k < 4; k++) {
 		int failed;
 
-		if (!(lim[k].limit > 0))
+		if (!(limits[k] > 0))
 			continue;
-		failed = lim[k].at_fail && lim[k].at_fail->n &&
-			 plot_at_share(lim[k].at_fail, s->cap.share) > lim[k].limit;
-		if (lim[k].col) {
+		failed = plot_limit_failed(s, k, limits[k]);
+		if (cols[k]) {
 			fprintf(f, ", \\\n     'load_curve.dat' index %zu using 1:%d with linespoints "
-				"lc %zu dt %zu pt %zu title ", block, lim[k].col, i + 1, k + 2, k + 2);
+				"lc %zu dt %zu pt %zu title ", block, cols[k], i + 1, k + 2, k + 2);
 			plot_put_gp_title(f, "", s->label, k == 2 ? ": P99 TPOT" : ": P99 TTFA");
 		}
 		fprintf(f, ", \\\n     %.3f with lines lc %zu dt %zu lw %d title 'SLO %s %g ms%s'",
-			lim[k].limit, i + 1, k + 4, failed ? 3 : 1, lim[k].name, lim[k].limit,
+			limits[k], i + 1, k + 4, failed ? 3 : 1, names[k], limits[k],
 			failed ? " (exceeded where the search failed)" : "");
 	}
 }

@@ -97,7 +97,18 @@ check "compare's gate fails on the slower side (exit 1)" test $? -eq 1
 check "compare pairs the requests by trace id" grep -q "requests paired by trace id" "$WORK/cmp"
 check "and measures the noise block by block" \
 	grep -q "Run-to-run noise: an A/B run's 2 interleaved blocks, paired block by block" "$WORK/cmp"
-check "TTFT P50 is slower at both levels" test "$(grep -Ec '^ *[12] +TTFT +P50 .* slower$' "$WORK/cmp")" -eq 2
+# 30 ms against 20: slower at both levels on a quiet host. With two blocks
+# a busy host's stalls between them widen the interval past the
+# threshold, and "inconclusive" is then the right answer: make test checks
+# that no level is called faster or the same and both changes are
+# increases; the verdict itself is the timing tier's.
+if [ -n "$TIMING" ]; then
+	check "TTFT P50 is slower at both levels" \
+		test "$(grep -Ec '^ *[12] +TTFT +P50 .* slower$' "$WORK/cmp")" -eq 2
+else
+	check "TTFT P50 rose at both levels, never called faster or the same (slower: timing tier)" \
+		test "$(grep -Ec '^ *[12] +TTFT +P50 +[0-9.]+ +[0-9.]+ +\+[0-9.]+% .*(slower|inconclusive)$' "$WORK/cmp")" -eq 2
+fi
 check "no warning: same trace, same params" sh -c "! grep -q warning '$WORK/cmp' '$WORK/cmp.err'"
 check "the regression line names metric, statistic and level" \
 	grep -Eq "regression: TTFT P50 at C=[12] \+[0-9.]+% \[\+[0-9.]+, \+[0-9.]+\] > 5%" "$WORK/cmp.err"

@@ -344,7 +344,7 @@ TEST(analyze_export_formats_and_gaps)
 	free(err);
 	CHECK_EQ_INT(harness_run_parse(parse_report, &o, (const char *[]){ "report", "--db", "x.db",
 		     "-f", "jsonl", NULL }, &err), CLI_EXIT_USAGE);
-	CHECK(one_line_with(err, "report writes text, markdown, csv, json or html"));
+	CHECK(one_line_with(err, "report writes text, markdown, csv, json, latex or html"));
 	free(err);
 }
 
