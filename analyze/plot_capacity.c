@@ -84,20 +84,33 @@ static void plot_curve_dat(FILE *f, const struct plot_data *d)
 	}
 }
 
-/* The capacity of s: the load of its highest level meeting the SLO, or
- * -INFINITY when none does. */
-static double plot_capacity_load(const struct plot_series *s)
+/*
+ * The bracket of s's search: *pass its highest level meeting the SLO (the
+ * capacity), *fail its lowest level that does not; either NULL when there
+ * is none.
+ */
+static void plot_bracket(const struct plot_series *s, const struct level_summary **pass,
+			 const struct level_summary **fail)
 {
-	double best = -INFINITY, x;
+	const struct level_summary *l;
 	size_t k;
+	double x;
 
+	*pass = *fail = NULL;
 	for (k = 0; k < s->run.n_levels; k++) {
-		x = report_level_load(&s->cap, &s->run.levels[k]);
-		if (!isnan(x) && x > best && plot_verdict(s, &s->run.levels[k]) == CAPACITY_PASS)
-			best = x;
+		l = &s->run.levels[k];
+		x = report_level_load(&s->cap, l);
+		if (isnan(x))
+			continue;
+		if (plot_verdict(s, l) == CAPACITY_PASS) {
+			if (!*pass || x > report_level_load(&s->cap, *pass))
+				*pass = l;
+		} else if (!*fail || x < report_level_load(&s->cap, *fail)) {
+			*fail = l;
+		}
 	}
-	return best;
 }
+
 /* The percentile of d the SLO's share judges: a level passes when about
  * that share of its requests is within the limit. */
 static double plot_at_share(const struct stats_dist *d, double share)
@@ -127,8 +140,12 @@ static const struct stats_dist *plot_limit_dist(const struct level_summary *l, s
  */
 static int plot_limit_failed(const struct plot_series *s, size_t k, double limit)
 {
-	double cap = plot_capacity_load(s), x;
+	const struct level_summary *pass, *fail;
+	double cap, x;
 	size_t j;
+
+	plot_bracket(s, &pass, &fail);
+	cap = pass ? report_level_load(&s->cap, pass) : -INFINITY;
 
 	for (j = 0; j < s->run.n_levels; j++) {
 		const struct level_summary *l = &s->run.levels[j];
@@ -179,7 +196,7 @@ static void plot_curve_limits(FILE *f, const struct plot_series *s, size_t i, si
  */
 static void plot_curve_gp(FILE *f, const struct plot_data *d)
 {
-	size_t i, k, block = 0;
+	size_t i, block = 0;
 	int first = 1, marks = 0;
 
 	plot_preamble(f, d, "load_curve", "latency against achieved load, capacity marked");
@@ -191,24 +208,12 @@ static void plot_curve_gp(FILE *f, const struct plot_data *d)
 	      "set key below\n", f);
 	for (i = 0; i < d->n_series; i++) {
 		const struct plot_series *s = &d->series[i];
-		const struct level_summary *pass = NULL, *fail = NULL, *l;
-		double x;
+		const struct level_summary *pass, *fail;
 		char name[48];
 
 		if (!s->is_cap)
 			continue;
-		for (k = 0; k < s->run.n_levels; k++) {
-			l = &s->run.levels[k];
-			x = report_level_load(&s->cap, l);
-			if (isnan(x))
-				continue;
-			if (plot_verdict(s, l) == CAPACITY_PASS &&
-			    (!pass || x > report_level_load(&s->cap, pass)))
-				pass = l;
-			else if (plot_verdict(s, l) != CAPACITY_PASS &&
-				 (!fail || x < report_level_load(&s->cap, fail)))
-				fail = l;
-		}
+		plot_bracket(s, &pass, &fail);
 		if (pass && !isnan(plot_level_rps(pass))) {
 			marks++;
 			fprintf(f, "set arrow %d from %.4f, graph 0 to %.4f, graph 1 nohead lc %zu lw 2\n"
