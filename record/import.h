@@ -33,7 +33,6 @@ int import_format_parse(const char *s, enum import_format *out);
 /* The name of a format, for the trace's header. */
 const char *import_format_name(enum import_format f);
 
-/* argv[0] is "import". Returns the exit status (lib/cli.h). */
 /* record import; the strings point into argv. */
 struct record_import_options {
 	enum import_format format;

@@ -1,6 +1,6 @@
 /*
  * fuzz_import_csv.c - libFuzzer target for the CSV importers: record/csv.c
- * on its own, and `record import --format azure|burstgpt` (record/import.c)
+ * on its own, and `record import --format azure|burstgpt` (record/import_csv.c)
  * end to end, the input written to a scratch file as import reads a path.
  *
  * Byte 0 picks the mode:

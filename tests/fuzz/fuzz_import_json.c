@@ -1,9 +1,10 @@
 /*
  * fuzz_import_json.c - libFuzzer target for the JSON importers,
- * `record import --format mooncake|sharegpt` (record/import.c), end to
- * end: the input is written to a scratch file (import reads a path) and
- * the trace written to another. Byte 0 picks the format. Import must exit
- * 0 (rows imported) or 2 (input error), never crash or leak.
+ * `record import --format mooncake|sharegpt` (record/import_mooncake.c,
+ * record/import_sharegpt.c), end to end: the input is written to a scratch
+ * file (import reads a path) and the trace written to another. Byte 0
+ * picks the format. Import must exit 0 (rows imported) or 2 (input
+ * error), never crash or leak.
  */
 #include "fuzz_util.h"
 #include "record/record.h"
