@@ -28,7 +28,7 @@
  * 2 (no runs.clock, no requests.streamed), 3 (no token source, cached
  * tokens, salt or connection times), 4 (no metrics tables) and 5 (no
  * requests.session or requests.turn). */
-#define DB_SCHEMA_VERSION 8
+#define DB_SCHEMA_VERSION 9
 
 /* Suggested size of the 'err' buffers below. */
 #define DB_ERRLEN 1024

@@ -143,11 +143,11 @@ TEST(newer_schema_is_refused)
 
 	db_close(db);
 	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
-	CHECK_EQ_INT(sqlite3_exec(s, "PRAGMA user_version = 9", NULL, NULL, NULL), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_exec(s, "PRAGMA user_version = 10", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(s);
 	db = NULL;
 	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_ERR_INPUT);
-	CHECK(strstr(err, "schema version 9, newer than this tracebench knows (8)") != NULL);
+	CHECK(strstr(err, "schema version 10, newer than this tracebench knows (9)") != NULL);
 	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_ERR_INPUT);
 	CHECK_EQ_INT(db_open(path_of("missing.db"), DB_READ, &db, err, sizeof(err)),
 		     DB_ERR_INPUT);
@@ -212,7 +212,9 @@ TEST(version_1_database_reads_and_migrates)
 					" repeat = 0 AND streamed = 1), sum(tokens_source = 'usage'),"
 					" sum(new_connection), count(cached_tokens),"
 					" count(session) + count(turn) + count(rate),"
-					" (SELECT count(provenance) FROM runs) FROM requests",
+					" (SELECT count(provenance) FROM runs),"
+					" count(server_timings) + count(server_prefill_ns),"
+					" (SELECT count(rest_ttft_ms) FROM v_requests) FROM requests",
 					-1, &st, NULL), SQLITE_OK);
 	CHECK_EQ_INT(sqlite3_step(st), SQLITE_ROW);
 	CHECK_EQ_INT(sqlite3_column_int(st, 0), DB_SCHEMA_VERSION);
@@ -223,6 +225,8 @@ TEST(version_1_database_reads_and_migrates)
 	CHECK_EQ_INT(sqlite3_column_int(st, 5), 0);
 	CHECK_EQ_INT(sqlite3_column_int(st, 6), 0);     /* in no session, of no rate level */
 	CHECK_EQ_INT(sqlite3_column_int(st, 7), 0);     /* a run of version 1 has no provenance */
+	CHECK_EQ_INT(sqlite3_column_int(st, 8), 0);     /* ... nor the server's timings */
+	CHECK_EQ_INT(sqlite3_column_int(st, 9), 0);
 	sqlite3_finalize(st);
 	sqlite3_close(s);
 	CHECK_EQ_INT(count_rows(path, "metric_scrapes"), 0);
