@@ -14,13 +14,15 @@
  * prefix). The rest of the line is the header's value (by header: empty,
  * no header) or the body (by prefix).
  *
- * Every record must be one replay reads back the same (trace.c), with
- * session and turn both set or both unset and a think time from 0 to a
- * day, 0 for a turn 0; a turn's session must be its header value's
- * (by header) or its conversation a continuation of the turn before,
- * message by message (by prefix); and, taken in arrival order, the
- * records must be sessions replay accepts whole (replay/session.c). A
- * broken rule aborts.
+ * A record is checked when it is final, as the proxy writes it: by
+ * header when its request ends, by prefix on arrival. It must be one
+ * replay reads back the same (trace.c), with session and turn both set or
+ * both unset and a think time from 0 to a day, 0 for a turn 0; a turn's
+ * session must be its header value's (by header) or its conversation a
+ * continuation of the turn before, message by message (by prefix); and
+ * the records, in the order the proxy writes them (by header: as their
+ * requests end), must be sessions replay accepts whole
+ * (replay/session.c). A broken rule aborts.
  */
 #include "record/session_join.h"
 #include "replay/session.h"
@@ -40,10 +42,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define HEADER       "X-Session-Id"
 #define NS_PER_S     1000000000LL
 
-/* What one request joined as, and what its session rule compares. */
+/* One request: its record, and what its session rule compares. */
 struct seen {
-	long session, turn;
-	int64_t think_ns;
+	struct trace_request t;
+	long session, turn;    /* once final: by prefix at arrival, by header at its end */
+	int final;
+	int eligible;          /* a request a session may take */
 	int in_flight;
 	struct session_turn turn_state;
 	char *key;             /* by header: the value's first bytes told apart */
@@ -62,6 +66,7 @@ static void seen_release(struct seen *s)
 {
 	size_t i;
 
+	trace_request_release(&s->t);
 	free(s->key);
 	for (i = 0; i < s->n_msgs; i++)
 		cJSON_free(s->msgs[i]);
@@ -116,11 +121,11 @@ static void check_reads_back(const struct trace_request *t, long i)
 	cJSON_Delete(parsed);
 }
 
-/* The rules a joined request keeps whichever way it was joined. */
-static void check_turn(const struct trace_request *t, const struct seen *all, long i,
-		       int eligible)
+/* The rules a record keeps whichever way it was joined. */
+static void check_turn(const struct seen *all, long n, long i)
 {
 	const struct seen *s = &all[i];
+	const struct trace_request *t = &s->t;
 	long k;
 
 	if ((t->session < 0) != (t->turn < 0))
@@ -130,18 +135,19 @@ static void check_turn(const struct trace_request *t, const struct seen *all, lo
 			fail("a think time outside sessions", i);
 		return;
 	}
-	if (!eligible)
+	if (!s->eligible)
 		fail("a request no session takes in one", i);
 	if (t->session > INT32_MAX || t->think_ns < 0 || t->think_ns > TRACE_MAX_THINK_NS ||
 	    (t->turn == 0 && t->think_ns))
 		fail("a session id or think time out of range", i);
 	if (t->turn == 0)
 		return;
-	/* turn k > 0: its session's turn k - 1 came before it */
-	for (k = i - 1; k >= 0; k--)
-		if (all[k].session == t->session && all[k].turn == t->turn - 1)
+	/* turn k > 0: its session's turn k - 1 is final already */
+	for (k = 0; k < n; k++)
+		if (k != i && all[k].final && all[k].session == t->session &&
+		    all[k].turn == t->turn - 1)
 			break;
-	if (k < 0)
+	if (k == n)
 		fail("a turn whose turn before is nowhere", i);
 	if (s->key && (!all[k].key || strcmp(s->key, all[k].key) != 0))
 		fail("a turn of another header value's session", i);
@@ -156,15 +162,58 @@ static void check_turn(const struct trace_request *t, const struct seen *all, lo
 	}
 }
 
-/* Ends the in-flight request at which (oldest or newest) at now. */
-static void end_one(struct seen *all, long n, int newest, int64_t now)
+/* The keys of the records in the order replay reads them. */
+struct written {
+	struct session_key keys[MAX_REQUESTS];
+	size_t n;
+};
+
+static void add_key(struct written *w, const struct seen *s, long i)
+{
+	w->keys[w->n].session = s->t.session;
+	w->keys[w->n].turn = s->t.turn;
+	w->keys[w->n].think_ns = s->t.think_ns;
+	w->keys[w->n].lineno = (size_t)i + 1;
+	w->n++;
+}
+
+/* Request i's turn is final: checks its record. */
+static void finalize(struct seen *all, long n, long i)
+{
+	all[i].session = all[i].t.session;
+	all[i].turn = all[i].t.turn;
+	check_turn(all, n, i);
+	all[i].final = 1;
+	check_reads_back(&all[i].t, i);
+}
+
+/*
+ * Ends request i at now, as the proxy does when its response ends: by
+ * header its turn is numbered then, and the record is written. By prefix
+ * the turn was final on arrival, and the record's place in the file is
+ * taken as its arrival: a turn continues one that has ended (its answer
+ * is in it), but for a client making an answer up before it came.
+ */
+static void end_request(struct seen *all, long n, long i, int by_header, int64_t now,
+			struct written *w)
+{
+	session_join_end(&all[i].turn_state, &all[i].t, now);
+	all[i].in_flight = 0;
+	if (by_header) {
+		finalize(all, n, i);
+		add_key(w, &all[i], i);
+	}
+}
+
+/* Ends the in-flight request at which end (oldest or newest). */
+static void end_one(struct seen *all, long n, int newest, int by_header, int64_t now,
+		    struct written *w)
 {
 	long i;
 
 	for (i = newest ? n - 1 : 0; i >= 0 && i < n; i += newest ? -1 : 1) {
 		if (all[i].in_flight) {
-			session_join_end(&all[i].turn_state, now);
-			all[i].in_flight = 0;
+			end_request(all, n, i, by_header, now, w);
 			return;
 		}
 	}
@@ -184,7 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		TRACE_MAX_THINK_NS - NS_PER_S, TRACE_MAX_THINK_NS + 1, 31 * 86400LL * NS_PER_S,
 	};
 	static struct seen all[MAX_REQUESTS];
-	struct session_key keys[MAX_REQUESTS];
+	static struct written w;
 	struct session_set set;
 	struct session_join j;
 	const char *p, *end = (const char *)data + size;
@@ -198,83 +247,80 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (session_join_init(&j, by_header ? HEADER : NULL, !by_header) < 0)
 		return 0;
 	memset(all, 0, sizeof(all));
+	w.n = 0;
 	for (p = (const char *)data + 1; p < end && n < MAX_REQUESTS; n++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = (size_t)((nl ? nl : end) - p), rest = len ? len - 1 : 0;
 		unsigned ctl = len ? (unsigned char)p[0] : 0;
-		int other = (ctl & 0x40) != 0, eligible;
+		int other = (ctl & 0x40) != 0;
 		struct evhttp_request *req = evhttp_request_new(NULL, NULL);
-		struct trace_request t;
+		struct seen *s = &all[n];
+		struct trace_request *t = &s->t;
 		unsigned e;
 
 		if (!req)
 			break;
 		for (e = 0; e < (ctl & 3); e++)
-			end_one(all, n, (ctl & 4) != 0, now);
+			end_one(all, n, (ctl & 4) != 0, by_header, now, &w);
 		now += steps[(ctl >> 3) & 7];
-		trace_request_init(&t);
-		t.method = strdup("POST");
-		t.id = n;
+		trace_request_init(t);
+		t->method = strdup("POST");
+		t->id = n;
 		if (by_header) {
 			char *v = strndup(p + (len ? 1 : 0), rest);
 
-			t.kind = other ? TRACE_KIND_OTHER : TRACE_KIND_CHAT;
-			t.path = strdup(other ? "/v1/responses" : "/v1/chat/completions");
-			t.body = strdup("{}");
-			t.body_len = 2;
+			t->kind = other ? TRACE_KIND_OTHER : TRACE_KIND_CHAT;
+			t->path = strdup(other ? "/v1/responses" : "/v1/chat/completions");
+			t->body = strdup("{}");
+			t->body_len = 2;
 			/* evhttp keeps no value with CR or LF; one with a NUL
 			 * reaches the proxy cut there, as here */
-			eligible = !other && v && *v &&
-				   evhttp_add_header(evhttp_request_get_input_headers(req), HEADER, v) == 0;
-			if (eligible)
-				all[n].key = strndup(v, SESSION_JOIN_KEY_MAX);
+			s->eligible = !other && v && *v &&
+				      evhttp_add_header(evhttp_request_get_input_headers(req), HEADER,
+							v) == 0;
+			if (s->eligible)
+				s->key = strndup(v, SESSION_JOIN_KEY_MAX);
 			free(v);
 		} else {
-			t.kind = other ? TRACE_KIND_COMPLETIONS : TRACE_KIND_CHAT;
-			t.path = strdup(other ? "/v1/completions" : "/v1/chat/completions");
-			t.body = malloc(rest + 1);
-			if (t.body) {
-				memcpy(t.body, p + (len ? 1 : 0), rest);
-				t.body[rest] = '\0';
-				t.body_len = rest;
+			t->kind = other ? TRACE_KIND_COMPLETIONS : TRACE_KIND_CHAT;
+			t->path = strdup(other ? "/v1/completions" : "/v1/chat/completions");
+			t->body = malloc(rest + 1);
+			if (t->body) {
+				memcpy(t->body, p + (len ? 1 : 0), rest);
+				t->body[rest] = '\0';
+				t->body_len = rest;
 			}
-			if (!other && t.body)
-				read_messages(&all[n], t.body, t.body_len);
-			eligible = all[n].msgs != NULL;
+			if (!other && t->body)
+				read_messages(s, t->body, t->body_len);
+			s->eligible = s->msgs != NULL;
 		}
-		if (!t.method || !t.path || !t.body ||
-		    session_join(&j, evhttp_request_get_input_headers(req), &t, now,
-				 &all[n].turn_state) < 0) {
-			trace_request_release(&t);
+		if (!t->method || !t->path || !t->body ||
+		    session_join(&j, evhttp_request_get_input_headers(req), t, now,
+				 &s->turn_state) < 0) {
 			evhttp_request_free(req);
-			seen_release(&all[n]);
+			seen_release(s);
+			memset(s, 0, sizeof(*s));
 			break;          /* out of memory: no verdict */
 		}
-		all[n].session = t.session;
-		all[n].turn = t.turn;
-		all[n].think_ns = t.think_ns;
-		all[n].in_flight = 1;
-		check_turn(&t, all, n, eligible);
-		check_reads_back(&t, n);
-		keys[n].session = t.session;
-		keys[n].turn = t.turn;
-		keys[n].think_ns = t.think_ns;
-		keys[n].lineno = (size_t)n + 1;
-		trace_request_release(&t);
 		evhttp_request_free(req);
+		s->in_flight = 1;
+		if (!by_header) {
+			finalize(all, n + 1, n);
+			add_key(&w, s, n);
+		}
 		p += len + 1;
 	}
-	/* in arrival order, every session is one replay takes whole */
-	if (session_set_build(&set, keys, (size_t)n, session_refused, NULL) == 0) {
+	for (i = 0; i < n; i++)
+		if (all[i].in_flight)
+			end_request(all, n, i, by_header, now, &w);
+	/* as written, every session is one replay takes whole */
+	if (session_set_build(&set, w.keys, w.n, session_refused, NULL) == 0) {
 		if (set.skipped)
 			fail("replay refuses a session", -1);
 		session_set_release(&set);
 	}
-	for (i = 0; i < n; i++) {
-		if (all[i].in_flight)
-			session_join_end(&all[i].turn_state, now);
+	for (i = 0; i < n; i++)
 		seen_release(&all[i]);
-	}
 	session_join_release(&j);
 	return 0;
 }
