@@ -211,7 +211,7 @@ check "plot and report of a run without sessions: no TTFT by turn, no sessions l
 	"test -e '$WORK/plain-plots/latency_ttft.dat' && test ! -e '$WORK/plain-plots/ttft_by_turn.dat' &&
 	 ! $TB analyze report --db '$WORK/s.db' --run plain | grep -q '^sessions'"
 
-# record proxy --session-header: turns numbered as they arrive, think time observed.
+# record proxy --session-header: turns numbered as they end, think time observed.
 start_proxy "$WORK/cap.jsonl.gz" -q --session-header X-Session-ID
 post() {   # post SESSION-HEADER-OR-EMPTY MESSAGES-JSON
 	curl -sS -o /dev/null ${1:+-H "X-Session-ID: $1"} -H 'Content-Type: application/json' \
@@ -236,3 +236,24 @@ check "proxy's capture replays as sessions (alpha's two turns, beta's, the lone 
 	test "$(fields "$WORK/cap-run.jsonl.gz" session turn | sort | tr '\n' ',')" = "- -,0 0,0 1,1 0,"
 check "proxy: the header is of trace version 2 and names the session header" sh -c \
 	"zcat '$WORK/cap.jsonl.gz' | head -1 | grep '\"version\":2,' | grep -q '\"session_header\":\"X-Session-ID\"'"
+
+# A turn sent while the one before it still streams, and ending first, is
+# written first as turn 0: turns are numbered in the order the proxy writes
+# them, the order replay reads them in (it skipped the session before).
+start_proxy "$WORK/cap2.jsonl.gz" -q --session-header X-Session-ID
+curl -sS -o /dev/null -H "X-Session-ID: agent" -H 'Content-Type: application/json' \
+	-d '{"model":"mock","max_tokens":300,"stream":true,"messages":[{"role":"user","content":"long"}]}' \
+	"$PROXY/v1/chat/completions" &
+slow=$!
+sleep 0.1
+post agent '[{"role":"user","content":"short"}]'
+wait $slow
+stop_proxy
+fields "$WORK/cap2.jsonl.gz" session turn | tr '\n' ',' >"$WORK/cap2"
+check "proxy: the turn that ended first is written first, as turn 0; the other as turn 1" sh -c \
+	"test \"\$(cat '$WORK/cap2')\" = '0 0,0 1,' && zcat '$WORK/cap2.jsonl.gz' | sed -n 2p | grep -q short"
+tb replay -e "$ENDPOINT" -c 1 -n 1 --warmup 0 --quiet -o "$WORK/cap2-run.jsonl.gz" \
+	"$WORK/cap2.jsonl.gz" >/dev/null 2>"$WORK/cap2-run.err"
+check "replay takes that session whole: its two turns, no session skipped" sh -c \
+	"! grep -q skipped '$WORK/cap2-run.err' &&
+	 test \"\$(zcat '$WORK/cap2-run.jsonl.gz' | grep -c '\"session\":0,\"turn\":[01],')\" -eq 2"
