@@ -104,6 +104,17 @@ check "export has the server's timings and the rests" \
 check "... with their values" \
 	test "$(csv_field "$WORK/e.csv" server_timings 2)" = vllm -a -n "$(csv_field "$WORK/e.csv" rest_ttft_ms 2)"
 
+# compare: where the change of TTFT went. From vLLM's shape to llama.cpp's
+# the queue leaves the server's account and shows as rest.
+tb analyze compare --db "$WORK/d.db" vllm llama >"$WORK/cmp.txt" 2>/dev/null
+row=$(grep -A4 '^where the TTFT change went' "$WORK/cmp.txt" | grep '^  64 ')
+check "compare: a row of C=64's TTFT change by part ($row)" test -n "$row"
+check "... the queue unknown after (llama.cpp has none): no change given" \
+	test "$(echo "$row" | awk '{ print $5 }')" = "-"
+check "... the rest up by the queue (over 100 ms)" within "$(echo "$row" | awk '{ print $7 }')" 100 1e9
+check "... the prefill much the same: under a tenth of the rest's change" \
+	sh -c "echo '$row' | awk '{ p = \$6 < 0 ? -\$6 : \$6; exit !(p < \$7 / 10) }'"
+
 # record proxy keeps them with the capture's outcome; a server that sends
 # none leaves no trace of them, and no section in the report
 start_mock --ttft-ms 5 --itl-ms 1 --timings llama
