@@ -193,6 +193,11 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	/* 7 -> 8: a run's provenance; the runs before have none. */
 	if (!rc && version >= 1 && version < 8)
 		rc = db_exec(db, "ALTER TABLE runs ADD COLUMN provenance TEXT", err, errlen);
+	/* 9 -> 10: where a scrape stands against its level (replay's scrapes
+	 * at a level's start and end); the scrapes before say nothing. The
+	 * table came with version 5: an older database gets it whole below. */
+	if (!rc && version >= 5 && version < 10)
+		rc = db_exec(db, "ALTER TABLE metric_scrapes ADD COLUMN at TEXT", err, errlen);
 	/* The views hold no data: recreate them, so they follow this build's SQL. */
 	if (!rc)
 		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",

@@ -1,4 +1,4 @@
--- tracebench.sql - the analysis database, schema version 8.
+-- tracebench.sql - the analysis database, schema version 10.
 -- Version 2 added requests.repeat (replay --repeat), version 3 runs.clock
 -- (the host and clock of a shard) and requests.streamed (a whole JSON body,
 -- not SSE), version 4 where output tokens came from, the token events, the
@@ -7,14 +7,16 @@
 -- --metrics-url), version 6 requests.session and requests.turn (a turn of
 -- a session), version 7 requests.rate (the offered rate of a rate level,
 -- replay --find-capacity=rate), version 8 runs.provenance (the command,
--- build, host, tags and server of a run); analyze/db.c migrates an older database when it opens it for
--- writing, and reads one as is.
+-- build, host, tags and server of a run), version 10 metric_scrapes.at
+-- (a scrape at a level's start or end, or between levels); analyze/db.c
+-- migrates an older database when it opens it for writing, and reads one
+-- as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
 -- Plain SQL only: the sqlite3 shell can query everything here.
 
 -- Applied by analyze only after it has checked that the database is not of
 -- a newer version (analyze/db.c), so this never downgrades one.
-PRAGMA user_version = 8;
+PRAGMA user_version = 10;
 
 CREATE TABLE IF NOT EXISTS runs (
 	run_id       TEXT PRIMARY KEY,
@@ -83,6 +85,8 @@ CREATE TABLE IF NOT EXISTS metric_scrapes (
 	error      TEXT,
 	bad_lines  INTEGER NOT NULL DEFAULT 0,
 	first_bad  TEXT,
+	at         TEXT,                      -- 'level_start', 'level_end', 'between'; NULL:
+	                                      -- an interval scrape inside the level
 	PRIMARY KEY (run_id, scrape)
 );
 
