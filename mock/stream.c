@@ -548,6 +548,7 @@ static void stream_finish(struct mock_stream *s)
 		s->srv->count.success_stop++;
 	else
 		s->srv->count.success_length++;
+	mock_observe(s->srv, s, clock_now_ns());
 	if (!s->stream) {
 		httpserver_forget_conn(s->req, MOCK_TIMEOUT_S);  /* as in stream_end() */
 		stream_reply_whole(s);
@@ -621,6 +622,8 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 	}
 	if (s->stream && stream_fault(s))
 		return;
+	if (!s->first_ns)
+		s->first_ns = clock_now_ns();
 	if (s->stream) {
 		long per = srv->opt.tokens_per_event, c;
 
@@ -851,6 +854,7 @@ void stream_start(struct mock_server *srv, struct evhttp_request *req,
 	struct evhttp_connection *conn = evhttp_request_get_connection(req);
 	const struct mock_options *o = &srv->opt;
 	struct mock_stream *s;
+	int64_t arrived_ns = arrival_ns;       /* arrival_ns moves past a stall */
 
 	if (srv->requests++ == 0)
 		srv->first_arrival_ns = arrival_ns;
@@ -876,6 +880,7 @@ void stream_start(struct mock_server *srv, struct evhttp_request *req,
 	srv->streams = s;
 	srv->active++;
 	s->admit_ns = arrival_ns;
+	s->arrival_ns = arrived_ns;
 	srv->count.prompt_tokens += (unsigned long long)r->prompt_tokens;
 
 	/* Prefill: the uncached prompt tokens cost --prefill-us-per-token each. */
