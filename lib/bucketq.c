@@ -24,15 +24,16 @@ static int bucketq_check(const double *le, const double *cum, size_t n)
 	}
 	if (!isinf(le[n - 1]) || le[n - 1] < 0)
 		return BUCKETQ_NO_INF;
-	if (isinf(le[n - 2]))
-		return BUCKETQ_BAD_BOUNDS;     /* only the last may be +Inf */
+	for (i = 0; i < n - 1; i++)
+		if (!isfinite(le[i]))
+			return BUCKETQ_BAD_BOUNDS;  /* only the last may be infinite */
 	return 0;
 }
 
 int bucketq_quantile(const double *le, const double *cum, size_t n, double q,
 		     struct bucketq_estimate *out)
 {
-	double total, rank, below, lo;
+	double total, rank, below, lo, f, v;
 	size_t i;
 	int rc;
 
@@ -61,7 +62,11 @@ int bucketq_quantile(const double *le, const double *cum, size_t n, double q,
 	}
 	lo = i ? le[i - 1] : 0;
 	below = i ? cum[i - 1] : 0;
-	out->value = lo + (le[i] - lo) * (rank - below) / (cum[i] - below);
+	f = (rank - below) / (cum[i] - below);
+	/* weighted, not lo + (hi - lo) * f: hi - lo overflows for bounds a
+	 * hostile server sets at +-1e308; kept inside the bucket */
+	v = lo * (1 - f) + le[i] * f;
+	out->value = v < lo ? lo : v > le[i] ? le[i] : v;
 	out->lo = lo;
 	out->hi = le[i];
 	out->count = total;

@@ -26,7 +26,8 @@
 /* bucketq_quantile's refusals; bucketq_strerror names them. */
 #define BUCKETQ_EMPTY          (-1)   /* no observation in the buckets */
 #define BUCKETQ_NO_INF         (-2)   /* the last bound is not +Inf */
-#define BUCKETQ_BAD_BOUNDS     (-3)   /* fewer than two, NaN, or not rising */
+#define BUCKETQ_BAD_BOUNDS     (-3)   /* fewer than two, NaN, infinite before
+				       * the last, or not rising */
 #define BUCKETQ_NOT_MONOTONIC  (-4)   /* a count below the one before it */
 #define BUCKETQ_BAD_COUNT      (-5)   /* a count negative or not finite */
 #define BUCKETQ_BAD_Q          (-6)   /* q outside [0, 1] */

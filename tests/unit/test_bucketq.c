@@ -114,6 +114,7 @@ TEST(hostile_buckets_refused)
 	static const double no_inf_le[] = { 0.05, 0.1, 1 };
 	static const double nan_le[] = { 0.05, NAN, INFINITY };
 	static const double two_inf_le[] = { 0.05, INFINITY, INFINITY };
+	static const double minus_inf_le[] = { -INFINITY, -1e308, INFINITY };
 	static const double ok[] = { 0, 0, 0, 10, 60, 90, 95, 100, 100 };
 	struct bucketq_estimate e;
 
@@ -125,6 +126,15 @@ TEST(hostile_buckets_refused)
 	CHECK_EQ_INT(bucketq_quantile(no_inf_le, three, 3, 0.5, &e), BUCKETQ_NO_INF);
 	CHECK_EQ_INT(bucketq_quantile(nan_le, three, 3, 0.5, &e), BUCKETQ_BAD_BOUNDS);
 	CHECK_EQ_INT(bucketq_quantile(two_inf_le, three, 3, 0.5, &e), BUCKETQ_BAD_BOUNDS);
+	/* found by fuzz_prom: a -Inf bound made the interpolation NaN */
+	CHECK_EQ_INT(bucketq_quantile(minus_inf_le, three, 3, 0.5, &e), BUCKETQ_BAD_BOUNDS);
+	{
+		/* bounds at +-1e308: hi - lo overflows, the estimate stays inside */
+		static const double wide_le[] = { -1e308, 1e308, INFINITY }, wide[] = { 0, 4, 4 };
+
+		CHECK_EQ_INT(bucketq_quantile(wide_le, wide, 3, 0.5, &e), 0);
+		CHECK(isfinite(e.value) && e.value >= -1e308 && e.value <= 1e308);
+	}
 	CHECK_EQ_INT(bucketq_quantile(ttft_le, ok, 1, 0.5, &e), BUCKETQ_BAD_BOUNDS);
 	CHECK_EQ_INT(bucketq_quantile(ttft_le, ok, 9, 1.5, &e), BUCKETQ_BAD_Q);
 	CHECK_EQ_INT(bucketq_quantile(ttft_le, ok, 9, NAN, &e), BUCKETQ_BAD_Q);
