@@ -193,6 +193,12 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	/* 7 -> 8: a run's provenance; the runs before have none. */
 	if (!rc && version >= 1 && version < 8)
 		rc = db_exec(db, "ALTER TABLE runs ADD COLUMN provenance TEXT", err, errlen);
+	/* 8 -> 9: the server's own timings of a request; those before have none. */
+	if (!rc && version >= 1 && version < 9)
+		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN server_timings TEXT;"
+			     "ALTER TABLE requests ADD COLUMN server_queue_ns INTEGER;"
+			     "ALTER TABLE requests ADD COLUMN server_prefill_ns INTEGER;"
+			     "ALTER TABLE requests ADD COLUMN server_decode_ns INTEGER", err, errlen);
 	/* 9 -> 10: where a scrape stands against its level (replay's scrapes
 	 * at a level's start and end); the scrapes before say nothing. The
 	 * table came with version 5: an older database gets it whole below. */

@@ -19,7 +19,7 @@
 
 
 /* Columns db_export_rows hands out; see its SQL. */
-#define DB_EXPORT_MAX_COLS 32
+#define DB_EXPORT_MAX_COLS 48
 
 /*
  * Steps the prepared query st to its end, calling fn on each row, and
@@ -648,6 +648,14 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 		if (sqlite3_column_count(st) > 27 &&
 		    sqlite3_column_type(st, 27) != SQLITE_NULL && r->level < 0)
 			r->rate = sqlite3_column_double(st, 27);
+		if (sqlite3_column_count(st) > 31) {
+			int shape = srvtiming_shape_parse((const char *)sqlite3_column_text(st, 28));
+
+			r->server.shape = shape > 0 ? (enum srvtiming_shape)shape : SRVTIMING_NONE;
+			r->server.queue_ns = db_column_opt_int64(st, 29);
+			r->server.prefill_ns = db_column_opt_int64(st, 30);
+			r->server.decode_ns = db_column_opt_int64(st, 31);
+		}
 	} else {
 		r->tokens_source = r->tokens_estimated ? RESULT_TOKENS_EVENTS : RESULT_TOKENS_USAGE;
 	}
@@ -681,7 +689,8 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 	/* A version 1 database has no repeat column: every request is repeat 0. */
 	/* a version 2 one has no streamed column: every request was streamed;
 	 * one before version 4 none of the columns from tokens_source on, one
-	 * before version 6 no session or turn, one before version 7 no rate. */
+	 * before version 6 no session or turn, one before version 7 no rate,
+	 * one before version 9 no server timings. */
 #define DB_RESULTS_SQL(repeat, streamed) \
 		"SELECT q.level, q.seq, q.trace_id, q.warmup, q.status, q.error," \
 		" q.error_detail, q.sched_ns, q.send_ns, q.ttft_ns, q.ttfa_ns, q.e2e_ns," \
@@ -689,7 +698,12 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 		", " streamed " FROM requests q" \
 		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND q.level = ?2" \
 		" ORDER BY q.run_id, q.rowid"
-	const char *sql = db->version >= 7 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
+	const char *sql = db->version >= 9 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
+				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
+				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn, q.rate,"
+				" q.server_timings, q.server_queue_ns, q.server_prefill_ns,"
+				" q.server_decode_ns") :
+			  db->version >= 7 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
 				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
 				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn, q.rate") :
 			  db->version >= 6 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
@@ -743,19 +757,24 @@ int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, voi
 		" NULL AS salt, NULL AS new_connection, NULL AS connect_ms, NULL AS tls_ms"
 #define DB_EXPORT_V6 DB_EXPORT_V3 ", q.session, q.turn"
 #define DB_EXPORT_NO_TURNS ", NULL AS session, NULL AS turn"
-	static const char *const sqls[3][2] = {
+#define DB_EXPORT_V9 DB_EXPORT_V6 ", v.server_timings, v.server_queue_ms," \
+		" v.server_prefill_ms, v.server_decode_ms, v.rest_ttft_ms, v.rest_e2e_ms"
+	static const char *const sqls[4][2] = {
 		{ DB_EXPORT_SQL(DB_EXPORT_OLD DB_EXPORT_NO_TURNS, ""),
 		  DB_EXPORT_SQL(DB_EXPORT_OLD DB_EXPORT_NO_TURNS, ", q.itl_us") },
 		{ DB_EXPORT_SQL(DB_EXPORT_V3 DB_EXPORT_NO_TURNS, ""),
 		  DB_EXPORT_SQL(DB_EXPORT_V3 DB_EXPORT_NO_TURNS, ", q.itl_us") },
 		{ DB_EXPORT_SQL(DB_EXPORT_V6, ""), DB_EXPORT_SQL(DB_EXPORT_V6, ", q.itl_us") },
+		{ DB_EXPORT_SQL(DB_EXPORT_V9, ""), DB_EXPORT_SQL(DB_EXPORT_V9, ", q.itl_us") },
 	};
 #undef DB_EXPORT_SQL
 #undef DB_EXPORT_V3
 #undef DB_EXPORT_OLD
 #undef DB_EXPORT_V6
+#undef DB_EXPORT_V9
 #undef DB_EXPORT_NO_TURNS
-	const char *sql = sqls[db->version >= 6 ? 2 : db->version >= 4][gaps != 0];
+	const char *sql = sqls[db->version >= 9 ? 3 : db->version >= 6 ? 2 :
+			       db->version >= 4][gaps != 0];
 	const char *names[DB_EXPORT_MAX_COLS];
 	const char *cells[DB_EXPORT_MAX_COLS];
 	char num[DB_EXPORT_MAX_COLS][32];

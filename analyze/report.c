@@ -1110,6 +1110,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 			if (fmt == TABLE_TEXT)
 				fputc('\n', out);
 			summary_print_latency(out, fmt, run.levels, run.n_levels);
+			attribution_print(out, fmt, run.levels, run.n_levels);
 		}
 		if (!rc && sc.is_cap)
 			rc = report_capacity_curve(out, fmt, db, runs[i].label, &run, &sc, err, errlen);

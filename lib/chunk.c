@@ -58,6 +58,9 @@ static const struct key top_keys[] = {
 	K("error", R_OTHER, W_NULL),
 	K("usage", R_USAGE, W_NONE),
 	K("choices", R_CHOICES, W_NONE),
+	/* a server's own timings (lib/srvtiming.h): once a request */
+	K("timings", R_OTHER, W_NULL),
+	K("metrics", R_OTHER, W_NULL),
 }, usage_keys[] = {
 	K("completion_tokens", R_OTHER, W_COMPLETION),
 	K("prompt_tokens", R_OTHER, W_PROMPT),

@@ -158,6 +158,7 @@ static void handle_chunk(struct meter *m, const cJSON *obj)
 	if (read_error(m, obj))
 		return;
 	read_usage(m, obj);
+	srvtiming_read(obj, &m->result->server);
 	cJSON_ArrayForEach(choice, choices) {
 		const cJSON *delta = cJSON_GetObjectItemCaseSensitive(choice, "delta");
 		const cJSON *tools = cJSON_GetObjectItemCaseSensitive(delta, "tool_calls");
@@ -268,6 +269,8 @@ static void count_tokens(struct meter *m, int64_t now_ns)
 	r->tokens_source = m->have_usage ? RESULT_TOKENS_USAGE : RESULT_TOKENS_EVENTS;
 	r->token_events = m->token_events;
 	r->cached_tokens = m->have_usage ? m->usage_cached : -1;
+	if (r->cached_tokens < 0)       /* llama.cpp says it in its timings too */
+		r->cached_tokens = r->server.cache_n;
 	if (m->have_usage && m->usage_prompt > 0)
 		r->input_tokens = m->usage_prompt;
 }
@@ -300,6 +303,7 @@ void meter_end_body(struct meter *m, const char *body, size_t len, int64_t now_n
 		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(c0, "message");
 
 		read_usage(m, obj);
+		srvtiming_read(obj, &r->server);
 		keep_answer(m, cJSON_GetObjectItemCaseSensitive(msg, "content"));
 		keep_tool_calls(m, cJSON_GetObjectItemCaseSensitive(msg, "tool_calls"));
 		keep_answer(m, cJSON_GetObjectItemCaseSensitive(c0, "text"));

@@ -21,6 +21,7 @@ void result_init(struct result *r)
 	r->token_events = r->cached_tokens = -1;
 	r->connect_ns = r->tls_ns = -1;
 	r->session = r->turn = -1;
+	srvtiming_init(&r->server);
 }
 
 static const char *const tokens_names[] = { "usage", "tokenize", "events" };
@@ -120,6 +121,12 @@ cJSON *result_to_json(const struct result *r)
 	json_add_int64(o, "tls_ns", r->tls_ns, 1);
 	if (r->unstreamed)
 		cJSON_AddFalseToObject(o, "streamed");
+	if (r->server.shape != SRVTIMING_NONE) {
+		cJSON_AddStringToObject(o, "server_timings", srvtiming_shape_name(r->server.shape));
+		json_add_int64(o, "server_queue_ns", r->server.queue_ns, 1);
+		json_add_int64(o, "server_prefill_ns", r->server.prefill_ns, 1);
+		json_add_int64(o, "server_decode_ns", r->server.decode_ns, 1);
+	}
 	/* whole microseconds, rounded */
 	if (json_add_int64_array(o, "itl_us", r->itl_ns, r->n_itl, 1000) < 0) {
 		cJSON_Delete(o);
@@ -170,6 +177,9 @@ static const struct {
 	{ "output_tokens", 1, 0, RESULT_MAX_TOKENS,           offsetof(struct result, output_tokens) },
 	{ "token_events",  0, -1, RESULT_MAX_TOKENS,          offsetof(struct result, token_events) },
 	{ "cached_tokens", 0, -1, RESULT_MAX_TOKENS,          offsetof(struct result, cached_tokens) },
+	{ "server_queue_ns", 0, -1, RESULT_MAX_NS,   offsetof(struct result, server.queue_ns) },
+	{ "server_prefill_ns", 0, -1, RESULT_MAX_NS, offsetof(struct result, server.prefill_ns) },
+	{ "server_decode_ns", 0, -1, RESULT_MAX_NS,  offsetof(struct result, server.decode_ns) },
 };
 
 /* level (and a rate level's rate), seq, trace id, status, repeat, session
@@ -259,6 +269,26 @@ static int read_itl(struct result *r, const cJSON *obj, char *err, size_t errlen
 	return 0;
 }
 
+/* server_timings names the shape the server_*_ns fields came in (results
+ * version 5); without it they must be absent. */
+static int read_server_timings(struct result *r, const cJSON *obj, char *err, size_t errlen)
+{
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(obj, "server_timings");
+	int shape = SRVTIMING_NONE;
+
+	if (name && !(cJSON_IsString(name) && (shape = srvtiming_shape_parse(name->valuestring)) > 0)) {
+		snprintf(err, errlen, "field 'server_timings' is not llama.cpp or vllm");
+		return -1;
+	}
+	if (!name && (r->server.queue_ns >= 0 || r->server.prefill_ns >= 0 ||
+		      r->server.decode_ns >= 0)) {
+		snprintf(err, errlen, "fields 'server_*_ns' need 'server_timings'");
+		return -1;
+	}
+	r->server.shape = (enum srvtiming_shape)shape;
+	return 0;
+}
+
 int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errlen)
 {
 	const cJSON *error;
@@ -284,6 +314,8 @@ int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errle
 		snprintf(r->salt, sizeof(r->salt), "%s", salt);
 	r->new_connection = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "new_connection"));
 	r->unstreamed = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(obj, "streamed"));
+	if (read_server_timings(r, obj, err, errlen))
+		return -1;
 
 	error = cJSON_GetObjectItemCaseSensitive(obj, "error");
 	if (cJSON_IsString(error) && error->valuestring[0]) {

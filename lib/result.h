@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
+#include "srvtiming.h"
 #include "toolcall.h"
 
 /* Error classes; "" means the request succeeded. */
@@ -78,6 +79,10 @@ struct result {
 	int64_t connect_ns;      /* start -> TCP connected, -1 unless new_connection */
 	int64_t tls_ns;          /* TCP connected -> TLS done, -1 unless new and TLS */
 	bool unstreamed;         /* a whole JSON body, not SSE: TTFT = TTFA = E2E */
+	/* What the server said of its own time for the request: queue,
+	 * prefill and decode (lib/srvtiming.h); shape SRVTIMING_NONE when it
+	 * said nothing. cache_n is not written (it fills cached_tokens). */
+	struct srvtiming server;
 	int64_t *itl_ns;         /* owned: gaps between token events */
 	size_t n_itl;
 	long session;            /* the trace record's session, or -1 */

@@ -422,6 +422,7 @@ void summary_compute(const struct result *r, size_t n, int level,
 	if (slo)
 		metric_slo_format(slo, s->slo, sizeof(s->slo));
 	summary_sweep_notes(r, n, s);
+	attribution_compute(r, n, &s->att);
 }
 
 void summary_forget_wall(struct level_summary *s)
@@ -653,6 +654,15 @@ static const struct table_col summary_cols[] = {
 	DIST_AT(ttft_service, "ttft_service", "p99", p99),
 	DIST_AT(e2e_service, "e2e_service", "p50", p50),
 	DIST_AT(e2e_service, "e2e_service", "p99", p99),
+	/* Where the time went (lib/attribution.h): the server's own timings. */
+	CSV("n_server_timed", 0, col_size, F(att.n)),
+	DIST_AT(att.queue, "server_queue", "p50", p50),
+	DIST_AT(att.prefill, "server_prefill", "p50", p50),
+	DIST_AT(att.prefill, "server_prefill", "p99", p99),
+	DIST_AT(att.rest_ttft, "rest_ttft", "p50", p50),
+	DIST_AT(att.rest_ttft, "rest_ttft", "p99", p99),
+	DIST_AT(att.decode, "server_decode", "p50", p50),
+	DIST_AT(att.rest_e2e, "rest_e2e", "p50", p50),
 };
 
 unsigned summary_groups(const struct level_summary *levels, size_t n)

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "attribution.h"
 #include "metric.h"
 #include "result.h"
 #include "stats.h"
@@ -98,6 +99,7 @@ struct level_summary {
 	 * 95% interval of the mean; NaN with fewer than two repeats. */
 	struct summary_spread spread_agg_tps, spread_ttft_p50;
 	int repeat;               /* a row of one repeat (replay's live rows), -1: all */
+	struct attribution att;   /* where the time went, by the server's timings */
 };
 
 /* Summarizes the n results of one level (warm-ups included in r, counted

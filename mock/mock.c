@@ -360,7 +360,7 @@ static int hist_print(struct evbuffer *b, const char *name, const char *help,
 /*
  * GET /metrics: the Prometheus text format with vLLM's (V1) names and the
  * mock's own state: requests in flight (waiting: held by --stall-ms, not
- * yet started; running: the rest), the prefix cache's fill as the KV-cache
+ * yet started, or queued for one of --slots; running: the rest), the prefix cache's fill as the KV-cache
  * use and its token lookups and hits, the token and request counters since
  * start, and the histograms of time to first token, end to end and queue
  * time with vLLM's bounds, filled with each request's true times as it
@@ -379,7 +379,7 @@ static void reply_metrics(struct mock_server *srv, struct evhttp_request *req)
 	int ok = b != NULL;
 
 	for (st = srv->streams; st; st = st->next)
-		if (st->admit_ns > now)
+		if (!st->queued && st->admit_ns > now)
 			waiting++;
 #define METRIC(kind, name, help, fmt, ...) \
 	(ok = ok && evbuffer_add_printf(b, "# HELP vllm:" name " " help "\n" \
@@ -387,7 +387,7 @@ static void reply_metrics(struct mock_server *srv, struct evhttp_request *req)
 	METRIC("gauge", "num_requests_running", "Number of requests in model execution batches.",
 	       "vllm:num_requests_running{model_name=\"%s\"} %ld\n", m, srv->active - waiting);
 	METRIC("gauge", "num_requests_waiting", "Number of requests waiting to be processed.",
-	       "vllm:num_requests_waiting{model_name=\"%s\"} %ld\n", m, waiting);
+	       "vllm:num_requests_waiting{model_name=\"%s\"} %ld\n", m, waiting + srv->queued);
 	if (srv->opt.cache_blocks) {
 		METRIC("gauge", "kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
 		       "vllm:kv_cache_usage_perc{model_name=\"%s\"} %.6f\n", m,

@@ -26,7 +26,7 @@ enum { O_PORT_FILE = 256, O_TTFT, O_ITL, O_TOKENS, O_REASONING,
        O_STALL_AT, O_STALL_MS, O_NO_FINAL_NEWLINE, O_BIG_AFTER,
        O_BIG_BYTES, O_TRICKLE, O_CLOSE_AFTER, O_EARLY_ROLE, O_MAX_MODEL_LEN,
        O_EOS_PROB, O_PREFILL, O_CACHE_BLOCKS, O_PER_EVENT, O_GZIP,
-       O_METRICS_FAULT, O_TOOL_CALLS, O_TOOL_ROUNDS, O_NOISE, O_SEED };
+       O_METRICS_FAULT, O_TOOL_CALLS, O_TOOL_ROUNDS, O_NOISE, O_SEED, O_TIMINGS, O_SLOTS };
 
 static const char shortopts[] = ":l:qh";
 
@@ -55,6 +55,8 @@ static const struct option longopts[] = {
 	{ "trickle-us",       required_argument, NULL, O_TRICKLE },
 	{ "close-after-response", no_argument,   NULL, O_CLOSE_AFTER },
 	{ "early-role",       no_argument,       NULL, O_EARLY_ROLE },
+	{ "timings",          required_argument, NULL, O_TIMINGS },
+	{ "slots",            required_argument, NULL, O_SLOTS },
 	{ "max-model-len",    required_argument, NULL, O_MAX_MODEL_LEN },
 	{ "eos-prob",         required_argument, NULL, O_EOS_PROB },
 	{ "prefill-us-per-token", required_argument, NULL, O_PREFILL },
@@ -119,6 +121,16 @@ void mock_options_usage(FILE *out)
 "                              speculative decoding (default 1)\n"
 "      --early-role            send the chat role chunk on arrival, before\n"
 "                              the first token, as some servers do\n"
+"      --slots N               serve N requests at once, as llama.cpp's\n"
+"                              --parallel or vLLM's --max-num-seqs; the\n"
+"                              rest wait for a slot, first come first\n"
+"                              served, their TTFT growing by the wait\n"
+"                              (default 0: no limit)\n"
+"      --timings SHAPE         tell each request's true queue, prefill and\n"
+"                              decode times as a server does: llama (a\n"
+"                              llama.cpp \"timings\" object on the last chunk\n"
+"                              or the body) or vllm (a \"metrics\" object, as\n"
+"                              --enable-per-request-metrics, with usage)\n"
 "      --gzip                  gzip replies to clients that accept it (a\n"
 "                              compressing server or gateway)\n"
 "      --tool-calls N          a chat request that offers tools is answered\n"
@@ -246,6 +258,15 @@ static int parse_fidelity_option(struct mock_options *o, int c, const char *arg)
 
 	switch (c) {
 	case O_EARLY_ROLE: o->early_role = 1; return OPT_TAKEN;
+	case O_SLOTS: return set_long(arg, 0, 1000000, &o->slots);
+	case O_TIMINGS:
+		if (strcmp(arg, "llama") == 0)
+			o->timings = MOCK_TIMINGS_LLAMA;
+		else if (strcmp(arg, "vllm") == 0)
+			o->timings = MOCK_TIMINGS_VLLM;
+		else
+			return OPT_BAD;
+		return OPT_TAKEN;
 	case O_MAX_MODEL_LEN: return set_long(arg, 2, 2 * MOCK_MAX_TOKENS, &o->max_model_len);
 	case O_EOS_PROB:
 		return cli_parse_double(arg, 0, 1, &o->eos_prob) < 0 ? OPT_BAD : OPT_TAKEN;

@@ -16,6 +16,9 @@
 
 enum mock_profile { MOCK_PROFILE_NONE, MOCK_PROFILE_BATCHING };
 
+/* --timings: which server's per-request timings the answers carry. */
+enum mock_timings { MOCK_TIMINGS_NONE, MOCK_TIMINGS_LLAMA, MOCK_TIMINGS_VLLM };
+
 /* The command line, parsed once; the strings point into argv. */
 struct mock_options {
 	char host[256];
@@ -46,6 +49,8 @@ struct mock_options {
 	int64_t stall_ns;       /* ... for this long (a stalled server) */
 	/* Fidelity: how vLLM answers (README, mock). */
 	int early_role;         /* the chat role chunk on arrival, not with token 0 */
+	enum mock_timings timings;   /* the true queue, prefill and decode, told */
+	long slots;             /* requests served at once, the rest queue; 0: all */
 	long max_model_len;     /* prompt + max_tokens above it: 400 */
 	double eos_prob;        /* per token, the chance of an end of sequence */
 	int64_t prefill_ns;     /* added to TTFT per uncached prompt token */

@@ -82,7 +82,10 @@ struct mock_server {
 	size_t batch_len, batch_cap;
 	struct mock_stream *batch_of;   /* whose they are */
 	struct mock_stream *streams;    /* in-flight requests, for shutdown */
-	long active;                    /* length of that list */
+	long active;                    /* of them, those in a slot (not queued) */
+	/* --slots: the requests waiting for a slot, first come first served */
+	struct mock_stream *wait_head, *wait_tail;
+	long queued;
 	unsigned long long next_id;     /* chatcmpl-mock-N / cmpl-mock-N */
 	int cold_pending;               /* next request pays --cold-start-ms */
 	unsigned long long requests;    /* generation requests seen */
@@ -121,9 +124,11 @@ struct mock_stream {
 	long prompt_tokens;
 	long k;                         /* next token to emit */
 	int64_t due_ns;                 /* when token k is due */
-	int64_t admit_ns;               /* when it starts: later when stalled */
 	int64_t arrival_ns;             /* when it arrived */
-	int64_t first_ns;               /* when its first token went out; 0: not yet */
+	int64_t admit_ns;               /* when it starts: later when stalled */
+	int64_t first_ns, last_ns;      /* when its first and last tokens went out */
+	int queued;                     /* --slots: waiting for one (in srv's queue) */
+	struct mock_stream *wait_next;
 	struct evbuffer *trickle;       /* --trickle-us: bytes not sent yet */
 	struct event *trickle_timer;    /* sends the next of them */
 	int ending;                     /* the tail is queued: end when sent */

@@ -91,6 +91,8 @@ static void stream_free_unlinked(struct mock_stream *s)
 	free(s);
 }
 
+static void stream_admit_waiting(struct mock_server *srv, int64_t now_ns);
+
 /* Unlink and free s; the request itself is left to the caller. */
 void stream_free(struct mock_stream *s)
 {
@@ -102,8 +104,23 @@ void stream_free(struct mock_stream *s)
 		srv->streams = s->next;
 	if (s->next)
 		s->next->prev = s->prev;
+	if (s->queued) {                /* --slots: it leaves the queue */
+		struct mock_stream **p = &srv->wait_head, *before = NULL;
+
+		while (*p && *p != s)
+			before = *p, p = &(*p)->wait_next;
+		if (*p)
+			*p = s->wait_next;
+		if (srv->wait_tail == s)
+			srv->wait_tail = before;
+		srv->queued--;
+		stream_free_unlinked(s);
+		return;
+	}
 	srv->active--;
 	stream_free_unlinked(s);
+	if (srv->wait_head)
+		stream_admit_waiting(srv, clock_now_ns());
 }
 
 /* Sends the events s has batched (stream_send) as one HTTP chunk. */
@@ -435,6 +452,70 @@ static cJSON *add_tool_calls(const struct mock_stream *s, long c, cJSON *arr)
 	return arr;
 }
 
+/* --timings: s's true times, ms. The queue is the time a stall held s
+ * back, the prefill from then to when its first token went out, the decode
+ * from there to its last. */
+struct mock_timing {
+	double queue, prefill, decode;
+	long n, fresh;          /* tokens out; prompt tokens not in the cache */
+};
+
+static void timing_of(const struct mock_stream *s, struct mock_timing *t)
+{
+	t->queue = (double)(s->admit_ns - s->arrival_ns) / 1e6;
+	t->prefill = (double)(s->first_ns - s->admit_ns) / 1e6;
+	t->decode = (double)(s->last_ns - s->first_ns) / 1e6;
+	t->n = s->n * s->choices;
+	t->fresh = s->prompt_tokens - s->cached;
+}
+
+/*
+ * --timings: s's times as the server of that shape tells them, as a member
+ * to put after others (",\"timings\":{...}"), into buf; "" without
+ * --timings. llama.cpp reports no queue, nor counts one in its prompt_ms.
+ */
+static void timings_member(const struct mock_stream *s, char *buf, size_t len)
+{
+	struct mock_timing t;
+
+	timing_of(s, &t);
+	buf[0] = '\0';
+	if (s->srv->opt.timings == MOCK_TIMINGS_LLAMA)
+		snprintf(buf, len, ",\"timings\":{\"cache_n\":%ld,\"prompt_n\":%ld,"
+			 "\"prompt_ms\":%.3f,\"prompt_per_token_ms\":%.6g,"
+			 "\"predicted_n\":%ld,\"predicted_ms\":%.3f,"
+			 "\"predicted_per_token_ms\":%.6g}", s->cached, t.fresh,
+			 t.prefill, t.fresh > 0 ? t.prefill / (double)t.fresh : 0.0,
+			 t.n, t.decode, t.n > 0 ? t.decode / (double)t.n : 0.0);
+	else if (s->srv->opt.timings == MOCK_TIMINGS_VLLM)
+		snprintf(buf, len, ",\"metrics\":{\"time_to_first_token_ms\":%.3f,"
+			 "\"generation_time_ms\":%.3f,\"queue_time_ms\":%.3f,"
+			 "\"mean_itl_ms\":%.6g,\"tokens_per_second\":%.6g}", t.prefill, t.decode,
+			 t.queue, t.n > 1 ? t.decode / (double)(t.n - 1) : 0.0,
+			 t.prefill + t.decode > 0 ? (double)t.n * 1e3 / (t.prefill + t.decode) : 0.0);
+}
+
+/* --timings: the same members in a whole body's root. */
+static void timings_add(const struct mock_stream *s, cJSON *root)
+{
+	struct mock_timing t;
+	cJSON *o;
+
+	timing_of(s, &t);
+	if (s->srv->opt.timings == MOCK_TIMINGS_LLAMA && (o = cJSON_AddObjectToObject(root, "timings"))) {
+		cJSON_AddNumberToObject(o, "cache_n", (double)s->cached);
+		cJSON_AddNumberToObject(o, "prompt_n", (double)t.fresh);
+		cJSON_AddNumberToObject(o, "prompt_ms", t.prefill);
+		cJSON_AddNumberToObject(o, "predicted_n", (double)t.n);
+		cJSON_AddNumberToObject(o, "predicted_ms", t.decode);
+	} else if (s->srv->opt.timings == MOCK_TIMINGS_VLLM &&
+		   (o = cJSON_AddObjectToObject(root, "metrics"))) {
+		cJSON_AddNumberToObject(o, "time_to_first_token_ms", t.prefill);
+		cJSON_AddNumberToObject(o, "generation_time_ms", t.decode);
+		cJSON_AddNumberToObject(o, "queue_time_ms", t.queue);
+	}
+}
+
 /* The whole non-streaming response, sent when the last token is due. */
 static void stream_reply_whole(struct mock_stream *s)
 {
@@ -490,6 +571,7 @@ static void stream_reply_whole(struct mock_stream *s)
 					"completion_tokens_details"),
 					"reasoning_tokens",
 					(double)s->reasoning);
+	timings_add(s, root);
 	if (!id || !content || !reasoning || oom) {    /* out of memory: say so */
 		cJSON_Delete(root);
 		root = NULL;
@@ -542,6 +624,7 @@ static void stream_finish(struct mock_stream *s)
 	const struct mock_options *o = &s->srv->opt;
 	/* --no-final-newline: the stream's last event stops short */
 	int last_flags = o->no_final_newline ? EVENT_UNENDED : 0;
+	char timings[384];
 	long c;
 
 	if (s->stop)
@@ -558,6 +641,7 @@ static void stream_finish(struct mock_stream *s)
 	for (c = 0; c < s->choices && s->tool_calls; c++)
 		stream_event(s, EVENT_HEAD, "\"choices\":[{\"index\":%ld,\"delta\":{},"
 			     "\"finish_reason\":\"tool_calls\"}]}", c);
+	timings_member(s, timings, sizeof(timings));
 	if (s->include_usage) {
 		char details[80] = "", cached[64] = "";
 
@@ -572,9 +656,12 @@ static void stream_finish(struct mock_stream *s)
 			     "\"choices\":[],\"usage\":{"
 			     "\"prompt_tokens\":%ld,"
 			     "\"completion_tokens\":%ld,"
-			     "\"total_tokens\":%ld%s%s}}",
+			     "\"total_tokens\":%ld%s%s}%s}",
 			     s->prompt_tokens, s->n * s->choices,
-			     s->prompt_tokens + s->n * s->choices, cached, details);
+			     s->prompt_tokens + s->n * s->choices, cached, details, timings);
+	} else if (o->timings == MOCK_TIMINGS_LLAMA) {   /* vLLM's come with usage only */
+		stream_event(s, EVENT_HEAD | (o->no_done ? last_flags : 0),
+			     "\"choices\":[]%s}", timings);
 	}
 	if (!o->no_done)
 		stream_event(s, last_flags, "[DONE]");
@@ -622,7 +709,7 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 	}
 	if (s->stream && stream_fault(s))
 		return;
-	if (!s->first_ns)
+	if (s->k == 0)
 		s->first_ns = clock_now_ns();
 	if (s->stream) {
 		long per = srv->opt.tokens_per_event, c;
@@ -642,6 +729,7 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 		srv->count.generation_tokens += (unsigned long long)s->choices;
 	}
 	if (++s->k >= s->n) {
+		s->last_ns = clock_now_ns();
 		stream_finish(s);       /* the tail goes out the ordinary way */
 		return;
 	}
@@ -844,6 +932,49 @@ static void stream_open(struct mock_stream *s)
 }
 
 /*
+ * s gets a slot at 'at_ns' and starts its prefill: the uncached prompt
+ * tokens cost --prefill-us-per-token each.
+ */
+static void stream_admit(struct mock_stream *s, int64_t at_ns)
+{
+	struct mock_server *srv = s->srv;
+	const struct mock_options *o = &srv->opt;
+	double fresh = (double)(s->prompt_tokens - s->cached);
+
+	srv->active++;
+	s->admit_ns = at_ns;
+	if (o->noisy)
+		s->due_ns = at_ns + noisy_ns(s, (double)o->ttft_ns * load_factor(srv) +
+					     fresh * (double)o->prefill_ns, at_ns, 1);
+	else
+		s->due_ns = at_ns + llround((double)o->ttft_ns * load_factor(srv)) +
+			    (int64_t)fresh * o->prefill_ns;
+	if (srv->cold_pending) {
+		s->due_ns += o->cold_start_ns;
+		srv->cold_pending = 0;
+	}
+	if (o->noisy)
+		s->due_ns = stall_release(srv, s->due_ns);
+	stream_arm(s);
+}
+
+/* --slots: a slot freed at now_ns goes to the request waiting longest. */
+static void stream_admit_waiting(struct mock_server *srv, int64_t now_ns)
+{
+	while (srv->wait_head && srv->active < srv->opt.slots) {
+		struct mock_stream *s = srv->wait_head;
+
+		srv->wait_head = s->wait_next;
+		if (!srv->wait_head)
+			srv->wait_tail = NULL;
+		s->wait_next = NULL;
+		s->queued = 0;
+		srv->queued--;
+		stream_admit(s, now_ns);
+	}
+}
+
+/*
  * Start serving a parsed generation request that arrived at 'arrival_ns'.
  * The stream joins srv->streams and lives until stream_finish() or
  * on_conn_close() frees it. Per-request fault decisions go here.
@@ -854,12 +985,13 @@ void stream_start(struct mock_server *srv, struct evhttp_request *req,
 	struct evhttp_connection *conn = evhttp_request_get_connection(req);
 	const struct mock_options *o = &srv->opt;
 	struct mock_stream *s;
-	int64_t arrived_ns = arrival_ns;       /* arrival_ns moves past a stall */
+	int64_t arrived_ns;
 
 	if (srv->requests++ == 0)
 		srv->first_arrival_ns = arrival_ns;
 	if (inject_fault(srv, req))
 		return;
+	arrived_ns = arrival_ns;
 	if (o->stall_ns) {      /* a stalled server starts nothing until it recovers */
 		int64_t from = srv->first_arrival_ns + o->stall_at_ns;
 
@@ -878,28 +1010,21 @@ void stream_start(struct mock_server *srv, struct evhttp_request *req,
 	if (s->next)
 		s->next->prev = s;
 	srv->streams = s;
-	srv->active++;
-	s->admit_ns = arrival_ns;
 	s->arrival_ns = arrived_ns;
 	srv->count.prompt_tokens += (unsigned long long)r->prompt_tokens;
-
-	/* Prefill: the uncached prompt tokens cost --prefill-us-per-token each. */
-	if (o->noisy)
-		s->due_ns = arrival_ns + noisy_ns(s, (double)o->ttft_ns * load_factor(srv) +
-						  (double)(r->prompt_tokens - r->cached) *
-						  (double)o->prefill_ns, arrival_ns, 1);
-	else
-		s->due_ns = arrival_ns + llround((double)o->ttft_ns * load_factor(srv)) +
-			    (int64_t)(r->prompt_tokens - r->cached) * o->prefill_ns;
-	if (srv->cold_pending) {
-		s->due_ns += o->cold_start_ns;
-		srv->cold_pending = 0;
-	}
-	if (o->noisy)
-		s->due_ns = stall_release(srv, s->due_ns);
 	httpserver_busy(conn, 1, MOCK_TIMEOUT_S);
 	if (s->stream)
 		stream_open(s);
 	evhttp_connection_set_closecb(conn, on_conn_close, s);
-	stream_arm(s);
+	if (o->slots && srv->active >= o->slots) {      /* every slot busy: wait */
+		s->queued = 1;
+		if (srv->wait_tail)
+			srv->wait_tail->wait_next = s;
+		else
+			srv->wait_head = s;
+		srv->wait_tail = s;
+		srv->queued++;
+		return;
+	}
+	stream_admit(s, arrival_ns);
 }

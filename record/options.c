@@ -351,7 +351,7 @@ static void proxy_usage(FILE *out)
 "      --keep-query NAME       record query parameter NAME with its value\n"
 "                              (repeatable)\n"
 "      --session-header NAME   requests with the same value of header NAME are\n"
-"                              turns of one session, numbered as they arrive,\n"
+"                              turns of one session, numbered as they end,\n"
 "                              each with the think time since the turn before\n"
 "                              ended (the value itself is not recorded unless\n"
 "                              --keep-header names it)\n"

@@ -240,7 +240,7 @@ static void record(struct proxy *p, struct proxy_request *q)
 		p->n_errors++;
 	}
 	p->n_done++;
-	session_join_end(&q->turn, clock_now_ns());
+	session_join_end(&q->turn, &q->trace, clock_now_ns());
 	if (p->failed)
 		return;
 	rec = trace_request_to_json(&q->trace);

@@ -16,7 +16,8 @@
 struct header_session {
 	char *key;                 /* the value (malloc), at most SESSION_JOIN_KEY_MAX bytes */
 	long id;                   /* the trace's session id */
-	long next_turn;
+	long arrived;              /* its turns that have arrived */
+	long ended;                /* of which ended: the next to end is turn 'ended' */
 	int64_t last_end_ns;       /* when its last turn ended, 0: none yet */
 	int in_flight;             /* its turns in flight */
 	struct header_session *next;
@@ -39,11 +40,14 @@ static void say_full(struct session_join *j, long max)
 }
 
 /*
- * By header: tr is a turn of the session the header names, numbered in
- * arrival order, its think time the pause since the session's last turn
- * ended (0 while one is still in flight). A session idle for longer than a
- * think time may be (TRACE_MAX_THINK_NS) starts anew under a new id.
- * Requests not for inference, without the header, or past
+ * By header: tr is a turn of the session the header names, its think time
+ * the pause since the session's last turn ended (0 while one is still in
+ * flight). Its turn number is given when it ends (session_join_end): a
+ * client may send a turn before the one before it has ended, the proxy
+ * writes each record when its response ends, and replay takes a session's
+ * records as turns 0, 1, 2 ... in file order. A session idle for longer
+ * than a think time may be (TRACE_MAX_THINK_NS) starts anew under a new
+ * id. Requests not for inference, without the header, or past
  * SESSION_JOIN_MAX sessions are in none. Returns 0, or -1 when out of
  * memory.
  */
@@ -77,12 +81,15 @@ static int join_by_header(struct session_join *j, const struct evkeyvalq *header
 		j->buckets[h % SESSION_JOIN_BUCKETS] = s;
 	} else if (!s->in_flight && arrival - s->last_end_ns > TRACE_MAX_THINK_NS) {
 		s->id = j->n++;      /* idle past any think time: a new session */
-		s->next_turn = 0;
+		s->arrived = s->ended = 0;
 	}
 	tr->session = s->id;
-	tr->turn = s->next_turn++;
-	tr->think_ns = tr->turn && !s->in_flight && arrival > s->last_end_ns ?
+	tr->turn = s->arrived;  /* until it ends */
+	/* a think time needs every turn before it ended, so a turn with one is
+	 * never the first to end, never turn 0 */
+	tr->think_ns = s->arrived && !s->in_flight && arrival > s->last_end_ns ?
 		       arrival - s->last_end_ns : 0;
+	s->arrived++;
 	s->in_flight++;
 	turn->session = s;
 	return 0;
@@ -153,9 +160,10 @@ int session_join(struct session_join *j, const struct evkeyvalq *headers,
 	return 0;
 }
 
-void session_join_end(struct session_turn *turn, int64_t end_ns)
+void session_join_end(struct session_turn *turn, struct trace_request *tr, int64_t end_ns)
 {
 	if (turn->session) {
+		tr->turn = turn->session->ended++;
 		turn->session->last_end_ns = end_ns;
 		turn->session->in_flight--;
 	}

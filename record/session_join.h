@@ -45,13 +45,19 @@ int session_join_init(struct session_join *j, const char *header, int by_prefix)
 /*
  * Sets tr's session, turn and think time from the request's headers (by
  * header) or body (by prefix), arriving at arrival_ns; *turn remembers it
- * for session_join_end. Returns 0, or -1 when out of memory.
+ * for session_join_end. By header the turn is final only when it ends.
+ * Returns 0, or -1 when out of memory.
  */
 int session_join(struct session_join *j, const struct evkeyvalq *headers,
 		 struct trace_request *tr, int64_t arrival_ns, struct session_turn *turn);
 
-/* The request of 'turn' has ended at end_ns (nothing for none). */
-void session_join_end(struct session_turn *turn, int64_t end_ns);
+/*
+ * The request of 'turn', tr, has ended at end_ns (nothing for none). By
+ * header it gets its turn number here, in the order its session's turns
+ * end: the order the proxy writes them, which replay reads as turns 0, 1,
+ * 2 ... even when a client sent one before the one before it had ended.
+ */
+void session_join_end(struct session_turn *turn, struct trace_request *tr, int64_t end_ns);
 
 void session_join_release(struct session_join *j);
 

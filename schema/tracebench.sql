@@ -7,8 +7,10 @@
 -- --metrics-url), version 6 requests.session and requests.turn (a turn of
 -- a session), version 7 requests.rate (the offered rate of a rate level,
 -- replay --find-capacity=rate), version 8 runs.provenance (the command,
--- build, host, tags and server of a run), version 10 metric_scrapes.at
--- (a scrape at a level's start or end, or between levels); analyze/db.c
+-- build, host, tags and server of a run), version 9 requests.server_timings,
+-- server_queue_ns, server_prefill_ns and server_decode_ns (the server's own
+-- account of a request, lib/srvtiming.h), version 10 metric_scrapes.at (a
+-- scrape at a level's start or end, or between levels); analyze/db.c
 -- migrates an older database when it opens it for writing, and reads one
 -- as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
@@ -65,6 +67,10 @@ CREATE TABLE IF NOT EXISTS requests (
 	session          INTEGER,   -- the trace's session, NULL outside one
 	turn             INTEGER,   -- its turn there, from 0
 	rate             REAL,      -- offered req/s of a rate level (level < 0), else NULL
+	server_timings   TEXT,      -- the shape of the server's own timings: llama.cpp, vllm
+	server_queue_ns  INTEGER,   -- the server's queue time, when it said
+	server_prefill_ns INTEGER,  -- its prefill (scheduled -> first token)
+	server_decode_ns INTEGER,   -- its decode (first token -> last)
 	PRIMARY KEY (run_id, seq)
 );
 
@@ -143,7 +149,20 @@ SELECT r.label              AS run,
        q.session            AS session,
        q.turn               AS turn,
        q.sched_ns / 1e6     AS sched_ms,
-       q.send_ns / 1e6      AS send_ms
+       q.send_ns / 1e6      AS send_ms,
+       q.server_timings     AS server_timings,
+       q.server_queue_ns / 1e6   AS server_queue_ms,
+       q.server_prefill_ns / 1e6 AS server_prefill_ms,
+       q.server_decode_ns / 1e6  AS server_decode_ms,
+       -- the client's time beyond what the server accounted for: send,
+       -- network, the client, and a queue the server does not report
+       CASE WHEN q.server_prefill_ns IS NOT NULL AND q.ttft_ns IS NOT NULL
+            THEN (q.ttft_ns - coalesce(q.server_queue_ns, 0) - q.server_prefill_ns) / 1e6
+       END AS rest_ttft_ms,
+       CASE WHEN q.server_prefill_ns IS NOT NULL AND q.server_decode_ns IS NOT NULL
+            THEN (q.e2e_ns - coalesce(q.server_queue_ns, 0) - q.server_prefill_ns
+                  - q.server_decode_ns) / 1e6
+       END AS rest_e2e_ms
 FROM requests q JOIN runs r USING (run_id);
 
 -- Per run and level, over non-warm-up requests, computed as lib/metric.c

@@ -160,11 +160,11 @@ check "... and the cached prompt tokens (48 and 112 of the later turns)" \
 tb analyze export --db "$WORK/s.db" --run "$(sqlite3 "$WORK/s.db" "select label from runs where source like '%c2.jsonl.gz'")" \
 	--format csv >"$WORK/c2.csv"
 check "analyze export has session and turn columns (4 sessions, turns 0-2)" sh -c \
-	"head -1 '$WORK/c2.csv' | grep -q ',session,turn$' &&
-	 test \"\$(awk -F, 'NR > 1 { print \$(NF - 1) \" \" \$NF }' '$WORK/c2.csv' | sort -u | wc -l)\" -eq 12"
+	"head -1 '$WORK/c2.csv' | grep -q ',session,turn,server_timings,server_queue_ms,server_prefill_ms,server_decode_ms,rest_ttft_ms,rest_e2e_ms$' &&
+	 test \"\$(awk -F, 'NR > 1 { print \$(NF - 7) \" \" \$(NF - 6) }' '$WORK/c2.csv' | sort -u | wc -l)\" -eq 12"
 tb analyze export --db "$WORK/s.db" --run "$(sqlite3 "$WORK/s.db" "select label from runs where source like '%c2.jsonl.gz'")" \
 	--format jsonl | head -1 >"$WORK/c2.jsonl"
-check "... and in JSON Lines, as numbers" grep -q '"session":[0-9]*,"turn":[0-2]}$' "$WORK/c2.jsonl"
+check "... and in JSON Lines, as numbers" grep -q '"session":[0-9]*,"turn":[0-2],' "$WORK/c2.jsonl"
 
 # analyze report: first turns apart from later ones, and the sessions' figures.
 tb analyze load --db "$WORK/s.db" "$WORK/cache0.jsonl.gz" 2>/dev/null
@@ -211,7 +211,7 @@ check "plot and report of a run without sessions: no TTFT by turn, no sessions l
 	"test -e '$WORK/plain-plots/latency_ttft.dat' && test ! -e '$WORK/plain-plots/ttft_by_turn.dat' &&
 	 ! $TB analyze report --db '$WORK/s.db' --run plain | grep -q '^sessions'"
 
-# record proxy --session-header: turns numbered as they arrive, think time observed.
+# record proxy --session-header: turns numbered as they end, think time observed.
 start_proxy "$WORK/cap.jsonl.gz" -q --session-header X-Session-ID
 post() {   # post SESSION-HEADER-OR-EMPTY MESSAGES-JSON
 	curl -sS -o /dev/null ${1:+-H "X-Session-ID: $1"} -H 'Content-Type: application/json' \
@@ -236,3 +236,24 @@ check "proxy's capture replays as sessions (alpha's two turns, beta's, the lone 
 	test "$(fields "$WORK/cap-run.jsonl.gz" session turn | sort | tr '\n' ',')" = "- -,0 0,0 1,1 0,"
 check "proxy: the header is of trace version 2 and names the session header" sh -c \
 	"zcat '$WORK/cap.jsonl.gz' | head -1 | grep '\"version\":2,' | grep -q '\"session_header\":\"X-Session-ID\"'"
+
+# A turn sent while the one before it still streams, and ending first, is
+# written first as turn 0: turns are numbered in the order the proxy writes
+# them, the order replay reads them in (it skipped the session before).
+start_proxy "$WORK/cap2.jsonl.gz" -q --session-header X-Session-ID
+curl -sS -o /dev/null -H "X-Session-ID: agent" -H 'Content-Type: application/json' \
+	-d '{"model":"mock","max_tokens":300,"stream":true,"messages":[{"role":"user","content":"long"}]}' \
+	"$PROXY/v1/chat/completions" &
+slow=$!
+sleep 0.1
+post agent '[{"role":"user","content":"short"}]'
+wait $slow
+stop_proxy
+fields "$WORK/cap2.jsonl.gz" session turn | tr '\n' ',' >"$WORK/cap2"
+check "proxy: the turn that ended first is written first, as turn 0; the other as turn 1" sh -c \
+	"test \"\$(cat '$WORK/cap2')\" = '0 0,0 1,' && zcat '$WORK/cap2.jsonl.gz' | sed -n 2p | grep -q short"
+tb replay -e "$ENDPOINT" -c 1 -n 1 --warmup 0 --quiet -o "$WORK/cap2-run.jsonl.gz" \
+	"$WORK/cap2.jsonl.gz" >/dev/null 2>"$WORK/cap2-run.err"
+check "replay takes that session whole: its two turns, no session skipped" sh -c \
+	"! grep -q skipped '$WORK/cap2-run.err' &&
+	 test \"\$(zcat '$WORK/cap2-run.jsonl.gz' | grep -c '\"session\":0,\"turn\":[01],')\" -eq 2"

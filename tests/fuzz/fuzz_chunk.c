@@ -72,6 +72,10 @@ static void same(const struct result *a, const struct result *b)
 	SAME(tokens_source);
 	SAME(cached_tokens);
 	SAME(unstreamed);
+	SAME(server.shape);
+	SAME(server.queue_ns);
+	SAME(server.prefill_ns);
+	SAME(server.decode_ns);
 	if (strcmp(a->error, b->error) != 0 ||
 	    strcmp(a->error_detail ? a->error_detail : "-", b->error_detail ? b->error_detail : "-")) {
 		fprintf(stderr, "fuzz_chunk: error '%s' (%s, lean) != '%s' (%s, cJSON)\n", a->error,

@@ -17,6 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A server's timing as the meter keeps it: -1, or within [0, 100 days]. */
+static int timing_in_range(int64_t ns)
+{
+	return ns == -1 || (ns >= 0 && ns <= RESULT_MAX_NS);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* True when the kept tool calls are within their caps and 'bytes' is
@@ -96,6 +102,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!known_class(r.error) || r.output_tokens < 0 || r.output_tokens > RESULT_MAX_TOKENS ||
 	    r.input_tokens < -1 || r.input_tokens > RESULT_MAX_TOKENS ||
 	    r.cached_tokens < -1 || r.cached_tokens > RESULT_MAX_TOKENS ||
+	    !timing_in_range(r.server.queue_ns) || !timing_in_range(r.server.prefill_ns) ||
+	    !timing_in_range(r.server.decode_ns) ||
+	    (r.server.shape == SRVTIMING_NONE && (r.server.queue_ns != -1 ||
+	     r.server.prefill_ns != -1 || r.server.decode_ns != -1)) ||
 	    (r.ttft_ns >= 0 && r.ttfa_ns >= 0 && r.ttfa_ns < r.ttft_ns) ||
 	    (r.ttft_ns >= 0 && r.e2e_ns < r.ttft_ns) ||
 	    (r.error_detail && strlen(r.error_detail) > RESULT_DETAIL_MAX) || !calls_in_caps(&r)) {

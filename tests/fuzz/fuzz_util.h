@@ -27,7 +27,7 @@ static char fuzz_dir[64];
 /* Removes the files the targets create (never through a shell). */
 static inline void fuzz_dir_remove(void)
 {
-	static const char *const names[] = { "in", "out" };
+	static const char *const names[] = { "in", "out", "base" };
 	char path[96];
 	size_t i;
 

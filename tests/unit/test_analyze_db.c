@@ -212,7 +212,9 @@ TEST(version_1_database_reads_and_migrates)
 					" repeat = 0 AND streamed = 1), sum(tokens_source = 'usage'),"
 					" sum(new_connection), count(cached_tokens),"
 					" count(session) + count(turn) + count(rate),"
-					" (SELECT count(provenance) FROM runs) FROM requests",
+					" (SELECT count(provenance) FROM runs),"
+					" count(server_timings) + count(server_prefill_ns),"
+					" (SELECT count(rest_ttft_ms) FROM v_requests) FROM requests",
 					-1, &st, NULL), SQLITE_OK);
 	CHECK_EQ_INT(sqlite3_step(st), SQLITE_ROW);
 	CHECK_EQ_INT(sqlite3_column_int(st, 0), DB_SCHEMA_VERSION);
@@ -223,21 +225,23 @@ TEST(version_1_database_reads_and_migrates)
 	CHECK_EQ_INT(sqlite3_column_int(st, 5), 0);
 	CHECK_EQ_INT(sqlite3_column_int(st, 6), 0);     /* in no session, of no rate level */
 	CHECK_EQ_INT(sqlite3_column_int(st, 7), 0);     /* a run of version 1 has no provenance */
+	CHECK_EQ_INT(sqlite3_column_int(st, 8), 0);     /* ... nor the server's timings */
+	CHECK_EQ_INT(sqlite3_column_int(st, 9), 0);
 	sqlite3_finalize(st);
 	sqlite3_close(s);
 	CHECK_EQ_INT(count_rows(path, "metric_scrapes"), 0);
 	CHECK_EQ_INT(count_rows(path, "metric_samples"), 0);
 }
 
-/* Version 10 (issue 35): a database of version 8, its metric_scrapes
+/* Version 10 (issue 35): a database of version 9, its metric_scrapes
  * without the at column, is read as it is (every scrape an interval's)
  * and gets the column when opened for writing. */
-TEST(version_8_metric_scrapes_migrate)
+TEST(version_9_metric_scrapes_migrate)
 {
-	const char *path = path_of("v8.db");
+	const char *path = path_of("v9.db");
 	struct db_metric_level *lv = NULL;
 	char err[DB_ERRLEN];
-	struct db *db = fresh_db("v8.db");
+	struct db *db = fresh_db("v9.db");
 	sqlite3 *s = NULL;
 	size_t n = 0;
 
@@ -250,7 +254,7 @@ TEST(version_8_metric_scrapes_migrate)
 				  "INSERT INTO metric_samples VALUES"
 				  " ('r8', 0, 'vllm:generation_tokens_total', 'vllm:generation_tokens_total', 10),"
 				  " ('r8', 1, 'vllm:generation_tokens_total', 'vllm:generation_tokens_total', 25);"
-				  "PRAGMA user_version = 8", NULL, NULL, NULL), SQLITE_OK);
+				  "PRAGMA user_version = 9", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(s);
 	db = NULL;
 	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_OK);
@@ -412,7 +416,7 @@ int main(void)
 	RUN(truncated_file_loads_complete_records);
 	RUN(newer_schema_is_refused);
 	RUN(version_1_database_reads_and_migrates);
-	RUN(version_8_metric_scrapes_migrate);
+	RUN(version_9_metric_scrapes_migrate);
 	RUN(repeats_are_stored_and_their_walls_summed);
 	RUN(rate_levels_keep_their_rates_in_order_of_rate);
 	return fixture_done();

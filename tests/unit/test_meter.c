@@ -236,8 +236,9 @@ TEST(llama_server_stream_reports_cached_tokens)
 	free(sse);
 }
 
-/* Without usage: no cached count (unknown, not 0), tokens from events. */
-TEST(llama_server_stream_without_usage_has_no_cached_count)
+/* Without usage: the cached count from llama.cpp's timings.cache_n (11 of
+ * its prompt), tokens from events. */
+TEST(llama_server_stream_without_usage_takes_cached_from_timings)
 {
 	size_t len;
 	char *sse = harness_slurp("tests/unit/fixtures", "llama-server-chat-stream-nousage.sse", &len);
@@ -252,7 +253,7 @@ TEST(llama_server_stream_without_usage_has_no_cached_count)
 	CHECK_EQ_INT(meter_feed(&m, sse, len, MS(5)), SSE_OK);
 	meter_end_stream(&m, MS(6));
 	CHECK(result_ok(&r));
-	CHECK_EQ_INT(r.cached_tokens, -1);
+	CHECK_EQ_INT(r.cached_tokens, 11);
 	CHECK_EQ_INT(r.tokens_source, RESULT_TOKENS_EVENTS);
 	CHECK(r.tokens_estimated);
 	CHECK_EQ_INT(r.output_tokens, r.token_events);
@@ -260,6 +261,156 @@ TEST(llama_server_stream_without_usage_has_no_cached_count)
 	meter_release(&m);
 	result_release(&r);
 	free(sse);
+}
+
+/*
+ * The server's own timings (lib/srvtiming.h) of every real llama-server
+ * answer: its timings' prompt_ms and predicted_ms as prefill and decode, no
+ * queue (llama.cpp reports none), each read as the stream goes a byte at
+ * a time (the lean scan leaves the chunk with timings to cJSON) and whole.
+ */
+TEST(llama_server_timings_are_read_from_every_shape)
+{
+	static const struct {
+		const char *file;
+		int streamed;
+		int64_t prefill_ns, decode_ns, cached;
+	} cases[] = {
+		{ "llama-server-chat-stream-usage.sse", 1, 4052000, 15001000, 4 },
+		{ "llama-server-chat-stream-nousage.sse", 1, 2240000, 8260000, 11 },
+		{ "llama-server-chat-reasoning.sse", 1, 3745000, 18414000, 0 },
+		{ "llama-server-completions-stream.sse", 1, 2521000, 10736000, 1 },
+		{ "llama-server-chat-nostream.json", 0, 2331000, 8242000, 11 },
+	};
+	size_t c, i, len;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char *data = harness_slurp("tests/unit/fixtures", cases[c].file, &len);
+		int whole;
+
+		CHECK(data != NULL);
+		if (!data)
+			continue;
+		for (whole = 0; whole <= 1; whole++) {
+			struct result r;
+			struct meter m;
+
+			result_init(&r);
+			meter_init(&m, &r, 0, 0);
+			if (!cases[c].streamed)
+				meter_end_body(&m, data, len, MS(40));
+			else if (whole)
+				CHECK_EQ_INT(meter_feed(&m, data, len, MS(1)), SSE_OK);
+			else
+				for (i = 0; i < len; i++)
+					CHECK_EQ_INT(meter_feed(&m, data + i, 1, MS(i)), SSE_OK);
+			if (cases[c].streamed)
+				meter_end_stream(&m, MS(len + 1));
+			CHECK(result_ok(&r));
+			CHECK_EQ_INT(r.server.shape, SRVTIMING_LLAMACPP);
+			CHECK_EQ_INT(r.server.queue_ns, -1);
+			CHECK_EQ_INT(r.server.prefill_ns, cases[c].prefill_ns);
+			CHECK_EQ_INT(r.server.decode_ns, cases[c].decode_ns);
+			CHECK_EQ_INT(r.cached_tokens, cases[c].cached);
+			meter_release(&m);
+			result_release(&r);
+		}
+		free(data);
+	}
+}
+
+/*
+ * vLLM's per-request metrics (--enable-per-request-metrics) on the final
+ * usage chunk, in the shape its documentation and tests give: queue,
+ * prefill (time_to_first_token_ms counts from scheduling) and decode. The
+ * lean scan and cJSON read it alike.
+ */
+TEST(vllm_metrics_are_read_from_the_usage_chunk)
+{
+	static const char last[] =
+		"data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\","
+		"\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":12,"
+		"\"completion_tokens\":10,\"total_tokens\":22},\"metrics\":"
+		"{\"time_to_first_token_ms\":500.0,\"generation_time_ms\":1000.0,"
+		"\"queue_time_ms\":250.5,\"mean_itl_ms\":111.11111111111111,"
+		"\"tokens_per_second\":6.666666666666667}}\n\n";
+	int full;
+
+	for (full = 0; full <= 1; full++) {
+		struct result r;
+		struct meter m;
+
+		result_init(&r);
+		meter_init(&m, &r, 0, 0);
+		m.full_parse = full;
+		feed(&m, answer, 10);
+		feed(&m, answer, 20);
+		feed(&m, last, 21);
+		feed(&m, done, 22);
+		meter_end_stream(&m, MS(22));
+		CHECK(result_ok(&r));
+		CHECK_EQ_INT(r.server.shape, SRVTIMING_VLLM);
+		CHECK_EQ_INT(r.server.queue_ns, 250500000);
+		CHECK_EQ_INT(r.server.prefill_ns, MS(500));
+		CHECK_EQ_INT(r.server.decode_ns, MS(1000));
+		CHECK_EQ_INT(r.output_tokens, 10);
+		meter_release(&m);
+		result_release(&r);
+	}
+}
+
+/*
+ * What a server sends is hostile: a timing out of range (negative, past
+ * 100 days, not a number) is left out on its own, the others and the
+ * request kept; vLLM's all-null metrics ({} when streamed) and a
+ * "metrics" object of someone else's fields are no timings at all.
+ */
+TEST(hostile_timings_are_refused_field_by_field)
+{
+	static const struct {
+		const char *chunk;
+		int shape;
+		int64_t queue_ns, prefill_ns, decode_ns;
+	} cases[] = {
+		{ "{\"choices\":[],\"timings\":{\"prompt_ms\":-1,\"predicted_ms\":7.5}}",
+		  SRVTIMING_LLAMACPP, -1, -1, 7500000 },
+		{ "{\"choices\":[],\"timings\":{\"prompt_ms\":1e300,\"predicted_ms\":\"7\"}}",
+		  SRVTIMING_LLAMACPP, -1, -1, -1 },
+		{ "{\"choices\":[],\"timings\":{\"prompt_ms\":8640000001,\"predicted_ms\":[1]}}",
+		  SRVTIMING_LLAMACPP, -1, -1, -1 },
+		{ "{\"choices\":[],\"timings\":{\"prompt_ms\":0.0000004,\"cache_n\":-3}}",
+		  SRVTIMING_LLAMACPP, -1, 0, -1 },
+		{ "{\"choices\":[],\"metrics\":{\"queue_time_ms\":-0.5,"
+		  "\"time_to_first_token_ms\":null,\"generation_time_ms\":1e-3}}",
+		  SRVTIMING_VLLM, -1, -1, 1000 },
+		{ "{\"choices\":[],\"metrics\":{}}", SRVTIMING_NONE, -1, -1, -1 },
+		{ "{\"choices\":[],\"metrics\":{\"gpu\":3}}", SRVTIMING_NONE, -1, -1, -1 },
+		{ "{\"choices\":[],\"metrics\":[1,2]}", SRVTIMING_NONE, -1, -1, -1 },
+		{ "{\"choices\":[],\"timings\":null}", SRVTIMING_NONE, -1, -1, -1 },
+	};
+	size_t c;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char ev[512];
+		struct result r;
+		struct meter m;
+
+		snprintf(ev, sizeof(ev), "data: %s\n\n", cases[c].chunk);
+		result_init(&r);
+		meter_init(&m, &r, 0, 0);
+		feed(&m, answer, 10);
+		feed(&m, ev, 11);
+		feed(&m, done, 12);
+		meter_end_stream(&m, MS(12));
+		CHECK(result_ok(&r));
+		CHECK_EQ_INT(r.server.shape, cases[c].shape);
+		CHECK_EQ_INT(r.server.queue_ns, cases[c].queue_ns);
+		CHECK_EQ_INT(r.server.prefill_ns, cases[c].prefill_ns);
+		CHECK_EQ_INT(r.server.decode_ns, cases[c].decode_ns);
+		CHECK_EQ_INT(r.cached_tokens, -1);
+		meter_release(&m);
+		result_release(&r);
+	}
 }
 
 /* The non-streamed body of llama-server: cached_tokens 11 of 12. */
@@ -458,7 +609,10 @@ int main(void)
 	RUN(usage_out_of_range_marks_the_request);
 	RUN(non_streamed_body_ttft_equals_e2e);
 	RUN(llama_server_stream_reports_cached_tokens);
-	RUN(llama_server_stream_without_usage_has_no_cached_count);
+	RUN(llama_server_stream_without_usage_takes_cached_from_timings);
+	RUN(llama_server_timings_are_read_from_every_shape);
+	RUN(vllm_metrics_are_read_from_the_usage_chunk);
+	RUN(hostile_timings_are_refused_field_by_field);
 	RUN(llama_server_body_reports_cached_tokens);
 	RUN(hostile_cached_count);
 	return harness_done();

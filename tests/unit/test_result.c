@@ -46,6 +46,10 @@ TEST(a_result_reads_back_as_written)
 	r.token_events = 6;
 	r.session = 3;
 	r.turn = 1;
+	r.server.shape = SRVTIMING_VLLM;
+	r.server.queue_ns = 0;
+	r.server.prefill_ns = 4100000;
+	r.server.decode_ns = -1;
 	r.itl_ns = malloc(sizeof(gaps));
 	CHECK(r.itl_ns != NULL);
 	if (!r.itl_ns)
@@ -63,6 +67,10 @@ TEST(a_result_reads_back_as_written)
 	CHECK_EQ_INT(back.ttft_ns, 5000000);
 	CHECK_EQ_INT(back.e2e_ns, 90000000);
 	CHECK_EQ_INT(back.output_tokens, 6);
+	CHECK_EQ_INT(back.server.shape, SRVTIMING_VLLM);
+	CHECK_EQ_INT(back.server.queue_ns, 0);
+	CHECK_EQ_INT(back.server.prefill_ns, 4100000);
+	CHECK_EQ_INT(back.server.decode_ns, -1);
 	CHECK_EQ_INT((long)back.n_itl, 6);
 	/* whole microseconds, rounded half up */
 	if (back.n_itl == 6) {
@@ -101,6 +109,11 @@ TEST(a_field_out_of_range_is_refused_by_name)
 		{ "\"output_tokens\":1e12", "'output_tokens' is out of range" },
 		{ "\"level\":2000000", "'level' is out of range" },
 		{ "\"session\":1", "'session' and 'turn' go together" },
+		{ "\"server_timings\":\"tgi\"", "'server_timings' is not llama.cpp or vllm" },
+		{ "\"server_timings\":1", "'server_timings' is not llama.cpp or vllm" },
+		{ "\"server_prefill_ns\":5", "'server_*_ns' need 'server_timings'" },
+		{ "\"server_decode_ns\":-7", "'server_decode_ns' is out of range" },
+		{ "\"server_queue_ns\":8640000000000001", "'server_queue_ns' is out of range" },
 	};
 	size_t i;
 

@@ -417,6 +417,76 @@ static char *sweep(enum table_format fmt, const struct level_summary *s, unsigne
 	return buf;
 }
 
+/*
+ * Where the time went: the server's queue, prefill and decode of each
+ * request beside the client's TTFT and E2E; the rest is what the server
+ * does not account for. Warm-ups, failures, bodies and requests without
+ * timings are not in it; a queue the server does not say (llama.cpp)
+ * stays in the rest, and a rest over a quarter of TTFT flags the level.
+ *   seq 0: TTFT 60, E2E 160; queue 10, prefill 45, decode 100 -> rest 5, 5
+ *   seq 1: TTFT 80, E2E 200; queue 20, prefill 50, decode 110 -> rest 10, 20
+ *   seq 2: TTFT 70, E2E 170; queue 15, prefill 48, decode  95 -> rest 7, 12
+ *   seq 3: a warm-up, seq 4 failed, seq 5 a body, seq 6 no timings
+ */
+TEST(attribution_splits_ttft_and_e2e_by_the_servers_timings)
+{
+	static const int64_t ms[3][5] = {
+		{ 60, 160, 10, 45, 100 }, { 80, 200, 20, 50, 110 }, { 70, 170, 15, 48, 95 },
+	};
+	struct result r[7];
+	struct level_summary s;
+	char *text;
+	int i;
+
+	for (i = 0; i < 7; i++) {
+		result_init(&r[i]);
+		r[i].level = 4;
+		r[i].seq = i;
+		r[i].status = 200;
+		r[i].output_tokens = 10;
+		r[i].ttft_ns = r[i].ttfa_ns = ms[i % 3][0] * MS;
+		r[i].e2e_ns = ms[i % 3][1] * MS;
+		if (i == 6)
+			continue;
+		r[i].server.shape = SRVTIMING_VLLM;
+		r[i].server.queue_ns = ms[i % 3][2] * MS;
+		r[i].server.prefill_ns = ms[i % 3][3] * MS;
+		r[i].server.decode_ns = ms[i % 3][4] * MS;
+	}
+	r[3].warmup = true;
+	result_set_error(&r[4], RESULT_ERR_TIMEOUT, "timed out");
+	r[5].unstreamed = true;
+	summary_compute(r, 7, 4, NULL, &s);
+	CHECK_EQ_INT(s.att.n, 3);
+	CHECK_EQ_INT(s.att.shape, SRVTIMING_VLLM);
+	CHECK_NEAR(s.att.queue.p50, 15, 1e-9);
+	CHECK_NEAR(s.att.prefill.p50, 48, 1e-9);
+	CHECK_NEAR(s.att.decode.p50, 100, 1e-9);
+	CHECK_NEAR(s.att.rest_ttft.p50, 7, 1e-9);
+	CHECK_NEAR(s.att.rest_ttft.max, 10, 1e-9);
+	CHECK_NEAR(s.att.rest_e2e.p50, 12, 1e-9);
+	CHECK_NEAR(s.att.ttft.p50, 70, 1e-9);
+	CHECK(!attribution_flagged(&s.att));
+	text = sweep(TABLE_CSV, &s, 0);
+	CHECK(text && strstr(text, ",n_server_timed,p50_server_queue_ms,p50_server_prefill_ms,"));
+	CHECK(text && strstr(text, ",3,15.000,48.000,"));
+	free(text);
+
+	/* llama.cpp: no queue said, so it is in the rest, which flags the level */
+	for (i = 0; i < 7; i++) {
+		if (r[i].server.shape != SRVTIMING_NONE)
+			r[i].server.shape = SRVTIMING_LLAMACPP;
+		r[i].server.queue_ns = -1;
+	}
+	summary_compute(r, 7, 4, NULL, &s);
+	CHECK_EQ_INT(s.att.queue.n, 0);
+	CHECK_NEAR(s.att.rest_ttft.p50, 22, 1e-9);   /* 15, 30, 22 */
+	CHECK(attribution_flagged(&s.att));           /* 22 of 70 ms */
+	for (i = 0; i < 7; i++)
+		result_release(&r[i]);
+}
+
+
 TEST(sweep_table_has_the_seed_columns_first_in_every_format)
 {
 	struct result v[8];
@@ -622,6 +692,7 @@ int main(void)
 	RUN(repeats_add_their_walls_not_the_gaps_between);
 	RUN(open_loop_shows_rates_and_service_latency);
 	RUN(unstreamed_requests_count_in_e2e_only);
+	RUN(attribution_splits_ttft_and_e2e_by_the_servers_timings);
 	RUN(sweep_table_has_the_seed_columns_first_in_every_format);
 	RUN(ttfa_column_only_where_a_request_reasoned);
 	return harness_done();
