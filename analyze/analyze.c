@@ -234,8 +234,8 @@ static int analyze_report(int argc, char **argv)
 	} else if (!rc) {
 		FILE *out = latex_begin(&o);
 
-		rc = out ? report_print(db, o.run, o.fmt, o.has_slo ? &o.slo : NULL, out, err,
-					sizeof(err)) : DB_ERR_WORK;
+		rc = out ? report_print(db, o.run, o.fmt, o.has_slo ? &o.slo : NULL, o.intervals,
+					out, err, sizeof(err)) : DB_ERR_WORK;
 		if (!out)
 			snprintf(err, sizeof(err), "out of memory");
 		else if (latex_end(&o, out) != 0 && !rc)

@@ -123,7 +123,7 @@ static int put_report(struct db *db, const char *label, const struct metric_slo 
 		errmsg_set(err, errlen, "out of memory");
 		return DB_ERR_WORK;
 	}
-	rc = report_print(db, label, TABLE_TEXT, slo, mem, err, errlen);
+	rc = report_print(db, label, TABLE_TEXT, slo, 0, mem, err, errlen);
 	fclose(mem);
 	if (rc) {
 		free(text);

@@ -215,6 +215,10 @@ static const char report_usage_text[] =
 	"                       good requests/s; LIST of ttft|ttfa|tpot|e2e=LIMIT\n"
 	"                       with LIMIT in us, ms (default) or s; a capacity\n"
 	"                       search's run without it: the search's SLO\n"
+	"      --intervals      text and markdown: each percentile of the latency\n"
+	"                       table with its 95% interval by order statistics\n"
+	"                       (csv and json always have them: p50_ttft_lo95_ms,\n"
+	"                       p50_ttft_hi95_ms, ...)\n"
 	"  -h, --help           show this help\n"
 	"\n"
 	"examples:\n"
@@ -334,6 +338,7 @@ static int take_read(void *opts, int c, char *arg, char *msg, size_t len)
 	case 'd': o->db_path = arg; return 0;
 	case 'r': o->run = arg; return 0;
 	case 'g': o->gaps = 1; return 0;
+	case 'I': o->intervals = 1; return 0;
 	case 'f':
 		if (strcmp(arg, "jsonl") == 0) {
 			o->jsonl = 1;
@@ -480,6 +485,7 @@ static const struct option read_longopts[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "slo", required_argument, NULL, 's' },
 	{ "gaps", no_argument, NULL, 'g' },
+	{ "intervals", no_argument, NULL, 'I' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -554,6 +560,8 @@ static const char *check_export(const struct analyze_options *o)
 {
 	if ((o->fmt != TABLE_CSV && !o->jsonl) || o->html || o->latex)
 		return "export writes csv or jsonl (--format csv|jsonl)";
+	if (o->intervals)
+		return "--intervals is an option of report";
 	return o->has_slo ? "--slo is an option of report" : NULL;
 }
 
@@ -607,10 +615,10 @@ static const struct analyze_sub {
 	  { "tracebench analyze load", ":d:l:h", load_longopts, take_load },
 	  TABLE_TEXT, 1, check_load },
 	{ "report", report_usage_text,
-	  { "tracebench analyze report", ":d:r:f:s:gh", read_longopts, take_read },
+	  { "tracebench analyze report", ":d:r:f:s:gIh", read_longopts, take_read },
 	  TABLE_TEXT, 0, check_report },
 	{ "export", export_usage_text,
-	  { "tracebench analyze export", ":d:r:f:s:gh", read_longopts, take_read },
+	  { "tracebench analyze export", ":d:r:f:s:gIh", read_longopts, take_read },
 	  TABLE_CSV, 0, check_export },
 	{ "runs", runs_usage_text,
 	  { "tracebench analyze runs", ":d:f:t:h", runs_longopts, take_runs },

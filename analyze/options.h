@@ -29,6 +29,7 @@ struct analyze_options {
 	enum plot_format plot_fmt;
 	struct metric_slo slo;         /* report --slo */
 	int has_slo;
+	int intervals;                  /* report --intervals */
 	const char *dir;                /* plot --out */
 	int force;                      /* plot --force */
 	long gpus;                      /* plot --gpus; 0: not given */

@@ -1067,7 +1067,7 @@ static int report_capacity_curve(FILE *out, enum table_format fmt, struct db *db
  * lines, and the latency table with its legend. */
 static int report_print_per_run(struct db *db, const struct db_run *runs, size_t n,
 				enum table_format fmt, const struct metric_slo *slo,
-				FILE *out, char *err, size_t errlen)
+				int intervals, FILE *out, char *err, size_t errlen)
 {
 	const char *para = fmt == TABLE_MARKDOWN ? "\n" : "";
 	struct report_slo_choice sc;
@@ -1109,7 +1109,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		if (!rc && run.n_levels) {
 			if (fmt == TABLE_TEXT)
 				fputc('\n', out);
-			summary_print_latency(out, fmt, run.levels, run.n_levels);
+			summary_print_latency(out, fmt, run.levels, run.n_levels, intervals);
 			attribution_print(out, fmt, run.levels, run.n_levels);
 		}
 		if (!rc && sc.is_cap)
@@ -1158,7 +1158,8 @@ static int report_print_one_table(struct db *db, const struct db_run *runs, size
 }
 
 int report_print(struct db *db, const char *label, enum table_format fmt,
-		 const struct metric_slo *slo, FILE *out, char *err, size_t errlen)
+		 const struct metric_slo *slo, int intervals, FILE *out, char *err,
+		 size_t errlen)
 {
 	struct db_run *runs = NULL;
 	size_t n = 0;
@@ -1168,7 +1169,7 @@ int report_print(struct db *db, const char *label, enum table_format fmt,
 	if (rc)
 		goto cleanup;
 	if (fmt == TABLE_TEXT || fmt == TABLE_MARKDOWN)
-		rc = report_print_per_run(db, runs, n, fmt, slo, out, err, errlen);
+		rc = report_print_per_run(db, runs, n, fmt, slo, intervals, out, err, errlen);
 	else
 		rc = report_print_one_table(db, runs, n, fmt, slo, out, err, errlen);
 	if (!rc)

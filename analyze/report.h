@@ -59,11 +59,13 @@ void report_run_release(struct report_run *r);
  * Prints the sweep table of each run (only 'label' when not NULL) to out,
  * with goodput columns against slo (NULL: none). Text and Markdown get per
  * run a heading, the table, then the warm-up line, the errors by class and
- * the latency table (summary_print_latency); CSV and JSON one table
+ * the latency table (summary_print_latency, with each percentile's 95%
+ * interval when 'intervals'); CSV and JSON one table
  * covering all runs, the run label in the "run" column.
  */
 int report_print(struct db *db, const char *label, enum table_format fmt,
-		 const struct metric_slo *slo, FILE *out, char *err, size_t errlen);
+		 const struct metric_slo *slo, int intervals, FILE *out, char *err,
+		 size_t errlen);
 
 /*
  * `analyze runs`: a row per run (label, created, endpoint, model, served

@@ -57,9 +57,99 @@ double stats_mean(const double *v, size_t n)
 }
 
 static double stats_select_from(double *v, size_t n, size_t from, double p, size_t *at);
+/* Puts the value of 0-based rank k of v at v[k], every value of v[from..k)
+ * at most it and of v(k..n) at least it; v[0..from) must be at most every
+ * value of v[from..n) and k >= from. */
+static void stats_select_rank(double *v, size_t n, size_t from, size_t k);
 
 /* Quickselect per percentile: O(n) each, where sorting millions of pooled
  * inter-token gaps dominated a report's time. */
+const double stats_dist_pcts[4] = { 50, 90, 95, 99 };
+
+/* log of n choose k */
+static double log_choose(size_t n, size_t k)
+{
+	return lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1);
+}
+
+int stats_rank_ci95(size_t n, double p, size_t *lo, size_t *hi)
+{
+	double q = p / 100.0, cdf = 0;
+	size_t k, l = 0, u = 0;
+	int have_l = 0;
+
+	if (n < 2 || !(q > 0 && q < 1))
+		return -1;
+	if (n > 5000) {         /* normal approximation, continuity-corrected */
+		double mu = (double)n * q, sd = sqrt((double)n * q * (1 - q));
+		double a = floor(mu - 1.959964 * sd - 0.5), b = ceil(mu + 1.959964 * sd + 0.5);
+
+		if (a < 1 || b > (double)n)
+			return -1;
+		*lo = (size_t)a - 1;
+		*hi = (size_t)b - 1;
+		return 0;
+	}
+	/*
+	 * X, the values below the percentile, is binomial(n, q). The interval
+	 * [x(l), x(u)] (1-based order statistics) holds it when l <= X < u:
+	 * l the largest rank with P(X < l) <= 2.5%, u the smallest with
+	 * P(X >= u) <= 2.5%.
+	 */
+	for (k = 0; k <= n; k++) {
+		double pmf = exp(log_choose(n, k) + (double)k * log(q) + (double)(n - k) * log1p(-q));
+
+		if (cdf + pmf <= 0.025) {       /* P(X <= k) = P(X < k + 1) */
+			l = k + 1;
+			have_l = 1;
+		}
+		cdf += pmf;
+		if (cdf >= 0.975) {             /* P(X < k + 1) >= 97.5% */
+			u = k + 1;
+			break;
+		}
+	}
+	if (!have_l || u == 0 || u > n)
+		return -1;
+	*lo = l - 1;
+	*hi = u - 1;
+	return 0;
+}
+
+/* The order-statistic intervals of d's percentiles over v[0..n): their
+ * ranks in ascending order, each select searching only what the last left
+ * above it. Reorders v. */
+static void stats_describe_intervals(double *v, size_t n, struct stats_dist *d)
+{
+	size_t rank[8], from = 0, m = 0, i, j, lo, hi;
+	double *slot[8], *ps;
+
+	for (i = 0; i < 4; i++) {
+		d->lo[i] = d->hi[i] = NAN;
+		if (stats_rank_ci95(n, stats_dist_pcts[i], &lo, &hi) < 0)
+			continue;
+		rank[m] = lo;
+		slot[m++] = &d->lo[i];
+		rank[m] = hi;
+		slot[m++] = &d->hi[i];
+	}
+	for (i = 1; i < m; i++)         /* a few: by insertion */
+		for (j = i; j > 0 && rank[j - 1] > rank[j]; j--) {
+			size_t r = rank[j];
+
+			rank[j] = rank[j - 1];
+			rank[j - 1] = r;
+			ps = slot[j];
+			slot[j] = slot[j - 1];
+			slot[j - 1] = ps;
+		}
+	for (i = 0; i < m; i++) {
+		stats_select_rank(v, n, from, rank[i]);
+		*slot[i] = v[rank[i]];
+		from = rank[i];
+	}
+}
+
 void stats_describe(double *v, size_t n, struct stats_dist *d)
 {
 	double max = n ? v[0] : NAN;
@@ -73,6 +163,8 @@ void stats_describe(double *v, size_t n, struct stats_dist *d)
 	d->max = max;
 	if (!n) {
 		d->p50 = d->p90 = d->p95 = d->p99 = NAN;
+		for (i = 0; i < 4; i++)
+			d->lo[i] = d->hi[i] = NAN;
 		return;
 	}
 	/* Each select leaves the values above its rank to the right of it, so
@@ -81,6 +173,7 @@ void stats_describe(double *v, size_t n, struct stats_dist *d)
 	d->p90 = stats_select_from(v, n, k, 90, &k);
 	d->p95 = stats_select_from(v, n, k, 95, &k);
 	d->p99 = stats_select_from(v, n, k, 99, &k);
+	stats_describe_intervals(v, n, d);
 }
 
 /*
@@ -99,14 +192,11 @@ double stats_select_percentile(double *v, size_t n, double p)
  * left v so); the rank must fall at or above from. Sets *at (may be NULL)
  * to the lower closest rank, for the next call's 'from'.
  */
-static double stats_select_from(double *v, size_t n, size_t from, double p, size_t *at)
+static void stats_select_rank(double *v, size_t n, size_t from, size_t k)
 {
-	double rank = p / 100.0 * (double)(n - 1), frac, pivot, t, next;
-	size_t k = (size_t)rank, lo = from, hi = n - 1, i, j;
+	size_t lo = from, hi = n - 1, i, j;
+	double pivot, t;
 
-	if (k >= n - 1)
-		k = n - 1;
-	frac = rank - (double)k;
 	while (lo < hi) {
 		pivot = v[lo + (hi - lo) / 2];
 		i = lo;
@@ -142,6 +232,17 @@ static double stats_select_from(double *v, size_t n, size_t from, double p, size
 		else
 			break;
 	}
+}
+
+static double stats_select_from(double *v, size_t n, size_t from, double p, size_t *at)
+{
+	double rank = p / 100.0 * (double)(n - 1), frac, next;
+	size_t k = (size_t)rank, i;
+
+	if (k >= n - 1)
+		k = n - 1;
+	frac = rank - (double)k;
+	stats_select_rank(v, n, from, k);
 	if (at)
 		*at = k;
 	if (frac == 0 || k + 1 >= n)

@@ -29,7 +29,25 @@ double stats_mean(const double *v, size_t n);
 struct stats_dist {
 	size_t n;
 	double mean, p50, p90, p95, p99, max;   /* NaN when n == 0 */
+	/* The 95% interval of p50, p90, p95 and p99, in that order, by order
+	 * statistics (stats_rank_ci95); NaN where n is too small for one. */
+	double lo[4], hi[4];
 };
+
+/* The percentiles of struct stats_dist, in the order of its lo and hi. */
+extern const double stats_dist_pcts[4];
+
+/*
+ * The 95% interval of the p-th percentile (0 < p < 100) of n values, by
+ * order statistics: the 0-based ranks *lo and *hi of the sorted values such
+ * that the true percentile lies between them with probability at least 95%
+ * (the number of values below it is binomial(n, p/100): exact up to 5,000
+ * values, the normal approximation above). No assumption about the values'
+ * distribution. Returns 0, or -1 when n is too small for such ranks to
+ * exist (P50 needs 6 values, P90 36, P95 72, P99 368: the top value must
+ * lie above the percentile with 97.5% probability).
+ */
+int stats_rank_ci95(size_t n, double p, size_t *lo, size_t *hi);
 
 /*
  * True when the p-th percentile (0 < p < 100) of n samples is computed from

@@ -564,6 +564,12 @@ SUMMARY_EXPR(col_interrupted, s->planned ? s->requests < s->planned : NAN)
 #define DIST_N(m, name) CSV("n_" name, 0, col_size, F(m.n))   /* NOLINT(bugprone-macro-parentheses) */
 #define DIST_AT(m, name, stat, field) \
 	CSV(stat "_" name "_ms", 3, col_double, F(m.field))   /* NOLINT(bugprone-macro-parentheses) */
+/* The 95% order-statistic interval of each percentile (stats_rank_ci95). */
+#define DIST_CI_AT(m, name, stat, i) \
+	CSV(stat "_" name "_lo95_ms", 3, col_double, F(m.lo[i])), \
+	CSV(stat "_" name "_hi95_ms", 3, col_double, F(m.hi[i]))   /* NOLINT(bugprone-macro-parentheses) */
+#define DIST_CI(m, name) DIST_CI_AT(m, name, "p50", 0), DIST_CI_AT(m, name, "p90", 1), \
+	DIST_CI_AT(m, name, "p95", 2), DIST_CI_AT(m, name, "p99", 3)
 #define DIST(m, name) DIST_N(m, name), DIST_AT(m, name, "avg", mean), \
 	DIST_AT(m, name, "p50", p50), DIST_AT(m, name, "p90", p90), \
 	DIST_AT(m, name, "p95", p95), DIST_AT(m, name, "p99", p99), DIST_AT(m, name, "max", max)
@@ -663,7 +669,13 @@ static const struct table_col summary_cols[] = {
 	DIST_AT(att.rest_ttft, "rest_ttft", "p99", p99),
 	DIST_AT(att.decode, "server_decode", "p50", p50),
 	DIST_AT(att.rest_e2e, "rest_e2e", "p50", p50),
+	/* Every percentile's 95% interval by order statistics. */
+	DIST_CI(ttft, "ttft"), DIST_CI(ttfa, "ttfa"), DIST_CI(tpot, "tpot"), DIST_CI(itl, "itl"),
+	DIST_CI(e2e, "e2e"),
 };
+
+_Static_assert(sizeof(summary_cols) / sizeof(summary_cols[0]) <= TABLE_MAX_COLS,
+	       "the sweep table has more columns than lib/table.h prints");
 
 unsigned summary_groups(const struct level_summary *levels, size_t n)
 {
@@ -812,8 +824,36 @@ static const struct table_col summary_latency_cols[] = {
 	LATP("P95", p95, mark_lat_p95), LATP("P99", p99, mark_lat_p99), LAT("Max", NULL, max),
 };
 
+/* --intervals: percentile i of the row with its 95% interval, "50.3
+ * [50.1-50.4]", or the percentile alone where there is none. */
+static const char *col_lat_ci(const void *row, size_t i)
+{
+	static char buf[4][64];
+	const struct stats_dist *d = ((const struct summary_latency_row *)row)->d;
+	const double p[4] = { d->p50, d->p90, d->p95, d->p99 };
+
+	if (!d->n)
+		return NULL;
+	if (isnan(d->lo[i]))
+		snprintf(buf[i], sizeof(buf[i]), "%.1f%s", p[i],
+			 stats_too_few(d->n, stats_dist_pcts[i]) ? "*" : "");
+	else
+		snprintf(buf[i], sizeof(buf[i]), "%.1f [%.1f-%.1f]", p[i], d->lo[i], d->hi[i]);
+	return buf[i];
+}
+
+#define LATCI(h, i) { .head = (h), .width = 20, .str = col_lat_ci, .arg = (i) }
+
+static const struct table_col summary_latency_ci_cols[] = {
+	{ .head = "Metric", .width = 6, .flags = TABLE_LEFT, .str = col_lat_metric },
+	{ .head = "C", .width = 4, .str = col_lat_level },
+	{ .head = "N", .width = 7, .num = col_lat_n },
+	LAT("Mean", "ms", mean), LATCI("P50 [95% CI]", 0), LATCI("P90 [95% CI]", 1),
+	LATCI("P95 [95% CI]", 2), LATCI("P99 [95% CI]", 3), LAT("Max", NULL, max),
+};
+
 void summary_print_latency(FILE *out, enum table_format fmt,
-			   const struct level_summary *levels, size_t n)
+			   const struct level_summary *levels, size_t n, int intervals)
 {
 	static const struct { const char *name; size_t off; } metrics[] = {
 		{ "TTFT", offsetof(struct level_summary, ttft) },
@@ -828,8 +868,12 @@ void summary_print_latency(FILE *out, enum table_format fmt,
 
 	if (fmt != TABLE_TEXT && fmt != TABLE_MARKDOWN)
 		return;
-	table_init(&t, out, fmt, summary_latency_cols,
-		   sizeof(summary_latency_cols) / sizeof(summary_latency_cols[0]), 0);
+	if (intervals)
+		table_init(&t, out, fmt, summary_latency_ci_cols,
+			   sizeof(summary_latency_ci_cols) / sizeof(summary_latency_ci_cols[0]), 0);
+	else
+		table_init(&t, out, fmt, summary_latency_cols,
+			   sizeof(summary_latency_cols) / sizeof(summary_latency_cols[0]), 0);
 	table_begin(&t);
 	for (m = 0; m < 5; m++) {
 		for (i = 0; i < n; i++) {
@@ -848,7 +892,15 @@ void summary_print_latency(FILE *out, enum table_format fmt,
 	      "inter-token gap of a level's requests, as vLLM's benchmark does, so its N "
 	      "counts gaps. Scaling = agg tok/s at C / (C x agg tok/s at C=1). A percentile "
 	      "marked * comes from fewer samples (N) than its rank needs (P50 2, P90 10, "
-	      "P95 20, P99 100).\n", out);
+	      "P95 20, P99 100).", out);
+	if (intervals)
+		fputs(" [lo-hi]: the 95% interval of the percentile by order statistics "
+		      "(the values at the ranks between which the true percentile lies with "
+		      "95% probability, whatever the distribution; none with fewer than 6 "
+		      "samples for P50, 36 for P90, 72 for P95, 368 for P99). It is the "
+		      "run's own sampling error, not the noise between runs; ITL's pooled "
+		      "gaps are not independent draws, so its interval is too narrow.", out);
+	fputc('\n', out);
 }
 
 /* Is the P50 of d, a column of the table, marked "*"? */

@@ -167,9 +167,10 @@ void summary_print_notes(FILE *out, enum table_format fmt, const struct level_su
 /*
  * Text and Markdown only: the latency table of one run, a row per metric
  * (TTFT, TTFA, TPOT, ITL, E2E) and level with n, mean, P50, P90, P95, P99
- * and max in ms, then a legend line saying how ITL is pooled.
+ * and max in ms, then a legend line saying how ITL is pooled; with
+ * intervals, each percentile with its 95% interval (struct stats_dist).
  */
 void summary_print_latency(FILE *out, enum table_format fmt,
-			   const struct level_summary *levels, size_t n);
+			   const struct level_summary *levels, size_t n, int intervals);
 
 #endif

@@ -69,7 +69,7 @@ struct table_col {
 	const char *(*mark)(const void *row, size_t arg);
 };
 
-#define TABLE_MAX_COLS 128
+#define TABLE_MAX_COLS 256
 
 /* A table being printed; fill with table_init, then begin, rows, end. */
 struct table {

@@ -237,7 +237,7 @@ static inline char *report_to_string(struct db *db, const char *run, enum table_
 	FILE *out = open_memstream(&buf, &len);
 
 	*rc = export ? report_export(db, run, 0, 0, out, err, sizeof(err))
-		     : report_print(db, run, fmt, NULL, out, err, sizeof(err));
+		     : report_print(db, run, fmt, NULL, 0, out, err, sizeof(err));
 	fclose(out);
 	return buf;
 }

@@ -5,6 +5,7 @@
  * pooling, goodput against SLOs, and the sweep table in every format.
  */
 #include "harness.h"
+#include <math.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +147,63 @@ TEST(describe_agrees_with_sorting_on_random_data)
 		CHECK_NEAR(d.p99, stats_percentile(w, n, 99), 1e-12);
 		CHECK_NEAR(d.max, w[n - 1], 1e-12);
 		CHECK_NEAR(d.mean, stats_mean(w, n), 1e-9);
+		/* each interval: the values at its ranks, around its percentile */
+		for (i = 0; i < 4; i++) {
+			size_t lo, hi;
+
+			if (stats_rank_ci95(n, stats_dist_pcts[i], &lo, &hi) < 0) {
+				CHECK(isnan(d.lo[i]) && isnan(d.hi[i]));
+				continue;
+			}
+			CHECK_NEAR(d.lo[i], w[lo], 0);
+			CHECK_NEAR(d.hi[i], w[hi], 0);
+		}
+		CHECK(n < 6 || (d.lo[0] <= d.p50 && d.p50 <= d.hi[0]));
+		CHECK(n < 368 || (d.lo[3] <= d.p99 && d.p99 <= d.hi[3]));
 	}
+}
+
+/*
+ * The order-statistic interval of a percentile: the classic table values
+ * (the median of 100 values lies between the 40th and the 61st, 1-based;
+ * of 10, the 2nd and the 9th), the smallest samples that have one, the
+ * normal approximation past 5,000 agreeing with the exact ranks, and the
+ * coverage of a uniform sample's true percentile over 2,000 draws.
+ */
+TEST(percentile_intervals_by_order_statistics)
+{
+	static const struct { size_t n; double p; size_t lo, hi; } known[] = {
+		{ 100, 50, 39, 60 }, { 10, 50, 1, 8 }, { 6, 50, 0, 5 },
+	};
+	size_t i, lo, hi, lo2, hi2, covered = 0, trials = 2000, t;
+	struct rng s = { 11 };
+	double v[200];
+	struct stats_dist d;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		CHECK_EQ_INT(stats_rank_ci95(known[i].n, known[i].p, &lo, &hi), 0);
+		CHECK_EQ_INT(lo, known[i].lo);
+		CHECK_EQ_INT(hi, known[i].hi);
+	}
+	CHECK_EQ_INT(stats_rank_ci95(5, 50, &lo, &hi), -1);      /* too few for any */
+	CHECK_EQ_INT(stats_rank_ci95(35, 90, &lo, &hi), -1);     /* 0.9^35 > 2.5% */
+	CHECK_EQ_INT(stats_rank_ci95(36, 90, &lo, &hi), 0);
+	CHECK_EQ_INT(stats_rank_ci95(71, 95, &lo, &hi), -1);
+	CHECK_EQ_INT(stats_rank_ci95(72, 95, &lo, &hi), 0);
+	CHECK_EQ_INT(stats_rank_ci95(367, 99, &lo, &hi), -1);
+	CHECK_EQ_INT(stats_rank_ci95(368, 99, &lo, &hi), 0);
+	/* exact at 5,000, approximate at 5,001: within a rank of each other */
+	CHECK_EQ_INT(stats_rank_ci95(5000, 90, &lo, &hi), 0);
+	CHECK_EQ_INT(stats_rank_ci95(5001, 90, &lo2, &hi2), 0);
+	CHECK(lo2 + 1 >= lo && lo2 <= lo + 2 && hi2 + 1 >= hi && hi2 <= hi + 2);
+	/* 200 uniform values: the true P90 is 0.9; covered 95% of the time or more */
+	for (t = 0; t < trials; t++) {
+		for (i = 0; i < 200; i++)
+			v[i] = (double)rng_below(&s, 1u << 30) / (double)(1u << 30);
+		stats_describe(v, 200, &d);
+		covered += d.lo[1] <= 0.9 && 0.9 <= d.hi[1];
+	}
+	CHECK(covered >= trials * 95 / 100 - 20 && covered <= trials);
 }
 
 TEST(bootstrap_is_seeded_and_brackets_the_shift)
@@ -684,6 +741,7 @@ int main(void)
 	RUN(splitmix64_matches_the_reference);
 	RUN(quickselect_agrees_with_sorting);
 	RUN(describe_agrees_with_sorting_on_random_data);
+	RUN(percentile_intervals_by_order_statistics);
 	RUN(bootstrap_is_seeded_and_brackets_the_shift);
 	RUN(welch_interval_matches_a_hand_computation);
 	RUN(level_summary_counts_errors_pools_itl_and_describes_each_metric);
