@@ -307,7 +307,7 @@ int client_start(struct client *c, const char *method, const char *path,
 		 * decodes, the meter reads plain SSE or JSON (replay drops a
 		 * recorded Accept-Encoding: libcurl's list is what it reads). */
 		curl_easy_setopt(q->t.easy, CURLOPT_ACCEPT_ENCODING, "");
-		q->t.meter.plain = !trace_kind_is_inference(trace_kind_of(method, path));
+		meter_set_kind(&q->t.meter, trace_kind_of(method, path));
 	}
 	if (rc == 0 && c->warm_fresh)
 		curl_easy_setopt(q->t.easy, CURLOPT_FRESH_CONNECT, 1L);
