@@ -198,7 +198,7 @@ static void check_salt(const char *out, size_t out_len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const models[] = { "llama", "", "m\"o\\d\ne\x01l", "mod\xc3\xa9le" };
-	struct body_overrides ov = { NULL, 0, 0 };
+	struct body_overrides ov = { NULL, 0, 0, TYPED_NONE };
 	char *body, *out = NULL;
 	size_t len, out_len = 0;
 	cJSON *in;
