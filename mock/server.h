@@ -7,6 +7,8 @@
  *              (/v1/models, /tokenize, /metrics) and the reply helpers;
  *   stream.c   a generation request's life: its timing (the schedule,
  *              the load, --noise), its events, faults and end;
+ *   typed_stream.c  the events and bodies of the Messages and Responses
+ *              APIs, on stream.c's schedule;
  *   request.c  what a request body asks for: prompt tokens, the prefix
  *              cache, options checked as vLLM checks them.
  */
