@@ -577,6 +577,8 @@ static int compare_level(struct db *db, const struct db_run *before, const struc
 	summary_errors_format(&b.errors, lv->errors_after, sizeof(lv->errors_after));
 	lv->estimated_before = a.estimated;
 	lv->estimated_after = b.estimated;
+	attribution_compute(ra, na, &lv->att_before);
+	attribution_compute(rb, nb, &lv->att_after);
 	c.ab = ab;
 	c.history = history;
 	lv->min_effect = c.min_effect = compare_min_effect(o->min_effect,

@@ -58,6 +58,9 @@ struct compare_level {
 	double min_effect;      /* percent: the threshold its verdicts used */
 	enum verdict_noise noise;   /* where its run-to-run noise came from */
 	size_t history_runs;    /* runs the history's noise was measured over */
+	/* where each side's time went, by the server's own timings
+	 * (lib/attribution.h); n 0 where a server sent none */
+	struct attribution att_before, att_after;
 };
 
 struct compare_result {
@@ -106,6 +109,14 @@ void compare_print(FILE *out, enum table_format fmt, const char *before, const c
  */
 size_t compare_regressions(const struct compare_result *r, double limit, size_t *idx,
 			   size_t max);
+
+/*
+ * Text and Markdown: where the change of each level's median TTFT went, by
+ * the servers' own timings (analyze/compare_split.c): the change of the
+ * median queue, prefill and rest, where both runs' servers sent timings.
+ * Nothing otherwise. Returns 1 when it printed.
+ */
+int compare_print_split(FILE *out, enum table_format fmt, const struct compare_result *r);
 
 /* "ITL P99 at C=16 +26.0% [+19.2, +31.8]" into buf (len bytes). */
 void compare_describe(const struct compare_row *w, char *buf, size_t len);

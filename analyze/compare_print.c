@@ -473,4 +473,6 @@ void compare_print(FILE *out, enum table_format fmt, const char *before, const c
 		fputs("}\n", out);
 	else if (text)
 		fprintf(out, "\n%s%s", compare_legend, compare_has_turns(r) ? compare_turns_legend : "");
+	if (text)
+		compare_print_split(out, fmt, r);
 }

@@ -199,6 +199,11 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 			     "ALTER TABLE requests ADD COLUMN server_queue_ns INTEGER;"
 			     "ALTER TABLE requests ADD COLUMN server_prefill_ns INTEGER;"
 			     "ALTER TABLE requests ADD COLUMN server_decode_ns INTEGER", err, errlen);
+	/* 9 -> 10: where a scrape stands against its level (replay's scrapes
+	 * at a level's start and end); the scrapes before say nothing. The
+	 * table came with version 5: an older database gets it whole below. */
+	if (!rc && version >= 5 && version < 10)
+		rc = db_exec(db, "ALTER TABLE metric_scrapes ADD COLUMN at TEXT", err, errlen);
 	/* The views hold no data: recreate them, so they follow this build's SQL. */
 	if (!rc)
 		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",

@@ -27,8 +27,9 @@
  * when writing, migrates databases of version 1 (no requests.repeat) and
  * 2 (no runs.clock, no requests.streamed), 3 (no token source, cached
  * tokens, salt or connection times), 4 (no metrics tables) and 5 (no
- * requests.session or requests.turn). */
-#define DB_SCHEMA_VERSION 9
+ * requests.session or requests.turn); 9 added the requests columns of the
+ * per-request server timings, 10 metric_scrapes.at. */
+#define DB_SCHEMA_VERSION 10
 
 /* Suggested size of the 'err' buffers below. */
 #define DB_ERRLEN 1024

@@ -411,7 +411,8 @@ struct metrics_insert {
 
 static const char db_insert_scrape_sql[] =
 	"INSERT INTO metric_scrapes (run_id, scrape, level, repeat, t_ns, latency_us, status,"
-	" ok, error, bad_lines, first_bad) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+	" ok, error, bad_lines, first_bad, at)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
 static const char db_insert_sample_sql[] =
 	"INSERT INTO metric_samples (run_id, scrape, name, series, value)"
 	" VALUES (?1, ?2, ?3, ?4, ?5)";
@@ -430,6 +431,7 @@ static int db_insert_metrics(struct db *db, struct metrics_insert *mi, const cha
 	int64_t t_ns = 0, level = 0, repeat = 0, latency = 0, status = 0, bad = 0;
 	const cJSON *ok = cJSON_GetObjectItemCaseSensitive(rec, "ok");
 	const cJSON *samples = cJSON_GetObjectItemCaseSensitive(rec, "samples");
+	const cJSON *at = cJSON_GetObjectItemCaseSensitive(rec, "at");
 	const cJSON *x;
 	long scrape = mi->next;
 
@@ -441,7 +443,10 @@ static int db_insert_metrics(struct db *db, struct metrics_insert *mi, const cha
 	    latency > RESULT_MAX_NS / 1000 ||
 	    json_get_int64(rec, "status", &status) < 0 || status < 0 || status > 999 ||
 	    json_get_int64(rec, "bad_lines", &bad) < 0 || bad < 0 || bad > INT32_MAX ||
-	    !cJSON_IsBool(ok) || (samples && !cJSON_IsObject(samples))) {
+	    !cJSON_IsBool(ok) || (samples && !cJSON_IsObject(samples)) ||
+	    (at && (!cJSON_IsString(at) || (strcmp(at->valuestring, "level_start") &&
+					    strcmp(at->valuestring, "level_end") &&
+					    strcmp(at->valuestring, "between"))))) {
 		errmsg_set(err, errlen, "a metrics record with a field missing or out of range");
 		return DB_ERR_INPUT;
 	}
@@ -456,6 +461,7 @@ static int db_insert_metrics(struct db *db, struct metrics_insert *mi, const cha
 	db_bind_text(mi->scrape, 9, json_get_string(rec, "error"));
 	sqlite3_bind_int64(mi->scrape, 10, bad);
 	db_bind_text(mi->scrape, 11, json_get_string(rec, "first_bad"));
+	db_bind_text(mi->scrape, 12, at ? at->valuestring : NULL);
 	if (sqlite3_step(mi->scrape) != SQLITE_DONE)
 		return db_sqlerr(db, err, errlen);
 	sqlite3_reset(mi->scrape);

@@ -377,7 +377,9 @@ static int db_metric_sample_add(void *ctx, sqlite3_stmt *st, char *err, size_t e
 	while (ma->k < ma->n && ma->v[ma->k].level < level)
 		ma->k++;
 	if (ma->k < ma->n && ma->v[ma->k].level == level && name)
-		srvmetric_level_add(&ma->v[ma->k].m, (long)sqlite3_column_int64(st, 1), name,
+		srvmetric_level_add(&ma->v[ma->k].m, (long)sqlite3_column_int64(st, 1),
+				    srvmetric_at_parse((const char *)sqlite3_column_text(st, 5)),
+				    name, (const char *)sqlite3_column_text(st, 4),
 				    sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN :
 				    sqlite3_column_double(st, 3));
 	return DB_OK;
@@ -386,16 +388,29 @@ static int db_metric_sample_add(void *ctx, sqlite3_stmt *st, char *err, size_t e
 int db_metric_levels(struct db *db, const char *label, struct db_metric_level **out,
 		     size_t *n, char *err, size_t errlen)
 {
+	/* scrapes between levels (version 10) belong to none */
 	static const char levels_sql[] =
 		"SELECT c.level, count(*), sum(NOT c.ok), sum(c.bad_lines) FROM metric_scrapes c"
 		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
+		" AND c.at IS NOT 'between'"
 		" GROUP BY c.level ORDER BY c.level";
-	/* the shards of a run scrape one server: their scrapes in time order */
+	static const char levels_sql_v9[] =
+		"SELECT c.level, count(*), sum(NOT c.ok), sum(c.bad_lines) FROM metric_scrapes c"
+		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
+		" GROUP BY c.level ORDER BY c.level";
+	/* the shards of a run scrape one server: their scrapes in time order,
+	 * each one's samples in the order the server gave them */
 	static const char samples_sql[] =
-		"SELECT c.level, c.rowid, s.name, s.value FROM metric_scrapes c"
+		"SELECT c.level, c.rowid, s.name, s.value, s.series, c.at FROM metric_scrapes c"
 		" JOIN metric_samples s ON s.run_id = c.run_id AND s.scrape = c.scrape"
 		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND c.ok"
-		" ORDER BY c.level, c.t_ns, c.rowid";
+		" AND c.at IS NOT 'between'"
+		" ORDER BY c.level, c.t_ns, c.rowid, s.rowid";
+	static const char samples_sql_v9[] =
+		"SELECT c.level, c.rowid, s.name, s.value, s.series, NULL FROM metric_scrapes c"
+		" JOIN metric_samples s ON s.run_id = c.run_id AND s.scrape = c.scrape"
+		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND c.ok"
+		" ORDER BY c.level, c.t_ns, c.rowid, s.rowid";
 	static const struct db_rows levels = {
 		sizeof(struct db_metric_level), db_metric_level_fill, NULL
 	};
@@ -409,13 +424,13 @@ int db_metric_levels(struct db *db, const char *label, struct db_metric_level **
 	*n = 0;
 	if (db->version < 5)
 		return DB_OK;
-	rc = db_query(db, levels_sql, label, &st, err, errlen);
+	rc = db_query(db, db->version >= 10 ? levels_sql : levels_sql_v9, label, &st, err, errlen);
 	if (!rc)
 		rc = db_rows_read(db, st, &levels, &v, &ma.n, err, errlen);
 	if (rc)
 		return rc;
 	ma.v = v;
-	rc = db_query(db, samples_sql, label, &st, err, errlen);
+	rc = db_query(db, db->version >= 10 ? samples_sql : samples_sql_v9, label, &st, err, errlen);
 	if (!rc)
 		rc = db_each_row(db, st, db_metric_sample_add, &ma, err, errlen);
 	if (rc) {

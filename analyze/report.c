@@ -617,8 +617,163 @@ static const struct table_col report_srv_cols[] = {
  * Text and Markdown: the server's own metrics of each level, when the run
  * scraped them (lib/srvmetric.h says how they are folded); *printed set.
  */
+/*
+ * The server's own latency percentiles of a level, estimated from its
+ * histograms' buckets (lib/srvmetric.h), one row per level and histogram,
+ * beside the client's of the same level.
+ */
+struct srv_latency_row {
+	int level;
+	const char *metric;                 /* "TTFT", "Queue", "E2E", "ITL" */
+	double count;                       /* observations in the window */
+	char est[SRVMETRIC_NQ][64];         /* "48.2 (40-60 bucket)", "refused", "" */
+	double client[SRVMETRIC_NQ];        /* the client's, ms; NaN: none */
+};
+
+static const char *col_lat_level(const void *row, size_t arg)
+{
+	static char buf[24];
+
+	(void)arg;
+	return metric_level_cell(((const struct srv_latency_row *)row)->level, buf, sizeof(buf));
+}
+
+static const char *col_lat_metric(const void *row, size_t arg)
+{
+	(void)arg;
+	return ((const struct srv_latency_row *)row)->metric;
+}
+
+static double col_lat_count(const void *row, size_t arg)
+{
+	(void)arg;
+	return ((const struct srv_latency_row *)row)->count;
+}
+
+static const char *col_lat_est(const void *row, size_t q)
+{
+	const char *e = ((const struct srv_latency_row *)row)->est[q % SRVMETRIC_NQ];
+
+	return e[0] ? e : NULL;
+}
+
+static double col_lat_client(const void *row, size_t q)
+{
+	return ((const struct srv_latency_row *)row)->client[q % SRVMETRIC_NQ];
+}
+
+static const struct table_col report_lat_cols[] = {
+	{ .head = "C", .key = "level", .str = col_lat_level },
+	{ .head = "Server", .key = "metric", .flags = TABLE_LEFT, .str = col_lat_metric },
+	{ .head = "Obs", .key = "observations", .num = col_lat_count },
+	{ .head = "P50 server", .unit = "ms", .key = "p50_server_ms", .str = col_lat_est, .arg = 0 },
+	{ .head = "P50 client", .unit = "ms", .key = "p50_client_ms", .decimals = 1,
+	  .csv_decimals = 3, .num = col_lat_client, .arg = 0 },
+	{ .head = "P90 server", .unit = "ms", .key = "p90_server_ms", .str = col_lat_est, .arg = 1 },
+	{ .head = "P90 client", .unit = "ms", .key = "p90_client_ms", .decimals = 1,
+	  .csv_decimals = 3, .num = col_lat_client, .arg = 1 },
+	{ .head = "P99 server", .unit = "ms", .key = "p99_server_ms", .str = col_lat_est, .arg = 2 },
+	{ .head = "P99 client", .unit = "ms", .key = "p99_client_ms", .decimals = 1,
+	  .csv_decimals = 3, .num = col_lat_client, .arg = 2 },
+};
+
+/* An estimate as the table shows it: the value and the bucket holding it,
+ * in ms ("48.2 (40-60 bucket)", ">100 (above the last bucket)"), "refused"
+ * for buckets a server cannot have counted, "" for none in the window. */
+static void srv_estimate_cell(const struct srvmetric_hist *h, size_t q, char *buf, size_t len,
+			      int *refused)
+{
+	const struct bucketq_estimate *e = &h->q[q];
+
+	if (h->rc[q] == BUCKETQ_EMPTY) {
+		buf[0] = '\0';
+	} else if (h->rc[q] < 0) {
+		snprintf(buf, len, "refused");
+		*refused = 1;
+	} else if (isinf(e->hi)) {
+		snprintf(buf, len, ">%.4g (above the last bucket)", e->value * 1e3);
+	} else {
+		snprintf(buf, len, "%.1f (%.4g-%.4g bucket)", e->value * 1e3, e->lo * 1e3,
+			 e->hi * 1e3);
+	}
+}
+
+/* The client's q-th percentile of kind h at level, ms; NaN: none. */
+static double srv_client_value(const struct report_run *run, int level,
+			       enum srvmetric_hist_kind h, size_t q)
+{
+	const struct stats_dist *d;
+	size_t i;
+
+	for (i = 0; run && i < run->n_levels; i++)
+		if (run->levels[i].level == level)
+			break;
+	if (!run || i == run->n_levels)
+		return NAN;
+	d = h == SRVMETRIC_H_TTFT ? &run->levels[i].ttft :
+	    h == SRVMETRIC_H_E2E ? &run->levels[i].e2e :
+	    h == SRVMETRIC_H_ITL ? &run->levels[i].itl : NULL;
+	if (!d)
+		return NAN;                 /* the client cannot see the queue */
+	return q == 0 ? d->p50 : q == 1 ? d->p90 : d->p99;
+}
+
+/*
+ * Text and Markdown: the table of the levels' latency bucket estimates,
+ * when the server keeps any of the histograms; nothing otherwise.
+ */
+static int report_server_latency(FILE *out, enum table_format fmt,
+				 const struct db_metric_level *lv, size_t n,
+				 const struct report_run *run)
+{
+	static const char *const names[SRVMETRIC_H_N] = { "TTFT", "Queue", "E2E", "ITL" };
+	struct srv_latency_row *rows = calloc(n * SRVMETRIC_H_N + 1, sizeof(*rows));
+	size_t i, k, q, nr = 0;
+	int refused = 0;
+	struct table t;
+
+	if (!rows)
+		return DB_ERR_WORK;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < SRVMETRIC_H_N; k++) {
+			const struct srvmetric_hist *h = &lv[i].m.hist[k];
+			struct srv_latency_row *r = &rows[nr];
+
+			if (!h->name)
+				continue;
+			r->level = lv[i].level;
+			r->metric = names[k];
+			r->count = h->rc[0] == 0 ? h->q[0].count : NAN;
+			for (q = 0; q < SRVMETRIC_NQ; q++) {
+				srv_estimate_cell(h, q, r->est[q], sizeof(r->est[q]), &refused);
+				r->client[q] = srv_client_value(run, lv[i].level,
+								(enum srvmetric_hist_kind)k, q);
+			}
+			nr++;
+		}
+	if (nr) {
+		fprintf(out, "\nserver latency from its histograms (bucket estimates over each "
+			"level's window, beside the client's):\n");
+		if (fmt == TABLE_MARKDOWN)
+			fputc('\n', out);
+		table_init(&t, out, fmt, report_lat_cols,
+			   sizeof(report_lat_cols) / sizeof(report_lat_cols[0]), 0);
+		table_print(&t, rows, nr, sizeof(*rows));
+		fputs(fmt == TABLE_MARKDOWN ? "\n" : "", out);
+		fprintf(out, "a server percentile is interpolated inside the bucket that holds it "
+			"(as PromQL's histogram_quantile), bounds in ms: it is only as fine as the "
+			"server's buckets; \"Obs\" = observations in the window; the client cannot "
+			"see the queue, and its ITL pools every gap%s.\n",
+			refused ? "; \"refused\": the server's buckets count fewer at a bound than "
+			"at the one below it (or more bounds than 64), which no histogram can" : "");
+	}
+	free(rows);
+	return DB_OK;
+}
+
 static int report_server_metrics(FILE *out, enum table_format fmt, struct db *db,
-				 const char *label, int *printed, char *err, size_t errlen)
+				 const char *label, const struct report_run *run, int *printed,
+				 char *err, size_t errlen)
 {
 	struct db_metric_level *lv = NULL;
 	const char *family = NULL;
@@ -641,12 +796,16 @@ static int report_server_metrics(FILE *out, enum table_format fmt, struct db *db
 		   0);
 	table_print(&t, lv, n, sizeof(*lv));
 	fputs(fmt == TABLE_MARKDOWN ? "\n" : "", out);
-	fprintf(out, "gauges averaged over the level's scrapes (label sets summed), counters "
-		"as their increase over it; prefix hit = hits / queries; \"Other\" = samples "
+	fprintf(out, "gauges averaged over the level's interval scrapes (label sets summed), "
+		"counters as their increase over its window (from the scrape at its start to the "
+		"one at its end, or its first to its last in a run without them); prefix hit = hits / queries; \"Other\" = samples "
 		"of names not summarised (in table metric_samples).\n");
 	*printed = 1;
+	rc = report_server_latency(out, fmt, lv, n, run);
+	if (rc)
+		errmsg_set(err, errlen, "out of memory");
 	free(lv);
-	return DB_OK;
+	return rc;
 }
 
 /* ---- a capacity search (replay --find-capacity) ------------------------ */
@@ -955,9 +1114,10 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		}
 		if (!rc && sc.is_cap)
 			rc = report_capacity_curve(out, fmt, db, runs[i].label, &run, &sc, err, errlen);
-		report_run_release(&run);
 		if (!rc)
-			rc = report_server_metrics(out, fmt, db, runs[i].label, &sharded, err, errlen);
+			rc = report_server_metrics(out, fmt, db, runs[i].label, &run, &sharded, err,
+						   errlen);
+		report_run_release(&run);
 		if (rc)
 			return rc;
 	}

@@ -6,11 +6,24 @@
  *
  * Gauges (requests running and waiting, KV-cache use) are summed over
  * their label sets within a scrape (one server, several models or
- * engines), then averaged and maximised over the level's scrapes.
+ * engines), then averaged and maximised over the level's interval
+ * scrapes (not those at its start and end, which find the server idle).
  * Counters (prefix-cache queries and hits, preemptions, speculative
  * tokens drafted and accepted, prompt and generated tokens) count their
- * increase over the level, scrape to scrape: a counter that went down (a
- * restart) counts from 0 again. Rates come from those increases: the
+ * increase over the level's window, scrape to scrape: from its
+ * level-start scrape to its level-end scrape (replay takes them before
+ * its first request and after its last answer), or, for scrapes that
+ * name no window (files before them), from the level's first scrape to
+ * its last. A counter that went down (a restart) counts from 0 again.
+ * Windows that overlap (the shards of a run, each with its own) are
+ * counted as their union. Scrapes between levels are not folded at all.
+ *
+ * Histograms of the servers' request latencies (TTFT, queue time, E2E,
+ * inter-token; vLLM's and SGLang's names, in seconds: llama.cpp has
+ * none) count their buckets' increase over the same window, the whole
+ * histogram restarting together (lib/bucketq.h), and give the level's
+ * P50, P90 and P99 as bucket estimates, each with the bucket that holds
+ * it. Rates come from the counters' increases: the
  * prefix-cache hit rate is hits / queries, the speculative acceptance
  * accepted / drafted. A server that reports a rate as a gauge (SGLang's
  * cache_hit_rate, spec_accept_length) has it averaged instead. Anything
@@ -20,13 +33,15 @@
  *   struct srvmetric_level l;
  *   srvmetric_level_init(&l);
  *   for each sample of each ok scrape, in scrape order:
- *       srvmetric_level_add(&l, scrape_id, name, value);
+ *       srvmetric_level_add(&l, scrape_id, at, name, series, value);
  *   srvmetric_level_finish(&l);
  */
 #ifndef TB_SRVMETRIC_H
 #define TB_SRVMETRIC_H
 
 #include <stddef.h>
+
+#include "lib/bucketq.h"
 
 /* The figures a known name feeds. */
 enum srvmetric_kind {
@@ -49,6 +64,55 @@ enum srvmetric_kind {
  * 0 and *kind, *family set; -1 for a name not in the table. */
 int srvmetric_lookup(const char *name, enum srvmetric_kind *kind, const char **family);
 
+/* The latency histograms a server keeps of its requests, in seconds. */
+enum srvmetric_hist_kind {
+	SRVMETRIC_H_TTFT,           /* arrival to first token */
+	SRVMETRIC_H_QUEUE,          /* waiting to be scheduled */
+	SRVMETRIC_H_E2E,            /* arrival to last token */
+	SRVMETRIC_H_ITL,            /* between tokens */
+	SRVMETRIC_H_N
+};
+
+/* Which histogram a family name (without _bucket) is: 0 and *kind set,
+ * -1 for one not in the table. */
+int srvmetric_hist_lookup(const char *family, enum srvmetric_hist_kind *kind);
+
+/* Where a scrape stands against its level (a results record's "at"). */
+enum srvmetric_at {
+	SRVMETRIC_AT_INTERVAL,      /* inside the level; or a file that does not say */
+	SRVMETRIC_AT_START,         /* before its first request */
+	SRVMETRIC_AT_END,           /* after its last answer */
+	SRVMETRIC_AT_BETWEEN        /* outside any level: not folded */
+};
+
+/* SRVMETRIC_AT_ of a record's or a row's "at" (NULL: interval). */
+enum srvmetric_at srvmetric_at_parse(const char *at);
+
+#define SRVMETRIC_MAX_BUCKETS 64    /* bounds of one histogram; more: refused */
+#define SRVMETRIC_NQ 3              /* the quantiles: P50, P90, P99 */
+
+/* The quantiles estimated, in srvmetric_hist's q[] order. */
+extern const double srvmetric_quantiles[SRVMETRIC_NQ];
+
+/* One latency histogram of a level. */
+struct srvmetric_hist {
+	/* the result, after srvmetric_level_finish */
+	const char *name;           /* the family folded; NULL: the server has none */
+	int rc[SRVMETRIC_NQ];       /* 0, or why no estimate (a BUCKETQ_ code;
+				     * SRVMETRIC_TOO_MANY_BUCKETS) */
+	struct bucketq_estimate q[SRVMETRIC_NQ];   /* seconds, with its bucket */
+	/* the fold: bounds rising, the current scrape's counts (label sets
+	 * summed), the last scrape's and the increase over the window */
+	size_t n;
+	double le[SRVMETRIC_MAX_BUCKETS];
+	double cur[SRVMETRIC_MAX_BUCKETS], last[SRVMETRIC_MAX_BUCKETS];
+	double delta[SRVMETRIC_MAX_BUCKETS];
+	int cur_has, has_last, too_many;
+	size_t pairs;               /* increases added */
+};
+
+#define SRVMETRIC_TOO_MANY_BUCKETS (-100)
+
 /* One level's scrapes being folded. */
 struct srvmetric_level {
 	/* the result, after srvmetric_level_finish */
@@ -60,20 +124,29 @@ struct srvmetric_level {
 	double prefix_hit_rate;     /* from counters, else the gauge's mean */
 	double spec_acceptance;     /* accepted / drafted */
 	size_t unknown;             /* samples of names not in the table */
+	int windowed;               /* the counters ran over level-start..end scrapes */
+	struct srvmetric_hist hist[SRVMETRIC_H_N];
 	/* the fold */
 	long cur_scrape;
 	int in_scrape;
+	enum srvmetric_at cur_at;
+	int open;                   /* windows open (shards overlap) */
 	double cur[SRVMETRIC_N];
 	int cur_has[SRVMETRIC_N];
 	double sum[SRVMETRIC_N], last[SRVMETRIC_N];
-	size_t seen[SRVMETRIC_N];
+	size_t seen[SRVMETRIC_N], gauge_seen[SRVMETRIC_N], pairs[SRVMETRIC_N];
 };
 
 void srvmetric_level_init(struct srvmetric_level *l);
 
 /* One sample of scrape 'scrape' (scrapes in order, each scrape's samples
- * together). A NaN or infinite value is left out. */
-void srvmetric_level_add(struct srvmetric_level *l, long scrape, const char *name, double value);
+ * together), the scrape standing at 'at' against the level: name the
+ * sample's (vllm:..._bucket), series it with its labels, as
+ * prom_series() spells it (a bucket's le is read from it; NULL: no
+ * labels). A NaN or infinite value is left out (a bucket's +Inf bound is
+ * its le, not its value). */
+void srvmetric_level_add(struct srvmetric_level *l, long scrape, enum srvmetric_at at,
+			 const char *name, const char *series, double value);
 
 /* Folds the last scrape in and computes the figures. */
 void srvmetric_level_finish(struct srvmetric_level *l);

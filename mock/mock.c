@@ -294,13 +294,79 @@ static void reply_tokenize(struct mock_server *srv, struct evhttp_request *req)
 	reply_cjson(req, HTTP_OK, "OK", root);
 }
 
+/* vLLM's (V1) bucket bounds, seconds: of time to first token, and of
+ * the request latencies (end to end, queue time). */
+static const double ttft_le[] = {
+	0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0,
+	7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0
+};
+static const double request_le[] = {
+	0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0,
+	120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0
+};
+
+static void hist_init(struct mock_hist *h, const double *le, size_t n)
+{
+	memset(h, 0, sizeof(*h));
+	h->le = le;
+	h->n = n < MOCK_HIST_MAX ? n : MOCK_HIST_MAX;
+}
+
+static void hist_observe(struct mock_hist *h, int64_t ns)
+{
+	double v = (double)(ns > 0 ? ns : 0) / NS_PER_S;
+	size_t i;
+
+	for (i = 0; i < h->n && v > h->le[i]; i++)
+		;
+	if (i < h->n)
+		h->below[i]++;
+	h->count++;
+	h->sum += v;
+}
+
+void mock_observe(struct mock_server *srv, const struct mock_stream *s, int64_t end_ns)
+{
+	hist_observe(&srv->hist.queue, s->admit_ns - s->arrival_ns);
+	if (s->first_ns)
+		hist_observe(&srv->hist.ttft, s->first_ns - s->arrival_ns);
+	hist_observe(&srv->hist.e2e, end_ns - s->arrival_ns);
+}
+
+/* A histogram in the exposition format: its buckets (cumulative, +Inf
+ * last), sum and count. Returns 0, or -1 when out of memory. */
+static int hist_print(struct evbuffer *b, const char *name, const char *help,
+		      const struct mock_hist *h, const char *model)
+{
+	unsigned long long cum = 0;
+	size_t i;
+
+	if (evbuffer_add_printf(b, "# HELP vllm:%s %s\n# TYPE vllm:%s histogram\n",
+				name, help, name) < 0)
+		return -1;
+	for (i = 0; i < h->n; i++) {
+		cum += h->below[i];
+		if (evbuffer_add_printf(b, "vllm:%s_bucket{le=\"%g\",model_name=\"%s\"} %llu\n",
+					name, h->le[i], model, cum) < 0)
+			return -1;
+	}
+	return evbuffer_add_printf(b, "vllm:%s_bucket{le=\"+Inf\",model_name=\"%s\"} %llu\n"
+				   "vllm:%s_sum{model_name=\"%s\"} %.6f\n"
+				   "vllm:%s_count{model_name=\"%s\"} %llu\n",
+				   name, model, h->count, name, model, h->sum, name, model,
+				   h->count) < 0 ? -1 : 0;
+}
+
 /*
  * GET /metrics: the Prometheus text format with vLLM's (V1) names and the
  * mock's own state: requests in flight (waiting: held by --stall-ms, not
  * yet started, or queued for one of --slots; running: the rest), the prefix cache's fill as the KV-cache
  * use and its token lookups and hits, the token and request counters since
- * start. The mock never preempts, so that counter stays 0; without a
- * prefix cache the cache figures are left out, not made up.
+ * start, and the histograms of time to first token, end to end and queue
+ * time with vLLM's bounds, filled with each request's true times as it
+ * ends (so a test can hold the estimate from buckets against the truth).
+ * The mock never preempts, so that counter stays 0; without a prefix
+ * cache the cache figures are left out, not made up.
  */
 static void reply_metrics(struct mock_server *srv, struct evhttp_request *req)
 {
@@ -349,6 +415,14 @@ static void reply_metrics(struct mock_server *srv, struct evhttp_request *req)
 		ok = evbuffer_add_printf(b, "vllm:broken{model_name=\"%s} 1\n"
 					 "this is not a sample\n"
 					 "vllm:num_requests_running{model_name=\"%s\"} many\n", m, m) > 0;
+	/* after the faults' lines, which --metrics-fault malformed's test finds
+	 * by their line numbers */
+	ok = ok && hist_print(b, "time_to_first_token_seconds", "Histogram of time to first "
+			      "token in seconds.", &srv->hist.ttft, m) == 0;
+	ok = ok && hist_print(b, "e2e_request_latency_seconds", "Histogram of e2e request "
+			      "latency in seconds.", &srv->hist.e2e, m) == 0;
+	ok = ok && hist_print(b, "request_queue_time_seconds", "Histogram of time spent in "
+			      "WAITING phase for request.", &srv->hist.queue, m) == 0;
 	if (ok) {
 		evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
 				  "text/plain; version=0.0.4; charset=utf-8");
@@ -580,6 +654,9 @@ int mock_main(int argc, char **argv)
 	srv.start_ns = clock_now_ns();
 	srv.wall_offset_s = (double)(clock_wall_ns() - srv.start_ns) / NS_PER_S;
 	srv.instance = noise_instance(&srv.opt.noise, srv.opt.seed);
+	hist_init(&srv.hist.ttft, ttft_le, sizeof(ttft_le) / sizeof(ttft_le[0]));
+	hist_init(&srv.hist.e2e, request_le, sizeof(request_le) / sizeof(request_le[0]));
+	hist_init(&srv.hist.queue, request_le, sizeof(request_le) / sizeof(request_le[0]));
 	signal(SIGPIPE, SIG_IGN);       /* a vanished client is not fatal */
 	event_set_log_callback(on_libevent_log);
 

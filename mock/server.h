@@ -61,6 +61,23 @@ struct mock_counters {
 	unsigned long long cache_hits;          /* of which found cached */
 };
 
+/* One latency histogram of /metrics: cumulative counts of observations
+ * <= each bound (seconds), their sum and count, as vLLM keeps them. */
+#define MOCK_HIST_MAX 24
+struct mock_hist {
+	const double *le;               /* bounds, rising; +Inf implied */
+	size_t n;
+	unsigned long long below[MOCK_HIST_MAX];   /* per bound, not cumulative */
+	unsigned long long count;
+	double sum;
+};
+
+/* The histograms /metrics serves, filled as each request ends with its
+ * true times (mock_observe in mock.c). */
+struct mock_hists {
+	struct mock_hist ttft, e2e, queue;
+};
+
 struct mock_server {
 	struct mock_options opt;
 	struct event_base *base;
@@ -83,6 +100,7 @@ struct mock_server {
 	struct mock_cache cache;
 	struct evbuffer *zscratch;      /* --gzip: an event compressed */
 	struct mock_counters count;
+	struct mock_hists hist;
 	struct mock_delayed *delayed;   /* --metrics-fault slow: replies held */
 	/* --noise: the stalls count from the start; the drift reads the
 	 * wall clock, monotonic time plus this offset */
@@ -183,6 +201,10 @@ void reply_vllm_error(struct evhttp_request *req, int code, const char *type,
 	__attribute__((format(printf, 5, 6)));
 void reply_error(struct evhttp_request *req, int code, const char *reason,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* mock.c: a request that ended, its true times into the histograms of
+ * /metrics (from stream.c when its last token is out). */
+void mock_observe(struct mock_server *srv, const struct mock_stream *s, int64_t end_ns);
 
 /* stream.c: a generation request that parse_request read, from its
  * arrival to its end; stream_free ends one at shutdown. */

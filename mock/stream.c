@@ -644,6 +644,7 @@ static void stream_finish(struct mock_stream *s)
 		s->srv->count.success_stop++;
 	else
 		s->srv->count.success_length++;
+	mock_observe(s->srv, s, clock_now_ns());
 	if (!s->stream) {
 		httpserver_forget_conn(s->req, MOCK_TIMEOUT_S);  /* as in stream_end() */
 		stream_reply_whole(s);

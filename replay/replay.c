@@ -67,6 +67,19 @@ struct session_run {
 	size_t pass;              /* its pass over the trace's sessions (request_salt) */
 };
 
+/*
+ * --metrics-url: a level's counters are counted over its window, from a
+ * scrape before its first measured request (after the warm-ups) to one
+ * after its last answer (replay/scrape.h). WINDOW_WANTED holds issue()
+ * back until the start scrape is in.
+ */
+enum level_window {
+	WINDOW_NONE,          /* no scrapes, or none at this level's edges */
+	WINDOW_WANTED,        /* a start scrape is due before the first request */
+	WINDOW_STARTING,      /* ... asked for, not yet in: nothing is sent */
+	WINDOW_OPEN           /* in: the level runs */
+};
+
 /* The state of the level being run; the done callback drives it. */
 struct level_run {
 	struct client *client;
@@ -114,6 +127,7 @@ struct level_run {
 	int64_t progress_tokens;  /* tokens received by then, streams in flight too */
 	size_t live_from;         /* results before it have all ended */
 	struct scrape *scrape;    /* --metrics-url, else NULL */
+	enum level_window window; /* --metrics-url: where the level's window stands */
 };
 
 static volatile sig_atomic_t stop_signal;   /* first signal seen, 0 if none */
@@ -389,6 +403,44 @@ static void request_salt(const struct level_run *lr, const struct prepared *p, i
 		buf[0] = '\0';
 }
 
+/* The level-start scrape is in: the level begins. */
+static void on_window_start(void *ctx)
+{
+	struct level_run *lr = ctx;
+
+	lr->window = WINDOW_OPEN;
+	issue(lr);
+}
+
+/* The level-end scrape is in: run_level goes on. */
+static void on_window_end(void *ctx)
+{
+	struct level_run *lr = ctx;
+
+	event_base_loopbreak(client_base(lr->client));
+}
+
+/*
+ * Whether issue() must wait for the level-start scrape: asks for it once
+ * the warm-ups are over, and holds the level's first request until it is
+ * in (on_window_start). Its wait (a scrape's latency) comes before the
+ * level's clock starts.
+ */
+static int window_holds(struct level_run *lr)
+{
+	if (lr->window == WINDOW_STARTING)
+		return 1;
+	if (lr->window != WINDOW_WANTED || lr->finished < lr->warmup || lr->in_flight ||
+	    stop_signal)
+		return 0;
+	lr->window = WINDOW_STARTING;
+	if (scrape_boundary(lr->scrape, SCRAPE_AT_LEVEL_START, on_window_start, lr) < 0) {
+		lr->window = WINDOW_NONE;       /* cannot be: one boundary at a time */
+		return 0;
+	}
+	return 1;
+}
+
 /* Starts what may start now; ends the loop when the level is over. */
 static void issue(struct level_run *lr)
 {
@@ -398,6 +450,8 @@ static void issue(struct level_run *lr)
 	size_t body_len, pass;
 	int64_t start_ns;
 
+	if (window_holds(lr))
+		return;
 	if (!lr->measure_ns && lr->finished >= lr->warmup)
 		lr->measure_ns = clock_now_ns();        /* the warm-ups are over */
 	if (lr->sessions) {
@@ -1101,12 +1155,27 @@ static int run_level(struct level_run *lr, struct level_summary *s)
 	if (lr->connections && client_warm(lr->client, lr->connections) < 0)
 		return -1;
 	lr->progress_ns = clock_now_ns();
+	/*
+	 * The level's window: a scrape at its start and at its end. Not in a
+	 * level anchored by --start-at, whose schedule a start scrape would
+	 * make late (its counters then run from its first interval scrape),
+	 * nor in one of warm-ups only.
+	 */
+	lr->window = lr->scrape && !lr->anchor_ns && (lr->n || lr->n_sessions) ?
+		     WINDOW_WANTED : WINDOW_NONE;
 	if (lr->scrape)
-		scrape_set_level(lr->scrape, lr->level, lr->repeat);
+		scrape_set_level(lr->scrape, lr->level, lr->repeat, lr->window == WINDOW_NONE);
 	issue(lr);
 	if (lr->in_flight || evtimer_pending(lr->due_timer, NULL) ||
-	    (lr->sessions && sessions_active(lr)))
+	    (lr->sessions && sessions_active(lr)) || lr->window == WINDOW_STARTING)
 		event_base_dispatch(base);
+	/* after the last answer: the level-end scrape, the loop run until it is in */
+	if (lr->window == WINDOW_OPEN && !stop_signal &&
+	    scrape_boundary(lr->scrape, SCRAPE_AT_LEVEL_END, on_window_end, lr) == 0)
+		event_base_dispatch(base);
+	if (lr->scrape)
+		scrape_set_level(lr->scrape, lr->level, lr->repeat, 0);
+	lr->window = WINDOW_NONE;
 	evtimer_del(lr->due_timer);
 	/* stopped: the sessions still thinking end here */
 	for (k = 0; lr->sruns && k < lr->sessions_started; k++)
@@ -2095,9 +2164,9 @@ static int run_levels(struct replay *rp)
 
 		rp->lr.scrape = scrape_new(client_base(rp->client), &so, rp->lr.origin_ns, on_metrics,
 					   &rp->lr, err, sizeof(err));
-		if (rp->lr.scrape)  /* the first scrape, now, belongs to the first level */
+		if (rp->lr.scrape)  /* the first scrape, now, is before the first level */
 			scrape_set_level(rp->lr.scrape, o->open_loop ? METRIC_OPEN_LOOP_LEVEL :
-					 o->levels[0], 0);
+					 o->levels[0], 0, 0);
 		if (!rp->lr.scrape || scrape_start(rp->lr.scrape) < 0) {
 			fprintf(stderr, "tracebench replay: %s\n", rp->lr.scrape ? "cannot set up "
 				"the metrics timer" : err);

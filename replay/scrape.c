@@ -2,7 +2,8 @@
  * scrape.c - replay --metrics-url: a timer on replay's event loop starts a
  * GET of the server's /metrics (lib/transfer.h on a multi handle of its
  * own, lib/curlev.h), and each finished one becomes a "metrics" record
- * (schema/FORMAT.md) handed to replay to write. See scrape.h.
+ * (schema/FORMAT.md) handed to replay to write; replay asks for the
+ * scrapes at a level's start and end itself. See scrape.h.
  */
 #include "replay/scrape.h"
 #include "lib/clock.h"
@@ -27,14 +28,33 @@ struct scrape {
 	void *ctx;
 	int64_t origin_ns;
 	long level, repeat;
+	int in_level;             /* the interval's scrapes are inside the level */
 	/* the scrape in flight, if any */
 	int busy;
 	struct transfer t;
 	struct result r;
 	int64_t started_ns;
 	long level_at_start, repeat_at_start;
+	enum scrape_at at;
+	/* a boundary scrape asked for: 'want' not yet started, 'waiting' its
+	 * record not yet handed over; done_ev calls done once it has been */
+	enum scrape_at want;
+	int waiting;
+	scrape_done_fn done;
+	void *done_ctx;
+	struct event *done_ev;
 	long recorded, failed;
 };
+
+const char *scrape_at_name(enum scrape_at a)
+{
+	switch (a) {
+	case SCRAPE_AT_LEVEL_START: return "level_start";
+	case SCRAPE_AT_LEVEL_END:   return "level_end";
+	case SCRAPE_AT_BETWEEN:     return "between";
+	default:                    return NULL;
+	}
+}
 
 long scrape_timeout_ms(int64_t interval_ns)
 {
@@ -55,8 +75,9 @@ static cJSON *value_json(double v)
 	return cJSON_CreateNumber(v);
 }
 
-cJSON *scrape_record(int64_t t_ns, long level, long repeat, int64_t latency_ns, long status,
-		     const char *error, const char *text, size_t len)
+cJSON *scrape_record(int64_t t_ns, long level, long repeat, enum scrape_at at,
+		     int64_t latency_ns, long status, const char *error, const char *text,
+		     size_t len)
 {
 	cJSON *rec = cJSON_CreateObject(), *samples;
 	struct prom_scrape ps;
@@ -70,6 +91,8 @@ cJSON *scrape_record(int64_t t_ns, long level, long repeat, int64_t latency_ns, 
 	cJSON_AddNumberToObject(rec, "t_ns", (double)t_ns);
 	cJSON_AddNumberToObject(rec, "level", (double)level);
 	cJSON_AddNumberToObject(rec, "repeat", (double)repeat);
+	if (scrape_at_name(at))
+		cJSON_AddStringToObject(rec, "at", scrape_at_name(at));
 	json_add_int64(rec, "latency_us", latency_ns / 1000, 0);
 	cJSON_AddNumberToObject(rec, "status", (double)status);
 	if (error) {
@@ -88,13 +111,14 @@ cJSON *scrape_record(int64_t t_ns, long level, long repeat, int64_t latency_ns, 
 	samples = cJSON_AddObjectToObject(rec, "samples");
 	for (i = 0; ok && samples && i < ps.n; i++) {
 		const struct prom_sample *x = &ps.samples[i];
-		size_t nl = strlen(x->name);
 		cJSON *v;
 
-		/* a histogram's buckets and a summary's quantiles are left out:
-		 * their _sum and _count stay (schema/FORMAT.md) */
-		if ((x->type == PROM_HISTOGRAM && nl > 7 && !strcmp(x->name + nl - 7, "_bucket")) ||
-		    (x->type == PROM_SUMMARY && prom_label(x, "quantile")))
+		/* a summary's quantiles are left out (their _sum and _count
+		 * stay): they are the server's own over its own window, and
+		 * cannot be taken over a level's. A histogram's buckets are
+		 * kept, under the same series cap: their increase over a level
+		 * gives the server's percentiles there (lib/bucketq.h). */
+		if (x->type == PROM_SUMMARY && prom_label(x, "quantile"))
 			continue;
 		if (prom_series(x, series, sizeof(series)) >= sizeof(series) ||
 		    cJSON_GetObjectItemCaseSensitive(samples, series)) {
@@ -116,6 +140,8 @@ cJSON *scrape_record(int64_t t_ns, long level, long repeat, int64_t latency_ns, 
 	}
 	return rec;
 }
+
+static void start_scrape(struct scrape *s, enum scrape_at at);
 
 static size_t on_write(char *buf, size_t size, size_t n, void *arg)
 {
@@ -156,8 +182,8 @@ static void on_done(void *priv, CURLcode code)
 		why = error;
 	}
 	rec = scrape_record(s->started_ns - s->origin_ns, s->level_at_start, s->repeat_at_start,
-			    now - s->started_ns, s->r.status, why, s->t.body ? s->t.body : "",
-			    s->t.body_len);
+			    s->at, now - s->started_ns, s->r.status, why,
+			    s->t.body ? s->t.body : "", s->t.body_len);
 	if (why)
 		s->failed++;
 	emit(s, rec);
@@ -165,19 +191,34 @@ static void on_done(void *priv, CURLcode code)
 	transfer_release(&s->t);
 	result_release(&s->r);
 	s->busy = 0;
+	if (s->at == SCRAPE_AT_LEVEL_START || s->at == SCRAPE_AT_LEVEL_END)
+		event_active(s->done_ev, 0, 0);
+	else if (s->want != SCRAPE_AT_INTERVAL)
+		start_scrape(s, s->want);       /* the boundary waited for this one */
 }
 
-/* The interval's timer: start a scrape, unless the last is still running
- * (cannot be, its timeout being shorter; then this one is skipped). */
-static void on_tick(evutil_socket_t fd, short what, void *arg)
+/* Hands a boundary scrape's end to whoever asked for it. */
+static void on_boundary_done(evutil_socket_t fd, short what, void *arg)
 {
 	struct scrape *s = arg;
-	struct transfer_options to = { 0 };
+	scrape_done_fn done = s->done;
 
 	(void)fd;
 	(void)what;
-	if (s->busy)
-		return;
+	s->waiting = 0;
+	s->done = NULL;
+	if (done)
+		done(s->done_ctx);
+}
+
+/* Starts a scrape marked at; one that cannot start is recorded failed at
+ * once (a boundary's done then follows on the loop). */
+static void start_scrape(struct scrape *s, enum scrape_at at)
+{
+	struct transfer_options to = { 0 };
+
+	if (at == s->want)
+		s->want = SCRAPE_AT_INTERVAL;   /* the boundary asked for, now started */
 	to.timeout_ms = scrape_timeout_ms(s->opt.interval_ns);
 	to.connect_timeout_ms = to.timeout_ms;
 	to.insecure = s->opt.insecure;
@@ -186,21 +227,52 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	s->started_ns = clock_now_ns();
 	s->level_at_start = s->level;
 	s->repeat_at_start = s->repeat;
+	s->at = at;
 	if (transfer_init(&s->t, &to, s->opt.url, "", &s->r, s->started_ns, on_write, s) < 0 ||
 	    transfer_add_header(&s->t, "Accept: text/plain;version=0.0.4") < 0 ||
 	    (transfer_set_request(&s->t, "GET", NULL, 0),
 	     transfer_start(&s->t, curlev_multi(s->cv)) < 0)) {
-		cJSON *rec = scrape_record(s->started_ns - s->origin_ns, s->level, s->repeat, 0, 0,
-					   "cannot start the request", NULL, 0);
+		cJSON *rec = scrape_record(s->started_ns - s->origin_ns, s->level, s->repeat, at,
+					   0, 0, "cannot start the request", NULL, 0);
 
 		s->failed++;
 		emit(s, rec);
 		cJSON_Delete(rec);
 		transfer_release(&s->t);
 		result_release(&s->r);
+		if (at == SCRAPE_AT_LEVEL_START || at == SCRAPE_AT_LEVEL_END)
+			event_active(s->done_ev, 0, 0);
 		return;
 	}
 	s->busy = 1;
+}
+
+/* The interval's timer: start a scrape, unless one is still running (a
+ * boundary's; the interval's own cannot be, its timeout being shorter)
+ * or a boundary waits its turn: then this one is skipped. */
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct scrape *s = arg;
+
+	(void)fd;
+	(void)what;
+	if (s->busy || s->want != SCRAPE_AT_INTERVAL)
+		return;
+	start_scrape(s, s->in_level ? SCRAPE_AT_INTERVAL : SCRAPE_AT_BETWEEN);
+}
+
+int scrape_boundary(struct scrape *s, enum scrape_at at, scrape_done_fn done, void *ctx)
+{
+	if (s->waiting || (at != SCRAPE_AT_LEVEL_START && at != SCRAPE_AT_LEVEL_END))
+		return -1;
+	s->waiting = 1;
+	s->done = done;
+	s->done_ctx = ctx;
+	s->want = at;
+	s->in_level = at == SCRAPE_AT_LEVEL_START;
+	if (!s->busy)
+		start_scrape(s, at);
+	return 0;
 }
 
 struct scrape *scrape_new(struct event_base *base, const struct scrape_options *o,
@@ -210,7 +282,8 @@ struct scrape *scrape_new(struct event_base *base, const struct scrape_options *
 	struct scrape *s = calloc(1, sizeof(*s));
 
 	if (!s || !(s->cv = curlev_new(base, on_done)) ||
-	    !(s->timer = event_new(base, -1, EV_PERSIST, on_tick, s))) {
+	    !(s->timer = event_new(base, -1, EV_PERSIST, on_tick, s)) ||
+	    !(s->done_ev = event_new(base, -1, 0, on_boundary_done, s))) {
 		scrape_free(s);
 		errmsg_set(err, errlen, "out of memory setting up the metrics scraper");
 		return NULL;
@@ -223,10 +296,11 @@ struct scrape *scrape_new(struct event_base *base, const struct scrape_options *
 	return s;
 }
 
-void scrape_set_level(struct scrape *s, long level, long repeat)
+void scrape_set_level(struct scrape *s, long level, long repeat, int inside)
 {
 	s->level = level;
 	s->repeat = repeat;
+	s->in_level = inside;
 }
 
 int scrape_start(struct scrape *s)
@@ -245,11 +319,16 @@ void scrape_stop(struct scrape *s)
 {
 	if (s->timer)
 		event_del(s->timer);
+	if (s->done_ev)
+		event_del(s->done_ev);
 	if (s->busy) {
 		transfer_release(&s->t);
 		result_release(&s->r);
 		s->busy = 0;
 	}
+	s->want = SCRAPE_AT_INTERVAL;
+	s->waiting = 0;
+	s->done = NULL;
 }
 
 void scrape_counts(const struct scrape *s, long *recorded, long *failed)
@@ -265,6 +344,8 @@ void scrape_free(struct scrape *s)
 	scrape_stop(s);
 	if (s->timer)
 		event_free(s->timer);
+	if (s->done_ev)
+		event_free(s->done_ev);
 	curlev_free(s->cv);
 	free(s);
 }

@@ -9,6 +9,14 @@
  * or malformed endpoint costs the replay nothing but the record that says
  * so (ok false and the error; bad lines counted). The body is capped
  * (SCRAPE_MAX_BODY) and parsed by lib/prom.c.
+ *
+ * Besides the interval's scrapes, replay asks for one at each level's
+ * start (before its first measured request) and end (after its last
+ * answer), so that a counter's increase over a level is what that level
+ * did, not what fell between its first and last interval scrape (issue
+ * 35: a 2.5-s level showed 128 generated tokens where the client received
+ * 512). Those are marked "at" in their record; an interval scrape taken
+ * between two levels is marked "between" and belongs to neither.
  */
 #ifndef TB_SCRAPE_H
 #define TB_SCRAPE_H
@@ -22,6 +30,20 @@
 #define SCRAPE_MAX_SAMPLES  10000        /* samples kept of one scrape */
 
 struct scrape;
+
+/* Where a scrape stands against the levels ("at" of its record). */
+enum scrape_at {
+	SCRAPE_AT_INTERVAL,       /* the interval's, inside a level: no "at" */
+	SCRAPE_AT_LEVEL_START,    /* "level_start": before the level's first request */
+	SCRAPE_AT_LEVEL_END,      /* "level_end": after its last answer */
+	SCRAPE_AT_BETWEEN         /* "between": the interval's, outside any level */
+};
+
+/* The "at" of a record for a; NULL for SCRAPE_AT_INTERVAL (no field). */
+const char *scrape_at_name(enum scrape_at a);
+
+/* A boundary scrape's record has been handed over (ok or not). */
+typedef void (*scrape_done_fn)(void *ctx);
 
 /* Hands one finished scrape's record to the caller, who writes it; the
  * scraper frees record after the call. */
@@ -46,8 +68,21 @@ struct scrape *scrape_new(struct event_base *base, const struct scrape_options *
 			  int64_t origin_ns, scrape_record_fn fn, void *ctx, char *err,
 			  size_t errlen);
 
-/* The level and repeat the next scrapes are recorded under. */
-void scrape_set_level(struct scrape *s, long level, long repeat);
+/* The level and repeat the next scrapes are recorded under, and whether
+ * the interval's scrapes are inside it from now on (else "between": its
+ * warm-ups, the time after it). A level-start scrape puts them inside, a
+ * level-end scrape outside. */
+void scrape_set_level(struct scrape *s, long level, long repeat, int inside);
+
+/*
+ * A scrape now, marked at (SCRAPE_AT_LEVEL_START or _END), under the
+ * level set, the interval's scrapes after it inside the level (start) or
+ * outside (end); done(ctx) is called on the loop once its record has been
+ * handed to the record function (a failed scrape's too). With a scrape
+ * in flight, this one starts as soon as that one ends. Returns 0, or -1
+ * when one is already asked for (done will not be called).
+ */
+int scrape_boundary(struct scrape *s, enum scrape_at at, scrape_done_fn done, void *ctx);
 
 /* Scrapes now and then every interval. Returns 0, or -1 when the timer
  * cannot be set. */
@@ -64,11 +99,13 @@ void scrape_free(struct scrape *s);
 
 /*
  * The record of one scrape (caller frees): t_ns the start offset, level
- * and repeat, latency, error NULL for a usable body (whose text, len
- * bytes, is parsed into samples) or the reason it is not, status the HTTP
- * status (0: none). Exposed for the tests.
+ * and repeat, at where it stands against them, latency, error NULL for a
+ * usable body (whose text, len bytes, is parsed into samples: a
+ * histogram's buckets kept, a summary's quantiles left out) or the reason
+ * it is not, status the HTTP status (0: none). Exposed for the tests.
  */
-cJSON *scrape_record(int64_t t_ns, long level, long repeat, int64_t latency_ns, long status,
-		     const char *error, const char *text, size_t len);
+cJSON *scrape_record(int64_t t_ns, long level, long repeat, enum scrape_at at,
+		     int64_t latency_ns, long status, const char *error, const char *text,
+		     size_t len);
 
 #endif

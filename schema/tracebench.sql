@@ -1,4 +1,4 @@
--- tracebench.sql - the analysis database, schema version 8.
+-- tracebench.sql - the analysis database, schema version 10.
 -- Version 2 added requests.repeat (replay --repeat), version 3 runs.clock
 -- (the host and clock of a shard) and requests.streamed (a whole JSON body,
 -- not SSE), version 4 where output tokens came from, the token events, the
@@ -9,14 +9,16 @@
 -- replay --find-capacity=rate), version 8 runs.provenance (the command,
 -- build, host, tags and server of a run), version 9 requests.server_timings,
 -- server_queue_ns, server_prefill_ns and server_decode_ns (the server's own
--- account of a request, lib/srvtiming.h); analyze/db.c migrates an older database when it opens it for
--- writing, and reads one as is.
+-- account of a request, lib/srvtiming.h), version 10 metric_scrapes.at (a
+-- scrape at a level's start or end, or between levels); analyze/db.c
+-- migrates an older database when it opens it for writing, and reads one
+-- as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
 -- Plain SQL only: the sqlite3 shell can query everything here.
 
 -- Applied by analyze only after it has checked that the database is not of
 -- a newer version (analyze/db.c), so this never downgrades one.
-PRAGMA user_version = 9;
+PRAGMA user_version = 10;
 
 CREATE TABLE IF NOT EXISTS runs (
 	run_id       TEXT PRIMARY KEY,
@@ -89,6 +91,8 @@ CREATE TABLE IF NOT EXISTS metric_scrapes (
 	error      TEXT,
 	bad_lines  INTEGER NOT NULL DEFAULT 0,
 	first_bad  TEXT,
+	at         TEXT,                      -- 'level_start', 'level_end', 'between'; NULL:
+	                                      -- an interval scrape inside the level
 	PRIMARY KEY (run_id, scrape)
 );
 

@@ -37,8 +37,20 @@ check "the prefix cache: 40 tokens queried, the second prompt's first block (16)
 	 [ '$(metric "$WORK/after" vllm:prefix_cache_hits_total)' = 16 ]"
 check "KV-cache use is the cache's fill: 1 block of 4096" \
 	awk '$1 ~ /^vllm:kv_cache_usage_perc/ { exit !($2 > 0.000243 && $2 < 0.000245) }' "$WORK/after"
-check "every sample has its TYPE line" sh -c \
-	"[ $(grep -c '^# TYPE vllm:' "$WORK/after") = $(grep -c '^vllm:' "$WORK/after" | awk '{ print $1 - 1 }') ]"
+check "every sample has its TYPE line (a histogram's buckets, sum and count one)" sh -c \
+	"[ $(grep -c '^# TYPE vllm:' "$WORK/after") = $(grep '^vllm:' "$WORK/after" |
+	   grep -Ecv '_(bucket|sum|count)[{]' | awk '{ print $1 - 1 + 3 }') ]"
+# the histograms hold the two requests' true times: 400 ms to the first
+# token (the second held 800 ms by the stall on top), so one first token
+# in (0.25, 0.5] s and one in (1, 2.5], one request queued in (0.8, 1]
+check "histograms with vLLM's bounds: TTFT, E2E and queue time of both requests" sh -c \
+	"grep -q '^vllm:time_to_first_token_seconds_bucket{le=\"0.25\",model_name=\"mock\"} 0$' '$WORK/after' &&
+	 grep -q '^vllm:time_to_first_token_seconds_bucket{le=\"0.5\",model_name=\"mock\"} 1$' '$WORK/after' &&
+	 grep -q '^vllm:time_to_first_token_seconds_bucket{le=\"2.5\",model_name=\"mock\"} 2$' '$WORK/after' &&
+	 grep -q '^vllm:time_to_first_token_seconds_count{model_name=\"mock\"} 2$' '$WORK/after' &&
+	 grep -q '^vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\",model_name=\"mock\"} 2$' '$WORK/after' &&
+	 grep -q '^vllm:request_queue_time_seconds_bucket{le=\"0.3\",model_name=\"mock\"} 1$' '$WORK/after' &&
+	 grep -q '^vllm:request_queue_time_seconds_bucket{le=\"1\",model_name=\"mock\"} 2$' '$WORK/after'"
 stop_mock
 
 start_mock --prefix-cache-blocks 0

@@ -104,6 +104,17 @@ check "export has the server's timings and the rests" \
 check "... with their values" \
 	test "$(csv_field "$WORK/e.csv" server_timings 2)" = vllm -a -n "$(csv_field "$WORK/e.csv" rest_ttft_ms 2)"
 
+# compare: where the change of TTFT went. From vLLM's shape to llama.cpp's
+# the queue leaves the server's account and shows as rest.
+tb analyze compare --db "$WORK/d.db" vllm llama >"$WORK/cmp.txt" 2>/dev/null
+row=$(grep -A4 '^where the TTFT change went' "$WORK/cmp.txt" | grep '^  64 ')
+check "compare: a row of C=64's TTFT change by part ($row)" test -n "$row"
+check "... the queue unknown after (llama.cpp has none): no change given" \
+	test "$(echo "$row" | awk '{ print $5 }')" = "-"
+check "... the rest up by the queue (over 100 ms)" within "$(echo "$row" | awk '{ print $7 }')" 100 1e9
+check "... the prefill much the same: under a tenth of the rest's change" \
+	sh -c "echo '$row' | awk '{ p = \$6 < 0 ? -\$6 : \$6; exit !(p < \$7 / 10) }'"
+
 # record proxy keeps them with the capture's outcome; a server that sends
 # none leaves no trace of them, and no section in the report
 start_mock --ttft-ms 5 --itl-ms 1 --timings llama
@@ -138,3 +149,22 @@ check "... and the mock serves the next ones, one queued behind the other ($n of
 q=$(zcat "$WORK/after.jsonl.gz" | grep -o '"server_queue_ns":[0-9]*' | sort -t: -k2 -n | tail -1 | cut -d: -f2)
 check "... the second waiting for the first's 600 ms or more ($q ns)" within "$q" 600000000 1e15
 stop_mock
+
+# The figure: a stacked bar per level (queue, prefill, rest of TTFT,
+# decode, rest after the first token), in analyze plot and the HTML report
+if have gnuplot; then
+	tb analyze plot --db "$WORK/d.db" -o "$WORK/plots" >/dev/null 2>&1
+	check "analyze plot draws time_split" test -s "$WORK/plots/time_split.png"
+	check "... a bar per level and run (4)" \
+		test "$(grep -vc '^#' "$WORK/plots/time_split.dat")" -eq 4
+	queue=$(awk '!/^#/ && ++n == 2 { print $2 }' "$WORK/plots/time_split.dat")
+	check "... vllm C=64's bar starts with its queue ($queue ms)" within "$queue" 100 1e9
+	check "... llama.cpp's bars have none" \
+		test "$(awk '!/^#/ && ++n >= 3 { print $2 }' "$WORK/plots/time_split.dat" | sort -u)" = 0.000
+	check "... and the stack is the median parts: C=64's prefill top is queue + prefill" \
+		sh -c "awk '!/^#/ && ++n == 2 { exit !(\$3 - \$2 >= 19.9 && \$3 - \$2 <= 1e9) }' '$WORK/plots/time_split.dat'"
+	tb analyze report --db "$WORK/d.db" --format html >"$WORK/r.html" 2>/dev/null
+	check "the HTML report shows it" grep -q '<figure id="fig-time_split">' "$WORK/r.html"
+else
+	skip "the time_split figure" "gnuplot is not installed"
+fi

@@ -5,10 +5,17 @@
  * The input is parsed under caps drawn from its first byte; then every
  * sample's series, as prom_series() spells it, must parse back to the
  * same name and labels (the escapes round-trip), and the counts must add
- * up: no more samples and bad lines than lines. A mismatch aborts, which
+ * up: no more samples and bad lines than lines. The samples are then
+ * folded as a level's scrapes of a server's histograms (lib/srvmetric.c:
+ * each bucket's le read back from its series; lib/bucketq.c: the
+ * quantiles), twice, as the level's start and end: an estimate must lie
+ * inside the bucket it names, or be refused. A mismatch aborts, which
  * libFuzzer reports as a crash.
  */
 #include "lib/prom.h"
+#include "lib/srvmetric.h"
+
+#include <math.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +48,37 @@ static void check_round_trip(const struct prom_sample *x)
 	free(line);
 }
 
+/* The samples as a level's start and end scrapes; every estimate made
+ * must lie in its bucket. */
+static void check_buckets(const struct prom_scrape *s)
+{
+	static struct srvmetric_level l;
+	char series[1024];
+	size_t i, k, q;
+	long scrape;
+
+	srvmetric_level_init(&l);
+	for (scrape = 0; scrape < 2; scrape++)
+		for (i = 0; i < s->n; i++) {
+			if (prom_series(&s->samples[i], series, sizeof(series)) >= sizeof(series))
+				continue;
+			srvmetric_level_add(&l, scrape, scrape ? SRVMETRIC_AT_END : SRVMETRIC_AT_START,
+					    s->samples[i].name, series,
+					    s->samples[i].value * (double)(scrape + 1));
+		}
+	srvmetric_level_finish(&l);
+	for (k = 0; k < SRVMETRIC_H_N; k++)
+		for (q = 0; q < SRVMETRIC_NQ; q++) {
+			const struct bucketq_estimate *e = &l.hist[k].q[q];
+
+			if (l.hist[k].rc[q] != 0)
+				continue;
+			if (isnan(e->value) || e->value < e->lo || e->value > e->hi ||
+			    !(e->count > 0))
+				abort();
+		}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct prom_scrape s;
@@ -59,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		for (i = 0; i < s.n; i++)
 			check_round_trip(&s.samples[i]);
+		check_buckets(&s);
 	}
 	prom_scrape_release(&s);
 	return 0;

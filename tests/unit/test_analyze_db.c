@@ -143,11 +143,11 @@ TEST(newer_schema_is_refused)
 
 	db_close(db);
 	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
-	CHECK_EQ_INT(sqlite3_exec(s, "PRAGMA user_version = 10", NULL, NULL, NULL), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_exec(s, "PRAGMA user_version = 11", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(s);
 	db = NULL;
 	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_ERR_INPUT);
-	CHECK(strstr(err, "schema version 10, newer than this tracebench knows (9)") != NULL);
+	CHECK(strstr(err, "schema version 11, newer than this tracebench knows (10)") != NULL);
 	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_ERR_INPUT);
 	CHECK_EQ_INT(db_open(path_of("missing.db"), DB_READ, &db, err, sizeof(err)),
 		     DB_ERR_INPUT);
@@ -231,6 +231,48 @@ TEST(version_1_database_reads_and_migrates)
 	sqlite3_close(s);
 	CHECK_EQ_INT(count_rows(path, "metric_scrapes"), 0);
 	CHECK_EQ_INT(count_rows(path, "metric_samples"), 0);
+}
+
+/* Version 10 (issue 35): a database of version 9, its metric_scrapes
+ * without the at column, is read as it is (every scrape an interval's)
+ * and gets the column when opened for writing. */
+TEST(version_9_metric_scrapes_migrate)
+{
+	const char *path = path_of("v9.db");
+	struct db_metric_level *lv = NULL;
+	char err[DB_ERRLEN];
+	struct db *db = fresh_db("v9.db");
+	sqlite3 *s = NULL;
+	size_t n = 0;
+
+	db_close(db);
+	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_exec(s, "ALTER TABLE metric_scrapes DROP COLUMN at;"
+				  "INSERT INTO runs (run_id, label) VALUES ('r8', 'r8');"
+				  "INSERT INTO metric_scrapes (run_id, scrape, level, t_ns, ok)"
+				  " VALUES ('r8', 0, 2, 0, 1), ('r8', 1, 2, 100, 1);"
+				  "INSERT INTO metric_samples VALUES"
+				  " ('r8', 0, 'vllm:generation_tokens_total', 'vllm:generation_tokens_total', 10),"
+				  " ('r8', 1, 'vllm:generation_tokens_total', 'vllm:generation_tokens_total', 25);"
+				  "PRAGMA user_version = 9", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(s);
+	db = NULL;
+	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(db_metric_levels(db, "r8", &lv, &n, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(n, 1);
+	if (n == 1) {
+		CHECK_NEAR(lv[0].m.delta[SRVMETRIC_GEN_TOKENS], 15, 0);
+		CHECK(!lv[0].m.windowed);
+	}
+	free(lv);
+	db_close(db);
+	db = NULL;
+	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_OK);
+	db_close(db);
+	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_exec(s, "SELECT count(at) FROM metric_scrapes", NULL, NULL, NULL),
+		     SQLITE_OK);
+	sqlite3_close(s);
 }
 
 TEST(repeats_are_stored_and_their_walls_summed)
@@ -374,6 +416,7 @@ int main(void)
 	RUN(truncated_file_loads_complete_records);
 	RUN(newer_schema_is_refused);
 	RUN(version_1_database_reads_and_migrates);
+	RUN(version_9_metric_scrapes_migrate);
 	RUN(repeats_are_stored_and_their_walls_summed);
 	RUN(rate_levels_keep_their_rates_in_order_of_rate);
 	return fixture_done();

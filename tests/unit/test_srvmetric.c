@@ -1,7 +1,9 @@
 /*
  * test_srvmetric.c - a level's server metrics (lib/srvmetric.c): the real
  * llama.cpp capture parsed (lib/prom.c) and summarised, vLLM counters
- * over scrapes (with a restart), SGLang's gauges, unknown names counted.
+ * over scrapes (with a restart), SGLang's gauges, unknown names counted;
+ * a level's window from its start to its end scrape (shards, repeats),
+ * latency histograms' estimates and a hostile server's refused.
  */
 #include "tests/unit/harness.h"
 #include "lib/prom.h"
@@ -11,18 +13,27 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Adds every sample of text as scrape 'scrape'. */
-static void add_text(struct srvmetric_level *l, long scrape, const char *text, size_t len)
+/* Adds every sample of text as scrape 'scrape', standing at 'at'. */
+static void add_text_at(struct srvmetric_level *l, long scrape, enum srvmetric_at at,
+			const char *text, size_t len)
 {
 	struct prom_scrape s;
-	char err[64];
+	char err[64], series[1024];
 	size_t i;
 
 	prom_scrape_init(&s);
 	CHECK_EQ_INT(prom_parse(&s, text, len, err, sizeof(err)), 0);
-	for (i = 0; i < s.n; i++)
-		srvmetric_level_add(l, scrape, s.samples[i].name, s.samples[i].value);
+	for (i = 0; i < s.n; i++) {
+		prom_series(&s.samples[i], series, sizeof(series));
+		srvmetric_level_add(l, scrape, at, s.samples[i].name, series, s.samples[i].value);
+	}
 	prom_scrape_release(&s);
+}
+
+/* Adds every sample of text as scrape 'scrape' (an interval's). */
+static void add_text(struct srvmetric_level *l, long scrape, const char *text, size_t len)
+{
+	add_text_at(l, scrape, SRVMETRIC_AT_INTERVAL, text, len);
 }
 
 TEST(llama_cpp_capture_summarised)
@@ -153,10 +164,149 @@ TEST(sglang_gauges_and_nothing_known)
 	CHECK(isnan(l.mean[SRVMETRIC_RUNNING]));
 }
 
+/* A vLLM scrape: generated tokens, running, and the TTFT histogram's
+ * buckets at 20, 40, 60 ms and +Inf, of two models. */
+static int vllm_scrape(char *buf, size_t len, int gen, int running, int b20, int b40, int b60,
+		       int inf)
+{
+	return snprintf(buf, len,
+			"vllm:generation_tokens_total{model_name=\"m\"} %d\n"
+			"vllm:num_requests_running{model_name=\"m\"} %d\n"
+			"vllm:time_to_first_token_seconds_bucket{le=\"0.02\",model_name=\"m\"} %d\n"
+			"vllm:time_to_first_token_seconds_bucket{le=\"0.04\",model_name=\"m\"} %d\n"
+			"vllm:time_to_first_token_seconds_bucket{le=\"0.06\",model_name=\"m\"} %d\n"
+			"vllm:time_to_first_token_seconds_bucket{le=\"+Inf\",model_name=\"m\"} %d\n"
+			"vllm:time_to_first_token_seconds_bucket{model_name=\"n\",le=\"0.04\"} 1\n"
+			"vllm:time_to_first_token_seconds_bucket{model_name=\"n\",le=\"+Inf\"} 1\n"
+			"vllm:time_to_first_token_seconds_count{model_name=\"m\"} %d\n",
+			gen, running, b20, b40, b60, inf, inf);
+}
+
+/* Issue 35: the counters over a level run from its level-start scrape to
+ * its level-end scrape, whatever the interval scrapes between caught; the
+ * edges are not averaged into the gauges; scrapes between levels are
+ * not folded at all; the histogram's buckets give the level's TTFT. */
+TEST(window_from_level_start_to_level_end)
+{
+	struct srvmetric_level l;
+	char buf[2048];
+	int n;
+
+	srvmetric_level_init(&l);
+	n = vllm_scrape(buf, sizeof(buf), 900, 7, 50, 50, 50, 50);  /* the warm-ups' */
+	add_text_at(&l, 0, SRVMETRIC_AT_BETWEEN, buf, (size_t)n);
+	n = vllm_scrape(buf, sizeof(buf), 1000, 0, 100, 100, 100, 100);
+	add_text_at(&l, 1, SRVMETRIC_AT_START, buf, (size_t)n);
+	n = vllm_scrape(buf, sizeof(buf), 1128, 4, 101, 102, 104, 104);
+	add_text_at(&l, 2, SRVMETRIC_AT_INTERVAL, buf, (size_t)n);
+	n = vllm_scrape(buf, sizeof(buf), 1512, 0, 102, 106, 108, 110);
+	add_text_at(&l, 3, SRVMETRIC_AT_END, buf, (size_t)n);
+	n = vllm_scrape(buf, sizeof(buf), 9999, 9, 900, 900, 900, 900);
+	add_text_at(&l, 4, SRVMETRIC_AT_BETWEEN, buf, (size_t)n);
+	srvmetric_level_finish(&l);
+	CHECK(l.windowed);
+	CHECK_NEAR(l.delta[SRVMETRIC_GEN_TOKENS], 512, 0);
+	CHECK_NEAR(l.mean[SRVMETRIC_RUNNING], 4, 0);       /* the interval scrape's only */
+	CHECK_EQ_INT(l.scrapes, 3);
+	/* 10 first tokens: 2 <= 20 ms, 6 <= 40, 8 <= 60, 2 above; model n's
+	 * unchanged bucket adds nothing */
+	CHECK(l.hist[SRVMETRIC_H_TTFT].name &&
+	      !strcmp(l.hist[SRVMETRIC_H_TTFT].name, "vllm:time_to_first_token_seconds"));
+	CHECK_EQ_INT(l.hist[SRVMETRIC_H_TTFT].rc[0], 0);
+	CHECK_NEAR(l.hist[SRVMETRIC_H_TTFT].q[0].value, 0.02 + 0.02 * 3 / 4, 1e-12);
+	CHECK_NEAR(l.hist[SRVMETRIC_H_TTFT].q[0].lo, 0.02, 1e-15);
+	CHECK_NEAR(l.hist[SRVMETRIC_H_TTFT].q[0].hi, 0.04, 1e-15);
+	CHECK_NEAR(l.hist[SRVMETRIC_H_TTFT].q[0].count, 10, 0);
+	CHECK_EQ_INT(l.hist[SRVMETRIC_H_TTFT].rc[1], 0);   /* P90: the +Inf bucket */
+	CHECK(isinf(l.hist[SRVMETRIC_H_TTFT].q[1].hi));
+	CHECK_NEAR(l.hist[SRVMETRIC_H_TTFT].q[1].value, 0.06, 1e-15);
+	CHECK(l.hist[SRVMETRIC_H_E2E].name == NULL);
+	CHECK_EQ_INT(l.hist[SRVMETRIC_H_E2E].rc[0], BUCKETQ_EMPTY);
+}
+
+/* Two shards' windows overlap: their union is counted once; repeats of
+ * a level are two windows, the gap between them not counted. */
+TEST(windows_of_shards_and_repeats)
+{
+	static const struct { enum srvmetric_at at; int gen; } seq[] = {
+		{ SRVMETRIC_AT_START, 100 }, { SRVMETRIC_AT_START, 110 },
+		{ SRVMETRIC_AT_INTERVAL, 150 }, { SRVMETRIC_AT_END, 190 }, { SRVMETRIC_AT_END, 200 },
+		/* another side's level ran here: 200 -> 500 is not this level's */
+		{ SRVMETRIC_AT_START, 500 }, { SRVMETRIC_AT_END, 600 },
+	};
+	struct srvmetric_level l;
+	char buf[256];
+	size_t i;
+	int n;
+
+	srvmetric_level_init(&l);
+	for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		n = snprintf(buf, sizeof(buf), "vllm:generation_tokens_total %d\n", seq[i].gen);
+		add_text_at(&l, (long)i, seq[i].at, buf, (size_t)n);
+	}
+	srvmetric_level_finish(&l);
+	CHECK_NEAR(l.delta[SRVMETRIC_GEN_TOKENS], 100 + 100, 0);
+}
+
+/* A server's buckets that fall from one bound to the next are refused,
+ * never estimated from; so are more bounds than the cap; a server with
+ * vLLM's old and new inter-token names counts one of them. */
+TEST(hostile_histograms_refused)
+{
+	static const char *const falling[] = {
+		"vllm:e2e_request_latency_seconds_bucket{le=\"0.5\"} 0\n"
+		"vllm:e2e_request_latency_seconds_bucket{le=\"1\"} 0\n"
+		"vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"} 0\n",
+		"vllm:e2e_request_latency_seconds_bucket{le=\"0.5\"} 9\n"
+		"vllm:e2e_request_latency_seconds_bucket{le=\"1\"} 3\n"
+		"vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"} 10\n"
+		"vllm:inter_token_latency_seconds_bucket{le=\"0.01\"} 5\n"
+		"vllm:inter_token_latency_seconds_bucket{le=\"+Inf\"} 5\n"
+		"vllm:time_per_output_token_seconds_bucket{le=\"0.01\"} 0\n"
+		"vllm:time_per_output_token_seconds_bucket{le=\"+Inf\"} 5\n",
+		"vllm:e2e_request_latency_seconds_bucket{le=\"0.5\"} 9\n"
+		"vllm:e2e_request_latency_seconds_bucket{le=\"1\"} 3\n"
+		"vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"} 10\n"
+		"vllm:inter_token_latency_seconds_bucket{le=\"0.01\"} 9\n"
+		"vllm:inter_token_latency_seconds_bucket{le=\"+Inf\"} 9\n"
+		"vllm:time_per_output_token_seconds_bucket{le=\"0.01\"} 0\n"
+		"vllm:time_per_output_token_seconds_bucket{le=\"+Inf\"} 9\n",
+	};
+	struct srvmetric_level l;
+	char many[8192];
+	size_t i, at = 0;
+	int k;
+
+	srvmetric_level_init(&l);
+	for (i = 0; i < 3; i++)
+		add_text_at(&l, (long)i, SRVMETRIC_AT_INTERVAL, falling[i], strlen(falling[i]));
+	srvmetric_level_finish(&l);
+	CHECK_EQ_INT(l.hist[SRVMETRIC_H_E2E].rc[0], BUCKETQ_NOT_MONOTONIC);
+	CHECK(l.hist[SRVMETRIC_H_ITL].name &&
+	      !strcmp(l.hist[SRVMETRIC_H_ITL].name, "vllm:inter_token_latency_seconds"));
+	CHECK_EQ_INT(l.hist[SRVMETRIC_H_ITL].rc[0], 0);
+	CHECK_NEAR(l.hist[SRVMETRIC_H_ITL].q[0].count, 4, 0);   /* 5 -> 9 */
+	CHECK_NEAR(l.hist[SRVMETRIC_H_ITL].q[0].hi, 0.01, 1e-15);
+
+	srvmetric_level_init(&l);
+	for (k = 0; k < SRVMETRIC_MAX_BUCKETS + 1; k++)
+		at += (size_t)snprintf(many + at, sizeof(many) - at,
+				       "sglang:time_to_first_token_seconds_bucket{le=\"%d\"} 1\n", k + 1);
+	at += (size_t)snprintf(many + at, sizeof(many) - at,
+			       "sglang:time_to_first_token_seconds_bucket{le=\"+Inf\"} 1\n");
+	add_text_at(&l, 0, SRVMETRIC_AT_START, many, at);
+	add_text_at(&l, 1, SRVMETRIC_AT_END, many, at);
+	srvmetric_level_finish(&l);
+	CHECK_EQ_INT(l.hist[SRVMETRIC_H_TTFT].rc[0], SRVMETRIC_TOO_MANY_BUCKETS);
+}
+
 int main(void)
 {
 	RUN(llama_cpp_capture_summarised);
 	RUN(vllm_counters_over_scrapes_and_a_restart);
 	RUN(sglang_gauges_and_nothing_known);
+	RUN(window_from_level_start_to_level_end);
+	RUN(windows_of_shards_and_repeats);
+	RUN(hostile_histograms_refused);
 	return harness_done();
 }

@@ -1,0 +1,72 @@
+#!/bin/sh
+# replay --metrics-url counts a level's server counters over the level's
+# own window (issue 35): a scrape before its first measured request and
+# one after its last answer, so the mock's generated-token counter rises
+# over each level by exactly the tokens the client received there (with
+# 1-s interval scrapes alone, a 0.4-s level would be missed or cut); and
+# the mock's TTFT histogram (vLLM's bounds, its true times) gives each
+# level a median within one bucket of the client's.
+. tests/cli/lib.sh
+
+if ! have sqlite3; then
+	skip "a level's counters and histograms over its window" "sqlite3 not installed"
+	exit 0
+fi
+tb record synth -n 16 --input-tokens 32 --output-tokens 32 --seed 3 -o "$WORK/t.jsonl.gz" 2>/dev/null
+start_mock --ttft-ms 50 --itl-ms 10
+tb replay -q -e "$ENDPOINT" -c 1,4,8 --metrics-url "$ENDPOINT/metrics" --metrics-interval 1s \
+	-o "$WORK/r.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/r.err"
+rc=$?
+stop_mock
+tb analyze load --db "$WORK/m.db" "$WORK/r.jsonl.gz" >/dev/null 2>&1
+q() { sqlite3 -separator ' ' "$WORK/m.db" "$1"; }
+
+check "replay exits 0; each level has one level_start and one level_end scrape" sh -c \
+	"[ $rc = 0 ] && [ \"\$(sqlite3 '$WORK/m.db' \"SELECT group_concat(n, ' ') FROM
+	  (SELECT level, count(*) n FROM metric_scrapes WHERE at IN ('level_start', 'level_end')
+	   GROUP BY level ORDER BY level)\")\" = '2 2 2' ]"
+# the start scrape answered before the level's first measured request was
+# sent, the end scrape was sent after its last answer
+edges=$(q "SELECT count(*) FROM (SELECT r.level, min(r.send_ns) first, max(r.send_ns + r.e2e_ns) last
+	FROM requests r WHERE NOT r.warmup GROUP BY r.level) l
+	JOIN metric_scrapes s ON s.level = l.level AND s.at = 'level_start'
+	JOIN metric_scrapes e ON e.level = l.level AND e.at = 'level_end'
+	WHERE s.t_ns + s.latency_us * 1000 <= l.first AND e.t_ns >= l.last")
+check "... the start scrape in before the first request, the end scrape after the last answer ($edges of 3)" \
+	[ "$edges" = 3 ]
+check "the warm-up's scrapes and those between levels are marked between" sh -c \
+	"[ \"\$(sqlite3 '$WORK/m.db' \"SELECT count(*) FROM metric_scrapes WHERE at = 'between'\")\" -ge 1 ]"
+
+client=$(q "SELECT level, sum(output_tokens) FROM requests WHERE NOT warmup GROUP BY level ORDER BY level")
+tb analyze report --db "$WORK/m.db" --format markdown >"$WORK/report.md" 2>&1
+server=$(sed -n '/^server metrics/,/^gauges/p' "$WORK/report.md" |
+	awk -F'|' '$2 ~ /^ [0-9]+ $/ { gsub(/ /, "", $2); gsub(/ /, "", $16); print $2, $16 }')
+check "generated tokens over each level = the tokens the client received there: $(echo $server | tr '\n' ' ')" \
+	[ "$server" = "$client" ]
+check "... which the report says counts over the level's window" \
+	grep -q 'counters as their increase over its window (from the scrape at its start' "$WORK/report.md"
+
+# the TTFT rows: | C | TTFT | Obs | "50.0 (40-60 bucket)" | client P50 | ...
+sed -n '/^server latency from its histograms/,$p' "$WORK/report.md" |
+	awk -F'|' '$3 ~ /TTFT/' >"$WORK/ttft.rows"
+cat "$WORK/ttft.rows" >&2
+within_one_bucket() {
+	[ "$(wc -l <"$WORK/ttft.rows")" = 3 ] &&
+	awk -F'|' 'BEGIN { n = split("1 5 10 20 40 60 80 100 250 500 750 1000 2500 5000", le, " ") }
+	function bucket(v,   i) { for (i = 1; i <= n; i++) if (v <= le[i] + 0) return i; return n + 1 }
+	{
+		# " 50.0 (40-60 bucket) ": "", the estimate, the bounds of its bucket
+		if (split($5, est, /[ (-]+/) < 4) exit 1
+		client = $6 + 0; lo = est[3] + 0; hi = est[4] + 0
+		if (bucket(client) - bucket(hi) > 1 || bucket(hi) - bucket(client) > 1) exit 1
+		if (est[2] + 0 <= lo || est[2] + 0 > hi) exit 1
+	}' "$WORK/ttft.rows"
+}
+check "the server's P50 TTFT bucket estimate lies within one bucket of the client's P50, each level" \
+	within_one_bucket
+obs=$(awk -F'|' '{ gsub(/ /, "", $2); gsub(/ /, "", $4); print $2, $4 }' "$WORK/ttft.rows")
+measured=$(q "SELECT level, count(*) FROM requests WHERE NOT warmup GROUP BY level ORDER BY level")
+check "... from as many first tokens as the level's measured requests: $(echo $obs | tr '\n' ' ')" \
+	[ "$obs" = "$measured" ]
+check "... marked as bucket estimates with their bounds" \
+	grep -q '^| 8 | TTFT | 16 | [0-9.]* ([0-9.]*-[0-9.]* bucket) |' "$WORK/report.md"
