@@ -289,7 +289,7 @@ int body_rewrite(const char *body, size_t len, const struct body_overrides *ov,
 		const cJSON *opts = last_member(json, "stream_options");
 		/* typed events bring their usage unasked (lib/typed.h) */
 		struct edit e = { ov, cJSON_IsTrue(last_member(json, "stream")) &&
-				  (!ov || ov->api == TYPED_NONE), NULL, 0 };
+				  ov->api == TYPED_NONE, NULL, 0 };
 
 		if (e.streamed && cJSON_IsObject(opts))
 			e.opts = opts;
