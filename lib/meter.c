@@ -4,6 +4,7 @@
 #include "meter.h"
 #include "chunk.h"
 #include "strbuf.h"
+#include "trace.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -198,6 +199,59 @@ static int scan_chunk(struct meter *m, const char *data, size_t len)
 	return 0;
 }
 
+/* A server error of typed events: "type: message", or what there is. */
+static void typed_error(struct meter *m, const struct typed_event *e)
+{
+	char detail[RESULT_DETAIL_MAX];
+
+	if (e->error_type && e->error_message)
+		snprintf(detail, sizeof(detail), "%s: %s", e->error_type, e->error_message);
+	else
+		snprintf(detail, sizeof(detail), "%s", e->error_message ? e->error_message :
+			 e->error_type ? e->error_type : "error event without a message");
+	result_set_error(m->result, RESULT_ERR_SERVER, detail);
+}
+
+/* Folds a typed event's usage into m: the input and cached counts when
+ * given (message_start gives them before any output count), the output
+ * count when given, each range-checked as fold_usage does. */
+static void typed_usage(struct meter *m, const struct typed_event *e)
+{
+	if ((e->has_output && !token_count(e->output)) || (e->has_input && !token_count(e->input)) ||
+	    (e->has_cached && !token_count(e->cached))) {
+		result_set_error(m->result, RESULT_ERR_MALFORMED, "usage holds a token count that is "
+			  "negative, fractional or over 1e9");
+		return;
+	}
+	if (e->has_input)
+		m->usage_prompt = (int64_t)e->input;
+	if (e->has_cached)
+		m->usage_cached = (int64_t)e->cached;
+	if (e->has_output) {
+		m->have_usage = 1;
+		m->usage_completion = (int64_t)e->output;
+	}
+}
+
+/* One event of the Messages or Responses API (lib/typed.h). */
+static void handle_typed(struct meter *m, const char *event, const cJSON *obj)
+{
+	struct typed_event e;
+
+	typed_event_read(m->api, event, obj, &e);
+	if (e.error) {
+		typed_error(m, &e);
+		return;
+	}
+	typed_usage(m, &e);
+	if (e.end)
+		m->done_seen = 1;
+	if (e.token == TYPED_ANSWER)
+		keep_answer(m, e.text);
+	if (e.token != TYPED_NO_TOKEN)
+		token_event(m, e.token == TYPED_ANSWER);
+}
+
 static int on_event(void *ctx, const char *event, const char *data, size_t len)
 {
 	struct meter *m = ctx;
@@ -205,6 +259,17 @@ static int on_event(void *ctx, const char *event, const char *data, size_t len)
 
 	if (len == 6 && memcmp(data, "[DONE]", 6) == 0) {
 		m->done_seen = 1;
+		return 0;
+	}
+	if (m->api != TYPED_NONE) {     /* typed events: each one read by cJSON */
+		obj = cJSON_ParseWithLength(data, len);
+		if (cJSON_IsObject(obj))
+			handle_typed(m, event, obj);
+		else if (strcmp(event, "error") == 0)
+			result_set_error(m->result, RESULT_ERR_SERVER, data);
+		else
+			result_set_error(m->result, RESULT_ERR_MALFORMED, "event is not a JSON object");
+		cJSON_Delete(obj);
 		return 0;
 	}
 	if (strcmp(event, "error") == 0) {
@@ -233,6 +298,12 @@ void meter_init(struct meter *m, struct result *r, int64_t start_ns, size_t max_
 	m->start_ns = start_ns;
 	m->usage_cached = -1;
 	sse_parser_init(&m->sse, max_event, on_event, m);
+}
+
+void meter_set_kind(struct meter *m, const char *kind)
+{
+	m->plain = !trace_kind_is_inference(kind);
+	m->api = typed_api_of_kind(kind);
 }
 
 void meter_release(struct meter *m)
@@ -277,11 +348,38 @@ static void count_tokens(struct meter *m, int64_t now_ns)
 
 void meter_end_stream(struct meter *m, int64_t now_ns)
 {
-	if (!m->done_seen)
-		result_set_error(m->result, RESULT_ERR_INCOMPLETE, sse_parser_pending(&m->sse) ?
-			  "stream ended inside an event, without [DONE]" :
-			  "stream ended without [DONE]");
+	if (!m->done_seen) {
+		char detail[96];
+
+		snprintf(detail, sizeof(detail), "stream ended %swithout %s",
+			 sse_parser_pending(&m->sse) ? "inside an event, " : "",
+			 typed_end_name(m->api));
+		result_set_error(m->result, RESULT_ERR_INCOMPLETE, detail);
+	}
 	count_tokens(m, now_ns);
+}
+
+static void keep_body_text(void *ctx, const cJSON *text)
+{
+	keep_answer(ctx, text);
+}
+
+/* A whole Messages or Responses body: its usage, error and answer. */
+static void typed_body(struct meter *m, const cJSON *obj, int64_t now_ns)
+{
+	struct result *r = m->result;
+	struct typed_event e;
+
+	typed_body_read(m->api, obj, &e);
+	if (e.error) {
+		typed_error(m, &e);
+		return;
+	}
+	typed_usage(m, &e);
+	typed_body_text(m->api, obj, keep_body_text, m);
+	r->ttft_ns = r->ttfa_ns = now_ns - m->start_ns;
+	r->unstreamed = true;
+	m->token_events = 1;
 }
 
 void meter_end_body(struct meter *m, const char *body, size_t len, int64_t now_ns)
@@ -298,6 +396,8 @@ void meter_end_body(struct meter *m, const char *body, size_t len, int64_t now_n
 	obj = cJSON_ParseWithLength(body ? body : "", len);
 	if (!cJSON_IsObject(obj)) {
 		result_set_error(r, RESULT_ERR_MALFORMED, "response body is not a JSON object");
+	} else if (m->api != TYPED_NONE) {
+		typed_body(m, obj, now_ns);
 	} else if (!read_error(m, obj)) {
 		const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "choices"), 0);
 		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(c0, "message");

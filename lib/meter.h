@@ -8,6 +8,8 @@
  * any kind), TTFA (first answer content), the gaps between token events,
  * usage (with the prompt tokens the server found in its prefix cache,
  * usage.prompt_tokens_details.cached_tokens), [DONE] and error events.
+ * The Messages and Responses APIs stream typed events instead
+ * (lib/typed.h): meter_set_kind tells the meter which API it reads.
  * Nothing is buffered but the event being parsed, so a long stream costs
  * no memory.
  */
@@ -19,6 +21,7 @@
 
 #include "result.h"
 #include "sse.h"
+#include "typed.h"
 
 struct meter {
 	struct result *result;   /* filled in place; owned by the caller */
@@ -30,6 +33,7 @@ struct meter {
 	int done_seen;           /* data: [DONE] arrived */
 	int plain;               /* not an inference call (lib/trace.h kinds):
 				  * its status says all, its body is not read */
+	enum typed_api api;      /* typed events, or TYPED_NONE: OpenAI chunks */
 	int have_usage;
 	int64_t usage_completion, usage_prompt;
 	int64_t usage_cached;    /* prompt_tokens_details.cached_tokens, -1 none */
@@ -44,6 +48,11 @@ struct meter {
  * event (0: SSE_DEFAULT_MAX_EVENT). */
 void meter_init(struct meter *m, struct result *r, int64_t start_ns, size_t max_event);
 
+/* The request is of trace kind 'kind' (lib/trace.h; NULL: other): a
+ * plain request's body is not read, a Messages or Responses one is read
+ * as that API's typed events. Call after meter_init, before feeding. */
+void meter_set_kind(struct meter *m, const char *kind);
+
 /* Frees the parser's buffers (not the result). */
 void meter_release(struct meter *m);
 
@@ -55,7 +64,9 @@ void meter_release(struct meter *m);
 int meter_feed(struct meter *m, const char *buf, size_t len, int64_t now_ns);
 
 /* The stream ended at now_ns, cleanly as far as the transport knows: sets
- * E2E, an "incomplete" error when no [DONE] came, and the token counts. */
+ * E2E, an "incomplete" error when no [DONE] came (for typed events: no
+ * message_stop, no response.completed or .incomplete), and the token
+ * counts. */
 void meter_end_stream(struct meter *m, int64_t now_ns);
 
 /* A whole non-streamed JSON body arrived by now_ns: its usage; TTFT and

@@ -39,6 +39,7 @@ int redact_header_is_safe(const char *name, size_t len, const struct redact_keep
 	static const char *const safe[] = {
 		"accept", "accept-encoding", "accept-language", "cache-control",
 		"content-encoding", "content-type", "user-agent", "openai-beta",
+		"anthropic-version", "anthropic-beta",
 	};
 	static const char stainless[] = "x-stainless-";   /* the OpenAI SDKs' own */
 

@@ -163,6 +163,11 @@ const char *trace_kind_of(const char *method, const char *path)
 		return TRACE_KIND_COMPLETIONS;
 	if (path_ends_with(path, "/embeddings"))
 		return TRACE_KIND_EMBEDDINGS;
+	/* with the version: an Assistants thread's .../messages is not it */
+	if (path_ends_with(path, "/v1/messages"))
+		return TRACE_KIND_MESSAGES;
+	if (path_ends_with(path, "/v1/responses"))
+		return TRACE_KIND_RESPONSES;
 	return TRACE_KIND_OTHER;
 }
 
@@ -175,7 +180,8 @@ int trace_kind_is_inference(const char *kind)
 static const char *trace_kind_known(const char *s)
 {
 	static const char *const kinds[] = {
-		TRACE_KIND_CHAT, TRACE_KIND_COMPLETIONS, TRACE_KIND_EMBEDDINGS, TRACE_KIND_OTHER,
+		TRACE_KIND_CHAT, TRACE_KIND_COMPLETIONS, TRACE_KIND_EMBEDDINGS,
+		TRACE_KIND_MESSAGES, TRACE_KIND_RESPONSES, TRACE_KIND_OTHER,
 	};
 	size_t i;
 

@@ -43,9 +43,11 @@ struct trace_request {
 
 /*
  * What a request is. Inference calls are measured: chat completions,
- * completions and embeddings (the last never streamed). Anything else
- * (GET /v1/models, HEAD, the Responses API, whose events the meter does
- * not read) is "other": record proxy passes it through and records it
+ * completions, embeddings (never streamed), Anthropic's Messages API
+ * (POST .../v1/messages) and OpenAI's Responses API (POST
+ * .../v1/responses), the last two streamed as typed events
+ * (lib/typed.h). Anything else (GET /v1/models, HEAD, a Messages
+ * count_tokens) is "other": record proxy passes it through and records it
  * under that kind, replay skips it unless asked (--all-requests), and a
  * capture loaded as a run leaves it out. A trace's recorded kind can only
  * say "other": the kind is always the one its method and path give.
@@ -53,6 +55,8 @@ struct trace_request {
 #define TRACE_KIND_CHAT        "chat"
 #define TRACE_KIND_COMPLETIONS "completions"
 #define TRACE_KIND_EMBEDDINGS  "embeddings"
+#define TRACE_KIND_MESSAGES    "messages"
+#define TRACE_KIND_RESPONSES   "responses"
 #define TRACE_KIND_OTHER       "other"
 
 /* The kind of a request by its method and path (query ignored; any prefix

@@ -514,13 +514,16 @@ static const char *method_name(enum evhttp_cmd_type m)
 /* evhttp's callback for every complete request. */
 static void on_request(struct evhttp_request *req, void *arg)
 {
-	enum route { CHAT, COMPLETIONS, MODELS, HEALTH, TOKENIZE, METRICS, VERSION, NROUTES };
+	enum route { CHAT, COMPLETIONS, MESSAGES, RESPONSES, MODELS, HEALTH, TOKENIZE, METRICS,
+		     VERSION, NROUTES };
 	static const struct {
 		const char *path;
 		enum evhttp_cmd_type method;
 	} routes[NROUTES] = {
 		[CHAT]        = { "/v1/chat/completions", EVHTTP_REQ_POST },
 		[COMPLETIONS] = { "/v1/completions",      EVHTTP_REQ_POST },
+		[MESSAGES]    = { "/v1/messages",         EVHTTP_REQ_POST },
+		[RESPONSES]   = { "/v1/responses",        EVHTTP_REQ_POST },
 		[MODELS]      = { "/v1/models",           EVHTTP_REQ_GET },
 		[HEALTH]      = { "/health",              EVHTTP_REQ_GET },
 		[TOKENIZE]    = { "/tokenize",            EVHTTP_REQ_POST },
@@ -562,7 +565,10 @@ static void on_request(struct evhttp_request *req, void *arg)
 	}
 	switch ((enum route)i) {
 	case COMPLETIONS:
-		r.api = MOCK_API_COMPLETIONS;
+	case MESSAGES:
+	case RESPONSES:
+		r.api = i == COMPLETIONS ? MOCK_API_COMPLETIONS : i == MESSAGES ?
+			MOCK_API_MESSAGES : MOCK_API_RESPONSES;
 		/* fall through */
 	case CHAT:
 		if ((body = parse_request(srv, req, &r))) {

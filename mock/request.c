@@ -103,10 +103,34 @@ static int tokens_ids(struct mock_tokens *tk, const cJSON *arr)
 	return 0;
 }
 
+/* A Responses request's input: a string, or items whose content is a
+ * string or parts with text (a function call's output counts too). */
+static int tokens_input(struct mock_tokens *tk, const cJSON *input, const char **why)
+{
+	const cJSON *el;
+
+	if (cJSON_IsString(input))
+		return tokens_words(tk, input->valuestring);
+	if (!cJSON_IsArray(input) || !cJSON_GetArraySize(input)) {
+		*why = "'input' must be a string or a non-empty array";
+		return -1;
+	}
+	cJSON_ArrayForEach(el, input) {
+		const cJSON *output = cJSON_GetObjectItemCaseSensitive(el, "output");
+
+		if (tokens_content(tk, cJSON_GetObjectItemCaseSensitive(el, "content")) < 0 ||
+		    (cJSON_IsString(output) && tokens_words(tk, output->valuestring) < 0))
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * The prompt(s) of a request as tokens: a chat's messages (role and
- * content), or a completion's prompt: a string, token ids, or a list of
- * either (one prompt each). Returns 0, or -1 with *why set.
+ * content), a Messages request's system prompt and messages, a Responses
+ * request's instructions and input, or a completion's prompt: a string,
+ * token ids, or a list of either (one prompt each). Returns 0, or -1 with
+ * *why set.
  */
 int prompt_tokens(const cJSON *root, enum mock_api api, struct mock_tokens *tk,
 			 const char **why)
@@ -114,7 +138,16 @@ int prompt_tokens(const cJSON *root, enum mock_api api, struct mock_tokens *tk,
 	const cJSON *item, *el;
 
 	*why = "out of memory";
-	if (api == MOCK_API_CHAT) {
+	if (api == MOCK_API_RESPONSES) {
+		if (tokens_content(tk, cJSON_GetObjectItemCaseSensitive(root, "instructions")) < 0 ||
+		    tokens_input(tk, cJSON_GetObjectItemCaseSensitive(root, "input"), why) < 0)
+			return -1;
+		return tokens_end_prompt(tk);
+	}
+	if (api == MOCK_API_MESSAGES &&     /* a string, or text blocks */
+	    tokens_content(tk, cJSON_GetObjectItemCaseSensitive(root, "system")) < 0)
+		return -1;
+	if (api == MOCK_API_CHAT || api == MOCK_API_MESSAGES) {
 		item = cJSON_GetObjectItemCaseSensitive(root, "messages");
 		if (!cJSON_IsArray(item) || !cJSON_GetArraySize(item)) {
 			*why = "'messages' must be a non-empty array";
@@ -256,10 +289,11 @@ static enum check_end check_options(struct mock_server *srv, struct evhttp_reque
 		return CHECK_REPLIED;
 	}
 	r->model = srv->opt.model;
-	/* max_completion_tokens (the current name) wins over max_tokens, and
-	 * both over --tokens. */
+	/* max_completion_tokens (the current name; a Responses request's
+	 * max_output_tokens) wins over max_tokens, and both over --tokens. */
 	r->n = srv->opt.tokens;
-	*has_max = get_integer(root, "max_completion_tokens", max);
+	*has_max = r->api == MOCK_API_RESPONSES ? get_integer(root, "max_output_tokens", max) :
+		   get_integer(root, "max_completion_tokens", max);
 	if (*has_max == 0)
 		*has_max = get_integer(root, "max_tokens", max);
 	if (*has_max < 0) {

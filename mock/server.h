@@ -7,6 +7,8 @@
  *              (/v1/models, /tokenize, /metrics) and the reply helpers;
  *   stream.c   a generation request's life: its timing (the schedule,
  *              the load, --noise), its events, faults and end;
+ *   typed_stream.c  the events and bodies of the Messages and Responses
+ *              APIs, on stream.c's schedule;
  *   request.c  what a request body asks for: prompt tokens, the prefix
  *              cache, options checked as vLLM checks them.
  */
@@ -30,7 +32,12 @@
 #define MOCK_BLOCK       16                  /* prefix cache block, tokens */
 #define MOCK_VOCAB       32000               /* /tokenize ids are below it */
 
-enum mock_api { MOCK_API_CHAT, MOCK_API_COMPLETIONS };
+/* The APIs served: OpenAI's chunked chat and completions, and the two of
+ * typed events (typed_stream.c): Anthropic's Messages, OpenAI's Responses. */
+enum mock_api { MOCK_API_CHAT, MOCK_API_COMPLETIONS, MOCK_API_MESSAGES, MOCK_API_RESPONSES };
+
+/* True for an API answered in typed events (typed_stream.c). */
+#define MOCK_API_TYPED(api) ((api) == MOCK_API_MESSAGES || (api) == MOCK_API_RESPONSES)
 
 
 /* The prefix cache: hashes of prompt blocks, each chained to the blocks
@@ -147,6 +154,7 @@ struct mock_stream {
 	double slow;                    /* --noise: the instance's factor
 					 * times the request's jitter */
 	double tail;                    /* --noise: the request's on ttft */
+	long typed_seq;                 /* Responses: the next event's sequence_number */
 	long tool_calls;                /* --tool-calls: the answer is calls */
 	char *tool_names[MOCK_MAX_TOOL_CALLS];  /* their names, JSON-quoted (malloc) */
 };
@@ -203,6 +211,19 @@ void mock_observe(struct mock_server *srv, const struct mock_stream *s, int64_t 
 void stream_start(struct mock_server *srv, struct evhttp_request *req,
 		  const struct mock_request *r, int64_t arrival_ns);
 void stream_free(struct mock_stream *s);
+/* stream.c, for typed_stream.c: one SSE event "event: NAME\ndata: DATA\n\n"
+ * sent as stream_event sends its own (batched, gzipped, trickled); tokens
+ * from..to-1, each with its leading space (malloc, caller frees). */
+void stream_send_typed(struct mock_stream *s, const char *name, const char *data);
+char *words_join(long from, long to);
+
+/* typed_stream.c: a Messages or Responses request's events: tokens k..k+
+ * count-1 as deltas (the opening events with token 0, a new block where
+ * the reasoning ends), the closing events (the last one left out with
+ * --no-done: a stream cut short), or the whole non-streamed body. */
+void typed_stream_token(struct mock_stream *s, long k, long count);
+void typed_stream_finish(struct mock_stream *s, int without_end);
+void typed_reply_whole(struct mock_stream *s);
 
 /* request.c: the body of a generation request, checked: its root (the
  * caller frees it) and what it asks in *r; NULL when it was answered

@@ -226,6 +226,14 @@ static void stream_queue(struct mock_stream *s, struct evbuffer *b)
 	evbuffer_drain(b, evbuffer_get_length(b));
 }
 
+void stream_send_typed(struct mock_stream *s, const char *name, const char *data)
+{
+	struct evbuffer *b = s->srv->scratch;
+
+	evbuffer_add_printf(b, "event: %s\ndata: %s\n\n", name, data);
+	stream_queue(s, b);
+}
+
 /*
  * Sends len bytes of SSE events as stream_queue does. A direct stream
  * batches them instead, without copying them through evbuffers: the
@@ -394,7 +402,7 @@ static void stream_send_tool_token(struct mock_stream *s, long k, long c)
 }
 
 /* Tokens from..to-1, each with its leading space (malloc, caller frees). */
-static char *words_join(long from, long to)
+char *words_join(long from, long to)
 {
 	size_t len = 1;
 	char *out, *p;
@@ -520,6 +528,11 @@ static void timings_add(const struct mock_stream *s, cJSON *root)
 static void stream_reply_whole(struct mock_stream *s)
 {
 	int chat = s->api == MOCK_API_CHAT;
+
+	if (MOCK_API_TYPED(s->api)) {
+		typed_reply_whole(s);
+		return;
+	}
 	char *content = words_join(s->reasoning, s->n);
 	char *reasoning = words_join(0, s->reasoning);
 	char *id = str_printf(chat ? "chatcmpl-mock-%llu" : "cmpl-mock-%llu",
@@ -638,6 +651,11 @@ static void stream_finish(struct mock_stream *s)
 		stream_free(s);
 		return;
 	}
+	if (MOCK_API_TYPED(s->api)) {
+		typed_stream_finish(s, o->no_done);
+		stream_end(s);
+		return;
+	}
 	for (c = 0; c < s->choices && s->tool_calls; c++)
 		stream_event(s, EVENT_HEAD, "\"choices\":[{\"index\":%ld,\"delta\":{},"
 			     "\"finish_reason\":\"tool_calls\"}]}", c);
@@ -718,7 +736,9 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 			per = s->tool_calls ? 1 : s->n - s->k;
 		if (s->api == MOCK_API_CHAT && !s->role_sent)
 			stream_send_roles(s);   /* with the first token, as vLLM */
-		for (c = 0; c < s->choices; c++)
+		if (MOCK_API_TYPED(s->api))     /* one choice, no tool calls */
+			typed_stream_token(s, s->k, per);
+		for (c = 0; c < s->choices && !MOCK_API_TYPED(s->api); c++)
 			if (s->tool_calls)
 				stream_send_tool_token(s, s->k, c);
 			else
@@ -865,7 +885,7 @@ static struct mock_stream *stream_new(struct mock_server *srv, struct evhttp_req
 	s->stream = r->stream;
 	s->include_usage = r->include_usage;
 	s->n = r->n;
-	if (r->api == MOCK_API_CHAT)
+	if (r->api != MOCK_API_COMPLETIONS)    /* thinking, reasoning text */
 		s->reasoning = o->reasoning_tokens < r->n ? o->reasoning_tokens : r->n;
 	s->prompt_tokens = r->prompt_tokens;
 	s->choices = r->choices > 0 ? r->choices : 1;

@@ -624,7 +624,7 @@ static int setup_transfer(struct proxy *p, struct proxy_request *q, struct evhtt
 			  on_data, q) < 0 || copy_headers(p, q, req) < 0)
 		return -1;
 	transfer_set_request(&q->t, q->trace.method, q->trace.body, q->trace.body_len);
-	q->t.meter.plain = !trace_kind_is_inference(q->trace.kind);
+	meter_set_kind(&q->t.meter, q->trace.kind);
 	curl_easy_setopt(q->t.easy, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(q->t.easy, CURLOPT_HEADERDATA, q);
 	return 0;

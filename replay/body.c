@@ -163,7 +163,9 @@ static int dropped(const cJSON *c, const struct edit *e)
 
 	return (ov && ov->model && strcmp(k, "model") == 0) ||
 	       (ov && ov->max_tokens > 0 && (strcmp(k, "max_tokens") == 0 ||
-					     strcmp(k, "max_completion_tokens") == 0)) ||
+					     strcmp(k, "max_completion_tokens") == 0 ||
+					     (ov->api == TYPED_RESPONSES &&
+					      strcmp(k, "max_output_tokens") == 0))) ||
 	       (ov && ov->ignore_eos && strcmp(k, "ignore_eos") == 0) ||
 	       (e->streamed && strcmp(k, "stream_options") == 0) ||
 	       (e->usage && strcmp(k, "include_usage") == 0);
@@ -235,7 +237,8 @@ static void add_overrides(struct buf *b, const cJSON *obj, const struct body_ove
 	if (ov->max_tokens > 0) {
 		snprintf(num, sizeof(num), "%ld", ov->max_tokens);
 		separate(b, first);
-		buf_adds(b, "\"max_tokens\":");
+		buf_adds(b, ov->api == TYPED_RESPONSES ? "\"max_output_tokens\":" :
+			 "\"max_tokens\":");
 		buf_adds(b, num);
 		if (last_member(obj, "max_completion_tokens")) {
 			buf_adds(b, ",\"max_completion_tokens\":");
@@ -284,7 +287,9 @@ int body_rewrite(const char *body, size_t len, const struct body_overrides *ov,
 	}
 	{
 		const cJSON *opts = last_member(json, "stream_options");
-		struct edit e = { ov, cJSON_IsTrue(last_member(json, "stream")), NULL, 0 };
+		/* typed events bring their usage unasked (lib/typed.h) */
+		struct edit e = { ov, cJSON_IsTrue(last_member(json, "stream")) &&
+				  ov->api == TYPED_NONE, NULL, 0 };
 
 		if (e.streamed && cJSON_IsObject(opts))
 			e.opts = opts;
@@ -387,17 +392,27 @@ int body_salt_offset(const char *body, size_t len, size_t *offset)
 		goto cleanup;
 	while (open < len && body[open] != '{')
 		open++;
-	if (member_value(body, len, open, "messages", &v) == 0) {
+	if (member_value(body, len, open, "system", &v) == 0) {
+		/* Messages: the system prompt comes before the messages */
+		rc = content_text(body, len, v, offset);
+	} else if (member_value(body, len, open, "instructions", &v) == 0 && body[v] == '"') {
+		*offset = v + 1;        /* Responses: so do the instructions */
+		rc = 0;
+	} else if (member_value(body, len, open, "messages", &v) == 0) {
 		/* chat: the first message's content */
 		if (body[v] == '[' && first_element(body, len, v, &el) == 0 && body[el] == '{' &&
 		    member_value(body, len, el, "content", &v) == 0)
 			rc = content_text(body, len, v, offset);
 	} else if (member_value(body, len, open, "prompt", &v) == 0 ||
 		   member_value(body, len, open, "input", &v) == 0) {
-		/* completions: the prompt, or the first of a list of prompts */
+		/* completions: the prompt, or the first of a list of prompts;
+		 * Responses: the input, or its first item's content */
 		if (body[v] == '[' && first_element(body, len, v, &el) == 0)
 			v = el;
-		if (body[v] == '"') {
+		if (body[v] == '{') {
+			if (member_value(body, len, v, "content", &el) == 0)
+				rc = content_text(body, len, el, offset);
+		} else if (body[v] == '"') {
 			*offset = v + 1;
 			rc = 0;
 		}

@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "lib/typed.h"
+
 enum {
 	BODY_OK = 0,
 	BODY_ENOMEM = -1,
@@ -23,6 +25,11 @@ struct body_overrides {
 	long max_tokens;        /* "max_tokens" (and "max_completion_tokens" when
 				   the body has it): this; <= 0 keeps the body's */
 	int ignore_eos;         /* non-zero: "ignore_eos": true */
+	enum typed_api api;     /* a Messages or Responses body (lib/typed.h):
+				   their streams bring usage unasked and
+				   know no stream_options.include_usage; a
+				   Responses body's max_output_tokens is
+				   its max_tokens */
 };
 
 /*
@@ -31,9 +38,10 @@ struct body_overrides {
  * A body that is one JSON object (white space around it aside) loses the
  * members the overrides replace, wherever and however often they appear,
  * and gets them appended once with the asked values; when its last
- * "stream" member is true, its stream_options (the last one, if an
- * object, else a new one) gets "include_usage": true. Every other member
- * is copied byte for byte. Any other body is copied unchanged.
+ * "stream" member is true and it is not a Messages or Responses body, its
+ * stream_options (the last one, if an object, else a new one) gets
+ * "include_usage": true. Every other member is copied byte for byte. Any
+ * other body is copied unchanged.
  *
  * Returns BODY_OK and sets *out to a NUL-terminated copy the caller frees
  * and *out_len to its length, or BODY_ENOMEM (out-parameters untouched).
@@ -48,9 +56,13 @@ int body_rewrite(const char *body, size_t len, const struct body_overrides *ov,
  *
  * body_salt_offset finds where the prompt's text starts in 'body' (len
  * bytes, NUL-terminated): just after the opening quote of the content of
- * the first message ("messages", a string, or the first part with a
- * "text" string), else of "prompt" or "input" (a string, or the first of a
- * list of strings). Returns 0 and sets *offset, or -1 when the body has no
+ * the system prompt that comes before the messages (a Messages body's
+ * "system", a string or the first part with a "text" string; a Responses
+ * body's "instructions", a string), else of the first message
+ * ("messages", a string, or the first part with a "text" string), else
+ * of "prompt" or "input" (a string, the first of a list of strings, or
+ * the content of its first item, a string or the first part with a
+ * "text" string). Returns 0 and sets *offset, or -1 when the body has no
  * such text (not JSON, token ids, no messages): it is then sent unsalted.
  */
 int body_salt_offset(const char *body, size_t len, size_t *offset);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <curl/curl.h>
 
 /* Values of the endpoints' URLs scrubbed from error details, at most. */
@@ -52,9 +53,10 @@ struct client {
 	struct client_options opt;
 	struct transfer_options topt;     /* what every request is sent with */
 	char *auth_header;                /* "Authorization: Bearer ...", or NULL */
+	char *x_api_key_header;           /* "x-api-key: ...", or NULL */
 	/* kept out of error details: the API key, then what redact_url takes
 	 * out of the endpoints (userinfo, query values) that url_secrets owns */
-	const char *secrets[1 + CLIENT_MAX_URL_SECRETS];
+	const char *secrets[2 + CLIENT_MAX_URL_SECRETS];
 	size_t n_secrets;
 	char *url_secrets[CLIENT_MAX_URL_SECRETS];
 	size_t n_url_secrets;
@@ -215,6 +217,17 @@ struct client *client_new(const struct client_options *o, char *err, size_t errl
 		snprintf(c->auth_header, len, "Authorization: Bearer %s", o->api_key);
 		c->secrets[c->n_secrets++] = c->auth_header + strlen("Authorization: Bearer ");
 	}
+	if (o->anthropic_key && *o->anthropic_key) {
+		size_t len = strlen(o->anthropic_key) + 16;
+
+		c->x_api_key_header = malloc(len);
+		if (!c->x_api_key_header) {
+			errmsg_set(err, errlen, "out of memory");
+			goto fail;
+		}
+		snprintf(c->x_api_key_header, len, "x-api-key: %s", o->anthropic_key);
+		c->secrets[c->n_secrets++] = c->x_api_key_header + strlen("x-api-key: ");
+	}
 	if (client_endpoint_secrets(c, o->endpoint)) {
 		errmsg_set(err, errlen, "out of memory");
 		goto fail;
@@ -244,6 +257,7 @@ void client_free(struct client *c)
 	if (c->base)
 		event_base_free(c->base);
 	free(c->auth_header);
+	free(c->x_api_key_header);
 	for (i = 0; i < c->n_url_secrets; i++)
 		free(c->url_secrets[i]);
 	free(c);
@@ -277,6 +291,37 @@ struct event_base *client_base(struct client *c)
 	return c->base;
 }
 
+/* True when one of the n headers ("Name: value") is named 'name'. */
+static int has_header(char *const *headers, size_t n, const char *name)
+{
+	size_t i, len = strlen(name);
+
+	for (i = 0; i < n; i++)
+		if (strncasecmp(headers[i], name, len) == 0 && headers[i][len] == ':')
+			return 1;
+	return 0;
+}
+
+/*
+ * The headers that say who is asking: Anthropic's Messages API takes its
+ * key as x-api-key and wants the API version it speaks (the one its
+ * streams are documented in, unless the trace or -H names one); every
+ * other request, and a Messages one without an Anthropic key (a gateway
+ * such as vLLM's takes the Bearer token), the Bearer token.
+ */
+static int add_auth(struct client *c, struct transfer *t, const char *kind,
+		    char *const *headers, size_t n_headers)
+{
+	if (strcmp(kind, TRACE_KIND_MESSAGES) != 0)
+		return c->auth_header ? transfer_add_header(t, c->auth_header) : 0;
+	if (!has_header(headers, n_headers, "anthropic-version") &&
+	    transfer_add_header(t, "anthropic-version: " CLIENT_ANTHROPIC_VERSION) < 0)
+		return -1;
+	if (c->x_api_key_header)
+		return transfer_add_header(t, c->x_api_key_header);
+	return c->auth_header ? transfer_add_header(t, c->auth_header) : 0;
+}
+
 int client_start(struct client *c, const char *method, const char *path,
 		 char *const *headers, size_t n_headers, const char *body, size_t body_len,
 		 struct result *result, int64_t origin_ns, int64_t start_ns,
@@ -299,15 +344,15 @@ int client_start(struct client *c, const char *method, const char *path,
 	rc = transfer_init(&q->t, &c->topt, c->opt.endpoint, path, result, start_ns, on_data, q);
 	for (i = 0; rc == 0 && i < n_headers; i++)
 		rc = transfer_add_header(&q->t, headers[i]);
-	if (rc == 0 && c->auth_header)
-		rc = transfer_add_header(&q->t, c->auth_header);
+	if (rc == 0)
+		rc = add_auth(c, &q->t, trace_kind_of(method, path), headers, n_headers);
 	if (rc == 0) {
 		transfer_set_request(&q->t, method, body, body_len);
 		/* Whatever Content-Encoding the server picks among those libcurl
 		 * decodes, the meter reads plain SSE or JSON (replay drops a
 		 * recorded Accept-Encoding: libcurl's list is what it reads). */
 		curl_easy_setopt(q->t.easy, CURLOPT_ACCEPT_ENCODING, "");
-		q->t.meter.plain = !trace_kind_is_inference(trace_kind_of(method, path));
+		meter_set_kind(&q->t.meter, trace_kind_of(method, path));
 	}
 	if (rc == 0 && c->warm_fresh)
 		curl_easy_setopt(q->t.easy, CURLOPT_FRESH_CONNECT, 1L);

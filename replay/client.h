@@ -18,11 +18,16 @@
 struct client;
 struct client_request;
 
+/* The anthropic-version a Messages request says when its trace does not. */
+#define CLIENT_ANTHROPIC_VERSION "2023-06-01"
+
 struct client_options {
 	const char *endpoint;     /* base URL, "http://127.0.0.1:8000" */
 	long timeout_ms;          /* whole request; 0 = none */
 	long connect_timeout_ms;  /* 0 = libcurl's default */
 	const char *api_key;      /* sent as a Bearer token; NULL = none */
+	const char *anthropic_key; /* sent as x-api-key on Messages requests
+				    * instead of the Bearer token; NULL = none */
 	size_t max_event;         /* cap on one SSE event / response body */
 	int http2;                /* HTTP/2 (prior knowledge on http://), multiplexed */
 	int insecure;             /* do not verify the server's TLS certificate */

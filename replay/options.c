@@ -150,7 +150,8 @@ void replay_options_usage(FILE *out)
 		"      --no-salt             send the bodies byte for byte (see below)\n"
 		"      --salt-seed N         seed of the salts (default: a random one, recorded)\n"
 		"  -H, --header 'N: V'       add or replace a header (repeatable)\n"
-		"      --api-key-env NAME    take the API key from $NAME (default OPENAI_API_KEY)\n"
+		"      --api-key-env NAME    take the API key from $NAME (default OPENAI_API_KEY;\n"
+		"                            Messages requests: ANTHROPIC_API_KEY, as x-api-key)\n"
 		"      --http2               HTTP/2 (prior knowledge on http://, ALPN on https://)\n"
 		"  -k, --insecure            do not verify the server's TLS certificate\n"
 		"      --timeout SECONDS     limit per request (default 600)\n"
@@ -794,7 +795,7 @@ int replay_options_parse(struct replay_options *o, int argc, char **argv)
 	o->warmup = 1;
 	o->timeout_s = 600;
 	o->connect_timeout_s = 10;
-	o->api_key_env = "OPENAI_API_KEY";
+	o->api_key_env = REPLAY_DEFAULT_KEY_ENV;
 	o->progress = -1;
 	o->format = TABLE_TEXT;
 	o->repeat = 1;
@@ -826,4 +827,11 @@ int replay_options_parse(struct replay_options *o, int argc, char **argv)
 	if ((rc = check_capacity_requests(o)) != CLI_CONTINUE)
 		return rc;
 	return check_urls(o);
+}
+
+const char *replay_anthropic_key(const struct replay_options *o)
+{
+	if (strcmp(o->api_key_env, REPLAY_DEFAULT_KEY_ENV) != 0)
+		return getenv(o->api_key_env);
+	return getenv("ANTHROPIC_API_KEY");
 }

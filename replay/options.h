@@ -23,6 +23,7 @@
 #define REPLAY_MAX_HEADERS 32
 #define REPLAY_MAX_TAGS 32
 #define REPLAY_MAX_TAG_KEY 64      /* letters, digits, '_', '-', '.' */
+#define REPLAY_DEFAULT_KEY_ENV "OPENAI_API_KEY"   /* --api-key-env by default */
 #define REPLAY_MAX_TAG_VALUE 256   /* printable ASCII */
 
 /* The command line, parsed once; the strings point into argv or into the
@@ -107,5 +108,10 @@ int replay_option_id(const char *arg, int *takes_value);
 
 /* Length of the name part of the header "Name: value". */
 size_t replay_header_name_len(const char *h);
+
+/* The key a Messages request sends as x-api-key: $ANTHROPIC_API_KEY, or
+ * the variable --api-key-env names when it names one other than the
+ * default OPENAI_API_KEY; NULL when unset. */
+const char *replay_anthropic_key(const struct replay_options *o);
 
 #endif

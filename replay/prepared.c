@@ -15,7 +15,8 @@
 /* The body to send (replay/body.c): the command line's overrides applied. */
 static int prepare_body(struct prepared *p, const struct replay_options *o)
 {
-	struct body_overrides ov = { o->model, o->max_tokens, o->ignore_eos };
+	struct body_overrides ov = { o->model, o->max_tokens, o->ignore_eos,
+				     typed_api_of_kind(p->req.kind) };
 
 	return body_rewrite(p->req.body, p->req.body_len, &ov, &p->body, &p->body_len);
 }

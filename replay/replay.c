@@ -1552,6 +1552,7 @@ static int start_client(struct replay *rp)
 	co.connect_timeout_ms = rp->o.connect_timeout_s * 1000;
 	co.max_event = (size_t)rp->o.max_event_bytes;
 	co.api_key = getenv(rp->o.api_key_env);
+	co.anthropic_key = replay_anthropic_key(&rp->o);
 	co.http2 = rp->o.http2;
 	co.insecure = rp->o.insecure;
 	for (i = 0; i < rp->o.n_levels; i++)

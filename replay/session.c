@@ -275,6 +275,8 @@ int session_fill_body(const char *body, size_t len, const struct session_answer 
 		return SESSION_ASIS;
 	root = cJSON_ParseWithLength(body, len);
 	msgs = cJSON_GetObjectItemCaseSensitive(root, "messages");
+	if (!cJSON_IsArray(msgs))       /* a Responses body's history: its input items */
+		msgs = cJSON_GetObjectItemCaseSensitive(root, "input");
 	if (!cJSON_IsArray(msgs))
 		goto cleanup;
 	cJSON_ArrayForEach(m, msgs)

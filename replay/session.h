@@ -68,7 +68,9 @@ struct session_answer {
 
 /*
  * The body of turn k (k = n_answers) of a chat session: 'body' (len bytes,
- * one JSON object with a "messages" array) whose last k messages of role
+ * one JSON object with a "messages" array, as chat and Anthropic's
+ * Messages API send, or else an "input" array of items, as the Responses
+ * API does) whose last k messages of role
  * "assistant" stand for the answers of turns 0 .. k-1, in order. Each gets
  * answers[i]'s text as its "content" (null when the answer is tool calls
  * alone) and loses "reasoning_content" and "reasoning": a reasoning

@@ -3,13 +3,15 @@
  * (replay/body.c).
  *
  * Byte 0 picks the overrides (bit 0 --model, bit 1 --max-tokens, bit 2
- * --ignore-eos; bits 3-4 which model name), byte 1 the --max-tokens
- * value, the rest is the body. Checked on every input:
+ * --ignore-eos; bits 3-4 which model name; bits 5-6 the API: chat's, or
+ * Messages or Responses, which get no stream_options and, Responses, its
+ * max_output_tokens), byte 1 the --max-tokens value, the rest is the
+ * body. Checked on every input:
  *   - no crash, no leak, BODY_OK; the output is NUL-terminated at out_len;
  *   - a body that is not a JSON object goes out byte for byte as it came;
  *   - a JSON object comes out a JSON object (nothing after it) in which
  *     each overridden member appears once with the asked value, a
- *     streamed body ("stream": true, the last one counting, as servers
+ *     streamed chat body ("stream": true, the last one counting, as servers
  *     read it) has one stream_options object with one "include_usage":
  *     true and the other stream_options members it had, and every other
  *     member is there, in the same order, with the same value;
@@ -124,7 +126,7 @@ static cJSON *parse_object(const char *body, size_t len)
 static void check_object(const cJSON *in, const char *out, size_t out_len,
 			 const struct body_overrides *ov)
 {
-	const char *skip[5];
+	const char *skip[6];
 	int n_skip = 0, streamed;
 	const cJSON *v;
 	cJSON *res = parse_object(out, out_len);
@@ -138,11 +140,17 @@ static void check_object(const cJSON *in, const char *out, size_t out_len,
 			fail("model is not the one asked", out);
 	}
 	if (ov->max_tokens > 0) {
+		/* a Responses body's limit is max_output_tokens, and only it */
+		const char *name = ov->api == TYPED_RESPONSES ? "max_output_tokens" : "max_tokens";
+
 		skip[n_skip++] = "max_tokens";
 		skip[n_skip++] = "max_completion_tokens";
-		v = cJSON_GetObjectItemCaseSensitive(res, "max_tokens");
-		if (count(res, "max_tokens") != 1 || !cJSON_IsNumber(v) ||
-		    v->valuedouble != (double)ov->max_tokens)
+		if (ov->api == TYPED_RESPONSES)
+			skip[n_skip++] = "max_output_tokens";
+		v = cJSON_GetObjectItemCaseSensitive(res, name);
+		if (count(res, name) != 1 || !cJSON_IsNumber(v) ||
+		    v->valuedouble != (double)ov->max_tokens ||
+		    (ov->api == TYPED_RESPONSES && count(res, "max_tokens") != 0))
 			fail("max_tokens is not the one asked", out);
 		v = cJSON_GetObjectItemCaseSensitive(res, "max_completion_tokens");
 		if (count(res, "max_completion_tokens") != (count(in, "max_completion_tokens") > 0) ||
@@ -155,7 +163,8 @@ static void check_object(const cJSON *in, const char *out, size_t out_len,
 		    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "ignore_eos")))
 			fail("ignore_eos is not true", out);
 	}
-	streamed = cJSON_IsTrue(last(in, "stream"));
+	/* typed events bring usage unasked: their stream_options stay as sent */
+	streamed = cJSON_IsTrue(last(in, "stream")) && ov->api == TYPED_NONE;
 	if (streamed) {
 		const cJSON *was = last(in, "stream_options");
 		static const char *const usage[] = { "include_usage" };
@@ -198,7 +207,7 @@ static void check_salt(const char *out, size_t out_len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const models[] = { "llama", "", "m\"o\\d\ne\x01l", "mod\xc3\xa9le" };
-	struct body_overrides ov = { NULL, 0, 0 };
+	struct body_overrides ov = { NULL, 0, 0, TYPED_NONE };
 	char *body, *out = NULL;
 	size_t len, out_len = 0;
 	cJSON *in;
@@ -210,6 +219,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] & 2)
 		ov.max_tokens = 1 + (long)data[1] * 39000;
 	ov.ignore_eos = (data[0] & 4) != 0;
+	ov.api = (data[0] >> 5 & 3) == 1 ? TYPED_MESSAGES : (data[0] >> 5 & 3) == 2 ?
+		 TYPED_RESPONSES : TYPED_NONE;
 	len = size - 2;
 	body = malloc(len + 1);          /* NUL-terminated, as trace bodies are */
 	if (!body)

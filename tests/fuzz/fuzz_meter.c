@@ -6,11 +6,14 @@
  * (none), no more gaps than token events,
  * TTFT <= TTFA and TTFT <= E2E when set, and a known error class (or none);
  * with the answer kept (a session's next turn needs it), its tool calls
- * within lib/toolcall.h's caps and counted byte for byte.
+ * within lib/toolcall.h's caps and counted byte for byte. The same holds
+ * whichever API the meter reads: OpenAI chunks, Anthropic Messages or
+ * OpenAI Responses events (lib/typed.h), or a plain request's body.
  * A broken invariant aborts, which libFuzzer reports as a crash.
  */
 #include "lib/meter.h"
 #include "lib/result.h"
+#include "lib/trace.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -72,7 +75,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 2)
 		return 0;
-	/* byte 0: mode (stream / body), event cap, answer kept; byte 1: how to cut */
+	static const char *const kinds[] = {
+		TRACE_KIND_CHAT, TRACE_KIND_MESSAGES, TRACE_KIND_RESPONSES, TRACE_KIND_OTHER,
+	};
+	/* byte 0: mode (stream / body), event cap, answer kept, the API (bits
+	 * 3-4); byte 1: how to cut */
 	mode = data[0] & 1;
 	max_event = data[0] & 2 ? 64 : 0;
 	seed = data[1];
@@ -81,6 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	result_init(&r);
 	r.keep_answer = (data[-2] & 4) != 0;
 	meter_init(&m, &r, 0, max_event);
+	meter_set_kind(&m, kinds[(data[-2] >> 3) & 3]);
 	if (mode == 0) {
 		while (off < size) {
 			size_t n = 1 + (seed = (uint8_t)(seed * 37 + 11)) % 23;

@@ -6,8 +6,9 @@
  * users run; whatever a client sends reaches this code.
  *
  * Byte 0 sets up the server and the route: bit 0 a completion (else a
- * chat), bit 1 a prefix cache of 4 blocks (else of 4096), bit 2
- * --tool-calls 2, bits 3-4 --max-model-len (131072, 4096, 64, 1). The
+ * chat; with bit 6 a Responses request, else a Messages one), bit 1 a
+ * prefix cache of 4 blocks (else of 4096), bit 2 --tool-calls 2, bits
+ * 3-4 --max-model-len (131072, 4096, 64, 1). The
  * rest is the request body. parse_request is linked alone (Makefile): the
  * target stands in for mock.c's reply helper and keeps what would have
  * been sent.
@@ -92,7 +93,8 @@ static void check_tokens(const struct mock_tokens *tk)
 static void check_accepted(const struct mock_server *srv, const cJSON *root,
 			   const struct mock_request *r)
 {
-	const cJSON *max = cJSON_GetObjectItemCaseSensitive(root, "max_completion_tokens");
+	const cJSON *max = cJSON_GetObjectItemCaseSensitive(root, r->api == MOCK_API_RESPONSES ?
+							    "max_output_tokens" : "max_completion_tokens");
 	struct mock_tokens tk = { 0 };
 	const char *why;
 	size_t p;
@@ -172,7 +174,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	srv.opt.cache_blocks = data[0] & 2 ? 4 : 4096;
 	srv.opt.tool_calls = data[0] & 4 ? 2 : 0;
 	srv.opt.tool_rounds = 1;
-	api = data[0] & 1 ? MOCK_API_COMPLETIONS : MOCK_API_CHAT;
+	/* bits 0 and 6: chat, completions, Messages, Responses */
+	api = data[0] & 0x40 ? (data[0] & 1 ? MOCK_API_RESPONSES : MOCK_API_MESSAGES) :
+	      data[0] & 1 ? MOCK_API_COMPLETIONS : MOCK_API_CHAT;
 
 	root = send_body(&srv, api, data + 1, size - 1, &r);
 	if (!root && !reply.n)

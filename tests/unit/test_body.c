@@ -9,8 +9,8 @@
 
 #include <stdlib.h>
 
-static const struct body_overrides none = { NULL, 0, 0 };
-static const struct body_overrides all = { "llama", 64, 1 };
+static const struct body_overrides none = { NULL, 0, 0, TYPED_NONE };
+static const struct body_overrides all = { "llama", 64, 1, TYPED_NONE };
 
 /* The rewritten body (static, overwritten by the next call). */
 static const char *rewrite(const char *body, const struct body_overrides *ov)
@@ -45,7 +45,7 @@ TEST(max_completion_tokens_is_set_only_when_the_body_has_it)
 	CHECK_STR(rewrite("{\"max_completion_tokens\":5,\"prompt\":\"x\"}", &all),
 		  "{\"prompt\":\"x\",\"model\":\"llama\",\"max_tokens\":64,"
 		  "\"max_completion_tokens\":64,\"ignore_eos\":true}");
-	CHECK_STR(rewrite("{\"prompt\":\"x\"}", &(struct body_overrides){ NULL, 7, 0 }),
+	CHECK_STR(rewrite("{\"prompt\":\"x\"}", &(struct body_overrides){ NULL, 7, 0, TYPED_NONE }),
 		  "{\"prompt\":\"x\",\"max_tokens\":7}");
 }
 
@@ -64,6 +64,21 @@ TEST(a_streamed_body_asks_for_usage)
 	/* not streamed: left alone */
 	CHECK_STR(rewrite("{\"stream\":false,\"stream_options\":null}", &none),
 		  "{\"stream\":false,\"stream_options\":null}");
+}
+
+/* Messages and Responses streams bring their usage unasked, and their APIs
+ * refuse a stream_options they do not know; a Responses body's limit is
+ * max_output_tokens. */
+TEST(typed_bodies_get_no_stream_options_and_their_own_limit)
+{
+	CHECK_STR(rewrite("{\"stream\":true,\"max_tokens\":5}",
+			  &(struct body_overrides){ NULL, 9, 0, TYPED_MESSAGES }),
+		  "{\"stream\":true,\"max_tokens\":9}");
+	CHECK_STR(rewrite("{\"stream\":true,\"max_output_tokens\":5,\"input\":\"x\"}",
+			  &(struct body_overrides){ NULL, 9, 0, TYPED_RESPONSES }),
+		  "{\"stream\":true,\"input\":\"x\",\"max_output_tokens\":9}");
+	CHECK_STR(rewrite("{\"stream\":true}", &(struct body_overrides){ NULL, 0, 0, TYPED_RESPONSES }),
+		  "{\"stream\":true}");
 }
 
 TEST(a_body_that_is_not_one_json_object_goes_out_as_recorded)
@@ -88,7 +103,7 @@ TEST(untouched_members_keep_their_bytes)
 
 TEST(the_model_name_is_escaped)
 {
-	CHECK_STR(rewrite("{}", &(struct body_overrides){ "m\"o\\d\nel", 0, 0 }),
+	CHECK_STR(rewrite("{}", &(struct body_overrides){ "m\"o\\d\nel", 0, 0, TYPED_NONE }),
 		  "{\"model\":\"m\\\"o\\\\d\\nel\"}");
 }
 
@@ -102,7 +117,7 @@ TEST(a_member_named_twice_fuzz)
 {
 	/* was: only the first removed, so the recorded value came first and
 	 * a server reading the first one ignored --model */
-	CHECK_STR(rewrite("{\"model\":\"a\",\"model\":\"b\"}", &(struct body_overrides){ "c", 0, 0 }),
+	CHECK_STR(rewrite("{\"model\":\"a\",\"model\":\"b\"}", &(struct body_overrides){ "c", 0, 0, TYPED_NONE }),
 		  "{\"model\":\"c\"}");
 	/* "stream" counts at its last occurrence, as servers read it (was the first) */
 	CHECK_STR(rewrite("{\"stream\":false,\"stream\":true}", &none),
@@ -116,7 +131,7 @@ TEST(max_completion_tokens_in_another_case_fuzz)
 {
 	/* was: found case-insensitively, so a max_completion_tokens member
 	 * was added that the body did not have */
-	CHECK_STR(rewrite("{\"Max_Completion_Tokens\":3}", &(struct body_overrides){ NULL, 9, 0 }),
+	CHECK_STR(rewrite("{\"Max_Completion_Tokens\":3}", &(struct body_overrides){ NULL, 9, 0, TYPED_NONE }),
 		  "{\"Max_Completion_Tokens\":3,\"max_tokens\":9}");
 }
 
@@ -159,6 +174,15 @@ TEST(the_salt_goes_where_the_prompt_starts)
 	CHECK_STR(salted("{\"prompt\":\"Once\",\"max_tokens\":4}"),
 		  "{\"prompt\":\"S Once\",\"max_tokens\":4}");
 	CHECK_STR(salted("{\"prompt\":[\"a\",\"b\"]}"), "{\"prompt\":[\"S a\",\"b\"]}");
+	/* Messages and Responses: the system prompt, before the messages */
+	CHECK_STR(salted("{\"system\":\"be brief\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"),
+		  "{\"system\":\"S be brief\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+	CHECK_STR(salted("{\"system\":[{\"type\":\"text\",\"text\":\"sys\"}],\"messages\":[]}"),
+		  "{\"system\":[{\"type\":\"text\",\"text\":\"S sys\"}],\"messages\":[]}");
+	CHECK_STR(salted("{\"input\":\"hi\",\"instructions\":\"be brief\"}"),
+		  "{\"input\":\"hi\",\"instructions\":\"S be brief\"}");
+	CHECK_STR(salted("{\"input\":[{\"role\":\"user\",\"content\":\"hi\"}]}"),
+		  "{\"input\":[{\"role\":\"user\",\"content\":\"S hi\"}]}");
 	/* a key that only contains "prompt" is not the prompt */
 	CHECK_STR(salted("{\"prompt_x\":\"no\",\"prompt\":\"yes\"}"),
 		  "{\"prompt_x\":\"no\",\"prompt\":\"S yes\"}");
@@ -211,6 +235,7 @@ int main(void)
 	RUN(overrides_replace_the_members_and_keep_the_rest);
 	RUN(max_completion_tokens_is_set_only_when_the_body_has_it);
 	RUN(a_streamed_body_asks_for_usage);
+	RUN(typed_bodies_get_no_stream_options_and_their_own_limit);
 	RUN(a_body_that_is_not_one_json_object_goes_out_as_recorded);
 	RUN(untouched_members_keep_their_bytes);
 	RUN(the_model_name_is_escaped);

@@ -179,6 +179,27 @@ TEST(the_last_assistant_messages_get_the_answers)
 		"{\"role\":\"user\",\"content\":\"u2\"}],\"stream\":true}");
 }
 
+/* Anthropic's Messages bodies are chat's shape (content blocks become the
+ * answer's text); a Responses body's history is its input items. */
+TEST(messages_and_responses_histories_get_the_answers)
+{
+	char *answers[] = { (char *)"real zero" };
+
+	CHECK_STR(fill("{\"system\":\"s\",\"max_tokens\":8,\"messages\":["
+		       "{\"role\":\"user\",\"content\":\"u0\"},{\"role\":\"assistant\",\"content\":"
+		       "[{\"type\":\"text\",\"text\":\"old\"}]},{\"role\":\"user\",\"content\":\"u1\"}]}",
+		       answers, 1),
+		  "{\"system\":\"s\",\"max_tokens\":8,\"messages\":["
+		  "{\"role\":\"user\",\"content\":\"u0\"},{\"role\":\"assistant\",\"content\":"
+		  "\"real zero\"},{\"role\":\"user\",\"content\":\"u1\"}]}");
+	CHECK_STR(fill("{\"input\":[{\"role\":\"user\",\"content\":\"u0\"},"
+		       "{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"old\"},"
+		       "{\"role\":\"user\",\"content\":\"u1\"}],\"stream\":true}", answers, 1),
+		  "{\"input\":[{\"role\":\"user\",\"content\":\"u0\"},"
+		  "{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"real zero\"},"
+		  "{\"role\":\"user\",\"content\":\"u1\"}],\"stream\":true}");
+}
+
 TEST(a_body_without_the_placeholders_goes_as_recorded)
 {
 	char *answers[] = { (char *)"x", (char *)"y" };
@@ -363,6 +384,7 @@ int main(void)
 	RUN(turns_out_of_order_or_repeated_skip_the_session);
 	RUN(a_think_time_out_of_range_skips_the_session);
 	RUN(the_last_assistant_messages_get_the_answers);
+	RUN(messages_and_responses_histories_get_the_answers);
 	RUN(a_body_without_the_placeholders_goes_as_recorded);
 	RUN(member_names_in_another_case_are_other_members);
 	RUN(a_member_named_twice_is_filled_once);
