@@ -835,7 +835,7 @@ static int report_server_source(FILE *out, enum table_format fmt,
 	for (i = 0; i < n; i++)
 		if (lv[i].e.rc != ENERGY_NOT_SCRAPED)
 			groups |= REPORT_SRV_ENERGY;
-	if (several || lv[0].source[0])
+	if (several)
 		fprintf(out, "\nserver metrics of %s (%s names; scraped by replay --metrics-url):\n",
 			lv[0].source[0] ? lv[0].source : "the run's endpoint", family ? family :
 			"no known");

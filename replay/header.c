@@ -142,14 +142,14 @@ static void add_metrics(cJSON *params, const struct replay_options *o)
 
 	cJSON_AddStringToObject(m, "url", url ? url : "");
 	free(url);
+	cJSON_AddNumberToObject(m, "interval_s", (double)o->metrics_interval_ns / 1e9);
+	cJSON_AddNumberToObject(m, "timeout_ms", (double)scrape_timeout_ms(o->metrics_interval_ns));
 	list = cJSON_AddArrayToObject(m, "sources");
 	for (i = 0; list && i < o->n_metrics_urls; i++) {
 		url = redact_url(o->metrics_urls[i], NULL);
 		cJSON_AddItemToArray(list, cJSON_CreateString(url ? url : ""));
 		free(url);
 	}
-	cJSON_AddNumberToObject(m, "interval_s", (double)o->metrics_interval_ns / 1e9);
-	cJSON_AddNumberToObject(m, "timeout_ms", (double)scrape_timeout_ms(o->metrics_interval_ns));
 	e = cJSON_AddObjectToObject(m, "energy");
 	cJSON_AddStringToObject(e, "metric", o->energy.name);
 	cJSON_AddStringToObject(e, "unit", o->energy.to_joules < 1 ? "mJ" : "J");
