@@ -32,8 +32,9 @@ const char *energy_strerror(int rc)
 
 void energy_counter_default(struct energy_counter *c)
 {
-	snprintf(c->name, sizeof(c->name), "%s", ENERGY_DCGM_NAME);
-	c->to_joules = 1e-3;
+	static const struct energy_counter dcgm = { ENERGY_DCGM_NAME, 1e-3 };
+
+	*c = dcgm;
 }
 
 int energy_counter_parse(const char *spec, struct energy_counter *c, char *err, size_t errlen)

@@ -2204,11 +2204,11 @@ static int run_levels(struct replay *rp)
 
 		sc = scrape_new(client_base(rp->client), &so, rp->lr.origin_ns, on_metrics, &rp->lr,
 				err, sizeof(err));
-		if (sc)
+		if (sc) {   /* the first scrape, now, is before the first level */
 			rp->lr.scrapes[rp->lr.n_scrapes++] = sc;
-		if (sc)     /* the first scrape, now, is before the first level */
 			scrape_set_level(sc, o->open_loop ? METRIC_OPEN_LOOP_LEVEL : o->levels[0], 0,
 					 0);
+		}
 		if (!sc || scrape_start(sc) < 0) {
 			fprintf(stderr, "tracebench replay: %s\n", sc ? "cannot set up "
 				"the metrics timer" : err);
