@@ -900,6 +900,10 @@ int compare_runs(struct db *db, const char *before, const char *after,
 			j++;
 		}
 	}
+	if (r.n_levels)
+		rc = compare_efficiency_fill(db, before, after, &r, err, errlen);
+	if (rc)
+		goto cleanup;
 	if (!r.n_levels) {
 		errmsg_set(err, errlen, "runs '%s' and '%s' have no concurrency level in "
 			   "common (the rate levels of replay --find-capacity pair with none; "

@@ -61,6 +61,10 @@ struct compare_level {
 	/* where each side's time went, by the server's own timings
 	 * (lib/attribution.h); n 0 where a server sent none */
 	struct attribution att_before, att_after;
+	/* what the tokens cost (analyze/efficiency.h), NaN where a run has
+	 * no energy counter or no price */
+	double tpj_before, tpj_after;           /* output tokens per joule */
+	double cost_out_before, cost_out_after; /* per million output tokens */
 };
 
 struct compare_result {
@@ -117,6 +121,21 @@ size_t compare_regressions(const struct compare_result *r, double limit, size_t 
  * Nothing otherwise. Returns 1 when it printed.
  */
 int compare_print_split(FILE *out, enum table_format fmt, const struct compare_result *r);
+
+/*
+ * Each compared level's tokens per joule and cost per million output
+ * tokens of both runs, as report shows them (analyze/compare_efficiency.c).
+ * Returns DB_OK or a DB_ERR_* code with why in err.
+ */
+int compare_efficiency_fill(struct db *db, const char *before, const char *after,
+			    struct compare_result *r, char *err, size_t errlen);
+
+/*
+ * Text and Markdown: a row per level with either figure in both runs,
+ * before, after and the change in percent; nothing otherwise. Returns 1
+ * when it printed.
+ */
+int compare_print_efficiency(FILE *out, enum table_format fmt, const struct compare_result *r);
 
 /* "ITL P99 at C=16 +26.0% [+19.2, +31.8]" into buf (len bytes). */
 void compare_describe(const struct compare_row *w, char *buf, size_t len);

@@ -168,7 +168,8 @@ static double col_lv_num(const void *row, size_t arg)
 		lv->level, lv->compared, (double)lv->repeats_before, (double)lv->repeats_after,
 		lv->paired, (double)lv->ok_before, (double)lv->ok_after,
 		(double)lv->failed_before, (double)lv->failed_after, lv->min_effect,
-		(double)lv->history_runs,
+		(double)lv->history_runs, lv->tpj_before, lv->tpj_after, lv->cost_out_before,
+		lv->cost_out_after,
 	};
 
 	return v[arg];
@@ -200,6 +201,10 @@ static const struct table_col compare_level_cols[] = {
 	{ .key = "min_effect_pct", .csv_decimals = 3, .num = col_lv_num, .arg = 9 },
 	{ .key = "noise", .str = col_lv_noise },
 	LV("history_runs", 0, 10),
+	{ .key = "tokens_per_joule_before", .csv_decimals = 4, .num = col_lv_num, .arg = 11 },
+	{ .key = "tokens_per_joule_after", .csv_decimals = 4, .num = col_lv_num, .arg = 12 },
+	{ .key = "cost_per_m_output_before", .csv_decimals = 4, .num = col_lv_num, .arg = 13 },
+	{ .key = "cost_per_m_output_after", .csv_decimals = 4, .num = col_lv_num, .arg = 14 },
 };
 
 /* Why a level got no rows: "C=4: no successful request in 'after' (8 failed)". */
@@ -473,6 +478,8 @@ void compare_print(FILE *out, enum table_format fmt, const char *before, const c
 		fputs("}\n", out);
 	else if (text)
 		fprintf(out, "\n%s%s", compare_legend, compare_has_turns(r) ? compare_turns_legend : "");
-	if (text)
+	if (text) {
 		compare_print_split(out, fmt, r);
+		compare_print_efficiency(out, fmt, r);
+	}
 }

@@ -204,6 +204,10 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	 * table came with version 5: an older database gets it whole below. */
 	if (!rc && version >= 5 && version < 10)
 		rc = db_exec(db, "ALTER TABLE metric_scrapes ADD COLUMN at TEXT", err, errlen);
+	/* 10 -> 11: which --metrics-url a scrape was of; the scrapes before
+	 * were of the one endpoint a run could scrape, and say nothing. */
+	if (!rc && version >= 5 && version < 11)
+		rc = db_exec(db, "ALTER TABLE metric_scrapes ADD COLUMN source TEXT", err, errlen);
 	/* The views hold no data: recreate them, so they follow this build's SQL. */
 	if (!rc)
 		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",

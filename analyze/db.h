@@ -19,6 +19,7 @@
 #ifndef TB_ANALYZE_DB_H
 #define TB_ANALYZE_DB_H
 
+#include "lib/energy.h"
 #include "lib/srvmetric.h"
 #include <stddef.h>
 #include "lib/result.h"
@@ -28,8 +29,9 @@
  * 2 (no runs.clock, no requests.streamed), 3 (no token source, cached
  * tokens, salt or connection times), 4 (no metrics tables) and 5 (no
  * requests.session or requests.turn); 9 added the requests columns of the
- * per-request server timings, 10 metric_scrapes.at. */
-#define DB_SCHEMA_VERSION 10
+ * per-request server timings, 10 metric_scrapes.at, 11
+ * metric_scrapes.source (several --metrics-url). */
+#define DB_SCHEMA_VERSION 11
 
 /* Suggested size of the 'err' buffers below. */
 #define DB_ERRLEN 1024
@@ -185,21 +187,28 @@ void db_shards_free(struct db_shard *s, size_t n);
 int db_levels(struct db *db, const char *label, int **levels, size_t *n,
 	      char *err, size_t errlen);
 
-/* The server's own metrics of one level of a run (replay --metrics-url). */
+/* The server's own metrics of one level of a run from one of its
+ * --metrics-url (replay). */
 struct db_metric_level {
+	char source[160];           /* the endpoint (redacted; cut to fit), "" when
+				     * the scrapes name none (one --metrics-url,
+				     * or a database before schema version 11) */
+	long source_order;          /* the sources in the order they first scraped */
 	int level;
 	long scrapes, failed;       /* scrapes recorded, of which not ok */
 	long bad_lines;             /* lines the ok ones skipped */
 	struct srvmetric_level m;   /* the ok ones folded (lib/srvmetric.h) */
+	struct energy_level e;      /* ... and their energy counter (lib/energy.h) */
 };
 
 /*
- * Per level of the run 'label' (ascending), its scrapes folded. On success
- * sets *out (free() it; NULL when *n is 0: no scrapes, or a database from
- * before schema version 5) and *n.
+ * Per source (in the order they first scraped) and level (ascending) of
+ * the run 'label', its scrapes folded, energy as counter c says. On
+ * success sets *out (free() it; NULL when *n is 0: no scrapes, or a
+ * database from before schema version 5) and *n.
  */
-int db_metric_levels(struct db *db, const char *label, struct db_metric_level **out,
-		     size_t *n, char *err, size_t errlen);
+int db_metric_levels(struct db *db, const char *label, const struct energy_counter *c,
+		     struct db_metric_level **out, size_t *n, char *err, size_t errlen);
 
 /* One ok scrape on the timeline: seconds from the run's start, and the
  * known gauges summed over their label sets (NaN when not reported). */

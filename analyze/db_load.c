@@ -411,11 +411,14 @@ struct metrics_insert {
 
 static const char db_insert_scrape_sql[] =
 	"INSERT INTO metric_scrapes (run_id, scrape, level, repeat, t_ns, latency_us, status,"
-	" ok, error, bad_lines, first_bad, at)"
-	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+	" ok, error, bad_lines, first_bad, at, source)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
 static const char db_insert_sample_sql[] =
 	"INSERT INTO metric_samples (run_id, scrape, name, series, value)"
 	" VALUES (?1, ?2, ?3, ?4, ?5)";
+
+/* Longest "source" kept: a URL as a --metrics-url can be. */
+#define DB_MAX_SOURCE 2048
 
 /* Longest series name kept (replay writes at most 1023 bytes). */
 #define DB_MAX_SERIES 1024
@@ -432,6 +435,7 @@ static int db_insert_metrics(struct db *db, struct metrics_insert *mi, const cha
 	const cJSON *ok = cJSON_GetObjectItemCaseSensitive(rec, "ok");
 	const cJSON *samples = cJSON_GetObjectItemCaseSensitive(rec, "samples");
 	const cJSON *at = cJSON_GetObjectItemCaseSensitive(rec, "at");
+	const cJSON *source = cJSON_GetObjectItemCaseSensitive(rec, "source");
 	const cJSON *x;
 	long scrape = mi->next;
 
@@ -446,7 +450,9 @@ static int db_insert_metrics(struct db *db, struct metrics_insert *mi, const cha
 	    !cJSON_IsBool(ok) || (samples && !cJSON_IsObject(samples)) ||
 	    (at && (!cJSON_IsString(at) || (strcmp(at->valuestring, "level_start") &&
 					    strcmp(at->valuestring, "level_end") &&
-					    strcmp(at->valuestring, "between"))))) {
+					    strcmp(at->valuestring, "between")))) ||
+	    (source && (!cJSON_IsString(source) || !source->valuestring[0] ||
+			strlen(source->valuestring) > DB_MAX_SOURCE))) {
 		errmsg_set(err, errlen, "a metrics record with a field missing or out of range");
 		return DB_ERR_INPUT;
 	}
@@ -462,6 +468,7 @@ static int db_insert_metrics(struct db *db, struct metrics_insert *mi, const cha
 	sqlite3_bind_int64(mi->scrape, 10, bad);
 	db_bind_text(mi->scrape, 11, json_get_string(rec, "first_bad"));
 	db_bind_text(mi->scrape, 12, at ? at->valuestring : NULL);
+	db_bind_text(mi->scrape, 13, source ? source->valuestring : NULL);
 	if (sqlite3_step(mi->scrape) != SQLITE_DONE)
 		return db_sqlerr(db, err, errlen);
 	sqlite3_reset(mi->scrape);

@@ -351,12 +351,15 @@ int db_levels(struct db *db, const char *label, int **levels, size_t *n,
 static int db_metric_level_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
 {
 	struct db_metric_level *l = row;
+	const char *source = (const char *)sqlite3_column_text(st, 0);
 
 	(void)err, (void)errlen;
-	l->level = sqlite3_column_int(st, 0);
-	l->scrapes = (long)sqlite3_column_int64(st, 1);
-	l->failed = (long)sqlite3_column_int64(st, 2);
-	l->bad_lines = (long)sqlite3_column_int64(st, 3);
+	snprintf(l->source, sizeof(l->source), "%s", source ? source : "");
+	l->source_order = (long)sqlite3_column_int64(st, 1);
+	l->level = sqlite3_column_int(st, 2);
+	l->scrapes = (long)sqlite3_column_int64(st, 3);
+	l->failed = (long)sqlite3_column_int64(st, 4);
+	l->bad_lines = (long)sqlite3_column_int64(st, 5);
 	srvmetric_level_init(&l->m);
 	return DB_OK;
 }
@@ -370,51 +373,64 @@ struct metric_add {
 static int db_metric_sample_add(void *ctx, sqlite3_stmt *st, char *err, size_t errlen)
 {
 	struct metric_add *ma = ctx;
-	int level = sqlite3_column_int(st, 0);
-	const char *name = (const char *)sqlite3_column_text(st, 2);
+	long order = (long)sqlite3_column_int64(st, 0);
+	int level = sqlite3_column_int(st, 1);
+	const char *name = (const char *)sqlite3_column_text(st, 3);
+	struct db_metric_level *l;
+	enum srvmetric_at at;
+	double value;
 
 	(void)err, (void)errlen;
-	while (ma->k < ma->n && ma->v[ma->k].level < level)
+	while (ma->k < ma->n && (ma->v[ma->k].source_order < order ||
+				 (ma->v[ma->k].source_order == order && ma->v[ma->k].level < level)))
 		ma->k++;
-	if (ma->k < ma->n && ma->v[ma->k].level == level && name)
-		srvmetric_level_add(&ma->v[ma->k].m, (long)sqlite3_column_int64(st, 1),
-				    srvmetric_at_parse((const char *)sqlite3_column_text(st, 5)),
-				    name, (const char *)sqlite3_column_text(st, 4),
-				    sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN :
-				    sqlite3_column_double(st, 3));
+	if (ma->k == ma->n || ma->v[ma->k].source_order != order || ma->v[ma->k].level != level ||
+	    !name)
+		return DB_OK;
+	l = &ma->v[ma->k];
+	at = srvmetric_at_parse((const char *)sqlite3_column_text(st, 6));
+	value = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
+	srvmetric_level_add(&l->m, (long)sqlite3_column_int64(st, 2), at, name,
+			    (const char *)sqlite3_column_text(st, 5), value);
+	energy_level_add(&l->e, (long)sqlite3_column_int64(st, 2), at, sqlite3_column_int64(st, 7),
+			 name, (const char *)sqlite3_column_text(st, 5), value);
 	return DB_OK;
 }
 
-int db_metric_levels(struct db *db, const char *label, struct db_metric_level **out,
-		     size_t *n, char *err, size_t errlen)
+int db_metric_levels(struct db *db, const char *label, const struct energy_counter *c,
+		     struct db_metric_level **out, size_t *n, char *err, size_t errlen)
 {
-	/* scrapes between levels (version 10) belong to none */
+	/*
+	 * The sources in the order they first scraped (the --metrics-url
+	 * order); before version 11 every scrape is of the one source, and
+	 * before version 10 none is marked between levels (those of version
+	 * 10 on belong to none). The shards of a run scrape one server:
+	 * their scrapes in time order, each one's samples in the order the
+	 * server gave them.
+	 */
+	static const char src_sql[] =
+		"WITH src AS (SELECT %s AS source, min(rowid) AS first FROM metric_scrapes"
+		" WHERE run_id IN (SELECT run_id FROM runs WHERE label = ?1) GROUP BY 1) ";
 	static const char levels_sql[] =
-		"SELECT c.level, count(*), sum(NOT c.ok), sum(c.bad_lines) FROM metric_scrapes c"
-		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
-		" AND c.at IS NOT 'between'"
-		" GROUP BY c.level ORDER BY c.level";
-	static const char levels_sql_v9[] =
-		"SELECT c.level, count(*), sum(NOT c.ok), sum(c.bad_lines) FROM metric_scrapes c"
-		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
-		" GROUP BY c.level ORDER BY c.level";
-	/* the shards of a run scrape one server: their scrapes in time order,
-	 * each one's samples in the order the server gave them */
+		"SELECT src.source, src.first, c.level, count(*), sum(NOT c.ok), sum(c.bad_lines)"
+		" FROM metric_scrapes c JOIN src ON src.source IS %s"
+		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1)%s"
+		" GROUP BY src.first, c.level ORDER BY src.first, c.level";
 	static const char samples_sql[] =
-		"SELECT c.level, c.rowid, s.name, s.value, s.series, c.at FROM metric_scrapes c"
+		"SELECT src.first, c.level, c.rowid, s.name, s.value, s.series, %s, c.t_ns"
+		" FROM metric_scrapes c JOIN src ON src.source IS %s"
 		" JOIN metric_samples s ON s.run_id = c.run_id AND s.scrape = c.scrape"
-		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND c.ok"
-		" AND c.at IS NOT 'between'"
-		" ORDER BY c.level, c.t_ns, c.rowid, s.rowid";
-	static const char samples_sql_v9[] =
-		"SELECT c.level, c.rowid, s.name, s.value, s.series, NULL FROM metric_scrapes c"
-		" JOIN metric_samples s ON s.run_id = c.run_id AND s.scrape = c.scrape"
-		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND c.ok"
-		" ORDER BY c.level, c.t_ns, c.rowid, s.rowid";
+		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND c.ok%s"
+		" ORDER BY src.first, c.level, c.t_ns, c.rowid, s.rowid";
 	static const struct db_rows levels = {
 		sizeof(struct db_metric_level), db_metric_level_fill, NULL
 	};
+	const char *source = db->version >= 11 ? "source" : "NULL";
+	const char *c_source = db->version >= 11 ? "c.source" : "NULL";
+	const char *at = db->version >= 10 ? "c.at" : "NULL";
+	const char *not_between = db->version >= 10 ? " AND c.at IS NOT 'between'" : "";
 	struct metric_add ma = { NULL, 0, 0 };
+	char sql[1024], with[256], body[768];
 	sqlite3_stmt *st = NULL;
 	void *v;
 	size_t i;
@@ -424,21 +440,31 @@ int db_metric_levels(struct db *db, const char *label, struct db_metric_level **
 	*n = 0;
 	if (db->version < 5)
 		return DB_OK;
-	rc = db_query(db, db->version >= 10 ? levels_sql : levels_sql_v9, label, &st, err, errlen);
+	snprintf(with, sizeof(with), src_sql, source);
+	snprintf(body, sizeof(body), levels_sql, c_source, not_between);
+	snprintf(sql, sizeof(sql), "%s%s", with, body);
+	rc = db_query(db, sql, label, &st, err, errlen);
 	if (!rc)
 		rc = db_rows_read(db, st, &levels, &v, &ma.n, err, errlen);
 	if (rc)
 		return rc;
 	ma.v = v;
-	rc = db_query(db, db->version >= 10 ? samples_sql : samples_sql_v9, label, &st, err, errlen);
+	for (i = 0; i < ma.n; i++)
+		energy_level_init(&ma.v[i].e, c);
+	snprintf(body, sizeof(body), samples_sql, at, c_source, db->version >= 10 ?
+		 " AND c.at IS NOT 'between'" : "");
+	snprintf(sql, sizeof(sql), "%s%s", with, body);
+	rc = db_query(db, sql, label, &st, err, errlen);
 	if (!rc)
 		rc = db_each_row(db, st, db_metric_sample_add, &ma, err, errlen);
 	if (rc) {
 		free(ma.v);
 		return rc;
 	}
-	for (i = 0; i < ma.n; i++)
+	for (i = 0; i < ma.n; i++) {
 		srvmetric_level_finish(&ma.v[i].m);
+		energy_level_finish(&ma.v[i].e);
+	}
 	*out = ma.v;
 	*n = ma.n;
 	return DB_OK;

@@ -36,7 +36,9 @@ static int plot_pareto_drawn(const struct plot_data *d, const struct plot_series
 /*
  * pareto.dat: per run with concurrency levels, a block of them in order of
  * C: per-user tok/s (the mean decoding speed of a request), aggregate tok/s
- * (per GPU with --gpus), C.
+ * (per GPU with --gpus), C, output tokens per joule and the cost per
+ * million output tokens (analyze/efficiency.h; '?' where the run scraped
+ * no energy counter or has no price), for a user to plot against either.
  */
 static void plot_pareto_dat(FILE *f, const struct plot_data *d)
 {
@@ -44,7 +46,8 @@ static void plot_pareto_dat(FILE *f, const struct plot_data *d)
 
 	fprintf(f, "# pareto.dat - written by tracebench analyze plot.\n"
 		"# Per run, a block of its levels in order of concurrency: tok/s per user,\n"
-		"# aggregate tok/s%s, concurrency. '?' is missing.\n",
+		"# aggregate tok/s%s, concurrency, output tokens per joule, cost per\n"
+		"# million output tokens. '?' is missing.\n",
 		d->gpus > 1 ? " per GPU" : "");
 	for (i = 0; i < d->n_series; i++) {
 		const struct plot_series *s = &d->series[i];
@@ -59,7 +62,10 @@ static void plot_pareto_dat(FILE *f, const struct plot_data *d)
 				continue;
 			plot_put_value(f, l->per_req_tps);
 			plot_put_value(f, l->agg_tps / d->gpus);
-			fprintf(f, " %d\n", l->level);
+			fprintf(f, " %d", l->level);
+			plot_put_value(f, l->tokens_per_joule);
+			plot_put_value(f, l->cost_per_m_out);
+			fputc('\n', f);
 		}
 		fputs("\n\n", f);
 	}

@@ -7,6 +7,7 @@
  * SQL is in db.c.
  */
 #include "analyze/report.h"
+#include "analyze/efficiency.h"
 #include "analyze/foreign.h"
 #include "analyze/shards.h"
 #include "lib/capacity.h"
@@ -106,6 +107,22 @@ static int report_forget_walls(struct db *db, const char *label, struct report_r
 	return rc;
 }
 
+/* Each level's energy and price figures (analyze/efficiency.h), by the
+ * counter and price the run's first file names. */
+static int report_efficiency(struct db *db, const char *label, struct report_run *run,
+			     char *err, size_t errlen)
+{
+	struct db_run *runs = NULL;
+	size_t n = 0;
+	int rc = db_runs(db, label, &runs, &n, err, errlen);
+
+	if (!rc)
+		rc = efficiency_fill(db, label, n ? runs[0].params : NULL, run->levels,
+				     run->n_levels, err, errlen);
+	db_runs_free(runs, n);
+	return rc;
+}
+
 int report_summarize(struct db *db, const char *label, const struct metric_slo *slo,
 		     struct report_run *out, char *err, size_t errlen)
 {
@@ -146,6 +163,9 @@ int report_summarize(struct db *db, const char *label, const struct metric_slo *
 	if (rc)
 		goto cleanup;
 	report_scaling(&run);
+	rc = report_efficiency(db, label, &run, err, errlen);
+	if (rc)
+		goto cleanup;
 	rc = report_shard_levels(db, label, &run, err, errlen);
 	if (rc)
 		goto cleanup;
@@ -585,6 +605,15 @@ static double col_srv_unknown(const void *row, size_t arg)
 	return (double)((const struct db_metric_level *)row)->m.unknown;
 }
 
+/* The energy over the level's window (lib/energy.h), NaN when refused. */
+static double col_srv_energy(const void *row, size_t arg)
+{
+	(void)arg;
+	return ((const struct db_metric_level *)row)->e.joules;
+}
+
+#define REPORT_SRV_ENERGY 1u    /* the energy column: a source has the counter */
+
 #define SRV_FIG(h, u, k, d, sc, suf, fn, a) { .head = (h), .unit = (u), .key = (k), \
 		.decimals = (d), .scale = (sc), .suffix = (suf), .csv_decimals = 4, .num = (fn), \
 		.arg = (a) }
@@ -611,6 +640,8 @@ static const struct table_col report_srv_cols[] = {
 	SRV_FIG("Prompt tok", NULL, "prompt_tokens", 0, 0, NULL, col_srv_delta, SRVMETRIC_PROMPT_TOKENS),
 	SRV_FIG("Gen tok", NULL, "generation_tokens", 0, 0, NULL, col_srv_delta, SRVMETRIC_GEN_TOKENS),
 	{ .head = "Other", .key = "other_samples", .num = col_srv_unknown },
+	{ .head = "Energy", .unit = "J", .key = "energy_j", .decimals = 1, .csv_decimals = 3,
+	  .group = REPORT_SRV_ENERGY, .num = col_srv_energy },
 };
 
 /*
@@ -771,37 +802,99 @@ static int report_server_latency(FILE *out, enum table_format fmt,
 	return DB_OK;
 }
 
-static int report_server_metrics(FILE *out, enum table_format fmt, struct db *db,
-				 const char *label, const struct report_run *run, int *printed,
-				 char *err, size_t errlen)
+/* Text and Markdown: the reasons a source's levels have no energy figure,
+ * where it has the counter. */
+static void report_energy_notes(FILE *out, const struct db_metric_level *lv, size_t n)
 {
-	struct db_metric_level *lv = NULL;
-	const char *family = NULL;
-	struct table t;
-	size_t n = 0, i;
-	int rc = db_metric_levels(db, label, &lv, &n, err, errlen);
+	char name[24];
+	size_t i;
 
-	*printed = 0;
-	if (rc || !n) {
-		free(lv);
-		return rc;
-	}
+	for (i = 0; i < n; i++)
+		if (lv[i].e.rc && lv[i].e.rc != ENERGY_NOT_SCRAPED)
+			fprintf(out, "no energy figure at %s: %s.\n",
+				metric_level_name(lv[i].level, name, sizeof(name)),
+				energy_strerror(lv[i].e.rc));
+}
+
+/*
+ * Text and Markdown: the server's own metrics of each level, when the run
+ * scraped them (lib/srvmetric.h says how they are folded), a table per
+ * --metrics-url (its levels lv[0..n-1]); *printed set.
+ */
+static int report_server_source(FILE *out, enum table_format fmt,
+				const struct db_metric_level *lv, size_t n, int several,
+				const struct report_run *run)
+{
+	const char *family = NULL;
+	unsigned groups = 0;
+	struct table t;
+	size_t i;
+
 	for (i = 0; i < n && !family; i++)
 		family = lv[i].m.family;
-	fprintf(out, "\nserver metrics (%s names; scraped by replay --metrics-url):\n",
-		family ? family : "no known");
+	for (i = 0; i < n; i++)
+		if (lv[i].e.rc != ENERGY_NOT_SCRAPED)
+			groups |= REPORT_SRV_ENERGY;
+	if (several)
+		fprintf(out, "\nserver metrics of %s (%s names; scraped by replay --metrics-url):\n",
+			lv[0].source[0] ? lv[0].source : "the run's endpoint", family ? family :
+			"no known");
+	else
+		fprintf(out, "\nserver metrics (%s names; scraped by replay --metrics-url):\n",
+			family ? family : "no known");
 	if (fmt == TABLE_MARKDOWN)
 		fputc('\n', out);
 	table_init(&t, out, fmt, report_srv_cols, sizeof(report_srv_cols) / sizeof(report_srv_cols[0]),
-		   0);
+		   groups);
 	table_print(&t, lv, n, sizeof(*lv));
 	fputs(fmt == TABLE_MARKDOWN ? "\n" : "", out);
 	fprintf(out, "gauges averaged over the level's interval scrapes (label sets summed), "
 		"counters as their increase over its window (from the scrape at its start to the "
 		"one at its end, or its first to its last in a run without them); prefix hit = hits / queries; \"Other\" = samples "
-		"of names not summarised (in table metric_samples).\n");
+		"of names not summarised (in table metric_samples)%s.\n",
+		groups ? "; energy over the level's window, GPUs summed, in joules" : "");
+	report_energy_notes(out, lv, n);
+	return report_server_latency(out, fmt, lv, n, run);
+}
+
+/* The run's energy counter, as its first file's header names it. */
+static void report_energy_counter(struct db *db, const char *label, struct energy_counter *c)
+{
+	struct db_run *runs = NULL;
+	struct metric_price p;
+	size_t n = 0;
+	char err[64];
+
+	if (db_runs(db, label, &runs, &n, err, sizeof(err)) == DB_OK && n)
+		efficiency_params(runs[0].params, c, &p);
+	else
+		energy_counter_default(c);
+	db_runs_free(runs, n);
+}
+
+static int report_server_metrics(FILE *out, enum table_format fmt, struct db *db,
+				 const char *label, const struct report_run *run, int *printed,
+				 char *err, size_t errlen)
+{
+	struct db_metric_level *lv = NULL;
+	struct energy_counter c;
+	size_t n = 0, i, from;
+	int rc, several;
+
+	*printed = 0;
+	report_energy_counter(db, label, &c);
+	rc = db_metric_levels(db, label, &c, &lv, &n, err, errlen);
+	if (rc || !n) {
+		free(lv);
+		return rc;
+	}
+	several = lv[n - 1].source_order != lv[0].source_order;
+	for (from = 0, i = 1; !rc && i <= n; i++)
+		if (i == n || lv[i].source_order != lv[from].source_order) {
+			rc = report_server_source(out, fmt, lv + from, i - from, several, run);
+			from = i;
+		}
 	*printed = 1;
-	rc = report_server_latency(out, fmt, lv, n, run);
 	if (rc)
 		errmsg_set(err, errlen, "out of memory");
 	free(lv);
@@ -1063,6 +1156,36 @@ static int report_capacity_curve(FILE *out, enum table_format fmt, struct db *db
 	return DB_OK;
 }
 
+/* Text and Markdown: what the energy and cost columns mean, under the
+ * sweep table, when it has them. */
+static void report_efficiency_line(FILE *out, const struct report_run *run, const char *params)
+{
+	struct energy_counter c;
+	struct metric_price p;
+	const char *why = NULL, *source = NULL;
+	size_t i;
+
+	if (!(summary_groups(run->levels, run->n_levels) & SUMMARY_GROUP_EFFICIENCY))
+		return;
+	efficiency_params(params, &c, &p);
+	for (i = 0; i < run->n_levels; i++) {
+		if (!source && run->levels[i].energy_source[0])
+			source = run->levels[i].energy_source;
+		if (!why && run->levels[i].energy_rc && run->levels[i].energy_rc != ENERGY_NOT_SCRAPED)
+			why = energy_strerror(run->levels[i].energy_rc);
+	}
+	if (source || why)
+		fprintf(out, "Tok/J = output tokens / joules of %s%s%s over the level's window "
+			"(its start scrape to its end scrape); J/req = those joules / requests%s%s.\n",
+			c.name, source ? " from " : "", source ? source : "",
+			why ? "; \"-\": " : "", why ? why : "");
+	if (p.per_hour > 0)
+		fprintf(out, "Cost/M = cost per million tokens at %g per hour over the level's "
+			"wall time, split so that an output token costs %g input tokens "
+			"(cost / (output + input / %g) per output token).\n", p.per_hour, p.ratio,
+			p.ratio);
+}
+
 /* Text and Markdown: per run a heading, the table, the warm-up and error
  * lines, and the latency table with its legend. */
 static int report_print_per_run(struct db *db, const struct db_run *runs, size_t n,
@@ -1092,6 +1215,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		report_rows(&t, runs[i].label, &run);
 		table_end(&t);
 		summary_print_notes(out, fmt, run.levels, run.n_levels);
+		report_efficiency_line(out, &run, runs[i].params);
 		fputs(para, out);
 		if (sc.use) {
 			report_slo_line(out, sc.use);
@@ -1140,6 +1264,11 @@ static int report_print_one_table(struct db *db, const struct db_run *runs, size
 	for (i = 0; i < n; i++) {
 		report_choose_slo(runs[i].params, slo, &sc);
 		groups |= sc.use ? SUMMARY_GROUP_SLO : 0;
+		/* a run that scraped (an energy counter, perhaps) or has a price:
+		 * the energy and cost columns, decided before any run is read */
+		if (runs[i].params && (strstr(runs[i].params, "\"metrics\"") ||
+				       strstr(runs[i].params, "\"price\"")))
+			groups |= SUMMARY_GROUP_EFFICIENCY;
 	}
 	summary_table_init(&t, out, fmt, groups);
 	table_begin(&t);

@@ -4,6 +4,7 @@
  */
 #include "metric.h"
 #include "clock.h"
+#include "errmsg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -206,6 +207,56 @@ double metric_wall_s(const struct metric_span *spans, size_t n_spans, int *repea
 double metric_agg_tps(double tokens, double wall_s)
 {
 	return wall_s > 0 ? tokens / wall_s : NAN;
+}
+
+double metric_tokens_per_joule(double tokens, double joules)
+{
+	return joules > 0 && tokens >= 0 ? tokens / joules : NAN;
+}
+
+double metric_joules_per_request(double joules, double requests)
+{
+	return joules > 0 && requests > 0 ? joules / requests : NAN;
+}
+
+int metric_price_parse(const char *s, struct metric_price *p, char *err, size_t errlen)
+{
+	char *end;
+	double v = strtod(s, &end), r = METRIC_PRICE_RATIO;
+
+	if (end == s || !isfinite(v) || v <= 0 || v > 1e9 || (*end && *end != ':')) {
+		errmsg_set(err, errlen, "'%s' is not a price per hour above 0 (P or P:R)", s);
+		return -1;
+	}
+	if (*end == ':') {
+		const char *rs = end + 1;
+
+		r = strtod(rs, &end);
+		if (end == rs || *end || !isfinite(r) || r < 0.01 || r > 1e6) {
+			errmsg_set(err, errlen, "'%s': the output-to-input cost ratio R of P:R is "
+				   "a number from 0.01 to 1e6", s);
+			return -1;
+		}
+	}
+	p->per_hour = v;
+	p->ratio = r;
+	return 0;
+}
+
+void metric_cost_per_mtok(const struct metric_price *p, double wall_s, double in_tokens,
+			  double out_tokens, double *per_m_in, double *per_m_out)
+{
+	double weighted;
+
+	*per_m_in = *per_m_out = NAN;
+	if (!p || !(p->per_hour > 0) || !(p->ratio > 0) || !(wall_s > 0) || !(in_tokens >= 0) ||
+	    !(out_tokens >= 0))
+		return;
+	weighted = out_tokens + in_tokens / p->ratio;
+	if (!(weighted > 0))
+		return;
+	*per_m_out = p->per_hour * wall_s / 3600 / weighted * 1e6;
+	*per_m_in = *per_m_out / p->ratio;
 }
 
 double metric_scaling(int level, double agg_tps, double base_tps)

@@ -112,6 +112,37 @@ double metric_wall_s(const struct metric_span *spans, size_t n_spans, int *repea
 /* tokens / wall_s; NaN unless wall_s > 0. */
 double metric_agg_tps(double tokens, double wall_s);
 
+/* Energy over a level (lib/energy.h): output tokens / joules, and joules /
+ * requests; NaN unless joules > 0 (and requests > 0). */
+double metric_tokens_per_joule(double tokens, double joules);
+double metric_joules_per_request(double joules, double requests);
+
+/* The share of a level's cost an output token bears against an input
+ * token unless --price-per-hour says otherwise (P:R): 4, Google's GKE
+ * Inference Quickstart's default output-to-input cost ratio. */
+#define METRIC_PRICE_RATIO 4.0
+
+/* A deployment's price: per hour (any currency) and the output-to-input
+ * cost ratio R; per_hour 0: none. */
+struct metric_price {
+	double per_hour;
+	double ratio;
+};
+
+/* "P" or "P:R" (--price-per-hour): 0 and *p set, or -1 with why in err. */
+int metric_price_parse(const char *s, struct metric_price *p, char *err, size_t errlen);
+
+/*
+ * Cost per million input and output tokens of a level that ran wall_s
+ * seconds and took in_tokens and made out_tokens: the level's cost
+ * (per_hour x wall_s / 3600) split so that an output token costs R input
+ * tokens (GKE Inference Quickstart's convention): per output token
+ * cost / (out + in / R), per input token that / R. Both NaN without a
+ * price, a wall time or tokens.
+ */
+void metric_cost_per_mtok(const struct metric_price *p, double wall_s, double in_tokens,
+			  double out_tokens, double *per_m_in, double *per_m_out);
+
 /* Scaling efficiency of a level of aggregate agg_tps against base_tps at
  * C=1; NaN for an open-loop level or without a base. */
 double metric_scaling(int level, double agg_tps, double base_tps);

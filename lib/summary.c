@@ -5,6 +5,7 @@
  */
 #include "summary.h"
 #include "clock.h"
+#include "energy.h"
 #include "stats.h"
 
 #include <stdarg.h>
@@ -371,6 +372,8 @@ static void summary_sweep_notes(const struct result *r, size_t n, struct level_s
 			ev_tokens += q->output_tokens;
 			events += q->token_events;
 		}
+		if (q->input_tokens > 0)
+			s->input_tokens += q->input_tokens;
 		if (q->cached_tokens >= 0 && q->input_tokens > 0) {
 			s->cache_reported++;
 			cached += q->cached_tokens;
@@ -400,6 +403,9 @@ void summary_compute(const struct result *r, size_t n, int level,
 	s->level = level;
 	s->offered_rps = NAN;
 	s->scaling_eff = NAN;
+	s->energy_j = s->energy_window_s = s->tokens_per_joule = s->joules_per_request = NAN;
+	s->cost_per_m_in = s->cost_per_m_out = NAN;
+	s->energy_rc = ENERGY_NOT_SCRAPED;
 	for (i = 0; i < n; i++) {
 		if (!r[i].warmup) {
 			summary_take(s, &a, &r[i], slo);
@@ -490,6 +496,24 @@ static const char *col_slo(const void *row, size_t arg)
 	return v[0] ? v : NULL;
 }
 
+/* Why a level has no energy figure, where its run scraped a counter. */
+static const char *col_energy_note(const void *row, size_t arg)
+{
+	const struct level_summary *s = ((const struct summary_row *)row)->s;
+
+	(void)arg;
+	return s->energy_rc && s->energy_rc != ENERGY_NOT_SCRAPED ?
+	       energy_strerror(s->energy_rc) : NULL;
+}
+
+static const char *col_energy_source(const void *row, size_t arg)
+{
+	const char *v = ((const struct summary_row *)row)->s->energy_source;
+
+	(void)arg;
+	return v[0] ? v : NULL;
+}
+
 static const char *col_run(const void *row, size_t arg)
 {
 	(void)arg;
@@ -536,6 +560,7 @@ static double col_err_class(const void *row, size_t k)
 
 SUMMARY_EXPR(col_level, s->level)
 SUMMARY_EXPR(col_tokens, s->tokens)
+SUMMARY_EXPR(col_input_tokens, s->input_tokens)
 SUMMARY_EXPR(col_repeats, s->repeats)
 SUMMARY_EXPR(col_goodput, s->goodput_share * 100.0)
 SUMMARY_EXPR(col_sched_rps, s->open_loop ? s->sched_rps : NAN)
@@ -598,6 +623,26 @@ static const struct table_col summary_cols[] = {
 	NUM("Err", NULL, "errors", 4, 0, 0, col_size, F(errors)),
 	{ .head = "Scaling", .key = "scaling_eff", .width = 8, .scale = 100, .suffix = "%",
 	  .csv_decimals = 4, .num = col_double, .arg = F(scaling_eff) },
+	/* Energy (an energy counter scraped) and price (--price-per-hour). */
+	{ .head = "Tok/J", .key = "tokens_per_joule", .width = 8, .decimals = 3,
+	  .csv_decimals = 4, .group = SUMMARY_GROUP_EFFICIENCY, .num = col_double,
+	  .arg = F(tokens_per_joule) },
+	{ .head = "J/req", .key = "joules_per_request", .width = 8, .decimals = 1,
+	  .csv_decimals = 3, .group = SUMMARY_GROUP_EFFICIENCY, .num = col_double,
+	  .arg = F(joules_per_request) },
+	{ .head = "Cost/M in", .key = "cost_per_m_input", .width = 10, .decimals = 3,
+	  .csv_decimals = 4, .group = SUMMARY_GROUP_EFFICIENCY, .num = col_double,
+	  .arg = F(cost_per_m_in) },
+	{ .head = "Cost/M out", .key = "cost_per_m_output", .width = 11, .decimals = 3,
+	  .csv_decimals = 4, .group = SUMMARY_GROUP_EFFICIENCY, .num = col_double,
+	  .arg = F(cost_per_m_out) },
+	{ .key = "energy_j", .csv_decimals = 3, .group = SUMMARY_GROUP_EFFICIENCY,
+	  .num = col_double, .arg = F(energy_j) },
+	{ .key = "energy_window_s", .csv_decimals = 4, .group = SUMMARY_GROUP_EFFICIENCY,
+	  .num = col_double, .arg = F(energy_window_s) },
+	{ .key = "energy_source", .group = SUMMARY_GROUP_EFFICIENCY, .str = col_energy_source },
+	{ .key = "energy_note", .group = SUMMARY_GROUP_EFFICIENCY, .str = col_energy_note },
+	{ .key = "input_tokens", .group = SUMMARY_GROUP_EFFICIENCY, .num = col_input_tokens },
 	{ .head = "Goodput", .key = "goodput_pct", .width = 8, .decimals = 1, .suffix = "%",
 	  .csv_decimals = 2, .group = SUMMARY_GROUP_SLO, .num = col_goodput },
 	{ .head = "Good req/s", .key = "good_req_s", .width = 11, .decimals = 2,
@@ -679,12 +724,16 @@ _Static_assert(sizeof(summary_cols) / sizeof(summary_cols[0]) <= TABLE_MAX_COLS,
 
 unsigned summary_groups(const struct level_summary *levels, size_t n)
 {
+	unsigned g = 0;
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (levels[i].reasoned)
-			return SUMMARY_GROUP_TTFA;
-	return 0;
+			g |= SUMMARY_GROUP_TTFA;
+		if (levels[i].energy_rc != ENERGY_NOT_SCRAPED || isfinite(levels[i].cost_per_m_out))
+			g |= SUMMARY_GROUP_EFFICIENCY;
+	}
+	return g;
 }
 
 void summary_table_init(struct table *t, FILE *out, enum table_format fmt, unsigned groups)

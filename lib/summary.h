@@ -100,6 +100,17 @@ struct level_summary {
 	struct summary_spread spread_agg_tps, spread_ttft_p50;
 	int repeat;               /* a row of one repeat (replay's live rows), -1: all */
 	struct attribution att;   /* where the time went, by the server's timings */
+	/* Energy and price: summary_compute leaves them NaN (energy_rc
+	 * ENERGY_NOT_SCRAPED); analyze/efficiency.c fills them from the
+	 * run's scrapes (lib/energy.h) and its --price-per-hour. */
+	int64_t input_tokens;     /* prompt tokens of the successful requests */
+	double energy_j;          /* over the level's windows, of energy_source */
+	double energy_window_s;   /* ... start scrape to end scrape, summed */
+	double tokens_per_joule;  /* output tokens / energy_j */
+	double joules_per_request;   /* energy_j / requests (failed ones too) */
+	int energy_rc;            /* 0, or why no figure (energy_strerror) */
+	char energy_source[160];  /* the --metrics-url it came from, "" none */
+	double cost_per_m_in, cost_per_m_out;   /* per million tokens (metric_cost_per_mtok) */
 };
 
 /* Summarizes the n results of one level (warm-ups included in r, counted
@@ -121,9 +132,13 @@ void summary_set_scaling(struct level_summary *s, double base_tps);
 #define SUMMARY_GROUP_SPREAD 4u   /* text: the spread across repeats (analyze report) */
 #define SUMMARY_GROUP_RUN    8u   /* text: the run of a row (replay's A/B rows) */
 #define SUMMARY_GROUP_TTFA  16u   /* text: P50 TTFA, when a level reasoned (summary_groups) */
+#define SUMMARY_GROUP_EFFICIENCY 32u  /* tokens per joule, cost per million tokens, when
+				       * a level has an energy counter or a price */
 
 /* The groups the n levels' own numbers ask for: SUMMARY_GROUP_TTFA when
- * any level has a request that reasoned before answering (reasoned > 0).
+ * any level has a request that reasoned before answering (reasoned > 0),
+ * SUMMARY_GROUP_EFFICIENCY when any has an energy counter (a figure or
+ * the reason it has none) or a cost.
  * A table's rows decide it together, so that every row has the column. */
 unsigned summary_groups(const struct level_summary *levels, size_t n);
 

@@ -411,6 +411,17 @@ static void reply_metrics(struct mock_server *srv, struct evhttp_request *req)
 	       "vllm:request_success_total{finished_reason=\"length\",model_name=\"%s\"} %llu\n",
 	       m, c->success_stop, m, c->success_length);
 #undef METRIC
+	/* A GPU exporter's energy counter (DCGM's field 156, millijoules since
+	 * the driver loaded), as if one GPU drew --watts since the mock
+	 * started: a level's joules are then W x its seconds, which a test
+	 * can check tokens per joule against. */
+	if (ok && srv->opt.watts > 0)
+		ok = evbuffer_add_printf(b, "# HELP DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION Total energy "
+					 "consumption since boot (in mJ).\n"
+					 "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter\n"
+					 "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\","
+					 "modelName=\"mock\"} %.3f\n",
+					 srv->opt.watts * (double)(now - srv->start_ns) / 1e6) > 0;
 	if (ok && srv->opt.metrics_fault == METRICS_MALFORMED)
 		ok = evbuffer_add_printf(b, "vllm:broken{model_name=\"%s} 1\n"
 					 "this is not a sample\n"

@@ -26,7 +26,8 @@ enum { O_PORT_FILE = 256, O_TTFT, O_ITL, O_TOKENS, O_REASONING,
        O_STALL_AT, O_STALL_MS, O_NO_FINAL_NEWLINE, O_BIG_AFTER,
        O_BIG_BYTES, O_TRICKLE, O_CLOSE_AFTER, O_EARLY_ROLE, O_MAX_MODEL_LEN,
        O_EOS_PROB, O_PREFILL, O_CACHE_BLOCKS, O_PER_EVENT, O_GZIP,
-       O_METRICS_FAULT, O_TOOL_CALLS, O_TOOL_ROUNDS, O_NOISE, O_SEED, O_TIMINGS, O_SLOTS };
+       O_METRICS_FAULT, O_TOOL_CALLS, O_TOOL_ROUNDS, O_NOISE, O_SEED, O_TIMINGS, O_SLOTS,
+       O_WATTS };
 
 static const char shortopts[] = ":l:qh";
 
@@ -68,6 +69,7 @@ static const struct option longopts[] = {
 	{ "noise",            required_argument, NULL, O_NOISE },
 	{ "seed",             required_argument, NULL, O_SEED },
 	{ "metrics-fault",    required_argument, NULL, O_METRICS_FAULT },
+	{ "watts",            required_argument, NULL, O_WATTS },
 	{ "quiet",            no_argument,       NULL, 'q' },
 	{ "help",             no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -185,6 +187,9 @@ void mock_options_usage(FILE *out)
 "      --metrics-fault F       GET /metrics misbehaves: slow:MS (answers MS\n"
 "                              late), status:CODE (answers CODE), malformed\n"
 "                              (garbage lines among the samples)\n"
+"      --watts W               /metrics has DCGM's energy counter of one GPU,\n"
+"                              DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\"}\n"
+"                              in mJ, rising at W watts from the start\n"
 "\n"
 "  -q, --quiet                 no start-up line on stderr\n"
 "  -h, --help                  show this help\n"
@@ -324,6 +329,8 @@ static int parse_fault_option(struct mock_options *o, int c, const char *arg)
 			return set_long(arg + 7, 100, 599, &o->metrics_fault_arg);
 		}
 		return OPT_BAD;
+	case O_WATTS:
+		return cli_parse_double(arg, 0.001, 1e6, &o->watts) < 0 ? OPT_BAD : OPT_TAKEN;
 	default: return OPT_NOT_MINE;
 	}
 }

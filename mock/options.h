@@ -66,6 +66,7 @@ struct mock_options {
 	/* --metrics-fault: how GET /metrics misbehaves */
 	enum { METRICS_OK, METRICS_SLOW, METRICS_STATUS, METRICS_MALFORMED } metrics_fault;
 	long metrics_fault_arg; /* slow: ms of delay; status: the HTTP status */
+	double watts;           /* --watts: a GPU drawing this, on /metrics; 0 none */
 };
 
 /*

@@ -132,15 +132,36 @@ static void add_load(cJSON *params, const struct replay_options *o)
 	add_number_or_null(params, "max_concurrency", (double)o->max_concurrency);
 }
 
+/* The scraped endpoints, each as its records' "source" names it (no
+ * userinfo, no query value: lib/redact.h), and the energy counter. */
 static void add_metrics(cJSON *params, const struct replay_options *o)
 {
-	cJSON *m = cJSON_AddObjectToObject(params, "metrics");
+	cJSON *m = cJSON_AddObjectToObject(params, "metrics"), *list, *e;
 	char *url = redact_url(o->metrics_url, NULL);   /* no userinfo in the file */
+	size_t i;
 
 	cJSON_AddStringToObject(m, "url", url ? url : "");
+	free(url);
 	cJSON_AddNumberToObject(m, "interval_s", (double)o->metrics_interval_ns / 1e9);
 	cJSON_AddNumberToObject(m, "timeout_ms", (double)scrape_timeout_ms(o->metrics_interval_ns));
-	free(url);
+	list = cJSON_AddArrayToObject(m, "sources");
+	for (i = 0; list && i < o->n_metrics_urls; i++) {
+		url = redact_url(o->metrics_urls[i], NULL);
+		cJSON_AddItemToArray(list, cJSON_CreateString(url ? url : ""));
+		free(url);
+	}
+	e = cJSON_AddObjectToObject(m, "energy");
+	cJSON_AddStringToObject(e, "metric", o->energy.name);
+	cJSON_AddStringToObject(e, "unit", o->energy.to_joules < 1 ? "mJ" : "J");
+}
+
+/* --price-per-hour: what analyze report prices each level's tokens at. */
+static void add_price(cJSON *params, const struct replay_options *o)
+{
+	cJSON *p = cJSON_AddObjectToObject(params, "price");
+
+	cJSON_AddNumberToObject(p, "per_hour", o->price.per_hour);
+	cJSON_AddNumberToObject(p, "output_input_ratio", o->price.ratio);
 }
 
 static void add_capacity(cJSON *params, const struct replay_options *o)
@@ -185,6 +206,8 @@ static void add_params(cJSON *params, const struct replay_options *o,
 		cJSON_AddNumberToObject(params, "workers", (double)o->workers);
 	if (o->metrics_url)
 		add_metrics(params, o);
+	if (o->price.per_hour > 0)
+		add_price(params, o);
 	if (o->find_capacity)
 		add_capacity(params, o);
 	add_overrides(params, o);

@@ -38,7 +38,7 @@ enum {
 	OPT_NO_SALT, OPT_SALT_SEED,
 	OPT_METRICS_URL, OPT_METRICS_INTERVAL, OPT_FIND_CAPACITY, OPT_SLO, OPT_SLO_SHARE,
 	OPT_CONFIDENCE, OPT_CAPACITY_RANGE, OPT_CAPACITY_TOLERANCE, OPT_CAPACITY_REQUESTS,
-	OPT_MAX_RATE, OPT_TAG, OPT_RERUN,
+	OPT_MAX_RATE, OPT_TAG, OPT_RERUN, OPT_ENERGY_METRIC, OPT_PRICE_PER_HOUR,
 };
 
 static const char shortopts[] = ":e:c:n:l:o:fqH:kh";
@@ -85,6 +85,8 @@ static const struct option longopts[] = {
 	{ "workers", required_argument, NULL, OPT_WORKERS },
 	{ "metrics-url", required_argument, NULL, OPT_METRICS_URL },
 	{ "metrics-interval", required_argument, NULL, OPT_METRICS_INTERVAL },
+	{ "energy-metric", required_argument, NULL, OPT_ENERGY_METRIC },
+	{ "price-per-hour", required_argument, NULL, OPT_PRICE_PER_HOUR },
 	{ "find-capacity", optional_argument, NULL, OPT_FIND_CAPACITY },
 	{ "slo", required_argument, NULL, OPT_SLO },
 	{ "slo-share", required_argument, NULL, OPT_SLO_SHARE },
@@ -185,8 +187,17 @@ void replay_options_usage(FILE *out)
 		"      --metrics-url URL     scrape the server's Prometheus metrics (e.g.\n"
 		"                            http://host:8000/metrics) during the run into\n"
 		"                            the results file, each scrape timing out before\n"
-		"                            the next is due\n"
+		"                            the next is due; repeatable (up to 8: the engine\n"
+		"                            and a GPU exporter such as DCGM's), each on the\n"
+		"                            same schedule, its records named by its URL\n"
 		"      --metrics-interval T  between scrapes: 1s (default), 500ms, 2 (seconds)\n"
+		"      --energy-metric NAME[:UNIT]  the energy counter (UNIT J, the default, or\n"
+		"                            mJ) for tokens per joule per level (default\n"
+		"                            DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION, mJ)\n"
+		"      --price-per-hour P[:R]  the deployment's cost per hour (any currency):\n"
+		"                            analyze report gives the cost per million input\n"
+		"                            and output tokens per level, an output token\n"
+		"                            costing R input tokens (default 4)\n"
 		"\n"
 		"two servers at once (an A/B run, closed loop):\n"
 		"  -e URL_A -e URL_B         give --endpoint twice and -o twice (A's file, then B's):\n"
@@ -506,10 +517,37 @@ static int parse_capacity_option(struct replay_options *o, int c, const char *ar
 }
 
 /* The server's own metrics, scraped during the run. */
-static int parse_metrics_option(struct replay_options *o, int c, char *arg)
+static int parse_metrics_option(struct replay_options *o, int c, char *arg, char *msg,
+				size_t len)
 {
 	switch (c) {
-	case OPT_METRICS_URL: o->metrics_url = arg; return OPT_TAKEN;
+	case OPT_METRICS_URL:
+		if (o->n_metrics_urls == REPLAY_MAX_METRICS_URLS) {
+			snprintf(msg, len, "--metrics-url given more than %d times",
+				 REPLAY_MAX_METRICS_URLS);
+			return OPT_BAD;
+		}
+		if (!o->metrics_url)
+			o->metrics_url = arg;
+		o->metrics_urls[o->n_metrics_urls++] = arg;
+		return OPT_TAKEN;
+	case OPT_ENERGY_METRIC: {
+		char why[160];
+
+		o->energy_metric = arg;
+		if (energy_counter_parse(arg, &o->energy, why, sizeof(why)) == 0)
+			return OPT_TAKEN;
+		snprintf(msg, len, "invalid --energy-metric '%s': %s", arg, why);
+		return OPT_BAD;
+	}
+	case OPT_PRICE_PER_HOUR: {
+		char why[160];
+
+		if (metric_price_parse(arg, &o->price, why, sizeof(why)) == 0)
+			return OPT_TAKEN;
+		snprintf(msg, len, "invalid --price-per-hour: %s", why);
+		return OPT_BAD;
+	}
 	case OPT_METRICS_INTERVAL: return taken(parse_interval(arg, &o->metrics_interval_ns));
 	default: return OPT_NOT_MINE;
 	}
@@ -547,7 +585,7 @@ static int take(void *opts, int c, char *arg, char *msg, size_t len)
 	if (rc == OPT_NOT_MINE)
 		rc = parse_hosts_option(o, c, arg);
 	if (rc == OPT_NOT_MINE)
-		rc = parse_metrics_option(o, c, arg);
+		rc = parse_metrics_option(o, c, arg, msg, len);
 	if (rc == OPT_NOT_MINE)
 		rc = parse_capacity_option(o, c, arg, msg, len);
 	return rc == OPT_TAKEN ? 0 : -1;
@@ -663,6 +701,9 @@ static int check_options(struct replay_options *o)
 				   "--endpoint, --workers or --shard", 0);
 	if ((why = check_capacity(o)) != NULL)
 		return usage_error(why, 0);
+	if (o->energy_metric && !o->metrics_url)
+		return usage_error("--energy-metric names a counter of a --metrics-url, which is "
+				   "missing", 0);
 	if (o->metrics_url && (o->endpoint_b || o->workers > 1))
 		return usage_error("--metrics-url takes one endpoint and one process "
 				   "(not with a second --endpoint or --workers)", 0);
@@ -762,13 +803,15 @@ static int check_urls(const struct replay_options *o)
 	char err[256];
 	size_t t;
 
-	if (o->metrics_url && curlev_check_url(o->metrics_url, err, sizeof(err)) < 0) {
-		char *shown = redact_url(o->metrics_url, NULL);
+	for (t = 0; t < o->n_metrics_urls; t++)
+		if (curlev_check_url(o->metrics_urls[t], err, sizeof(err)) < 0) {
+			char *shown = redact_url(o->metrics_urls[t], NULL);
 
-		fprintf(stderr, PROG ": invalid --metrics-url '%s': %s\n", shown ? shown : "?", err);
-		free(shown);
-		return CLI_EXIT_USAGE;
-	}
+			fprintf(stderr, PROG ": invalid --metrics-url '%s': %s\n", shown ? shown : "?",
+				err);
+			free(shown);
+			return CLI_EXIT_USAGE;
+		}
 	for (t = 0; t < 2 && e[t]; t++) {
 		if (curlev_check_url(e[t], err, sizeof(err)) < 0) {
 			char *shown = redact_url(e[t], NULL);
@@ -801,6 +844,7 @@ int replay_options_parse(struct replay_options *o, int argc, char **argv)
 	o->repeat = 1;
 	o->worker = -1;
 	o->metrics_interval_ns = NS_PER_S;
+	energy_counter_default(&o->energy);
 	o->capacity.share = 0.95;
 	o->capacity.confidence = 0.95;
 	o->capacity.start = 1;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "lib/capacity.h"
+#include "lib/energy.h"
 #include "lib/metric.h"
 #include "lib/table.h"
 #include "replay/schedule.h"
@@ -22,6 +23,7 @@
 #define REPLAY_MAX_LEVELS 64
 #define REPLAY_MAX_HEADERS 32
 #define REPLAY_MAX_TAGS 32
+#define REPLAY_MAX_METRICS_URLS 8  /* --metrics-url given this often at most */
 #define REPLAY_MAX_TAG_KEY 64      /* letters, digits, '_', '-', '.' */
 #define REPLAY_DEFAULT_KEY_ENV "OPENAI_API_KEY"   /* --api-key-env by default */
 #define REPLAY_MAX_TAG_VALUE 256   /* printable ASCII */
@@ -73,7 +75,12 @@ struct replay_options {
 	int no_salt;              /* --no-salt: bodies byte for byte */
 	uint64_t salt_seed;       /* --salt-seed, else drawn by replay */
 	int salt_seed_given;
-	const char *metrics_url;  /* --metrics-url: the server's /metrics, or NULL */
+	const char *metrics_url;  /* the first --metrics-url, or NULL: none */
+	const char *metrics_urls[REPLAY_MAX_METRICS_URLS];  /* each --metrics-url, in order */
+	size_t n_metrics_urls;
+	const char *energy_metric;     /* --energy-metric as given, or NULL */
+	struct energy_counter energy;  /* ... parsed; DCGM's by default */
+	struct metric_price price;     /* --price-per-hour; per_hour 0: none */
 	int64_t metrics_interval_ns;   /* --metrics-interval, default 1 s */
 	int find_capacity;        /* --find-capacity: search the load against --slo */
 	int range_given;          /* --capacity-range was given */

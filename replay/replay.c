@@ -126,8 +126,11 @@ struct level_run {
 	size_t progress_finished;
 	int64_t progress_tokens;  /* tokens received by then, streams in flight too */
 	size_t live_from;         /* results before it have all ended */
-	struct scrape *scrape;    /* --metrics-url, else NULL */
+	struct scrape *scrapes[REPLAY_MAX_METRICS_URLS];  /* one per --metrics-url */
+	size_t n_scrapes;
 	enum level_window window; /* --metrics-url: where the level's window stands */
+	size_t edge_pending;      /* boundary scrapes asked for, not yet in */
+	scrape_done_fn edge_done; /* ... then called, once all are */
 };
 
 static volatile sig_atomic_t stop_signal;   /* first signal seen, 0 if none */
@@ -420,6 +423,45 @@ static void on_window_end(void *ctx)
 	event_base_loopbreak(client_base(lr->client));
 }
 
+/* One scraper's boundary scrape is in; the level goes on once all are. */
+static void on_edge_one(void *ctx)
+{
+	struct level_run *lr = ctx;
+
+	if (lr->edge_pending && --lr->edge_pending == 0)
+		lr->edge_done(lr);
+}
+
+/*
+ * A boundary scrape (at a level's start or end) from every scraper, on
+ * the same schedule, so that each source's counters run over the same
+ * window; done(lr) once all are in. Returns 0, or -1 when none could be
+ * asked for (done will not be called).
+ */
+static int window_edge(struct level_run *lr, enum scrape_at at, scrape_done_fn done)
+{
+	size_t i;
+
+	lr->edge_done = done;
+	lr->edge_pending = 0;
+	for (i = 0; i < lr->n_scrapes; i++)
+		lr->edge_pending++;
+	/* counted first: a scraper's done comes on the loop, never from here */
+	for (i = 0; i < lr->n_scrapes; i++)
+		if (scrape_boundary(lr->scrapes[i], at, on_edge_one, lr) < 0)
+			lr->edge_pending--;
+	return lr->edge_pending ? 0 : -1;
+}
+
+/* Every scraper's level, repeat and whether its interval scrapes are in it. */
+static void scrapes_set_level(struct level_run *lr, long level, long repeat, int inside)
+{
+	size_t i;
+
+	for (i = 0; i < lr->n_scrapes; i++)
+		scrape_set_level(lr->scrapes[i], level, repeat, inside);
+}
+
 /*
  * Whether issue() must wait for the level-start scrape: asks for it once
  * the warm-ups are over, and holds the level's first request until it is
@@ -434,7 +476,7 @@ static int window_holds(struct level_run *lr)
 	    stop_signal)
 		return 0;
 	lr->window = WINDOW_STARTING;
-	if (scrape_boundary(lr->scrape, SCRAPE_AT_LEVEL_START, on_window_start, lr) < 0) {
+	if (window_edge(lr, SCRAPE_AT_LEVEL_START, on_window_start) < 0) {
 		lr->window = WINDOW_NONE;       /* cannot be: one boundary at a time */
 		return 0;
 	}
@@ -1161,20 +1203,18 @@ static int run_level(struct level_run *lr, struct level_summary *s)
 	 * make late (its counters then run from its first interval scrape),
 	 * nor in one of warm-ups only.
 	 */
-	lr->window = lr->scrape && !lr->anchor_ns && (lr->n || lr->n_sessions) ?
+	lr->window = lr->n_scrapes && !lr->anchor_ns && (lr->n || lr->n_sessions) ?
 		     WINDOW_WANTED : WINDOW_NONE;
-	if (lr->scrape)
-		scrape_set_level(lr->scrape, lr->level, lr->repeat, lr->window == WINDOW_NONE);
+	scrapes_set_level(lr, lr->level, lr->repeat, lr->window == WINDOW_NONE);
 	issue(lr);
 	if (lr->in_flight || evtimer_pending(lr->due_timer, NULL) ||
 	    (lr->sessions && sessions_active(lr)) || lr->window == WINDOW_STARTING)
 		event_base_dispatch(base);
 	/* after the last answer: the level-end scrape, the loop run until it is in */
 	if (lr->window == WINDOW_OPEN && !stop_signal &&
-	    scrape_boundary(lr->scrape, SCRAPE_AT_LEVEL_END, on_window_end, lr) == 0)
+	    window_edge(lr, SCRAPE_AT_LEVEL_END, on_window_end) == 0)
 		event_base_dispatch(base);
-	if (lr->scrape)
-		scrape_set_level(lr->scrape, lr->level, lr->repeat, 0);
+	scrapes_set_level(lr, lr->level, lr->repeat, 0);
 	lr->window = WINDOW_NONE;
 	evtimer_del(lr->due_timer);
 	/* stopped: the sessions still thinking end here */
@@ -2158,17 +2198,20 @@ static int run_levels(struct replay *rp)
 	size_t k, t;
 
 	rp->base_tps[0] = rp->base_tps[1] = NAN;
-	if (o->metrics_url && !stop_signal) {
-		struct scrape_options so = { o->metrics_url, o->metrics_interval_ns, o->insecure };
+	for (i = 0; i < (int)o->n_metrics_urls && !stop_signal; i++) {
+		struct scrape_options so = { o->metrics_urls[i], o->metrics_interval_ns, o->insecure };
+		struct scrape *sc;
 		char err[256];
 
-		rp->lr.scrape = scrape_new(client_base(rp->client), &so, rp->lr.origin_ns, on_metrics,
-					   &rp->lr, err, sizeof(err));
-		if (rp->lr.scrape)  /* the first scrape, now, is before the first level */
-			scrape_set_level(rp->lr.scrape, o->open_loop ? METRIC_OPEN_LOOP_LEVEL :
-					 o->levels[0], 0, 0);
-		if (!rp->lr.scrape || scrape_start(rp->lr.scrape) < 0) {
-			fprintf(stderr, "tracebench replay: %s\n", rp->lr.scrape ? "cannot set up "
+		sc = scrape_new(client_base(rp->client), &so, rp->lr.origin_ns, on_metrics, &rp->lr,
+				err, sizeof(err));
+		if (sc) {   /* the first scrape, now, is before the first level */
+			rp->lr.scrapes[rp->lr.n_scrapes++] = sc;
+			scrape_set_level(sc, o->open_loop ? METRIC_OPEN_LOOP_LEVEL : o->levels[0], 0,
+					 0);
+		}
+		if (!sc || scrape_start(sc) < 0) {
+			fprintf(stderr, "tracebench replay: %s\n", sc ? "cannot set up "
 				"the metrics timer" : err);
 			return CLI_EXIT_FAILED;
 		}
@@ -2203,13 +2246,15 @@ static int run_levels(struct replay *rp)
 		summary_print_notes(stdout, o->format, rp->rows, rp->n_rows);
 		fflush(stdout);
 	}
-	if (rp->lr.scrape) {
+	for (k = 0; k < rp->lr.n_scrapes; k++) {
 		long scraped, failed;
 
-		scrape_stop(rp->lr.scrape);
-		scrape_counts(rp->lr.scrape, &scraped, &failed);
-		fprintf(stderr, "tracebench replay: %ld metrics scrape%s recorded, %ld failed\n",
-			scraped, scraped == 1 ? "" : "s", failed);
+		scrape_stop(rp->lr.scrapes[k]);
+		scrape_counts(rp->lr.scrapes[k], &scraped, &failed);
+		fprintf(stderr, "tracebench replay: %ld metrics scrape%s recorded, %ld failed%s%s\n",
+			scraped, scraped == 1 ? "" : "s", failed,
+			rp->lr.n_scrapes > 1 ? " of --metrics-url " : "",
+			rp->lr.n_scrapes > 1 ? scrape_source(rp->lr.scrapes[k]) : "");
 	}
 	if (rp->warmup.warmup && !isnan(rp->warmup.warmup_ttft_ms))
 		fprintf(stderr, "warm-up: %zu request%s, cold-start TTFT %.1f ms\n",
@@ -2301,13 +2346,14 @@ static int ask_servers(struct replay *rp)
 
 static void replay_release(struct replay *rp)
 {
-	size_t t;
+	size_t t, k;
 
 	for (t = 0; t < 2; t++)
 		cJSON_Delete(rp->server[t]);
 	rerun_release(&rp->rerun);
 
-	scrape_free(rp->lr.scrape);
+	for (k = 0; k < rp->lr.n_scrapes; k++)
+		scrape_free(rp->lr.scrapes[k]);
 	free_results(&rp->lr);
 	free(rp->rows);
 	for (t = 0; t < rp->n_sides; t++)

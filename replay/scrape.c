@@ -11,6 +11,7 @@
 #include "lib/errmsg.h"
 #include "lib/json.h"
 #include "lib/prom.h"
+#include "lib/redact.h"
 #include "lib/result.h"
 #include "lib/transfer.h"
 
@@ -21,6 +22,7 @@
 
 struct scrape {
 	struct scrape_options opt;
+	char *source;             /* opt.url redacted: each record's "source" */
 	struct event_base *base;
 	struct curlev *cv;
 	struct event *timer;
@@ -75,9 +77,9 @@ static cJSON *value_json(double v)
 	return cJSON_CreateNumber(v);
 }
 
-cJSON *scrape_record(int64_t t_ns, long level, long repeat, enum scrape_at at,
-		     int64_t latency_ns, long status, const char *error, const char *text,
-		     size_t len)
+cJSON *scrape_record(const char *source, int64_t t_ns, long level, long repeat,
+		     enum scrape_at at, int64_t latency_ns, long status, const char *error,
+		     const char *text, size_t len)
 {
 	cJSON *rec = cJSON_CreateObject(), *samples;
 	struct prom_scrape ps;
@@ -88,6 +90,8 @@ cJSON *scrape_record(int64_t t_ns, long level, long repeat, enum scrape_at at,
 	if (!rec)
 		return NULL;
 	cJSON_AddStringToObject(rec, "type", "metrics");
+	if (source)
+		cJSON_AddStringToObject(rec, "source", source);
 	cJSON_AddNumberToObject(rec, "t_ns", (double)t_ns);
 	cJSON_AddNumberToObject(rec, "level", (double)level);
 	cJSON_AddNumberToObject(rec, "repeat", (double)repeat);
@@ -181,8 +185,8 @@ static void on_done(void *priv, CURLcode code)
 		snprintf(error, sizeof(error), "body larger than %ld bytes", SCRAPE_MAX_BODY);
 		why = error;
 	}
-	rec = scrape_record(s->started_ns - s->origin_ns, s->level_at_start, s->repeat_at_start,
-			    s->at, now - s->started_ns, s->r.status, why,
+	rec = scrape_record(s->source, s->started_ns - s->origin_ns, s->level_at_start,
+			    s->repeat_at_start, s->at, now - s->started_ns, s->r.status, why,
 			    s->t.body ? s->t.body : "", s->t.body_len);
 	if (why)
 		s->failed++;
@@ -232,8 +236,8 @@ static void start_scrape(struct scrape *s, enum scrape_at at)
 	    transfer_add_header(&s->t, "Accept: text/plain;version=0.0.4") < 0 ||
 	    (transfer_set_request(&s->t, "GET", NULL, 0),
 	     transfer_start(&s->t, curlev_multi(s->cv)) < 0)) {
-		cJSON *rec = scrape_record(s->started_ns - s->origin_ns, s->level, s->repeat, at,
-					   0, 0, "cannot start the request", NULL, 0);
+		cJSON *rec = scrape_record(s->source, s->started_ns - s->origin_ns, s->level,
+					   s->repeat, at, 0, 0, "cannot start the request", NULL, 0);
 
 		s->failed++;
 		emit(s, rec);
@@ -281,7 +285,8 @@ struct scrape *scrape_new(struct event_base *base, const struct scrape_options *
 {
 	struct scrape *s = calloc(1, sizeof(*s));
 
-	if (!s || !(s->cv = curlev_new(base, on_done)) ||
+	if (!s || !(s->source = redact_url(o->url, NULL)) ||
+	    !(s->cv = curlev_new(base, on_done)) ||
 	    !(s->timer = event_new(base, -1, EV_PERSIST, on_tick, s)) ||
 	    !(s->done_ev = event_new(base, -1, 0, on_boundary_done, s))) {
 		scrape_free(s);
@@ -337,6 +342,11 @@ void scrape_counts(const struct scrape *s, long *recorded, long *failed)
 	*failed = s->failed;
 }
 
+const char *scrape_source(const struct scrape *s)
+{
+	return s->source;
+}
+
 void scrape_free(struct scrape *s)
 {
 	if (!s)
@@ -347,5 +357,6 @@ void scrape_free(struct scrape *s)
 	if (s->done_ev)
 		event_free(s->done_ev);
 	curlev_free(s->cv);
+	free(s->source);
 	free(s);
 }

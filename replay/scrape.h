@@ -1,7 +1,9 @@
 /*
  * scrape.h - replay --metrics-url: the server's Prometheus /metrics read
  * every interval on replay's own event loop, each scrape one "metrics"
- * record of the results file (schema/FORMAT.md).
+ * record of the results file (schema/FORMAT.md). replay runs one scraper
+ * per --metrics-url (the engine, a GPU exporter), each record naming its
+ * endpoint in "source".
  *
  * A scrape is one GET on a libcurl multi handle of its own, on the loop
  * the requests run on: nothing blocks, and its timeout is shorter than the
@@ -50,7 +52,9 @@ typedef void (*scrape_done_fn)(void *ctx);
 typedef void (*scrape_record_fn)(void *ctx, const cJSON *record);
 
 struct scrape_options {
-	const char *url;          /* not copied: must outlive the scraper */
+	const char *url;          /* not copied: must outlive the scraper; its
+				   * records name it redacted (lib/redact.h) as
+				   * their "source" */
 	int64_t interval_ns;      /* between scrape starts, > 0 */
 	int insecure;             /* do not verify a TLS certificate */
 };
@@ -94,18 +98,22 @@ void scrape_stop(struct scrape *s);
 /* Scrapes recorded, and of them failed. */
 void scrape_counts(const struct scrape *s, long *recorded, long *failed);
 
+/* The endpoint as its records name it (redacted), owned by s. */
+const char *scrape_source(const struct scrape *s);
+
 /* Stops and frees s (NULL is a no-op). */
 void scrape_free(struct scrape *s);
 
 /*
- * The record of one scrape (caller frees): t_ns the start offset, level
+ * The record of one scrape (caller frees): source the endpoint's URL as
+ * its "source" (redacted by the caller; NULL: none), t_ns the start offset, level
  * and repeat, at where it stands against them, latency, error NULL for a
  * usable body (whose text, len bytes, is parsed into samples: a
  * histogram's buckets kept, a summary's quantiles left out) or the reason
  * it is not, status the HTTP status (0: none). Exposed for the tests.
  */
-cJSON *scrape_record(int64_t t_ns, long level, long repeat, enum scrape_at at,
-		     int64_t latency_ns, long status, const char *error, const char *text,
-		     size_t len);
+cJSON *scrape_record(const char *source, int64_t t_ns, long level, long repeat,
+		     enum scrape_at at, int64_t latency_ns, long status, const char *error,
+		     const char *text, size_t len);
 
 #endif

@@ -10,7 +10,8 @@
 -- build, host, tags and server of a run), version 9 requests.server_timings,
 -- server_queue_ns, server_prefill_ns and server_decode_ns (the server's own
 -- account of a request, lib/srvtiming.h), version 10 metric_scrapes.at (a
--- scrape at a level's start or end, or between levels); analyze/db.c
+-- scrape at a level's start or end, or between levels), version 11
+-- metric_scrapes.source (which of several --metrics-url); analyze/db.c
 -- migrates an older database when it opens it for writing, and reads one
 -- as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
@@ -18,7 +19,7 @@
 
 -- Applied by analyze only after it has checked that the database is not of
 -- a newer version (analyze/db.c), so this never downgrades one.
-PRAGMA user_version = 10;
+PRAGMA user_version = 11;
 
 CREATE TABLE IF NOT EXISTS runs (
 	run_id       TEXT PRIMARY KEY,
@@ -93,6 +94,8 @@ CREATE TABLE IF NOT EXISTS metric_scrapes (
 	first_bad  TEXT,
 	at         TEXT,                      -- 'level_start', 'level_end', 'between'; NULL:
 	                                      -- an interval scrape inside the level
+	source     TEXT,                      -- the --metrics-url scraped, redacted (a
+	                                      -- record's "source"); NULL: the run's one
 	PRIMARY KEY (run_id, scrape)
 );
 

@@ -25,7 +25,7 @@ run() {  # name, then mock flags
 run good
 check "exit 0, the header says version 2 and names the scrape" sh -c \
 	"[ \$(cat '$WORK/good.rc') = 0 ] && zcat '$WORK/good.jsonl.gz' | head -1 |
-	 grep -q '\"version\":2,.*\"metrics\":{\"url\":\"http://127.0.0.1:[0-9]*/metrics\",\"interval_s\":0.1,\"timeout_ms\":75}'"
+	 grep -q '\"version\":2,.*\"metrics\":{\"url\":\"http://127.0.0.1:[0-9]*/metrics\",\"interval_s\":0.1,\"timeout_ms\":75,\"sources\":\[\"http://127.0.0.1:[0-9]*/metrics\"\]'"
 n=$(recs "$WORK/good.jsonl.gz" | wc -l)
 ms=$(cat "$WORK/good.ms")
 check "about one scrape per 100 ms, and one at each level's start and end ($n in $ms ms)" \

@@ -134,6 +134,7 @@ static void read_back(struct db *db, const char *label, const char *path, int co
 	struct db_run *runs;
 	struct db_shard *shards;
 	struct db_metric_level *ml;
+	struct energy_counter ec;
 	struct db_metric_point *mp;
 	char err[DB_ERRLEN];
 	size_t n_file = 0, n_runs, n_shards, n_levels, n_ml, n_mp, n, i, j, k, total = 0;
@@ -146,7 +147,8 @@ static void read_back(struct db *db, const char *label, const char *path, int co
 	if (db_shards(db, label, 1, &shards, &n_shards, err, sizeof(err)) != DB_OK)
 		fail("a loaded run's files cannot be read", err);
 	db_shards_free(shards, n_shards);
-	if (db_metric_levels(db, label, &ml, &n_ml, err, sizeof(err)) != DB_OK)
+	energy_counter_default(&ec);
+	if (db_metric_levels(db, label, &ec, &ml, &n_ml, err, sizeof(err)) != DB_OK)
 		fail("a loaded run's metrics cannot be read", err);
 	free(ml);
 	if (db_metric_timeline(db, label, &mp, &n_mp, err, sizeof(err)) != DB_OK)

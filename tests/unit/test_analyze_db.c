@@ -143,11 +143,11 @@ TEST(newer_schema_is_refused)
 
 	db_close(db);
 	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
-	CHECK_EQ_INT(sqlite3_exec(s, "PRAGMA user_version = 11", NULL, NULL, NULL), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_exec(s, "PRAGMA user_version = 12", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(s);
 	db = NULL;
 	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_ERR_INPUT);
-	CHECK(strstr(err, "schema version 11, newer than this tracebench knows (10)") != NULL);
+	CHECK(strstr(err, "schema version 12, newer than this tracebench knows (11)") != NULL);
 	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_ERR_INPUT);
 	CHECK_EQ_INT(db_open(path_of("missing.db"), DB_READ, &db, err, sizeof(err)),
 		     DB_ERR_INPUT);
@@ -240,6 +240,7 @@ TEST(version_9_metric_scrapes_migrate)
 {
 	const char *path = path_of("v9.db");
 	struct db_metric_level *lv = NULL;
+	struct energy_counter c;
 	char err[DB_ERRLEN];
 	struct db *db = fresh_db("v9.db");
 	sqlite3 *s = NULL;
@@ -247,7 +248,8 @@ TEST(version_9_metric_scrapes_migrate)
 
 	db_close(db);
 	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
-	CHECK_EQ_INT(sqlite3_exec(s, "ALTER TABLE metric_scrapes DROP COLUMN at;"
+	CHECK_EQ_INT(sqlite3_exec(s, "ALTER TABLE metric_scrapes DROP COLUMN source;"
+				  "ALTER TABLE metric_scrapes DROP COLUMN at;"
 				  "INSERT INTO runs (run_id, label) VALUES ('r8', 'r8');"
 				  "INSERT INTO metric_scrapes (run_id, scrape, level, t_ns, ok)"
 				  " VALUES ('r8', 0, 2, 0, 1), ('r8', 1, 2, 100, 1);"
@@ -258,7 +260,8 @@ TEST(version_9_metric_scrapes_migrate)
 	sqlite3_close(s);
 	db = NULL;
 	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_OK);
-	CHECK_EQ_INT(db_metric_levels(db, "r8", &lv, &n, err, sizeof(err)), DB_OK);
+	energy_counter_default(&c);
+	CHECK_EQ_INT(db_metric_levels(db, "r8", &c, &lv, &n, err, sizeof(err)), DB_OK);
 	CHECK_EQ_INT(n, 1);
 	if (n == 1) {
 		CHECK_NEAR(lv[0].m.delta[SRVMETRIC_GEN_TOKENS], 15, 0);
@@ -270,9 +273,75 @@ TEST(version_9_metric_scrapes_migrate)
 	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_OK);
 	db_close(db);
 	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
-	CHECK_EQ_INT(sqlite3_exec(s, "SELECT count(at) FROM metric_scrapes", NULL, NULL, NULL),
-		     SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_exec(s, "SELECT count(at), count(source) FROM metric_scrapes", NULL,
+				  NULL, NULL), SQLITE_OK);
 	sqlite3_close(s);
+}
+
+/* Version 11 (issue 35): a database of version 10, its metric_scrapes
+ * without the source column, reads as one source with its energy over
+ * the level's window, and gets the column when opened for writing, after
+ * which a second source's scrapes fold apart from the first's. */
+TEST(version_10_metric_scrapes_migrate)
+{
+	const char *path = path_of("v10.db");
+	static const char dcgm[] = "'DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION',"
+				   " 'DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\"}'";
+	struct db_metric_level *lv = NULL;
+	struct energy_counter c;
+	char err[DB_ERRLEN], sql[1024];
+	struct db *db = fresh_db("v10.db");
+	sqlite3 *s = NULL;
+	size_t n = 0;
+
+	db_close(db);
+	energy_counter_default(&c);
+	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
+	snprintf(sql, sizeof(sql), "ALTER TABLE metric_scrapes DROP COLUMN source;"
+		 "INSERT INTO runs (run_id, label) VALUES ('r10', 'r10');"
+		 "INSERT INTO metric_scrapes (run_id, scrape, level, t_ns, ok, at)"
+		 " VALUES ('r10', 0, 4, 1000000000, 1, 'level_start'),"
+		 " ('r10', 1, 4, 3000000000, 1, 'level_end');"
+		 "INSERT INTO metric_samples VALUES ('r10', 0, %s, 5000), ('r10', 1, %s, 605000);"
+		 "PRAGMA user_version = 10", dcgm, dcgm);
+	CHECK_EQ_INT(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(s);
+	db = NULL;
+	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(db_metric_levels(db, "r10", &c, &lv, &n, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(n, 1);
+	if (n == 1) {
+		CHECK_STR(lv[0].source, "");
+		CHECK_EQ_INT(lv[0].e.rc, 0);
+		CHECK_NEAR(lv[0].e.joules, 600, 1e-9);
+		CHECK_NEAR(lv[0].e.window_s, 2, 1e-12);
+	}
+	free(lv);
+	lv = NULL;
+	db_close(db);
+	db = NULL;
+	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_OK);
+	db_close(db);
+	db = NULL;
+	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
+	snprintf(sql, sizeof(sql), "INSERT INTO metric_scrapes (run_id, scrape, level, t_ns, ok, at,"
+		 " source) VALUES ('r10', 2, 4, 1000000000, 1, 'level_start', 'http://gpu/metrics'),"
+		 " ('r10', 3, 4, 3000000000, 1, 'level_end', 'http://gpu/metrics');"
+		 "INSERT INTO metric_samples VALUES ('r10', 2, %s, 0), ('r10', 3, %s, -1);", dcgm,
+		 dcgm);
+	CHECK_EQ_INT(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(s);
+	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(db_metric_levels(db, "r10", &c, &lv, &n, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(n, 2);
+	if (n == 2) {
+		CHECK_STR(lv[0].source, "");            /* first to scrape: the old one */
+		CHECK_NEAR(lv[0].e.joules, 600, 1e-9);
+		CHECK_STR(lv[1].source, "http://gpu/metrics");
+		CHECK_EQ_INT(lv[1].e.rc, ENERGY_BAD_VALUE);   /* -1 mJ: no figure */
+	}
+	free(lv);
+	db_close(db);
 }
 
 TEST(repeats_are_stored_and_their_walls_summed)
@@ -417,6 +486,7 @@ int main(void)
 	RUN(newer_schema_is_refused);
 	RUN(version_1_database_reads_and_migrates);
 	RUN(version_9_metric_scrapes_migrate);
+	RUN(version_10_metric_scrapes_migrate);
 	RUN(repeats_are_stored_and_their_walls_summed);
 	RUN(rate_levels_keep_their_rates_in_order_of_rate);
 	return fixture_done();

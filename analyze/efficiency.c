@@ -1,0 +1,83 @@
+/*
+ * efficiency.c - tokens per joule and the cost per million tokens of each
+ * level of a run; see efficiency.h.
+ */
+#include "analyze/efficiency.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+void efficiency_params(const char *params, struct energy_counter *c, struct metric_price *p)
+{
+	cJSON *j = params ? cJSON_Parse(params) : NULL;
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "metrics");
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(m, "energy");
+	const cJSON *pr = cJSON_GetObjectItemCaseSensitive(j, "price");
+	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "metric"));
+	const char *unit = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "unit"));
+	const cJSON *per = cJSON_GetObjectItemCaseSensitive(pr, "per_hour");
+	const cJSON *ratio = cJSON_GetObjectItemCaseSensitive(pr, "output_input_ratio");
+	char spec[ENERGY_MAX_NAME + 8];
+
+	energy_counter_default(c);
+	if (name && unit) {
+		struct energy_counter named;
+
+		snprintf(spec, sizeof(spec), "%s:%s", name, unit);
+		if (energy_counter_parse(spec, &named, NULL, 0) == 0)
+			*c = named;
+	}
+	/* the header's figures pass the checks --price-per-hour makes */
+	p->per_hour = 0;
+	p->ratio = METRIC_PRICE_RATIO;
+	if (cJSON_IsNumber(per) && per->valuedouble > 0 && per->valuedouble <= 1e9) {
+		p->per_hour = per->valuedouble;
+		if (cJSON_IsNumber(ratio) && ratio->valuedouble >= 0.01 && ratio->valuedouble <= 1e6)
+			p->ratio = ratio->valuedouble;
+	}
+	cJSON_Delete(j);
+}
+
+void efficiency_apply_energy(struct level_summary *s, const struct db_metric_level *l)
+{
+	if (s->energy_rc != ENERGY_NOT_SCRAPED || l->e.rc == ENERGY_NOT_SCRAPED)
+		return;     /* an earlier source's, or this one has no counter */
+	s->energy_rc = l->e.rc;
+	snprintf(s->energy_source, sizeof(s->energy_source), "%s", l->source);
+	if (l->e.rc)
+		return;
+	s->energy_j = l->e.joules;
+	s->energy_window_s = l->e.window_s;
+	s->tokens_per_joule = metric_tokens_per_joule((double)s->tokens, l->e.joules);
+	s->joules_per_request = metric_joules_per_request(l->e.joules, (double)s->requests);
+}
+
+int efficiency_fill(struct db *db, const char *label, const char *params,
+		    struct level_summary *levels, size_t n, char *err, size_t errlen)
+{
+	struct db_metric_level *lv = NULL;
+	struct energy_counter c;
+	struct metric_price p;
+	size_t n_lv = 0, i, k;
+	int rc;
+
+	efficiency_params(params, &c, &p);
+	for (i = 0; i < n; i++)
+		metric_cost_per_mtok(&p, levels[i].wall_s, (double)levels[i].input_tokens,
+				     (double)levels[i].tokens, &levels[i].cost_per_m_in,
+				     &levels[i].cost_per_m_out);
+	rc = db_metric_levels(db, label, &c, &lv, &n_lv, err, errlen);
+	if (rc)
+		return rc;
+	/* lv runs source by source, each in the order they first scraped */
+	for (k = 0; k < n_lv; k++)
+		for (i = 0; i < n; i++)
+			if (levels[i].level == lv[k].level)
+				efficiency_apply_energy(&levels[i], &lv[k]);
+	free(lv);
+	return DB_OK;
+}

@@ -1,0 +1,40 @@
+/*
+ * efficiency.h - what a level's tokens cost: tokens per joule and joules
+ * per request from an energy counter the run scraped (lib/energy.h), and
+ * the cost per million input and output tokens at the run's
+ * --price-per-hour (lib/metric.h), into the level summaries report,
+ * compare and plot show.
+ *
+ * The counter is the one the run's header names (params.metrics.energy,
+ * replay --energy-metric), else DCGM's. Of several --metrics-url, a
+ * level's figure is of the first (in the order given) whose scrapes carry
+ * the counter at that level; a level none of them carries it at keeps
+ * ENERGY_NOT_SCRAPED, one where the first that carries it refuses it (a
+ * reset, a NaN) the reason.
+ */
+#ifndef TB_ANALYZE_EFFICIENCY_H
+#define TB_ANALYZE_EFFICIENCY_H
+
+#include <stddef.h>
+
+#include "analyze/db.h"
+#include "lib/energy.h"
+#include "lib/metric.h"
+#include "lib/summary.h"
+
+/* The energy counter and price a run's params JSON names (replay's header):
+ * *c DCGM's when it names none, p->per_hour 0 when no price. */
+void efficiency_params(const char *params, struct energy_counter *c, struct metric_price *p);
+
+/*
+ * Fills the energy and price fields of the n level summaries of the run
+ * 'label' (params its first file's header params). Returns DB_OK or a
+ * DB_ERR_* code with why in err.
+ */
+int efficiency_fill(struct db *db, const char *label, const char *params,
+		    struct level_summary *levels, size_t n, char *err, size_t errlen);
+
+/* Applies one source's energy at level l to s, when s has none yet. */
+void efficiency_apply_energy(struct level_summary *s, const struct db_metric_level *l);
+
+#endif
