@@ -591,8 +591,8 @@ SUMMARY_EXPR(col_interrupted, s->planned ? s->requests < s->planned : NAN)
 	CSV(stat "_" name "_ms", 3, col_double, F(m.field))   /* NOLINT(bugprone-macro-parentheses) */
 /* The 95% order-statistic interval of each percentile (stats_rank_ci95). */
 #define DIST_CI_AT(m, name, stat, i) \
-	CSV(stat "_" name "_lo95_ms", 3, col_double, F(m.lo[i])), \
-	CSV(stat "_" name "_hi95_ms", 3, col_double, F(m.hi[i]))   /* NOLINT(bugprone-macro-parentheses) */
+	CSV(stat "_" name "_lo95_ms", 3, col_double, F(m.lo[i])),   /* NOLINT(bugprone-macro-parentheses) */ \
+	CSV(stat "_" name "_hi95_ms", 3, col_double, F(m.hi[i]))    /* NOLINT(bugprone-macro-parentheses) */
 #define DIST_CI(m, name) DIST_CI_AT(m, name, "p50", 0), DIST_CI_AT(m, name, "p90", 1), \
 	DIST_CI_AT(m, name, "p95", 2), DIST_CI_AT(m, name, "p99", 3)
 #define DIST(m, name) DIST_N(m, name), DIST_AT(m, name, "avg", mean), \
