@@ -209,7 +209,7 @@ static int select_rows(struct import *im, const struct record_import_options *o,
 
 /* The trace's header: where its requests came from and how. */
 static cJSON *make_header(const struct import *im, const struct record_import_options *o,
-			  size_t kept)
+			  const struct tokfit *fit, size_t kept)
 {
 	cJSON *header = cJSON_CreateObject(), *source;
 
@@ -230,6 +230,7 @@ static cJSON *make_header(const struct import *im, const struct record_import_op
 	cJSON_AddStringToObject(source, "model", o->model);
 	cJSON_AddStringToObject(source, "endpoint_kind", o->completions ? "completions" : "chat");
 	cJSON_AddBoolToObject(source, "ignore_eos", o->ignore_eos);
+	tokfit_describe(fit, source);
 	if (o->session_prefix)
 		cJSON_AddStringToObject(source, "sessions", "prefix");
 	return header;
@@ -251,6 +252,7 @@ static void print_imported(const struct import *im, size_t kept)
 int import_run(const struct record_import_options *o)
 {
 	struct import im = { 0 };
+	struct tokfit fit = { 0 };
 	char err[TRACEFILE_ERRLEN] = "";
 	size_t i, first = 0, kept = 0;
 	cJSON *header = NULL;
@@ -263,20 +265,26 @@ int import_run(const struct record_import_options *o)
 		rc = CLI_EXIT_FAILED;
 		goto cleanup;
 	}
-	header = make_header(&im, o, kept);
+	if (tokfit_init(&fit, &o->tok, o->model, !o->completions, err, sizeof(err)) < 0) {
+		fprintf(stderr, IMPORT_PROG ": %s\n", err);
+		rc = CLI_EXIT_FAILED;
+		goto cleanup;
+	}
+	header = make_header(&im, o, &fit, kept);
 	if (cli_catch_stop_signals() < 0) {
 		fprintf(stderr, IMPORT_PROG ": cannot handle signals\n");
 		rc = CLI_EXIT_FAILED;
 		goto cleanup;
 	}
-	if ((rc = import_write_trace(&im, im.rows + first, kept, o, header, o->output, o->force,
-				     err, sizeof(err)))) {
+	if ((rc = import_write_trace(&im, im.rows + first, kept, o, &fit, header, o->output,
+				     o->force, err, sizeof(err)))) {
 		fprintf(stderr, IMPORT_PROG ": %s\n", err);
 		if (rc < 0)
-			rc = CLI_EXIT_USAGE;
+			rc = fit.failed ? CLI_EXIT_FAILED : CLI_EXIT_USAGE;
 		goto cleanup;
 	}
 	print_imported(&im, kept);
+	tokfit_summary(&fit, IMPORT_PROG);
 cleanup:
 	for (i = 0; i < im.n_rows; i++)
 		free(im.rows[i].text);
@@ -286,5 +294,6 @@ cleanup:
 	free(im.rows);
 	free(im.hashes);
 	cJSON_Delete(header);
+	tokfit_release(&fit);
 	return rc;
 }

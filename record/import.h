@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tokfit.h"
+
 #define IMPORT_BLOCK_WORDS 512  /* Mooncake hash_ids block size, in tokens */
 
 enum import_format { IMPORT_MOONCAKE, IMPORT_AZURE, IMPORT_BURSTGPT, IMPORT_SHAREGPT };
@@ -47,6 +49,7 @@ struct record_import_options {
 	const char *window;     /* --time-window as given, or NULL */
 	double win_start, win_end;   /* seconds after the first row; end may be INFINITY */
 	int session_prefix;     /* --sessions prefix: Mooncake rows into sessions */
+	struct tokfit_options tok;      /* --tokenizer-url: exact input lengths */
 };
 
 /*

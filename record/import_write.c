@@ -9,6 +9,12 @@
  * keeps its real text, after the conversation's turns before it; a turn of
  * a --sessions prefix session after the turns of its session, their
  * answers placeholder words.
+ *
+ * With --tokenizer-url (record/tokfit.h) a row of synthesized words has
+ * as many words as make its whole request count its input length as the
+ * server's tokenizer counts; a row whose text is fixed (a ShareGPT turn,
+ * a turn of a --sessions prefix session, whose history is the turn
+ * before's) is measured, and records what it measures.
  */
 #include "import.h"
 #include "import_rows.h"
@@ -142,9 +148,39 @@ static char *prefix_session_body(const struct import *im, const struct row *rows
 	return body;
 }
 
-/* Row i as a trace record; NULL when out of memory. */
+/* What a fitted row's body is made from. */
+struct fit_ctx {
+	const struct import *im;
+	const struct row *row;
+	const struct record_import_options *o;
+};
+
+static char *fit_make(void *arg, long words)
+{
+	const struct fit_ctx *c = arg;
+	struct words_buf prompt = { 0 };
+	char *body = NULL;
+
+	if (block_words(c->im, c->row, 0, words, c->o->seed, &prompt) == 0)
+		body = make_body(c->o, NULL, 0, prompt.p ? prompt.p : "", c->row->out);
+	free(prompt.p);
+	return body;
+}
+
+/* Sets t's input length to what the tokenizer counts in its body (a row
+ * of fixed text). Returns 0, or -1 with err filled. */
+static int measure_row(struct tokfit *fit, struct trace_request *t, char *err, size_t errlen)
+{
+	if (!fit->tc)
+		return 0;
+	return tokfit_measure(fit, t->body, &t->input_tokens, err, errlen);
+}
+
+/* Row i as a trace record; NULL when out of memory or when the tokenizer
+ * failed (then err says why). */
 static cJSON *import_request(const struct import *im, const struct row *rows, size_t i,
-			     const struct record_import_options *o)
+			     const struct record_import_options *o, struct tokfit *fit,
+			     char *err, size_t errlen)
 {
 	const char *path = o->completions ? "/v1/completions" : "/v1/chat/completions";
 	const struct row *row = &rows[i];
@@ -163,19 +199,36 @@ static cJSON *import_request(const struct import *im, const struct row *rows, si
 		t.session = row->conv;
 		t.turn = row->turn;
 		if (trace_request_set_json_post(&t, path, make_body(o, c->text,
-				(size_t)row->turn * 2, c->text[row->turn * 2], row->out)) == 0)
+				(size_t)row->turn * 2, c->text[row->turn * 2], row->out)) == 0 &&
+		    measure_row(fit, &t, err, errlen) == 0)
 			rec = trace_request_to_json(&t);
 	} else if (row->session >= 0) {
 		t.session = row->session;
 		t.turn = row->turn;
 		t.think_ns = row->think_ns;
-		if (trace_request_set_json_post(&t, path, prefix_session_body(im, rows, i, o)) == 0)
+		if (trace_request_set_json_post(&t, path, prefix_session_body(im, rows, i, o)) == 0 &&
+		    measure_row(fit, &t, err, errlen) == 0)
+			rec = trace_request_to_json(&t);
+	} else if (row->text) {
+		if (make_prompt(im, row, o->seed, &prompt) == 0 &&
+		    trace_request_set_json_post(&t, path, make_body(o, NULL, 0, prompt.p,
+								   row->out)) == 0 &&
+		    measure_row(fit, &t, err, errlen) == 0)
+			rec = trace_request_to_json(&t);
+	} else if (fit->tc) {
+		struct fit_ctx c = { im, row, o };
+		long words;
+
+		if (tokfit_fit(fit, row->in, row->in, 1, fit_make, &c, &words, &t.input_tokens,
+			       err, errlen) == 0 &&
+		    trace_request_set_json_post(&t, path, fit_make(&c, words)) == 0)
 			rec = trace_request_to_json(&t);
 	} else if (make_prompt(im, row, o->seed, &prompt) == 0 &&
 		   trace_request_set_json_post(&t, path, make_body(o, NULL, 0, prompt.p,
 								  row->out)) == 0) {
 		rec = trace_request_to_json(&t);
 	}
+	tokfit_mark(fit, rec);
 	trace_request_release(&t);
 	free(prompt.p);
 	return rec;
@@ -185,8 +238,8 @@ static cJSON *import_request(const struct import *im, const struct row *rows, si
  * signal that stopped it (err says what was written). A row whose record
  * is longer than a trace line may hold is left out and said on stderr. */
 int import_write_trace(const struct import *im, const struct row *rows, size_t n,
-		       const struct record_import_options *o, cJSON *header, const char *out,
-		       int force, char *err, size_t errlen)
+		       const struct record_import_options *o, struct tokfit *fit, cJSON *header,
+		       const char *out, int force, char *err, size_t errlen)
 {
 	struct traceout to;
 	int rc, sig = 0;
@@ -196,11 +249,16 @@ int import_write_trace(const struct import *im, const struct row *rows, size_t n
 	if (rc < 0)
 		return -1;
 	for (i = 0; rc == 0 && i < n && !(sig = cli_stop_signal()); i++) {
-		cJSON *rec = import_request(im, rows, i, o);
+		cJSON *rec = import_request(im, rows, i, o, fit, err, errlen);
 
+		if (!rec && fit->failed) {
+			rc = -1;
+			break;
+		}
 		rc = traceout_append(&to, rec, err, errlen, "'%s' line %ld: row", im->path,
 				     rows[i].line);
 		cJSON_Delete(rec);
 	}
-	return traceout_close(&to, rc == 0, (long)n, sig, err, errlen);
+	rc = traceout_close(&to, rc == 0, (long)n, sig, err, errlen);
+	return rc;
 }

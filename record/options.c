@@ -77,6 +77,13 @@ static int parse_seed(const char *arg, uint64_t *seed)
 
 /* ---- record synth -------------------------------------------------------- */
 
+/* --tokenizer-fallback: "words" is the one fallback there is. */
+static int parse_fallback(const char *arg, struct tokfit_options *t)
+{
+	t->fallback_words = 1;
+	return strcmp(arg, "words") == 0 ? 0 : -1;
+}
+
 static void synth_usage(FILE *out)
 {
 	fprintf(out,
@@ -100,6 +107,13 @@ static void synth_usage(FILE *out)
 		"      --model NAME          model field of each request (default mock)\n"
 		"      --endpoint-kind K     chat (/v1/chat/completions, default) or completions\n"
 		"      --seed N              generator seed; same seed, same bytes (default 1)\n"
+		"      --tokenizer-url URL   build each prompt to its input length within 1 token\n"
+		"                            as the server's POST /tokenize counts it (vLLM,\n"
+		"                            SGLang, llama.cpp; chat: with its chat template\n"
+		"                            when the server applies one); unreachable: exit 1\n"
+		"      --tokenizer-fallback words\n"
+		"                            if the tokenizer cannot be used, estimate by words\n"
+		"                            and say so in the trace's header\n"
 		"  -o, --output FILE         trace file to write (.jsonl.gz)\n"
 		"  -f, --force               replace FILE if it exists\n"
 		"  -h, --help                show this help\n"
@@ -125,6 +139,8 @@ static const struct option synth_longopts[] = {
 	{ "model", required_argument, NULL, 'm' },
 	{ "endpoint-kind", required_argument, NULL, 'k' },
 	{ "seed", required_argument, NULL, 's' },
+	{ "tokenizer-url", required_argument, NULL, 'U' },
+	{ "tokenizer-fallback", required_argument, NULL, 'F' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -155,6 +171,8 @@ static int synth_take(void *opts, int c, char *arg, char *msg, size_t len)
 	case 'm': so->model = arg; return 0;
 	case 'k': return parse_endpoint_kind(arg, &so->completions);
 	case 's': return parse_seed(arg, &so->seed);
+	case 'U': so->tok.url = arg; return 0;
+	case 'F': return parse_fallback(arg, &so->tok);
 	case 'o': o->output = arg; return 0;
 	case 'f': o->force = 1; return 0;
 	default: return -1;
@@ -180,6 +198,8 @@ int record_options_synth(struct record_synth_options *o, int argc, char **argv)
 		return usage_error(SYNTH_PROG, "--think-time needs --turns T (T > 1)");
 	if (!o->output)
 		return usage_error(SYNTH_PROG, "no output file; give -o TRACE");
+	if (o->synth.tok.fallback_words && !o->synth.tok.url)
+		return usage_error(SYNTH_PROG, "--tokenizer-fallback needs --tokenizer-url URL");
 	return CLI_CONTINUE;
 }
 
@@ -214,6 +234,13 @@ static void import_usage(FILE *out)
 		"      --time-window A-B     keep rows from A to B seconds after the first row\n"
 		"                            (B may be left out); offsets restart at the first kept\n"
 		"      --seed N              seed of the prompt words (default 1)\n"
+		"      --tokenizer-url URL   build each prompt to its input length within 1 token\n"
+		"                            as the server's POST /tokenize counts it (vLLM,\n"
+		"                            SGLang, llama.cpp; chat: with its chat template\n"
+		"                            when the server applies one); unreachable: exit 1\n"
+		"      --tokenizer-fallback words\n"
+		"                            if the tokenizer cannot be used, estimate by words\n"
+		"                            and say so in the trace's header\n"
 		"      --sessions prefix     mooncake: a row whose hash_ids begin with all of an\n"
 		"                            earlier row's (two blocks or more) is that row's\n"
 		"                            next turn, its think time the gap between their\n"
@@ -234,7 +261,8 @@ static void import_usage(FILE *out)
 }
 
 enum { IMPORT_OPT_FORMAT = 256, IMPORT_OPT_MODEL, IMPORT_OPT_KIND, IMPORT_OPT_IGNORE_EOS,
-       IMPORT_OPT_LIMIT, IMPORT_OPT_WINDOW, IMPORT_OPT_SEED, IMPORT_OPT_SESSIONS };
+       IMPORT_OPT_LIMIT, IMPORT_OPT_WINDOW, IMPORT_OPT_SEED, IMPORT_OPT_SESSIONS,
+       IMPORT_OPT_TOKENIZER, IMPORT_OPT_FALLBACK };
 
 static const struct option import_longopts[] = {
 	{ "format", required_argument, NULL, IMPORT_OPT_FORMAT },
@@ -245,6 +273,8 @@ static const struct option import_longopts[] = {
 	{ "time-window", required_argument, NULL, IMPORT_OPT_WINDOW },
 	{ "seed", required_argument, NULL, IMPORT_OPT_SEED },
 	{ "sessions", required_argument, NULL, IMPORT_OPT_SESSIONS },
+	{ "tokenizer-url", required_argument, NULL, IMPORT_OPT_TOKENIZER },
+	{ "tokenizer-fallback", required_argument, NULL, IMPORT_OPT_FALLBACK },
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -287,6 +317,8 @@ static int import_take(void *opts, int c, char *arg, char *msg, size_t len)
 	case IMPORT_OPT_SESSIONS:
 		o->session_prefix = 1;
 		return strcmp(arg, "prefix") == 0 ? 0 : -1;
+	case IMPORT_OPT_TOKENIZER: o->tok.url = arg; return 0;
+	case IMPORT_OPT_FALLBACK: return parse_fallback(arg, &o->tok);
 	case 'o': o->output = arg; return 0;
 	case 'f': o->force = 1; return 0;
 	default: return -1;
@@ -313,6 +345,8 @@ int record_options_import(struct record_import_options *o, int argc, char **argv
 				   : "give exactly one input FILE");
 	if (!o->output)
 		return usage_error(IMPORT_PROG, "no output file; give -o TRACE");
+	if (o->tok.fallback_words && !o->tok.url)
+		return usage_error(IMPORT_PROG, "--tokenizer-fallback needs --tokenizer-url URL");
 	if (o->session_prefix && o->format != IMPORT_MOONCAKE)
 		return usage_error(IMPORT_PROG, "--sessions prefix needs --format mooncake (its "
 				   "hash_ids); %s rows carry no prefix to group by",

@@ -51,7 +51,7 @@ static int synth_main(int argc, char **argv)
 	}
 	if ((rc = synth_write(&o.synth, o.output, o.force, err, sizeof(err))) != 0) {
 		fprintf(stderr, "tracebench record synth: %s\n", err);
-		return rc < 0 ? CLI_EXIT_USAGE : rc;
+		return rc == SYNTH_ETOKENIZER ? CLI_EXIT_FAILED : rc < 0 ? CLI_EXIT_USAGE : rc;
 	}
 	fprintf(stderr, "tracebench record synth: wrote %ld requests to '%s'\n", o.synth.requests,
 		o.output);

@@ -26,6 +26,7 @@
 #include "synth.h"
 #include "words.h"
 #include "traceout.h"
+#include "tokfit.h"
 #include "lib/errmsg.h"
 #include "lib/cli.h"
 #include "lib/trace.h"
@@ -117,7 +118,8 @@ static void add_spec(cJSON *source, const char *key, const struct dist *d, const
 		cJSON_AddStringToObject(source, key, spec ? spec : "?");
 }
 
-static cJSON *make_header(const struct synth_options *o, long sessions)
+static cJSON *make_header(const struct synth_options *o, const struct tokfit *fit,
+			  long sessions)
 {
 	cJSON *header = cJSON_CreateObject(), *source;
 
@@ -132,6 +134,7 @@ static cJSON *make_header(const struct synth_options *o, long sessions)
 	add_spec(source, "output_tokens", &o->output, o->output_spec);
 	cJSON_AddStringToObject(source, "model", o->model);
 	cJSON_AddStringToObject(source, "endpoint_kind", o->completions ? "completions" : "chat");
+	tokfit_describe(fit, source);
 	if (o->rate > 0) {
 		cJSON_AddNumberToObject(source, "rate", o->rate);
 		cJSON_AddStringToObject(source, "arrival", arrival_name(o->arrival));
@@ -210,7 +213,31 @@ struct synth_run {
 	long n_sessions;
 	struct session *sessions;       /* NULL without --turns */
 	int64_t *session_arrival;       /* of each session's first turn */
+	struct tokfit fit;              /* --tokenizer-url: prompts to exact lengths */
+	char *err;                      /* where a tokenizer's failure is said */
+	size_t errlen;
 };
+
+/* What a fitted prompt's body is made from: the words to come. */
+struct fit_ctx {
+	const struct synth_options *o;
+	const struct session *s;
+	struct rng rng;         /* a copy: fitting does not move the stream */
+	long out;
+};
+
+static char *fit_make(void *arg, long words)
+{
+	struct fit_ctx *c = arg;
+	struct rng rng = c->rng;
+	struct words_buf prompt = { 0 };
+	char *body = NULL;
+
+	if (words_append(&prompt, words, &rng) == 0)
+		body = make_body(c->o, c->s, prompt.p ? prompt.p : "", c->out);
+	free(prompt.p);
+	return body;
+}
 
 static void synth_run_free(struct synth_run *run)
 {
@@ -223,6 +250,7 @@ static void synth_run_free(struct synth_run *run)
 	}
 	free(run->sessions);
 	free(run->session_arrival);
+	tokfit_release(&run->fit);
 }
 
 /* Request i as a trace record, its session's history grown by it; NULL
@@ -255,11 +283,25 @@ static cJSON *synth_request(struct synth_run *run, long i)
 	}
 	t.input_tokens = in + (s ? s->words : 0);
 	t.output_tokens = out;
+	if (run->fit.tc) {
+		/* the whole request to the length: a later turn's own words make up
+		 * for what its history counts */
+		struct fit_ctx c = { o, s, run->word_rng, out };
+		long words;
+
+		if (tokfit_fit(&run->fit, t.input_tokens, in, 1, fit_make, &c, &words,
+			       &t.input_tokens, run->err, run->errlen) < 0) {
+			trace_request_release(&t);
+			return NULL;
+		}
+		in = words;
+	}
 	if (words_append(&prompt, in, &run->word_rng) == 0 &&
 	    trace_request_set_json_post(&t, o->completions ? "/v1/completions" :
 					"/v1/chat/completions",
 					make_body(o, s, prompt.p, out)) == 0)
 		rec = trace_request_to_json(&t);
+	tokfit_mark(&run->fit, rec);
 	/* the answer the next turn repeats, of the requested length */
 	if (rec && s && turn + 1 < o->turns &&
 	    (words_append(&answer, out, &run->word_rng) < 0 ||
@@ -301,17 +343,30 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 			return -1;
 		}
 	}
-	header = make_header(o, run.n_sessions);
+	run.err = err;
+	run.errlen = errlen;
+	if (tokfit_init(&run.fit, &o->tok, o->model, !o->completions, err, errlen) < 0) {
+		synth_run_free(&run);
+		return SYNTH_ETOKENIZER;
+	}
+	header = make_header(o, &run.fit, run.n_sessions);
 	rc = traceout_open(&out, "tracebench record synth", path, header, force, err, errlen);
 	cJSON_Delete(header);
 	for (i = 0; rc == 0 && i < o->requests && !(sig = cli_stop_signal()); i++) {
 		cJSON *rec = synth_request(&run, i);
 
-		rc = traceout_append(&out, rec, err, errlen, "request %ld", i);
+		if (!rec && err[0])
+			rc = -1;        /* the tokenizer failed */
+		else
+			rc = traceout_append(&out, rec, err, errlen, "request %ld", i);
 		cJSON_Delete(rec);
 	}
 	if (out.w)
 		rc = traceout_close(&out, rc == 0, o->requests, sig, err, errlen);
+	if (rc == 0)
+		tokfit_summary(&run.fit, "tracebench record synth");
+	if (rc < 0 && run.fit.failed)
+		rc = SYNTH_ETOKENIZER;
 	synth_run_free(&run);
 	return rc;
 }
