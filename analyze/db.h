@@ -125,6 +125,7 @@ struct db_run {
 	char *served;       /* the first model the server listed, or NULL */
 	char *tags;         /* "key=value key=value" of --tag, or NULL */
 	char *provenance;   /* JSON object of the header's provenance, or NULL */
+	char *trace_path;   /* the trace replayed, as the results header names it, or NULL */
 };
 
 /*

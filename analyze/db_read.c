@@ -142,6 +142,7 @@ static void db_run_release(void *row)
 	free(r->served);
 	free(r->tags);
 	free(r->provenance);
+	free(r->trace_path);
 }
 
 static int db_run_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen);
@@ -170,6 +171,7 @@ static int db_run_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
 	r->served = db_column_strdup(st, 8);
 	r->tags = db_column_strdup(st, 9);
 	r->provenance = db_column_strdup(st, 10);
+	r->trace_path = db_column_strdup(st, 11);
 	return r->label ? DB_OK : DB_ERR_WORK;
 }
 
@@ -181,7 +183,7 @@ int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
 #define DB_RUNS_SQL(served, tags, prov) \
 		"SELECT r.label, r.endpoint, r.model, r.trace_digest," \
 		" (SELECT count(*) FROM runs c WHERE c.label = r.label)," \
-		" r.created, r.mode, r.params, " served ", " tags ", " prov \
+		" r.created, r.mode, r.params, " served ", " tags ", " prov ", r.trace_path" \
 		" FROM runs r" \
 		" WHERE r.rowid = (SELECT f.rowid FROM runs f WHERE f.label = r.label" \
 		"                  ORDER BY f.created, f.rowid LIMIT 1)" \

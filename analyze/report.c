@@ -13,6 +13,7 @@
 #include "lib/capacity.h"
 #include "lib/errmsg.h"
 #include "lib/metric.h"
+#include "lib/tracefile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -225,6 +226,47 @@ static void report_notes(FILE *out, enum table_format fmt, const char *params)
 	if (any && fmt == TABLE_MARKDOWN)
 		fputc('\n', out);
 	cJSON_Delete(p);
+}
+
+/*
+ * Where the trace's input lengths came from (schema/FORMAT.md, its header's
+ * source.input_lengths), as a note, when they came from a tokenizer or a
+ * tokenizer was asked for and not used: the header is one line of the
+ * trace, cheap to read where the trace still is. Word estimates, the
+ * default of every trace before, say nothing; nor does a trace gone or
+ * unreadable (the run's digest names it).
+ */
+static void report_input_lengths(FILE *out, enum table_format fmt, const char *trace_path)
+{
+	struct tracefile_reader *r = trace_path ?
+		tracefile_reader_open(trace_path, TRACEFILE_KIND_TRACE, NULL, 0) : NULL;
+	const cJSON *src, *from, *url, *tpl, *why;
+
+	if (!r)
+		return;
+	src = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+		tracefile_reader_header(r), "source"), "input_lengths");
+	from = cJSON_GetObjectItemCaseSensitive(src, "from");
+	url = cJSON_GetObjectItemCaseSensitive(src, "tokenizer_url");
+	tpl = cJSON_GetObjectItemCaseSensitive(src, "chat_template");
+	why = cJSON_GetObjectItemCaseSensitive(src, "tokenizer_fallback");
+	if (cJSON_IsString(from) && strcmp(from->valuestring, "tokenizer") == 0) {
+		fputs("note: input lengths are tokenizer-exact (", out);
+		table_put_text(out, cJSON_IsString(url) ? url->valuestring : "tokenizer");
+		if (cJSON_IsString(tpl)) {
+			fputs(", chat template ", out);
+			table_put_text(out, tpl->valuestring);
+		}
+		fputs(")", out);
+	} else if (cJSON_IsString(why)) {
+		fputs("note: input lengths are word estimates, the tokenizer unused: ", out);
+		table_put_text(out, why->valuestring);
+	} else {
+		tracefile_reader_close(r);
+		return;
+	}
+	fputs(fmt == TABLE_MARKDOWN ? "\n\n" : "\n", out);
+	tracefile_reader_close(r);
 }
 
 /* "warm-up: 1 request, cold-start TTFT 1012.3 ms", when the run had warm-ups. */
@@ -1210,6 +1252,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 			fputc('\n', out);
 		report_heading(out, fmt, &runs[i]);
 		report_notes(out, fmt, runs[i].params);
+		report_input_lengths(out, fmt, runs[i].trace_path);
 		summary_table_init(&t, out, fmt, report_groups(&run, sc.use));
 		table_begin(&t);
 		report_rows(&t, runs[i].label, &run);

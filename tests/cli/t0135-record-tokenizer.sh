@@ -45,6 +45,16 @@ check "stderr says how many prompts took how many requests" grep -q '100 prompts
 check "a word trace says its lengths are word estimates" sh -c \
 	"zcat '$WORK/w.jsonl.gz' | head -1 | jq -e '.source.input_lengths.from == \"words\"' >/dev/null"
 
+# ---- analyze report says so, from the trace the run names
+tb record synth -n 4 --input-tokens 20 --output-tokens 4 --tokenizer-url "$TOK" \
+	-o "$WORK/r.jsonl.gz" 2>/dev/null
+tb replay --endpoint "$ENDPOINT" -c 1 --warmup 0 --label exact -o "$WORK/run.jsonl.gz" \
+	"$WORK/r.jsonl.gz" >/dev/null 2>&1
+tb analyze load --db "$WORK/bench.db" "$WORK/run.jsonl.gz" 2>/dev/null
+tb analyze report --db "$WORK/bench.db" >"$WORK/report.txt" 2>&1
+check "report: input lengths are tokenizer-exact, with the URL" \
+	grep -q "note: input lengths are tokenizer-exact ($TOK, chat template counted)" "$WORK/report.txt"
+
 # ---- a tokenizer where a word is not a token (vLLM's shape, a chat template)
 if have python3 && have jq; then
 	python3 tests/fixtures/tokenizer.py "$WORK/sport" subword &
