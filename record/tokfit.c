@@ -141,7 +141,9 @@ void tokfit_describe(const struct tokfit *f, cJSON *source)
 
 void tokfit_mark(const struct tokfit *f, cJSON *rec)
 {
-	if (rec)
+	/* without --tokenizer-url a record stays as it always was, byte for
+	 * byte: absent means words */
+	if (rec && (f->tc || f->fallback_why))
 		cJSON_AddStringToObject(rec, "input_tokens_source", f->tc ? "tokenizer" : "words");
 }
 

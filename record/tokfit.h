@@ -76,7 +76,9 @@ int tokfit_measure(struct tokfit *f, const char *body, long *measured, char *err
  * (and why, after a fallback). */
 void tokfit_describe(const struct tokfit *f, cJSON *source);
 
-/* Marks a record's input_tokens as measured ("input_tokens_source"). */
+/* Says where a record's input_tokens came from ("input_tokens_source":
+ * "tokenizer", or "words" after a fallback); nothing without a tokenizer
+ * asked for, so such traces keep their bytes. */
 void tokfit_mark(const struct tokfit *f, cJSON *rec);
 
 /* Says on stderr, after PROG, how the prompts fitted. */

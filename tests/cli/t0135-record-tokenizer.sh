@@ -129,5 +129,9 @@ check "--tokenizer-fallback words: exit 0, said on stderr" sh -c \
 	"test $? -eq 0 && grep -q 'word estimates' '$WORK/f.err'"
 check "... and in the header, with why" sh -c \
 	"zcat '$WORK/f.jsonl.gz' | head -1 | grep '\"from\":\"words\"' | grep -q 'tokenizer_fallback'"
+check "... and each record says words" sh -c \
+	"test \$(zcat '$WORK/f.jsonl.gz' | grep -c '\"input_tokens_source\":\"words\"') -eq 5"
+check "without --tokenizer-url records carry no input_tokens_source, as before" sh -c \
+	"! zcat '$WORK/w.jsonl.gz' | grep -q input_tokens_source"
 tb record synth -n 5 --tokenizer-fallback words -o "$WORK/g.jsonl.gz" 2>/dev/null
 check "--tokenizer-fallback without --tokenizer-url: usage error" test $? -eq 2
