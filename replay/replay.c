@@ -28,6 +28,7 @@
 #include "scrape.h"
 #include "server_info.h"
 #include "session.h"
+#include "level.h"
 #include "workers.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
@@ -49,840 +50,10 @@
 #include <unistd.h>
 
 
-struct level_run;
-
-/* A session in flight (session mode: the trace has sessions). Its turns go
- * out one at a time: the next is due when the last has ended plus its think
- * time, with the answers so far in its history (replay/session.h). */
-struct session_run {
-	struct level_run *lr;
-	const struct session_entry *e;
-	size_t next;              /* the turn to send next */
-	struct session_answer *answers;  /* the server's to turns 0 .. next-1 */
-	char *body;               /* the filled body of the turn in flight, or NULL */
-	struct event *timer;      /* the think time before the next turn */
-	int64_t due_ns;           /* when the next turn is due (monotonic) */
-	int active;
-	struct session_run *wait_next;  /* open loop: due, held by --max-concurrency */
-	size_t pass;              /* its pass over the trace's sessions (request_salt) */
-};
-
-/*
- * --metrics-url: a level's counters are counted over its window, from a
- * scrape before its first measured request (after the warm-ups) to one
- * after its last answer (replay/scrape.h). WINDOW_WANTED holds issue()
- * back until the start scrape is in.
- */
-enum level_window {
-	WINDOW_NONE,          /* no scrapes, or none at this level's edges */
-	WINDOW_WANTED,        /* a start scrape is due before the first request */
-	WINDOW_STARTING,      /* ... asked for, not yet in: nothing is sent */
-	WINDOW_OPEN           /* in: the level runs */
-};
-
-/* The state of the level being run; the done callback drives it. */
-struct level_run {
-	struct client *client;
-	struct tracefile_writer *out;
-	const struct prepared *reqs;
-	size_t n_reqs;
-	long *seq;                /* next sequence number, shared across levels */
-	int64_t origin_ns;        /* the run's start: offsets in results count from it */
-	int level;                /* recorded: the C of the level, -k a rate level */
-	double rate;              /* recorded: a rate level's offered req/s, else 0 */
-	size_t cap;               /* closed loop: requests in flight here (C / workers) */
-	int repeat;
-	char salt[RESULT_SALT_MAX];        /* tag of the level's measured requests, "" none */
-	char warmup_salt[RESULT_SALT_MAX]; /* of its warm-ups */
-	uint64_t salt_seed;       /* the run's (and side's), keying each request's salt */
-	size_t first;             /* position of the level's first request (make_salt) */
-	const int64_t *sched;     /* open loop: due offsets of the n requests, else NULL */
-	const size_t *req_index;  /* open loop: position of each of the n (open_schedule) */
-	int64_t sched_origin_ns;  /* open loop: the instant offset 0 stands for */
-	int64_t anchor_ns;        /* --start-at: sched_origin_ns fixed there, else 0 */
-	size_t max_concurrency;   /* open loop cap, 0 = none */
-	size_t connections;       /* opened before the level starts, 0 = none */
-	struct event *due_timer;  /* open loop: wakes issue() when the next is due */
-	const struct session_set *sessions;  /* session mode, else NULL */
-	size_t n_sessions;        /* sessions to run in this level */
-	size_t sessions_started, sessions_done;
-	struct session_run *sruns; /* one per session started */
-	struct session_run *wait_head, *wait_tail;  /* later turns due, held */
-	struct result *results;   /* warmup + n of them */
-	struct result **unwritten; /* finished, their records not yet written: a FIFO */
-	size_t unwritten_head, n_unwritten;
-	struct event *write_ev;   /* writes them when the loop has nothing else to do */
-	char **bodies;            /* salted bodies of those sent, NULL: the prepared one */
-	size_t warmup, n;
-	size_t issued, finished, in_flight;
-	size_t peak_in_flight;    /* most in flight at once, over the levels run */
-	int write_failed;
-	struct failures *failures;   /* told and counted as they come back */
-	int show_progress;
-	size_t errors;            /* of the level so far */
-	int64_t tokens;           /* output tokens of the level so far */
-	int64_t progress_ns;      /* when the progress line was last printed */
-	int64_t measure_ns;       /* when the warm-ups were over, 0 before */
-	size_t progress_finished;
-	int64_t progress_tokens;  /* tokens received by then, streams in flight too */
-	size_t live_from;         /* results before it have all ended */
-	struct scrape *scrapes[REPLAY_MAX_METRICS_URLS];  /* one per --metrics-url */
-	size_t n_scrapes;
-	enum level_window window; /* --metrics-url: where the level's window stands */
-	size_t edge_pending;      /* boundary scrapes asked for, not yet in */
-	scrape_done_fn edge_done; /* ... then called, once all are */
-};
-
-static volatile sig_atomic_t stop_signal;   /* first signal seen, 0 if none */
-static int signals_seen;
-
-/* ---- running a level ------------------------------------------------- */
-
-static void issue(struct level_run *lr);
-
-/*
- * Output tokens received so far: the finished requests' counts and, of
- * the streams in flight, their token events so far (the first, then one
- * per gap), so the rate moves while long answers stream instead of
- * reading 0 until they end.
- */
-static int64_t tokens_received(struct level_run *lr)
-{
-	int64_t n = lr->tokens;
-	size_t k;
-
-	while (lr->live_from < lr->issued && lr->results[lr->live_from].e2e_ns > 0)
-		lr->live_from++;
-	for (k = lr->live_from; k < lr->issued; k++) {
-		const struct result *r = &lr->results[k];
-
-		if (r->e2e_ns == 0 && r->ttft_ns >= 0)  /* in flight, streaming */
-			n += 1 + (int64_t)r->n_itl;
-	}
-	return n;
-}
-
-/*
- * The live line on stderr, once a second: the warm-ups, then the level's
- * measured requests done of its total, the rates over the last second,
- * errors and the time left: an open loop's from its schedule, a closed
- * loop's from its rate since the warm-ups (the last second's rate made it
- * jump 96 -> 23 -> 45 s from one line to the next). On a terminal it
- * rewrites itself; elsewhere (--progress into a log) it prints a line
- * each time.
- */
-static void print_progress(struct level_run *lr, int final)
-{
-	int64_t now = clock_now_ns(), tokens;
-	double dt = (double)(now - lr->progress_ns) / NS_PER_S;
-	size_t done = lr->finished > lr->warmup ? lr->finished - lr->warmup : 0;
-	double req_s, tok_s, eta = -1, since;
-	int tty = isatty(STDERR_FILENO);
-
-	if (!lr->show_progress)
-		return;
-	if (final) {
-		if (tty)
-			fprintf(stderr, "\r\033[K");
-		return;
-	}
-	if (dt <= 0)
-		return;
-	tokens = tokens_received(lr);
-	req_s = (double)(lr->finished - lr->progress_finished) / dt;
-	tok_s = tokens > lr->progress_tokens ? (double)(tokens - lr->progress_tokens) / dt : 0;
-	since = lr->measure_ns ? (double)(now - lr->measure_ns) / NS_PER_S : 0;
-	if (lr->sched && lr->n && lr->sched_origin_ns)   /* the schedule says when it ends */
-		eta = (double)(lr->sched[lr->n - 1] - (now - lr->sched_origin_ns)) / NS_PER_S;
-	else if (!lr->sched && done > 0 && since > 0)
-		eta = (double)(lr->n - done) * since / (double)done;
-	if (lr->sched)
-		fprintf(stderr, "%sopen loop", tty ? "\r\033[K" : "");
-	else
-		fprintf(stderr, "%sC=%d", tty ? "\r\033[K" : "", lr->level);
-	if (lr->finished < lr->warmup)
-		fprintf(stderr, "  warm-up %zu/%zu", lr->finished, lr->warmup);
-	else
-		fprintf(stderr, "  %zu/%zu done", done, lr->n);
-	fprintf(stderr, "  %.1f req/s  %.0f tok/s  %zu in flight  %zu errors",
-		req_s, tok_s, lr->in_flight, lr->errors);
-	if (eta >= 0)
-		fprintf(stderr, "  ETA %.0f s", eta);
-	if (!tty)
-		fputc('\n', stderr);
-	lr->progress_ns = now;
-	lr->progress_finished = lr->finished;
-	lr->progress_tokens = tokens;
-}
-
-/*
- * A finished request's record is written (result_to_json, then handed to
- * the results file, whose own thread compresses it at idle priority:
- * zlib, most of the some 60 µs of a 100-token record, stays off this loop
- * and off the cores the loop and the server need; lib/tracefile.h) out of
- * the way of the measuring: write_ev has the loop's lowest priority, so
- * it runs in a pass with no socket, timer or signal event to serve,
- * WRITE_BATCH records at a time. When a closed loop's wave of C requests
- * ends at once, the next wave goes out and its first tokens are read
- * before those C records are written, not after. The once-a-second tick
- * writes whatever still waits and asks the file's thread for a flush,
- * waiting only for the one it asked a second before (long done, as a
- * rule): every request its progress line counts is on disk by the next
- * line, and a killed replay loses the last two seconds at most.
- */
-#define WRITE_BATCH 8
-
-/* The results file cannot take more: says why once and stops the run. */
-static void write_failed(struct level_run *lr, const char *why)
-{
-	if (!lr->write_failed)
-		fprintf(stderr, "\ntracebench replay: %s\n", why);
-	lr->write_failed = 1;
-	stop_signal = stop_signal ? stop_signal : -1;
-}
-
-/* Writes the oldest n of the unwritten records (drops them once a write
- * has failed). */
-static void write_records(struct level_run *lr, size_t n)
-{
-	for (; n > 0 && lr->n_unwritten > 0; n--, lr->n_unwritten--) {
-		const struct result *r = lr->unwritten[lr->unwritten_head++];
-		cJSON *rec;
-
-		if (lr->write_failed)
-			continue;
-		if (!(rec = result_to_json(r)))
-			write_failed(lr, "out of memory");
-		else if (tracefile_writer_append(lr->out, rec) < 0)
-			write_failed(lr, tracefile_writer_error(lr->out));
-		cJSON_Delete(rec);
-	}
-	if (lr->n_unwritten == 0)
-		lr->unwritten_head = 0;
-}
-
-static void on_write(evutil_socket_t fd, short events, void *arg)
-{
-	struct level_run *lr = arg;
-
-	(void)fd;
-	(void)events;
-	write_records(lr, WRITE_BATCH);
-	if (lr->n_unwritten)
-		event_active(lr->write_ev, 0, 0);
-}
-
-/* Counts a finished request and queues its record (r stays in
- * lr->results until the level's end writes what is left). */
-static void record_done(struct level_run *lr, struct result *r)
-{
-	lr->in_flight--;
-	lr->finished++;
-	if (result_ok(r)) {
-		lr->tokens += r->output_tokens;
-	} else {
-		lr->errors++;
-		if (lr->failures)
-			failures_note(lr->failures, r);
-	}
-	lr->unwritten[lr->unwritten_head + lr->n_unwritten++] = r;
-	if (lr->n_unwritten == 1)
-		event_active(lr->write_ev, 0, 0);
-}
-
-/* A scrape's record (replay/scrape.h): into the file like a request's. */
-static void on_metrics(void *ctx, const cJSON *rec)
-{
-	struct level_run *lr = ctx;
-
-	write_records(lr, lr->n_unwritten);     /* the file in the order things happened */
-	if (tracefile_writer_append(lr->out, rec) < 0)
-		write_failed(lr, tracefile_writer_error(lr->out));
-}
-
-static void on_done(void *ctx, struct result *r)
-{
-	struct level_run *lr = ctx;
-
-	record_done(lr, r);
-	issue(lr);
-}
-
-/* Open loop: whether the k-th scheduled send is due (its time in *due,
- * from the level's first look at the clock); if not, the due timer is
- * armed for it. */
-static int sched_due(struct level_run *lr, size_t k, int64_t *due)
-{
-	int64_t now = clock_now_ns();
-
-	if (!lr->sched_origin_ns)
-		lr->sched_origin_ns = now;
-	*due = lr->sched_origin_ns + lr->sched[k];
-	if (*due > now) {
-		struct timeval tv = {
-			.tv_sec = (time_t)((*due - now) / NS_PER_S),
-			.tv_usec = (suseconds_t)((*due - now) % NS_PER_S / 1000),
-		};
-
-		evtimer_add(lr->due_timer, &tv);
-		return 0;
-	}
-	return 1;
-}
-
-/*
- * Picks the next request to send now, or returns NULL when it must wait:
- * for a free slot (closed loop, or the open loop's cap), for the warm-ups
- * to finish, or for its scheduled time (then the due timer is armed).
- * Sets *start_ns to the instant its latencies count from (-1: when sent).
- */
-static const struct prepared *next_request(struct level_run *lr, int64_t *start_ns,
-					   size_t *pass)
-{
-	size_t k, q;
-	int64_t due;
-
-	*start_ns = -1;
-	if (lr->issued < lr->warmup) {
-		*pass = lr->issued / lr->n_reqs;
-		return lr->in_flight ? NULL : &lr->reqs[lr->issued % lr->n_reqs];
-	}
-	if (lr->finished < lr->warmup)
-		return NULL;
-	k = lr->issued - lr->warmup;
-	if (!lr->sched) {
-		if (lr->in_flight >= lr->cap)
-			return NULL;
-		q = lr->first + k;
-	} else {
-		if (!sched_due(lr, k, &due))
-			return NULL;
-		if (lr->max_concurrency && lr->in_flight >= lr->max_concurrency)
-			return NULL;    /* latency still counts from 'due': the wait is the server's */
-		*start_ns = due;
-		q = lr->first + lr->req_index[k];
-	}
-	*pass = q / lr->n_reqs;
-	return &lr->reqs[q % lr->n_reqs];
-}
-
-static void issue_sessions(struct level_run *lr);
-
-/*
- * The salt of request p, sent in pass 'pass' over the trace: the level's
- * tag ("c4r1", "o", "o3r0", "w"; ".2" added for the third pass), after
- * eight hex digits keyed on the run's seed, that tag and the head of p's
- * prompt (body_prompt_head): "9c41e07a-c4r1". Requests whose prompts begin
- * alike share a salt, so the prefix the trace gives them stays shared;
- * the rest differ from the salt's first byte, so no salt is a prefix the
- * server finds cached (an 11-token salt shared by a whole level read as
- * 6% cache hits on a trace that shares nothing). "" when unsalted.
- */
-#define SALT_HEAD 64     /* bytes of prompt keyed: about 16 tokens, a vLLM block */
-
-static void request_salt(const struct level_run *lr, const struct prepared *p, int warmup,
-			 size_t pass, char *buf, size_t len)
-{
-	const char *tag = warmup ? lr->warmup_salt : lr->salt;
-	char full[RESULT_SALT_MAX];
-	size_t head, i;
-	uint64_t h = 0xcbf29ce484222325ULL ^ lr->salt_seed;
-
-	buf[0] = '\0';
-	if (!tag[0] || !p->salt_ok)
-		return;
-	/* a tag is some 10 bytes: none is cut (a cut one would still differ) */
-	if (snprintf(full, sizeof(full), pass ? "%s.%zu" : "%s", tag, pass) < 0)
-		return;
-	head = body_prompt_head(p->body, p->body_len, p->salt_off, SALT_HEAD);
-	for (i = 0; full[i]; i++)
-		h = (h ^ (unsigned char)full[i]) * 0x100000001b3ULL;
-	for (i = 0; i < head; i++)
-		h = (h ^ (unsigned char)p->body[p->salt_off + i]) * 0x100000001b3ULL;
-	h ^= h >> 33;           /* FNV-1a's low bits mix poorly: fold */
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	if (snprintf(buf, len, "%08x-%s", (unsigned)(h & 0xffffffffu), full) < 0)
-		buf[0] = '\0';
-}
-
-/* The level-start scrape is in: the level begins. */
-static void on_window_start(void *ctx)
-{
-	struct level_run *lr = ctx;
-
-	lr->window = WINDOW_OPEN;
-	issue(lr);
-}
-
-/* The level-end scrape is in: run_level goes on. */
-static void on_window_end(void *ctx)
-{
-	struct level_run *lr = ctx;
-
-	event_base_loopbreak(client_base(lr->client));
-}
-
-/* One scraper's boundary scrape is in; the level goes on once all are. */
-static void on_edge_one(void *ctx)
-{
-	struct level_run *lr = ctx;
-
-	if (lr->edge_pending && --lr->edge_pending == 0)
-		lr->edge_done(lr);
-}
-
-/*
- * A boundary scrape (at a level's start or end) from every scraper, on
- * the same schedule, so that each source's counters run over the same
- * window; done(lr) once all are in. Returns 0, or -1 when none could be
- * asked for (done will not be called).
- */
-static int window_edge(struct level_run *lr, enum scrape_at at, scrape_done_fn done)
-{
-	size_t i;
-
-	lr->edge_done = done;
-	lr->edge_pending = 0;
-	for (i = 0; i < lr->n_scrapes; i++)
-		lr->edge_pending++;
-	/* counted first: a scraper's done comes on the loop, never from here */
-	for (i = 0; i < lr->n_scrapes; i++)
-		if (scrape_boundary(lr->scrapes[i], at, on_edge_one, lr) < 0)
-			lr->edge_pending--;
-	return lr->edge_pending ? 0 : -1;
-}
-
-/* Every scraper's level, repeat and whether its interval scrapes are in it. */
-static void scrapes_set_level(struct level_run *lr, long level, long repeat, int inside)
-{
-	size_t i;
-
-	for (i = 0; i < lr->n_scrapes; i++)
-		scrape_set_level(lr->scrapes[i], level, repeat, inside);
-}
-
-/*
- * Whether issue() must wait for the level-start scrape: asks for it once
- * the warm-ups are over, and holds the level's first request until it is
- * in (on_window_start). Its wait (a scrape's latency) comes before the
- * level's clock starts.
- */
-static int window_holds(struct level_run *lr)
-{
-	if (lr->window == WINDOW_STARTING)
-		return 1;
-	if (lr->window != WINDOW_WANTED || lr->finished < lr->warmup || lr->in_flight ||
-	    stop_signal)
-		return 0;
-	lr->window = WINDOW_STARTING;
-	if (window_edge(lr, SCRAPE_AT_LEVEL_START, on_window_start) < 0) {
-		lr->window = WINDOW_NONE;       /* cannot be: one boundary at a time */
-		return 0;
-	}
-	return 1;
-}
-
-/* Starts what may start now; ends the loop when the level is over. */
-static void issue(struct level_run *lr)
-{
-	size_t total = lr->warmup + lr->n;
-	const struct prepared *p;
-	const char *body;
-	size_t body_len, pass;
-	int64_t start_ns;
-
-	if (window_holds(lr))
-		return;
-	if (!lr->measure_ns && lr->finished >= lr->warmup)
-		lr->measure_ns = clock_now_ns();        /* the warm-ups are over */
-	if (lr->sessions) {
-		issue_sessions(lr);
-		return;
-	}
-	while (!stop_signal && lr->issued < total && (p = next_request(lr, &start_ns, &pass))) {
-		struct result *r = &lr->results[lr->issued];
-		char salt[RESULT_SALT_MAX];
-
-		r->level = lr->level;
-		r->rate = lr->rate;
-		r->repeat = lr->repeat;
-		r->seq = (*lr->seq)++;
-		r->trace_id = p->req.id;
-		r->warmup = lr->issued < lr->warmup;
-		r->input_tokens = p->req.input_tokens;
-		lr->issued++;
-		if (++lr->in_flight > lr->peak_in_flight)
-			lr->peak_in_flight = lr->in_flight;
-		body = p->body;
-		body_len = p->body_len;
-		request_salt(lr, p, r->warmup, pass, salt, sizeof(salt));
-		if (salt[0]) {
-			char text[RESULT_SALT_MAX + 1];
-			char **b = &lr->bodies[lr->issued - 1];
-
-			snprintf(text, sizeof(text), "%s ", salt);
-			if (body_insert(p->body, p->body_len, p->salt_off, text, b, &body_len) < 0) {
-				result_set_error(r, RESULT_ERR_TRANSFER, "out of memory");
-				record_done(lr, r);
-				continue;
-			}
-			body = *b;
-			snprintf(r->salt, sizeof(r->salt), "%s", salt);
-		}
-		if (client_start(lr->client, p->req.method, p->req.path, p->headers,
-				 p->n_headers, body, body_len, r, lr->origin_ns, start_ns,
-				 on_done, lr) < 0) {
-			/* recorded here, not through on_done: that would call issue()
-			 * again, a level deeper for each refusal in a row */
-			result_set_error(r, RESULT_ERR_TRANSFER, "libcurl refused the request");
-			record_done(lr, r);
-		}
-	}
-	if (lr->in_flight == 0 && (lr->issued == total || stop_signal))
-		event_base_loopbreak(client_base(lr->client));
-}
-
-/* ---- sessions -------------------------------------------------------- */
-
-/* The trace request of turn 'turn' of session e. */
-static const struct prepared *session_turn(const struct level_run *lr,
-					   const struct session_entry *e, size_t turn)
-{
-	return &lr->reqs[lr->sessions->turns[e->first + turn]];
-}
-
-/* Ends a session: its answers and timer go, its place frees. */
-static void session_end(struct session_run *sr)
-{
-	size_t i;
-
-	for (i = 0; sr->answers && i < sr->next; i++)
-		session_answer_release(&sr->answers[i]);
-	free(sr->answers);
-	sr->answers = NULL;
-	free(sr->body);
-	sr->body = NULL;
-	if (sr->timer)
-		event_free(sr->timer);
-	sr->timer = NULL;
-	if (sr->active) {
-		sr->active = 0;
-		sr->lr->sessions_done++;
-	}
-}
-
-static void on_turn_done(void *ctx, struct result *r);
-
-/*
- * p's body with its salt (request_salt: the turns of a session begin
- * alike, so they share it and their prefix) in front of its prompt: *out
- * (malloc'd, the caller frees) and *len, or *out NULL when it goes
- * unsalted. Notes the salt in r. Returns 0, or -1 when out of memory.
- */
-static int salt_body(const struct level_run *lr, const struct prepared *p, int warmup,
-		     size_t pass, struct result *r, char **out, size_t *len)
-{
-	char text[RESULT_SALT_MAX + 1], salt[RESULT_SALT_MAX];
-
-	*out = NULL;
-	*len = p->body_len;
-	request_salt(lr, p, warmup, pass, salt, sizeof(salt));
-	if (!salt[0])
-		return 0;
-	snprintf(text, sizeof(text), "%s ", salt);
-	if (body_insert(p->body, p->body_len, p->salt_off, text, out, len) < 0)
-		return -1;
-	snprintf(r->salt, sizeof(r->salt), "%s", salt);
-	return 0;
-}
-
-/*
- * Sends the next turn of sr, its latencies counted from start_ns (-1: the
- * send). Its history gets the answers so far. Returns 0, or -1 when the
- * turn could not start (recorded as failed; the session is over).
- */
-static int session_send(struct session_run *sr, int64_t start_ns)
-{
-	struct level_run *lr = sr->lr;
-	const struct prepared *p = session_turn(lr, sr->e, sr->next);
-	struct result *r = &lr->results[lr->issued];
-	char *salted = NULL;
-	size_t salted_len = p->body_len, body_len = p->body_len;
-	const char *body = p->body;
-	int fill = SESSION_ENOMEM;
-
-	if (salt_body(lr, p, 0, sr->pass, r, &salted, &salted_len) == 0) {
-		const char *src = salted ? salted : p->body;
-
-		fill = sr->next ? session_fill_body(src, salted_len, sr->answers, sr->next,
-						    &sr->body, &body_len) : SESSION_ASIS;
-		if (fill == SESSION_FILLED) {
-			body = sr->body;
-			free(salted);
-		} else {
-			sr->body = salted;     /* NULL: unsalted, the prepared body */
-			body = src;
-			body_len = salted_len;
-		}
-	}
-	r->level = lr->level;
-	r->rate = lr->rate;
-	r->repeat = lr->repeat;
-	r->seq = (*lr->seq)++;
-	r->trace_id = p->req.id;
-	r->input_tokens = p->req.input_tokens;
-	r->session = sr->e->id;
-	r->turn = sr->e->id >= 0 ? (long)sr->next : -1;
-	r->keep_answer = sr->next + 1 < sr->e->n_turns;
-	sr->next++;
-	lr->issued++;
-	if (++lr->in_flight > lr->peak_in_flight)
-		lr->peak_in_flight = lr->in_flight;
-	if (fill == SESSION_ENOMEM) {
-		result_set_error(r, RESULT_ERR_TRANSFER, "out of memory filling the history");
-	} else if (client_start(lr->client, p->req.method, p->req.path, p->headers, p->n_headers,
-				body, body_len, r, lr->origin_ns, start_ns, on_turn_done, sr) == 0) {
-		return 0;
-	} else {
-		result_set_error(r, RESULT_ERR_TRANSFER, "libcurl refused the request");
-	}
-	record_done(lr, r);
-	session_end(sr);
-	return -1;
-}
-
-/* True when open loop's --max-concurrency holds what is due now. */
-static int held(const struct level_run *lr)
-{
-	return lr->sched && lr->max_concurrency && lr->in_flight >= lr->max_concurrency;
-}
-
-/* The think time is over: the next turn is due. Under --max-concurrency
- * with the cap reached it waits, first in line for a free place (its
- * latencies still count from when it was due). */
-static void on_think(evutil_socket_t fd, short events, void *arg)
-{
-	struct session_run *sr = arg;
-	struct level_run *lr = sr->lr;
-
-	(void)fd;
-	(void)events;
-	if (stop_signal) {
-		session_end(sr);
-		issue(lr);
-		return;
-	}
-	if (held(lr)) {
-		sr->wait_next = NULL;
-		if (lr->wait_tail)
-			lr->wait_tail->wait_next = sr;
-		else
-			lr->wait_head = sr;
-		lr->wait_tail = sr;
-		return;
-	}
-	if (session_send(sr, sr->due_ns) < 0)
-		issue(lr);
-}
-
-/*
- * A turn ended. A failed one ends its session (its record carries the
- * class); else the answer goes into the history and the next turn is due
- * after its think time, counted from now.
- */
-static void on_turn_done(void *ctx, struct result *r)
-{
-	struct session_run *sr = ctx;
-	struct level_run *lr = sr->lr;
-	struct session_answer *a;
-	int64_t think;
-	struct timeval tv;
-
-	record_done(lr, r);
-	free(sr->body);
-	sr->body = NULL;
-	if (!result_ok(r) || stop_signal || sr->next >= sr->e->n_turns) {
-		session_end(sr);
-		issue(lr);
-		return;
-	}
-	a = &sr->answers[sr->next - 1];
-	a->content = r->answer;        /* NULL: an empty answer */
-	a->calls = r->tool_calls;
-	r->answer = NULL;
-	toolcalls_init(&r->tool_calls, 0);
-	think = session_turn(lr, sr->e, sr->next)->req.think_ns;
-	sr->due_ns = clock_now_ns() + think;
-	tv.tv_sec = (time_t)(think / NS_PER_S);
-	tv.tv_usec = (suseconds_t)(think % NS_PER_S / 1000);
-	if (!sr->timer || evtimer_add(sr->timer, &tv) < 0) {
-		fprintf(stderr, "\ntracebench replay: out of memory\n");
-		stop_signal = stop_signal ? stop_signal : -1;
-		session_end(sr);
-	}
-	issue(lr);     /* an open loop's first turns may wait for room */
-}
-
-/* Starts the session at position q (make_salt) as the level's next one,
- * its first turn due at start_ns (-1: now). Returns 0, or -1 when out of
- * memory. */
-static int session_start(struct level_run *lr, size_t q, int64_t start_ns)
-{
-	struct session_run *sr = &lr->sruns[lr->sessions_started++];
-	const struct session_entry *e = &lr->sessions->s[q % lr->sessions->n];
-
-	memset(sr, 0, sizeof(*sr));
-	sr->lr = lr;
-	sr->e = e;
-	sr->pass = q / lr->sessions->n;
-	sr->active = 1;
-	sr->answers = calloc(e->n_turns, sizeof(*sr->answers));
-	sr->timer = evtimer_new(client_base(lr->client), on_think, sr);
-	if (!sr->answers || !sr->timer) {
-		session_end(sr);
-		return -1;
-	}
-	session_send(sr, start_ns);
-	return 0;
-}
-
-/* Sessions in flight: the closed loop's C, or all that the open loop started. */
-static size_t sessions_active(const struct level_run *lr)
-{
-	return lr->sessions_started - lr->sessions_done;
-}
-
-/*
- * Session mode's issue(): warm-ups first (the first turns of sessions, one
- * at a time); then closed loop keeps C sessions in flight, open loop starts
- * each session at its scheduled instant. Later turns leave from their think
- * timers. Ends the loop when every session of the level is over.
- */
-static void issue_sessions(struct level_run *lr)
-{
-	const struct session_set *set = lr->sessions;
-
-	/* warm-ups: the first turns of the first sessions, as requests of their own */
-	while (!stop_signal && lr->issued < lr->warmup && !lr->in_flight) {
-		const struct session_entry *e = &set->s[lr->issued % set->n];
-		const struct prepared *p = session_turn(lr, e, 0);
-		struct result *r = &lr->results[lr->issued];
-		char **b = &lr->bodies[lr->issued];
-		size_t len;
-
-		r->level = lr->level;
-		r->rate = lr->rate;
-		r->repeat = lr->repeat;
-		r->seq = (*lr->seq)++;
-		r->trace_id = p->req.id;
-		r->warmup = true;
-		r->input_tokens = p->req.input_tokens;
-		lr->issued++;
-		if (++lr->in_flight > lr->peak_in_flight)
-			lr->peak_in_flight = lr->in_flight;
-		if (salt_body(lr, p, 1, (lr->issued - 1) / set->n, r, b, &len) < 0)
-			result_set_error(r, RESULT_ERR_TRANSFER, "out of memory");
-		else if (client_start(lr->client, p->req.method, p->req.path, p->headers,
-				      p->n_headers, *b ? *b : p->body, len, r, lr->origin_ns, -1,
-				      on_done, lr) == 0)
-			return;
-		else
-			result_set_error(r, RESULT_ERR_TRANSFER, "libcurl refused the request");
-		record_done(lr, r);
-	}
-	if (lr->finished < lr->warmup && !stop_signal)
-		return;
-	/* later turns held by --max-concurrency go before new sessions */
-	while (!stop_signal && lr->wait_head && !held(lr)) {
-		struct session_run *sr = lr->wait_head;
-
-		if (!(lr->wait_head = sr->wait_next))
-			lr->wait_tail = NULL;
-		session_send(sr, sr->due_ns);
-	}
-	while (!stop_signal && lr->sessions_started < lr->n_sessions) {
-		size_t q;
-		int64_t start_ns = -1;
-
-		if (!lr->sched) {
-			if (sessions_active(lr) >= lr->cap)
-				break;
-			q = lr->first + lr->sessions_started;
-		} else {
-			size_t k = lr->sessions_started;
-			int64_t due;
-
-			if (!sched_due(lr, k, &due))
-				break;
-			if (held(lr) || lr->wait_head)
-				break;
-			start_ns = due;
-			q = lr->first + lr->req_index[k];
-		}
-		if (session_start(lr, q, start_ns) < 0) {
-			fprintf(stderr, "\ntracebench replay: out of memory\n");
-			stop_signal = stop_signal ? stop_signal : -1;
-		}
-	}
-	if (lr->in_flight == 0 &&
-	    ((lr->sessions_started == lr->n_sessions && sessions_active(lr) == 0) || stop_signal))
-		event_base_loopbreak(client_base(lr->client));
-}
-
-static void on_due(evutil_socket_t fd, short events, void *arg)
-{
-	(void)fd;
-	(void)events;
-	issue(arg);
-}
-
-/* Writes the records that wait and flushes the results file: waiting
- * for it ('wait'), or as the tick does (tracefile_writer_flush_soon). */
-static void flush_results(struct level_run *lr, int wait)
-{
-	write_records(lr, lr->n_unwritten);
-	if ((wait ? tracefile_writer_flush(lr->out) : tracefile_writer_flush_soon(lr->out)) < 0 &&
-	    !lr->write_failed) {
-		fprintf(stderr, "\ntracebench replay: %s\n", tracefile_writer_error(lr->out));
-		lr->write_failed = 1;
-		stop_signal = -1;
-	}
-}
-
-static void on_tick(evutil_socket_t fd, short events, void *arg)
-{
-	struct level_run *lr = arg;
-
-	(void)fd;
-	(void)events;
-	flush_results(lr, 0);
-	print_progress(lr, 0);
-}
-
-static void on_signal(evutil_socket_t sig, short events, void *arg)
-{
-	struct level_run *lr = arg;
-
-	(void)events;
-	signals_seen++;
-	if (!stop_signal)
-		stop_signal = (int)sig;
-	if (signals_seen == 1) {
-		fprintf(stderr, "\ntracebench replay: stopping: waiting for %zu request%s in flight "
-			"(signal again to cancel %s)\n", lr->in_flight, lr->in_flight == 1 ? "" : "s",
-			lr->in_flight == 1 ? "it" : "them");
-		if (lr->in_flight == 0)
-			event_base_loopbreak(client_base(lr->client));
-	} else {
-		client_cancel_all(lr->client);
-	}
-}
-
 /* ---- the run --------------------------------------------------------- */
 
 /*
- * The tag of a level's salts (request_salt puts a key before it): which
+ * The tag of a level's salts (level_request_salt puts a key before it): which
  * level and repeat, "c4r1"; "o" for an open-loop run, "o3r1" for look 1
  * of a rate search's probe 3 (level -3); "w" for the warm-ups.
  *
@@ -1118,135 +289,8 @@ static size_t keep_shard(const struct replay_options *o, struct prepared *reqs, 
 	return n;
 }
 
-/* Open loop: how closely the sends kept to the schedule, on stderr. */
-static void print_schedule_accuracy(const struct replay_options *o, const struct level_run *lr)
-{
-	double *lag = malloc((lr->n ? lr->n : 1) * sizeof(double));
-	int64_t first = INT64_MAX, last = INT64_MIN, first_sched = INT64_MAX, last_sched = 0;
-	size_t i, n = 0;
-
-	if (!lag)
-		return;
-	for (i = lr->warmup; i < lr->issued; i++) {
-		const struct result *r = &lr->results[i];
-
-		if (r->send_ns < first)
-			first = r->send_ns;
-		if (r->send_ns > last)
-			last = r->send_ns;
-		if (r->sched_ns > last_sched)
-			last_sched = r->sched_ns;
-		if (r->sched_ns < first_sched)
-			first_sched = r->sched_ns;
-		lag[n++] = (double)(r->send_ns - r->sched_ns) / NS_PER_MS;
-	}
-	stats_sort(lag, n);
-	/*
-	 * A Poisson or gamma schedule's own rate differs from the target by
-	 * chance; what the sender controls is keeping to the schedule, so the
-	 * achieved rate is shown beside both.
-	 */
-	if (n >= 2 && last > first && last_sched > first_sched) {
-		double achieved = (double)(n - 1) * NS_PER_S / (double)(last - first);
-		double scheduled = (double)(n - 1) * NS_PER_S / (double)(last_sched - first_sched);
-
-		fprintf(stderr, "open loop (%s): ", arrival_name(o->sched.arrival));
-		if (o->sched.arrival != ARRIVAL_TRACE)
-			fprintf(stderr, "target %.2f req/s, ", o->sched.rate /
-				(o->shard_n > 1 ? (double)o->shard_n : 1.0));
-		fprintf(stderr, "scheduled %.2f req/s, achieved %.2f req/s; "
-			"send lag P50 %.3f ms, P99 %.3f ms, max %.3f ms\n", scheduled, achieved,
-			stats_percentile(lag, n, 50), stats_percentile(lag, n, 99), lag[n - 1]);
-	}
-	free(lag);
-}
-
 /* The most connections a rate search keeps open between its probes. */
 #define REPLAY_RATE_CONNECTIONS 1024
-
-/* Runs one level (or the open-loop run) to its end or to a stop. */
-static int run_level(struct level_run *lr, struct level_summary *s)
-{
-	struct event_base *base = client_base(lr->client);
-	size_t k;
-
-	lr->issued = lr->finished = lr->in_flight = lr->errors = 0;
-	lr->tokens = lr->progress_tokens = 0;
-	lr->progress_finished = lr->live_from = 0;
-	lr->measure_ns = 0;
-	lr->sched_origin_ns = lr->anchor_ns;
-	/* At least one: a worker sitting a level out sends nothing, and
-	 * calloc(0) may return NULL, which would read as out of memory. */
-	lr->results = calloc(lr->warmup + lr->n > 0 ? lr->warmup + lr->n : 1, sizeof(*lr->results));
-	lr->unwritten = calloc(lr->warmup + lr->n > 0 ? lr->warmup + lr->n : 1, sizeof(struct result *));
-	lr->unwritten_head = lr->n_unwritten = 0;
-	lr->bodies = calloc(lr->warmup + lr->n > 0 ? lr->warmup + lr->n : 1, sizeof(*lr->bodies));
-	lr->sessions_started = lr->sessions_done = 0;
-	lr->wait_head = lr->wait_tail = NULL;
-	lr->sruns = lr->sessions ? calloc(lr->n_sessions + 1, sizeof(*lr->sruns)) : NULL;
-	if (!lr->results || !lr->unwritten || !lr->bodies || (lr->sessions && !lr->sruns))
-		return -1;
-	for (k = 0; k < lr->warmup + lr->n; k++)
-		result_init(&lr->results[k]);
-	/*
-	 * The level's connections are opened before its clock starts, so no
-	 * measured request pays for TCP or TLS set-up: as many as will be in
-	 * flight at once (closed loop: C, or this worker's share; open loop:
-	 * --max-concurrency).
-	 */
-	if (lr->connections && client_warm(lr->client, lr->connections) < 0)
-		return -1;
-	lr->progress_ns = clock_now_ns();
-	/*
-	 * The level's window: a scrape at its start and at its end. Not in a
-	 * level anchored by --start-at, whose schedule a start scrape would
-	 * make late (its counters then run from its first interval scrape),
-	 * nor in one of warm-ups only.
-	 */
-	lr->window = lr->n_scrapes && !lr->anchor_ns && (lr->n || lr->n_sessions) ?
-		     WINDOW_WANTED : WINDOW_NONE;
-	scrapes_set_level(lr, lr->level, lr->repeat, lr->window == WINDOW_NONE);
-	issue(lr);
-	if (lr->in_flight || evtimer_pending(lr->due_timer, NULL) ||
-	    (lr->sessions && sessions_active(lr)) || lr->window == WINDOW_STARTING)
-		event_base_dispatch(base);
-	/* after the last answer: the level-end scrape, the loop run until it is in */
-	if (lr->window == WINDOW_OPEN && !stop_signal &&
-	    window_edge(lr, SCRAPE_AT_LEVEL_END, on_window_end) == 0)
-		event_base_dispatch(base);
-	scrapes_set_level(lr, lr->level, lr->repeat, 0);
-	lr->window = WINDOW_NONE;
-	evtimer_del(lr->due_timer);
-	/* stopped: the sessions still thinking end here */
-	for (k = 0; lr->sruns && k < lr->sessions_started; k++)
-		session_end(&lr->sruns[k]);
-	event_del(lr->write_ev);
-	/* On disk before the next level, which may be another side's file
-	 * (A/B) and whose first tick is a second away: its row below says
-	 * its records are safe. */
-	flush_results(lr, 1);
-	print_progress(lr, 1);
-	summary_compute(lr->results, lr->finished, lr->level, NULL, s);
-	return 0;
-}
-
-static void free_results(struct level_run *lr)
-{
-	size_t k;
-
-	for (k = 0; lr->results && k < lr->warmup + lr->n; k++)
-		result_release(&lr->results[k]);
-	for (k = 0; lr->bodies && k < lr->warmup + lr->n; k++)
-		free(lr->bodies[k]);
-	free(lr->results);
-	free(lr->unwritten);
-	free(lr->bodies);
-	lr->results = NULL;
-	lr->unwritten = NULL;
-	lr->bodies = NULL;
-	free(lr->sruns);
-	lr->sruns = NULL;
-}
 
 /* Ends the wait for the start (the loop's only event then). */
 static void on_start_time(evutil_socket_t fd, short events, void *arg)
@@ -1258,7 +302,7 @@ static void on_start_time(evutil_socket_t fd, short events, void *arg)
 
 /*
  * Waits for the monotonic instant 'at_ns' in the event loop, so that a
- * signal ends the wait at once (on_signal breaks the loop) instead of after
+ * signal ends the wait at once (level_on_signal breaks the loop) instead of after
  * the first requests.
  */
 static void wait_until(struct event_base *base, int64_t at_ns)
@@ -1279,7 +323,7 @@ static void wait_until(struct event_base *base, int64_t at_ns)
 	if (timer)
 		event_free(timer);
 	/* The timer fires up to a millisecond early or late: keep to the instant. */
-	if (!stop_signal)
+	if (!level_stop)
 		clock_sleep_until_ns(at_ns);
 }
 
@@ -1631,11 +675,11 @@ static int start_client(struct replay *rp)
 	base = client_base(rp->client);
 	/* Signals are handled before the results file exists: one arriving
 	 * in between would end the process and leave the file unfinished. */
-	rp->sigint = evsignal_new(base, SIGINT, on_signal, &rp->lr);
-	rp->sigterm = evsignal_new(base, SIGTERM, on_signal, &rp->lr);
-	rp->tick = event_new(base, -1, EV_PERSIST, on_tick, &rp->lr);
-	rp->lr.due_timer = evtimer_new(base, on_due, &rp->lr);
-	rp->lr.write_ev = event_new(base, -1, 0, on_write, &rp->lr);
+	rp->sigint = evsignal_new(base, SIGINT, level_on_signal, &rp->lr);
+	rp->sigterm = evsignal_new(base, SIGTERM, level_on_signal, &rp->lr);
+	rp->tick = event_new(base, -1, EV_PERSIST, level_on_tick, &rp->lr);
+	rp->lr.due_timer = evtimer_new(base, level_on_due, &rp->lr);
+	rp->lr.write_ev = event_new(base, -1, 0, level_on_write, &rp->lr);
 	if (!rp->sigint || !rp->sigterm || !rp->tick || !rp->lr.due_timer || !rp->lr.write_ev ||
 	    event_priority_set(rp->lr.write_ev, CLIENT_PRIORITY_IDLE) < 0 ||
 	    event_add(rp->sigint, NULL) < 0 || event_add(rp->sigterm, NULL) < 0) {
@@ -1789,7 +833,7 @@ static int start_anchored(struct replay *rp)
 	int64_t origin, late;
 	size_t t;
 
-	for (t = 0; rp->warmups && t < rp->n_sides && !stop_signal; t++) {
+	for (t = 0; rp->warmups && t < rp->n_sides && !level_stop; t++) {
 		struct level_summary s;
 
 		use_side(rp, &rp->side[t]);
@@ -1800,22 +844,22 @@ static int start_anchored(struct replay *rp)
 		lr->warmup = rp->warmups;
 		lr->n = lr->n_sessions = 0;
 		lr->sched = NULL;
-		if (run_level(lr, &s) < 0) {
+		if (level_run_to_end(lr, &s) < 0) {
 			fprintf(stderr, "tracebench replay: out of memory\n");
 			return CLI_EXIT_FAILED;
 		}
 		rp->warmup = s;
-		free_results(lr);
+		level_free_results(lr);
 	}
-	if (o->worker >= 0 && !stop_signal) {
+	if (o->worker >= 0 && !level_stop) {
 		double at = workers_ready(o->handshake);
 
 		if (at < 0)
-			stop_signal = stop_signal ? stop_signal : -1;
+			level_stop = level_stop ? level_stop : -1;
 		else
 			o->start_at = at;
 	}
-	if (stop_signal)
+	if (level_stop)
 		return 0;
 	origin = mono_at(o->start_at);
 	lr->origin_ns = origin;
@@ -1825,7 +869,7 @@ static int start_anchored(struct replay *rp)
 			(double)(origin - clock_now_ns()) / NS_PER_S);
 	wait_until(client_base(rp->client), origin);
 	late = clock_now_ns() - origin;
-	if (late > NS_PER_MS && !stop_signal)
+	if (late > NS_PER_MS && !level_stop)
 		fprintf(stderr, "tracebench replay: warning: starting %.3f s after the start "
 			"time%s; the schedule stays anchored there, so its requests are late "
 			"by as much\n", (double)late / NS_PER_S, rp->warmups ?
@@ -1949,7 +993,7 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 	lr->warmup = !rp->anchored && first && rep == 0 ? rp->warmups : 0;
 	lr->sched = rp->sched;
 	lr->req_index = rp->sched_index;
-	if (run_level(lr, &s) < 0) {
+	if (level_run_to_end(lr, &s) < 0) {
 		fprintf(stderr, "tracebench replay: out of memory\n");
 		return CLI_EXIT_FAILED;
 	}
@@ -1973,11 +1017,11 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 		s.repeat = rep;
 	if ((s.requests || s.warmup) && keep_row(rp, sd, &s) < 0) {
 		fprintf(stderr, "tracebench replay: out of memory\n");
-		free_results(lr);
+		level_free_results(lr);
 		return CLI_EXIT_FAILED;
 	}
 	if (o->open_loop)
-		print_schedule_accuracy(o, lr);
+		level_print_schedule_accuracy(o, lr);
 	if (s.warmup)
 		rp->warmup = s;
 	rp->total_ok += s.ok;
@@ -1994,7 +1038,7 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 			"their TTFT)\n", metric_level_name(s.level, name, sizeof(name)),
 			s.new_connections, s.requests, s.connect_ms);
 	}
-	free_results(lr);
+	level_free_results(lr);
 	return 0;
 }
 
@@ -2135,7 +1179,7 @@ static int run_capacity(struct replay *rp)
 	size_t units;
 
 	say_capacity_time(rp);
-	while (x > 0 && !stop_signal) {
+	while (x > 0 && !level_stop) {
 		enum capacity_verdict v = CAPACITY_UNDECIDED;
 		long good = 0, n = 0;
 		double lo = 0, hi = 1;
@@ -2145,7 +1189,7 @@ static int run_capacity(struct replay *rp)
 
 		rp->lr.rate = k->by_rate ? x : 0;
 		rp->busy_ns = 0;
-		for (look = 0; v == CAPACITY_UNDECIDED && n < k->max_requests && !stop_signal;
+		for (look = 0; v == CAPACITY_UNDECIDED && n < k->max_requests && !level_stop;
 		     look++) {
 			long batch = capacity_batch(k, x);
 
@@ -2161,7 +1205,7 @@ static int run_capacity(struct replay *rp)
 			first = 0;
 			v = capacity_judge(k, x, good, n, &lo, &hi);
 		}
-		if (stop_signal)
+		if (level_stop)
 			break;      /* an unfinished probe states nothing */
 		probes++;
 		sent += n;
@@ -2183,7 +1227,7 @@ static int run_capacity(struct replay *rp)
 			"trace's %zu %s, each look and pass under salts of its own\n",
 			(double)rp->cursor / (double)units, units,
 			rp->sessions.n ? "sessions" : "requests");
-	if (stop_signal)
+	if (level_stop)
 		fprintf(stderr, "tracebench replay: capacity: search interrupted; the %ld levels "
 			"finished are in the results file\n", probes);
 	return 0;
@@ -2198,12 +1242,12 @@ static int run_levels(struct replay *rp)
 	size_t k, t;
 
 	rp->base_tps[0] = rp->base_tps[1] = NAN;
-	for (i = 0; i < (int)o->n_metrics_urls && !stop_signal; i++) {
+	for (i = 0; i < (int)o->n_metrics_urls && !level_stop; i++) {
 		struct scrape_options so = { o->metrics_urls[i], o->metrics_interval_ns, o->insecure };
 		struct scrape *sc;
 		char err[256];
 
-		sc = scrape_new(client_base(rp->client), &so, rp->lr.origin_ns, on_metrics, &rp->lr,
+		sc = scrape_new(client_base(rp->client), &so, rp->lr.origin_ns, level_on_metrics, &rp->lr,
 				err, sizeof(err));
 		if (sc) {   /* the first scrape, now, is before the first level */
 			rp->lr.scrapes[rp->lr.n_scrapes++] = sc;
@@ -2229,9 +1273,9 @@ static int run_levels(struct replay *rp)
 	}
 	if (o->find_capacity && (rc = run_capacity(rp)))
 		return rc;
-	for (i = 0, k = 0; !o->find_capacity && i < (o->open_loop ? 1 : o->n_levels) && !stop_signal; i++)
-		for (rep = 0; rep < (int)o->repeat && !stop_signal; rep++, k++)
-			for (t = 0; t < rp->n_sides && !stop_signal; t++) {
+	for (i = 0, k = 0; !o->find_capacity && i < (o->open_loop ? 1 : o->n_levels) && !level_stop; i++)
+		for (rep = 0; rep < (int)o->repeat && !level_stop; rep++, k++)
+			for (t = 0; t < rp->n_sides && !level_stop; t++) {
 				size_t side = rp->ab_order[k] ? rp->n_sides - 1 - t : t;
 
 				rc = run_one(rp, o->open_loop ? METRIC_OPEN_LOOP_LEVEL :
@@ -2308,17 +1352,17 @@ static int finish_run(struct replay *rp)
 	} else if (rp->total > 0 && rp->total_ok == 0) {
 		fprintf(stderr, "tracebench replay: every request failed\n");
 	}
-	if (stop_signal > 0) {
+	if (level_stop > 0) {
 		char name[32];
 
 		fprintf(stderr, "tracebench replay: stopped by signal %d during %s: '%s' holds a "
-			"partial run (analyze report marks the levels cut short)\n", stop_signal,
+			"partial run (analyze report marks the levels cut short)\n", level_stop,
 			metric_level_name(rp->lr.level, name, sizeof(name)), rp->side[0].output);
 	}
 	if (rp->lr.write_failed)
 		return CLI_EXIT_FAILED;
-	if (stop_signal > 0)
-		return 128 + stop_signal;
+	if (level_stop > 0)
+		return 128 + level_stop;
 	return rp->total > 0 && rp->total_ok == 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
 
@@ -2354,7 +1398,7 @@ static void replay_release(struct replay *rp)
 
 	for (k = 0; k < rp->lr.n_scrapes; k++)
 		scrape_free(rp->lr.scrapes[k]);
-	free_results(&rp->lr);
+	level_free_results(&rp->lr);
 	free(rp->rows);
 	for (t = 0; t < rp->n_sides; t++)
 		if (rp->side[t].out)

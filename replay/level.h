@@ -1,0 +1,172 @@
+/*
+ * level.h - running one level of a replay, internal to replay: the state
+ * of the level being run, the engine that issues its requests, records
+ * their results and ends the level (replay/level.c), and the sessions
+ * engine that sends a session's turns one after another
+ * (replay/session_run.c). replay.c sets a level up (its requests, salts,
+ * schedule, connections), calls level_run_to_end and reads its summary.
+ */
+#ifndef TB_REPLAY_LEVEL_H
+#define TB_REPLAY_LEVEL_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <event2/event.h>
+#include <cjson/cJSON.h>
+
+#include "replay/options.h"
+#include "replay/prepared.h"
+#include "replay/scrape.h"
+#include "replay/session.h"
+#include "lib/result.h"
+#include "lib/summary.h"
+
+struct client;
+struct failures;
+struct tracefile_writer;
+
+struct level_run;
+
+/* A session in flight (session mode: the trace has sessions). Its turns go
+ * out one at a time: the next is due when the last has ended plus its think
+ * time, with the answers so far in its history (replay/session.h). */
+struct session_run {
+	struct level_run *lr;
+	const struct session_entry *e;
+	size_t next;              /* the turn to send next */
+	struct session_answer *answers;  /* the server's to turns 0 .. next-1 */
+	char *body;               /* the filled body of the turn in flight, or NULL */
+	struct event *timer;      /* the think time before the next turn */
+	int64_t due_ns;           /* when the next turn is due (monotonic) */
+	int active;
+	struct session_run *wait_next;  /* open loop: due, held by --max-concurrency */
+	size_t pass;              /* its pass over the trace's sessions (level_request_salt) */
+};
+
+/*
+ * --metrics-url: a level's counters are counted over its window, from a
+ * scrape before its first measured request (after the warm-ups) to one
+ * after its last answer (replay/scrape.h). WINDOW_WANTED holds level_issue()
+ * back until the start scrape is in.
+ */
+enum level_window {
+	WINDOW_NONE,          /* no scrapes, or none at this level's edges */
+	WINDOW_WANTED,        /* a start scrape is due before the first request */
+	WINDOW_STARTING,      /* ... asked for, not yet in: nothing is sent */
+	WINDOW_OPEN           /* in: the level runs */
+};
+
+/* The state of the level being run; the done callback drives it. */
+struct level_run {
+	struct client *client;
+	struct tracefile_writer *out;
+	const struct prepared *reqs;
+	size_t n_reqs;
+	long *seq;                /* next sequence number, shared across levels */
+	int64_t origin_ns;        /* the run's start: offsets in results count from it */
+	int level;                /* recorded: the C of the level, -k a rate level */
+	double rate;              /* recorded: a rate level's offered req/s, else 0 */
+	size_t cap;               /* closed loop: requests in flight here (C / workers) */
+	int repeat;
+	char salt[RESULT_SALT_MAX];        /* tag of the level's measured requests, "" none */
+	char warmup_salt[RESULT_SALT_MAX]; /* of its warm-ups */
+	uint64_t salt_seed;       /* the run's (and side's), keying each request's salt */
+	size_t first;             /* position of the level's first request (make_salt) */
+	const int64_t *sched;     /* open loop: due offsets of the n requests, else NULL */
+	const size_t *req_index;  /* open loop: position of each of the n (open_schedule) */
+	int64_t sched_origin_ns;  /* open loop: the instant offset 0 stands for */
+	int64_t anchor_ns;        /* --start-at: sched_origin_ns fixed there, else 0 */
+	size_t max_concurrency;   /* open loop cap, 0 = none */
+	size_t connections;       /* opened before the level starts, 0 = none */
+	struct event *due_timer;  /* open loop: wakes level_issue() when the next is due */
+	const struct session_set *sessions;  /* session mode, else NULL */
+	size_t n_sessions;        /* sessions to run in this level */
+	size_t sessions_started, sessions_done;
+	struct session_run *sruns; /* one per session started */
+	struct session_run *wait_head, *wait_tail;  /* later turns due, held */
+	struct result *results;   /* warmup + n of them */
+	struct result **unwritten; /* finished, their records not yet written: a FIFO */
+	size_t unwritten_head, n_unwritten;
+	struct event *write_ev;   /* writes them when the loop has nothing else to do */
+	char **bodies;            /* salted bodies of those sent, NULL: the prepared one */
+	size_t warmup, n;
+	size_t issued, finished, in_flight;
+	size_t peak_in_flight;    /* most in flight at once, over the levels run */
+	int write_failed;
+	struct failures *failures;   /* told and counted as they come back */
+	int show_progress;
+	size_t errors;            /* of the level so far */
+	int64_t tokens;           /* output tokens of the level so far */
+	int64_t progress_ns;      /* when the progress line was last printed */
+	int64_t measure_ns;       /* when the warm-ups were over, 0 before */
+	size_t progress_finished;
+	int64_t progress_tokens;  /* tokens received by then, streams in flight too */
+	size_t live_from;         /* results before it have all ended */
+	struct scrape *scrapes[REPLAY_MAX_METRICS_URLS];  /* one per --metrics-url */
+	size_t n_scrapes;
+	enum level_window window; /* --metrics-url: where the level's window stands */
+	size_t edge_pending;      /* boundary scrapes asked for, not yet in */
+	scrape_done_fn edge_done; /* ... then called, once all are */
+};
+
+/* The first signal seen (its number), -1 for a stop of replay's own (a
+ * write failed, a worker's peer went away), 0 while the run goes on. */
+extern volatile sig_atomic_t level_stop;
+
+/* ---- replay/level.c ---- */
+
+/* Sends what the level may send now (closed loop: up to its cap; open
+ * loop: what is due), or the sessions engine's (sessions_issue); breaks
+ * the loop when the level is over. */
+void level_issue(struct level_run *lr);
+
+/* A request of the level has ended (client_start's callback, ctx the
+ * level run): recorded, and the next one issued. */
+void level_on_done(void *ctx, struct result *r);
+
+/* Open loop: whether the k-th scheduled send is due (its time in *due);
+ * if not, the due timer is armed for it. */
+int level_sched_due(struct level_run *lr, size_t k, int64_t *due);
+
+/* r has ended: counts it and queues its record for writing. */
+void level_record_done(struct level_run *lr, struct result *r);
+
+/* The salt of request p (its position's pass, a warm-up's or the level's
+ * tag) into buf; "" when the run sends none. */
+void level_request_salt(const struct level_run *lr, const struct prepared *p, int warmup,
+			size_t pass, char *buf, size_t len);
+
+/* The loop's callbacks: the open loop's next due time, the second's tick
+ * (flush, progress), a signal (stop after what is in flight; a second
+ * one cancels it). arg is the struct level_run. */
+void level_on_due(evutil_socket_t fd, short events, void *arg);
+void level_on_tick(evutil_socket_t fd, short events, void *arg);
+void level_on_signal(evutil_socket_t sig, short events, void *arg);
+/* The results file's writer when the loop is idle (arg: the level run),
+ * and a scrape's record to write (ctx: the level run). */
+void level_on_write(evutil_socket_t fd, short events, void *arg);
+void level_on_metrics(void *ctx, const cJSON *rec);
+
+/* Runs the level set up in lr to its end or to a stop and summarizes it
+ * into s. Returns 0, or -1 when out of memory. */
+int level_run_to_end(struct level_run *lr, struct level_summary *s);
+
+/* Frees the level's results and bodies. */
+void level_free_results(struct level_run *lr);
+
+/* Open loop: how closely the sends kept to the schedule, on stderr. */
+void level_print_schedule_accuracy(const struct replay_options *o, const struct level_run *lr);
+
+/* ---- replay/session_run.c ---- */
+
+/* Session mode's level_issue: warm-ups, then turns due, then new sessions. */
+void sessions_issue(struct level_run *lr);
+
+/* Sessions started and not yet ended. */
+size_t sessions_active(const struct level_run *lr);
+
+/* Ends sr: its think timer and its answers freed. */
+void session_end(struct session_run *sr);
+
+#endif

@@ -1,0 +1,306 @@
+/*
+ * session_run.c - the sessions engine of replay: a session's turns go out
+ * one at a time, each due when the one before has ended plus its think
+ * time, with the answers so far in its history (replay/session.h). See
+ * level.h.
+ */
+#include "replay/level.h"
+#include "replay/body.h"
+#include "replay/client.h"
+#include "replay/failures.h"
+#include "lib/clock.h"
+#include "lib/stats.h"
+#include "lib/summary.h"
+#include "lib/trace.h"
+#include "lib/tracefile.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The trace request of turn 'turn' of session e. */
+static const struct prepared *session_turn(const struct level_run *lr,
+					   const struct session_entry *e, size_t turn)
+{
+	return &lr->reqs[lr->sessions->turns[e->first + turn]];
+}
+
+/* Ends a session: its answers and timer go, its place frees. */
+void session_end(struct session_run *sr)
+{
+	size_t i;
+
+	for (i = 0; sr->answers && i < sr->next; i++)
+		session_answer_release(&sr->answers[i]);
+	free(sr->answers);
+	sr->answers = NULL;
+	free(sr->body);
+	sr->body = NULL;
+	if (sr->timer)
+		event_free(sr->timer);
+	sr->timer = NULL;
+	if (sr->active) {
+		sr->active = 0;
+		sr->lr->sessions_done++;
+	}
+}
+
+static void on_turn_done(void *ctx, struct result *r);
+
+/*
+ * p's body with its salt (level_request_salt: the turns of a session begin
+ * alike, so they share it and their prefix) in front of its prompt: *out
+ * (malloc'd, the caller frees) and *len, or *out NULL when it goes
+ * unsalted. Notes the salt in r. Returns 0, or -1 when out of memory.
+ */
+static int salt_body(const struct level_run *lr, const struct prepared *p, int warmup,
+		     size_t pass, struct result *r, char **out, size_t *len)
+{
+	char text[RESULT_SALT_MAX + 1], salt[RESULT_SALT_MAX];
+
+	*out = NULL;
+	*len = p->body_len;
+	level_request_salt(lr, p, warmup, pass, salt, sizeof(salt));
+	if (!salt[0])
+		return 0;
+	snprintf(text, sizeof(text), "%s ", salt);
+	if (body_insert(p->body, p->body_len, p->salt_off, text, out, len) < 0)
+		return -1;
+	snprintf(r->salt, sizeof(r->salt), "%s", salt);
+	return 0;
+}
+
+/*
+ * Sends the next turn of sr, its latencies counted from start_ns (-1: the
+ * send). Its history gets the answers so far. Returns 0, or -1 when the
+ * turn could not start (recorded as failed; the session is over).
+ */
+static int session_send(struct session_run *sr, int64_t start_ns)
+{
+	struct level_run *lr = sr->lr;
+	const struct prepared *p = session_turn(lr, sr->e, sr->next);
+	struct result *r = &lr->results[lr->issued];
+	char *salted = NULL;
+	size_t salted_len = p->body_len, body_len = p->body_len;
+	const char *body = p->body;
+	int fill = SESSION_ENOMEM;
+
+	if (salt_body(lr, p, 0, sr->pass, r, &salted, &salted_len) == 0) {
+		const char *src = salted ? salted : p->body;
+
+		fill = sr->next ? session_fill_body(src, salted_len, sr->answers, sr->next,
+						    &sr->body, &body_len) : SESSION_ASIS;
+		if (fill == SESSION_FILLED) {
+			body = sr->body;
+			free(salted);
+		} else {
+			sr->body = salted;     /* NULL: unsalted, the prepared body */
+			body = src;
+			body_len = salted_len;
+		}
+	}
+	r->level = lr->level;
+	r->rate = lr->rate;
+	r->repeat = lr->repeat;
+	r->seq = (*lr->seq)++;
+	r->trace_id = p->req.id;
+	r->input_tokens = p->req.input_tokens;
+	r->session = sr->e->id;
+	r->turn = sr->e->id >= 0 ? (long)sr->next : -1;
+	r->keep_answer = sr->next + 1 < sr->e->n_turns;
+	sr->next++;
+	lr->issued++;
+	if (++lr->in_flight > lr->peak_in_flight)
+		lr->peak_in_flight = lr->in_flight;
+	if (fill == SESSION_ENOMEM) {
+		result_set_error(r, RESULT_ERR_TRANSFER, "out of memory filling the history");
+	} else if (client_start(lr->client, p->req.method, p->req.path, p->headers, p->n_headers,
+				body, body_len, r, lr->origin_ns, start_ns, on_turn_done, sr) == 0) {
+		return 0;
+	} else {
+		result_set_error(r, RESULT_ERR_TRANSFER, "libcurl refused the request");
+	}
+	level_record_done(lr, r);
+	session_end(sr);
+	return -1;
+}
+
+/* True when open loop's --max-concurrency holds what is due now. */
+static int held(const struct level_run *lr)
+{
+	return lr->sched && lr->max_concurrency && lr->in_flight >= lr->max_concurrency;
+}
+
+/* The think time is over: the next turn is due. Under --max-concurrency
+ * with the cap reached it waits, first in line for a free place (its
+ * latencies still count from when it was due). */
+static void on_think(evutil_socket_t fd, short events, void *arg)
+{
+	struct session_run *sr = arg;
+	struct level_run *lr = sr->lr;
+
+	(void)fd;
+	(void)events;
+	if (level_stop) {
+		session_end(sr);
+		level_issue(lr);
+		return;
+	}
+	if (held(lr)) {
+		sr->wait_next = NULL;
+		if (lr->wait_tail)
+			lr->wait_tail->wait_next = sr;
+		else
+			lr->wait_head = sr;
+		lr->wait_tail = sr;
+		return;
+	}
+	if (session_send(sr, sr->due_ns) < 0)
+		level_issue(lr);
+}
+
+/*
+ * A turn ended. A failed one ends its session (its record carries the
+ * class); else the answer goes into the history and the next turn is due
+ * after its think time, counted from now.
+ */
+static void on_turn_done(void *ctx, struct result *r)
+{
+	struct session_run *sr = ctx;
+	struct level_run *lr = sr->lr;
+	struct session_answer *a;
+	int64_t think;
+	struct timeval tv;
+
+	level_record_done(lr, r);
+	free(sr->body);
+	sr->body = NULL;
+	if (!result_ok(r) || level_stop || sr->next >= sr->e->n_turns) {
+		session_end(sr);
+		level_issue(lr);
+		return;
+	}
+	a = &sr->answers[sr->next - 1];
+	a->content = r->answer;        /* NULL: an empty answer */
+	a->calls = r->tool_calls;
+	r->answer = NULL;
+	toolcalls_init(&r->tool_calls, 0);
+	think = session_turn(lr, sr->e, sr->next)->req.think_ns;
+	sr->due_ns = clock_now_ns() + think;
+	tv.tv_sec = (time_t)(think / NS_PER_S);
+	tv.tv_usec = (suseconds_t)(think % NS_PER_S / 1000);
+	if (!sr->timer || evtimer_add(sr->timer, &tv) < 0) {
+		fprintf(stderr, "\ntracebench replay: out of memory\n");
+		level_stop = level_stop ? level_stop : -1;
+		session_end(sr);
+	}
+	level_issue(lr);     /* an open loop's first turns may wait for room */
+}
+
+/* Starts the session at position q (make_salt) as the level's next one,
+ * its first turn due at start_ns (-1: now). Returns 0, or -1 when out of
+ * memory. */
+static int session_start(struct level_run *lr, size_t q, int64_t start_ns)
+{
+	struct session_run *sr = &lr->sruns[lr->sessions_started++];
+	const struct session_entry *e = &lr->sessions->s[q % lr->sessions->n];
+
+	memset(sr, 0, sizeof(*sr));
+	sr->lr = lr;
+	sr->e = e;
+	sr->pass = q / lr->sessions->n;
+	sr->active = 1;
+	sr->answers = calloc(e->n_turns, sizeof(*sr->answers));
+	sr->timer = evtimer_new(client_base(lr->client), on_think, sr);
+	if (!sr->answers || !sr->timer) {
+		session_end(sr);
+		return -1;
+	}
+	session_send(sr, start_ns);
+	return 0;
+}
+
+/* Sessions in flight: the closed loop's C, or all that the open loop started. */
+size_t sessions_active(const struct level_run *lr)
+{
+	return lr->sessions_started - lr->sessions_done;
+}
+
+/*
+ * Session mode's level_issue(): warm-ups first (the first turns of sessions, one
+ * at a time); then closed loop keeps C sessions in flight, open loop starts
+ * each session at its scheduled instant. Later turns leave from their think
+ * timers. Ends the loop when every session of the level is over.
+ */
+void sessions_issue(struct level_run *lr)
+{
+	const struct session_set *set = lr->sessions;
+
+	/* warm-ups: the first turns of the first sessions, as requests of their own */
+	while (!level_stop && lr->issued < lr->warmup && !lr->in_flight) {
+		const struct session_entry *e = &set->s[lr->issued % set->n];
+		const struct prepared *p = session_turn(lr, e, 0);
+		struct result *r = &lr->results[lr->issued];
+		char **b = &lr->bodies[lr->issued];
+		size_t len;
+
+		r->level = lr->level;
+		r->rate = lr->rate;
+		r->repeat = lr->repeat;
+		r->seq = (*lr->seq)++;
+		r->trace_id = p->req.id;
+		r->warmup = true;
+		r->input_tokens = p->req.input_tokens;
+		lr->issued++;
+		if (++lr->in_flight > lr->peak_in_flight)
+			lr->peak_in_flight = lr->in_flight;
+		if (salt_body(lr, p, 1, (lr->issued - 1) / set->n, r, b, &len) < 0)
+			result_set_error(r, RESULT_ERR_TRANSFER, "out of memory");
+		else if (client_start(lr->client, p->req.method, p->req.path, p->headers,
+				      p->n_headers, *b ? *b : p->body, len, r, lr->origin_ns, -1,
+				      level_on_done, lr) == 0)
+			return;
+		else
+			result_set_error(r, RESULT_ERR_TRANSFER, "libcurl refused the request");
+		level_record_done(lr, r);
+	}
+	if (lr->finished < lr->warmup && !level_stop)
+		return;
+	/* later turns held by --max-concurrency go before new sessions */
+	while (!level_stop && lr->wait_head && !held(lr)) {
+		struct session_run *sr = lr->wait_head;
+
+		if (!(lr->wait_head = sr->wait_next))
+			lr->wait_tail = NULL;
+		session_send(sr, sr->due_ns);
+	}
+	while (!level_stop && lr->sessions_started < lr->n_sessions) {
+		size_t q;
+		int64_t start_ns = -1;
+
+		if (!lr->sched) {
+			if (sessions_active(lr) >= lr->cap)
+				break;
+			q = lr->first + lr->sessions_started;
+		} else {
+			size_t k = lr->sessions_started;
+			int64_t due;
+
+			if (!level_sched_due(lr, k, &due))
+				break;
+			if (held(lr) || lr->wait_head)
+				break;
+			start_ns = due;
+			q = lr->first + lr->req_index[k];
+		}
+		if (session_start(lr, q, start_ns) < 0) {
+			fprintf(stderr, "\ntracebench replay: out of memory\n");
+			level_stop = level_stop ? level_stop : -1;
+		}
+	}
+	if (lr->in_flight == 0 &&
+	    ((lr->sessions_started == lr->n_sessions && sessions_active(lr) == 0) || level_stop))
+		event_base_loopbreak(client_base(lr->client));
+}
