@@ -1,8 +1,9 @@
 /*
  * html.c - the report as one self-contained HTML file; see html.h.
  *
- * Nothing is computed here: the text of report.c and compare_print.c and
- * the figures of plot.c are put together. The figures are drawn as SVG into
+ * Nothing is computed here: the Markdown of report.c and compare_print.c,
+ * written as HTML tables and paragraphs by lib/htmltable.c, and the
+ * figures of plot.c are put together. The figures are drawn as SVG into
  * a private temporary folder, inlined, and removed with it.
  */
 #include "analyze/html.h"
@@ -12,6 +13,7 @@
 #include "analyze/svg_inline.h"
 #include "analyze/verdict.h"
 #include "lib/errmsg.h"
+#include "lib/htmltable.h"
 
 #include <cjson/cJSON.h>
 
@@ -34,8 +36,16 @@ static const char html_head[] =
 	" color: #222; }\n"
 	"h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2.5rem;"
 	" border-bottom: 1px solid #ccc; }\n"
-	"pre { font-size: 0.8rem; line-height: 1.35; overflow-x: auto; background: #f6f6f6;"
-	" padding: 0.75rem; }\n"
+	"h3 { font-size: 1.05rem; margin-top: 1.75rem; }\n"
+	/* a wide sweep table scrolls on its own rather than widening the page */
+	"table { display: block; overflow-x: auto; max-width: 100%; border-collapse: collapse;"
+	" font-size: 0.8rem; margin: 0.75rem 0; }\n"
+	"th, td { padding: 0.2rem 0.55rem; text-align: left; border-bottom: 1px solid #e2e2e2; }\n"
+	"thead th { background: #e8ecf1; border-bottom: 2px solid #999; white-space: nowrap; }\n"
+	"tbody tr:nth-child(even) { background: #f6f6f6; }\n"
+	".num { text-align: right; font-family: monospace; font-variant-numeric: tabular-nums;"
+	" white-space: nowrap; }\n"
+	"th.num { font-family: inherit; } .mid { text-align: center; }\n"
 	"figure { margin: 1.5rem 0; } figure svg { width: 100%; height: auto; }\n"
 	"figcaption { font-weight: bold; margin-bottom: 0.3rem; }\n"
 	"dt { font-weight: bold; margin-top: 0.5rem; } .note { color: #a33; }\n"
@@ -67,22 +77,6 @@ static const char html_definitions[] =
 	"it lies within it, else <i>inconclusive</i>.</dd>\n"
 	"</dl>\n";
 
-/* s (len bytes) with &, <, > and " escaped. */
-static void put_escaped(FILE *out, const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		switch (s[i]) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(s[i], out); break;
-		}
-	}
-}
-
 /* The whole of a file into a malloc'd buffer; NULL when it cannot be read. */
 static char *read_all(const char *path, size_t *len)
 {
@@ -101,14 +95,18 @@ static char *read_all(const char *path, size_t *len)
 	return buf;
 }
 
-/* Writes text (len bytes; malloc'd, freed here) escaped, in <pre>. */
-static int put_pre(FILE *out, char *text, size_t len)
+/* The Markdown md (len bytes; malloc'd, freed here) as HTML: its tables as
+ * <table>, its notes as paragraphs (lib/htmltable.h). */
+static int put_markdown(FILE *out, char *md, size_t len, char *err, size_t errlen)
 {
-	fputs("<pre>", out);
-	put_escaped(out, text, len);
-	fputs("</pre>\n", out);
-	free(text);
-	return 0;
+	int rc = htmltable_from_markdown(out, md, len);
+
+	free(md);
+	if (rc) {
+		errmsg_set(err, errlen, "cannot write the report");
+		return DB_ERR_WORK;
+	}
+	return DB_OK;
 }
 
 static int put_report(struct db *db, const char *label, const struct metric_slo *slo, FILE *out,
@@ -123,14 +121,14 @@ static int put_report(struct db *db, const char *label, const struct metric_slo 
 		errmsg_set(err, errlen, "out of memory");
 		return DB_ERR_WORK;
 	}
-	rc = report_print(db, label, TABLE_TEXT, slo, 0, mem, err, errlen);
+	rc = report_print(db, label, TABLE_MARKDOWN, slo, 0, mem, err, errlen);
 	fclose(mem);
 	if (rc) {
 		free(text);
 		return rc;
 	}
 	fputs("<h2 id=\"report\">Runs</h2>\n", out);
-	return put_pre(out, text, len);
+	return put_markdown(out, text, len, err, errlen);
 }
 
 /* A string member of o as "name: value" in a <dd>, escaped; nothing when absent. */
@@ -145,7 +143,7 @@ static void put_member(FILE *out, const char *name, const cJSON *v)
 	if (!s)
 		return;
 	fprintf(out, "<dt>%s</dt><dd>", name);
-	put_escaped(out, s, strlen(s));
+	htmltable_put_text(out, s, strlen(s));
 	fputs("</dd>\n", out);
 	cJSON_free(text);
 }
@@ -162,7 +160,7 @@ static void put_provenance(FILE *out, const struct db_run *runs, size_t n)
 		const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(p, "command"), *w;
 
 		fputs("<h3>", out);
-		put_escaped(out, runs[i].label, strlen(runs[i].label));
+		htmltable_put_text(out, runs[i].label, strlen(runs[i].label));
 		fputs("</h3>\n", out);
 		if (!p) {
 			fputs("<p>not recorded (a results file older than provenance, or another "
@@ -179,7 +177,7 @@ static void put_provenance(FILE *out, const struct db_run *runs, size_t n)
 					continue;
 				if (words++)
 					fputc(' ', out);
-				put_escaped(out, w->valuestring, strlen(w->valuestring));
+				htmltable_put_text(out, w->valuestring, strlen(w->valuestring));
 			}
 			fputs("</code></dd>\n", out);
 		}
@@ -211,14 +209,14 @@ static int put_comparisons(struct db *db, const struct db_run *runs, size_t n, F
 		int rc = compare_runs(db, runs[0].label, runs[i].label, &co, &res, err, errlen);
 
 		fputs("<h3>", out);
-		put_escaped(out, runs[0].label, strlen(runs[0].label));
+		htmltable_put_text(out, runs[0].label, strlen(runs[0].label));
 		fputs(" &rarr; ", out);
-		put_escaped(out, runs[i].label, strlen(runs[i].label));
+		htmltable_put_text(out, runs[i].label, strlen(runs[i].label));
 		fputs("</h3>\n", out);
 		if (rc == DB_ERR_INPUT) {
 			/* no common level, say: said, and the report goes on */
 			fputs("<p class=\"note\">not compared: ", out);
-			put_escaped(out, err, strlen(err));
+			htmltable_put_text(out, err, strlen(err));
 			fputs("</p>\n", out);
 			continue;
 		}
@@ -229,10 +227,11 @@ static int put_comparisons(struct db *db, const struct db_run *runs, size_t n, F
 			errmsg_set(err, errlen, "out of memory");
 			return DB_ERR_WORK;
 		}
-		compare_print(mem, TABLE_TEXT, runs[0].label, runs[i].label, &res);
+		compare_print(mem, TABLE_MARKDOWN, runs[0].label, runs[i].label, &res);
 		fclose(mem);
 		compare_result_release(&res);
-		put_pre(out, text, len);
+		if ((rc = put_markdown(out, text, len, err, errlen)) != DB_OK)
+			return rc;
 	}
 	return DB_OK;
 }
@@ -259,7 +258,7 @@ static int put_figures(struct db *db, const char *label, FILE *out, char *err, s
 	fputs("<h2 id=\"figures\">Figures</h2>\n", out);
 	if (rc == DB_ERR_INPUT) {
 		fputs("<p class=\"note\">no figures: ", out);
-		put_escaped(out, err, strlen(err));
+		htmltable_put_text(out, err, strlen(err));
 		fputs("</p>\n", out);
 		rc = DB_OK;
 	} else if (!rc && po.gnuplot_missing) {
@@ -275,7 +274,7 @@ static int put_figures(struct db *db, const char *label, FILE *out, char *err, s
 		    (svg = read_all(path, &svg_len))) {
 			fprintf(out, "<figure id=\"fig-%.*s\"><figcaption>", (int)(len - 4),
 				po.files[i]);
-			put_escaped(out, po.files[i], len - 4);
+			htmltable_put_text(out, po.files[i], len - 4);
 			fputs("</figcaption>\n", out);
 			svg_inline(out, svg, svg_len, ++n);
 			fputs("</figure>\n", out);
@@ -300,7 +299,7 @@ int html_report(struct db *db, const char *label, const struct metric_slo *slo, 
 	fputs("<h1>tracebench report</h1>\n<p>Runs:", out);
 	for (i = 0; i < n; i++) {
 		fputs(i ? ", " : " ", out);
-		put_escaped(out, runs[i].label, strlen(runs[i].label));
+		htmltable_put_text(out, runs[i].label, strlen(runs[i].label));
 	}
 	fputs(". <a href=\"#report\">Runs</a> &middot; ", out);
 	if (n > 1)

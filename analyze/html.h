@@ -3,10 +3,10 @@
  * HTML file, for a write-up or to send: it opens with the network off and
  * needs nothing beside it.
  *
- * The file holds the text report of every run (its tables as the terminal
- * shows them, repeat spread and small-sample marks included), for two or
- * more runs the comparison of the first with each of the others (verdicts
- * and warnings), every figure `analyze plot` draws, inline as SVG (where
+ * The file holds the report of every run (the Markdown report's tables as
+ * HTML <table>s, repeat spread and small-sample marks included, its notes
+ * as paragraphs: lib/htmltable.h), for two or more runs the comparison of
+ * the first with each of the others (verdicts and warnings, tables too), every figure `analyze plot` draws, inline as SVG (where
  * gnuplot is missing the report says so and keeps the tables), and the
  * definitions its numbers follow. Inline CSS, no script, no reference to
  * anything outside the file; the same database and arguments give the

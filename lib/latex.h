@@ -10,7 +10,8 @@
  * notes under a table (what a '*' means, the warm-up) stay
  * beside it without reaching the page. A cell's text is escaped for LaTeX
  * (\ & % $ # _ { } ~ ^ < > | as commands), so no run label can run a
- * LaTeX command; Markdown's "\|" in a cell is a '|'.
+ * LaTeX command; Markdown's "\|" in a cell is a '|'. The Markdown is
+ * read by lib/mdtable.h, as for the HTML report's tables.
  */
 #ifndef TB_LATEX_H
 #define TB_LATEX_H
@@ -19,7 +20,7 @@
 #include <stdio.h>
 
 /* Writes the LaTeX of the len bytes of Markdown md to out. Returns 0, or
- * -1 when out cannot be written. */
+ * -1 when out cannot be written or memory runs out. */
 int latex_from_markdown(FILE *out, const char *md, size_t len);
 
 #endif

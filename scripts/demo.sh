@@ -5,7 +5,9 @@
 #
 # The mock plays a batching server whose per-token gap grows with the number
 # of active streams, with timing scaled 10x faster than the seed benchmark's
-# server (3.7 ms instead of 37 ms per token) so the demo takes under a minute.
+# server (3.7 ms instead of 37 ms per token) so the demo takes under a minute,
+# and tells its own per-request timings as vLLM does, so the report shows
+# where the time went.
 #
 #   DEMO_OUT     output folder (default demo-out)
 #   DEMO_TOKENS  output tokens per request (default 500; the tests use fewer)
@@ -19,13 +21,14 @@ rm -f "$OUT/port" "$OUT/bench.db"
 
 echo "== tracebench demo: mock endpoint with timing scaled 10x faster than the seed server"
 "$TB" mock --quiet --listen 127.0.0.1:0 --port-file "$OUT/port" \
-	--profile batching --ttft-ms 20 --itl-ms 3.7 --cold-start-ms 1200 &
+	--profile batching --ttft-ms 20 --itl-ms 3.7 --cold-start-ms 1200 --timings vllm &
 mock=$!
 trap 'kill $mock 2>/dev/null' EXIT INT TERM
 i=0
 while [ ! -s "$OUT/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 endpoint=http://127.0.0.1:$(cat "$OUT/port")
-echo "   mock: $endpoint (profile batching: ttft 20 ms, 3.7 ms/token, +1.2 s cold start)"
+echo "   mock: $endpoint (profile batching: ttft 20 ms, 3.7 ms/token, +1.2 s cold start;"
+echo "         its own per-request timings as vLLM sends them)"
 
 echo "== record synth: 32 requests, 512 input tokens, $TOKENS output tokens"
 "$TB" record synth -n 32 --input-tokens 512 --output-tokens "$TOKENS" --seed 1 \

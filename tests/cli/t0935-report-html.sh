@@ -1,6 +1,6 @@
 #!/bin/sh
-# analyze report --format html: one self-contained page (the text report,
-# the first run compared with the second, every figure inline as SVG, the
+# analyze report --format html: one self-contained page (the report's
+# tables as HTML tables, the first run compared with the second, every figure inline as SVG, the
 # definitions) that a real browser renders with the network off, that an
 # HTML checker passes, and whose bytes the same database always gives.
 . tests/cli/lib.sh
@@ -16,9 +16,14 @@ tb analyze load --db "$WORK/db" "$WORK/before.jsonl.gz" "$WORK/after.jsonl.gz" >
 tb analyze report --db "$WORK/db" --format html >"$WORK/r.html" 2>"$WORK/err"
 check "exit 0, nothing on stderr" sh -c "test $? -eq 0 && ! test -s '$WORK/err'"
 check "an HTML5 document" sh -c "head -n 1 '$WORK/r.html' | grep -qx '<!DOCTYPE html>' && tail -n 1 '$WORK/r.html' | grep -qx '</html>'"
-check "the text report of each run, its small-sample mark included" sh -c \
-	"grep -q \"run 'before'\" '$WORK/r.html' && grep -q \"run 'after'\" '$WORK/r.html' &&
-	 grep -q 'a percentile from fewer samples than its rank needs' '$WORK/r.html'"
+check "the report of each run, its small-sample mark included" sh -c \
+	"grep -q '^<h3>before — endpoint' '$WORK/r.html' && grep -q '^<h3>after — endpoint' '$WORK/r.html' &&
+	 grep -q 'A percentile marked \\* comes from fewer samples (N) than its rank needs' '$WORK/r.html'"
+tb analyze report --db "$WORK/db" --format markdown >"$WORK/r.md" 2>/dev/null
+n_md=$(grep -c '^|[-:|]*$' "$WORK/r.md")
+check "every table of the Markdown report a <table> ($n_md of them), none in a <pre>" sh -c \
+	"test \$(sed -n '/<h2 id=\"report\">/,/<h2 id=\"compare\">/p' '$WORK/r.html' | grep -c '^<table>') -eq $n_md &&
+	 ! grep -q '<pre' '$WORK/r.html'"
 check "the comparison of the two, with its verdict column" sh -c \
 	"grep -q '<h3>before &rarr; after</h3>' '$WORK/r.html' && grep -q 'Verdict' '$WORK/r.html'"
 check "how each run was made: its command, build, host and the server it asked" sh -c \
@@ -48,7 +53,7 @@ size=$(wc -c <"$WORK/r.html")
 check "under 1 MB ($size bytes for two runs of two levels)" test "$size" -lt 1048576
 tb analyze report --db "$WORK/db" --run after --format html >"$WORK/one.html" 2>/dev/null
 check "--run: that run alone, no comparison" sh -c \
-	"grep -q \"run 'after'\" '$WORK/one.html' && ! grep -q \"run 'before'\" '$WORK/one.html' && ! grep -q 'id=\"compare\"' '$WORK/one.html'"
+	"grep -q '^<h3>after — ' '$WORK/one.html' && ! grep -q '^<h3>before — ' '$WORK/one.html' && ! grep -q 'id=\"compare\"' '$WORK/one.html'"
 tb analyze export --db "$WORK/db" --format html >/dev/null 2>"$WORK/bad"
 check "export refuses html (exit 2)" sh -c "test $? -eq 2 && grep -q 'export writes csv or jsonl' '$WORK/bad'"
 
@@ -68,6 +73,15 @@ if [ -n "$browser" ]; then
 	timeout 120 "$browser" --headless --no-sandbox --disable-gpu "$net_off" \
 		--dump-dom "file://$WORK/r.html" >"$WORK/dom" 2>"$WORK/browser.err"
 	check "a real browser ($browser) renders it with the network off" test -s "$WORK/dom"
+	check "... its tables in the DOM: the sweep table's header cells, none in a <pre>" sh -c \
+		"grep -q '<th class=\"num\">Agg tok/s</th>' '$WORK/dom' && grep -q '<th class=\"num\">P50 TTFT (ms)</th>' '$WORK/dom' &&
+		 grep -q '<th>Metric</th>' '$WORK/dom' && ! grep -q '<pre' '$WORK/dom'"
+	# the first run's C=1 row, cell by cell, as the Markdown report has it
+	md_row=$(grep -m1 '^| 1 |' "$WORK/r.md")
+	dom_row=$(grep -m1 '^<tr><td class="num">1</td>' "$WORK/dom" |
+		sed -e 's|</td><td[^>]*>| \| |g' -e 's|^<tr><td[^>]*>|\| |' -e 's|</td></tr>$| \||')
+	check "... a sweep row's cells as in the Markdown report ($md_row)" \
+		test -n "$md_row" -a "$md_row" = "$dom_row"
 	if have gnuplot; then
 		check "... every figure an SVG with drawn paths in the DOM" sh -c \
 			"test \$(grep -o '<svg' '$WORK/dom' | wc -l) -eq $n_svg && test \$(grep -o '<path' '$WORK/dom' | wc -l) -ge $((n_svg * 10))"
@@ -82,22 +96,40 @@ fi
 
 # Two runs with enough requests for compare to judge their P50s (5 a side):
 # among the figures, the forest plot of their comparison, which the
-# browser draws too.
+# browser draws too. The second's label is a script, which the page
+# shows as text and the browser does not run.
+xss='two<script>alert(1)</script>'
 start_mock --ttft-ms 5 --itl-ms 1 --tokens 6
 for r in one two; do
-	tb replay -e "$ENDPOINT" -c 1 -n 8 --quiet --label "$r" -o "$WORK/f$r.jsonl.gz" \
+	label=$r
+	[ "$r" = two ] && label=$xss
+	tb replay -e "$ENDPOINT" -c 1 -n 8 --quiet --label "$label" -o "$WORK/f$r.jsonl.gz" \
 		"$WORK/t.jsonl.gz" >/dev/null 2>&1
 done
 tb analyze load --db "$WORK/f.db" "$WORK/fone.jsonl.gz" "$WORK/ftwo.jsonl.gz" >/dev/null 2>&1
 tb analyze report --db "$WORK/f.db" --format html >"$WORK/f.html" 2>"$WORK/ferr"
 check "two runs compare judges: exit 0, nothing on stderr" sh -c "test $? -eq 0 && ! test -s '$WORK/ferr'"
+check "... a run label that is a script, escaped wherever it is written" sh -c \
+	"grep -q '<h3>two&lt;script&gt;alert(1)&lt;/script&gt; — endpoint' '$WORK/f.html' &&
+	 ! grep -qi '<script' '$WORK/f.html'"
+check "... the comparison as tables too: verdict column and its rows" sh -c \
+	"sed -n '/<h2 id=\"compare\">/,/<h2 id=\"figures\">/p' '$WORK/f.html' | grep -q '^<table>' &&
+	 sed -n '/<h2 id=\"compare\">/,/<h2 id=\"figures\">/p' '$WORK/f.html' | grep -q '<th>Verdict</th>'"
+if [ -n "$browser" ]; then
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu "$net_off" \
+		--dump-dom "file://$WORK/f.html" >"$WORK/fdom" 2>/dev/null
+	check "... in the browser the label is text and no script element exists (none ran)" sh -c \
+		"grep -q '<h3>two&lt;script&gt;alert(1)&lt;/script&gt; — endpoint' '$WORK/fdom' &&
+		 grep -q \"<h3>compare 'one' (before) with 'two&lt;script&gt;alert(1)&lt;/script&gt;' (after)</h3>\" '$WORK/fdom' &&
+		 ! grep -qi '<script' '$WORK/fdom'"
+else
+	skip "the script label in a real browser" "no chromium-headless-shell (scripts/deps.sh --tests)"
+fi
 if have gnuplot; then
 	check "... their forest plot inline as SVG, a row per judged number" sh -c \
 		"grep -A1 '^<figure id=\"fig-compare_forest\">' '$WORK/f.html' | grep -q '^<svg' &&
 		 grep -q '>TTFT P50 C=1<' '$WORK/f.html'"
 	if [ -n "$browser" ]; then
-		timeout 120 "$browser" --headless --no-sandbox --disable-gpu "$net_off" \
-			--dump-dom "file://$WORK/f.html" >"$WORK/fdom" 2>/dev/null
 		check "... in the browser's DOM, drawn" sh -c \
 			"sed -n '/<figure id=\"fig-compare_forest\">/,/<\\/figure>/p' '$WORK/fdom' | grep -q '<path' &&
 			 grep -q '>TTFT P50 C=1<' '$WORK/fdom'"
