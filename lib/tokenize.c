@@ -300,7 +300,10 @@ struct tokenize_client *tokenize_client_new(const char *url, const char *model, 
 
 	if (!c || !(c->url = strdup(url)) || !(c->model = strdup(model)) ||
 	    !(c->shown = redact_url(url, NULL)) || !(c->easy = curl_easy_init()) ||
-	    !(c->headers = curl_slist_append(NULL, "Content-Type: application/json"))) {
+	    !(c->headers = curl_slist_append(NULL, "Content-Type: application/json")) ||
+	    /* libcurl asks a server to accept a body over 1 KiB first (Expect:
+	     * 100-continue), a round trip or a wait for each long prompt */
+	    !curl_slist_append(c->headers, "Expect:")) {
 		errmsg_set(err, errlen, "out of memory");
 		tokenize_client_free(c);
 		return NULL;

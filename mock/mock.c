@@ -55,6 +55,7 @@
 #include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -274,6 +275,7 @@ static void reply_tokenize(struct mock_server *srv, struct evhttp_request *req)
 	const char *why = "request body must be a JSON object";
 	cJSON *root, *ids;
 	size_t i;
+	int one = 1;
 
 	if (!cJSON_IsObject(body) ||
 	    prompt_tokens(body, cJSON_GetObjectItemCaseSensitive(body, "messages") ?
@@ -291,6 +293,12 @@ static void reply_tokenize(struct mock_server *srv, struct evhttp_request *req)
 		cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)(tk.t[i] % MOCK_VOCAB)));
 	free(tk.t);
 	cJSON_Delete(body);
+	/* a long token list leaves in two segments; with Nagle on, the second
+	 * waits out the client's delayed ACK (40 ms) on a kept-alive
+	 * connection, which record --tokenizer-url reuses for every prompt */
+	setsockopt(bufferevent_getfd(evhttp_connection_get_bufferevent(
+			   evhttp_request_get_connection(req))), IPPROTO_TCP, TCP_NODELAY,
+		   &one, sizeof(one));
 	reply_cjson(req, HTTP_OK, "OK", root);
 }
 
