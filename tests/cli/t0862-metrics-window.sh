@@ -49,7 +49,6 @@ check "... which the report says counts over the level's window" \
 # the TTFT rows: | C | TTFT | Obs | "50.0 (40-60 bucket)" | client P50 | ...
 sed -n '/^server latency from its histograms/,$p' "$WORK/report.md" |
 	awk -F'|' '$3 ~ /TTFT/' >"$WORK/ttft.rows"
-cat "$WORK/ttft.rows" >&2
 within_one_bucket() {
 	[ "$(wc -l <"$WORK/ttft.rows")" = 3 ] &&
 	awk -F'|' 'BEGIN { n = split("1 5 10 20 40 60 80 100 250 500 750 1000 2500 5000", le, " ") }
@@ -58,11 +57,15 @@ within_one_bucket() {
 		# " 50.0 (40-60 bucket) ": "", the estimate, the bounds of its bucket
 		if (split($5, est, /[ (-]+/) < 4) exit 1
 		client = $6 + 0; lo = est[3] + 0; hi = est[4] + 0
-		if (bucket(client) - bucket(hi) > 1 || bucket(hi) - bucket(client) > 1) exit 1
+		# the TTFT of the client holds that of the server: never below
+		# its bucket; within one bucket of it on a quiet host (a busy
+		# one adds delay on the side of the client: timing tier)
+		if (client < lo) exit 1
+		if (tight && (bucket(client) - bucket(hi) > 1 || bucket(hi) - bucket(client) > 1)) exit 1
 		if (est[2] + 0 <= lo || est[2] + 0 > hi) exit 1
-	}' "$WORK/ttft.rows"
+	}' tight="$TIMING" "$WORK/ttft.rows"
 }
-check "the server's P50 TTFT bucket estimate lies within one bucket of the client's P50, each level" \
+check "the server's P50 TTFT bucket estimate lies at or below the client's P50, within one bucket$UPPER_NOTE, each level" \
 	within_one_bucket
 obs=$(awk -F'|' '{ gsub(/ /, "", $2); gsub(/ /, "", $4); print $2, $4 }' "$WORK/ttft.rows")
 measured=$(q "SELECT level, count(*) FROM requests WHERE NOT warmup GROUP BY level ORDER BY level")

@@ -46,7 +46,6 @@ check "both sources stored, each with a start and an end scrape per level" \
 zcat "$WORK/r.jsonl.gz" | grep '"type":"metrics"' | grep "\"source\":\"$ENDPOINT/metrics\"" |
 	grep '"at":"level_' | sed 's/.*"t_ns":\([0-9]*\),"level":\([0-9]*\),.*"at":"\(level_[a-z]*\)".*/\2 \3 \1/' \
 	>"$WORK/edges"
-cat "$WORK/edges" >&2
 tb analyze report --db "$WORK/m.db" --format csv >"$WORK/report.csv"
 expected_tpj() {
 	tokens=$(q "SELECT sum(output_tokens) FROM requests WHERE NOT warmup AND error IS NULL AND level = $1")
