@@ -16,8 +16,9 @@ case "${1:-}" in
 # A real HTTP/2 and TLS server (nghttpx) in front of the mock; a one-node
 # Slurm cluster (slurmctld, slurmd, srun; munge authenticates them) and GNU
 # parallel to run replay's shards as the README's recipes do; a headless
-# browser and an HTML checker for the HTML report.
---tests) PACKAGES="$PACKAGES nghttp2-proxy openssl slurm-wlm munge parallel chromium-headless-shell tidy texlive-latex-base texlive-latex-recommended" ;;
+# browser and an HTML checker for the HTML report; curl and jq to talk to
+# servers and read their answers, python3 for a test tokenizer.
+--tests) PACKAGES="$PACKAGES nghttp2-proxy openssl slurm-wlm munge parallel chromium-headless-shell tidy texlive-latex-base texlive-latex-recommended curl jq python3" ;;
 # wrk (request rate), nginx (proxy overhead), gzip -9 (file size), and
 # taskset to pin processes.
 --bench) PACKAGES="$PACKAGES wrk nginx gzip util-linux" ;;
@@ -53,6 +54,8 @@ why() {
 	chromium-headless-shell) echo "a real browser to render the HTML report" ;;
 	tidy) echo "an HTML checker for the report" ;;
 	texlive-latex-base|texlive-latex-recommended) echo "pdflatex and booktabs, to typeset the LaTeX tables" ;;
+	curl|jq) echo "requests to the test servers and reading their JSON answers" ;;
+	python3) echo "a test tokenizer whose words are several tokens" ;;
 	wrk|nginx|gzip|util-linux) echo "a reference make bench measures against" ;;
 	clang|libclang-rt-*) echo "libFuzzer, for make fuzz" ;;
 	cppcheck|clang-tidy) echo "the static analysis of make lint" ;;
