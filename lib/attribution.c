@@ -33,11 +33,15 @@ void attribution_compute(const struct result *r, size_t n, struct attribution *a
 	int have = 1;
 
 	memset(a, 0, sizeof(*a));
-	for (p = 0; p < P_N; p++) {
+	for (p = 0; p < P_N; p++)
 		nan_dist(dist[p]);
-		if (!(v[p] = malloc((n ? n : 1) * sizeof(double))))
+	for (i = 0; i < n && r[i].server.shape == SRVTIMING_NONE; i++)
+		;
+	if (i == n)             /* a server that sends none: no work per level */
+		return;
+	for (p = 0; p < P_N; p++)
+		if (!(v[p] = malloc(n * sizeof(double))))
 			have = 0;
-	}
 	for (i = 0; i < n && have; i++) {
 		const struct result *q = &r[i];
 		const struct srvtiming *t = &q->server;

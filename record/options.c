@@ -22,6 +22,16 @@
 #define PROXY_PROG  "tracebench record proxy"
 #define INFO_PROG   "tracebench record info"
 
+/* The tokenizer options' help, the same for synth and import. */
+#define TOKENIZER_HELP \
+	"      --tokenizer-url URL   build each prompt to its input length within 1 token\n" \
+	"                            as the server's POST /tokenize counts it (vLLM,\n" \
+	"                            SGLang, llama.cpp; chat: with its chat template\n" \
+	"                            when the server applies one); unreachable: exit 1\n" \
+	"      --tokenizer-fallback words\n" \
+	"                            if the tokenizer cannot be used, estimate by words\n" \
+	"                            and say so in the trace's header\n"
+
 /* Prints "PROG: MESSAGE" and returns the usage exit status. */
 static int usage_error(const char *prog, const char *fmt, ...)
 {
@@ -107,13 +117,7 @@ static void synth_usage(FILE *out)
 		"      --model NAME          model field of each request (default mock)\n"
 		"      --endpoint-kind K     chat (/v1/chat/completions, default) or completions\n"
 		"      --seed N              generator seed; same seed, same bytes (default 1)\n"
-		"      --tokenizer-url URL   build each prompt to its input length within 1 token\n"
-		"                            as the server's POST /tokenize counts it (vLLM,\n"
-		"                            SGLang, llama.cpp; chat: with its chat template\n"
-		"                            when the server applies one); unreachable: exit 1\n"
-		"      --tokenizer-fallback words\n"
-		"                            if the tokenizer cannot be used, estimate by words\n"
-		"                            and say so in the trace's header\n"
+		TOKENIZER_HELP
 		"  -o, --output FILE         trace file to write (.jsonl.gz)\n"
 		"  -f, --force               replace FILE if it exists\n"
 		"  -h, --help                show this help\n"
@@ -234,13 +238,7 @@ static void import_usage(FILE *out)
 		"      --time-window A-B     keep rows from A to B seconds after the first row\n"
 		"                            (B may be left out); offsets restart at the first kept\n"
 		"      --seed N              seed of the prompt words (default 1)\n"
-		"      --tokenizer-url URL   build each prompt to its input length within 1 token\n"
-		"                            as the server's POST /tokenize counts it (vLLM,\n"
-		"                            SGLang, llama.cpp; chat: with its chat template\n"
-		"                            when the server applies one); unreachable: exit 1\n"
-		"      --tokenizer-fallback words\n"
-		"                            if the tokenizer cannot be used, estimate by words\n"
-		"                            and say so in the trace's header\n"
+		TOKENIZER_HELP
 		"      --sessions prefix     mooncake: a row whose hash_ids begin with all of an\n"
 		"                            earlier row's (two blocks or more) is that row's\n"
 		"                            next turn, its think time the gap between their\n"

@@ -122,8 +122,11 @@ check "... the queue unknown after (llama.cpp has none): no change given" \
 vq=$(csv_field "$WORK/r.csv" p50_server_queue_ms 2)
 check "... the rest up by about the queue vLLM reported ($vq ms): by half of it or more" \
 	within "$(echo "$row" | awk '{ print $7 }')" "$(awk -v q="$vq" 'BEGIN { print q / 2 }')" 1e9
-check "... the prefill much the same: under a tenth of the rest's change$UPPER_NOTE" \
-	sh -c "[ -z '$TIMING' ] || echo '$row' | awk '{ p = \$6 < 0 ? -\$6 : \$6; exit !(p < \$7 / 10) }'"
+# (a tenth on a quiet host; on a busy one the two runs' prefill medians may
+# drift apart by the host's delays, never by the queue's hundred ms)
+share=$([ -n "$TIMING" ] && echo 10 || echo 1)
+check "... the prefill much the same: under 1/$share of the rest's change" \
+	sh -c "echo '$row' | awk -v k=$share '{ p = \$6 < 0 ? -\$6 : \$6; exit !(p < \$7 / k) }'"
 
 # record proxy keeps them with the capture's outcome; a server that sends
 # none leaves no trace of them, and no section in the report
