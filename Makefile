@@ -19,7 +19,7 @@
 VERSION  = 0.1.0
 PREFIX  ?= /usr/local
 O       ?= build
-PKGS     = libcurl libevent libcjson sqlite3 zlib
+PKGS     = libcurl libevent libcjson sqlite3 zlib libcrypto
 
 CC      ?= cc
 WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \

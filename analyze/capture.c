@@ -183,6 +183,7 @@ int capture_read(const char *path, struct capture_run *out, char *err, size_t er
 	}
 	damage = tracefile_reader_damage(rd);
 	out->run.trace_digest = strdup(tracefile_reader_digest(rd));
+	out->run.trace_crc32 = strdup(tracefile_reader_crc32(rd));
 	snprintf(id, sizeof(id), "capture-%s", out->run.trace_digest ? out->run.trace_digest : "");
 	out->run.run_id = strdup(id);
 	out->run.label = capture_label(path);
@@ -194,7 +195,7 @@ int capture_read(const char *path, struct capture_run *out, char *err, size_t er
 	out->run.mode = strdup("open");
 	out->run.params_json = capture_params(out, upstream);
 	out->damage = dup_or_null(damage);
-	if (!out->run.trace_digest || !out->run.run_id || !out->run.label || !out->run.trace_path || !out->run.mode ||
+	if (!out->run.trace_digest || !out->run.trace_crc32 || !out->run.run_id || !out->run.label || !out->run.trace_path || !out->run.mode ||
 	    !out->run.params_json || (damage && !out->damage)) {
 		errmsg_set(err, errlen, "'%s': out of memory", path);
 		rc = DB_ERR_WORK;

@@ -11,6 +11,7 @@
 #include "analyze/shards.h"
 #include "lib/errmsg.h"
 #include "lib/metric.h"
+#include "lib/tracefile.h"
 #include "lib/table.h"
 
 #include <cjson/cJSON.h>
@@ -674,7 +675,8 @@ static int compare_same_experiment(const struct db_run *a, const struct db_run *
 	int same;
 
 	if (compare_str_differ(a->endpoint, b->endpoint) ||
-	    compare_str_differ(a->trace_digest, b->trace_digest))
+	    !tracefile_same_trace(a->trace_digest, a->trace_crc32, b->trace_digest,
+				  b->trace_crc32))
 		return 0;
 	same = diff_runs(a, b, DIFF_PARAMS, &d) == 0 && d.n == 0;
 	diff_release(&d);
@@ -781,7 +783,8 @@ static int compare_warnings(struct compare_result *r, const struct db_run *a,
 				"neither run --salt-seed)", sa, a->endpoint ? a->endpoint : "one endpoint"))
 		return -1;
 
-	if (compare_str_differ(a->trace_digest, b->trace_digest) &&
+	if (!tracefile_same_trace(a->trace_digest, a->trace_crc32, b->trace_digest,
+				  b->trace_crc32) &&
 	    compare_add_warning(r, "the runs replayed different traces (digest %s vs %s): "
 				"requests are not paired and the comparison may not be fair",
 				a->trace_digest ? a->trace_digest : "unknown",

@@ -208,6 +208,10 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	 * were of the one endpoint a run could scrape, and say nothing. */
 	if (!rc && version >= 5 && version < 11)
 		rc = db_exec(db, "ALTER TABLE metric_scrapes ADD COLUMN source TEXT", err, errlen);
+	/* 11 -> 12: the CRC-32 beside a SHA-256 trace digest; the runs before
+	 * have a CRC-32 as their digest and need none. */
+	if (!rc && version >= 1 && version < 12)
+		rc = db_exec(db, "ALTER TABLE runs ADD COLUMN trace_crc32 TEXT", err, errlen);
 	/* The views hold no data: recreate them, so they follow this build's SQL. */
 	if (!rc)
 		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",

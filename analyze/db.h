@@ -31,7 +31,7 @@
  * requests.session or requests.turn); 9 added the requests columns of the
  * per-request server timings, 10 metric_scrapes.at, 11
  * metric_scrapes.source (several --metrics-url). */
-#define DB_SCHEMA_VERSION 11
+#define DB_SCHEMA_VERSION 12
 
 /* Suggested size of the 'err' buffers below. */
 #define DB_ERRLEN 1024
@@ -93,7 +93,7 @@ struct db_import {
 	char *run_id;              /* unique; a run_id already loaded is a no-op */
 	char *label;               /* the run's own label (a --label wins) */
 	char *created, *tool, *endpoint, *model;
-	char *trace_path, *trace_digest;
+	char *trace_path, *trace_digest, *trace_crc32;
 	char *mode;                /* "closed", "open" */
 	char *params_json;         /* a JSON object, or NULL */
 	struct result *results;
@@ -118,6 +118,7 @@ struct db_run {
 	char *endpoint;
 	char *model;
 	char *trace_digest;
+	char *trace_crc32;  /* beside a SHA-256 digest, else NULL (tracefile_same_trace) */
 	int files;          /* results files loaded under this label */
 	char *created;      /* of the first results file */
 	char *mode;         /* "closed", "open" */

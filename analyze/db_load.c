@@ -7,6 +7,7 @@
 #include "analyze/db.h"
 #include "analyze/db_sql.h"
 #include "lib/errmsg.h"
+#include "lib/tracefile.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -32,6 +33,7 @@ struct run_header {
 	const char *model;
 	const char *trace_path;
 	const char *trace_digest;
+	const char *trace_crc32;
 	const char *mode;
 	const cJSON *params; /* in the header */
 	char *params_json;   /* owned: cJSON_PrintUnformatted of "params" */
@@ -108,7 +110,8 @@ static int db_parse_header(const cJSON *hdr, const char *path, const char *label
 	}
 	if (trace &&
 	    ((rc = db_header_string(trace, "path", &h->trace_path, path, err, errlen)) ||
-	     (rc = db_header_string(trace, "digest", &h->trace_digest, path, err, errlen))))
+	     (rc = db_header_string(trace, "digest", &h->trace_digest, path, err, errlen)) ||
+	     (rc = db_header_string(trace, "crc32", &h->trace_crc32, path, err, errlen))))
 		return rc;
 	if (params) {
 		rc = db_header_string(params, "mode", &h->mode, path, err, errlen);
@@ -209,7 +212,8 @@ static int db_check_merge(struct db *db, const struct run_header *h, const char 
 	long my_k = 0, my_n = db_shard_count(mine, &my_k);
 	int step, rc;
 
-	rc = db_prepare(db, "SELECT source, trace_digest, params FROM runs WHERE label = ?1"
+	rc = db_prepare(db, "SELECT source, trace_digest, params, trace_crc32 FROM runs"
+			" WHERE label = ?1"
 			" ORDER BY rowid", &st, err, errlen);
 	if (rc)
 		return rc;
@@ -233,7 +237,9 @@ static int db_check_merge(struct db *db, const struct run_header *h, const char 
 			errmsg_set(err, errlen, "'%s': cannot join run '%s': %s a shard and '%s' %s",
 				   path, h->label, mine ? "it is" : "it is not", src,
 				   mine ? "is not" : "is");
-		else if (!digest || !h->trace_digest || strcmp(digest, h->trace_digest) != 0)
+		else if (!digest || !h->trace_digest ||
+			 !tracefile_same_trace(digest, (const char *)sqlite3_column_text(st, 3),
+					       h->trace_digest, h->trace_crc32))
 			errmsg_set(err, errlen, "'%s': cannot join run '%s': it replayed trace %s, "
 				   "'%s' trace %s", path, h->label,
 				   h->trace_digest ? h->trace_digest : "unknown", src,
@@ -262,8 +268,9 @@ static int db_insert_run(struct db *db, const struct run_header *h, const char *
 {
 	static const char sql[] =
 		"INSERT INTO runs (run_id, label, created, tool, endpoint, model,"
-		" trace_path, trace_digest, mode, params, source, loaded_at, clock, provenance)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+		" trace_path, trace_digest, mode, params, source, loaded_at, clock, provenance,"
+		" trace_crc32)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
 	sqlite3_stmt *st = NULL;
 	char now[32];
 	int rc;
@@ -286,6 +293,7 @@ static int db_insert_run(struct db *db, const struct run_header *h, const char *
 	db_bind_text(st, 12, now);
 	db_bind_text(st, 13, h->clock_json);
 	db_bind_text(st, 14, h->provenance_json);
+	db_bind_text(st, 15, h->trace_crc32);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		rc = db_sqlerr(db, err, errlen);
 cleanup:
@@ -700,6 +708,7 @@ void db_import_release(struct db_import *imp)
 	free(imp->model);
 	free(imp->trace_path);
 	free(imp->trace_digest);
+	free(imp->trace_crc32);
 	free(imp->mode);
 	free(imp->params_json);
 	memset(imp, 0, sizeof(*imp));
@@ -722,6 +731,7 @@ int db_load_import(struct db *db, const char *path, const struct db_import *imp,
 	h.model = imp->model;
 	h.trace_path = imp->trace_path;
 	h.trace_digest = imp->trace_digest;
+	h.trace_crc32 = imp->trace_crc32;
 	h.mode = imp->mode;
 	h.params_json = (char *)imp->params_json;   /* read only: not freed here */
 	rc = db_exec(db, "BEGIN IMMEDIATE", err, errlen);

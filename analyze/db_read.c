@@ -136,6 +136,7 @@ static void db_run_release(void *row)
 	free(r->endpoint);
 	free(r->model);
 	free(r->trace_digest);
+	free(r->trace_crc32);
 	free(r->created);
 	free(r->mode);
 	free(r->params);
@@ -172,6 +173,7 @@ static int db_run_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
 	r->tags = db_column_strdup(st, 9);
 	r->provenance = db_column_strdup(st, 10);
 	r->trace_path = db_column_strdup(st, 11);
+	r->trace_crc32 = db_column_strdup(st, 12);
 	return r->label ? DB_OK : DB_ERR_WORK;
 }
 
@@ -180,20 +182,23 @@ int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
 {
 	/* One row per label, described by its first results file; the model
 	 * the server said it serves and the tags from its provenance. */
-#define DB_RUNS_SQL(served, tags, prov) \
+#define DB_RUNS_SQL(served, tags, prov, crc) \
 		"SELECT r.label, r.endpoint, r.model, r.trace_digest," \
 		" (SELECT count(*) FROM runs c WHERE c.label = r.label)," \
-		" r.created, r.mode, r.params, " served ", " tags ", " prov ", r.trace_path" \
+		" r.created, r.mode, r.params, " served ", " tags ", " prov ", r.trace_path, " crc \
 		" FROM runs r" \
 		" WHERE r.rowid = (SELECT f.rowid FROM runs f WHERE f.label = r.label" \
 		"                  ORDER BY f.created, f.rowid LIMIT 1)" \
 		"   AND (?1 IS NULL OR r.label = ?1)" \
 		" ORDER BY r.created, r.rowid"
-	const char *sql = db->version >= 8 ?
-		DB_RUNS_SQL("json_extract(r.provenance, '$.server.models[0]')",
-			    "(SELECT group_concat(t.key || '=' || t.value, ' ')"
-			    " FROM json_each(r.provenance, '$.tags') t)", "r.provenance") :
-		DB_RUNS_SQL("NULL", "NULL", "NULL");
+#define DB_RUNS_SERVED "json_extract(r.provenance, '$.server.models[0]')"
+#define DB_RUNS_TAGS "(SELECT group_concat(t.key || '=' || t.value, ' ')" \
+		     " FROM json_each(r.provenance, '$.tags') t)"
+	const char *sql =
+		db->version >= 12 ? DB_RUNS_SQL(DB_RUNS_SERVED, DB_RUNS_TAGS, "r.provenance",
+						"r.trace_crc32") :
+		db->version >= 8 ? DB_RUNS_SQL(DB_RUNS_SERVED, DB_RUNS_TAGS, "r.provenance", "NULL") :
+		DB_RUNS_SQL("NULL", "NULL", "NULL", "NULL");
 	sqlite3_stmt *st = NULL;
 	void *v;
 	int rc = db_query(db, sql, label, &st, err, errlen);

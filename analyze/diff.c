@@ -7,6 +7,7 @@
  * whole and shown cut to DIFF_MAX_VALUE bytes.
  */
 #include "diff.h"
+#include "lib/tracefile.h"
 
 #include <cjson/cJSON.h>
 #include <stdarg.h>
@@ -177,7 +178,9 @@ int diff_runs(const struct db_run *a, const struct db_run *b, unsigned parts, st
 		     diff_str(d, "model asked for", a->model, b->model) ||
 		     diff_server(d, member(va, "server"), member(vb, "server"));
 	if (!rc && (parts & DIFF_TRACE))
-		rc = diff_str(d, "trace", a->trace_digest, b->trace_digest);
+		rc = tracefile_same_trace(a->trace_digest, a->trace_crc32, b->trace_digest,
+					  b->trace_crc32) ? 0 :
+		     diff_str(d, "trace", a->trace_digest, b->trace_digest);
 	if (!rc && (parts & DIFF_PARAMS))
 		rc = diff_json(d, "params", pa, pb);
 	if (!rc && (parts & DIFF_TAGS))

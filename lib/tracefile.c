@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <openssl/evp.h>
 #include <zlib.h>
 
 #define FLUSH_INTERVAL_NS NS_PER_S
@@ -86,7 +87,9 @@ struct tracefile_reader {
 	char *zerror;           /* zlib's message when the stream broke */
 	size_t lineno;
 	uLong crc;
-	char digest[32];
+	EVP_MD_CTX *sha;        /* NULL when the digest could not be set up */
+	char digest[TRACEFILE_DIGEST_LEN];
+	char crc_text[16];
 	char damage[TRACEFILE_ERRLEN];   /* what a broken gzip stream cost */
 	size_t skipped;                  /* lines over TRACEFILE_MAX_LINE passed over */
 	size_t skipped_first;            /* line number of the first of them */
@@ -590,6 +593,10 @@ static size_t reader_fill(struct tracefile_reader *r)
 	n = gzread(r->gz, r->buf + r->end, READ_CHUNK);
 	if (n > 0) {
 		r->crc = crc32(r->crc, (const Bytef *)r->buf + r->end, (uInt)n);
+		if (r->sha && !EVP_DigestUpdate(r->sha, r->buf + r->end, (size_t)n)) {
+			EVP_MD_CTX_free(r->sha);
+			r->sha = NULL;
+		}
 		r->end += (size_t)n;
 		return (size_t)n;
 	}
@@ -723,6 +730,10 @@ struct tracefile_reader *tracefile_reader_open(const char *path, const char *kin
 	}
 	gzbuffer(r->gz, READ_CHUNK);
 	r->crc = crc32(0L, Z_NULL, 0);
+	if ((r->sha = EVP_MD_CTX_new()) && !EVP_DigestInit_ex(r->sha, EVP_sha256(), NULL)) {
+		EVP_MD_CTX_free(r->sha);
+		r->sha = NULL;
+	}
 
 	rc = reader_line(r, &line, &len);
 	if (r->skipped) {
@@ -820,8 +831,51 @@ const char *tracefile_reader_error(const struct tracefile_reader *r)
 
 const char *tracefile_reader_digest(struct tracefile_reader *r)
 {
-	snprintf(r->digest, sizeof(r->digest), "crc32:%08lx", (unsigned long)r->crc);
+	EVP_MD_CTX *copy = EVP_MD_CTX_new();
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned len = 0, i;
+
+	/* Finish a copy, so reading may go on and the digest grow with it. */
+	r->digest[0] = '\0';
+	if (r->sha && copy && EVP_MD_CTX_copy_ex(copy, r->sha) &&
+	    EVP_DigestFinal_ex(copy, md, &len) && len == 32) {
+		memcpy(r->digest, "sha256:", 7);
+		for (i = 0; i < len; i++)
+			snprintf(r->digest + 7 + 2 * i, 3, "%02x", md[i]);
+	}
+	EVP_MD_CTX_free(copy);
 	return r->digest;
+}
+
+const char *tracefile_reader_crc32(struct tracefile_reader *r)
+{
+	snprintf(r->crc_text, sizeof(r->crc_text), "crc32:%08lx", (unsigned long)r->crc);
+	return r->crc_text;
+}
+
+void tracefile_reader_id(struct tracefile_reader *r, struct tracefile_id *id)
+{
+	snprintf(id->digest, sizeof(id->digest), "%s", tracefile_reader_digest(r));
+	snprintf(id->crc32, sizeof(id->crc32), "%s", tracefile_reader_crc32(r));
+}
+
+static int is_crc32(const char *id)
+{
+	return id && strncmp(id, "crc32:", 6) == 0;
+}
+
+int tracefile_same_trace(const char *digest_a, const char *crc_a,
+			 const char *digest_b, const char *crc_b)
+{
+	if (digest_a && digest_b && strncmp(digest_a, "sha256:", 7) == 0 &&
+	    strncmp(digest_b, "sha256:", 7) == 0)
+		return strcmp(digest_a, digest_b) == 0;
+	crc_a = is_crc32(digest_a) ? digest_a : crc_a;
+	crc_b = is_crc32(digest_b) ? digest_b : crc_b;
+	if (!crc_a && !crc_b)
+		return !digest_a && !digest_b ? 1 : digest_a && digest_b &&
+		       strcmp(digest_a, digest_b) == 0;
+	return crc_a && crc_b && strcmp(crc_a, crc_b) == 0;
 }
 
 void tracefile_reader_close(struct tracefile_reader *r)
@@ -830,6 +884,7 @@ void tracefile_reader_close(struct tracefile_reader *r)
 		return;
 	if (r->gz)
 		gzclose(r->gz);
+	EVP_MD_CTX_free(r->sha);
 	cJSON_Delete(r->header);
 	free(r->zerror);
 	free(r->buf);

@@ -155,9 +155,34 @@ const char *tracefile_reader_damage(const struct tracefile_reader *r);
 /* Message of the last error. */
 const char *tracefile_reader_error(const struct tracefile_reader *r);
 
-/* "crc32:xxxxxxxx" of every uncompressed byte read so far. Read to the end
- * first to get the digest of the whole file. Owned by the reader. */
+/* Room for a digest string of either kind below, with its NUL. */
+#define TRACEFILE_DIGEST_LEN 80
+
+/* "sha256:<64 hex digits>" of every uncompressed byte read so far: a
+ * trace's identity. Read to the end first to get the digest of the whole
+ * file. Owned by the reader; "" when the digest could not be computed. */
 const char *tracefile_reader_digest(struct tracefile_reader *r);
+
+/* "crc32:xxxxxxxx" of the same bytes: the identity files written before
+ * the SHA-256 carry, kept beside it so they can still be matched. */
+const char *tracefile_reader_crc32(struct tracefile_reader *r);
+
+/* Both identities of what a reader has read, for a results header. */
+struct tracefile_id {
+	char digest[TRACEFILE_DIGEST_LEN];  /* "sha256:..." */
+	char crc32[16];                     /* "crc32:xxxxxxxx" */
+};
+void tracefile_reader_id(struct tracefile_reader *r, struct tracefile_id *id);
+
+/*
+ * Do two recorded identities name one trace? Each side is its digest and
+ * the crc32 recorded beside it (NULL when absent; a digest may itself be
+ * "crc32:..." in older files). Two SHA-256 digests decide by themselves;
+ * otherwise the CRC-32s decide, so an old file still matches a new one.
+ * A side that records neither matches only a side that records neither.
+ */
+int tracefile_same_trace(const char *digest_a, const char *crc_a,
+			 const char *digest_b, const char *crc_b);
 
 /* Closes the file and frees r (NULL is a no-op). */
 void tracefile_reader_close(struct tracefile_reader *r);

@@ -215,7 +215,7 @@ static void add_params(cJSON *params, const struct replay_options *o,
 
 cJSON *header_create(const struct replay_options *o, const struct session_set *sessions,
 		      const char *label, const char *endpoint, const cJSON *server,
-		      const char *digest, const unsigned char *ab_order, size_t n_blocks,
+		      const struct tracefile_id *trace_id, const unsigned char *ab_order, size_t n_blocks,
 		      const char *first_body, size_t n_reqs)
 {
 	cJSON *h = cJSON_CreateObject(), *trace, *prov;
@@ -240,7 +240,8 @@ cJSON *header_create(const struct replay_options *o, const struct session_set *s
 	add_model(h, first_body);
 	trace = cJSON_AddObjectToObject(h, "trace");
 	cJSON_AddStringToObject(trace, "path", o->trace_path);
-	cJSON_AddStringToObject(trace, "digest", digest);
+	cJSON_AddStringToObject(trace, "digest", trace_id->digest);
+	cJSON_AddStringToObject(trace, "crc32", trace_id->crc32);
 	cJSON_AddNumberToObject(trace, "requests", (double)n_reqs);
 	if (sessions && sessions->n)
 		cJSON_AddNumberToObject(trace, "sessions", (double)sessions->n);

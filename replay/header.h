@@ -12,6 +12,7 @@
 #include "options.h"
 #include "clocksync.h"
 #include "session.h"
+#include "lib/tracefile.h"
 
 /*
  * A new header for one side's results file (label, endpoint as shown:
@@ -22,7 +23,7 @@
  */
 cJSON *header_create(const struct replay_options *o, const struct session_set *sessions,
 		      const char *label, const char *endpoint, const cJSON *server,
-		      const char *digest, const unsigned char *ab_order, size_t n_blocks,
+		      const struct tracefile_id *trace_id, const unsigned char *ab_order, size_t n_blocks,
 		      const char *first_body, size_t n_reqs);
 
 /* Adds "clock": this host, the wall-clock instant origin_unix the run's

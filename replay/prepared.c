@@ -148,7 +148,7 @@ static void say_skipped(struct tracefile_reader *r, const char *path, size_t ref
 }
 
 struct prepared *prepared_load(const char *path, const struct replay_options *o, size_t *n,
-			       char *digest)
+			       struct tracefile_id *id)
 {
 	char err[TRACEFILE_ERRLEN];
 	struct tracefile_reader *r = tracefile_reader_open(path, TRACEFILE_KIND_TRACE, err, sizeof(err));
@@ -184,7 +184,7 @@ struct prepared *prepared_load(const char *path, const struct replay_options *o,
 			other ? "inference " : "");
 		goto fail;
 	}
-	snprintf(digest, 32, "%s", tracefile_reader_digest(r));
+	tracefile_reader_id(r, id);
 	tracefile_reader_close(r);
 	*n = count;
 	return reqs;

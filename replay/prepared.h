@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include "options.h"
 #include "lib/trace.h"
+#include "lib/tracefile.h"
 
 #define PREPARED_SKIPS_SHOWN 10   /* bad trace records said one by one */
 
@@ -30,11 +31,11 @@ struct prepared {
 
 /*
  * Reads every request of the trace at 'path'. Returns the array (free with
- * prepared_free) and sets *n and digest (at least 32 bytes), or NULL after
+ * prepared_free) and sets *n and the trace's identity, or NULL after
  * printing why.
  */
 struct prepared *prepared_load(const char *path, const struct replay_options *o, size_t *n,
-			       char *digest);
+			       struct tracefile_id *id);
 
 void prepared_free(struct prepared *reqs, size_t n);
 

@@ -379,7 +379,8 @@ static void probe_server_clock(const struct replay_options *o, struct clocksync_
  * merges their files into o->output. Returns the exit status in the
  * parent, WORKER_GOES_ON in a worker (then *o is the worker's).
  */
-static int start_workers(struct replay_options *o, const cJSON *server, const char *digest,
+static int start_workers(struct replay_options *o, const cJSON *server,
+			 const struct tracefile_id *trace_id,
 			 const struct prepared *reqs, size_t n_reqs, char *tmp_output, size_t tmp_len)
 {
 	long w_n = o->workers, k = o->shard_n > 1 ? o->shard_k : 0, m = o->shard_n > 1 ? o->shard_n : 1;
@@ -425,7 +426,7 @@ static int start_workers(struct replay_options *o, const cJSON *server, const ch
 	{
 		char *shown = redact_url(o->endpoint, NULL);   /* no userinfo in the file */
 
-		header = shown ? header_create(o, NULL, o->label, shown, server, digest, NULL, 0,
+		header = shown ? header_create(o, NULL, o->label, shown, server, trace_id, NULL, 0,
 					       reqs[0].body, n_reqs) :
 			 NULL;
 		free(shown);
@@ -482,7 +483,7 @@ struct replay {
 	size_t n_reqs;
 	struct session_set sessions;  /* a trace with sessions: them; else n = 0 */
 	int64_t *arrivals;        /* open loop: of each request or session */
-	char digest[32];
+	struct tracefile_id trace_id;
 	char worker_output[1100]; /* a worker's own results file */
 	int64_t *sched;           /* open loop: due offsets, else NULL */
 	size_t *sched_index, n_sched;
@@ -519,13 +520,16 @@ static int load_requests(struct replay *rp)
 {
 	struct replay_options *o = &rp->o;
 
-	rp->reqs = prepared_load(o->trace_path, o, &rp->n_reqs, rp->digest);
+	rp->reqs = prepared_load(o->trace_path, o, &rp->n_reqs, &rp->trace_id);
 	if (!rp->reqs || group_sessions(o, rp->reqs, rp->n_reqs, &rp->sessions) < 0)
 		return CLI_EXIT_USAGE;
-	if (rp->rerun.digest[0] && strcmp(rp->rerun.digest, rp->digest)) {
+	if (rp->rerun.trace_id.digest[0] &&
+	    !tracefile_same_trace(rp->rerun.trace_id.digest, rp->rerun.trace_id.crc32[0] ?
+				  rp->rerun.trace_id.crc32 : NULL, rp->trace_id.digest,
+				  rp->trace_id.crc32)) {
 		fprintf(stderr, "tracebench replay: '%s' is not the trace '%s' replayed (digest %s, "
 			"recorded %s); give the trace it replayed\n", o->trace_path, o->rerun,
-			rp->digest, rp->rerun.digest);
+			rp->trace_id.digest, rp->rerun.trace_id.digest);
 		return CLI_EXIT_USAGE;
 	}
 	if (fit_v1_endpoint(o->endpoint_buf[0], rp->reqs, rp->n_reqs) < 0 ||
@@ -556,7 +560,7 @@ static int plan_requests(struct replay *rp)
 		uint64_t x = (uint64_t)(o->start_at * 1000);
 		const char *c;
 
-		for (c = rp->digest; *c; c++)
+		for (c = rp->trace_id.digest; *c; c++)
 			x = x * 1099511628211ULL ^ (unsigned char)*c;
 		o->salt_seed = (x ^ (x >> 31)) & 0x7fffffff;
 	} else if (!o->salt_seed_given) {
@@ -714,7 +718,7 @@ static int open_results(struct replay *rp)
 			return CLI_EXIT_FAILED;
 		}
 		header = header_create(&rp->o, &rp->sessions, sd->label, sd->shown, rp->server[t],
-				       rp->digest, rp->ab_order, rp->n_blocks, rp->reqs[0].body,
+				       &rp->trace_id, rp->ab_order, rp->n_blocks, rp->reqs[0].body,
 				       rp->n_reqs);
 		if (header)
 			header_add_clock(header, origin_unix, &rp->cs);
@@ -1451,7 +1455,7 @@ int replay_main(int argc, char **argv)
 		goto cleanup;
 	/* --workers: the parent ends here, with the merged results' status */
 	if (rp.o.workers > 1 &&
-	    (rc = start_workers(&rp.o, rp.server[0], rp.digest, rp.reqs, rp.n_reqs, rp.worker_output,
+	    (rc = start_workers(&rp.o, rp.server[0], &rp.trace_id, rp.reqs, rp.n_reqs, rp.worker_output,
 				sizeof(rp.worker_output))) != WORKER_GOES_ON)
 		goto cleanup;
 	if ((rc = plan_requests(&rp)) || (rc = start_client(&rp)) || (rc = open_results(&rp)))

@@ -139,7 +139,7 @@ int rerun_expand(int argc, char **argv, struct rerun *r, char *err, size_t errle
 	struct word *old = calloc(RERUN_MAX_WORDS, sizeof(*old));
 	char **old_words = calloc(RERUN_MAX_WORDS, sizeof(*old_words));
 	struct tracefile_reader *rd = NULL;
-	const cJSON *h, *prov, *seed;
+	const cJSON *h, *prov, *seed, *trace;
 	const char *path = NULL;
 	size_t n_now = 0, n_old, i;
 	int rc = -1, operand_now, rerun = option("--rerun");
@@ -165,9 +165,11 @@ int rerun_expand(int argc, char **argv, struct rerun *r, char *err, size_t errle
 			 "provenance, or not by replay): nothing to rerun", path);
 		goto done;
 	}
-	snprintf(r->digest, sizeof(r->digest), "%s", cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(h, "trace"),
-						 "digest")) ? : "");
+	trace = cJSON_GetObjectItemCaseSensitive(h, "trace");
+	snprintf(r->trace_id.digest, sizeof(r->trace_id.digest), "%s",
+		 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(trace, "digest")) ? : "");
+	snprintf(r->trace_id.crc32, sizeof(r->trace_id.crc32), "%s",
+		 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(trace, "crc32")) ? : "");
 	n_old = split(old_words, recorded(cJSON_GetObjectItemCaseSensitive(prov, "command"),
 					  old_words, RERUN_MAX_WORDS), old);
 	if (!(r->argv = calloc(RERUN_MAX_WORDS * 2 + 8, sizeof(char *))) || push(r, "replay"))

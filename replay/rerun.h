@@ -16,11 +16,13 @@
 
 #include <stddef.h>
 #include <cjson/cJSON.h>
+#include "lib/tracefile.h"
 
 struct rerun {
 	int argc;                 /* the command line to parse: "replay" ... */
 	char **argv;              /* (owned, with its strings) */
-	char digest[64];          /* the trace digest the recorded run replayed */
+	struct tracefile_id trace_id;  /* of the trace the recorded run replayed;
+				    * crc32 "" in files before the SHA-256 */
 	cJSON *of;                /* {"run_id","label","file","overrides":[...]} */
 };
 

@@ -1,4 +1,4 @@
--- tracebench.sql - the analysis database, schema version 10.
+-- tracebench.sql - the analysis database, schema version 12.
 -- Version 2 added requests.repeat (replay --repeat), version 3 runs.clock
 -- (the host and clock of a shard) and requests.streamed (a whole JSON body,
 -- not SSE), version 4 where output tokens came from, the token events, the
@@ -11,7 +11,9 @@
 -- server_queue_ns, server_prefill_ns and server_decode_ns (the server's own
 -- account of a request, lib/srvtiming.h), version 10 metric_scrapes.at (a
 -- scrape at a level's start or end, or between levels), version 11
--- metric_scrapes.source (which of several --metrics-url); analyze/db.c
+-- metric_scrapes.source (which of several --metrics-url), version 12
+-- runs.trace_crc32 (the CRC-32 recorded beside the trace's SHA-256, so
+-- files from before the SHA-256 still match); analyze/db.c
 -- migrates an older database when it opens it for writing, and reads one
 -- as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
@@ -19,7 +21,7 @@
 
 -- Applied by analyze only after it has checked that the database is not of
 -- a newer version (analyze/db.c), so this never downgrades one.
-PRAGMA user_version = 11;
+PRAGMA user_version = 12;
 
 CREATE TABLE IF NOT EXISTS runs (
 	run_id       TEXT PRIMARY KEY,
@@ -29,7 +31,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	endpoint     TEXT,
 	model        TEXT,
 	trace_path   TEXT,
-	trace_digest TEXT,
+	trace_digest TEXT,          -- "sha256:..." ("crc32:..." in older files)
+	trace_crc32  TEXT,          -- "crc32:..." beside a SHA-256, else NULL
 	mode         TEXT,
 	params       TEXT,          -- JSON object of the results header
 	source       TEXT,          -- results file it was loaded from

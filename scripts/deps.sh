@@ -10,7 +10,7 @@
 #   sh scripts/deps.sh --fuzz     + clang and libFuzzer (make fuzz)
 #   sh scripts/deps.sh --lint     + cppcheck and clang-tidy (make lint)
 
-PACKAGES="gcc make pkg-config libcurl4-openssl-dev libevent-dev libcjson-dev
+PACKAGES="gcc make pkg-config libcurl4-openssl-dev libssl-dev libevent-dev libcjson-dev
 libsqlite3-dev zlib1g-dev sqlite3 gnuplot-nox"
 case "${1:-}" in
 # A real HTTP/2 and TLS server (nghttpx) in front of the mock; a one-node

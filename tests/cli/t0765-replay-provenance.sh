@@ -97,7 +97,44 @@ tb record synth -n 4 --model served-7b --input-tokens 9 -o "$WORK/t2.jsonl.gz" 2
 tb replay --rerun "$WORK/r1.jsonl.gz" -e "$ENDPOINT" -o "$WORK/r3.jsonl.gz" "$WORK/t2.jsonl.gz" \
 	>/dev/null 2>"$WORK/rerun3.err"
 check "--rerun with another trace: refused (exit 2), both digests named" sh -c \
-	"test $? -eq 2 && grep -q 'is not the trace .* replayed (digest crc32:[0-9a-f]*, recorded crc32:[0-9a-f]*)' '$WORK/rerun3.err' && test ! -e '$WORK/r3.jsonl.gz'"
+	"test $? -eq 2 && grep -q 'is not the trace .* replayed (digest sha256:[0-9a-f]\{64\}, recorded sha256:[0-9a-f]\{64\})' '$WORK/rerun3.err' && test ! -e '$WORK/r3.jsonl.gz'"
+check "a results file names its trace by SHA-256, with the CRC-32 beside it" \
+	grep -q '"trace":{"path":"[^"]*","digest":"sha256:[0-9a-f]\{64\}","crc32":"crc32:[0-9a-f]\{8\}"' "$WORK/h2"
+
+# A file from before the SHA-256 names its trace by CRC-32 alone: it still
+# matches the same trace (rerun, compare, diff), and not another one.
+zcat "$WORK/r1.jsonl.gz" | jq -c 'if .format then .trace.digest = .trace.crc32 | del(.trace.crc32) else . end' |
+	gzip >"$WORK/old.jsonl.gz"
+tb replay --rerun "$WORK/old.jsonl.gz" -e "$ENDPOINT" --label old-rerun -o "$WORK/r6.jsonl.gz" \
+	>/dev/null 2>"$WORK/rerun6.err"
+check "--rerun of a file that names its trace by CRC-32: the same trace is accepted" test $? -eq 0
+tb replay --rerun "$WORK/old.jsonl.gz" -e "$ENDPOINT" -o "$WORK/r7.jsonl.gz" "$WORK/t2.jsonl.gz" \
+	>/dev/null 2>"$WORK/rerun7.err"
+check "... another trace refused, both named (recorded crc32:...)" sh -c \
+	"test $? -eq 2 && grep -q 'replayed (digest sha256:[0-9a-f]*, recorded crc32:[0-9a-f]\{8\})' '$WORK/rerun7.err'"
+tb replay -e "$ENDPOINT" -c 1,2 -n 4 --warmup 0 --label other-trace -o "$WORK/r8.jsonl.gz" \
+	"$WORK/t2.jsonl.gz" >/dev/null 2>&1
+tb analyze load --db "$WORK/old.db" --label old "$WORK/old.jsonl.gz" >/dev/null 2>&1
+tb analyze load --db "$WORK/old.db" "$WORK/r6.jsonl.gz" "$WORK/r8.jsonl.gz" >/dev/null 2>&1
+tb analyze compare --db "$WORK/old.db" old old-rerun >"$WORK/cmp-old" 2>&1
+tb analyze diff --db "$WORK/old.db" old old-rerun >"$WORK/diff-old" 2>&1
+check "compare and diff: an old file and a new run of its trace replayed one trace" sh -c \
+	"! grep -q 'different traces' '$WORK/cmp-old' && ! grep -q '^trace:' '$WORK/diff-old' &&
+	 grep -q '^ *1  TTFT  *P50' '$WORK/cmp-old'"
+tb analyze compare --db "$WORK/old.db" old other-trace >"$WORK/cmp-other" 2>&1
+check "... and another trace is still called another" \
+	grep -q 'the runs replayed different traces (digest crc32:[0-9a-f]\{8\} vs sha256:' "$WORK/cmp-other"
+
+# --rerun of a run spread over worker processes: the workers again
+tb replay -e "$ENDPOINT" -c 2 -n 6 --warmup 0 --workers 2 --label spread \
+	-o "$WORK/w1.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
+tb replay --rerun "$WORK/w1.jsonl.gz" -o "$WORK/w2.jsonl.gz" >/dev/null 2>"$WORK/rerun-w.err"
+check "--rerun of a --workers run: exit 0" test $? -eq 0
+check "... its header keeps the workers and levels, and it holds as many requests" sh -c \
+	"zcat '$WORK/w2.jsonl.gz' | head -n 1 | grep -qF '\"workers\":2' &&
+	 zcat '$WORK/w2.jsonl.gz' | head -n 1 | grep -qF '\"concurrency\":[2],\"requests\":6' &&
+	 test $(zcat "$WORK/w1.jsonl.gz" | grep -c '"ttft_ns"') -eq 6 &&
+	 test \$(zcat '$WORK/w2.jsonl.gz' | grep -c '\"ttft_ns\"') -eq 6"
 tb replay --rerun "$WORK/a.jsonl.gz" -o "$WORK/r4.jsonl.gz" >/dev/null 2>"$WORK/rerun4.err"
 check "--rerun of a run with a secret: refused until it is given again" sh -c \
 	"test $? -eq 2 && grep -q 'recorded -e .* without its secret value; give it again' '$WORK/rerun4.err'"

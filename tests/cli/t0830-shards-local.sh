@@ -65,7 +65,7 @@ tb replay -e "$ENDPOINT" --rate 40 --warmup 0 --shard 1/3 --quiet --label two \
 tb analyze load --db "$WORK/one.db" --label one "$WORK/other1.jsonl.gz" 2>"$WORK/refuse1.err"
 rc=$?
 check "a shard of another trace is refused (exit 2), naming both" sh -c \
-	"test $rc -eq 2 && grep -q \"cannot join run 'one': it replayed trace crc32:.*, '.*one0.jsonl.gz' trace crc32:\" '$WORK/refuse1.err'"
+	"test $rc -eq 2 && grep -q \"cannot join run 'one': it replayed trace sha256:[0-9a-f]\\{64\\}, '.*one0.jsonl.gz' trace sha256:\" '$WORK/refuse1.err'"
 tb analyze load --db "$WORK/one.db" --label one "$WORK/fast1.jsonl.gz" 2>"$WORK/refuse2.err"
 rc=$?
 check "... one of other parameters, naming which" sh -c \

@@ -111,8 +111,52 @@ TEST(round_trip)
 	/* a writer writes version 1 unless its header asks for another */
 	CHECK_EQ_INT(cJSON_GetObjectItem(h, "version")->valueint, 1);
 	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(h, "label")), "sample");
-	CHECK(strncmp(tracefile_reader_digest(r), "crc32:", 6) == 0);
+	CHECK(strncmp(tracefile_reader_digest(r), "sha256:", 7) == 0);
+	CHECK(strncmp(tracefile_reader_crc32(r), "crc32:", 6) == 0);
 	tracefile_reader_close(r);
+}
+
+/* The digests are of the uncompressed bytes, as sha256sum and zlib's
+ * crc32 give them for the same text; reading on makes them grow. */
+TEST(digests_are_those_of_the_bytes_read)
+{
+	static const char text[] = "{\"format\":\"tracebench-trace\",\"version\":1}\n"
+				   "{\"kind\":\"chat\"}\n";
+	char err[TRACEFILE_ERRLEN], first[TRACEFILE_DIGEST_LEN];
+	struct tracefile_reader *r;
+	struct tracefile_id id;
+	cJSON *rec = NULL;
+
+	write_text(path_of("known.jsonl"), text, sizeof(text) - 1);
+	r = tracefile_reader_open(path_of("known.jsonl"), NULL, err, sizeof(err));
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	snprintf(first, sizeof(first), "%s", tracefile_reader_digest(r));
+	while (tracefile_reader_next(r, &rec) > 0)
+		cJSON_Delete(rec);
+	CHECK_STR(tracefile_reader_digest(r), "sha256:b805d0d606034f2ed5b11513ff5696e3"
+		  "a548035d0664e9b992be4505cc12ee0a");
+	CHECK_STR(tracefile_reader_crc32(r), "crc32:8eb6b196");
+	tracefile_reader_id(r, &id);
+	CHECK_STR(id.digest, tracefile_reader_digest(r));
+	CHECK_STR(id.crc32, "crc32:8eb6b196");
+	tracefile_reader_close(r);
+}
+
+/* Two SHA-256s decide alone; a file from before them matches by CRC-32. */
+TEST(same_trace_by_sha256_or_by_the_crc32_beside_it)
+{
+	const char *s1 = "sha256:11", *s2 = "sha256:22";
+
+	CHECK_EQ_INT(tracefile_same_trace(s1, "crc32:aa", s1, "crc32:aa"), 1);
+	CHECK_EQ_INT(tracefile_same_trace(s1, "crc32:aa", s2, "crc32:aa"), 0);
+	CHECK_EQ_INT(tracefile_same_trace(s1, "crc32:aa", "crc32:aa", NULL), 1);
+	CHECK_EQ_INT(tracefile_same_trace("crc32:aa", NULL, s1, "crc32:bb"), 0);
+	CHECK_EQ_INT(tracefile_same_trace("crc32:aa", NULL, "crc32:aa", NULL), 1);
+	CHECK_EQ_INT(tracefile_same_trace(s1, NULL, "crc32:aa", NULL), 0);
+	CHECK_EQ_INT(tracefile_same_trace(NULL, NULL, NULL, NULL), 1);
+	CHECK_EQ_INT(tracefile_same_trace(NULL, NULL, s1, "crc32:aa"), 0);
 }
 
 TEST(truncated_at_every_byte_keeps_a_prefix)
@@ -520,6 +564,8 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	RUN(round_trip);
+	RUN(digests_are_those_of_the_bytes_read);
+	RUN(same_trace_by_sha256_or_by_the_crc32_beside_it);
 	RUN(truncated_at_every_byte_keeps_a_prefix);
 	RUN(refuses_to_overwrite_without_force);
 	RUN(bad_files_are_refused_with_a_reason);
