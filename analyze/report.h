@@ -5,7 +5,8 @@
  * The table rows are computed by lib/summary.c from struct result arrays
  * (db_results), the code replay uses for its live table, so a report shows
  * the numbers replay printed, in the same columns. Every table is printed
- * by lib/table.c. Output goes to a FILE * so tests can read it.
+ * by lib/table.c. Output goes to a FILE * so tests can read it. The code
+ * is in the report*.c files, a concern each (report.c says which).
  * Functions return DB_OK or a DB_ERR_* code (db.h) with a message in 'err'.
  */
 #ifndef TB_ANALYZE_REPORT_H

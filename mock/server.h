@@ -10,7 +10,8 @@
  *   typed_stream.c  the events and bodies of the Messages and Responses
  *              APIs, on stream.c's schedule;
  *   request.c  what a request body asks for: prompt tokens, the prefix
- *              cache, options checked as vLLM checks them.
+ *              cache, options checked as vLLM checks them;
+ *   timings.c  --timings: a request's times as llama.cpp or vLLM tell them.
  */
 #ifndef TB_MOCK_SERVER_H
 #define TB_MOCK_SERVER_H
@@ -216,6 +217,12 @@ void stream_free(struct mock_stream *s);
  * from..to-1, each with its leading space (malloc, caller frees). */
 void stream_send_typed(struct mock_stream *s, const char *name, const char *data);
 char *words_join(long from, long to);
+
+/* timings.c: --timings, s's times as the server of that shape tells them:
+ * as a member to put after others (",\"timings\":{...}") into buf, ""
+ * without --timings; or the same members added to a whole body's root. */
+void timings_member(const struct mock_stream *s, char *buf, size_t len);
+void timings_add(const struct mock_stream *s, cJSON *root);
 
 /* typed_stream.c: a Messages or Responses request's events: tokens k..k+
  * count-1 as deltas (the opening events with token 0, a new block where

@@ -3,8 +3,9 @@
  * of the level being run, the engine that issues its requests, records
  * their results and ends the level (replay/level.c), and the sessions
  * engine that sends a session's turns one after another
- * (replay/session_run.c). replay.c sets a level up (its requests, salts,
- * schedule, connections), calls level_run_to_end and reads its summary.
+ * (replay/session_run.c). replay.c sets a level up (its requests, salts
+ * from replay/sides.c, schedule, connections), calls level_run_to_end and
+ * reads its summary.
  */
 #ifndef TB_REPLAY_LEVEL_H
 #define TB_REPLAY_LEVEL_H

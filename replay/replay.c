@@ -13,7 +13,10 @@
  * with a row of the sweep table on stdout (lib/summary.c); results stream
  * to the results file as requests finish (lib/tracefile.c), so an
  * interrupted run keeps what it measured. The command line is read in
- * replay/options.c; replay_main runs the steps below in order.
+ * replay/options.c; replay_main runs the steps below in order, over the
+ * run's state in replay/run.h: the sides of the run (their servers,
+ * results files, salts and A/B order) are replay/sides.c's, a capacity
+ * search replay/find_capacity.c's, one level replay/level.c's.
  */
 #include "replay.h"
 #include "options.h"
@@ -26,9 +29,9 @@
 #include "rerun.h"
 #include "schedule.h"
 #include "scrape.h"
-#include "server_info.h"
 #include "session.h"
 #include "level.h"
+#include "run.h"
 #include "workers.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
@@ -49,33 +52,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-
 /* ---- the run --------------------------------------------------------- */
-
-/*
- * The tag of a level's salts (level_request_salt puts a key before it): which
- * level and repeat, "c4r1"; "o" for an open-loop run, "o3r1" for look 1
- * of a rate search's probe 3 (level -3); "w" for the warm-ups.
- *
- * Positions: a level sends the trace's requests (in a session trace, its
- * sessions) in order from position lr->first, position q being unit q % n
- * in pass q / n over the trace. A sweep's levels start at 0 (the same
- * requests at each level); the looks of a capacity search go on where the
- * last one ended, so no look resends what an earlier one sent. A unit sent
- * again in a later pass (-n past the trace's length) gets a salt of its own
- * (".1", ".2" after the tag): the server cannot find its first sending
- * cached. Distinct within a run by construction, the same for the same
- * --salt-seed, and different across runs by default.
- */
-static void make_salt(char *buf, size_t len, const char *what, int level, int repeat)
-{
-	if (strcmp(what, "c") == 0)
-		snprintf(buf, len, "c%dr%d", level, repeat);
-	else if (strcmp(what, "o") == 0 && level < 0)
-		snprintf(buf, len, "o%dr%d", -level, repeat);
-	else
-		snprintf(buf, len, "%s", what);
-}
 
 /*
  * A base URL ending in /v1 (as OpenAI's clients take it) before trace
@@ -131,7 +108,7 @@ static int by_arrival(const void *a, const void *b)
  * schedule is longer than the trace. Returns how many, 0 when nothing is
  * due (or out of memory).
  */
-static size_t open_schedule(const struct replay_options *o, const int64_t *arrival, size_t n_reqs,
+size_t replay_open_schedule(const struct replay_options *o, const int64_t *arrival, size_t n_reqs,
 			    int64_t **sched, size_t **index)
 {
 	int64_t *arrivals = malloc(n_reqs * sizeof(*arrivals)), *all = NULL;
@@ -175,7 +152,7 @@ static size_t open_schedule(const struct replay_options *o, const int64_t *arriv
 }
 
 /* The arrival offsets of the trace requests, or of the sessions (the
- * first turn's), for open_schedule; NULL when out of memory. */
+ * first turn's), for replay_open_schedule; NULL when out of memory. */
 static int64_t *arrivals_of(const struct prepared *reqs, size_t n_reqs,
 			    const struct session_set *set)
 {
@@ -467,54 +444,6 @@ static size_t worker_share(const struct replay_options *o, size_t total)
 	return total / n + (w < total % n);
 }
 
-/* One side of a run: the server, its run's label and results file. An A/B
- * run has two, and alternates between them level by level. */
-struct run_side {
-	const char *endpoint, *label, *output;
-	char *shown;              /* endpoint as files and stderr get it (lib/redact.h) */
-	struct tracefile_writer *out;
-	long seq;                 /* next sequence number of this side */
-};
-
-/* Everything a replay holds between its steps. */
-struct replay {
-	struct replay_options o;
-	struct prepared *reqs;
-	size_t n_reqs;
-	struct session_set sessions;  /* a trace with sessions: them; else n = 0 */
-	int64_t *arrivals;        /* open loop: of each request or session */
-	struct tracefile_id trace_id;
-	char worker_output[1100]; /* a worker's own results file */
-	int64_t *sched;           /* open loop: due offsets, else NULL */
-	size_t *sched_index, n_sched;
-	size_t rate_connections;  /* a rate search: the most connections it keeps */
-	size_t cursor;            /* a capacity search: position its next look starts at */
-	int64_t busy_ns;          /* ... its probe's E2E summed over its requests */
-	double peak_rate;         /* ... the rate at which lr.peak_in_flight was reached */
-	struct run_side side[2];
-	size_t n_sides;
-	unsigned char *ab_order;  /* per level and repeat: B goes first */
-	size_t n_blocks;          /* levels times repeats */
-	size_t warmups;           /* warm-up requests this process sends */
-	int anchored;             /* one schedule for all shards, from --start-at */
-	int table;                /* prints the sweep table (not a worker) */
-	struct clocksync_result cs;
-	cJSON *server[2];         /* per side: the server as it described itself */
-	struct rerun rerun;       /* --rerun: the expanded command line (o points into it) */
-	struct failures failures; /* why requests failed */
-	int said_closes;          /* said that the server closes kept connections */
-	struct client *client;
-	struct event *tick, *sigint, *sigterm;
-	struct level_run lr;
-	size_t total_ok, total;   /* measured requests (not warm-ups) */
-	struct level_summary warmup;
-	struct table live;        /* the sweep table on stdout */
-	int live_begun;           /* its header is out (live_begin) */
-	struct level_summary *rows;   /* its rows, for the notes under it */
-	size_t n_rows, rows_cap;
-	double base_tps[2];       /* per side: aggregate tok/s at C=1 */
-};
-
 /* Reads the trace. Returns 0 or the exit status. */
 static int load_requests(struct replay *rp)
 {
@@ -547,6 +476,7 @@ static int load_requests(struct replay *rp)
 static int plan_requests(struct replay *rp)
 {
 	struct replay_options *o = &rp->o;
+	int rc;
 
 	/* The server's cold start is one: shard 0 alone warms it up. */
 	rp->warmups = o->shard_n > 1 && o->shard_k > 0 ? 0 : (size_t)o->warmup;
@@ -570,20 +500,14 @@ static int plan_requests(struct replay *rp)
 			seed = (uint32_t)clock_now_ns() ^ (uint32_t)getpid();
 		o->salt_seed = seed & 0x7fffffff;
 	}
-	/* An A/B run's order: which side goes first in each level and repeat. */
-	rp->n_blocks = o->open_loop ? 1 : (size_t)o->n_levels * (size_t)o->repeat;
-	rp->ab_order = calloc(rp->n_blocks + 1, 1);
-	if (!rp->ab_order) {
-		fprintf(stderr, "tracebench replay: out of memory\n");
-		return CLI_EXIT_FAILED;
-	}
-	if (rp->n_sides == 2)
-		schedule_ab_order(rp->n_blocks, o->sched.seed, rp->ab_order);
+	rc = sides_plan_order(rp);
+	if (rc)
+		return rc;
 	if (o->open_loop) {
 		struct session_set *set = rp->sessions.n ? &rp->sessions : NULL;
 
 		rp->arrivals = arrivals_of(rp->reqs, rp->n_reqs, set);
-		rp->n_sched = rp->arrivals ? open_schedule(o, rp->arrivals, set ? set->n : rp->n_reqs,
+		rp->n_sched = rp->arrivals ? replay_open_schedule(o, rp->arrivals, set ? set->n : rp->n_reqs,
 							   &rp->sched, &rp->sched_index) : 0;
 		if (!rp->n_sched) {
 			fprintf(stderr, "tracebench replay: nothing to send: the schedule is empty\n");
@@ -694,45 +618,14 @@ static int start_client(struct replay *rp)
 	return 0;
 }
 
-/* Creates the results file of each side with its header. Returns 0 or the
- * exit status. */
+/* Creates the results file of each side (sides_open) and points the level
+ * run at the first. Returns 0 or the exit status. */
 static int open_results(struct replay *rp)
 {
-	double origin_unix = rp->o.start_at > 0 ? rp->o.start_at : (double)clock_wall_ns() / 1e9;
-	char err[TRACEFILE_ERRLEN];
-	size_t t;
+	int rc = sides_open(rp);
 
-	rp->side[0].endpoint = rp->o.endpoint;
-	rp->side[0].output = rp->o.output;      /* a worker's: its own file */
-	rp->side[0].label = rp->n_sides == 2 ? rp->o.label_a : rp->o.label;
-	rp->side[1].endpoint = rp->o.endpoint_b;
-	rp->side[1].output = rp->o.output_b;
-	rp->side[1].label = rp->o.label_b;
-	for (t = 0; t < rp->n_sides; t++) {
-		struct run_side *sd = &rp->side[t];
-		cJSON *header;
-
-		/* the URL as files and the terminal get it: no userinfo, no secrets */
-		if (!(sd->shown = redact_url(sd->endpoint, NULL))) {
-			fprintf(stderr, "tracebench replay: out of memory\n");
-			return CLI_EXIT_FAILED;
-		}
-		header = header_create(&rp->o, &rp->sessions, sd->label, sd->shown, rp->server[t],
-				       &rp->trace_id, rp->ab_order, rp->n_blocks, rp->reqs[0].body,
-				       rp->n_reqs);
-		if (header)
-			header_add_clock(header, origin_unix, &rp->cs);
-		sd->out = tracefile_writer_open(sd->output, TRACEFILE_KIND_RESULTS, header,
-						rp->o.force, err, sizeof(err));
-		cJSON_Delete(header);
-		if (!sd->out) {
-			fprintf(stderr, "tracebench replay: %s\n", err);
-			return CLI_EXIT_USAGE;
-		}
-		/* zlib off the loop that measures (without a thread the loop
-		 * compresses, as before: no reason to stop the run) */
-		(void)tracefile_writer_background(sd->out);
-	}
+	if (rc)
+		return rc;
 	rp->lr.client = rp->client;
 	rp->failures.out = stderr;
 	rp->lr.failures = &rp->failures;
@@ -796,35 +689,6 @@ static void say_passes(const struct replay *rp)
 			o->no_salt ? " (but --no-salt: a later pass may find the first cached)" : "");
 }
 
-/* Points the level run at side sd: its file, numbering, server. Each
- * side, level and repeat sends from the trace's first request (a
- * capacity search's looks: from where the last one ended). */
-static void use_side(struct replay *rp, struct run_side *sd)
-{
-	rp->lr.out = sd->out;
-	rp->lr.seq = &sd->seq;
-	if (client_set_endpoint(rp->client, sd->endpoint) < 0)
-		fprintf(stderr, "tracebench replay: out of memory: the secrets of %s may show "
-			"in error details\n", sd->shown ? sd->shown : "an endpoint");
-}
-
-/*
- * The salts of level (its C), repeat rep against side sd: "" for both
- * with --no-salt. The sides of an A/B run, maybe one server, salt apart.
- */
-static void set_salts(struct replay *rp, const struct run_side *sd, int level, int rep)
-{
-	const struct replay_options *o = &rp->o;
-	uint64_t seed = o->salt_seed + (uint64_t)(sd - rp->side);
-
-	rp->lr.salt[0] = rp->lr.warmup_salt[0] = '\0';
-	rp->lr.salt_seed = seed;
-	if (o->no_salt)
-		return;
-	make_salt(rp->lr.salt, sizeof(rp->lr.salt), o->open_loop ? "o" : "c", level, rep);
-	make_salt(rp->lr.warmup_salt, sizeof(rp->lr.warmup_salt), "w", 0, 0);
-}
-
 /*
  * An anchored run (--start-at, or a worker): the warm-ups first, one at a
  * time at negative offsets, then the wait for the start. Returns 0 or the
@@ -840,9 +704,9 @@ static int start_anchored(struct replay *rp)
 	for (t = 0; rp->warmups && t < rp->n_sides && !level_stop; t++) {
 		struct level_summary s;
 
-		use_side(rp, &rp->side[t]);
+		sides_use(rp, &rp->side[t]);
 		lr->level = o->open_loop ? METRIC_OPEN_LOOP_LEVEL : (int)o->levels[0];
-		set_salts(rp, &rp->side[t], lr->level, 0);
+		sides_set_salts(rp, &rp->side[t], lr->level, 0);
 		lr->connections = 1;
 		lr->cap = 1;
 		lr->warmup = rp->warmups;
@@ -978,7 +842,7 @@ static int keep_row(struct replay *rp, const struct run_side *sd, const struct l
  * *measured count the level's requests within the SLO and all of them
  * (warm-ups left out). Returns 0 or the exit status.
  */
-static int run_one(struct replay *rp, int level, int first, int rep, struct run_side *sd,
+int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_side *sd,
 		   long batch, long *good, long *measured)
 {
 	const struct replay_options *o = &rp->o;
@@ -986,14 +850,14 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 	struct level_summary s;
 	size_t k, peak;
 
-	use_side(rp, sd);
+	sides_use(rp, sd);
 	lr->level = level;
 	lr->cap = worker_share(o, (size_t)lr->level);
 	lr->repeat = rep;
 	lr->first = o->find_capacity ? rp->cursor : 0;
 	size_level(rp, lr, batch);
 	peak = lr->peak_in_flight;
-	set_salts(rp, sd, lr->level, rep);
+	sides_set_salts(rp, sd, lr->level, rep);
 	lr->warmup = !rp->anchored && first && rep == 0 ? rp->warmups : 0;
 	lr->sched = rp->sched;
 	lr->req_index = rp->sched_index;
@@ -1046,204 +910,13 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 	return 0;
 }
 
-/* A load in a sentence: "C=4" or "12.5 req/s". Returns buf. */
-static const char *load_name(const struct capacity_options *k, double x, char *buf, size_t len)
-{
-	if (k->by_rate)
-		snprintf(buf, len, "%.4g req/s", x);
-	else
-		snprintf(buf, len, "C=%ld", (long)x);
-	return buf;
-}
-
-/* The verdict on load x, one line on stderr. */
-static void print_probe(const struct capacity_options *k, double x, long good, long n,
-			enum capacity_verdict v, double lo, double hi)
-{
-	char name[48];
-
-	fprintf(stderr, "tracebench replay: capacity: %s: %ld of %ld requests within the SLO "
-		"(%.1f%%; %.0f%% bounds %.1f%%..%.1f%%): %s the %.1f%% asked\n",
-		load_name(k, x, name, sizeof(name)), good, n,
-		n ? 100.0 * (double)good / (double)n : 0.0, 100 * k->confidence, 100 * lo, 100 * hi,
-		v == CAPACITY_PASS ? "meets" : v == CAPACITY_FAIL ? "below" : "undecided on",
-		100 * k->share);
-}
-
-/*
- * A rate probe's look: a schedule of 'batch' arrivals at rate r, its
- * process's seed moved on by the look's number so that no two looks send
- * the same gaps. Returns 0 or the exit status.
- */
-static int plan_rate_look(struct replay *rp, double r, long batch, long look)
-{
-	struct replay_options *o = &rp->o;
-	struct session_set *set = rp->sessions.n ? &rp->sessions : NULL;
-	uint64_t seed = o->sched.seed;
-
-	free(rp->sched);
-	free(rp->sched_index);
-	rp->sched = NULL;
-	rp->sched_index = NULL;
-	o->sched.rate = r;
-	o->sched.max_requests = (size_t)batch;
-	o->sched.seed = seed + 1000003u * (uint64_t)look;
-	rp->n_sched = open_schedule(o, rp->arrivals, set ? set->n : rp->n_reqs, &rp->sched,
-				    &rp->sched_index);
-	o->sched.seed = seed;
-	if (!rp->n_sched) {
-		fprintf(stderr, "tracebench replay: out of memory\n");
-		return CLI_EXIT_FAILED;
-	}
-	return 0;
-}
-
-/* The search's end, one line on stderr. */
-static void print_capacity(const struct capacity_options *k, const struct capacity_search *s,
-			   enum capacity_verdict fail_v, long probes, long sent, double secs)
-{
-	char a[48], b[48];
-
-	if (s->pass > 0 && s->fail > 0)
-		fprintf(stderr, "tracebench replay: capacity: %s meets the SLO, %s %s "
-			"(%ld probes, %ld requests, %.1f s)\n", load_name(k, s->pass, a, sizeof(a)),
-			load_name(k, s->fail, b, sizeof(b)),
-			fail_v == CAPACITY_FAIL ? "does not" : "is undecided (counted as not)",
-			probes, sent, secs);
-	else if (s->pass > 0)
-		fprintf(stderr, "tracebench replay: capacity: every %s searched meets the SLO, up to "
-			"%s (%ld probes, %ld requests, %.1f s)\n", k->by_rate ? "rate" : "C",
-			load_name(k, s->pass, a, sizeof(a)), probes, sent, secs);
-	else if (s->fail > 0)
-		fprintf(stderr, "tracebench replay: capacity: no %s meets the SLO, not even %s "
-			"(%ld probes, %ld requests, %.1f s)\n", k->by_rate ? "rate" : "C",
-			load_name(k, s->fail, a, sizeof(a)), probes, sent, secs);
-}
-
-/*
- * A rate search that halves down from a failing start stops at a rate
- * whose requests ran mostly alone: fewer than CAPACITY_ALONE in flight on
- * average (their E2E summed over the probe's time, Little's law; at 0.5
- * a Poisson arrival finds the server empty 61% of the time). Below it the
- * server has hardly any load left to shed, and each halving doubles the
- * probe's time (20 requests at start / 64 req/s: 21 minutes at a start of
- * 1). Says so, and returns 1, when the probe at x was such a rate.
- */
-#define CAPACITY_ALONE 0.5
-
-static int ran_alone(const struct replay *rp, double x, int64_t span_ns)
-{
-	char name[48];
-	double in_flight = span_ns > 0 ? (double)rp->busy_ns / (double)span_ns : 0;
-
-	if (in_flight >= CAPACITY_ALONE)
-		return 0;
-	fprintf(stderr, "tracebench replay: capacity: lower rates not tried: at %s the requests "
-		"averaged %.2f in flight, under %.1f (they ran mostly alone), so a lower rate takes "
-		"little load off the server and the SLO is beyond it\n",
-		load_name(&rp->o.capacity, x, name, sizeof(name)), in_flight, CAPACITY_ALONE);
-	return 1;
-}
-
-/*
- * What a probe that meets the SLO costs at the search's start, said when
- * it is long: a level must send capacity_min_requests before it can pass,
- * which at a low rate takes minutes (--capacity-range starts nearer).
- */
-static void say_capacity_time(const struct replay *rp)
-{
-	const struct capacity_options *k = &rp->o.capacity;
-	long need = capacity_min_requests(k, k->start);
-	char name[48];
-
-	if (k->by_rate && need > 0 && (double)need / k->start > 60)
-		fprintf(stderr, "tracebench replay: capacity: a rate is found to meet the SLO after "
-			"%ld requests or more: %.0f s at %s; a --capacity-range that starts nearer "
-			"the capacity spends less\n", need, (double)need / k->start,
-			load_name(k, k->start, name, sizeof(name)));
-}
-
-/*
- * --find-capacity: each probe is an ordinary level, judged and the next
- * load chosen by lib/capacity.h; its looks are the level's repeats. A
- * concurrency probe is level C; the k-th rate probe is the open-loop level
- * -k, its rate on each of its records, each look a schedule of its own. An
- * interrupted search keeps the levels it finished. Returns 0 or the exit
- * status.
- */
-static int run_capacity(struct replay *rp)
-{
-	const struct capacity_options *k = &rp->o.capacity;
-	struct capacity_search search = { 0, 0 };
-	double x = k->start;
-	long probes = 0, sent = 0;
-	enum capacity_verdict fail_v = CAPACITY_FAIL;   /* of the lowest failing load */
-	int64_t t0 = clock_now_ns();
-	int first = 1, rc;
-	size_t units;
-
-	say_capacity_time(rp);
-	while (x > 0 && !level_stop) {
-		enum capacity_verdict v = CAPACITY_UNDECIDED;
-		long good = 0, n = 0;
-		double lo = 0, hi = 1;
-		int look;
-		int level = k->by_rate ? -(int)(probes + 1) : (int)x;
-		int64_t span = 0;
-
-		rp->lr.rate = k->by_rate ? x : 0;
-		rp->busy_ns = 0;
-		for (look = 0; v == CAPACITY_UNDECIDED && n < k->max_requests && !level_stop;
-		     look++) {
-			long batch = capacity_batch(k, x);
-
-			if (batch > k->max_requests - n)
-				batch = k->max_requests - n;
-			if (k->by_rate && (rc = plan_rate_look(rp, x, batch, probes * 64 + look)))
-				return rc;
-			span -= clock_now_ns();
-			rc = run_one(rp, level, first, look, &rp->side[0], batch, &good, &n);
-			span += clock_now_ns();
-			if (rc)
-				return rc;
-			first = 0;
-			v = capacity_judge(k, x, good, n, &lo, &hi);
-		}
-		if (level_stop)
-			break;      /* an unfinished probe states nothing */
-		probes++;
-		sent += n;
-		print_probe(k, x, good, n, v, lo, hi);
-		if (v != CAPACITY_PASS && (!(search.fail > 0) || x < search.fail))
-			fail_v = v;
-		x = capacity_next(&search, k, x, v);
-		if (x > 0 && x < search.fail && !(search.pass > 0) && k->by_rate &&
-		    ran_alone(rp, search.fail, span))
-			break;
-		if (probes >= RESULT_MAX_RATE_LEVELS)
-			break;
-	}
-	print_capacity(k, &search, fail_v, probes, sent,
-		       (double)(clock_now_ns() - t0) / NS_PER_S);
-	units = rp->sessions.n ? rp->sessions.n : rp->n_reqs;
-	if (rp->cursor > units)
-		fprintf(stderr, "tracebench replay: capacity: its looks went %.1f times over the "
-			"trace's %zu %s, each look and pass under salts of its own\n",
-			(double)rp->cursor / (double)units, units,
-			rp->sessions.n ? "sessions" : "requests");
-	if (level_stop)
-		fprintf(stderr, "tracebench replay: capacity: search interrupted; the %ld levels "
-			"finished are in the results file\n", probes);
-	return 0;
-}
-
 /* Runs every level and repeat (or the open-loop run), against each side
  * in the A/B order. Returns 0 or the exit status. */
 static int run_levels(struct replay *rp)
 {
 	const struct replay_options *o = &rp->o;
 	int i, rep, rc;
-	size_t k, t;
+	size_t k;
 
 	rp->base_tps[0] = rp->base_tps[1] = NAN;
 	for (i = 0; i < (int)o->n_metrics_urls && !level_stop; i++) {
@@ -1275,19 +948,13 @@ static int run_levels(struct replay *rp)
 		fprintf(stderr, "tracebench replay: out of memory\n");
 		return CLI_EXIT_FAILED;
 	}
-	if (o->find_capacity && (rc = run_capacity(rp)))
+	if (o->find_capacity && (rc = find_capacity_run(rp)))
 		return rc;
 	for (i = 0, k = 0; !o->find_capacity && i < (o->open_loop ? 1 : o->n_levels) && !level_stop; i++)
 		for (rep = 0; rep < (int)o->repeat && !level_stop; rep++, k++)
-			for (t = 0; t < rp->n_sides && !level_stop; t++) {
-				size_t side = rp->ab_order[k] ? rp->n_sides - 1 - t : t;
-
-				rc = run_one(rp, o->open_loop ? METRIC_OPEN_LOOP_LEVEL :
-					     (int)o->levels[i], i == 0, rep, &rp->side[side], 0,
-					     NULL, NULL);
-				if (rc)
-					return rc;
-			}
+			if ((rc = sides_run_block(rp, o->open_loop ? METRIC_OPEN_LOOP_LEVEL :
+						  (int)o->levels[i], i == 0, rep, k)))
+				return rc;
 	if (rp->table) {
 		live_begin(rp, NULL);
 		table_end(&rp->live);
@@ -1319,20 +986,11 @@ static int run_levels(struct replay *rp)
  * status of the run. */
 static int finish_run(struct replay *rp)
 {
-	char err[TRACEFILE_ERRLEN];
 	struct rusage ru;
-	size_t t;
+	int rc = sides_close(rp);
 
-	for (t = 0; t < rp->n_sides; t++) {
-		int closed = tracefile_writer_close(rp->side[t].out, err, sizeof(err));
-
-		rp->side[t].out = NULL;
-		if (closed < 0) {
-			if (!rp->lr.write_failed)   /* else said already */
-				fprintf(stderr, "tracebench replay: %s\n", err);
-			return CLI_EXIT_FAILED;
-		}
-	}
+	if (rc)
+		return rc;
 	/* The client's own cost, so a reader can see it was not the bottleneck. */
 	getrusage(RUSAGE_SELF, &ru);
 	fprintf(stderr, "tracebench replay: wrote %ld results to '%s'", rp->side[0].seq,
@@ -1370,28 +1028,6 @@ static int finish_run(struct replay *rp)
 	return rp->total > 0 && rp->total_ok == 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
 
-/*
- * Asks each server what it is, once, before any warm-up (replay/
- * server_info.h); a server that says nothing is recorded as unknown and
- * the run goes on. Returns 0, or the exit status when out of memory.
- */
-static int ask_servers(struct replay *rp)
-{
-	size_t t;
-
-	for (t = 0; t < rp->n_sides; t++) {
-		struct server_info_options so = { t ? rp->o.endpoint_b : rp->o.endpoint,
-						  getenv(rp->o.api_key_env), rp->o.http2,
-						  rp->o.insecure, 0 };
-
-		if (!(rp->server[t] = server_info_probe(&so))) {
-			fprintf(stderr, "tracebench replay: out of memory\n");
-			return CLI_EXIT_FAILED;
-		}
-	}
-	return 0;
-}
-
 static void replay_release(struct replay *rp)
 {
 	size_t t, k;
@@ -1404,10 +1040,7 @@ static void replay_release(struct replay *rp)
 		scrape_free(rp->lr.scrapes[k]);
 	level_free_results(&rp->lr);
 	free(rp->rows);
-	for (t = 0; t < rp->n_sides; t++)
-		if (rp->side[t].out)
-			tracefile_writer_close(rp->side[t].out, NULL, 0);
-	free(rp->ab_order);
+	sides_release(rp);
 	if (rp->lr.due_timer)
 		event_free(rp->lr.due_timer);
 	if (rp->lr.write_ev)
@@ -1424,8 +1057,6 @@ static void replay_release(struct replay *rp)
 	free(rp->sched_index);
 	free(rp->arrivals);
 	session_set_release(&rp->sessions);
-	for (t = 0; t < 2; t++)
-		free(rp->side[t].shown);
 }
 
 int replay_main(int argc, char **argv)
@@ -1451,7 +1082,7 @@ int replay_main(int argc, char **argv)
 	}
 	rp.o.rerun_of = rp.rerun.of;
 	rp.n_sides = rp.o.endpoint_b ? 2 : 1;
-	if ((rc = load_requests(&rp)) || (rc = ask_servers(&rp)))
+	if ((rc = load_requests(&rp)) || (rc = sides_ask_servers(&rp)))
 		goto cleanup;
 	/* --workers: the parent ends here, with the merged results' status */
 	if (rp.o.workers > 1 &&

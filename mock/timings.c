@@ -1,0 +1,76 @@
+/*
+ * timings.c - --timings: a request's true times in the mock (its queue,
+ * prefill and decode, from stream.c's schedule) told as the server of
+ * that shape tells them, llama.cpp's "timings" or vLLM's "metrics", in a
+ * stream's last chunk or a whole body's root; tracebench's meter reads
+ * them back (lib/srvtiming.c).
+ */
+#include "mock/server.h"
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+/* --timings: s's true times, ms. The queue is the time a stall held s
+ * back, the prefill from then to when its first token went out, the decode
+ * from there to its last. */
+struct mock_timing {
+	double queue, prefill, decode;
+	long n, fresh;          /* tokens out; prompt tokens not in the cache */
+};
+
+static void timing_of(const struct mock_stream *s, struct mock_timing *t)
+{
+	t->queue = (double)(s->admit_ns - s->arrival_ns) / 1e6;
+	t->prefill = (double)(s->first_ns - s->admit_ns) / 1e6;
+	t->decode = (double)(s->last_ns - s->first_ns) / 1e6;
+	t->n = s->n * s->choices;
+	t->fresh = s->prompt_tokens - s->cached;
+}
+
+/*
+ * --timings: s's times as the server of that shape tells them, as a member
+ * to put after others (",\"timings\":{...}"), into buf; "" without
+ * --timings. llama.cpp reports no queue, nor counts one in its prompt_ms.
+ */
+void timings_member(const struct mock_stream *s, char *buf, size_t len)
+{
+	struct mock_timing t;
+
+	timing_of(s, &t);
+	buf[0] = '\0';
+	if (s->srv->opt.timings == MOCK_TIMINGS_LLAMA)
+		snprintf(buf, len, ",\"timings\":{\"cache_n\":%ld,\"prompt_n\":%ld,"
+			 "\"prompt_ms\":%.3f,\"prompt_per_token_ms\":%.6g,"
+			 "\"predicted_n\":%ld,\"predicted_ms\":%.3f,"
+			 "\"predicted_per_token_ms\":%.6g}", s->cached, t.fresh,
+			 t.prefill, t.fresh > 0 ? t.prefill / (double)t.fresh : 0.0,
+			 t.n, t.decode, t.n > 0 ? t.decode / (double)t.n : 0.0);
+	else if (s->srv->opt.timings == MOCK_TIMINGS_VLLM)
+		snprintf(buf, len, ",\"metrics\":{\"time_to_first_token_ms\":%.3f,"
+			 "\"generation_time_ms\":%.3f,\"queue_time_ms\":%.3f,"
+			 "\"mean_itl_ms\":%.6g,\"tokens_per_second\":%.6g}", t.prefill, t.decode,
+			 t.queue, t.n > 1 ? t.decode / (double)(t.n - 1) : 0.0,
+			 t.prefill + t.decode > 0 ? (double)t.n * 1e3 / (t.prefill + t.decode) : 0.0);
+}
+
+/* --timings: the same members in a whole body's root. */
+void timings_add(const struct mock_stream *s, cJSON *root)
+{
+	struct mock_timing t;
+	cJSON *o;
+
+	timing_of(s, &t);
+	if (s->srv->opt.timings == MOCK_TIMINGS_LLAMA && (o = cJSON_AddObjectToObject(root, "timings"))) {
+		cJSON_AddNumberToObject(o, "cache_n", (double)s->cached);
+		cJSON_AddNumberToObject(o, "prompt_n", (double)t.fresh);
+		cJSON_AddNumberToObject(o, "prompt_ms", t.prefill);
+		cJSON_AddNumberToObject(o, "predicted_n", (double)t.n);
+		cJSON_AddNumberToObject(o, "predicted_ms", t.decode);
+	} else if (s->srv->opt.timings == MOCK_TIMINGS_VLLM &&
+		   (o = cJSON_AddObjectToObject(root, "metrics"))) {
+		cJSON_AddNumberToObject(o, "time_to_first_token_ms", t.prefill);
+		cJSON_AddNumberToObject(o, "generation_time_ms", t.decode);
+		cJSON_AddNumberToObject(o, "queue_time_ms", t.queue);
+	}
+}
