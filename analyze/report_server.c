@@ -8,6 +8,7 @@
  */
 #include "analyze/report_parts.h"
 #include "analyze/efficiency.h"
+#include "analyze/report_host.h"
 #include "lib/errmsg.h"
 #include "lib/metric.h"
 
@@ -337,6 +338,7 @@ int report_server_metrics(FILE *out, enum table_format fmt, struct db *db,
 	struct db_metric_level *lv = NULL;
 	struct energy_counter c;
 	size_t n = 0, i, from;
+	long first;
 	int rc, several;
 
 	*printed = 0;
@@ -346,10 +348,17 @@ int report_server_metrics(FILE *out, enum table_format fmt, struct db *db,
 		free(lv);
 		return rc;
 	}
-	several = lv[n - 1].source_order != lv[0].source_order;
+	/* several servers' sources, not counting the host's own */
+	for (several = 0, first = -1, i = 0; i < n; i++)
+		if (!report_host_source(lv[i].source)) {
+			several |= first >= 0 && lv[i].source_order != first;
+			first = first >= 0 ? first : lv[i].source_order;
+		}
 	for (from = 0, i = 1; !rc && i <= n; i++)
 		if (i == n || lv[i].source_order != lv[from].source_order) {
-			rc = report_server_source(out, fmt, lv + from, i - from, several, run);
+			rc = report_host_source(lv[from].source) ?
+			     report_host_table(out, fmt, lv + from, i - from) :
+			     report_server_source(out, fmt, lv + from, i - from, several, run);
 			from = i;
 		}
 	*printed = 1;

@@ -46,6 +46,8 @@ static const struct {
 	{ "llamacpp:tokens_predicted_total",           SRVMETRIC_GEN_TOKENS,      "llamacpp" },
 	{ "tgi_batch_current_size",                    SRVMETRIC_RUNNING,         "tgi" },
 	{ "tgi_queue_size",                            SRVMETRIC_WAITING,         "tgi" },
+	{ "node_procs_running",                        SRVMETRIC_PROCS_RUNNING,   NULL },
+	{ "process_cpu_seconds_total",                 SRVMETRIC_PROCESS_CPU,     NULL },
 };
 
 /* The latency histograms, by family (the sample names add _bucket, _sum,
@@ -121,6 +123,7 @@ void srvmetric_level_init(struct srvmetric_level *l)
 	for (k = 0; k < SRVMETRIC_N; k++)
 		l->mean[k] = l->max[k] = l->delta[k] = l->last[k] = NAN;
 	l->prefix_hit_rate = l->spec_acceptance = NAN;
+	l->cpu_busy = l->cpu_steal = l->process_cpu = NAN;
 	for (k = 0; k < SRVMETRIC_H_N; k++) {
 		size_t q;
 
@@ -296,6 +299,29 @@ static int add_hist_sample(struct srvmetric_level *l, const char *name, const ch
 	return 1;
 }
 
+/* A sample of node_cpu_seconds_total: every mode counts in the host's
+ * CPU time; idle and iowait (a CPU with nothing to run) and steal each in
+ * their own as well. Other labels (node_exporter's cpu="3") are summed. */
+static void add_cpu_sample(struct srvmetric_level *l, const char *series, double value)
+{
+	static const char *const idle[] = { "mode=\"idle\"", "mode=\"iowait\"" };
+	size_t i;
+
+	if (!isfinite(value) || !series)
+		return;
+	l->cur[SRVMETRIC_CPU_ALL] += value;
+	l->cur_has[SRVMETRIC_CPU_ALL] = 1;
+	for (i = 0; i < 2; i++)
+		if (strstr(series, idle[i])) {
+			l->cur[SRVMETRIC_CPU_IDLE] += value;
+			l->cur_has[SRVMETRIC_CPU_IDLE] = 1;
+		}
+	if (strstr(series, "mode=\"steal\"")) {
+		l->cur[SRVMETRIC_CPU_STEAL] += value;
+		l->cur_has[SRVMETRIC_CPU_STEAL] = 1;
+	}
+}
+
 void srvmetric_level_add(struct srvmetric_level *l, long scrape, enum srvmetric_at at,
 			 const char *name, const char *series, double value)
 {
@@ -308,6 +334,10 @@ void srvmetric_level_add(struct srvmetric_level *l, long scrape, enum srvmetric_
 		l->cur_scrape = scrape;
 		l->cur_at = at;
 	}
+	if (!strcmp(name, "node_cpu_seconds_total")) {
+		add_cpu_sample(l, series, value);
+		return;
+	}
 	if (srvmetric_lookup(name, &kind, &family) < 0) {
 		if (!add_hist_sample(l, name, series, value))
 			l->unknown++;
@@ -315,7 +345,7 @@ void srvmetric_level_add(struct srvmetric_level *l, long scrape, enum srvmetric_
 	}
 	if (!isfinite(value))
 		return;
-	if (!l->family)
+	if (!l->family && family)
 		l->family = family;
 	l->cur[kind] += value;      /* summed over the label sets */
 	l->cur_has[kind] = 1;
@@ -362,4 +392,14 @@ void srvmetric_level_finish(struct srvmetric_level *l)
 	if (l->delta[SRVMETRIC_SPEC_DRAFT] > 0)
 		l->spec_acceptance = l->delta[SRVMETRIC_SPEC_ACCEPTED] /
 				     l->delta[SRVMETRIC_SPEC_DRAFT];
+	if (l->delta[SRVMETRIC_CPU_ALL] > 0) {
+		double all = l->delta[SRVMETRIC_CPU_ALL];
+
+		if (!isnan(l->delta[SRVMETRIC_CPU_IDLE]))
+			l->cpu_busy = fmax(0, fmin(1, 1 - l->delta[SRVMETRIC_CPU_IDLE] / all));
+		if (!isnan(l->delta[SRVMETRIC_CPU_STEAL]))
+			l->cpu_steal = fmin(1, l->delta[SRVMETRIC_CPU_STEAL] / all);
+		if (!isnan(l->delta[SRVMETRIC_PROCESS_CPU]))
+			l->process_cpu = l->delta[SRVMETRIC_PROCESS_CPU] / all;
+	}
 }

@@ -30,6 +30,13 @@
  * a server does not report is NaN. Names not in the table are not
  * summarised; they stay in the database as they were scraped.
  *
+ * A host's own series (node_exporter's names, which replay writes for the
+ * host it runs on: lib/hostload.h) fold the same way: node_cpu_seconds_total
+ * summed over CPUs by mode, whose increase over the window gives the
+ * share of the host's CPU time that was busy and that was stolen;
+ * node_procs_running as a gauge; process_cpu_seconds_total (the scraped
+ * process's own) as a share of the host's CPU time. They name no family.
+ *
  *   struct srvmetric_level l;
  *   srvmetric_level_init(&l);
  *   for each sample of each ok scrape, in scrape order:
@@ -50,6 +57,7 @@ enum srvmetric_kind {
 	SRVMETRIC_KV_USAGE,         /* gauge: KV-cache use, 0..1 */
 	SRVMETRIC_HIT_RATE,         /* gauge: prefix-cache hit rate, 0..1 */
 	SRVMETRIC_SPEC_LENGTH,      /* gauge: accepted speculative length */
+	SRVMETRIC_PROCS_RUNNING,    /* gauge: a host's runnable tasks (node_exporter) */
 	SRVMETRIC_PREFIX_QUERIES,   /* counter: tokens looked up */
 	SRVMETRIC_PREFIX_HITS,      /* counter: of which cached */
 	SRVMETRIC_PREEMPTIONS,      /* counter */
@@ -57,6 +65,10 @@ enum srvmetric_kind {
 	SRVMETRIC_SPEC_ACCEPTED,    /* counter: of which accepted */
 	SRVMETRIC_PROMPT_TOKENS,    /* counter */
 	SRVMETRIC_GEN_TOKENS,       /* counter */
+	SRVMETRIC_CPU_ALL,          /* counter: a host's CPU seconds, every mode */
+	SRVMETRIC_CPU_IDLE,         /* counter: ... idle or waiting for I/O */
+	SRVMETRIC_CPU_STEAL,        /* counter: ... taken by the hypervisor */
+	SRVMETRIC_PROCESS_CPU,      /* counter: the scraped process's CPU seconds */
 	SRVMETRIC_N
 };
 
@@ -123,6 +135,11 @@ struct srvmetric_level {
 	double delta[SRVMETRIC_N];  /* counters: increase over the level */
 	double prefix_hit_rate;     /* from counters, else the gauge's mean */
 	double spec_acceptance;     /* accepted / drafted */
+	/* a host's (lib/hostload.h, or a node_exporter's), NaN when not
+	 * scraped: shares of its CPU time over the level's window */
+	double cpu_busy;            /* 1 - idle / all */
+	double cpu_steal;           /* steal / all */
+	double process_cpu;         /* the process's CPU seconds / all the host's */
 	size_t unknown;             /* samples of names not in the table */
 	int windowed;               /* the counters ran over level-start..end scrapes */
 	struct srvmetric_hist hist[SRVMETRIC_H_N];

@@ -225,12 +225,13 @@ cJSON *header_create(const struct replay_options *o, const struct session_set *s
 	clock_utc_iso8601(created, sizeof(created));
 	/* Several open-loop levels, each of its own rate: version 4. A later
 	 * turn's sched_ns is when it was due: version 3. "metrics" records are
-	 * what a version 1 reader does not know: version 2. */
+	 * what a version 1 reader does not know: version 2, which every run
+	 * now is, its host's own metrics kept beside the requests. */
 	if (o->find_capacity && o->capacity.by_rate)
 		cJSON_AddNumberToObject(h, "version", 4);
 	else if (sessions && sessions->n)
 		cJSON_AddNumberToObject(h, "version", 3);
-	else if (o->metrics_url)
+	else
 		cJSON_AddNumberToObject(h, "version", 2);
 	cJSON_AddStringToObject(h, "run_id", run_id);
 	cJSON_AddStringToObject(h, "label", label);

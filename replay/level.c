@@ -10,6 +10,7 @@
 #include "replay/client.h"
 #include "replay/failures.h"
 #include "lib/clock.h"
+#include "lib/hostload.h"
 #include "lib/stats.h"
 #include "lib/summary.h"
 #include "lib/trace.h"
@@ -367,6 +368,33 @@ static int window_holds(struct level_run *lr)
 	return 1;
 }
 
+/*
+ * The host's own condition (lib/hostload.h) at the level's start (its
+ * warm-ups over) or end: a "metrics" record of source host_source, written
+ * like a scrape's, so a level's CPU busy and steal shares come from the
+ * two as a server's counters do. Read at once (tens of microseconds);
+ * nothing is read inside the level.
+ */
+static void host_edge(struct level_run *lr, enum scrape_at at)
+{
+	char text[HOSTLOAD_TEXT_MAX];
+	int64_t t0 = clock_now_ns();
+	int n;
+	cJSON *rec;
+
+	if (!lr->host_source)
+		return;
+	n = hostload_read(text, sizeof(text));
+	rec = scrape_record(lr->host_source, t0 - lr->origin_ns, lr->level, lr->repeat, at,
+			    clock_now_ns() - t0, n < 0 ? 0 : 200,
+			    n < 0 ? "cannot read /proc/stat" : NULL, n < 0 ? "" : text,
+			    n < 0 ? 0 : (size_t)n);
+	if (rec)
+		level_on_metrics(lr, rec);
+	cJSON_Delete(rec);
+	lr->host_started = at == SCRAPE_AT_LEVEL_START;
+}
+
 /* Starts what may start now; ends the loop when the level is over. */
 void level_issue(struct level_run *lr)
 {
@@ -378,8 +406,10 @@ void level_issue(struct level_run *lr)
 
 	if (window_holds(lr))
 		return;
-	if (!lr->measure_ns && lr->finished >= lr->warmup)
+	if (!lr->measure_ns && lr->finished >= lr->warmup) {
+		host_edge(lr, SCRAPE_AT_LEVEL_START);
 		lr->measure_ns = clock_now_ns();        /* the warm-ups are over */
+	}
 	if (lr->sessions) {
 		sessions_issue(lr);
 		return;
@@ -571,6 +601,8 @@ int level_run_to_end(struct level_run *lr, struct level_summary *s)
 		event_base_dispatch(base);
 	scrapes_set_level(lr, lr->level, lr->repeat, 0);
 	lr->window = WINDOW_NONE;
+	if (lr->host_started)
+		host_edge(lr, SCRAPE_AT_LEVEL_END);
 	evtimer_del(lr->due_timer);
 	/* stopped: the sessions still thinking end here */
 	for (k = 0; lr->sruns && k < lr->sessions_started; k++)

@@ -66,6 +66,10 @@ struct level_run {
 	size_t n_reqs;
 	long *seq;                /* next sequence number, shared across levels */
 	int64_t origin_ns;        /* the run's start: offsets in results count from it */
+	const char *host_source;  /* the source of the host's own metrics records
+				   * at each level's edges (lib/hostload.h);
+				   * NULL: none (a --workers run's later workers) */
+	int host_started;         /* this level's start record is written */
 	int level;                /* recorded: the C of the level, -k a rate level */
 	double rate;              /* recorded: a rate level's offered req/s, else 0 */
 	size_t cap;               /* closed loop: requests in flight here (C / workers) */

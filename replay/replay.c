@@ -1099,6 +1099,14 @@ int replay_main(int argc, char **argv)
 		goto cleanup;
 	}
 	rp.lr.origin_ns = rp.o.start_at > 0 ? mono_at(rp.o.start_at) : clock_now_ns();
+	/* One host record pair a level and host: a --workers run's first
+	 * worker's; a shard's source says which shard's host it is. */
+	if (rp.o.shard_n > 1)
+		snprintf(rp.host_source, sizeof(rp.host_source), "host (shard %ld/%ld)",
+			 rp.o.shard_k, rp.o.shard_n);
+	else
+		snprintf(rp.host_source, sizeof(rp.host_source), "host");
+	rp.lr.host_source = rp.o.worker > 0 ? NULL : rp.host_source;
 	if (rp.anchored && (rc = start_anchored(&rp)))
 		goto cleanup;
 	if ((rc = run_levels(&rp)) == 0)

@@ -47,6 +47,7 @@ struct replay {
 	int64_t *arrivals;        /* open loop: of each request or session */
 	struct tracefile_id trace_id;
 	char worker_output[1100]; /* a worker's own results file */
+	char host_source[48];     /* level_run.host_source */
 	int64_t *sched;           /* open loop: due offsets, else NULL */
 	size_t *sched_index, n_sched;
 	size_t rate_connections;  /* a rate search: the most connections it keeps */

@@ -25,6 +25,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# requests_of FILE...: the request records of results files, one a line:
+# without the header and the "metrics" records (the host's own at each
+# level's start and end; a server's with --metrics-url). A command on PATH,
+# so that the strings run by sh -c can use it too.
+mkdir -p "$WORK/bin"
+cat >"$WORK/bin/requests_of" <<'EOF_REQUESTS'
+#!/bin/sh
+for f in "$@"; do
+	zcat "$f" | tail -n +2 | grep -v '^{"type":"metrics"'
+done
+EOF_REQUESTS
+chmod +x "$WORK/bin/requests_of"
+PATH="$WORK/bin:$PATH"
+export PATH
+
 VG=""
 if [ -n "${TB_VALGRIND:-}" ]; then
 	VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"

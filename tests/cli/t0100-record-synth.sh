@@ -11,13 +11,13 @@ check "header, then one record per request" \
 	test "$(zcat "$WORK/a.jsonl.gz" | wc -l)" -eq 6
 check "header names the format" sh -c "zcat '$WORK/a.jsonl.gz' | head -1 | grep -q '\"format\":\"tracebench-trace\",\"version\":1'"
 check "body asks for max_tokens and streaming" sh -c \
-	"zcat '$WORK/a.jsonl.gz' | sed -n 2p | grep -q 'max_tokens.*:7,.*stream.*:true'"
+	"requests_of '$WORK/a.jsonl.gz' | sed -n 1p | grep -q 'max_tokens.*:7,.*stream.*:true'"
 check "prompt has the requested number of words" sh -c \
-	"zcat '$WORK/a.jsonl.gz' | sed -n 2p | grep -o 'content.:.[a-z ]*' | awk '{ exit !(NF == 20) }'"
+	"requests_of '$WORK/a.jsonl.gz' | sed -n 1p | grep -o 'content.:.[a-z ]*' | awk '{ exit !(NF == 20) }'"
 
 tb record synth -n 2 --endpoint-kind completions -o "$WORK/d.jsonl.gz" 2>/dev/null
 check "completions kind uses /v1/completions and a prompt" sh -c \
-	"zcat '$WORK/d.jsonl.gz' | sed -n 2p | grep -q '\"path\":\"/v1/completions\".*prompt'"
+	"requests_of '$WORK/d.jsonl.gz' | sed -n 1p | grep -q '\"path\":\"/v1/completions\".*prompt'"
 
 tb record synth -n 5 -o "$WORK/a.jsonl.gz" 2>"$WORK/err"
 check "an existing file is not overwritten (exit 2)" test $? -eq 2

@@ -20,7 +20,7 @@ expect_trace_error() {  # file, message
 tb replay --endpoint http://127.0.0.1:9 -o "$WORK/skip.jsonl.gz" "$S/broken/bad-record.jsonl.gz" 2>"$WORK/err" >/dev/null
 check "broken/bad-record.jsonl.gz: the bad record is skipped, naming its line" \
 	grep -qF "'$S/broken/bad-record.jsonl.gz' line 3: field 'body' is missing or not a string; record skipped" "$WORK/err"
-check "... the rest of the trace replays" sh -c "zcat '$WORK/skip.jsonl.gz' | tail -n +2 | grep -q '\"trace_id\":0'"
+check "... the rest of the trace replays" sh -c "requests_of '$WORK/skip.jsonl.gz' | grep -q '\"trace_id\":0'"
 expect_trace_error broken/future-version.jsonl.gz "has format version 3"
 expect_trace_error broken/garbage.jsonl.gz "invalid block type"
 expect_trace_error broken/not-tracebench.txt "is not a tracebench file"
@@ -40,4 +40,4 @@ check "sample results: 25 requests (1 warm-up + 3 levels of 8)" \
 check "sample results: the v_summary view works in the plain sqlite3 shell" \
 	test "$(sqlite3 "$WORK/s.db" 'select group_concat(concurrency) from v_summary')" = "1,2,4"
 check "sample trace: 8 requests replayable" \
-	test "$(zcat "$S/synth-8.jsonl.gz" | tail -n +2 | wc -l)" -eq 8
+	test "$(requests_of "$S/synth-8.jsonl.gz" | wc -l)" -eq 8

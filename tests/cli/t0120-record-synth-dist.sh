@@ -3,19 +3,19 @@
 . tests/cli/lib.sh
 
 field() {  # trace, field: one value per record
-	zcat "$1" | tail -n +2 | grep -o "\"$2\":[0-9]*" | cut -d: -f2
+	requests_of "$1" | grep -o "\"$2\":[0-9]*" | cut -d: -f2
 }
 
 tb record synth -n 200 --input-tokens uniform:10:20 --output-tokens uniform:5:5 --seed 7 \
 	-o "$WORK/u.jsonl.gz" 2>/dev/null
 check "uniform:10:20: every input length within [10, 20]" \
-	sh -c "field() { zcat '$WORK/u.jsonl.gz' | tail -n +2 | grep -o '\"input_tokens\":[0-9]*' | cut -d: -f2; };
+	sh -c "field() { requests_of '$WORK/u.jsonl.gz' | grep -o '\"input_tokens\":[0-9]*' | cut -d: -f2; };
 		field | awk '\$1 < 10 || \$1 > 20 { bad = 1 } END { exit bad || NR != 200 }'"
 check "uniform:10:20: both ends are drawn" \
 	sh -c "zcat '$WORK/u.jsonl.gz' | grep -q '\"input_tokens\":10,' && zcat '$WORK/u.jsonl.gz' | grep -q '\"input_tokens\":20,'"
 # every record: words of its prompt == its input_tokens
 prompt_words_match() {
-	zcat "$1" | tail -n +2 | sed 's/.*"content\\":\\"\([a-z ]*\)\\".*"input_tokens":\([0-9]*\).*/\1 \2/' |
+	requests_of "$1" | sed 's/.*"content\\":\\"\([a-z ]*\)\\".*"input_tokens":\([0-9]*\).*/\1 \2/' |
 		awk 'NF - 1 != $NF { bad = 1 } END { exit bad || NR == 0 }'
 }
 check "uniform:10:20: each prompt has input_tokens words" prompt_words_match "$WORK/u.jsonl.gz"
@@ -27,7 +27,7 @@ tb record synth -n 50 --input-tokens lognormal:100:40 --output-tokens normal:50:
 	--arrival gamma --burstiness 0.5 --seed 9 -o "$WORK/b.jsonl.gz" 2>/dev/null
 check "distributions and arrivals: same seed, same bytes" cmp -s "$WORK/a.jsonl.gz" "$WORK/b.jsonl.gz"
 check "normal:50:10: lengths vary around 50" sh -c \
-	"zcat '$WORK/a.jsonl.gz' | tail -n +2 | grep -o '\"output_tokens\":[0-9]*' | cut -d: -f2 |
+	"requests_of '$WORK/a.jsonl.gz' | grep -o '\"output_tokens\":[0-9]*' | cut -d: -f2 |
 		awk '{ s += \$1; if (\$1 != 50) v = 1 } END { exit !(v && s / NR > 45 && s / NR < 55) }'"
 
 tb record synth -n 2000 --input-tokens 4 --output-tokens 4 --rate 20 --arrival poisson \
@@ -48,7 +48,7 @@ tb record synth -n 5 --input-tokens 1 --output-tokens 1 -o "$WORK/z.jsonl.gz" 2>
 check "without --rate every arrival is 0" test "$(field "$WORK/z.jsonl.gz" arrival_ns | sort -u)" = 0
 
 tb record synth -n 6 --turns 3 --input-tokens 5 --output-tokens 4 -o "$WORK/t.jsonl.gz" 2>/dev/null
-zcat "$WORK/t.jsonl.gz" | tail -n +2 | sed 's/.*"messages\\":\[//; s/\],\\"max_tokens.*//' >"$WORK/msgs"
+requests_of "$WORK/t.jsonl.gz" | sed 's/.*"messages\\":\[//; s/\],\\"max_tokens.*//' >"$WORK/msgs"
 check "turns: 2 sessions of 3 turns, first turns first (1, 1, 3, 3, 5, 5 messages)" \
 	test "$(awk -F'role' '{ printf "%d ", NF - 1 }' "$WORK/msgs")" = "1 1 3 3 5 5 "
 check "turns: turn 2 repeats turn 1 as its prefix" sh -c \

@@ -6,7 +6,7 @@
 S=sample_traces
 
 records() {  # trace: its records, one per line
-	zcat "$1" | tail -n +2
+	requests_of "$1"
 }
 field() {  # trace, field: one value per record
 	records "$1" | grep -o "\"$2\":[0-9]*" | cut -d: -f2 | tr '\n' ' '
@@ -32,7 +32,7 @@ check "mooncake: 0-output row counted, not reported" sh -c "! grep -q 'line 13' 
 check "mooncake: arrival offsets in ns from the first row (ms preserved)" \
 	test "$(field "$WORK/m.jsonl.gz" arrival_ns | cut -d' ' -f1-4)" = "0 153000000 410000000 988000000"
 check "mooncake: input_tokens and max_tokens are the recorded lengths" sh -c \
-	"zcat '$WORK/m.jsonl.gz' | tail -n +2 | head -1 | grep -q 'max_tokens[^,]*:52,.*\"input_tokens\":1200,\"output_tokens\":52'"
+	"requests_of '$WORK/m.jsonl.gz' | head -1 | grep -q 'max_tokens[^,]*:52,.*\"input_tokens\":1200,\"output_tokens\":52'"
 check "mooncake: each prompt has input_length words" \
 	test "$(for i in 1 2 3 4 5 6 7 8 9 10 11 12; do prompt_words "$WORK/m.jsonl.gz" $i | wc -l; done | tr '\n' ' ')" \
 	= "$(field "$WORK/m.jsonl.gz" input_tokens)"
@@ -63,7 +63,7 @@ check "azure: a short row is reported" grep -qF "line 14: 2 fields, the header h
 check "azure: sub-millisecond offsets from TIMESTAMP" \
 	test "$(field "$WORK/a.jsonl.gz" arrival_ns | cut -d' ' -f1-3)" = "0 4314579000 4534224000"
 check "azure: --ignore-eos, --model and completions in the body" sh -c \
-	"zcat '$WORK/a.jsonl.gz' | tail -n +2 | head -1 | grep -q '\"path\":\"/v1/completions\".*model[^,]*llama.*prompt.*max_tokens[^,]*:44,.*ignore_eos[^,]*true'"
+	"requests_of '$WORK/a.jsonl.gz' | head -1 | grep -q '\"path\":\"/v1/completions\".*model[^,]*llama.*prompt.*max_tokens[^,]*:44,.*ignore_eos[^,]*true'"
 
 tb record import --format azure --time-window 5-9 --limit 4 "$S/azure-sample.csv" -o "$WORK/w.jsonl.gz" 2>"$WORK/err"
 check "--time-window 5-9 --limit 4: four requests, offsets from the first kept" \
@@ -79,7 +79,7 @@ check "burstgpt (6 columns): summary counts 0-token rows apart" grep -qF \
 	"imported 8 requests from '$S/burstgpt-sample.csv'; skipped 5 rows (2 malformed, 3 with 0 output tokens)" "$WORK/err"
 check "burstgpt: quoted \"1,300\" is one field, and not an integer" grep -qF "line 8: Request tokens '1,300'" "$WORK/err"
 check "burstgpt: an empty field is reported" grep -qF "line 11: Response tokens '' is not an integer" "$WORK/err"
-check "burstgpt: a quoted last field is read" sh -c "zcat '$WORK/b.jsonl.gz' | tail -n +2 | tail -1 | grep -q '\"input_tokens\":77,\"output_tokens\":63'"
+check "burstgpt: a quoted last field is read" sh -c "requests_of '$WORK/b.jsonl.gz' | tail -1 | grep -q '\"input_tokens\":77,\"output_tokens\":63'"
 check "burstgpt: offsets in seconds from the first row" \
 	test "$(field "$WORK/b.jsonl.gz" arrival_ns | cut -d' ' -f1-3)" = "0 40000000000 116000000000"
 tb record import --format burstgpt "$S/burstgpt8-sample.csv" -o "$WORK/b8.jsonl.gz" 2>"$WORK/err"
@@ -95,7 +95,7 @@ check "sharegpt: summary (5 conversations, one of two turns: 6 requests)" grep -
 check "sharegpt: a trace of version 2 (it holds sessions)" sh -c \
 	"zcat '$WORK/s.jsonl.gz' | head -1 | grep -q '\"format\":\"tracebench-trace\",\"version\":2,'"
 check "sharegpt: each conversation a session, first turns first (sessions 0-4 turn 0, then session 0 turn 1)" \
-	test "$(zcat "$WORK/s.jsonl.gz" | tail -n +2 | sed 's/.*"session":\([0-9]*\),"turn":\([0-9]*\),.*/\1:\2/' | tr '\n' ' ')" = "0:0 1:0 2:0 3:0 4:0 0:1 "
+	test "$(requests_of "$WORK/s.jsonl.gz" | sed 's/.*"session":\([0-9]*\),"turn":\([0-9]*\),.*/\1:\2/' | tr '\n' ' ')" = "0:0 1:0 2:0 3:0 4:0 0:1 "
 check "sharegpt: turn 2 sends the first human turn, its answer (the placeholder) and the second human turn" sh -c \
 	"zcat '$WORK/s.jsonl.gz' | tail -n 1 | grep -qF '\"messages\\\":[{\\\"role\\\":\\\"user\\\",\\\"content\\\":\\\"Summarize what a prefix cache does in an LLM inference server.\\\"},{\\\"role\\\":\\\"assistant\\\",\\\"content\\\":\\\"A prefix cache keeps' &&
 	 zcat '$WORK/s.jsonl.gz' | tail -n 1 | grep -qF '{\\\"role\\\":\\\"user\\\",\\\"content\\\":\\\"And when does it not help?\\\"}]'"
@@ -105,9 +105,9 @@ check "sharegpt: a conversation without an answer is reported at its line" \
 	grep -qF "line 19: no human turn followed by an answer" "$WORK/err"
 check "sharegpt: a non-object element is reported at its line" grep -qF "line 26: not a JSON object" "$WORK/err"
 check "sharegpt: the first human turn is the prompt (system turn ignored)" sh -c \
-	"zcat '$WORK/s.jsonl.gz' | tail -n +2 | sed -n 2p | grep -qF 'Explain \\\\\\\"time to first token\\\\\\\" in one sentence.'"
+	"requests_of '$WORK/s.jsonl.gz' | sed -n 2p | grep -qF 'Explain \\\\\\\"time to first token\\\\\\\" in one sentence.'"
 check "sharegpt: max_tokens is the first answer's length in words (31)" sh -c \
-	"zcat '$WORK/s.jsonl.gz' | tail -n +2 | head -1 | grep -q 'max_tokens[^,]*:31,.*\"input_tokens\":11,\"output_tokens\":31'"
+	"requests_of '$WORK/s.jsonl.gz' | head -1 | grep -q 'max_tokens[^,]*:31,.*\"input_tokens\":11,\"output_tokens\":31'"
 # a later turn that cannot be replayed (an empty question) ends the
 # session before it; the turns cut off are freed (make asan: no leak)
 printf '[{"conversations":[{"from":"human","value":"hello there"},{"from":"gpt","value":"hi you"},{"from":"human","value":" "},{"from":"gpt","value":"an answer to nothing"}]}]\n' >"$WORK/cut.json"
@@ -160,8 +160,8 @@ tb replay --endpoint "$ENDPOINT" -c 2 -n 13 --warmup 0 --quiet -o "$WORK/res.jso
 	>/dev/null 2>"$WORK/err"
 rc=$?
 check "an imported trace replays: exit 0, a result for each of its 13 requests, all ok" sh -c \
-	"test $rc -eq 0 && test \$(zcat '$WORK/res.jsonl.gz' | tail -n +2 | wc -l) -eq 13 &&
-	 test \$(zcat '$WORK/res.jsonl.gz' | tail -n +2 | grep -c '\"status\":200') -eq 13"
+	"test $rc -eq 0 && test \$(requests_of '$WORK/res.jsonl.gz' | wc -l) -eq 13 &&
+	 test \$(requests_of '$WORK/res.jsonl.gz' | grep -c '\"status\":200') -eq 13"
 tb record import --help >"$WORK/help" 2>&1
 check "--help says ShareGPT keeps every turn, as a session (it said the first only)" sh -c \
 	"tr '\n' ' ' <'$WORK/help' | grep -q 'ShareGPT keeps every turn of a conversation, as a session'"

@@ -12,7 +12,7 @@ TOK=$ENDPOINT/tokenize
 # re-tokenizes every record of trace $1 at $2 and prints, one per line,
 # "RECORDED MEASURED" (the record's input_tokens and a fresh count)
 retokenize() {
-	zcat "$1" | tail -n +2 | while read -r rec; do
+	requests_of "$1" | while read -r rec; do
 		n=$(printf '%s' "$rec" | jq -r .input_tokens)
 		req=$(printf '%s' "$rec" | jq -c '.body | fromjson | {model, prompt, messages} |
 			with_entries(select(.value != null))')
@@ -21,7 +21,7 @@ retokenize() {
 	done
 }
 # lengths of trace $1 as asked (a word trace made with the same options)
-asked() { zcat "$1" | tail -n +2 | jq -r .input_tokens; }
+asked() { requests_of "$1" | jq -r .input_tokens; }
 # within1 ASKED PAIRS: every record measured within 1 of its asked length,
 # and recorded as measured
 within1() {

@@ -10,8 +10,11 @@ tb replay --endpoint "$ENDPOINT" -c 1,8 --warmup 1 --label e2e \
 	-o "$WORK/run.jsonl.gz" "$WORK/trace.jsonl.gz" >"$WORK/table" 2>"$WORK/err"
 check "replay exits 0" test $? -eq 0
 check "replay prints a row per level" test "$(grep -c '^ *[18] ' "$WORK/table")" -eq 2
-check "results: header + 1 warm-up + 4 (C=1) + 16 (C=8) records" \
-	test "$(zcat "$WORK/run.jsonl.gz" | wc -l)" -eq 22
+check "results: 1 warm-up + 4 (C=1) + 16 (C=8) request records" \
+	test "$(requests_of "$WORK/run.jsonl.gz" | wc -l)" -eq 21
+check "... and the host's own at each level's start and end" \
+	test "$(zcat "$WORK/run.jsonl.gz" | grep -c '^{"type":"metrics","source":"host","t_ns":[0-9]*,"level":[18],"repeat":0,"at":"level_\(start\|end\)".*"node_cpu_seconds_total{mode=\\"idle\\"}":[0-9.]*,')" -eq 4
+
 
 tb analyze load --db "$WORK/bench.db" "$WORK/run.jsonl.gz" 2>/dev/null
 tb analyze report --db "$WORK/bench.db" --format csv >"$WORK/report.csv"
@@ -19,8 +22,12 @@ tb analyze export --db "$WORK/bench.db" --format csv >"$WORK/requests.csv"
 tb analyze report --db "$WORK/bench.db" >"$WORK/report.txt"
 check "replay's live table is the report's: same header, columns and numbers" sh -c "
 	grep -E '^ *(C|1|8) ' '$WORK/table' >'$WORK/live-rows' &&
-	grep -E '^ *(C|1|8) ' '$WORK/report.txt' >'$WORK/report-rows' &&
+	sed '/^the host replay ran on/,\$d' '$WORK/report.txt' | grep -E '^ *(C|1|8) ' >'$WORK/report-rows' &&
 	test \$(wc -l <'$WORK/live-rows') -eq 3 && cmp -s '$WORK/live-rows' '$WORK/report-rows'"
+
+check "report: the host's CPU busy, steal and replay's share at C=1 and C=8" sh -c "
+	sed -n '/^the host replay ran on (host; its \/proc at each level/,\$p' '$WORK/report.txt' |
+	grep -cE '^ *[18] +[0-9.]+% +[0-9.]+% +[0-9.]+%\$' | grep -qx 2"
 
 for row in 1 2; do
 	c=$(csv_field "$WORK/report.csv" concurrency $row)

@@ -31,7 +31,7 @@ fault timeout 4 --stall-after 3
 fault malformed 4 --malformed-after 2
 fault incomplete 4 --no-done
 check "a reset stream keeps the tokens that arrived before it" sh -c \
-	"zcat '$WORK/transfer-3.jsonl.gz' | sed -n 2p | grep -q '\"ttft_ns\":[0-9]'"
+	"requests_of '$WORK/transfer-3.jsonl.gz' | sed -n 1p | grep -q '\"ttft_ns\":[0-9]'"
 
 # A stalled server under open-loop load: requests scheduled during the 1 s
 # stall wait for it, and their latency says so (no coordinated omission).

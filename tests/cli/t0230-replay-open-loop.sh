@@ -17,8 +17,8 @@ check "it reports target and achieved rate" \
 	"$WORK/rate.err"
 achieved=$(sed -n 's/.*achieved \([0-9.]*\) req\/s.*/\1/p' "$WORK/rate.err" | head -1)
 check "... achieved $achieved req/s, 49-51$ROUGH_NOTE" roughly "${achieved:-x}" 49 51
-check "request k is scheduled k * 20 ms after the first and sent within 10 ms of it$UPPER_NOTE" sh -c "zcat '$WORK/rate.jsonl.gz' |
-	tail -n +2 | sed 's/.*\"seq\":\([0-9]*\).*\"sched_ns\":\([0-9]*\),\"send_ns\":\([0-9]*\).*/\1 \2 \3/' |
+check "request k is scheduled k * 20 ms after the first and sent within 10 ms of it$UPPER_NOTE" sh -c "requests_of '$WORK/rate.jsonl.gz' |
+	 sed 's/.*\"seq\":\([0-9]*\).*\"sched_ns\":\([0-9]*\),\"send_ns\":\([0-9]*\).*/\1 \2 \3/' |
 	sort -n | awk -v lag=$(upper $((10000000 * SLACK))) 'NR == 1 { s0 = \$2 }
 		{ if (\$2 - s0 != \$1 * 20000000 || \$3 - \$2 > lag || \$3 < \$2) bad++ }
 		END { exit bad || NR != 100 }'"
@@ -46,7 +46,7 @@ kept_new=$(zcat "$WORK/kept.jsonl.gz" | grep -c '"new_connection":true')
 # need opening, however slow the host made each request (a quiet host
 # keeps it near 38); half again and 10 for a request sent in the instant
 # before an ending one's connection is back in the pool.
-peak=$(zcat "$WORK/kept.jsonl.gz" | tail -n +2 | awk '
+peak=$(requests_of "$WORK/kept.jsonl.gz" | awk '
 	function num(k) { if (!match($0, "\"" k "\":-?[0-9]+")) return -1
 			  return substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3) + 0 }
 	{ s = num("send_ns"); e = num("sched_ns") + num("e2e_ns"); print s, 1; print e, -1 }' |
@@ -61,18 +61,18 @@ zcat "$WORK/trace.jsonl.gz" | awk '/"id":/ { match($0, /"id":[0-9]+/);
 	gzip >"$WORK/timed.jsonl.gz"
 tb replay --endpoint "$ENDPOINT" --timing trace --speed 2 --warmup 0 --quiet \
 	-o "$WORK/timed-run.jsonl.gz" "$WORK/timed.jsonl.gz" >/dev/null 2>&1
-check "trace timing at speed 2: request k is due k * 100 ms after the first" sh -c "zcat '$WORK/timed-run.jsonl.gz' |
-	tail -n +2 | sed 's/.*\"trace_id\":\([0-9]*\).*\"sched_ns\":\([0-9]*\).*/\1 \2/' |
+check "trace timing at speed 2: request k is due k * 100 ms after the first" sh -c "requests_of '$WORK/timed-run.jsonl.gz' |
+	 sed 's/.*\"trace_id\":\([0-9]*\).*\"sched_ns\":\([0-9]*\).*/\1 \2/' |
 	sort -n | awk 'NR == 1 { s0 = \$2 } { if (\$2 - s0 != \$1 * 100000000) bad++ } END { exit bad || NR != 9 }'"
 
 # Records out of arrival order (a proxy writes them as responses end): the
 # schedule still follows the arrival offsets.
-{ zcat "$WORK/timed.jsonl.gz" | head -1; zcat "$WORK/timed.jsonl.gz" | tail -n +2 | sort -r; } |
+{ zcat "$WORK/timed.jsonl.gz" | head -1; requests_of "$WORK/timed.jsonl.gz" | sort -r; } |
 	gzip >"$WORK/shuffled.jsonl.gz"
 tb replay --endpoint "$ENDPOINT" --timing trace --speed 2 --warmup 0 --quiet \
 	-o "$WORK/shuffled-run.jsonl.gz" "$WORK/shuffled.jsonl.gz" >/dev/null 2>&1
-check "records out of order: request k still due k * 100 ms after the first" sh -c "zcat '$WORK/shuffled-run.jsonl.gz' |
-	tail -n +2 | sed 's/.*\"seq\":\([0-9]*\),\"trace_id\":\([0-9]*\).*\"sched_ns\":\([0-9]*\).*/\1 \2 \3/' |
+check "records out of order: request k still due k * 100 ms after the first" sh -c "requests_of '$WORK/shuffled-run.jsonl.gz' |
+	 sed 's/.*\"seq\":\([0-9]*\),\"trace_id\":\([0-9]*\).*\"sched_ns\":\([0-9]*\).*/\1 \2 \3/' |
 	sort -n | awk 'NR == 1 { s0 = \$3 } { if (\$3 - s0 != \$2 * 100000000 || \$2 != NR - 1) bad++ } END { exit bad || NR != 9 }'"
 
 # Three shards, one label, one start time: analyze sees one run.
@@ -111,8 +111,8 @@ took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
 check "SIGINT during --start-at's wait: exit 130" test $rc -eq 130
 check "... after ${took} s, not at the start time 30 s away" within "$took" 0 $((2 * SLACK))
 check "... a whole results file with only the warm-up, sent before the start" sh -c \
-	"gzip -t '$WORK/early.jsonl.gz' && test \$(zcat '$WORK/early.jsonl.gz' | wc -l) -eq 2 &&
-	 zcat '$WORK/early.jsonl.gz' | tail -n 1 | grep -q '\"warmup\":true'"
+	"gzip -t '$WORK/early.jsonl.gz' && test \$(requests_of '$WORK/early.jsonl.gz' | wc -l) -eq 1 &&
+	 requests_of '$WORK/early.jsonl.gz' | tail -n 1 | grep -q '\"warmup\":true'"
 
 # A --start-at far in the past would write times the reader refuses (past
 # 2^53 ns, 104 days): refused at the command line, no file written.

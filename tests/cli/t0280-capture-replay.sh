@@ -26,7 +26,7 @@ curl -sS -I -o /dev/null "$PROXY/health"
 stop_proxy
 check "the client got the models list through the proxy" grep -q '"id":"mock"' "$WORK/models"
 check "... and decoded streams" grep -q '^data: \[DONE\]' "$WORK/s4"
-zcat "$WORK/cap.jsonl.gz" | tail -n +2 >"$WORK/cap.jsonl"
+requests_of "$WORK/cap.jsonl.gz" >"$WORK/cap.jsonl"
 check "the proxy records all 7 compressed answers as successes" \
 	test "$(grep -c '"recorded":{[^}]*"error":null' "$WORK/cap.jsonl")" -eq 7
 check "... the models list and HEAD as kind other" \
@@ -98,4 +98,4 @@ tb replay -e "$ENDPOINT" -c 1 -n 1 --warmup 0 --model renamed -o "$WORK/m.jsonl.
 check "the results header records the model actually sent" sh -c \
 	"zcat '$WORK/m.jsonl.gz' | head -n 1 | grep -q '\"model\":\"renamed\"'"
 check "... which the mock, serving 'mock', refuses with 404" sh -c \
-	"zcat '$WORK/m.jsonl.gz' | sed -n 2p | grep -q '\"status\":404'"
+	"requests_of '$WORK/m.jsonl.gz' | sed -n 1p | grep -q '\"status\":404'"

@@ -14,7 +14,7 @@ tb analyze load --db "$WORK/d.db" "$WORK/r.jsonl.gz" 2>/dev/null
 
 # the k-th (1-based) smallest measured TTFT of the file, ms to three decimals
 kth() {
-	zcat "$WORK/r.jsonl.gz" | tail -n +2 | grep '"warmup":false' | grep '"error":null' |
+	requests_of "$WORK/r.jsonl.gz" | grep '"warmup":false' | grep '"error":null' |
 	grep -o '"ttft_ns":[0-9]*' | cut -d: -f2 | sort -n | sed -n "${1}p" |
 	awk '{ printf "%.3f", $1 / 1e6 }'
 }

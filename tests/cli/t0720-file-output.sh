@@ -90,7 +90,7 @@ rc=$?
 check "replay, disk full: exit 1 (the work failed)" test $rc -eq 1
 # (replay's stderr also has its start line)
 check "... said once, naming the file: File too large" test "$(grep -c "cannot write '$WORK/full-results.jsonl.gz': File too large" "$WORK/err")" -eq 1
-n=$(gzip -dc "$WORK/full-results.jsonl.gz" 2>/dev/null | tail -n +2 | wc -l)
+n=$(requests_of "$WORK/full-results.jsonl.gz" 2>/dev/null | wc -l)
 check "... leaving a readable prefix ($n results)" test "$n" -gt 0
 tb analyze load --db "$WORK/full.db" "$WORK/full-results.jsonl.gz" >/dev/null 2>&1
 check "... which analyze loads" test $? -eq 0

@@ -136,7 +136,7 @@ replay_soft() {  # sig run delay mode
 	# records in the file, the count on stderr, the table's ok + errors
 	# (and the warm-ups, which it leaves out)
 	awk 'function cell(l, e,  s) { s = substr(l, 1, e); sub(/.* /, "", s); return s }
-		FILENAME ~ /jsonl$/ { rec = FNR - 1; next }
+		FILENAME ~ /jsonl$/ { if (FNR > 1 && !/^\{"type":"metrics"/) rec++; next }
 		FILENAME ~ /err$/ {
 			if (match($0, /wrote [0-9]+ results/)) wrote = substr($0, RSTART + 6, RLENGTH - 14)
 			if (match($0, /^warm-up: [0-9]+ request/)) warm = substr($0, RSTART + 9, RLENGTH - 17)
@@ -212,7 +212,7 @@ replay_kill() {  # run delay mode
 		fail "$g" "$where: analyze load: $(cat "$WORK/kload.err")"
 		return
 	fi
-	n=$(($(zcat "$out" 2>/dev/null | wc -l) - 1))
+	n=$(requests_of "$out" 2>/dev/null | wc -l)
 	# "count age": the count of the last line but one read before the
 	# kill (on disk once the last one came), the last one's age at the kill
 	awk -v k="$killed" '/ done / && $1 <= k { split($3, d, "/"); m = n; n = d[1]; age = k - $1 }

@@ -37,7 +37,7 @@ run() {
 }
 
 records() {  # FILE LEVEL: the records of that level on disk
-	zcat "$1" 2>/dev/null | grep -c "\"level\":$2,"
+	requests_of "$1" 2>/dev/null | grep -c "\"level\":$2,"
 }
 
 run one '^ *1 ' -e "$ENDPOINT" -o "$WORK/one.jsonl.gz"

@@ -102,5 +102,5 @@ start_mock --ttft-ms 5 --itl-ms 1
 tb replay -e "$ENDPOINT/?api_key=ep-secret-5151" -n 2 --warmup 0 --quiet \
 	-o "$WORK/eq2.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/eq2.err"
 check "replay to an endpoint with a query: both requests answered 200" \
-	test "$(zcat "$WORK/eq2.jsonl.gz" | grep -c '"status":200')" -eq 2
+	test "$(requests_of "$WORK/eq2.jsonl.gz" | grep -c '"status":200')" -eq 2
 stop_mock

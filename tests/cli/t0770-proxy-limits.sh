@@ -36,7 +36,7 @@ check "the upstream's Content-Length is not passed on: the proxy frames the repl
 stop_proxy INT
 check "the trace reads whole: record info finds the 2 recorded requests, no warning" sh -c \
 	"'$TB' record info '$WORK/p.jsonl.gz' >'$WORK/info' 2>'$WORK/err' && ! test -s '$WORK/err' &&
-	 test \$(zcat '$WORK/p.jsonl.gz' | tail -n +2 | wc -l) -eq 2"
+	 test \$(requests_of '$WORK/p.jsonl.gz' | wc -l) -eq 2"
 stop_mock
 
 # ---- the memory budget: 8 body caps (here 8 x 1 MiB) across requests in flight

@@ -50,7 +50,7 @@ for sig in INT TERM; do
 	rc=$?
 	want=130
 	[ $sig = TERM ] && want=143
-	n=$(zcat "$WORK/s-$sig.jsonl.gz" 2>/dev/null | tail -n +2 | wc -l)
+	n=$(requests_of "$WORK/s-$sig.jsonl.gz" 2>/dev/null | wc -l)
 	check "record synth, SIG$sig: exit $want (got $rc), a whole gzip holding what it says ($n)" sh -c \
 		"test $rc -eq $want && gzip -t '$WORK/s-$sig.jsonl.gz' && grep -q 'wrote $n of 100000 requests' '$WORK/err'"
 done
@@ -62,7 +62,7 @@ sleep 2
 kill -INT $pid
 wait $pid
 rc=$?
-n=$(zcat "$WORK/i.jsonl.gz" 2>/dev/null | tail -n +2 | wc -l)
+n=$(requests_of "$WORK/i.jsonl.gz" 2>/dev/null | wc -l)
 check "record import, SIGINT: exit 130 (got $rc), a whole gzip holding what it says ($n)" sh -c \
 	"test $rc -eq 130 && gzip -t '$WORK/i.jsonl.gz' && grep -q 'wrote $n of 200000 requests' '$WORK/err'"
 

@@ -13,7 +13,7 @@
 fields() {
 	f=$1
 	shift
-	zcat "$f" | tail -n +2 | awk -v keys="$*" 'BEGIN { n = split(keys, k, " ") }
+	requests_of "$f" | awk -v keys="$*" 'BEGIN { n = split(keys, k, " ") }
 		{ line = ""; for (i = 1; i <= n; i++) { v = "-"
 			if (match($0, "\"" k[i] "\":-?[0-9]+")) v = substr($0, RSTART + length(k[i]) + 3, RLENGTH - length(k[i]) - 3)
 			line = line (i > 1 ? " " : "") v }
@@ -24,14 +24,14 @@ start_mock --ttft-ms 5 --itl-ms 1
 tb record synth -n 6 --turns 3 --input-tokens 5 --output-tokens 4 --think-time 150 \
 	-o "$WORK/s.jsonl.gz" 2>/dev/null
 check "synth: every record names its session, turn and think time" sh -c \
-	"test \"\$(zcat '$WORK/s.jsonl.gz' | tail -n +2 | grep -c '\"session\":[01],\"turn\":[012],\"think_ns\":\(0\|150000000\)}')\" -eq 6"
+	"test \"\$(requests_of '$WORK/s.jsonl.gz' | grep -c '\"session\":[01],\"turn\":[012],\"think_ns\":\(0\|150000000\)}')\" -eq 6"
 
 # Through a proxy, to see the bodies as the server got them.
 start_proxy "$WORK/wire.jsonl.gz"
 tb replay -e "$PROXY" -c 1 -n 1 --warmup 0 --quiet -o "$WORK/r1.jsonl.gz" "$WORK/s.jsonl.gz" \
 	>/dev/null 2>"$WORK/r1.err"
 check "one 3-turn session replays (exit 0, 3 results)" sh -c \
-	"test $? -eq 0 && test \"\$(zcat '$WORK/r1.jsonl.gz' | tail -n +2 | grep -c '\"error\":null')\" -eq 3"
+	"test $? -eq 0 && test \"\$(requests_of '$WORK/r1.jsonl.gz' | grep -c '\"error\":null')\" -eq 3"
 check "a replay of sessions writes a results file of version 3, naming its sessions" sh -c \
 	"zcat '$WORK/r1.jsonl.gz' | head -1 | grep '\"format\":\"tracebench-results\",\"version\":3,' |
 	 grep -q '\"sessions\":2'"
@@ -79,9 +79,9 @@ start_mock --ttft-ms 5 --itl-ms 1 --fail-every 2
 tb replay -e "$ENDPOINT" -c 1 -n 3 --warmup 0 --quiet -o "$WORK/f.jsonl.gz" "$WORK/s4.jsonl.gz" \
 	>/dev/null 2>&1
 check "every second request failing: each session ends at its failed turn 2, none sends turn 3" sh -c \
-	"test \"\$(zcat '$WORK/f.jsonl.gz' | tail -n +2 | grep -c '\"turn\":0,.*\"error\":null')\" -eq 3 &&
-	 test \"\$(zcat '$WORK/f.jsonl.gz' | tail -n +2 | grep -c '\"turn\":1,.*\"error\":\"http\"')\" -eq 3 &&
-	 test \"\$(zcat '$WORK/f.jsonl.gz' | tail -n +2 | wc -l)\" -eq 6"
+	"test \"\$(requests_of '$WORK/f.jsonl.gz' | grep -c '\"turn\":0,.*\"error\":null')\" -eq 3 &&
+	 test \"\$(requests_of '$WORK/f.jsonl.gz' | grep -c '\"turn\":1,.*\"error\":\"http\"')\" -eq 3 &&
+	 test \"\$(requests_of '$WORK/f.jsonl.gz' | wc -l)\" -eq 6"
 
 # The prefix cache: later turns resend the history, which the mock has cached.
 stop_mock
@@ -251,7 +251,7 @@ wait $slow
 stop_proxy
 fields "$WORK/cap2.jsonl.gz" session turn | tr '\n' ',' >"$WORK/cap2"
 check "proxy: the turn that ended first is written first, as turn 0; the other as turn 1" sh -c \
-	"test \"\$(cat '$WORK/cap2')\" = '0 0,0 1,' && zcat '$WORK/cap2.jsonl.gz' | sed -n 2p | grep -q short"
+	"test \"\$(cat '$WORK/cap2')\" = '0 0,0 1,' && requests_of '$WORK/cap2.jsonl.gz' | sed -n 1p | grep -q short"
 tb replay -e "$ENDPOINT" -c 1 -n 1 --warmup 0 --quiet -o "$WORK/cap2-run.jsonl.gz" \
 	"$WORK/cap2.jsonl.gz" >/dev/null 2>"$WORK/cap2-run.err"
 check "replay takes that session whole: its two turns, no session skipped" sh -c \

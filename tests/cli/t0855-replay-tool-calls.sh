@@ -41,7 +41,7 @@ start_proxy "$WORK/wire.jsonl.gz"
 tb replay -e "$PROXY" -c 1 -n 1 --warmup 0 --quiet --no-salt -o "$WORK/r.jsonl.gz" "$WORK/agent.jsonl.gz" \
 	>/dev/null 2>"$WORK/r.err"
 check "an agent session of 3 turns replays (exit 0, 3 results, none failed)" sh -c \
-	"test $? -eq 0 && test \"\$(zcat '$WORK/r.jsonl.gz' | tail -n +2 | grep -c '\"error\":null')\" -eq 3"
+	"test $? -eq 0 && test \"\$(requests_of '$WORK/r.jsonl.gz' | grep -c '\"error\":null')\" -eq 3"
 stop_proxy
 bodies "$WORK/wire.jsonl.gz" >"$WORK/bodies"
 check "the proxy saw three chat bodies" test "$(wc -l <"$WORK/bodies")" -eq 3
@@ -57,8 +57,8 @@ check "turn 3 holds both rounds of the server's calls, ids mapped per round" sh 
 	"grep -F '$live0' '$WORK/bodies' | grep -F '\"id\":\"call-mock-2-0\",\"type\":\"function\",\"function\":{\"name\":\"run_command\"' |
 	 grep -qF '{\"role\":\"tool\",\"tool_call_id\":\"call-mock-2-0\",\"content\":\"alpha\"},{\"role\":\"tool\",\"tool_call_id\":\"call-mock-2-1\",\"content\":\"beta\"}'"
 check "the last turn, answering its tool results, gets text (the mock's --tool-rounds 2)" sh -c \
-	"zcat '$WORK/r.jsonl.gz' | tail -n +2 | grep '\"turn\":2' | grep -q '\"output_tokens\":6'"
-zcat "$WORK/r.jsonl.gz" | tail -n +2 | awk '{ match($0, /"sched_ns":[0-9]+/); s = substr($0, RSTART + 11, RLENGTH - 11)
+	"requests_of '$WORK/r.jsonl.gz' | grep '\"turn\":2' | grep -q '\"output_tokens\":6'"
+requests_of "$WORK/r.jsonl.gz" | awk '{ match($0, /"sched_ns":[0-9]+/); s = substr($0, RSTART + 11, RLENGTH - 11)
 	match($0, /"e2e_ns":[0-9]+/); e = substr($0, RSTART + 9, RLENGTH - 9); print s, e }' >"$WORK/t"
 check "each turn after a tool call is due 50 ms (the tool's run) after the call's end" \
 	awk 'NR > 1 { if ($1 - end < 50000000) bad++ } { end = $1 + $2 } END { exit bad || NR != 3 }' "$WORK/t"
@@ -72,7 +72,7 @@ stop_proxy
 bodies "$WORK/wire2.jsonl.gz" >"$WORK/bodies2"
 whole='"id":"call-mock-4-1","type":"function","function":{"name":"read_file","arguments":"{\"q\":\" jumps over\"}"}'
 ok_whole() {
-	test "$(zcat "$WORK/w.jsonl.gz" | tail -n +2 | grep -c '"error":null')" -eq 3 &&
+	test "$(requests_of "$WORK/w.jsonl.gz" | grep -c '"error":null')" -eq 3 &&
 		grep -qF "$whole" "$WORK/bodies2"
 }
 check "not streamed: 3 turns, none failed, turn 2 with the calls of the body" ok_whole
@@ -83,5 +83,5 @@ zcat "$WORK/agent.jsonl.gz" | sed '3s/tool_call_id\\":\\"rec-b/tool_call_id\\":\
 tb replay -e "$ENDPOINT" -c 1 -n 1 --warmup 0 --quiet --no-salt -o "$WORK/s.jsonl.gz" "$WORK/stray.jsonl.gz" \
 	>/dev/null 2>&1
 check "a tool message answering no call: turn 2 refused (http), no turn 3" sh -c \
-	"test \"\$(zcat '$WORK/s.jsonl.gz' | tail -n +2 | wc -l)\" -eq 2 &&
-	 zcat '$WORK/s.jsonl.gz' | tail -n +2 | grep '\"turn\":1' | grep -q '\"error\":\"http\".*rec-zz'"
+	"test \"\$(requests_of '$WORK/s.jsonl.gz' | wc -l)\" -eq 2 &&
+	 requests_of '$WORK/s.jsonl.gz' | grep '\"turn\":1' | grep -q '\"error\":\"http\".*rec-zz'"

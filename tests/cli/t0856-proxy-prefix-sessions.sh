@@ -12,7 +12,7 @@
 fields() {
 	f=$1
 	shift
-	zcat "$f" | tail -n +2 | grep '"path":"/v1/chat' | awk -v keys="$*" 'BEGIN { n = split(keys, k, " ") }
+	requests_of "$f" | grep '"path":"/v1/chat' | awk -v keys="$*" 'BEGIN { n = split(keys, k, " ") }
 		{ line = ""; for (i = 1; i <= n; i++) { v = "-"
 			if (match($0, "\"" k[i] "\":-?[0-9]+")) v = substr($0, RSTART + length(k[i]) + 3, RLENGTH - length(k[i]) - 3)
 			line = line (i > 1 ? " " : "") v }
@@ -25,7 +25,7 @@ tb record synth -n 9 --turns 3 --input-tokens 6 --output-tokens 4 --think-time 8
 start_proxy "$WORK/cap.jsonl.gz" -q --sessions prefix
 tb replay -e "$PROXY" -c 2 -n 3 --warmup 0 --quiet -o "$WORK/r.jsonl.gz" "$WORK/s.jsonl.gz" >/dev/null 2>&1
 check "three sessions of three turns replayed through the proxy" \
-	test "$(zcat "$WORK/r.jsonl.gz" | tail -n +2 | grep -c '"error":null')" -eq 9
+	test "$(requests_of "$WORK/r.jsonl.gz" | grep -c '"error":null')" -eq 9
 stop_proxy
 check "the capture is a trace of version 2 saying how it found its sessions" sh -c \
 	"zcat '$WORK/cap.jsonl.gz' | head -1 | grep '\"version\":2' | grep -q '\"sessions\":\"prefix\"'"
@@ -43,7 +43,7 @@ check "each later turn's think time is the proxy's view of the 80 ms pause (80-2
 tb replay -e "$ENDPOINT" -c 1 -n 3 --warmup 0 --quiet -o "$WORK/again.jsonl.gz" "$WORK/cap.jsonl.gz" \
 	>/dev/null 2>"$WORK/again.err"
 check "the capture replays as 3 sessions, 9 turns, no session skipped" sh -c \
-	"test \"\$(zcat '$WORK/again.jsonl.gz' | tail -n +2 | grep -c '\"turn\":[012],.*\"error\":null')\" -eq 9 &&
+	"test \"\$(requests_of '$WORK/again.jsonl.gz' | grep -c '\"turn\":[012],.*\"error\":null')\" -eq 9 &&
 	 ! grep -q skipped '$WORK/again.err'"
 
 # A branch: the same turn continued twice; a request that continues nothing.

@@ -14,7 +14,7 @@ tb record import --format mooncake --sessions prefix "$in" -o "$WORK/mc.jsonl.gz
 check "import: 9 requests, exit 0" sh -c "test $? -eq 0 && grep -q 'imported 9 requests' '$WORK/imp.err'"
 check "a trace of version 2 saying how its sessions were found" sh -c \
 	"zcat '$WORK/mc.jsonl.gz' | head -1 | grep '\"version\":2' | grep -q '\"sessions\":\"prefix\"'"
-zcat "$WORK/mc.jsonl.gz" | tail -n +2 | awk '{ s = "-"; t = "-"; k = "-"
+requests_of "$WORK/mc.jsonl.gz" | awk '{ s = "-"; t = "-"; k = "-"
 	if (match($0, /"session":[0-9]+/)) s = substr($0, RSTART + 10, RLENGTH - 10)
 	if (match($0, /"turn":[0-9]+/)) t = substr($0, RSTART + 7, RLENGTH - 7)
 	if (match($0, /"think_ns":[0-9]+/)) k = substr($0, RSTART + 11, RLENGTH - 11)
@@ -26,7 +26,7 @@ check "rows 1-4-7 and 2-5-9 are sessions of turns 0, 1, 2; rows 3, 6, 8 are requ
 	test "$(tr '\n' ',' <"$WORK/groups")" = "0 0 0,1 0 0,- - -,0 1 30000000,1 1 40000000,- - -,0 2 40000000,- - -,1 2 50000000,"
 
 bodies() {
-	zcat "$1" | tail -n +2 | sed 's/.*"body":"\(.*\)","input_tokens".*/\1/; s/\\\\/\x01/g; s/\\"/"/g; s/\x01/\\/g'
+	requests_of "$1" | sed 's/.*"body":"\(.*\)","input_tokens".*/\1/; s/\\\\/\x01/g; s/\\"/"/g; s/\x01/\\/g'
 }
 bodies "$WORK/mc.jsonl.gz" >"$WORK/bodies"
 # body N: the body of trace record N (from 0)
@@ -55,10 +55,10 @@ start_mock --ttft-ms 2 --itl-ms 1 --max-model-len 100000
 tb replay -e "$ENDPOINT" -c 2 -n 5 --warmup 0 --quiet --no-salt --max-tokens 4 -o "$WORK/r.jsonl.gz" \
 	"$WORK/mc.jsonl.gz" >/dev/null 2>"$WORK/r.err"
 check "the trace replays as 5 sessions, 9 turns, none failed, none skipped" sh -c \
-	"test \"\$(zcat '$WORK/r.jsonl.gz' | tail -n +2 | grep -c '\"error\":null')\" -eq 9 &&
+	"test \"\$(requests_of '$WORK/r.jsonl.gz' | grep -c '\"error\":null')\" -eq 9 &&
 	 ! grep -q skipped '$WORK/r.err'"
 check "later turns find their history in the mock's prefix cache" \
-	test "$(zcat "$WORK/r.jsonl.gz" | tail -n +2 | grep '"turn":[12],' | grep -vc '"cached_tokens":0,')" -eq 4
+	test "$(requests_of "$WORK/r.jsonl.gz" | grep '"turn":[12],' | grep -vc '"cached_tokens":0,')" -eq 4
 
 # Only Mooncake carries a prefix to group by.
 tb record import --format azure --sessions prefix sample_traces/azure-sample.csv -o "$WORK/az.jsonl.gz" \

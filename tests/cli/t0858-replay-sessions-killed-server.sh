@@ -33,7 +33,7 @@ check "replay ends soon after the server dies (exit $rc, not a crash)" sh -c \
 	"test $rc -lt 128 && test $(($(date +%s) - start)) -lt 10"
 
 # fields FILE KEY...: the values of KEY... of every record, one a line.
-zcat "$WORK/r.jsonl.gz" | tail -n +2 | awk '{ s = "-"; t = "-"; e = "-"
+requests_of "$WORK/r.jsonl.gz" | awk '{ s = "-"; t = "-"; e = "-"
 	if (match($0, /"session":[0-9]+/)) s = substr($0, RSTART + 10, RLENGTH - 10)
 	if (match($0, /"turn":[0-9]+/)) t = substr($0, RSTART + 7, RLENGTH - 7)
 	if (match($0, /"error":"[a-z]+"/)) e = substr($0, RSTART + 9, RLENGTH - 10)

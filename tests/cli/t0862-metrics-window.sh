@@ -21,19 +21,19 @@ stop_mock
 tb analyze load --db "$WORK/m.db" "$WORK/r.jsonl.gz" >/dev/null 2>&1
 q() { sqlite3 -separator ' ' "$WORK/m.db" "$1"; }
 
-check "replay exits 0; each level has one level_start and one level_end scrape" sh -c \
+check "replay exits 0; each level has one level_start and one level_end scrape of each source (the server, the host)" sh -c \
 	"[ $rc = 0 ] && [ \"\$(sqlite3 '$WORK/m.db' \"SELECT group_concat(n, ' ') FROM
-	  (SELECT level, count(*) n FROM metric_scrapes WHERE at IN ('level_start', 'level_end')
-	   GROUP BY level ORDER BY level)\")\" = '2 2 2' ]"
+	  (SELECT level, source, count(*) n FROM metric_scrapes WHERE at IN ('level_start', 'level_end')
+	   GROUP BY level, source ORDER BY level, source)\")\" = '2 2 2 2 2 2' ]"
 # the start scrape answered before the level's first measured request was
 # sent, the end scrape was sent after its last answer
 edges=$(q "SELECT count(*) FROM (SELECT r.level, min(r.send_ns) first, max(r.send_ns + r.e2e_ns) last
 	FROM requests r WHERE NOT r.warmup GROUP BY r.level) l
 	JOIN metric_scrapes s ON s.level = l.level AND s.at = 'level_start'
-	JOIN metric_scrapes e ON e.level = l.level AND e.at = 'level_end'
+	JOIN metric_scrapes e ON e.level = l.level AND e.at = 'level_end' AND e.source IS s.source
 	WHERE s.t_ns + s.latency_us * 1000 <= l.first AND e.t_ns >= l.last")
-check "... the start scrape in before the first request, the end scrape after the last answer ($edges of 3)" \
-	[ "$edges" = 3 ]
+check "... the start scrape in before the first request, the end scrape after the last answer ($edges of 3 levels x 2 sources)" \
+	[ "$edges" = 6 ]
 check "the warm-up's scrapes and those between levels are marked between" sh -c \
 	"[ \"\$(sqlite3 '$WORK/m.db' \"SELECT count(*) FROM metric_scrapes WHERE at = 'between'\")\" -ge 1 ]"
 

@@ -14,7 +14,7 @@
 med() {
 	f=$1 lvl=$2
 	shift 2
-	zcat "$f" | tail -n +2 | grep "\"level\":$lvl," | grep '"warmup":false' | grep '"error":null' |
+	requests_of "$f" | grep "\"level\":$lvl," | grep '"warmup":false' | grep '"error":null' |
 	awk -v fields="$*" 'function num(k) {
 			if (!match($0, "\"" k "\":-?[0-9]+")) return "x"
 			return substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3) + 0 }

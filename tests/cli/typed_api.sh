@@ -48,7 +48,7 @@ ANTHROPIC_API_KEY=$replay_secret OPENAI_API_KEY=$replay_secret tb replay --endpo
 	-c 1 -n 6 --warmup 1 --no-salt --label $API -o "$WORK/run.jsonl.gz" "$WORK/trace.jsonl.gz" \
 	>"$WORK/table" 2>"$WORK/err"
 check "replay of the $API trace exits 0" test $? -eq 0
-zcat "$WORK/run.jsonl.gz" | sed 1d >"$WORK/run.jsonl"
+requests_of "$WORK/run.jsonl.gz" >"$WORK/run.jsonl"
 check "all 6 replayed after a warm-up, none skipped as not inference" sh -c \
 	"test \$(wc -l <'$WORK/run.jsonl') -eq 7 && ! grep -q 'skipping' '$WORK/err'"
 check "every request succeeded with 20 tokens from usage" sh -c \
