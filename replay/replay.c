@@ -511,7 +511,10 @@ struct replay {
 	int live_begun;           /* its header is out (live_begin) */
 	struct level_summary *rows;   /* its rows, for the notes under it */
 	size_t n_rows, rows_cap;
-	double base_tps[2];       /* per side: aggregate tok/s at C=1 */
+	/* per side: the C=1 level's tokens and wall time, its repeats
+	 * pooled as the report pools them (scaling's base) */
+	int64_t base_tokens[2];
+	double base_wall_s[2];
 };
 
 /* Reads the trace. Returns 0 or the exit status. */
@@ -968,6 +971,36 @@ static int keep_row(struct replay *rp, const struct run_side *sd, const struct l
 }
 
 /*
+ * The scaling of row s of side sd: its aggregate tok/s against C times the
+ * side's C=1 level, that level's repeats pooled (their tokens over their
+ * summed wall time, as analyze report pools them). A C=1 row is its own
+ * base, 100% by construction: a repeat set against the first would read
+ * the server's noise (101-104%) as scaling. Levels run in order and each
+ * level's repeats one after another, so a C > 1 row comes after every
+ * repeat of C=1 when C=1 is listed first; before C=1, a row has no base.
+ * A capacity search's looks have none either: each is a batch from an
+ * idle server at a load the search chose, not a step of a sweep (the
+ * load curve of analyze report sets its levels side by side).
+ */
+static void set_row_scaling(struct replay *rp, const struct run_side *sd, struct level_summary *s)
+{
+	size_t side = (size_t)(sd - rp->side);
+
+	if (rp->o.find_capacity) {
+		summary_set_scaling(s, NAN);
+		return;
+	}
+	if (s->level == 1 && s->wall_s > 0) {
+		rp->base_tokens[side] += s->tokens;
+		rp->base_wall_s[side] += s->wall_s;
+		summary_set_scaling(s, s->agg_tps);
+		return;
+	}
+	summary_set_scaling(s, rp->base_wall_s[side] > 0 ?
+			    metric_agg_tps((double)rp->base_tokens[side], rp->base_wall_s[side]) : NAN);
+}
+
+/*
  * Runs level 'level', repeat rep against side sd, a table row after it;
  * 'first': the run's first level, which sends the warm-ups; 'batch': its
  * requests, 0 for the usual count. With --find-capacity *good and
@@ -1010,9 +1043,7 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 		*good += metric_within_slo(&lr->results[k], &o->slo) ? 1 : 0;
 		rp->busy_ns += lr->results[k].e2e_ns > 0 ? lr->results[k].e2e_ns : 0;
 	}
-	if (s.level == 1 && isnan(rp->base_tps[sd - rp->side]))
-		rp->base_tps[sd - rp->side] = s.agg_tps;
-	summary_set_scaling(&s, rp->base_tps[sd - rp->side]);
+	set_row_scaling(rp, sd, &s);
 	if (o->repeat > 1)
 		s.repeat = rep;
 	if ((s.requests || s.warmup) && keep_row(rp, sd, &s) < 0) {
@@ -1241,7 +1272,6 @@ static int run_levels(struct replay *rp)
 	int i, rep, rc;
 	size_t k, t;
 
-	rp->base_tps[0] = rp->base_tps[1] = NAN;
 	for (i = 0; i < (int)o->n_metrics_urls && !level_stop; i++) {
 		struct scrape_options so = { o->metrics_urls[i], o->metrics_interval_ns, o->insecure };
 		struct scrape *sc;
