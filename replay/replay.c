@@ -1001,6 +1001,58 @@ static void set_row_scaling(struct replay *rp, const struct run_side *sd, struct
 }
 
 /*
+ * A server that held connections back when the level's were opened (a
+ * fixed pool of connection threads, each kept by an idle connection until
+ * its keep-alive timeout): one line after the level's row, with how many
+ * it served at once and what the measured requests on new connections,
+ * held back in turn, waited beyond the others' TTFT at the median.
+ */
+static void note_held_connections(const struct level_run *lr, const struct level_summary *s)
+{
+	const struct client_warm_info *w = &lr->warm;
+	size_t k, n_new = 0, n_old = 0;
+	double *v;
+	char name[32], wait[96] = "";
+
+	if (!w->held && !w->capped)
+		return;
+	v = calloc(lr->issued ? lr->issued : 1, sizeof(*v));
+	for (k = 0; v && k < lr->issued; k++) {
+		const struct result *r = &lr->results[k];
+
+		if (r->warmup || r->ttft_ns < 0 || !result_ok(r))
+			continue;
+		if (r->new_connection)
+			v[n_new++] = (double)r->ttft_ns / NS_PER_MS;
+	}
+	for (k = 0; v && k < lr->issued; k++) {
+		const struct result *r = &lr->results[k];
+
+		if (r->warmup || r->ttft_ns < 0 || !result_ok(r) || r->new_connection)
+			continue;
+		v[n_new + n_old++] = (double)r->ttft_ns / NS_PER_MS;
+	}
+	if (n_new && n_old)
+		snprintf(wait, sizeof(wait), ", TTFT P50 %.0f ms against %.0f ms on the connections "
+			 "it held", stats_select_percentile(v, n_new, 50),
+			 stats_select_percentile(v + n_new, n_old, 50));
+	free(v);
+	metric_level_name(s->level, name, sizeof(name));
+	if (w->held)
+		fprintf(stderr, "tracebench replay: note: at %s the server served only %zu "
+			"connections at once: %zu more waited %.1f s unanswered before the level "
+			"and were given up (a server with a fixed pool of connection threads, "
+			"each held by an idle kept-alive connection until its timeout); %zu "
+			"measured requests waited for a connection%s\n", name, w->served, w->held,
+			w->waited_s, n_new, wait);
+	else
+		fprintf(stderr, "tracebench replay: note: at %s %zu connections were not opened "
+			"before the level: the server served only %zu at once before; %zu "
+			"measured requests waited for a connection%s\n", name, w->capped,
+			lr->connections - w->capped, n_new, wait);
+}
+
+/*
  * Runs level 'level', repeat rep against side sd, a table row after it;
  * 'first': the run's first level, which sends the warm-ups; 'batch': its
  * requests, 0 for the usual count. With --find-capacity *good and
@@ -1053,6 +1105,7 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 	}
 	if (o->open_loop)
 		level_print_schedule_accuracy(o, lr);
+	note_held_connections(lr, &s);
 	if (s.warmup)
 		rp->warmup = s;
 	rp->total_ok += s.ok;
@@ -1060,7 +1113,8 @@ static int run_one(struct replay *rp, int level, int first, int rep, struct run_
 	/* A level's connections are open before it starts; a server that
 	 * closes them after each answer makes most requests open their own,
 	 * inside their TTFT: said once. */
-	if (!rp->said_closes && !o->open_loop && s.requests >= 4 && s.new_connections * 2 > s.requests) {
+	if (!rp->said_closes && !o->open_loop && s.requests >= 4 && s.new_connections * 2 > s.requests &&
+	    !lr->warm.held && !lr->warm.capped) {   /* those said above */
 		char name[32];
 
 		rp->said_closes = 1;

@@ -1,8 +1,11 @@
 #!/bin/sh
 # A server that holds a fixed number of connections (llama.cpp's server: a
 # thread of a fixed pool per connection, kept by an idle one until its
-# keep-alive timeout). The mock plays it (--http-threads N
-# --keepalive-timeout-ms MS).
+# keep-alive timeout) made a level above it wait that timeout before it
+# started, and said nothing. The mock plays it (--http-threads N
+# --keepalive-timeout-ms MS); replay gives up connections the server
+# holds back after a second, says so in one line with what the measured
+# requests waited, and opens no more than the server held at later levels.
 . tests/cli/lib.sh
 
 # The mock itself, over real sockets: with 2 threads a third connection is
@@ -37,3 +40,34 @@ check "... and answered once the idle ones time out (1.5 s)" awk \
 	'/^held/ { exit !($NF >= 0.9) }' "$WORK/socks.out"
 stop_mock
 
+start_mock --ttft-ms 20 --itl-ms 5 --http-threads 4 --keepalive-timeout-ms 4000
+tb record synth -n 32 --output-tokens 20 -o "$WORK/t.jsonl.gz" 2>/dev/null
+tb replay -e "$ENDPOINT" -c 2,8,16 -n 16 --quiet -o "$WORK/r.jsonl.gz" "$WORK/t.jsonl.gz" \
+	>/dev/null 2>"$WORK/r.err"
+rc=$?
+sed 's/^/    /' "$WORK/r.err"
+check "replay at C above the server's 4 connections: exit 0" test $rc -eq 0
+check "... every measured request succeeded" test "$(zcat "$WORK/r.jsonl.gz" |
+	jq -s '[.[] | select(.level != null and .warmup == false and .status == 200)] | length')" -eq 48
+# 4 threads: it answered on at most 4 connections; what it held back is
+# counted in requests (one that ended first lends its connection to one
+# not yet sent), at least one
+served=$(sed -n 's/^tracebench replay: note: at C=8 the server served only \([0-9]*\) connections at once: \([0-9]*\) more waited [0-9.]* s unanswered before the level and were given up .*/\1 \2/p' "$WORK/r.err")
+check "... said in one line at C=8: served only N <= 4 at once, the rest given up ($served)" \
+	sh -c "test -n '$served' && echo $served | awk '{ exit !(\$1 >= 1 && \$1 <= 4 && \$2 >= 1 && \$2 <= 8 - \$1) }'"
+check "... with what the measured requests waited for a connection" grep -q \
+	'at C=8 .*; 4 measured requests waited for a connection, TTFT P50 [0-9]* ms against [0-9]* ms on the connections it held$' "$WORK/r.err"
+n=${served%% *}
+check "... C=16 opened no more than those $n before its clock, and says so" grep -q \
+	"^tracebench replay: note: at C=16 $((16 - ${n:-0})) connections were not opened before the level: the server served only $n at once before" "$WORK/r.err"
+check "... not read as a server that closes its connections" sh -c \
+	"! grep -q 'closes kept connections' '$WORK/r.err'"
+# The level's start: from the last end of C=2 to the first send of C=8.
+# Waiting for the server's keep-alive timeout (4 s) made it 4 s or more.
+gap=$(zcat "$WORK/r.jsonl.gz" | jq -s '
+	([.[] | select(.level == 2 and .warmup == false) | .sched_ns + .e2e_ns] | max) as $last |
+	([.[] | select(.level == 8 and .warmup == false) | .sched_ns] | min) as $first |
+	($first - $last) / 1e9')
+check "C=8 started ${gap} s after C=2 ended, before the server's 4-s timeout" \
+	within_time "$gap" 0 2 3.9
+stop_mock
