@@ -62,8 +62,10 @@ struct client {
 	size_t n_url_secrets;
 	struct client_request *active;    /* doubly linked list of running requests */
 	int warm_fresh;                   /* client_warm: open a new connection */
-	size_t held_limit;                /* the most connections the server held
-					   * at once, when it held others back */
+	/* per endpoint (an A/B run has two): the most connections its server
+	 * held at once, when it held others back; 0 unknown */
+	const char *held_endpoint[2];
+	size_t held_limit[2];
 };
 
 struct client_request {
@@ -489,17 +491,34 @@ static void warm_round(struct client *c, struct warm *w, size_t n, int fresh)
 	free(scratch);
 }
 
+/* The held-connections limit of the current endpoint's server, or NULL
+ * past the endpoints it keeps. */
+static size_t *held_limit(struct client *c)
+{
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		if (!c->held_endpoint[i])
+			c->held_endpoint[i] = c->opt.endpoint;
+		if (c->held_endpoint[i] == c->opt.endpoint)
+			return &c->held_limit[i];
+	}
+	return NULL;
+}
+
 int client_warm(struct client *c, size_t n, struct client_warm_info *info)
 {
+	size_t *limit = held_limit(c);
+
 	struct warm w = { c->base, 0, NULL, 0, 0, 0, 0, 0, 0, 0 };
 
 	memset(info, 0, sizeof(*info));
 	if (c->opt.http2)
 		n = n ? 1 : 0;    /* one connection carries every stream */
 	/* no more than a server that held connections back took before */
-	if (c->held_limit && n > c->held_limit) {
-		info->capped = n - c->held_limit;
-		n = c->held_limit;
+	if (limit && *limit && n > *limit) {
+		info->capped = n - *limit;
+		n = *limit;
 	}
 	w.socks = calloc(n ? n : 1, sizeof(*w.socks));
 	if (!w.socks)
@@ -517,8 +536,8 @@ int client_warm(struct client *c, size_t n, struct client_warm_info *info)
 		info->held = (size_t)w.held;
 		info->served = w.n_socks;
 		info->waited_s = (double)(clock_now_ns() - w.start_ns) / NS_PER_S;
-		if (w.n_socks && (!c->held_limit || w.n_socks < c->held_limit))
-			c->held_limit = w.n_socks;
+		if (limit && w.n_socks && (!*limit || w.n_socks < *limit))
+			*limit = w.n_socks;
 	}
 	free(w.socks);
 	return 0;

@@ -71,3 +71,17 @@ gap=$(zcat "$WORK/r.jsonl.gz" | jq -s '
 check "C=8 started ${gap} s after C=2 ended, before the server's 4-s timeout" \
 	within_time "$gap" 0 2 3.9
 stop_mock
+
+# An A/B run against that server and one that holds every connection: the
+# limit found on A caps A's warm-ups, never B's (one client, one pool)
+start_mock --ttft-ms 20 --itl-ms 5 --http-threads 4 --keepalive-timeout-ms 2000
+held=$ENDPOINT
+start_mock --ttft-ms 20 --itl-ms 5
+tb replay -e "$held" -e "$ENDPOINT" -c 8 -n 8 --repeat 2 --quiet -o "$WORK/a.jsonl.gz" \
+	-o "$WORK/b.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/ab.err"
+check "A/B: the held server said so" grep -q 'the server served only [0-9]* connections at once' "$WORK/ab.err"
+# A's two blocks: the first finds the limit, the second is capped; B's are not
+check "... one capped warm-up, A's second block: B's blocks open all 8" \
+	test "$(grep -c 'connections were not opened before the level' "$WORK/ab.err")" -eq 1
+check "... the other side's connections all opened before its clock (no request opened one)" \
+	test "$(zcat "$WORK/b.jsonl.gz" | jq -s '[.[] | select(.level == 8 and .warmup == false and .new_connection == true)] | length')" -eq 0
