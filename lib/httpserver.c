@@ -144,10 +144,10 @@ int httpserver_write_port_file(const char *path, int port, char *err, size_t err
 	return 0;
 }
 
-void httpserver_busy(struct evhttp_connection *conn, int busy, int idle_s)
+void httpserver_busy(struct evhttp_connection *conn, int busy, long idle_ms)
 {
 	struct bufferevent *bev = evhttp_connection_get_bufferevent(conn);
-	struct timeval idle = { idle_s, 0 };
+	struct timeval idle = { idle_ms / 1000, (suseconds_t)(idle_ms % 1000) * 1000 };
 	int one = 1;
 
 	bufferevent_set_timeouts(bev, busy ? NULL : &idle, &idle);
@@ -319,12 +319,12 @@ void httpserver_free_detached(struct evhttp_request *req)
 		evhttp_request_free(req);
 }
 
-void httpserver_forget_conn(struct evhttp_request *req, int idle_s)
+void httpserver_forget_conn(struct evhttp_request *req, long idle_ms)
 {
 	struct evhttp_connection *conn = req ? evhttp_request_get_connection(req) : NULL;
 
 	if (conn) {
 		evhttp_connection_set_closecb(conn, NULL, NULL);
-		httpserver_busy(conn, 0, idle_s);
+		httpserver_busy(conn, 0, idle_ms);
 	}
 }

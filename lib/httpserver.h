@@ -80,16 +80,16 @@ void httpserver_reply_error(struct evhttp_request *req, int code, const char *re
 void httpserver_free_detached(struct evhttp_request *req);
 
 /* Stop hearing about req's connection closing (its reply is over or about
- * to be) and put the idle timeout, idle_s, back. req may be NULL. */
-void httpserver_forget_conn(struct evhttp_request *req, int idle_s);
+ * to be) and put the idle timeout, idle_ms, back. req may be NULL. */
+void httpserver_forget_conn(struct evhttp_request *req, long idle_ms);
 
 /*
  * busy 1: a reply is being produced. Lift the read timeout (a long TTFT or
  * gap must not cut the client off; a client that stops reading is still
  * dropped by the write timeout) and turn Nagle off so small events leave
- * at once. busy 0: put the idle keep-alive timeout, idle_s, back.
+ * at once. busy 0: put the idle keep-alive timeout, idle_ms, back.
  */
-void httpserver_busy(struct evhttp_connection *conn, int busy, int idle_s);
+void httpserver_busy(struct evhttp_connection *conn, int busy, long idle_ms);
 
 /*
  * Write what evhttp has queued for the connection now, from the caller's

@@ -25,7 +25,9 @@
  *                     summed over the repeats
  *   aggregate tok/s   output tokens of the successful non-warm-up
  *                     requests of a level / its wall time
- *   scaling           aggregate tok/s at C / (C x aggregate tok/s at C=1)
+ *   scaling           aggregate tok/s at C / (C x aggregate tok/s at C=1),
+ *                     each level's repeats pooled (replay's live rows: a
+ *                     C=1 repeat is its own base, 100%)
  *   SLO               see struct metric_slo
  *
  * "None" is NaN throughout (a table prints "-", CSV an empty field, JSON

@@ -472,7 +472,7 @@ static void on_delayed_metrics(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	httpserver_forget_conn(d->req, MOCK_TIMEOUT_S);
+	mock_conn_forget(d->srv, d->req);
 	reply_metrics(d->srv, d->req);
 	delayed_free(d);
 }
@@ -517,8 +517,8 @@ static void route_metrics(struct mock_server *srv, struct evhttp_request *req)
 	srv->delayed = d;
 	tv.tv_sec = o->metrics_fault_arg / 1000;
 	tv.tv_usec = (suseconds_t)(o->metrics_fault_arg % 1000) * 1000;
-	httpserver_busy(evhttp_request_get_connection(req), 1, MOCK_TIMEOUT_S);
-	evhttp_connection_set_closecb(evhttp_request_get_connection(req), on_delayed_close, d);
+	mock_conn_busy(srv, evhttp_request_get_connection(req));
+	mock_conn_watch(srv, evhttp_request_get_connection(req), on_delayed_close, d);
 	evtimer_add(d->timer, &tv);
 }
 
@@ -560,6 +560,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 
 	if (!path)
 		path = "";
+	mock_conn_seen(srv, req);
 	httpserver_add_date(req);
 	/* evhttp closes the connection once a reply saying so is sent */
 	if (srv->opt.close_after)
@@ -662,6 +663,7 @@ static void print_banner(const struct mock_options *o)
 int mock_main(int argc, char **argv)
 {
 	struct mock_server srv;
+	struct evhttp_bound_socket *bound;
 	char err[512];
 	int rc;
 
@@ -695,10 +697,15 @@ int mock_main(int argc, char **argv)
 			"loop\n");
 		goto cleanup;
 	}
-	if (!httpserver_listen(srv.http, srv.opt.host, &srv.opt.port, NULL, err, sizeof(err)) ||
+	if (!(bound = httpserver_listen(srv.http, srv.opt.host, &srv.opt.port, NULL, err,
+					sizeof(err))) ||
 	    (srv.opt.port_file &&
 	     httpserver_write_port_file(srv.opt.port_file, srv.opt.port, err, sizeof(err)) < 0)) {
 		fprintf(stderr, "tracebench mock: %s\n", err);
+		goto cleanup;
+	}
+	if (mock_conns_init(&srv, bound) < 0) {
+		fprintf(stderr, "tracebench mock: cannot set up --http-threads\n");
 		goto cleanup;
 	}
 	if (!srv.opt.quiet)
@@ -713,15 +720,17 @@ cleanup:
 	/* stream_free unlinks the head from s->srv, which is &srv, so
 	 * srv.streams moves on; the analyzer does not connect the two. */
 	while (srv.streams) {
-		httpserver_forget_conn(srv.streams->req, MOCK_TIMEOUT_S);  /* NOLINT(clang-analyzer-unix.Malloc) */
+		mock_conn_forget(&srv, srv.streams->req);  /* NOLINT(clang-analyzer-unix.Malloc) */
 		stream_free(srv.streams);
 	}
 	while (srv.delayed) {
-		httpserver_forget_conn(srv.delayed->req, MOCK_TIMEOUT_S);  /* NOLINT(clang-analyzer-unix.Malloc) */
+		mock_conn_forget(&srv, srv.delayed->req);  /* NOLINT(clang-analyzer-unix.Malloc) */
 		delayed_free(srv.delayed);
 	}
+	srv.listener = NULL;            /* evhttp_free frees it first */
 	if (srv.http)
 		evhttp_free(srv.http);  /* closes connections, frees requests */
+	mock_conns_release(&srv);
 	if (srv.sigint)
 		event_free(srv.sigint);
 	if (srv.sigterm)

@@ -27,7 +27,7 @@ enum { O_PORT_FILE = 256, O_TTFT, O_ITL, O_TOKENS, O_REASONING,
        O_BIG_BYTES, O_TRICKLE, O_CLOSE_AFTER, O_EARLY_ROLE, O_MAX_MODEL_LEN,
        O_EOS_PROB, O_PREFILL, O_CACHE_BLOCKS, O_PER_EVENT, O_GZIP,
        O_METRICS_FAULT, O_TOOL_CALLS, O_TOOL_ROUNDS, O_NOISE, O_SEED, O_TIMINGS, O_SLOTS,
-       O_WATTS };
+       O_WATTS, O_HTTP_THREADS, O_KEEPALIVE };
 
 static const char shortopts[] = ":l:qh";
 
@@ -58,6 +58,8 @@ static const struct option longopts[] = {
 	{ "early-role",       no_argument,       NULL, O_EARLY_ROLE },
 	{ "timings",          required_argument, NULL, O_TIMINGS },
 	{ "slots",            required_argument, NULL, O_SLOTS },
+	{ "http-threads",     required_argument, NULL, O_HTTP_THREADS },
+	{ "keepalive-timeout-ms", required_argument, NULL, O_KEEPALIVE },
 	{ "max-model-len",    required_argument, NULL, O_MAX_MODEL_LEN },
 	{ "eos-prob",         required_argument, NULL, O_EOS_PROB },
 	{ "prefill-us-per-token", required_argument, NULL, O_PREFILL },
@@ -131,6 +133,14 @@ void mock_options_usage(FILE *out)
 "                              rest wait for a slot, first come first\n"
 "                              served, their TTFT growing by the wait\n"
 "                              (default 0: no limit)\n"
+"      --http-threads N        hold N connections at once, as llama.cpp's\n"
+"                              server (one thread of a fixed pool per\n"
+"                              connection, from accept to close): later\n"
+"                              ones wait, unserved, until one closes;\n"
+"                              an idle one is closed after\n"
+"                              --keepalive-timeout-ms (default 0: no limit)\n"
+"      --keepalive-timeout-ms MS  close a connection idle for MS (default\n"
+"                              5000 with --http-threads, else 600000)\n"
 "      --timings SHAPE         tell each request's true queue, prefill and\n"
 "                              decode times as a server does: llama (a\n"
 "                              llama.cpp \"timings\" object on the last chunk\n"
@@ -267,6 +277,8 @@ static int parse_fidelity_option(struct mock_options *o, int c, const char *arg)
 	switch (c) {
 	case O_EARLY_ROLE: o->early_role = 1; return OPT_TAKEN;
 	case O_SLOTS: return set_long(arg, 0, 1000000, &o->slots);
+	case O_HTTP_THREADS: return set_long(arg, 0, 1000000, &o->http_threads);
+	case O_KEEPALIVE: return set_long(arg, 1, 3600000, &o->keepalive_ms);
 	case O_TIMINGS:
 		if (strcmp(arg, "llama") == 0)
 			o->timings = MOCK_TIMINGS_LLAMA;

@@ -51,6 +51,9 @@ struct mock_options {
 	int early_role;         /* the chat role chunk on arrival, not with token 0 */
 	enum mock_timings timings;   /* the true queue, prefill and decode, told */
 	long slots;             /* requests served at once, the rest queue; 0: all */
+	long http_threads;      /* connections held at once (cpp-httplib's
+				 * pool); 0: no limit */
+	long keepalive_ms;      /* idle connection closed after; 0: default */
 	long max_model_len;     /* prompt + max_tokens above it: 400 */
 	double eos_prob;        /* per token, the chance of an end of sequence */
 	int64_t prefill_ns;     /* added to TTFT per uncached prompt token */

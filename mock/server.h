@@ -29,6 +29,7 @@
 #define MOCK_MAX_BODY    (16L * 1024 * 1024) /* request body cap, bytes */
 #define MOCK_MAX_HEADERS (64L * 1024)        /* request headers cap, bytes */
 #define MOCK_TIMEOUT_S   600                 /* idle or not-reading client */
+#define MOCK_KEEPALIVE_MS 5000               /* --http-threads: cpp-httplib's idle timeout */
 #define MOCK_MAX_CHOICES 128                 /* n x prompts per request */
 #define MOCK_BLOCK       16                  /* prefix cache block, tokens */
 #define MOCK_VOCAB       32000               /* /tokenize ids are below it */
@@ -50,6 +51,7 @@ struct mock_cache {
 
 struct mock_stream;
 struct mock_delayed;
+struct mock_conn;
 
 /* What GET /metrics reports besides the in-flight requests: counters since
  * start, under vLLM's names (reply_metrics()). */
@@ -108,6 +110,14 @@ struct mock_server {
 	int64_t start_ns;
 	double wall_offset_s;
 	double instance;                /* the instance's factor */
+	/* --http-threads (conns.c): the connections held, the listener
+	 * paused while they are N */
+	struct evconnlistener *listener;
+	struct mock_conn *conns;
+	long n_conns;
+	unsigned long long conns_accepted;
+	int accept_paused;
+	struct event *conn_sweep;
 };
 
 /* A /metrics reply held back by --metrics-fault slow:MS. */
@@ -188,6 +198,23 @@ struct mock_tokens {
 	size_t bounds[MOCK_MAX_CHOICES + 1];   /* prompt p is t[bounds[p], bounds[p+1]) */
 	size_t prompts;
 };
+
+/* conns.c: the client connections. mock_conns_init sets the idle timeout
+ * and, with --http-threads, the pool (0, or -1 when out of memory);
+ * mock_conns_release frees the records. mock_conn_seen: call first for
+ * every request. mock_conn_watch: cb(conn, arg) when conn closes, as
+ * evhttp_connection_set_closecb; mock_conn_forget: no longer (req's reply
+ * is over or about to be), the idle timeout back; mock_conn_busy: a reply
+ * is being produced (httpserver_busy). mock_idle_ms: the idle timeout. */
+struct evhttp_bound_socket;
+int mock_conns_init(struct mock_server *srv, struct evhttp_bound_socket *bound);
+void mock_conns_release(struct mock_server *srv);
+void mock_conn_seen(struct mock_server *srv, struct evhttp_request *req);
+void mock_conn_watch(struct mock_server *srv, struct evhttp_connection *conn,
+		     void (*cb)(struct evhttp_connection *, void *), void *arg);
+void mock_conn_forget(struct mock_server *srv, struct evhttp_request *req);
+void mock_conn_busy(struct mock_server *srv, struct evhttp_connection *conn);
+long mock_idle_ms(const struct mock_server *srv);
 
 /* mock.c: the reply helpers. */
 const char *token_word(long k);

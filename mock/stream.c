@@ -551,7 +551,7 @@ static void stream_end(struct mock_stream *s)
 	}
 	/* Ending the reply may close the connection, whose close callback
 	 * must not find s: detach first. */
-	httpserver_forget_conn(s->req, MOCK_TIMEOUT_S);
+	mock_conn_forget(s->srv, s->req);
 	if (s->direct) {        /* the last events and the end in one write */
 		struct mock_server *srv = s->srv;
 		size_t len = srv->batch_of == s ? srv->batch_len : 0;
@@ -582,7 +582,7 @@ static void stream_finish(struct mock_stream *s)
 		s->srv->count.success_length++;
 	mock_observe(s->srv, s, clock_now_ns());
 	if (!s->stream) {
-		httpserver_forget_conn(s->req, MOCK_TIMEOUT_S);  /* as in stream_end() */
+		mock_conn_forget(s->srv, s->req);  /* as in stream_end() */
 		stream_reply_whole(s);
 		stream_free(s);
 		return;
@@ -639,7 +639,7 @@ static int stream_fault(struct mock_stream *s)
 		struct evhttp_connection *conn = evhttp_request_get_connection(s->req);
 		struct linger hard = { 1, 0 };   /* close() then sends RST, not FIN */
 
-		httpserver_forget_conn(s->req, MOCK_TIMEOUT_S);
+		mock_conn_forget(s->srv, s->req);
 		setsockopt(bufferevent_getfd(evhttp_connection_get_bufferevent(conn)),
 			   SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
 		evhttp_connection_free(conn);    /* frees s->req with it */
@@ -968,10 +968,10 @@ void stream_start(struct mock_server *srv, struct evhttp_request *req,
 	srv->streams = s;
 	s->arrival_ns = arrived_ns;
 	srv->count.prompt_tokens += (unsigned long long)r->prompt_tokens;
-	httpserver_busy(conn, 1, MOCK_TIMEOUT_S);
+	mock_conn_busy(srv, conn);
 	if (s->stream)
 		stream_open(s);
-	evhttp_connection_set_closecb(conn, on_conn_close, s);
+	mock_conn_watch(srv, conn, on_conn_close, s);
 	if (o->slots && srv->active >= o->slots) {      /* every slot busy: wait */
 		s->queued = 1;
 		if (srv->wait_tail)

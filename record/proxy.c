@@ -317,7 +317,7 @@ static void cancel(struct proxy_request *q, const char *why)
 
 	result_set_error(&q->result, RESULT_ERR_CANCELLED, why);
 	transfer_finish(&q->t, CURLE_ABORTED_BY_CALLBACK, clock_now_ns());
-	httpserver_forget_conn(q->req, PROXY_IDLE_S);
+	httpserver_forget_conn(q->req, PROXY_IDLE_S * 1000L);
 	if (conn)
 		evhttp_connection_free(conn);   /* frees q->req with it */
 	q->req = NULL;
@@ -500,16 +500,16 @@ static void finish(void *priv, CURLcode code)
 
 		snprintf(msg, sizeof(msg), "upstream %s: %s", timeout ? "timed out" : "failed",
 			 transfer_curl_message(&q->t, code));
-		httpserver_forget_conn(q->req, PROXY_IDLE_S);
+		httpserver_forget_conn(q->req, PROXY_IDLE_S * 1000L);
 		reply_proxy_error(q->req, timeout ? 504 : 502,
 				  timeout ? "Gateway Timeout" : "Bad Gateway", msg);
 	} else if (q->req && code != CURLE_OK) {
 		/* the reply started: cut the connection, as the upstream did */
-		httpserver_forget_conn(q->req, PROXY_IDLE_S);
+		httpserver_forget_conn(q->req, PROXY_IDLE_S * 1000L);
 		if (conn)
 			evhttp_connection_free(conn);
 	} else if (q->req) {
-		httpserver_forget_conn(q->req, PROXY_IDLE_S);
+		httpserver_forget_conn(q->req, PROXY_IDLE_S * 1000L);
 		evhttp_send_reply_end(q->req);
 	}
 	q->req = NULL;
@@ -716,7 +716,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 		p->active->prev = q;
 	p->active = q;
 	p->n_active++;
-	httpserver_busy(conn, 1, PROXY_IDLE_S);
+	httpserver_busy(conn, 1, PROXY_IDLE_S * 1000L);
 	conn_watch_close(conn);
 	evhttp_connection_set_closecb(conn, on_conn_close, q);
 	if (p->opt.max_requests && p->next_id >= p->opt.max_requests)

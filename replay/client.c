@@ -62,6 +62,10 @@ struct client {
 	size_t n_url_secrets;
 	struct client_request *active;    /* doubly linked list of running requests */
 	int warm_fresh;                   /* client_warm: open a new connection */
+	/* per endpoint (an A/B run has two): the most connections its server
+	 * held at once, when it held others back; 0 unknown */
+	const char *held_endpoint[2];
+	size_t held_limit[2];
 };
 
 struct client_request {
@@ -382,15 +386,46 @@ struct warm {
 	size_t left;
 	curl_socket_t *socks;
 	size_t n_socks, cap;
+	int64_t start_ns, last_end_ns, longest_ns;   /* of the round's answers */
+	size_t ended;
+	int held;               /* the rest were held back: given up */
 };
 
 static void on_warm_done(void *ctx, struct result *r)
 {
 	struct warm *w = ctx;
+	int64_t now = clock_now_ns();
 
 	(void)r;
+	w->ended++;
+	w->last_end_ns = now;
+	if (now - w->start_ns > w->longest_ns)
+		w->longest_ns = now - w->start_ns;
 	if (--w->left == 0)
 		event_base_loopbreak(w->base);
+}
+
+/*
+ * A server that holds a fixed number of connections (one thread of a pool
+ * each, kept by an idle connection until its keep-alive timeout, as
+ * llama.cpp's server does) answers the first of the round at once and
+ * leaves the rest unread. No answer for CLIENT_WARM_HELD_NS, and for 20
+ * times the slowest answer, while some came back: the rest are held back,
+ * and the round gives them up rather than wait for the server's timeout.
+ */
+#define CLIENT_WARM_HELD_NS (1000 * NS_PER_MS)
+
+static void on_warm_check(evutil_socket_t fd, short what, void *arg)
+{
+	struct warm *w = arg;
+	int64_t quiet = clock_now_ns() - w->last_end_ns;
+
+	(void)fd;
+	(void)what;
+	if (w->ended && w->left && quiet >= CLIENT_WARM_HELD_NS && quiet >= 20 * w->longest_ns) {
+		w->held = 1;
+		event_base_loopbreak(w->base);
+	}
 }
 
 /* A warm-up request ran on 'easy': notes its connection's socket. */
@@ -414,11 +449,20 @@ static void note_warm_socket(struct warm *w, CURL *easy)
 static void warm_round(struct client *c, struct warm *w, size_t n, int fresh)
 {
 	struct result *scratch = calloc(n ? n : 1, sizeof(*scratch));
+	struct event *check = event_new(c->base, -1, EV_PERSIST, on_warm_check, w);
+	struct timeval every = { 0, 100000 };
 	struct client_request *q, *next;
 	size_t i;
 
-	if (!scratch)
+	if (!scratch || !check || event_add(check, &every) < 0) {
+		free(scratch);
+		if (check)
+			event_free(check);
 		return;
+	}
+	w->start_ns = w->last_end_ns = clock_now_ns();
+	w->ended = 0;
+	w->longest_ns = 0;
 	for (i = 0; i < n; i++) {
 		result_init(&scratch[i]);
 		c->warm_fresh = fresh;
@@ -429,7 +473,11 @@ static void warm_round(struct client *c, struct warm *w, size_t n, int fresh)
 	c->warm_fresh = 0;
 	if (w->left)
 		event_base_dispatch(c->base);
-	/* a signal broke the loop: the rest are abandoned, not recorded */
+	event_free(check);
+	if (w->held)
+		w->held = (int)w->left;
+	/* a signal broke the loop, or the server held them back: the rest
+	 * are abandoned (their connections closed), not recorded */
 	for (q = c->active; q && w->left; q = next) {
 		next = q->next;
 		if (q->done != on_warm_done)
@@ -443,12 +491,35 @@ static void warm_round(struct client *c, struct warm *w, size_t n, int fresh)
 	free(scratch);
 }
 
-int client_warm(struct client *c, size_t n)
+/* The held-connections limit of the current endpoint's server, or NULL
+ * past the endpoints it keeps. */
+static size_t *held_limit(struct client *c)
 {
-	struct warm w = { c->base, 0, NULL, 0, 0 };
+	size_t i;
 
+	for (i = 0; i < 2; i++) {
+		if (!c->held_endpoint[i])
+			c->held_endpoint[i] = c->opt.endpoint;
+		if (c->held_endpoint[i] == c->opt.endpoint)
+			return &c->held_limit[i];
+	}
+	return NULL;
+}
+
+int client_warm(struct client *c, size_t n, struct client_warm_info *info)
+{
+	size_t *limit = held_limit(c);
+
+	struct warm w = { c->base, 0, NULL, 0, 0, 0, 0, 0, 0, 0 };
+
+	memset(info, 0, sizeof(*info));
 	if (c->opt.http2)
 		n = n ? 1 : 0;    /* one connection carries every stream */
+	/* no more than a server that held connections back took before */
+	if (limit && *limit && n > *limit) {
+		info->capped = n - *limit;
+		n = *limit;
+	}
 	w.socks = calloc(n ? n : 1, sizeof(*w.socks));
 	if (!w.socks)
 		return -1;
@@ -459,8 +530,15 @@ int client_warm(struct client *c, size_t n)
 	 * are opened fresh.
 	 */
 	warm_round(c, &w, n, 0);
-	if (w.n_socks < n)
+	if (w.n_socks < n && !w.held)
 		warm_round(c, &w, n - w.n_socks, 1);
+	if (w.held) {
+		info->held = (size_t)w.held;
+		info->served = w.n_socks;
+		info->waited_s = (double)(clock_now_ns() - w.start_ns) / NS_PER_S;
+		if (limit && w.n_socks && (!*limit || w.n_socks < *limit))
+			*limit = w.n_socks;
+	}
 	free(w.socks);
 	return 0;
 }

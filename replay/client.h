@@ -83,17 +83,30 @@ int client_start(struct client *c, const char *method, const char *path,
  */
 int client_set_endpoint(struct client *c, const char *endpoint);
 
+/* What client_warm found: a server that held connections back. */
+struct client_warm_info {
+	size_t served;      /* connections it answered on, when it held others */
+	size_t held;        /* requests it left unanswered, given up; 0: none */
+	double waited_s;    /* how long the round waited before giving up */
+	size_t capped;      /* connections not opened, past what it held before */
+};
+
 /*
  * Opens n connections before a level starts, so that its measured requests
  * find them open: n GET /v1/models at once (a cheap request every
  * OpenAI-compatible server answers; an error status still leaves its
  * connection open), run to their end on the client's loop, nothing
- * recorded. Connections already open are reused and count. Returns 0
- * (also when the server could not be reached: the level's requests will
- * say so), or -1 when out of memory. A signal that breaks the loop ends
- * the wait early.
+ * recorded. Connections already open are reused and count. A server that
+ * answers some and holds the rest back (a fixed pool of connection
+ * threads, each kept by an idle connection until its keep-alive timeout)
+ * is not waited for: once no answer has come for a second (and 20 times
+ * the slowest answer), the rest are given up, their connections closed,
+ * and said in *info; later calls open no more than it answered then.
+ * Returns 0 (also when the server could not be reached: the level's
+ * requests will say so), or -1 when out of memory. A signal that breaks
+ * the loop ends the wait early.
  */
-int client_warm(struct client *c, size_t n);
+int client_warm(struct client *c, size_t n, struct client_warm_info *info);
 
 /* Ends every request in flight now, recording them as cancelled. */
 void client_cancel_all(struct client *c);

@@ -579,7 +579,8 @@ int level_run_to_end(struct level_run *lr, struct level_summary *s)
 	 * flight at once (closed loop: C, or this worker's share; open loop:
 	 * --max-concurrency).
 	 */
-	if (lr->connections && client_warm(lr->client, lr->connections) < 0)
+	memset(&lr->warm, 0, sizeof(lr->warm));
+	if (lr->connections && client_warm(lr->client, lr->connections, &lr->warm) < 0)
 		return -1;
 	lr->progress_ns = clock_now_ns();
 	/*

@@ -16,6 +16,7 @@
 #include <event2/event.h>
 #include <cjson/cJSON.h>
 
+#include "replay/client.h"
 #include "replay/options.h"
 #include "replay/prepared.h"
 #include "replay/scrape.h"
@@ -84,6 +85,7 @@ struct level_run {
 	int64_t anchor_ns;        /* --start-at: sched_origin_ns fixed there, else 0 */
 	size_t max_concurrency;   /* open loop cap, 0 = none */
 	size_t connections;       /* opened before the level starts, 0 = none */
+	struct client_warm_info warm;  /* what opening them found */
 	struct event *due_timer;  /* open loop: wakes level_issue() when the next is due */
 	const struct session_set *sessions;  /* session mode, else NULL */
 	size_t n_sessions;        /* sessions to run in this level */

@@ -836,6 +836,88 @@ static int keep_row(struct replay *rp, const struct run_side *sd, const struct l
 }
 
 /*
+ * The scaling of row s of side sd: its aggregate tok/s against C times the
+ * side's C=1 level, that level's repeats pooled (their tokens over their
+ * summed wall time, as analyze report pools them). A C=1 row is its own
+ * base, 100% by construction: a repeat set against the first would read
+ * the server's noise (101-104%) as scaling. Levels run in order and each
+ * level's repeats one after another, so a C > 1 row comes after every
+ * repeat of C=1 when C=1 is listed first; before C=1, a row has no base.
+ * A capacity search's looks have none either: each is a batch from an
+ * idle server at a load the search chose, not a step of a sweep (the
+ * load curve of analyze report sets its levels side by side).
+ */
+static void set_row_scaling(struct replay *rp, const struct run_side *sd, struct level_summary *s)
+{
+	size_t side = (size_t)(sd - rp->side);
+
+	if (rp->o.find_capacity) {
+		summary_set_scaling(s, NAN);
+		return;
+	}
+	if (s->level == 1 && s->wall_s > 0) {
+		rp->base_tokens[side] += s->tokens;
+		rp->base_wall_s[side] += s->wall_s;
+		summary_set_scaling(s, s->agg_tps);
+		return;
+	}
+	summary_set_scaling(s, rp->base_wall_s[side] > 0 ?
+			    metric_agg_tps((double)rp->base_tokens[side], rp->base_wall_s[side]) : NAN);
+}
+
+/*
+ * A server that held connections back when the level's were opened (a
+ * fixed pool of connection threads, each kept by an idle connection until
+ * its keep-alive timeout): one line after the level's row, with how many
+ * it served at once and what the measured requests on new connections,
+ * held back in turn, waited beyond the others' TTFT at the median.
+ */
+static void note_held_connections(const struct level_run *lr, const struct level_summary *s)
+{
+	const struct client_warm_info *w = &lr->warm;
+	size_t k, n_new = 0, n_old = 0;
+	double *v;
+	char name[32], wait[96] = "";
+
+	if (!w->held && !w->capped)
+		return;
+	v = calloc(lr->issued ? lr->issued : 1, sizeof(*v));
+	for (k = 0; v && k < lr->issued; k++) {
+		const struct result *r = &lr->results[k];
+
+		if (r->warmup || r->ttft_ns < 0 || !result_ok(r))
+			continue;
+		if (r->new_connection)
+			v[n_new++] = (double)r->ttft_ns / NS_PER_MS;
+	}
+	for (k = 0; v && k < lr->issued; k++) {
+		const struct result *r = &lr->results[k];
+
+		if (r->warmup || r->ttft_ns < 0 || !result_ok(r) || r->new_connection)
+			continue;
+		v[n_new + n_old++] = (double)r->ttft_ns / NS_PER_MS;
+	}
+	if (n_new && n_old)
+		snprintf(wait, sizeof(wait), ", TTFT P50 %.0f ms against %.0f ms on the connections "
+			 "it held", stats_select_percentile(v, n_new, 50),
+			 stats_select_percentile(v + n_new, n_old, 50));
+	free(v);
+	metric_level_name(s->level, name, sizeof(name));
+	if (w->held)
+		fprintf(stderr, "tracebench replay: note: at %s the server served only %zu "
+			"connections at once: %zu more waited %.1f s unanswered before the level "
+			"and were given up (a server with a fixed pool of connection threads, "
+			"each held by an idle kept-alive connection until its timeout); %zu "
+			"measured requests waited for a connection%s\n", name, w->served, w->held,
+			w->waited_s, n_new, wait);
+	else
+		fprintf(stderr, "tracebench replay: note: at %s %zu connections were not opened "
+			"before the level: the server served only %zu at once before; %zu "
+			"measured requests waited for a connection%s\n", name, w->capped,
+			lr->connections - w->capped, n_new, wait);
+}
+
+/*
  * Runs level 'level', repeat rep against side sd, a table row after it;
  * 'first': the run's first level, which sends the warm-ups; 'batch': its
  * requests, 0 for the usual count. With --find-capacity *good and
@@ -878,9 +960,7 @@ int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_
 		*good += metric_within_slo(&lr->results[k], &o->slo) ? 1 : 0;
 		rp->busy_ns += lr->results[k].e2e_ns > 0 ? lr->results[k].e2e_ns : 0;
 	}
-	if (s.level == 1 && isnan(rp->base_tps[sd - rp->side]))
-		rp->base_tps[sd - rp->side] = s.agg_tps;
-	summary_set_scaling(&s, rp->base_tps[sd - rp->side]);
+	set_row_scaling(rp, sd, &s);
 	if (o->repeat > 1)
 		s.repeat = rep;
 	if ((s.requests || s.warmup) && keep_row(rp, sd, &s) < 0) {
@@ -890,6 +970,7 @@ int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_
 	}
 	if (o->open_loop)
 		level_print_schedule_accuracy(o, lr);
+	note_held_connections(lr, &s);
 	if (s.warmup)
 		rp->warmup = s;
 	rp->total_ok += s.ok;
@@ -897,7 +978,8 @@ int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_
 	/* A level's connections are open before it starts; a server that
 	 * closes them after each answer makes most requests open their own,
 	 * inside their TTFT: said once. */
-	if (!rp->said_closes && !o->open_loop && s.requests >= 4 && s.new_connections * 2 > s.requests) {
+	if (!rp->said_closes && !o->open_loop && s.requests >= 4 && s.new_connections * 2 > s.requests &&
+	    !lr->warm.held && !lr->warm.capped) {   /* those said above */
 		char name[32];
 
 		rp->said_closes = 1;
@@ -918,7 +1000,6 @@ static int run_levels(struct replay *rp)
 	int i, rep, rc;
 	size_t k;
 
-	rp->base_tps[0] = rp->base_tps[1] = NAN;
 	for (i = 0; i < (int)o->n_metrics_urls && !level_stop; i++) {
 		struct scrape_options so = { o->metrics_urls[i], o->metrics_interval_ns, o->insecure };
 		struct scrape *sc;

@@ -75,7 +75,10 @@ struct replay {
 	int live_begun;           /* its header is out (live_begin) */
 	struct level_summary *rows;   /* its rows, for the notes under it */
 	size_t n_rows, rows_cap;
-	double base_tps[2];       /* per side: aggregate tok/s at C=1 */
+	/* per side: the C=1 level's tokens and wall time, its repeats
+	 * pooled as the report pools them (scaling's base) */
+	int64_t base_tokens[2];
+	double base_wall_s[2];
 };
 
 /* ---- replay/replay.c ---- */
