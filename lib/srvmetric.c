@@ -100,6 +100,24 @@ static int is_counter(enum srvmetric_kind k)
 	return k >= SRVMETRIC_PREFIX_QUERIES;
 }
 
+/* Whether a sample of kind k is one a server can mean: a share (KV-cache
+ * use, a hit rate) from 0 to 1, anything else from 0 to
+ * SRVMETRIC_MAX_VALUE, so that the sums over label sets and scrapes stay
+ * finite. NaN is out of every range. */
+static int srvmetric_in_range(enum srvmetric_kind k, double v)
+{
+	double max = k == SRVMETRIC_KV_USAGE || k == SRVMETRIC_HIT_RATE ? 1 : SRVMETRIC_MAX_VALUE;
+
+	return v >= 0 && v <= max;
+}
+
+/* part / whole, NaN unless 0 <= part <= whole and whole > 0: more hits
+ * than queries (or tokens accepted than drafted) is no rate. */
+static double srvmetric_rate(double part, double whole)
+{
+	return whole > 0 && part >= 0 && part <= whole ? part / whole : NAN;
+}
+
 int srvmetric_lookup(const char *name, enum srvmetric_kind *kind, const char **family)
 {
 	size_t i;
@@ -313,8 +331,8 @@ void srvmetric_level_add(struct srvmetric_level *l, long scrape, enum srvmetric_
 			l->unknown++;
 		return;
 	}
-	if (!isfinite(value))
-		return;
+	if (!srvmetric_in_range(kind, value))
+		return;         /* left out, as a NaN is */
 	if (!l->family)
 		l->family = family;
 	l->cur[kind] += value;      /* summed over the label sets */
@@ -355,11 +373,11 @@ void srvmetric_level_finish(struct srvmetric_level *l)
 	for (k = 0; k < SRVMETRIC_H_N; k++)
 		finish_hist(&l->hist[k]);
 	if (l->delta[SRVMETRIC_PREFIX_QUERIES] > 0)
-		l->prefix_hit_rate = l->delta[SRVMETRIC_PREFIX_HITS] /
-				     l->delta[SRVMETRIC_PREFIX_QUERIES];
+		l->prefix_hit_rate = srvmetric_rate(l->delta[SRVMETRIC_PREFIX_HITS],
+						    l->delta[SRVMETRIC_PREFIX_QUERIES]);
 	else if (!isnan(l->mean[SRVMETRIC_HIT_RATE]))
 		l->prefix_hit_rate = l->mean[SRVMETRIC_HIT_RATE];
 	if (l->delta[SRVMETRIC_SPEC_DRAFT] > 0)
-		l->spec_acceptance = l->delta[SRVMETRIC_SPEC_ACCEPTED] /
-				     l->delta[SRVMETRIC_SPEC_DRAFT];
+		l->spec_acceptance = srvmetric_rate(l->delta[SRVMETRIC_SPEC_ACCEPTED],
+						    l->delta[SRVMETRIC_SPEC_DRAFT]);
 }

@@ -27,8 +27,12 @@
  * prefix-cache hit rate is hits / queries, the speculative acceptance
  * accepted / drafted. A server that reports a rate as a gauge (SGLang's
  * cache_hit_rate, spec_accept_length) has it averaged instead. Anything
- * a server does not report is NaN. Names not in the table are not
- * summarised; they stay in the database as they were scraped.
+ * a server does not report is NaN. What a server sends is hostile: a
+ * sample out of its range (negative, a share of KV cache or a hit rate
+ * past 1, a value past SRVMETRIC_MAX_VALUE) is left out as a NaN is, and
+ * a rate whose part exceeds its whole (hits over queries) is NaN. Names
+ * not in the table are not summarised; they stay in the database as they
+ * were scraped.
  *
  *   struct srvmetric_level l;
  *   srvmetric_level_init(&l);
@@ -42,6 +46,11 @@
 #include <stddef.h>
 
 #include "lib/bucketq.h"
+
+/* The largest sample taken of a count or counter (requests, tokens,
+ * preemptions): no server counts 1e15 of anything, and sums of such
+ * samples stay far inside a double's range. */
+#define SRVMETRIC_MAX_VALUE 1e15
 
 /* The figures a known name feeds. */
 enum srvmetric_kind {
