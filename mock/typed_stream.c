@@ -40,7 +40,7 @@ static void send_event(struct mock_stream *s, const char *name, const char *fmt,
 
 static void send_event(struct mock_stream *s, const char *name, const char *fmt, ...)
 {
-	char small[1024], *data = small;
+	char small[1024], *big = NULL;
 	va_list ap;
 	int n;
 
@@ -51,16 +51,17 @@ static void send_event(struct mock_stream *s, const char *name, const char *fmt,
 	va_end(ap);
 	if (n < 0)
 		return;
-	if ((size_t)n >= sizeof(small)) {
-		if (!(data = malloc((size_t)n + 1)))
-			return;
-		va_start(ap, fmt);
-		vsnprintf(data, (size_t)n + 1, fmt, ap);
-		va_end(ap);
+	if ((size_t)n < sizeof(small)) {
+		stream_send_typed(s, name, small);
+		return;
 	}
-	stream_send_typed(s, name, data);
-	if (data != small)
-		free(data);
+	if (!(big = malloc((size_t)n + 1)))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	stream_send_typed(s, name, big);
+	free(big);
 }
 
 /* Tokens k..k+count-1 as one string of words (a buffer of len bytes). */
