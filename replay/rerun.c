@@ -29,14 +29,18 @@ static size_t split(char *const *words, size_t n, struct word *out)
 {
 	size_t i, k = 0;
 	int takes, ended = 0;
+	const char *attached;
 
 	for (i = 0; i < n && k < RERUN_MAX_WORDS; i++) {
 		out[k].text = words[i];
 		out[k].value = NULL;
 		out[k].id = ended ? 0 : replay_option_id(words[i], &takes);
+		/* the next word is a value when an option in this word takes
+		 * it, the last of a run of short ones too ("-qc 2") */
+		takes = out[k].id > 0 && replay_option_value(words[i], &attached) > 0 && !attached;
 		if (!ended && !strcmp(words[i], "--"))
 			ended = 1;          /* kept as an operand word: getopt reads it again */
-		else if (out[k].id > 0 && takes && i + 1 < n)
+		else if (takes && i + 1 < n)
 			out[k].value = words[++i];
 		k++;
 	}

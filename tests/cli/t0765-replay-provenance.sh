@@ -93,6 +93,16 @@ check "... as a run of its own (a new label), which says what it reran and with 
 	 grep -qF '\"rerun_of\":{\"run_id\":' '$WORK/h2' && grep -qF '\"label\":\"first\",\"file\":' '$WORK/h2' &&
 	 grep -qF '\"overrides\":[\"--rerun\",' '$WORK/h2'"
 check "... with the levels and counts it recorded" grep -qF '"concurrency":[1,2],"requests":4' "$WORK/h2"
+# options run together as getopt takes them: "-qc 2" is -q and -c 2, so
+# "2" is -c's value, not an operand the trace given anew replaces (before:
+# "-qc" then took the next recorded word, "invalid value '-n' for
+# --concurrency", exit 2)
+tb replay -e "$ENDPOINT" -qc 2 -n 2 --warmup 0 --label clustered -o "$WORK/q1.jsonl.gz" \
+	"$WORK/t.jsonl.gz" >/dev/null 2>&1
+tb replay --rerun "$WORK/q1.jsonl.gz" -e "$ENDPOINT" -o "$WORK/q2.jsonl.gz" "$WORK/t.jsonl.gz" \
+	>/dev/null 2>"$WORK/rerunq.err"
+check "--rerun of '-qc 2' with the trace given anew: exit 0, C=2 again" sh -c \
+	"test $? -eq 0 && zcat '$WORK/q2.jsonl.gz' | head -n 1 | grep -qF '\"concurrency\":[2],'"
 tb record synth -n 4 --model served-7b --input-tokens 9 -o "$WORK/t2.jsonl.gz" 2>/dev/null
 tb replay --rerun "$WORK/r1.jsonl.gz" -e "$ENDPOINT" -o "$WORK/r3.jsonl.gz" "$WORK/t2.jsonl.gz" \
 	>/dev/null 2>"$WORK/rerun3.err"
