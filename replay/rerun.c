@@ -187,6 +187,14 @@ int rerun_expand(int argc, char **argv, struct rerun *r, char *err, size_t errle
 			continue;
 		if (redacted(w, path, err, errlen))
 			goto done;
+		/* a file must not choose which of the user's variables is sent
+		 * (to the endpoint it records, unless -e is given) */
+		if (w->id == option("--api-key-env")) {
+			snprintf(err, errlen, "'%s' recorded %s%s%s: which variable's secret is "
+				 "sent is not taken from a file; give it again (--api-key-env NAME)",
+				 path, w->text, w->value ? " " : "", w->value ? w->value : "");
+			goto done;
+		}
 		if (push(r, w->text) || (w->value && push(r, w->value)))
 			goto nomem;
 	}

@@ -111,6 +111,18 @@ check "--rerun with another trace: refused (exit 2), both digests named" sh -c \
 tb replay --rerun "$WORK/a.jsonl.gz" -o "$WORK/r4.jsonl.gz" >/dev/null 2>"$WORK/rerun4.err"
 check "--rerun of a run with a secret: refused until it is given again" sh -c \
 	"test $? -eq 2 && grep -q 'recorded -e .* without its secret value; give it again' '$WORK/rerun4.err'"
+# which variable's secret goes out is the user's to say, never a file's:
+# a file recording --api-key-env NAME (one could name any variable, sent
+# to the endpoint it records) is rerun only with --api-key-env given anew
+TB_T0765_KEY=k-0765 tb replay -e "$ENDPOINT" -c 1 -n 1 --warmup 0 --quiet --api-key-env TB_T0765_KEY \
+	-o "$WORK/k1.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
+tb replay --rerun "$WORK/k1.jsonl.gz" -o "$WORK/k2.jsonl.gz" >/dev/null 2>"$WORK/rerunk.err"
+check "--rerun of a run with --api-key-env NAME: refused (exit 2) until it is given again" sh -c \
+	"test $? -eq 2 && grep -q 'recorded --api-key-env TB_T0765_KEY: .*give it again' '$WORK/rerunk.err' &&
+	 test ! -e '$WORK/k2.jsonl.gz'"
+TB_T0765_KEY=k-0765 tb replay --rerun "$WORK/k1.jsonl.gz" --api-key-env TB_T0765_KEY \
+	-o "$WORK/k3.jsonl.gz" >/dev/null 2>&1
+check "... and given again, it reruns" test $? -eq 0
 tb replay --rerun sample_traces/results-sample.jsonl.gz -o "$WORK/r5.jsonl.gz" >/dev/null 2>"$WORK/rerun5.err"
 check "--rerun of a file older than provenance: refused, said why" sh -c \
 	"test $? -eq 2 && grep -q 'does not record its command line' '$WORK/rerun5.err'"
