@@ -309,7 +309,11 @@ static int add_hist_sample(struct srvmetric_level *l, const char *name, const ch
 				h->name = hists[i].family;
 	if (strcmp(h->name, family))
 		return 1;
-	if (series && series_le(series, &le) == 0 && isfinite(value))
+	if (!series || series_le(series, &le) < 0 || !isfinite(value))
+		return 1;
+	if (!isinf(le) && fabs(le) > SRVMETRIC_MAX_VALUE)
+		h->bad_bound = 1;       /* no latency: refused, not shown as inf ms */
+	else
 		add_bucket(h, le, value);
 	return 1;
 }
@@ -347,6 +351,8 @@ static void finish_hist(struct srvmetric_hist *h)
 	for (q = 0; q < SRVMETRIC_NQ; q++) {
 		if (h->too_many)
 			h->rc[q] = SRVMETRIC_TOO_MANY_BUCKETS;
+		else if (h->bad_bound)
+			h->rc[q] = BUCKETQ_BAD_BOUNDS;
 		else if (!h->pairs)
 			h->rc[q] = BUCKETQ_EMPTY;
 		else

@@ -298,6 +298,27 @@ TEST(hostile_histograms_refused)
 	add_text_at(&l, 1, SRVMETRIC_AT_END, many, at);
 	srvmetric_level_finish(&l);
 	CHECK_EQ_INT(l.hist[SRVMETRIC_H_TTFT].rc[0], SRVMETRIC_TOO_MANY_BUCKETS);
+
+	/* a bound no latency has, past SRVMETRIC_MAX_VALUE seconds: its
+	 * estimates were 5e307 s, "inf" ms in the report. Refused. */
+	for (k = 0; k < 2; k++) {
+		static const char *const far[] = {
+			"vllm:e2e_request_latency_seconds_bucket{le=\"0.1\"} %d\n"
+			"vllm:e2e_request_latency_seconds_bucket{le=\"1e308\"} %d\n"
+			"vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"} %d\n",
+			"vllm:e2e_request_latency_seconds_bucket{le=\"-1e300\"} %d\n"
+			"vllm:e2e_request_latency_seconds_bucket{le=\"1\"} %d\n"
+			"vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"} %d\n",
+		};
+
+		srvmetric_level_init(&l);
+		at = (size_t)snprintf(many, sizeof(many), far[k], 0, 0, 0);
+		add_text_at(&l, 0, SRVMETRIC_AT_START, many, at);
+		at = (size_t)snprintf(many, sizeof(many), far[k], 1, 2, 3);
+		add_text_at(&l, 1, SRVMETRIC_AT_END, many, at);
+		srvmetric_level_finish(&l);
+		CHECK_EQ_INT(l.hist[SRVMETRIC_H_E2E].rc[0], BUCKETQ_BAD_BOUNDS);
+	}
 }
 
 /*
