@@ -9,6 +9,7 @@
 #include "options.h"
 #include "provenance.h"
 #include "lib/redact.h"
+#include "lib/table.h"
 #include "lib/tracefile.h"
 
 #include <stdio.h>
@@ -221,6 +222,8 @@ nomem:
 	snprintf(err, errlen, "out of memory");
 	rc = -1;
 done:
+	if (rc < 0)
+		table_clean_text(err);  /* it may name a file's words: as text */
 	tracefile_reader_close(rd);
 	free(now);
 	free(old);

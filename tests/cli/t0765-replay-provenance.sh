@@ -123,6 +123,14 @@ check "--rerun of a run with --api-key-env NAME: refused (exit 2) until it is gi
 TB_T0765_KEY=k-0765 tb replay --rerun "$WORK/k1.jsonl.gz" --api-key-env TB_T0765_KEY \
 	-o "$WORK/k3.jsonl.gz" >/dev/null 2>&1
 check "... and given again, it reruns" test $? -eq 0
+# a recorded word is shown as text when a refusal names it: a file's
+# control bytes do not reach the terminal (before: printed as recorded)
+zcat "$WORK/k1.jsonl.gz" | sed '1s/"--api-key-env","TB_T0765_KEY"/"--api-key-env","K\\u001b]0;pwned\\u0007"/' |
+	gzip >"$WORK/k4.jsonl.gz"
+tb replay --rerun "$WORK/k4.jsonl.gz" -o "$WORK/k5.jsonl.gz" >/dev/null 2>"$WORK/rerunk4.err"
+check "... a recorded word with ESC and BEL bytes is named without them" sh -c \
+	"test $? -eq 2 && grep -q 'recorded --api-key-env K ]0;pwned ' '$WORK/rerunk4.err' &&
+	 ! grep -q \"\$(printf '\\033')\" '$WORK/rerunk4.err'"
 tb replay --rerun sample_traces/results-sample.jsonl.gz -o "$WORK/r5.jsonl.gz" >/dev/null 2>"$WORK/rerun5.err"
 check "--rerun of a file older than provenance: refused, said why" sh -c \
 	"test $? -eq 2 && grep -q 'does not record its command line' '$WORK/rerun5.err'"
