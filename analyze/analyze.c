@@ -11,6 +11,7 @@
  */
 #include "analyze/analyze.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,22 +48,39 @@ static int analyze_exit_code(int rc)
 }
 
 /* Prints "tracebench analyze SUB: MSG" and returns the exit status for rc. */
+/* A line to stderr, shown as lib/table.c shows text: a run's label, id
+ * or a file's words may hold control bytes (a label is any bytes), and
+ * none may reach the terminal as a control sequence. */
+static void analyze_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void analyze_say(const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	table_clean_text(line);
+	fprintf(stderr, "%s\n", line);
+}
+
 static int analyze_fail(const char *sub, int rc, const char *msg)
 {
-	fprintf(stderr, "tracebench analyze %s: %s\n", sub, msg);
+	analyze_say("tracebench analyze %s: %s", sub, msg);
 	return analyze_exit_code(rc);
 }
 
 static void analyze_print_load_info(const char *path, int rc, const struct db_load_info *info)
 {
 	if (info->damage)
-		fprintf(stderr, "tracebench analyze load: warning: '%s': %s\n", path, info->damage);
+		analyze_say("tracebench analyze load: warning: '%s': %s", path, info->damage);
 	if (rc == DB_ALREADY_LOADED)
-		fprintf(stderr, "tracebench analyze load: '%s': run '%s' already loaded (run_id %s); "
-			"nothing to do\n", path, info->label, info->run_id);
+		analyze_say("tracebench analyze load: '%s': run '%s' already loaded (run_id %s); "
+			    "nothing to do", path, info->label, info->run_id);
 	else
-		fprintf(stderr, "loaded '%s': run '%s', %zu request%s\n", path, info->label,
-			info->requests, info->requests == 1 ? "" : "s");
+		analyze_say("loaded '%s': run '%s', %zu request%s", path, info->label,
+			    info->requests, info->requests == 1 ? "" : "s");
 }
 
 /* Warns when the run 'label' is shards with some not loaded (yet). */
@@ -72,9 +90,9 @@ static void analyze_warn_missing(struct db *db, const char *label)
 	char err[DB_ERRLEN];
 
 	if (shards_view(db, label, NULL, &v, err, sizeof(err)) == DB_OK && v.n_missing)
-		fprintf(stderr, "tracebench analyze load: warning: run '%s' lacks shard%s %s "
-			"(%zu of %ld loaded)\n", label, v.n_missing == 1 ? "" : "s", v.missing,
-			v.loaded, v.expected);
+		analyze_say("tracebench analyze load: warning: run '%s' lacks shard%s %s "
+			    "(%zu of %ld loaded)", label, v.n_missing == 1 ? "" : "s", v.missing,
+			    v.loaded, v.expected);
 }
 
 /*
@@ -320,7 +338,7 @@ static int analyze_compare(int argc, char **argv)
 		return analyze_fail("compare", rc, err);
 	/* Warnings once: in the text and Markdown output, else on stderr. */
 	for (i = 0; (o.fmt == TABLE_CSV || o.fmt == TABLE_JSON) && i < res.n_warnings; i++)
-		fprintf(stderr, "tracebench analyze compare: warning: %s\n", res.warnings[i]);
+		analyze_say("tracebench analyze compare: warning: %s", res.warnings[i]);
 	{
 		FILE *out = latex_begin(&o);
 
@@ -338,8 +356,7 @@ static int analyze_compare(int argc, char **argv)
 	}
 	for (i = 0; i < n_bad && i < 8; i++) {
 		compare_describe(&res.rows[bad[i]], msg, sizeof(msg));
-		fprintf(stderr, "tracebench analyze compare: regression: %s > %g%%\n", msg,
-			o.fail_pct);
+		analyze_say("tracebench analyze compare: regression: %s > %g%%", msg, o.fail_pct);
 	}
 	if (n_bad > 8)
 		fprintf(stderr, "tracebench analyze compare: ... and %zu more regressions\n",
@@ -350,9 +367,9 @@ static int analyze_compare(int argc, char **argv)
 		const struct compare_level *lv = &res.levels[i];
 
 		if (!lv->compared && lv->ok_before && !lv->ok_after) {
-			fprintf(stderr, "tracebench analyze compare: regression: no successful "
-				"request at C=%d in '%s' (%zu failed: %s)\n", lv->level,
-				after, lv->failed_after, lv->errors_after);
+			analyze_say("tracebench analyze compare: regression: no successful "
+				    "request at C=%d in '%s' (%zu failed: %s)", lv->level,
+				    after, lv->failed_after, lv->errors_after);
 			n_bad++;
 		}
 	}
@@ -487,7 +504,7 @@ static int analyze_plan(int argc, char **argv)
 	if (rc)
 		return analyze_fail("plan", rc, err);
 	for (i = 0; i < res.n_warnings; i++)
-		fprintf(stderr, "tracebench analyze plan: warning: %s\n", res.warnings[i]);
+		analyze_say("tracebench analyze plan: warning: %s", res.warnings[i]);
 	shown = plan_print(stdout, o.fmt, o.args[0], o.args[1], &res, &po);
 	compare_result_release(&res);
 	if (fflush(stdout) != 0 || ferror(stdout))

@@ -7,6 +7,7 @@
  * whole and shown cut to DIFF_MAX_VALUE bytes.
  */
 #include "diff.h"
+#include "lib/table.h"
 #include "lib/tracefile.h"
 
 #include <cjson/cJSON.h>
@@ -43,6 +44,8 @@ static int add_line(struct diff *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	/* values come from files and from what servers said of themselves */
+	table_clean_text(buf);
 	if (!(d->lines[d->n] = strdup(buf)))
 		return -1;
 	d->n++;

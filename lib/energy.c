@@ -18,7 +18,8 @@ const char *energy_strerror(int rc)
 				      "them, or a level started by --start-at)";
 	case ENERGY_RESET: return "the energy counter went down inside the level's window "
 				  "(a reset)";
-	case ENERGY_BAD_VALUE: return "the energy counter was NaN, infinite or negative";
+	case ENERGY_BAD_VALUE: return "the energy counter was NaN, infinite, negative or past "
+				      "1e18";
 	case ENERGY_SERIES_CHANGED: return "a GPU's energy series was at one edge of the "
 					   "level's window only";
 	case ENERGY_OVERLAP: return "the level's windows overlap (shards): the same joules "
@@ -168,7 +169,7 @@ void energy_level_add(struct energy_level *e, long scrape, enum srvmetric_at at,
 	e->seen = 1;
 	if (at == SRVMETRIC_AT_BETWEEN || (at == SRVMETRIC_AT_INTERVAL && !e->open))
 		return;         /* outside every window: not the level's */
-	if (!isfinite(value) || value < 0) {
+	if (!(value >= 0 && value <= ENERGY_MAX_VALUE)) {     /* NaN fails too */
 		refuse(e, ENERGY_BAD_VALUE);
 		return;
 	}

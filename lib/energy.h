@@ -8,8 +8,8 @@
  *
  * The figure is strict where lib/srvmetric.h's counters are lenient: a
  * token count that restarts can be counted from 0 again, but energy that
- * went down, or a value that is not a finite non-negative number, means
- * the window's energy is not known, so the level gets no figure and the
+ * went down, or a value that is not a number from 0 to ENERGY_MAX_VALUE,
+ * means the window's energy is not known, so the level gets no figure and the
  * reason (energy_strerror) instead of a wrong one. Series (label sets,
  * one a GPU) are summed; a series present at one edge of a window and not
  * the other refuses the window too. Windows of repeats (replay --repeat)
@@ -35,6 +35,11 @@
 
 #define ENERGY_MAX_NAME   128   /* bytes of a counter's name, with its NUL */
 #define ENERGY_MAX_SERIES 64    /* label sets (GPUs) of one counter; more: refused */
+/* The largest counter value taken, in its own unit: a GPU at 1 kW for
+ * 30,000 years in mJ. A server's larger one is refused: 64 series of
+ * values near 1.8e308 would sum past a double's range (to +inf, and so
+ * to 0 tokens per joule). */
+#define ENERGY_MAX_VALUE  1e18
 
 /* Which counter is energy, and its unit. */
 struct energy_counter {
@@ -48,7 +53,7 @@ enum energy_rc {
 	ENERGY_NOT_SCRAPED = -1,    /* the counter is not among the level's samples */
 	ENERGY_NO_WINDOW = -2,      /* no scrape pair at the level's start and end */
 	ENERGY_RESET = -3,          /* it went down inside a window */
-	ENERGY_BAD_VALUE = -4,      /* NaN, infinite or negative */
+	ENERGY_BAD_VALUE = -4,      /* NaN, infinite, negative or past ENERGY_MAX_VALUE */
 	ENERGY_SERIES_CHANGED = -5, /* a series at one edge of a window only */
 	ENERGY_OVERLAP = -6,        /* windows overlap (shards) */
 	ENERGY_TOO_MANY_SERIES = -7,

@@ -342,8 +342,13 @@ static void count_tokens(struct meter *m, int64_t now_ns)
 	r->cached_tokens = m->have_usage ? m->usage_cached : -1;
 	if (r->cached_tokens < 0)       /* llama.cpp says it in its timings too */
 		r->cached_tokens = r->server.cache_n;
-	if (m->have_usage && m->usage_prompt > 0)
+	if (m->have_usage && m->usage_prompt > 0) {
 		r->input_tokens = m->usage_prompt;
+		/* more of the prompt read from the cache than the prompt the
+		 * same server counted is no count: left out, the rest kept */
+		if (r->cached_tokens > m->usage_prompt)
+			r->cached_tokens = -1;
+	}
 }
 
 void meter_end_stream(struct meter *m, int64_t now_ns)

@@ -102,6 +102,24 @@ static int is_counter(enum srvmetric_kind k)
 	return k >= SRVMETRIC_PREFIX_QUERIES;
 }
 
+/* Whether a sample of kind k is one a server can mean: a share (KV-cache
+ * use, a hit rate) from 0 to 1, anything else from 0 to
+ * SRVMETRIC_MAX_VALUE, so that the sums over label sets and scrapes stay
+ * finite. NaN is out of every range. */
+static int srvmetric_in_range(enum srvmetric_kind k, double v)
+{
+	double max = k == SRVMETRIC_KV_USAGE || k == SRVMETRIC_HIT_RATE ? 1 : SRVMETRIC_MAX_VALUE;
+
+	return v >= 0 && v <= max;
+}
+
+/* part / whole, NaN unless 0 <= part <= whole and whole > 0: more hits
+ * than queries (or tokens accepted than drafted) is no rate. */
+static double srvmetric_rate(double part, double whole)
+{
+	return whole > 0 && part >= 0 && part <= whole ? part / whole : NAN;
+}
+
 int srvmetric_lookup(const char *name, enum srvmetric_kind *kind, const char **family)
 {
 	size_t i;
@@ -294,7 +312,11 @@ static int add_hist_sample(struct srvmetric_level *l, const char *name, const ch
 				h->name = hists[i].family;
 	if (strcmp(h->name, family))
 		return 1;
-	if (series && series_le(series, &le) == 0 && isfinite(value))
+	if (!series || series_le(series, &le) < 0 || !isfinite(value))
+		return 1;
+	if (!isinf(le) && fabs(le) > SRVMETRIC_MAX_VALUE)
+		h->bad_bound = 1;       /* no latency: refused, not shown as inf ms */
+	else
 		add_bucket(h, le, value);
 	return 1;
 }
@@ -307,7 +329,7 @@ static void add_cpu_sample(struct srvmetric_level *l, const char *series, double
 	static const char *const idle[] = { "mode=\"idle\"", "mode=\"iowait\"" };
 	size_t i;
 
-	if (!isfinite(value) || !series)
+	if (!srvmetric_in_range(SRVMETRIC_CPU_ALL, value) || !series)
 		return;
 	l->cur[SRVMETRIC_CPU_ALL] += value;
 	l->cur_has[SRVMETRIC_CPU_ALL] = 1;
@@ -343,8 +365,8 @@ void srvmetric_level_add(struct srvmetric_level *l, long scrape, enum srvmetric_
 			l->unknown++;
 		return;
 	}
-	if (!isfinite(value))
-		return;
+	if (!srvmetric_in_range(kind, value))
+		return;         /* left out, as a NaN is */
 	if (!l->family && family)
 		l->family = family;
 	l->cur[kind] += value;      /* summed over the label sets */
@@ -359,6 +381,8 @@ static void finish_hist(struct srvmetric_hist *h)
 	for (q = 0; q < SRVMETRIC_NQ; q++) {
 		if (h->too_many)
 			h->rc[q] = SRVMETRIC_TOO_MANY_BUCKETS;
+		else if (h->bad_bound)
+			h->rc[q] = BUCKETQ_BAD_BOUNDS;
 		else if (!h->pairs)
 			h->rc[q] = BUCKETQ_EMPTY;
 		else
@@ -385,13 +409,13 @@ void srvmetric_level_finish(struct srvmetric_level *l)
 	for (k = 0; k < SRVMETRIC_H_N; k++)
 		finish_hist(&l->hist[k]);
 	if (l->delta[SRVMETRIC_PREFIX_QUERIES] > 0)
-		l->prefix_hit_rate = l->delta[SRVMETRIC_PREFIX_HITS] /
-				     l->delta[SRVMETRIC_PREFIX_QUERIES];
+		l->prefix_hit_rate = srvmetric_rate(l->delta[SRVMETRIC_PREFIX_HITS],
+						    l->delta[SRVMETRIC_PREFIX_QUERIES]);
 	else if (!isnan(l->mean[SRVMETRIC_HIT_RATE]))
 		l->prefix_hit_rate = l->mean[SRVMETRIC_HIT_RATE];
 	if (l->delta[SRVMETRIC_SPEC_DRAFT] > 0)
-		l->spec_acceptance = l->delta[SRVMETRIC_SPEC_ACCEPTED] /
-				     l->delta[SRVMETRIC_SPEC_DRAFT];
+		l->spec_acceptance = srvmetric_rate(l->delta[SRVMETRIC_SPEC_ACCEPTED],
+						    l->delta[SRVMETRIC_SPEC_DRAFT]);
 	if (l->delta[SRVMETRIC_CPU_ALL] > 0) {
 		double all = l->delta[SRVMETRIC_CPU_ALL];
 
@@ -400,6 +424,6 @@ void srvmetric_level_finish(struct srvmetric_level *l)
 		if (!isnan(l->delta[SRVMETRIC_CPU_STEAL]))
 			l->cpu_steal = fmin(1, l->delta[SRVMETRIC_CPU_STEAL] / all);
 		if (!isnan(l->delta[SRVMETRIC_PROCESS_CPU]))
-			l->process_cpu = l->delta[SRVMETRIC_PROCESS_CPU] / all;
+			l->process_cpu = fmin(1, l->delta[SRVMETRIC_PROCESS_CPU] / all);
 	}
 }

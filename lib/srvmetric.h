@@ -27,8 +27,14 @@
  * prefix-cache hit rate is hits / queries, the speculative acceptance
  * accepted / drafted. A server that reports a rate as a gauge (SGLang's
  * cache_hit_rate, spec_accept_length) has it averaged instead. Anything
- * a server does not report is NaN. Names not in the table are not
- * summarised; they stay in the database as they were scraped.
+ * a server does not report is NaN. What a server sends is hostile: a
+ * sample out of its range (negative, a share of KV cache or a hit rate
+ * past 1, a value past SRVMETRIC_MAX_VALUE) is left out as a NaN is, a
+ * rate whose part exceeds its whole (hits over queries) is NaN, and a
+ * histogram with a finite bucket bound past SRVMETRIC_MAX_VALUE seconds
+ * gets no estimate (BUCKETQ_BAD_BOUNDS). Names
+ * not in the table are not summarised; they stay in the database as they
+ * were scraped.
  *
  * A host's own series (node_exporter's names, which replay writes for the
  * host it runs on: lib/hostload.h) fold the same way: node_cpu_seconds_total
@@ -49,6 +55,12 @@
 #include <stddef.h>
 
 #include "lib/bucketq.h"
+
+/* The largest sample taken of a count or counter (requests, tokens,
+ * preemptions), and the largest finite bucket bound (seconds): no server
+ * counts 1e15 of anything nor waits 1e15 s, and sums of such samples, or
+ * such bounds in ms, stay far inside a double's range. */
+#define SRVMETRIC_MAX_VALUE 1e15
 
 /* The figures a known name feeds. */
 enum srvmetric_kind {
@@ -120,6 +132,7 @@ struct srvmetric_hist {
 	double cur[SRVMETRIC_MAX_BUCKETS], last[SRVMETRIC_MAX_BUCKETS];
 	double delta[SRVMETRIC_MAX_BUCKETS];
 	int cur_has, has_last, too_many;
+	int bad_bound;              /* a finite bound past SRVMETRIC_MAX_VALUE s */
 	size_t pairs;               /* increases added */
 };
 

@@ -91,6 +91,31 @@ static size_t table_text(FILE *out, const char *s, int markdown)
 	return width;
 }
 
+void table_clean_text(char *s)
+{
+	unsigned char *p = (unsigned char *)s, *w = p;
+	size_t len;
+	unsigned cp;
+
+	while (p && *p) {
+		if (*p < 0x20 || *p == 0x7f) {
+			*w++ = ' ';
+			p++;
+		} else if (*p < 0x80) {
+			*w++ = *p++;
+		} else if (!(len = table_utf8(p, &cp)) || cp <= 0x9f) {
+			*w++ = '?';     /* w <= p: len was measured before */
+			p += len ? len : 1;
+		} else {
+			memmove(w, p, len);
+			w += len;
+			p += len;
+		}
+	}
+	if (w)
+		*w = '\0';
+}
+
 void table_put_text(FILE *out, const char *s)
 {
 	table_text(out, s ? s : "", 0);

@@ -113,4 +113,10 @@ void table_put_text(FILE *out, const char *s);          /* terminal text */
 void table_put_json_string(FILE *out, const char *s);   /* "..." or null for NULL */
 void table_put_csv_field(FILE *out, const char *s);     /* nothing for NULL */
 
+/* s made, in place, the text table_put_text shows: a control byte (a
+ * newline, ESC, BEL, DEL) a space, a C1 control or a byte that is not
+ * UTF-8 a '?'. For lines printed outside a table: what a server or a
+ * file says must not reach a terminal as a control sequence. */
+void table_clean_text(char *s);
+
 #endif

@@ -40,13 +40,28 @@ static void send_event(struct mock_stream *s, const char *name, const char *fmt,
 
 static void send_event(struct mock_stream *s, const char *name, const char *fmt, ...)
 {
-	char data[1024];
+	char small[1024], *big = NULL;
 	va_list ap;
+	int n;
 
+	/* the model's name is in some events, as long as --model is: an
+	 * event is never cut (it would not be JSON), it is sized */
 	va_start(ap, fmt);
-	vsnprintf(data, sizeof(data), fmt, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
-	stream_send_typed(s, name, data);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(small)) {
+		stream_send_typed(s, name, small);
+		return;
+	}
+	if (!(big = malloc((size_t)n + 1)))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	stream_send_typed(s, name, big);
+	free(big);
 }
 
 /* Tokens k..k+count-1 as one string of words (a buffer of len bytes). */

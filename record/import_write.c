@@ -21,8 +21,10 @@
 #include "words.h"
 #include "traceout.h"
 #include "lib/cli.h"
+#include "lib/errmsg.h"
 #include "lib/trace.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* r's words from its hash block 'from' on (each block's words seeded by
@@ -252,6 +254,11 @@ int import_write_trace(const struct import *im, const struct row *rows, size_t n
 		cJSON *rec = import_request(im, rows, i, o, fit, err, errlen);
 
 		if (!rec && fit->failed) {
+			/* the tokenizer failed: name the row */
+			char why[512];
+
+			snprintf(why, sizeof(why), "%s", err);
+			errmsg_set(err, errlen, "'%s' line %ld: %s", im->path, rows[i].line, why);
 			rc = -1;
 			break;
 		}

@@ -16,6 +16,7 @@
 #include "lib/cli.h"
 #include "lib/json.h"
 #include "lib/stats.h"
+#include "lib/table.h"
 #include "lib/trace.h"
 #include "lib/tracefile.h"
 
@@ -98,8 +99,13 @@ static void tally_print(const char *label, const struct tally *t)
 	size_t i;
 
 	printf("%-16s", label);
-	for (i = 0; i < t->n; i++)
-		printf("%s%s %ld", i ? ", " : "", t->name[i], t->count[i]);
+	for (i = 0; i < t->n; i++) {
+		/* a trace's words, shown as text: no control byte reaches the
+		 * terminal (lib/table.h) */
+		fputs(i ? ", " : "", stdout);
+		table_put_text(stdout, t->name[i]);
+		printf(" %ld", t->count[i]);
+	}
 	if (t->others)
 		printf("%sothers %ld", t->n ? ", " : "", t->others);
 	if (!t->n && !t->others)
@@ -344,9 +350,13 @@ static void info_print(struct info *inf, const cJSON *header, const char *path)
 	long n = inf->n;
 
 	printf("%-16s%s\n", "trace", path);
-	printf("%-16s%s", "source", kind ? kind : "unknown");
-	if (json_get_string(source, "format"))
-		printf(" (%s)", json_get_string(source, "format"));
+	printf("%-16s", "source");
+	table_put_text(stdout, kind ? kind : "unknown");
+	if (json_get_string(source, "format")) {
+		fputs(" (", stdout);
+		table_put_text(stdout, json_get_string(source, "format"));
+		fputs(")", stdout);
+	}
 	printf("\n%-16s%ld\n", "requests", n);
 	if (n > 1 && inf->last_ns > inf->first_ns) {
 		double span = (double)(inf->last_ns - inf->first_ns) / 1e9;

@@ -355,9 +355,14 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 	for (i = 0; rc == 0 && i < o->requests && !(sig = cli_stop_signal()); i++) {
 		cJSON *rec = synth_request(&run, i);
 
-		if (!rec && err[0])
-			rc = -1;        /* the tokenizer failed */
-		else
+		if (!rec && err[0]) {
+			/* the tokenizer failed: name the request */
+			char why[512];
+
+			snprintf(why, sizeof(why), "%s", err);
+			errmsg_set(err, errlen, "request %ld: %s", i, why);
+			rc = -1;
+		} else
 			rc = traceout_append(&out, rec, err, errlen, "request %ld", i);
 		cJSON_Delete(rec);
 	}

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int traceout_open(struct traceout *t, const char *prog, const char *path, const cJSON *header,
 		  int force, char *err, size_t errlen)
@@ -51,8 +52,13 @@ int traceout_append(struct traceout *t, const cJSON *rec, char *err, size_t errl
 int traceout_close(struct traceout *t, int ok, long total, int sig, char *err, size_t errlen)
 {
 	int rc = tracefile_writer_close(t->w, ok ? err : NULL, errlen);
+	size_t used;
 
 	t->w = NULL;
+	if (!ok && rc == 0 && t->written > 0 && (used = strlen(err)) + 1 < errlen)
+		/* the work failed after some records: they are kept, whole */
+		snprintf(err + used, errlen - used, "; wrote %ld of %ld requests to '%s' "
+			 "(a whole file)", t->written, total, t->path);
 	if (rc < 0 || !ok)
 		return -1;
 	if (t->too_long)

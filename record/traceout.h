@@ -36,7 +36,9 @@ int traceout_append(struct traceout *t, const cJSON *rec, char *err, size_t errl
  * Closes the trace, with err filled unless ok is 0 (an earlier error is
  * kept), and says how many records were left out. With sig (the signal
  * that stopped the write after 'total' were asked for) err says what was
- * written. Returns 0, -1 or 128 + sig.
+ * written; so does the earlier error when ok is 0 and records were
+ * written ("...; wrote 16 of 100 requests to 'x' (a whole file)"), the
+ * file closed whole. Returns 0, -1 or 128 + sig.
  */
 int traceout_close(struct traceout *t, int ok, long total, int sig, char *err, size_t errlen);
 

@@ -2,6 +2,7 @@
  * failures.c - why requests failed; see failures.h.
  */
 #include "failures.h"
+#include "lib/table.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -21,18 +22,17 @@ static const char *json_message(const cJSON *j)
 	return cJSON_GetStringValue(e);
 }
 
-/* s as one line, cut, into buf. */
+/* s as one line of text, cut, into buf: what a server said reaches the
+ * terminal without its control bytes (lib/table.h's table_clean_text). */
 static void one_line(const char *s, char *buf, size_t len)
 {
 	size_t i, k = 0;
 
-	for (i = 0; s[i] && k + 1 < len && k < FAILURES_MESSAGE; i++) {
-		char c = s[i];
-
-		if (c == '\n' || c == '\r' || c == '\t')
-			c = ' ';
-		buf[k++] = c;
-	}
+	for (i = 0; s[i] && k + 1 < len && k < FAILURES_MESSAGE; i++)
+		buf[k++] = s[i];
+	buf[k] = '\0';
+	table_clean_text(buf);
+	k = strlen(buf);
 	while (k > 0 && buf[k - 1] == ' ')
 		k--;
 	if (s[i] && k + 4 < len) {

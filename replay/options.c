@@ -311,6 +311,39 @@ int replay_option_id(const char *arg, int *takes_value)
 	return found->val;
 }
 
+int replay_option_value(const char *arg, const char **attached)
+{
+	const char *p, *eq;
+	size_t i;
+	int id, takes;
+
+	*attached = NULL;
+	if (arg[0] != '-' || !arg[1] || !strcmp(arg, "--"))
+		return 0;
+	if (arg[1] != '-') {
+		/* getopt's cluster: options without a value, then at most one
+		 * that takes the rest of the word, or the next word */
+		for (i = 1; arg[i]; i++) {
+			if (arg[i] == ':' || !(p = strchr(shortopts + 1, arg[i])))
+				return -1;
+			if (p[1] == ':') {
+				*attached = arg[i + 1] ? arg + i + 1 : NULL;
+				return arg[i];
+			}
+		}
+		return 0;
+	}
+	if ((id = replay_option_id(arg, &takes)) <= 0)
+		return id;
+	if (takes)
+		return id;
+	if ((eq = strchr(arg, '=')) != NULL) {
+		*attached = eq + 1;
+		return id;
+	}
+	return 0;
+}
+
 /* --tag KEY=VALUE: a key of letters, digits, '_', '-' and '.', a value of
  * printable ASCII, each capped, no key twice. */
 static int tag_ok(const struct replay_options *o, const char *arg)

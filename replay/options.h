@@ -113,6 +113,17 @@ void replay_options_usage(FILE *out);
  */
 int replay_option_id(const char *arg, int *takes_value);
 
+/*
+ * The option whose value the command-line word 'arg' holds or announces,
+ * as getopt reads it (a long option's unambiguous prefix; short options
+ * run together, "-kH"): its getopt value, with *attached pointing at the
+ * value inside arg ("--header=V", "--hea=V", "-HV", "-kHV"), or NULL when
+ * the value is the next word ("-H", "--hea", "-kH"). 0 when the word
+ * holds and announces no value (an operand, "-k", "--"); -1 for no
+ * option of replay's.
+ */
+int replay_option_value(const char *arg, const char **attached);
+
 /* Length of the name part of the header "Name: value". */
 size_t replay_header_name_len(const char *h);
 

@@ -32,14 +32,19 @@ static char *redact_header_arg(const char *prefix, const char *h)
 
 char *provenance_arg(const char *prev, const char *arg)
 {
-	const char *eq;
+	const char *eq, *value;
 
-	if (prev && (!strcmp(prev, "-H") || !strcmp(prev, "--header")))
+	/* a header as getopt reads -H, however it is spelled ("--hea",
+	 * "-kH", "-kHName: value"): the spelling is not the option */
+	if (prev && replay_option_value(prev, &value) == 'H' && !value)
 		return redact_header_arg("", arg);
-	if (!strncmp(arg, "--header=", 9))
-		return redact_header_arg("--header=", arg + 9);
-	if (!strncmp(arg, "-H", 2) && arg[2])
-		return redact_header_arg("-H", arg + 2);
+	if (replay_option_value(arg, &value) == 'H' && value) {
+		char *prefix = strndup(arg, (size_t)(value - arg)), *out;
+
+		out = prefix ? redact_header_arg(prefix, value) : NULL;
+		free(prefix);
+		return out;
+	}
 	if (strstr(arg, "://")) {
 		/* --endpoint=URL keeps its option name */
 		if (!strncmp(arg, "--", 2) && (eq = strchr(arg, '=')) && eq < strstr(arg, "://")) {

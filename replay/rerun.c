@@ -9,6 +9,7 @@
 #include "options.h"
 #include "provenance.h"
 #include "lib/redact.h"
+#include "lib/table.h"
 #include "lib/tracefile.h"
 
 #include <stdio.h>
@@ -29,14 +30,18 @@ static size_t split(char *const *words, size_t n, struct word *out)
 {
 	size_t i, k = 0;
 	int takes, ended = 0;
+	const char *attached;
 
 	for (i = 0; i < n && k < RERUN_MAX_WORDS; i++) {
 		out[k].text = words[i];
 		out[k].value = NULL;
 		out[k].id = ended ? 0 : replay_option_id(words[i], &takes);
+		/* the next word is a value when an option in this word takes
+		 * it, the last of a run of short ones too ("-qc 2") */
+		takes = out[k].id > 0 && replay_option_value(words[i], &attached) > 0 && !attached;
 		if (!ended && !strcmp(words[i], "--"))
 			ended = 1;          /* kept as an operand word: getopt reads it again */
-		else if (out[k].id > 0 && takes && i + 1 < n)
+		else if (takes && i + 1 < n)
 			out[k].value = words[++i];
 		k++;
 	}
@@ -185,6 +190,14 @@ int rerun_expand(int argc, char **argv, struct rerun *r, char *err, size_t errle
 			continue;
 		if (redacted(w, path, err, errlen))
 			goto done;
+		/* a file must not choose which of the user's variables is sent
+		 * (to the endpoint it records, unless -e is given) */
+		if (w->id == option("--api-key-env")) {
+			snprintf(err, errlen, "'%s' recorded %s%s%s: which variable's secret is "
+				 "sent is not taken from a file; give it again (--api-key-env NAME)",
+				 path, w->text, w->value ? " " : "", w->value ? w->value : "");
+			goto done;
+		}
 		if (push(r, w->text) || (w->value && push(r, w->value)))
 			goto nomem;
 	}
@@ -211,6 +224,8 @@ nomem:
 	snprintf(err, errlen, "out of memory");
 	rc = -1;
 done:
+	if (rc < 0)
+		table_clean_text(err);  /* it may name a file's words: as text */
 	tracefile_reader_close(rd);
 	free(now);
 	free(old);

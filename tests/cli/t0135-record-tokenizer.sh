@@ -108,6 +108,24 @@ if have python3 && have jq; then
 			"test $rc -eq 1 && test \$(wc -l <'$WORK/h.err') -eq 1 && grep -q 'tokenizer' '$WORK/h.err' && test ! -e '$WORK/h.jsonl.gz'"
 		kill $H
 	done
+
+	# a tokenizer that fails in the middle: the requests written before
+	# are kept, a whole file, and the one line says which request failed
+	# and how many were written (before: only the tokenizer's words, the
+	# partial file not mentioned)
+	python3 tests/fixtures/tokenizer.py "$WORK/gport" gone &
+	G=$!
+	i=0
+	while [ ! -s "$WORK/gport" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	tb record synth -n 100 --input-tokens 20 --tokenizer-url "http://127.0.0.1:$(cat "$WORK/gport")/tokenize" \
+		-o "$WORK/g.jsonl.gz" 2>"$WORK/g.err"
+	rc=$?
+	kill $G
+	n=$(zcat "$WORK/g.jsonl.gz" | tail -n +2 | wc -l)
+	check "a tokenizer failing at request $n: exit 1, one line naming it, its $n before kept ($(cat "$WORK/g.err"))" sh -c \
+		"test $rc -eq 1 && test \$(wc -l <'$WORK/g.err') -eq 1 && test $n -gt 0 && test $n -lt 100 &&
+		 grep -q \"request $n: tokenizer .* answered HTTP 500; wrote $n of 100 requests to '$WORK/g.jsonl.gz' (a whole file)\" '$WORK/g.err' &&
+		 gzip -t '$WORK/g.jsonl.gz'"
 else
 	skip "prompts fitted where a word is not a token, llama.cpp's shape, hostile answers" \
 		"python3 or jq not installed"

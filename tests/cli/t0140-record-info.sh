@@ -61,3 +61,15 @@ tb record info 2>/dev/null
 check "info: no trace is a usage error" test $? -eq 2
 tb record info --help >"$WORK/out"
 check "info: --help on stdout" grep -q "^usage: tracebench record info" "$WORK/out"
+
+# What a trace says is shown as text: a model name and a source kind
+# holding an OSC title, a colour and BEL reach the terminal without their
+# control bytes (before: printed as the file held them)
+printf '%s\n%s\n' \
+	'{"format":"tracebench-trace","version":1,"tool":"t","source":{"kind":"synth\u001b[2J","format":"f\u0007"}}' \
+	'{"id":0,"arrival_ns":0,"method":"POST","path":"/v1/chat/completions","headers":["Content-Type: application/json"],"body":"{\"model\":\"m\\u001b]0;pwned\\u0007\\u001b[31m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}","input_tokens":1,"output_tokens":2}' |
+	gzip >"$WORK/esc.jsonl.gz"
+tb record info "$WORK/esc.jsonl.gz" >"$WORK/out" 2>&1
+check "info: a trace's model and source are shown without ESC or BEL bytes" sh -c \
+	"grep -q 'pwned' '$WORK/out' && grep -q '^source *synth' '$WORK/out' &&
+	 ! grep -q \"\$(printf '\\033')\" '$WORK/out' && ! grep -q \"\$(printf '\\007')\" '$WORK/out'"

@@ -93,6 +93,16 @@ check "... as a run of its own (a new label), which says what it reran and with 
 	 grep -qF '\"rerun_of\":{\"run_id\":' '$WORK/h2' && grep -qF '\"label\":\"first\",\"file\":' '$WORK/h2' &&
 	 grep -qF '\"overrides\":[\"--rerun\",' '$WORK/h2'"
 check "... with the levels and counts it recorded" grep -qF '"concurrency":[1,2],"requests":4' "$WORK/h2"
+# options run together as getopt takes them: "-qc 2" is -q and -c 2, so
+# "2" is -c's value, not an operand the trace given anew replaces (before:
+# "-qc" then took the next recorded word, "invalid value '-n' for
+# --concurrency", exit 2)
+tb replay -e "$ENDPOINT" -qc 2 -n 2 --warmup 0 --label clustered -o "$WORK/q1.jsonl.gz" \
+	"$WORK/t.jsonl.gz" >/dev/null 2>&1
+tb replay --rerun "$WORK/q1.jsonl.gz" -e "$ENDPOINT" -o "$WORK/q2.jsonl.gz" "$WORK/t.jsonl.gz" \
+	>/dev/null 2>"$WORK/rerunq.err"
+check "--rerun of '-qc 2' with the trace given anew: exit 0, C=2 again" sh -c \
+	"test $? -eq 0 && zcat '$WORK/q2.jsonl.gz' | head -n 1 | grep -qF '\"concurrency\":[2],'"
 tb record synth -n 4 --model served-7b --input-tokens 9 -o "$WORK/t2.jsonl.gz" 2>/dev/null
 tb replay --rerun "$WORK/r1.jsonl.gz" -e "$ENDPOINT" -o "$WORK/r3.jsonl.gz" "$WORK/t2.jsonl.gz" \
 	>/dev/null 2>"$WORK/rerun3.err"
@@ -138,6 +148,26 @@ check "... its header keeps the workers and levels, and it holds as many request
 tb replay --rerun "$WORK/a.jsonl.gz" -o "$WORK/r4.jsonl.gz" >/dev/null 2>"$WORK/rerun4.err"
 check "--rerun of a run with a secret: refused until it is given again" sh -c \
 	"test $? -eq 2 && grep -q 'recorded -e .* without its secret value; give it again' '$WORK/rerun4.err'"
+# which variable's secret goes out is the user's to say, never a file's:
+# a file recording --api-key-env NAME (one could name any variable, sent
+# to the endpoint it records) is rerun only with --api-key-env given anew
+TB_T0765_KEY=k-0765 tb replay -e "$ENDPOINT" -c 1 -n 1 --warmup 0 --quiet --api-key-env TB_T0765_KEY \
+	-o "$WORK/k1.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
+tb replay --rerun "$WORK/k1.jsonl.gz" -o "$WORK/k2.jsonl.gz" >/dev/null 2>"$WORK/rerunk.err"
+check "--rerun of a run with --api-key-env NAME: refused (exit 2) until it is given again" sh -c \
+	"test $? -eq 2 && grep -q 'recorded --api-key-env TB_T0765_KEY: .*give it again' '$WORK/rerunk.err' &&
+	 test ! -e '$WORK/k2.jsonl.gz'"
+TB_T0765_KEY=k-0765 tb replay --rerun "$WORK/k1.jsonl.gz" --api-key-env TB_T0765_KEY \
+	-o "$WORK/k3.jsonl.gz" >/dev/null 2>&1
+check "... and given again, it reruns" test $? -eq 0
+# a recorded word is shown as text when a refusal names it: a file's
+# control bytes do not reach the terminal (before: printed as recorded)
+zcat "$WORK/k1.jsonl.gz" | sed '1s/"--api-key-env","TB_T0765_KEY"/"--api-key-env","K\\u001b]0;pwned\\u0007"/' |
+	gzip >"$WORK/k4.jsonl.gz"
+tb replay --rerun "$WORK/k4.jsonl.gz" -o "$WORK/k5.jsonl.gz" >/dev/null 2>"$WORK/rerunk4.err"
+check "... a recorded word with ESC and BEL bytes is named without them" sh -c \
+	"test $? -eq 2 && grep -q 'recorded --api-key-env K ]0;pwned ' '$WORK/rerunk4.err' &&
+	 ! grep -q \"\$(printf '\\033')\" '$WORK/rerunk4.err'"
 tb replay --rerun sample_traces/results-sample.jsonl.gz -o "$WORK/r5.jsonl.gz" >/dev/null 2>"$WORK/rerun5.err"
 check "--rerun of a file older than provenance: refused, said why" sh -c \
 	"test $? -eq 2 && grep -q 'does not record its command line' '$WORK/rerun5.err'"

@@ -97,3 +97,19 @@ tb analyze load --db "$WORK/denied.db" "$WORK/denied.jsonl.gz" 2>/dev/null
 check "neither key reaches any file: trace, results, databases, logs, output" sh -c \
 	"! grep -rqF -e '$secret' -e '$replay_secret' '$WORK'"
 stop_mock
+
+# ---- a long model name: every event whole, streamed and not (the mock
+# cut each event at 1 KiB, so a model of 1,100 bytes gave a message_start
+# or response.created that was not JSON)
+long=$(printf '%01100d' 0 | tr 0 m)
+start_mock --model "$long" --ttft-ms 1 --itl-ms 1 --reasoning-tokens 1
+for stream in true false; do
+	curl -sS -N -H 'Content-Type: application/json' \
+		-d "$(body 1 $stream | sed "s/\"model\":\"mock\"/\"model\":\"$long\"/")" \
+		"$ENDPOINT$API_PATH" >"$WORK/long-$stream.out"
+done
+stop_mock
+check "$API: a model name of 1,100 bytes: every streamed event is whole JSON, naming it" sh -c \
+	"sed -n 's/^data: //p' '$WORK/long-true.out' | jq -e -s 'length > 3' >/dev/null &&
+	 grep -q '$long' '$WORK/long-true.out'"
+check "... and the whole answer is one JSON object" sh -c "jq -e . '$WORK/long-false.out' >/dev/null"

@@ -107,10 +107,43 @@ TEST(a_long_value_is_cut_and_an_old_file_is_one_line)
 	diff_release(&d);
 }
 
+/*
+ * A value from a file (or a server's own description of itself) holding
+ * terminal control sequences, a newline, a C1 control or bytes that are
+ * not UTF-8 is shown without them: one line, nothing a terminal acts on.
+ * Before: `analyze diff` printed the ESC and BEL bytes as they were (an
+ * OSC title, a colour) and the newline began a line of the file's making.
+ */
+TEST(a_line_holds_no_control_bytes)
+{
+	struct db_run a = run("{}", PROV("{\"version\":{\"build\":\"b1\\u001b]0;pwned\\u0007"
+				       "\\u001b[31m\\u009b2J\"}}", "{}", "2", "t1"));
+	struct db_run b = run("{}", PROV("{\"version\":{\"build\":\"b2\\nparams.fake: x vs y\"}}",
+				       "{}", "2", "t1"));
+	struct diff d;
+	size_t i;
+
+	b.model = (char *)"m\r\xff\xc2";
+	CHECK_EQ_INT(diff_runs(&a, &b, DIFF_ALL, &d), 0);
+	CHECK_EQ_INT(d.n, 2);
+	for (i = 0; i < d.n; i++) {
+		const unsigned char *p = (const unsigned char *)d.lines[i];
+
+		for (; *p; p++)
+			CHECK(*p >= 0x20 && *p != 0x7f && *p != 0xff &&
+			      !(p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) &&
+			      !(p[0] == 0xc2 && !p[1]));
+	}
+	CHECK(has(&d, "model asked for: m vs m ??"));
+	CHECK(has(&d, "server.version.build: b1 ]0;pwned  [31m?2J vs b2 params.fake: x vs y"));
+	diff_release(&d);
+}
+
 int main(void)
 {
 	RUN(two_runs_of_one_command_differ_in_nothing);
 	RUN(each_real_difference_is_one_short_line);
 	RUN(a_long_value_is_cut_and_an_old_file_is_one_line);
+	RUN(a_line_holds_no_control_bytes);
 	return harness_done();
 }

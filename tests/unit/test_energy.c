@@ -1,7 +1,7 @@
 /*
  * test_energy.c - a level's energy from an energy counter (lib/energy.c):
  * DCGM's millijoules summed over GPUs over a level's window, repeats
- * adding up; a reset, NaN, a negative value, a GPU at one edge only,
+ * adding up; a reset, NaN, a negative value or one past 1e18, a GPU at one edge only,
  * overlapping windows (shards), no window, no counter: no figure, each
  * with its reason; --energy-metric's NAME[:UNIT]; and the per-level
  * figures of lib/metric.c (tokens per joule, cost per million tokens).
@@ -145,6 +145,39 @@ TEST(hostile_counters_refused)
 	CHECK(isnan(metric_tokens_per_joule(100, e.joules)));
 }
 
+/*
+ * A counter past 1e18 (ENERGY_MAX_VALUE): eight GPUs each rising from 0 to
+ * 1.7e308 mJ summed past a double's range, and the level read 0.000
+ * tokens per joule as if measured. Refused as a bad value, like NaN; a
+ * counter of exactly the cap is a figure.
+ */
+TEST(a_counter_past_its_range_refused)
+{
+	struct energy_level e;
+	char series[64];
+	int g, at;
+
+	dcgm_level(&e);
+	for (at = 0; at < 2; at++)
+		for (g = 0; g < 8; g++) {
+			snprintf(series, sizeof(series), DCGM "{gpu=\"%d\"}", g);
+			energy_level_add(&e, at, at ? SRVMETRIC_AT_END : SRVMETRIC_AT_START,
+					 at * 1000000000LL, DCGM, series, at ? 1.7e308 : 0);
+		}
+	energy_level_finish(&e);
+	CHECK_EQ_INT(e.rc, ENERGY_BAD_VALUE);
+	CHECK(isnan(e.joules));
+	CHECK(isnan(metric_tokens_per_joule(1000, e.joules)));
+	CHECK(strstr(energy_strerror(e.rc), "past 1e18") != NULL);
+
+	dcgm_level(&e);
+	gpus(&e, 0, SRVMETRIC_AT_START, 0, 0, 0);
+	gpus(&e, 1, SRVMETRIC_AT_END, 1, 1e18, 1e18);
+	energy_level_finish(&e);
+	CHECK_EQ_INT(e.rc, 0);
+	CHECK_NEAR(e.joules, 2e15, 1);
+}
+
 TEST(energy_metric_named)
 {
 	struct energy_counter c;
@@ -210,6 +243,7 @@ int main(void)
 	RUN(gpus_summed_over_the_window);
 	RUN(repeats_add_up);
 	RUN(hostile_counters_refused);
+	RUN(a_counter_past_its_range_refused);
 	RUN(energy_metric_named);
 	RUN(cost_per_million_tokens);
 	return harness_done();

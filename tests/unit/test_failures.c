@@ -114,11 +114,34 @@ TEST(a_failed_warm_up_keeps_its_message)
 	CHECK(!strcmp(f.warmup, "Failed to connect to 127.0.0.1 port 1"));
 }
 
+/*
+ * What a server said reaches the terminal as text only: its control bytes
+ * (ESC, BEL: a title, a colour) as spaces, a C1 control or a byte that is
+ * not UTF-8 as '?'. Before: one_line turned newlines and tabs into spaces
+ * and printed ESC and BEL as the server sent them.
+ */
+TEST(a_servers_control_bytes_never_reach_the_terminal)
+{
+	struct result r;
+	char buf[256];
+
+	failed(&r, "server", 200, "{\"error\":{\"message\":\"bad\\u001b]0;pwned\\u0007"
+	       "\\u001b[31mred\\u009b2J\\nline2\"}}");
+	failures_message(&r, buf, sizeof(buf));
+	CHECK_STR(buf, "HTTP 200: bad ]0;pwned  [31mred?2J line2");
+	free(r.error_detail);
+	failed(&r, "malformed", 0, "event is not a JSON object: \x1b[2J\xff\x7f");
+	failures_message(&r, buf, sizeof(buf));
+	CHECK_STR(buf, "event is not a JSON object:  [2J?");
+	free(r.error_detail);
+}
+
 int main(void)
 {
 	RUN(the_message_is_the_servers_own_words);
 	RUN(a_long_message_is_cut);
 	RUN(the_first_kinds_are_told_and_every_one_counted);
 	RUN(a_failed_warm_up_keeps_its_message);
+	RUN(a_servers_control_bytes_never_reach_the_terminal);
 	return harness_done();
 }

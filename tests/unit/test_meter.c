@@ -475,6 +475,43 @@ TEST(hostile_cached_count)
 	result_release(&r);
 }
 
+/*
+ * More tokens read from the cache than the server's own prompt count is no
+ * count: the cached figure is left out, the request and its other counts
+ * kept. Before: recorded as said, a cache hit of 10000% in the report.
+ * Equal to the prompt is a figure.
+ */
+TEST(cached_count_above_the_prompt_left_out)
+{
+	static const char over[] =
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":16,\"completion_tokens\":2,"
+		"\"prompt_tokens_details\":{\"cached_tokens\":1600}}}\n\n";
+	static const char all[] =
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":16,\"completion_tokens\":2,"
+		"\"prompt_tokens_details\":{\"cached_tokens\":16}}}\n\n";
+	const char *const cases[] = { over, all };
+	const int64_t want[] = { -1, 16 };
+	size_t c;
+
+	for (c = 0; c < 2; c++) {
+		struct result r;
+		struct meter m;
+
+		result_init(&r);
+		meter_init(&m, &r, 0, 0);
+		feed(&m, answer, 1);
+		feed(&m, cases[c], 2);
+		feed(&m, done, 2);
+		meter_end_stream(&m, MS(3));
+		CHECK(result_ok(&r));
+		CHECK_EQ_INT(r.input_tokens, 16);
+		CHECK_EQ_INT(r.output_tokens, 2);
+		CHECK_EQ_INT(r.cached_tokens, want[c]);
+		meter_release(&m);
+		result_release(&r);
+	}
+}
+
 TEST(the_answer_is_kept_when_asked_and_cached_tokens_read)
 {
 	static const char other_choice[] =
@@ -615,5 +652,6 @@ int main(void)
 	RUN(hostile_timings_are_refused_field_by_field);
 	RUN(llama_server_body_reports_cached_tokens);
 	RUN(hostile_cached_count);
+	RUN(cached_count_above_the_prompt_left_out);
 	return harness_done();
 }

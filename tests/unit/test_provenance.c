@@ -338,6 +338,28 @@ TEST(the_command_line_keeps_no_secret)
 	CHECK(arg_is("--api-key-env", "MY_KEY", "MY_KEY"));   /* a name, not the key */
 }
 
+/*
+ * -H as getopt reads it, however it is spelled: a long option's
+ * unambiguous prefix ("--hea", "--heade=..."), and short options run
+ * together before it ("-kH" then the header, "-kHName: value"). Before:
+ * each of these kept the key in the results file's command line.
+ */
+TEST(a_header_however_spelled_keeps_no_secret)
+{
+	CHECK(arg_is("--hea", "Authorization: Bearer sk-1234", "Authorization: REDACTED"));
+	CHECK(arg_is(NULL, "--heade=Authorization: Bearer sk-1234",
+		     "--heade=Authorization: REDACTED"));
+	CHECK(arg_is("-kH", "Authorization: Bearer sk-1234", "Authorization: REDACTED"));
+	CHECK(arg_is("-qkfH", "X-Api-Key: k", "X-Api-Key: REDACTED"));
+	CHECK(arg_is(NULL, "-kHAuthorization: Bearer sk-1234", "-kHAuthorization: REDACTED"));
+	CHECK(arg_is("-kH", "User-Agent: bench", "User-Agent: bench"));        /* harmless */
+	/* no -H in them: as given */
+	CHECK(arg_is("-kq", "trace.jsonl.gz", "trace.jsonl.gz"));
+	CHECK(arg_is("-He", "x", "x"));        /* "-H" with the value "e" */
+	CHECK(arg_is(NULL, "-kf", "-kf"));
+	CHECK(arg_is(NULL, "-lHELLO: x", "-lHELLO: x"));   /* the label "HELLO: x" */
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -349,6 +371,7 @@ int main(void)
 	RUN(a_version_answer_keeps_scalars_within_caps);
 	RUN(a_model_id_never_carries_the_key);
 	RUN(the_command_line_keeps_no_secret);
+	RUN(a_header_however_spelled_keeps_no_secret);
 	free((void *)fixture_models);
 	return harness_done();
 }

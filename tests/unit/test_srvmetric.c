@@ -298,6 +298,78 @@ TEST(hostile_histograms_refused)
 	add_text_at(&l, 1, SRVMETRIC_AT_END, many, at);
 	srvmetric_level_finish(&l);
 	CHECK_EQ_INT(l.hist[SRVMETRIC_H_TTFT].rc[0], SRVMETRIC_TOO_MANY_BUCKETS);
+
+	/* a bound no latency has, past SRVMETRIC_MAX_VALUE seconds: its
+	 * estimates were 5e307 s, "inf" ms in the report. Refused. */
+	for (k = 0; k < 2; k++) {
+		static const char *const far[] = {
+			"vllm:e2e_request_latency_seconds_bucket{le=\"0.1\"} %d\n"
+			"vllm:e2e_request_latency_seconds_bucket{le=\"1e308\"} %d\n"
+			"vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"} %d\n",
+			"vllm:e2e_request_latency_seconds_bucket{le=\"-1e300\"} %d\n"
+			"vllm:e2e_request_latency_seconds_bucket{le=\"1\"} %d\n"
+			"vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"} %d\n",
+		};
+
+		srvmetric_level_init(&l);
+		at = (size_t)snprintf(many, sizeof(many), far[k], 0, 0, 0);
+		add_text_at(&l, 0, SRVMETRIC_AT_START, many, at);
+		at = (size_t)snprintf(many, sizeof(many), far[k], 1, 2, 3);
+		add_text_at(&l, 1, SRVMETRIC_AT_END, many, at);
+		srvmetric_level_finish(&l);
+		CHECK_EQ_INT(l.hist[SRVMETRIC_H_E2E].rc[0], BUCKETQ_BAD_BOUNDS);
+	}
+}
+
+/*
+ * Figures no server can mean: a negative count of requests, a KV-cache
+ * use or hit rate outside 0..1, a count near 1.8e308 (two summed are
+ * +inf), more prefix hits than queries, more speculative tokens accepted
+ * than drafted. Each sample out of its range is left out, as a NaN is; a
+ * rate whose parts contradict each other is NaN. Before: the report
+ * showed -6 requests waiting, -1000% KV use, a 1400% hit rate, "-"
+ * running requests (+inf), a 1000% prefix hit rate.
+ */
+TEST(out_of_range_samples_left_out)
+{
+	static const char *const scrapes[] = {
+		"vllm:num_requests_running{i=\"0\"} 1.7e308\n"
+		"vllm:num_requests_running{i=\"1\"} 1.7e308\n"
+		"vllm:num_requests_waiting{i=\"0\"} -3\n"
+		"vllm:num_requests_waiting{i=\"1\"} 2\n"
+		"vllm:kv_cache_usage_perc{i=\"0\"} -5\n"
+		"vllm:gpu_prefix_cache_hit_rate{i=\"0\"} 7\n"
+		"vllm:prefix_cache_queries_total 100\n"
+		"vllm:prefix_cache_hits_total 10\n"
+		"vllm:spec_decode_num_draft_tokens_total 40\n"
+		"vllm:spec_decode_num_accepted_tokens_total 20\n"
+		"vllm:generation_tokens_total -1\n",
+		"vllm:num_requests_running{i=\"0\"} 4\n"
+		"vllm:num_requests_waiting{i=\"0\"} 1\n"
+		"vllm:kv_cache_usage_perc{i=\"0\"} 0.25\n"
+		"vllm:kv_cache_usage_perc{i=\"1\"} 1.5\n"
+		"vllm:prefix_cache_queries_total 200\n"
+		"vllm:prefix_cache_hits_total 1010\n"
+		"vllm:spec_decode_num_draft_tokens_total 50\n"
+		"vllm:spec_decode_num_accepted_tokens_total 120\n"
+		"vllm:generation_tokens_total 1e300\n",
+	};
+	struct srvmetric_level l;
+	size_t i;
+
+	srvmetric_level_init(&l);
+	for (i = 0; i < 2; i++)
+		add_text(&l, (long)i, scrapes[i], strlen(scrapes[i]));
+	srvmetric_level_finish(&l);
+	CHECK_NEAR(l.mean[SRVMETRIC_RUNNING], 4, 1e-12);    /* the second scrape's alone */
+	CHECK_NEAR(l.max[SRVMETRIC_RUNNING], 4, 1e-12);
+	CHECK_NEAR(l.mean[SRVMETRIC_WAITING], 1.5, 1e-12);  /* 2, then 1: the -3 left out */
+	CHECK_NEAR(l.mean[SRVMETRIC_KV_USAGE], 0.25, 1e-12);
+	CHECK_NEAR(l.max[SRVMETRIC_KV_USAGE], 0.25, 1e-12);
+	CHECK(isnan(l.mean[SRVMETRIC_HIT_RATE]));
+	CHECK(isnan(l.prefix_hit_rate));        /* +1000 hits of +100 queries */
+	CHECK(isnan(l.spec_acceptance));        /* +100 accepted of +10 drafted */
+	CHECK(isnan(l.delta[SRVMETRIC_GEN_TOKENS]));   /* -1, then 1e300: no reading */
 }
 
 int main(void)
@@ -308,5 +380,6 @@ int main(void)
 	RUN(window_from_level_start_to_level_end);
 	RUN(windows_of_shards_and_repeats);
 	RUN(hostile_histograms_refused);
+	RUN(out_of_range_samples_left_out);
 	return harness_done();
 }

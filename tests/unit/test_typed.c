@@ -287,8 +287,8 @@ TEST(responses_body)
 	result_release(&r);
 }
 
-/* A count out of range fails the request as a chunk's would; an unknown
- * event type is skipped. */
+/* A count out of range fails the request as a chunk's would; a cached
+ * count above the input is left out; an unknown event type is skipped. */
 TEST(typed_hostile_counts_and_unknown_types)
 {
 	static const char bad[] = "data: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":-3}}\n\n";
@@ -296,6 +296,9 @@ TEST(typed_hostile_counts_and_unknown_types)
 				      "{\"type\":\"future_delta\",\"text\":\"x\"}}\n\n"
 				      "data: {\"type\":\"brand_new_event\"}\n\n"
 				      "data: {\"type\":\"message_stop\"}\n\n";
+	static const char over_cached[] =
+		"data: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":10,"
+		"\"input_tokens_details\":{\"cached_tokens\":20},\"output_tokens\":3}}}\n\n";
 	struct result r;
 	struct meter m;
 
@@ -305,6 +308,19 @@ TEST(typed_hostile_counts_and_unknown_types)
 	CHECK_EQ_INT(meter_feed(&m, bad, strlen(bad), MS(3)), SSE_OK);
 	meter_end_stream(&m, MS(4));
 	CHECK_STR(r.error, RESULT_ERR_MALFORMED);
+	meter_release(&m);
+	result_release(&r);
+
+	/* more cached than the input it is part of: left out, the rest kept */
+	result_init(&r);
+	meter_init(&m, &r, 0, 0);
+	meter_set_kind(&m, TRACE_KIND_RESPONSES);
+	CHECK_EQ_INT(meter_feed(&m, over_cached, strlen(over_cached), MS(3)), SSE_OK);
+	meter_end_stream(&m, MS(4));
+	CHECK(result_ok(&r));
+	CHECK_EQ_INT(r.input_tokens, 10);
+	CHECK_EQ_INT(r.output_tokens, 3);
+	CHECK_EQ_INT(r.cached_tokens, -1);
 	meter_release(&m);
 	result_release(&r);
 
