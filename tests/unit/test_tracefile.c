@@ -124,7 +124,7 @@ TEST(digests_are_those_of_the_bytes_read)
 				   "{\"kind\":\"chat\"}\n";
 	char err[TRACEFILE_ERRLEN], first[TRACEFILE_DIGEST_LEN];
 	struct tracefile_reader *r;
-	struct tracefile_id id;
+	struct tracefile_id id = { "", "" };
 	cJSON *rec = NULL;
 
 	write_text(path_of("known.jsonl"), text, sizeof(text) - 1);
