@@ -8,7 +8,9 @@
 #include "analyze/compare.h"
 #include "analyze/diff.h"
 #include "analyze/foreign.h"
+#include "analyze/report_host.h"
 #include "analyze/shards.h"
+#include "lib/energy.h"
 #include "lib/errmsg.h"
 #include "lib/metric.h"
 #include "lib/tracefile.h"
@@ -833,6 +835,57 @@ static int compare_level_warning(struct compare_result *r, const char *label, co
 	return compare_add_warning(r, "C=%s only in '%s': not compared", list, label);
 }
 
+/*
+ * Warns when one run's host was much busier than the other's at a level
+ * both have (replay's own host records, lib/hostload.h): at least
+ * COMPARE_HOST_GAP of all its CPU time more, and more than half of it
+ * busy. A client on a busy host is late to read, and a server on it slow
+ * to answer; the verdicts may be the host's. Names the level with the
+ * widest gap. Returns 0, or -1 when out of memory; a run without host
+ * records (older files, other tools') says nothing.
+ */
+#define COMPARE_HOST_GAP 0.25
+static int compare_warn_host(struct db *db, struct compare_result *r, const char *before,
+			     const char *after)
+{
+	struct db_metric_level *la = NULL, *lb = NULL;
+	struct energy_counter c;
+	size_t na = 0, nb = 0, i;
+	double worst = 0, wa = NAN, wb = NAN;
+	int level = 0, rc = 0;
+	char err[64], cell[24];
+
+	energy_counter_default(&c);
+	if (db_metric_levels(db, before, &c, &la, &na, err, sizeof(err)) ||
+	    db_metric_levels(db, after, &c, &lb, &nb, err, sizeof(err)))
+		goto done;      /* nothing to say: the figures are not there */
+	for (i = 0; i < na; i++) {
+		double a = la[i].m.cpu_busy, b;
+
+		if (!report_host_source(la[i].source) || isnan(a))
+			continue;
+		b = report_host_busy(lb, nb, la[i].level);
+		if (!isnan(b) && fabs(a - b) > worst) {
+			worst = fabs(a - b);
+			wa = a;
+			wb = b;
+			level = la[i].level;
+		}
+	}
+	if (worst >= COMPARE_HOST_GAP && fmax(wa, wb) > 0.5)
+		rc = compare_add_warning(r, "'%s' ran on a busier host: its CPUs %.0f%% busy against "
+					 "%.0f%% at C=%s (the host replay ran on, analyze report); "
+					 "a busy host delays the client and, on one host, the "
+					 "server: the verdicts may be the host's",
+					 wa > wb ? before : after, 100 * fmax(wa, wb),
+					 100 * fmin(wa, wb),
+					 metric_level_cell(level, cell, sizeof(cell)));
+done:
+	free(la);
+	free(lb);
+	return rc;
+}
+
 int compare_runs(struct db *db, const char *before, const char *after,
 		 const struct compare_opts *o, struct compare_result *out, char *err,
 		 size_t errlen)
@@ -878,6 +931,7 @@ int compare_runs(struct db *db, const char *before, const char *after,
 	for (j = 0; j < nlb; j++)
 		sb[j] = shards_level(lb[j], fb);
 	if (compare_warnings(&r, &ra[0], &rb[0]) ||
+	    compare_warn_host(db, &r, before, after) ||
 	    compare_level_warning(&r, before, sa, nla, sb, nlb) ||
 	    compare_level_warning(&r, after, sb, nlb, sa, nla))
 		goto nomem;
