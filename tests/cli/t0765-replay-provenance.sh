@@ -135,6 +135,21 @@ tb analyze compare --db "$WORK/old.db" old other-trace >"$WORK/cmp-other" 2>&1
 check "... and another trace is still called another" \
 	grep -q 'the runs replayed different traces (digest crc32:[0-9a-f]\{8\} vs sha256:' "$WORK/cmp-other"
 
+# --rerun of an open-loop run: the same schedule, request by request (the
+# arrival process drawn from the recorded seed), and the same bodies
+tb replay -e "$ENDPOINT" --rate 40 --arrival poisson -n 12 --warmup 0 --label open1 \
+	-o "$WORK/o1.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
+tb replay --rerun "$WORK/o1.jsonl.gz" -o "$WORK/o2.jsonl.gz" >/dev/null 2>"$WORK/rerun-o.err"
+check "--rerun of an open-loop run: exit 0" test $? -eq 0
+# seq, trace id, due time (from the first's: the run's own start moves by
+# microseconds) and salt of each request
+sched() { requests_of "$1" | sed 's/.*"seq":\([0-9]*\),"trace_id":\([0-9]*\),.*"sched_ns":\([0-9]*\),.*"salt":"\([^"]*\)".*/\1 \2 \3 \4/' |
+	sort -n | awk 'NR == 1 { t0 = $3 } { print $1, $2, $3 - t0, $4 }'; }
+check "... the same $(sched "$WORK/o1.jsonl.gz" | wc -l) requests due at the same offsets, under the same salts" sh -c \
+	"test $(sched "$WORK/o1.jsonl.gz" | wc -l) -eq 12 &&
+	 test '$(sched "$WORK/o1.jsonl.gz" | cksum)' = '$(sched "$WORK/o2.jsonl.gz" | cksum)' &&
+	 test $(sched "$WORK/o1.jsonl.gz" | awk '{ print $3 }' | sort -u | wc -l) -gt 6"
+
 # --rerun of a run spread over worker processes: the workers again
 tb replay -e "$ENDPOINT" -c 2 -n 6 --warmup 0 --workers 2 --label spread \
 	-o "$WORK/w1.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
