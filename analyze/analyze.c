@@ -248,7 +248,8 @@ static int analyze_report(int argc, char **argv)
 		return rc;
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
 	if (!rc && o.html) {
-		rc = html_report(db, o.run, o.has_slo ? &o.slo : NULL, stdout, err, sizeof(err));
+		rc = html_report(db, o.run, o.has_slo ? &o.slo : NULL, o.intervals, stdout, err,
+				 sizeof(err));
 	} else if (!rc) {
 		FILE *out = latex_begin(&o);
 

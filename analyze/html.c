@@ -109,8 +109,8 @@ static int put_markdown(FILE *out, char *md, size_t len, char *err, size_t errle
 	return DB_OK;
 }
 
-static int put_report(struct db *db, const char *label, const struct metric_slo *slo, FILE *out,
-		      char *err, size_t errlen)
+static int put_report(struct db *db, const char *label, const struct metric_slo *slo,
+		      int intervals, FILE *out, char *err, size_t errlen)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -121,7 +121,7 @@ static int put_report(struct db *db, const char *label, const struct metric_slo 
 		errmsg_set(err, errlen, "out of memory");
 		return DB_ERR_WORK;
 	}
-	rc = report_print(db, label, TABLE_MARKDOWN, slo, 0, mem, err, errlen);
+	rc = report_print(db, label, TABLE_MARKDOWN, slo, intervals, mem, err, errlen);
 	fclose(mem);
 	if (rc) {
 		free(text);
@@ -286,8 +286,8 @@ static int put_figures(struct db *db, const char *label, FILE *out, char *err, s
 	return rc;
 }
 
-int html_report(struct db *db, const char *label, const struct metric_slo *slo, FILE *out,
-		char *err, size_t errlen)
+int html_report(struct db *db, const char *label, const struct metric_slo *slo, int intervals,
+		FILE *out, char *err, size_t errlen)
 {
 	struct db_run *runs = NULL;
 	size_t n = 0, i;
@@ -306,7 +306,7 @@ int html_report(struct db *db, const char *label, const struct metric_slo *slo, 
 		fputs("<a href=\"#compare\">Comparisons</a> &middot; ", out);
 	fputs("<a href=\"#figures\">Figures</a> &middot; <a href=\"#provenance\">How the runs "
 	      "were made</a> &middot; <a href=\"#definitions\">Definitions</a></p>\n", out);
-	rc = put_report(db, label, slo, out, err, errlen);
+	rc = put_report(db, label, slo, intervals, out, err, errlen);
 	if (!rc)
 		rc = put_comparisons(db, runs, n, out, err, errlen);
 	if (!rc)

@@ -22,11 +22,13 @@
 #include "lib/metric.h"
 
 /*
- * Writes the report of run 'label' (NULL: every run) to out. Returns DB_OK;
+ * Writes the report of run 'label' (NULL: every run) to out, each latency
+ * percentile with its 95% interval when 'intervals' (report --intervals).
+ * Returns DB_OK;
  * DB_ERR_INPUT for an unknown run or an empty database; DB_ERR_WORK when a
  * figure cannot be drawn or out cannot be written (the message in err).
  */
-int html_report(struct db *db, const char *label, const struct metric_slo *slo, FILE *out,
-		char *err, size_t errlen);
+int html_report(struct db *db, const char *label, const struct metric_slo *slo, int intervals,
+		FILE *out, char *err, size_t errlen);
 
 #endif

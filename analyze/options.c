@@ -215,7 +215,7 @@ static const char report_usage_text[] =
 	"                       good requests/s; LIST of ttft|ttfa|tpot|e2e=LIMIT\n"
 	"                       with LIMIT in us, ms (default) or s; a capacity\n"
 	"                       search's run without it: the search's SLO\n"
-	"      --intervals      text and markdown: each percentile of the latency\n"
+	"      --intervals      text, markdown and html: each percentile of the latency\n"
 	"                       table with its 95% interval by order statistics\n"
 	"                       (csv and json always have them: p50_ttft_lo95_ms,\n"
 	"                       p50_ttft_hi95_ms, ...)\n"

@@ -30,6 +30,9 @@ want=$(awk -v a="$(kth 40)" -v b="$(kth 61)" 'BEGIN { printf "[%.1f-%.1f]", a, b
 check "text --intervals: the TTFT row shows it ($want)" \
 	sh -c "grep '^TTFT  *4 ' '$WORK/r.txt' | grep -qF -- '$want'"
 check "... and says what it is" grep -q "the 95% interval of the percentile by order statistics" "$WORK/r.txt"
+tb analyze report --db "$WORK/d.db" --format html --intervals >"$WORK/r.html" 2>/dev/null
+check "html --intervals: the page's TTFT cell shows it too ($want)" \
+	sh -c "grep -F -- '$want' '$WORK/r.html' | grep -q '<td'"
 tb analyze report --db "$WORK/d.db" >"$WORK/plain.txt"
 check "without --intervals the latency table is as before" \
 	sh -c "! grep -q 'CI\\]' '$WORK/plain.txt' && grep -q '^Metric  *C  *N  Mean (ms)  *P50  *P90' '$WORK/plain.txt'"
