@@ -171,12 +171,13 @@ struct summary_acc {
 	int64_t first_send, last_send, first_sched, last_sched;
 };
 
+static void summary_sample(struct summary_samples *x, const struct result *q);
+
 /* Adds the non-warm-up request q to s and a. */
 static void summary_take(struct level_summary *s, struct summary_acc *a, const struct result *q,
 			 const struct metric_slo *slo)
 {
 	struct summary_samples *x = &a->x;
-	size_t j;
 
 	s->requests++;
 	if (q->level < 0 && q->rate > 0)
@@ -203,6 +204,16 @@ static void summary_take(struct level_summary *s, struct summary_acc *a, const s
 		s->reasoned++;
 	if (!a->have)
 		return;
+	summary_sample(x, q);
+}
+
+/* The samples of the successful request q into x (allocated for it by
+ * summary_samples_alloc): each latency it has, its gaps, and in open loop
+ * its send lag and service times. */
+static void summary_sample(struct summary_samples *x, const struct result *q)
+{
+	size_t j;
+
 	x->e2e[x->n_e2e++] = metric_e2e_ms(q);
 	if (!isnan(metric_ttft_ms(q)))
 		x->ttft[x->n_ttft++] = metric_ttft_ms(q);
@@ -295,45 +306,63 @@ static void summary_spread(const double *v, size_t n, struct summary_spread *d)
 }
 
 /* The spread across the repeats of a level of its aggregate tok/s (each
- * repeat's tokens over its own span) and median TTFT. */
+ * repeat's tokens over its own span) and of each repeat's percentiles of
+ * every latency (its own samples, as summary_describe takes them). */
 static void summary_repeat_spread(const struct result *r, size_t n, struct level_summary *s)
 {
-	size_t reps = metric_n_repeats(r, n), i, k, n_agg = 0, n_ttft = 0;
+	struct summary_spread *spreads[5] = { s->spread_ttft, s->spread_ttfa, s->spread_tpot,
+					      s->spread_itl, s->spread_e2e };
+	size_t reps = metric_n_repeats(r, n), i, k, m, p, n_agg = 0, got[5] = { 0 };
 	struct metric_span *spans = NULL;
-	double *agg = NULL, *ttft = NULL, *v = NULL;
+	double *agg = NULL, *pct = NULL;
 
 	summary_spread(NULL, 0, &s->spread_agg_tps);
-	summary_spread(NULL, 0, &s->spread_ttft_p50);
+	for (m = 0; m < 5; m++)
+		for (p = 0; p < 4; p++)
+			summary_spread(NULL, 0, &spreads[m][p]);
 	if (reps < 2)
 		return;
 	spans = malloc(reps * sizeof(*spans));
 	agg = malloc(reps * sizeof(*agg));
-	ttft = malloc(reps * sizeof(*ttft));
-	v = malloc((n ? n : 1) * sizeof(*v));
-	if (spans && agg && ttft && v) {
+	pct = malloc(5 * 4 * reps * sizeof(*pct));  /* [metric][percentile][repeat] */
+	if (spans && agg && pct) {
 		metric_spans(r, n, spans, reps);
 		for (k = 0; k < reps; k++) {
-			size_t m = 0;
+			struct summary_samples x;
+			struct stats_dist d[5];
 
 			if (metric_span_s(&spans[k]) > 0)
 				agg[n_agg++] = metric_agg_tps((double)spans[k].tokens,
 							      metric_span_s(&spans[k]));
+			if (summary_samples_alloc(&x, r, n) < 0)
+				break;
 			for (i = 0; i < n; i++)
-				if (!r[i].warmup && (size_t)r[i].repeat == k && result_ok(&r[i]) &&
-				    r[i].ttft_ns >= 0)
-					v[m++] = metric_ttft_ms(&r[i]);
-			if (m) {
-				stats_sort(v, m);
-				ttft[n_ttft++] = stats_percentile(v, m, 50);
+				if (!r[i].warmup && (size_t)r[i].repeat == k && result_ok(&r[i]))
+					summary_sample(&x, &r[i]);
+			stats_describe(x.ttft, x.n_ttft, &d[0]);
+			stats_describe(x.ttfa, x.n_ttfa, &d[1]);
+			stats_describe(x.tpot, x.n_tpot, &d[2]);
+			stats_describe(x.itl, x.n_itl, &d[3]);
+			stats_describe(x.e2e, x.n_e2e, &d[4]);
+			summary_samples_free(&x);
+			for (m = 0; m < 5; m++) {
+				const double v[4] = { d[m].p50, d[m].p90, d[m].p95, d[m].p99 };
+
+				if (!d[m].n)
+					continue;
+				for (p = 0; p < 4; p++)
+					pct[(m * 4 + p) * reps + got[m]] = v[p];
+				got[m]++;
 			}
 		}
 		summary_spread(agg, n_agg, &s->spread_agg_tps);
-		summary_spread(ttft, n_ttft, &s->spread_ttft_p50);
+		for (m = 0; m < 5; m++)
+			for (p = 0; p < 4; p++)
+				summary_spread(pct + (m * 4 + p) * reps, got[m], &spreads[m][p]);
 	}
 	free(spans);
 	free(agg);
-	free(ttft);
-	free(v);
+	free(pct);
 }
 
 /*
@@ -595,6 +624,12 @@ SUMMARY_EXPR(col_interrupted, s->planned ? s->requests < s->planned : NAN)
 	CSV(stat "_" name "_hi95_ms", 3, col_double, F(m.hi[i]))    /* NOLINT(bugprone-macro-parentheses) */
 #define DIST_CI(m, name) DIST_CI_AT(m, name, "p50", 0), DIST_CI_AT(m, name, "p90", 1), \
 	DIST_CI_AT(m, name, "p95", 2), DIST_CI_AT(m, name, "p99", 3)
+/* The 95% interval over repeats (summary_spread) of each percentile. */
+#define REP_CI_AT(m, name, stat, i) \
+	CSV(stat "_" name "_ci95_lo_ms", 3, col_double, F(m[i].lo)),   /* NOLINT(bugprone-macro-parentheses) */ \
+	CSV(stat "_" name "_ci95_hi_ms", 3, col_double, F(m[i].hi))    /* NOLINT(bugprone-macro-parentheses) */
+#define REP_CI(m, name) REP_CI_AT(m, name, "p50", 0), REP_CI_AT(m, name, "p90", 1), \
+	REP_CI_AT(m, name, "p95", 2), REP_CI_AT(m, name, "p99", 3)
 #define DIST(m, name) DIST_N(m, name), DIST_AT(m, name, "avg", mean), \
 	DIST_AT(m, name, "p50", p50), DIST_AT(m, name, "p90", p90), \
 	DIST_AT(m, name, "p95", p95), DIST_AT(m, name, "p99", p99), DIST_AT(m, name, "max", max)
@@ -676,10 +711,15 @@ static const struct table_col summary_cols[] = {
 	CSV("agg_tok_s_max", 3, col_double, F(spread_agg_tps.max)),
 	CSV("agg_tok_s_ci95_lo", 3, col_double, F(spread_agg_tps.lo)),
 	CSV("agg_tok_s_ci95_hi", 3, col_double, F(spread_agg_tps.hi)),
-	CSV("p50_ttft_min_ms", 3, col_double, F(spread_ttft_p50.min)),
-	CSV("p50_ttft_max_ms", 3, col_double, F(spread_ttft_p50.max)),
-	CSV("p50_ttft_ci95_lo_ms", 3, col_double, F(spread_ttft_p50.lo)),
-	CSV("p50_ttft_ci95_hi_ms", 3, col_double, F(spread_ttft_p50.hi)),
+	CSV("p50_ttft_min_ms", 3, col_double, F(spread_ttft[0].min)),
+	CSV("p50_ttft_max_ms", 3, col_double, F(spread_ttft[0].max)),
+	CSV("p50_ttft_ci95_lo_ms", 3, col_double, F(spread_ttft[0].lo)),
+	CSV("p50_ttft_ci95_hi_ms", 3, col_double, F(spread_ttft[0].hi)),
+	/* the 95% interval over repeats of the other percentiles */
+	REP_CI_AT(spread_ttft, "ttft", "p90", 1), REP_CI_AT(spread_ttft, "ttft", "p95", 2),
+	REP_CI_AT(spread_ttft, "ttft", "p99", 3),
+	REP_CI(spread_ttfa, "ttfa"), REP_CI(spread_tpot, "tpot"), REP_CI(spread_itl, "itl"),
+	REP_CI(spread_e2e, "e2e"),
 	ERRS(RESULT_ERR_HTTP, 0), ERRS(RESULT_ERR_CONNECT, 1), ERRS(RESULT_ERR_TIMEOUT, 2),
 	ERRS(RESULT_ERR_TRANSFER, 3), ERRS(RESULT_ERR_SERVER, 4), ERRS(RESULT_ERR_MALFORMED, 5),
 	ERRS(RESULT_ERR_INCOMPLETE, 6), ERRS(RESULT_ERR_CANCELLED, 7), ERRS("other", 8),
@@ -806,10 +846,10 @@ void summary_table_row(struct table *t, const char *run, const struct level_summ
 		      s->spread_agg_tps.max, 1);
 	summary_range(row.agg_ci, sizeof(row.agg_ci), s->spread_agg_tps.lo,
 		      s->spread_agg_tps.hi, 1);
-	summary_range(row.ttft_range, sizeof(row.ttft_range), s->spread_ttft_p50.min,
-		      s->spread_ttft_p50.max, 1);
-	summary_range(row.ttft_ci, sizeof(row.ttft_ci), s->spread_ttft_p50.lo,
-		      s->spread_ttft_p50.hi, 1);
+	summary_range(row.ttft_range, sizeof(row.ttft_range), s->spread_ttft[0].min,
+		      s->spread_ttft[0].max, 1);
+	summary_range(row.ttft_ci, sizeof(row.ttft_ci), s->spread_ttft[0].lo,
+		      s->spread_ttft[0].hi, 1);
 	table_row(t, &row);
 	fflush(t->out);   /* replay prints a row as each level ends */
 }
@@ -819,6 +859,7 @@ struct summary_latency_row {
 	const char *metric;
 	char level[16];
 	const struct stats_dist *d;
+	const struct summary_spread *rep;   /* its 4 percentiles across repeats */
 };
 
 static const char *col_lat_metric(const void *row, size_t arg)
@@ -874,20 +915,27 @@ static const struct table_col summary_latency_cols[] = {
 };
 
 /* --intervals: percentile i of the row with its 95% interval, "50.3
- * [50.1-50.4]", or the percentile alone where there is none. */
+ * [50.1-50.4]", or the percentile alone where there is none; a level of
+ * several repeats adds the interval over them, "{49.8-50.9}". */
 static const char *col_lat_ci(const void *row, size_t i)
 {
-	static char buf[4][64];
-	const struct stats_dist *d = ((const struct summary_latency_row *)row)->d;
+	static char buf[4][96];
+	const struct summary_latency_row *lr = row;
+	const struct stats_dist *d = lr->d;
 	const double p[4] = { d->p50, d->p90, d->p95, d->p99 };
+	int len;
 
 	if (!d->n)
 		return NULL;
 	if (isnan(d->lo[i]))
-		snprintf(buf[i], sizeof(buf[i]), "%.1f%s", p[i],
-			 stats_too_few(d->n, stats_dist_pcts[i]) ? "*" : "");
+		len = snprintf(buf[i], sizeof(buf[i]), "%.1f%s", p[i],
+			       stats_too_few(d->n, stats_dist_pcts[i]) ? "*" : "");
 	else
-		snprintf(buf[i], sizeof(buf[i]), "%.1f [%.1f-%.1f]", p[i], d->lo[i], d->hi[i]);
+		len = snprintf(buf[i], sizeof(buf[i]), "%.1f [%.1f-%.1f]", p[i], d->lo[i],
+			       d->hi[i]);
+	if (lr->rep && !isnan(lr->rep[i].lo) && len > 0 && (size_t)len < sizeof(buf[i]))
+		snprintf(buf[i] + len, sizeof(buf[i]) - (size_t)len, " {%.1f-%.1f}",
+			 lr->rep[i].lo, lr->rep[i].hi);
 	return buf[i];
 }
 
@@ -904,13 +952,19 @@ static const struct table_col summary_latency_ci_cols[] = {
 void summary_print_latency(FILE *out, enum table_format fmt,
 			   const struct level_summary *levels, size_t n, int intervals)
 {
-	static const struct { const char *name; size_t off; } metrics[] = {
-		{ "TTFT", offsetof(struct level_summary, ttft) },
-		{ "TTFA", offsetof(struct level_summary, ttfa) },
-		{ "TPOT", offsetof(struct level_summary, tpot) },
-		{ "ITL", offsetof(struct level_summary, itl) },
-		{ "E2E", offsetof(struct level_summary, e2e) },
+	static const struct { const char *name; size_t off, rep; } metrics[] = {
+		{ "TTFT", offsetof(struct level_summary, ttft),
+		  offsetof(struct level_summary, spread_ttft) },
+		{ "TTFA", offsetof(struct level_summary, ttfa),
+		  offsetof(struct level_summary, spread_ttfa) },
+		{ "TPOT", offsetof(struct level_summary, tpot),
+		  offsetof(struct level_summary, spread_tpot) },
+		{ "ITL", offsetof(struct level_summary, itl),
+		  offsetof(struct level_summary, spread_itl) },
+		{ "E2E", offsetof(struct level_summary, e2e),
+		  offsetof(struct level_summary, spread_e2e) },
 	};
+	int repeated = 0;
 	struct summary_latency_row row;
 	struct table t;
 	size_t m, i;
@@ -930,6 +984,9 @@ void summary_print_latency(FILE *out, enum table_format fmt,
 			metric_load_cell(levels[i].level, levels[i].offered_rps, row.level,
 					 sizeof(row.level));
 			row.d = (const struct stats_dist *)((const char *)&levels[i] + metrics[m].off);
+			row.rep = (const struct summary_spread *)((const char *)&levels[i] +
+								  metrics[m].rep);
+			repeated |= !isnan(row.rep[0].lo);
 			table_row(&t, &row);
 		}
 	}
@@ -949,6 +1006,10 @@ void summary_print_latency(FILE *out, enum table_format fmt,
 		      "samples for P50, 36 for P90, 72 for P95, 368 for P99). It is the "
 		      "run's own sampling error, not the noise between runs; ITL's pooled "
 		      "gaps are not independent draws, so its interval is too narrow.", out);
+	if (intervals && repeated)
+		fputs(" {lo-hi}: with --repeat, the 95% interval of the mean of the repeats' "
+		      "own percentiles (Student's t over the repeats): the noise between "
+		      "runs, which a comparison must clear.", out);
 	fputc('\n', out);
 }
 

@@ -96,8 +96,13 @@ struct level_summary {
 	size_t new_connections;   /* non-warm-up requests that opened their connection */
 	double connect_ms;        /* their mean connect time, NaN when none */
 	/* Across the repeats of the level (replay --repeat): min, max and the
-	 * 95% interval of the mean; NaN with fewer than two repeats. */
-	struct summary_spread spread_agg_tps, spread_ttft_p50;
+	 * 95% interval of the mean; NaN with fewer than two repeats. Of the
+	 * aggregate tok/s, and of each repeat's own P50, P90, P95 and P99
+	 * (stats_dist_pcts order) of every latency: the noise between runs,
+	 * where a stats_dist's lo and hi are one run's sampling error. */
+	struct summary_spread spread_agg_tps;
+	struct summary_spread spread_ttft[4], spread_ttfa[4], spread_tpot[4], spread_itl[4],
+			      spread_e2e[4];
 	int repeat;               /* a row of one repeat (replay's live rows), -1: all */
 	struct attribution att;   /* where the time went, by the server's timings */
 	/* Energy and price: summary_compute leaves them NaN (energy_rc

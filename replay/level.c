@@ -382,8 +382,8 @@ static void host_edge(struct level_run *lr, enum scrape_at at)
 	int n;
 	cJSON *rec;
 
-	if (!lr->host_source)
-		return;
+	if (!lr->host_source || !(lr->n || lr->n_sessions))
+		return;         /* none, or a round of warm-ups only */
 	n = hostload_read(text, sizeof(text));
 	rec = scrape_record(lr->host_source, t0 - lr->origin_ns, lr->level, lr->repeat, at,
 			    clock_now_ns() - t0, n < 0 ? 0 : 200,

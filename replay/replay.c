@@ -1182,7 +1182,7 @@ int replay_main(int argc, char **argv)
 	rp.lr.origin_ns = rp.o.start_at > 0 ? mono_at(rp.o.start_at) : clock_now_ns();
 	/* One host record pair a level and host: a --workers run's first
 	 * worker's; a shard's source says which shard's host it is. */
-	if (rp.o.shard_n > 1)
+	if (rp.o.shard_n > 1 && rp.o.worker < 0)
 		snprintf(rp.host_source, sizeof(rp.host_source), "host (shard %ld/%ld)",
 			 rp.o.shard_k, rp.o.shard_n);
 	else

@@ -228,6 +228,12 @@ static int64_t end_of(const cJSON *rec)
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(rec, "sched_ns");
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(rec, "e2e_ns");
 
+	if (cJSON_GetObjectItemCaseSensitive(rec, "type")) {  /* a metrics record: its reply */
+		s = cJSON_GetObjectItemCaseSensitive(rec, "t_ns");
+		e = cJSON_GetObjectItemCaseSensitive(rec, "latency_us");
+		return (int64_t)((cJSON_IsNumber(s) ? s->valuedouble : 0) +
+				 (cJSON_IsNumber(e) ? e->valuedouble * 1000 : 0));
+	}
 	return (int64_t)((cJSON_IsNumber(s) ? s->valuedouble : 0) +
 			 (cJSON_IsNumber(e) ? e->valuedouble : 0));
 }
@@ -382,19 +388,22 @@ int workers_merge(char *const *paths, int n, const char *output, const cJSON *he
 		goto cleanup;
 	while ((best = merge_in_first(&in)) >= 0) {
 		cJSON *rec = in.head[best];
+		int request = !cJSON_GetObjectItemCaseSensitive(rec, "type");
 
-		/* Worker w's k-th request: seq k*W + w, unique in the merged file. */
-		cJSON_ReplaceItemInObjectCaseSensitive(rec, "seq",
-			cJSON_CreateNumber((double)(in.count[best]++ * n + best)));
+		/* Worker w's k-th request: seq k*W + w, unique in the merged file;
+		 * a metrics record (the host's, a scrape's) goes as it came. */
+		if (request)
+			cJSON_ReplaceItemInObjectCaseSensitive(rec, "seq",
+				cJSON_CreateNumber((double)(in.count[best]++ * n + best)));
 		if (tracefile_writer_append(out, rec) < 0) {
 			snprintf(err, errlen, "%s", tracefile_writer_error(out));
 			goto cleanup;
 		}
-		if (keep_result(&res, &n_res, &cap, rec) < 0) {
+		if (request && keep_result(&res, &n_res, &cap, rec) < 0) {
 			snprintf(err, errlen, "out of memory");
 			goto cleanup;
 		}
-		(*written)++;
+		*written += request;
 		cJSON_Delete(rec);
 		in.head[best] = NULL;
 		if (tracefile_reader_next(in.rd[best], &in.head[best]) < 0) {

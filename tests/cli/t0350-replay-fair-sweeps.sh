@@ -72,7 +72,7 @@ tb analyze load --db "$WORK/salt.db" "$WORK/s7a.jsonl.gz" "$WORK/s7b.jsonl.gz" "
 	"$WORK/s1.jsonl.gz" >/dev/null 2>&1
 tb analyze compare --db "$WORK/salt.db" s0 s1 >"$WORK/c01" 2>&1
 check "compare: two runs of one command do not differ by their salt seeds" sh -c \
-	"test -s '$WORK/c01' && ! grep -q 'warning' '$WORK/c01'"
+	"test -s '$WORK/c01' && ! grep 'warning' '$WORK/c01' | grep -qv 'ran on a busier host'"
 s7a=$(zcat "$WORK/s7a.jsonl.gz" | head -1 | sed 's/.*"label":"\([^"]*\)".*/\1/')
 tb analyze compare --db "$WORK/salt.db" "$s7a" s7b >"$WORK/c77" 2>&1
 check "compare: one pinned salt seed on both runs against one endpoint is caught" \

@@ -25,6 +25,10 @@ check "... never more than 4 in flight, and at some point 4" sh -c \
 check "... the table is the merged run's: one row, C=4, 24 ok" sh -c \
 	"test '$(table_ok_err "$WORK/w.table" 4)' = '24 0' && test \$(wc -l <'$WORK/w.table') -eq 2"
 check "... the header says workers 2" sh -c "zcat '$WORK/w.jsonl.gz' | head -1 | grep -q '\"workers\":2'"
+check "... seq 0-24 each once, and the host's records of the first worker alone (start, end), as they came" sh -c \
+	"test \"\$(requests_of '$WORK/w.jsonl.gz' | sed 's/.*\"seq\":\([0-9]*\).*/\1/' | sort -n | uniq | tr '\n' ' ')\" = \"\$(seq 0 24 | tr '\n' ' ')\" &&
+	 test \$(zcat '$WORK/w.jsonl.gz' | grep -c '^{\"type\":\"metrics\",\"source\":\"host\",.*\"at\":\"level_\(start\|end\)\"') -eq 2 &&
+	 ! zcat '$WORK/w.jsonl.gz' | grep '^{\"type\":\"metrics\"' | grep -q '\"seq\"'"
 
 tb replay -e "$ENDPOINT" --rate 40 --workers 3 --warmup 0 --quiet --label o -o "$WORK/o.jsonl.gz" \
 	"$WORK/trace.jsonl.gz" >/dev/null 2>"$WORK/o.err"

@@ -637,8 +637,17 @@ TEST(sweep_row_says_where_its_numbers_came_from)
 	CHECK_NEAR(s.spread_agg_tps.min, 64, 1e-9);
 	CHECK_NEAR(s.spread_agg_tps.max, 80, 1e-9);
 	CHECK(s.spread_agg_tps.lo < 64 && s.spread_agg_tps.hi > 80);
-	CHECK_NEAR(s.spread_ttft_p50.min, 10, 1e-9);
-	CHECK_NEAR(s.spread_ttft_p50.max, 20, 1e-9);
+	CHECK_NEAR(s.spread_ttft[0].min, 10, 1e-9);
+	CHECK_NEAR(s.spread_ttft[0].max, 20, 1e-9);
+	/* every percentile of every latency across the repeats: E2E 200 and
+	 * 100 ms, its mean 150 +- t(0.975, 1) x 50; TPOT (E2E - TTFT) / 7 */
+	CHECK_NEAR(s.spread_e2e[0].min, 100, 1e-9);
+	CHECK_NEAR(s.spread_e2e[3].max, 200, 1e-9);
+	CHECK_NEAR(s.spread_e2e[1].lo, 150 - stats_t975(1) * 50, 1e-6);
+	CHECK_NEAR(s.spread_e2e[2].hi, 150 + stats_t975(1) * 50, 1e-6);
+	CHECK_NEAR(s.spread_tpot[3].min, 80.0 / 7, 1e-9);
+	CHECK_NEAR(s.spread_tpot[3].max, 190.0 / 7, 1e-9);
+	CHECK(isnan(s.spread_ttfa[0].lo) || s.spread_ttfa[0].lo <= s.spread_ttfa[0].hi);
 	out = sweep(TABLE_TEXT, &s, 0);
 	CHECK(strstr(out, " 2/8 ") != NULL);          /* Est tok */
 	CHECK(strstr(out, " 2.29 ") != NULL);         /* Tok/ev */
@@ -647,8 +656,18 @@ TEST(sweep_row_says_where_its_numbers_came_from)
 	out = sweep(TABLE_CSV, &s, 0);
 	CHECK(strstr(out, ",tokens_estimated,") != NULL);
 	CHECK(strstr(out, ",agg_tok_s_min,agg_tok_s_max,agg_tok_s_ci95_lo,") != NULL);
+	CHECK(strstr(out, ",p50_ttft_ci95_hi_ms,p90_ttft_ci95_lo_ms,") != NULL);
+	CHECK(strstr(out, ",p99_e2e_ci95_lo_ms,p99_e2e_ci95_hi_ms,") != NULL);
 	CHECK(strstr(out, ",p90_ttft p95_ttft p99_ttft ") != NULL);   /* few_samples: 8 of them */
 	CHECK(strstr(out, " p90_e2e p95_e2e p99_e2e,") != NULL);      /* ... every one */
+	free(out);
+	out = NULL;
+	f = open_memstream(&out, &len);
+	summary_print_latency(f, TABLE_TEXT, &s, 1, 1);
+	fclose(f);
+	/* --intervals: the interval over the repeats beside each percentile */
+	CHECK(strstr(out, " {-485.3-785.3}") != NULL);
+	CHECK(strstr(out, "{lo-hi}: with --repeat") != NULL);
 	free(out);
 	f = open_memstream(&notes, &len);
 	summary_print_notes(f, TABLE_TEXT, &s, 1);
