@@ -114,8 +114,12 @@ done
 wait $pids
 off() { sed -n 's/.*clock \([-+][0-9.]*\) ms from the server.s (+- \([0-9.]*\) ms.*/\1 \2/p' "$1"; }
 measured=$(echo "$(off "$WORK/skew2.err") $(off "$WORK/skew0.err")" | awk '{ printf "%.3f %.3f", $1 - $3, $2 + $4 }')
-check "the skewed host's offset is measured: 40 ms within its error ($measured ms)" \
-	awk -v m="$measured" 'BEGIN { split(m, a, " "); d = a[1] - 40; if (d < 0) d = -d; exit !(a[2] != "" && d <= a[2] + 0.5 && a[2] < 5) }'
+# The error is the probes' round trip: under 5 ms in the timing tier; on a
+# busy host (three replays and the mock on two cores, under the sanitizers)
+# it grows, and only an error past the skew itself would say nothing.
+err_max=$([ -n "$TIMING" ] && echo 5 || echo 40)
+check "the skewed host's offset is measured: 40 ms within its error, under $err_max ms ($measured ms)" \
+	awk -v m="$measured" -v e="$err_max" 'BEGIN { split(m, a, " "); d = a[1] - 40; if (d < 0) d = -d; exit !(a[2] != "" && d <= a[2] + 0.5 && a[2] < e) }'
 check "... and the unskewed host's is 0 within its error ($(off "$WORK/skew0.err") ms)" \
 	awk -v m="$(off "$WORK/skew0.err")" 'BEGIN { split(m, a, " "); d = a[1] < 0 ? -a[1] : a[1]; exit !(a[2] != "" && d <= a[2] + 0.002) }'
 tb analyze load --db "$WORK/skew.db" "$WORK"/skew*.jsonl.gz 2>/dev/null
