@@ -10,8 +10,11 @@
 start_mock --ttft-ms 2 --itl-ms 1 --cold-start-ms 400
 tb record synth -n 30 --input-tokens 8 --output-tokens 3 -o "$WORK/trace.jsonl.gz" 2>/dev/null
 
-# Started 0, 0.5 and 1 s apart; shard 0 sends 2 warm-ups, the first 400 ms slow.
-start=$(($(date +%s) + 5))
+# Started 0, 0.5 and 1 s apart; shard 0 sends 2 warm-ups, the first 400 ms slow,
+# all before the start: 5 s ahead, SLACK times that under the sanitizers or
+# valgrind (three replays starting on two cores, each asking the server who
+# it is, took over 4.5 s before its warm-ups in a busy sanitizer run).
+start=$(($(date +%s) + 5 * SLACK))
 pids=""
 for k in 0 1 2; do
 	sleep 0.5
@@ -101,7 +104,7 @@ check "compare labels the shards' level C=6 as report does, and pairs it with C=
 
 # A host whose clock is 40 ms ahead (test-only skew): replay measures it
 # against the server's Date header, and analyze warns.
-start=$(($(date +%s) + 6))
+start=$(($(date +%s) + 6 * SLACK))
 pids=""
 for k in 0 1 2; do
 	skew=0
