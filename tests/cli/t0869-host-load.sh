@@ -48,23 +48,30 @@ check "... replay's own share of it small (under 50%)" awk '
 
 # A quiet host and a busy one: the same run's records, each level's end
 # record's idle seconds set so that the level was 10% or 95% busy.
-# rewrite FILE BUSY OUT: the end record's idle = start idle + (1 - BUSY) x the
-# increase of all modes together (the other modes as recorded).
+# rewrite FILE BUSY OUT: each level's end record with no I/O wait over the
+# level and its idle seconds such that the busy modes (as recorded) are
+# BUSY of the increase of all modes.
 rewrite() {
 	zcat "$1" | awk -v busy="$2" '
 	function num(s, key,   t) { t = s; if (!sub(".*\"" key "\":", "", t)) return ""; sub(/[,}].*/, "", t); return t }
+	function set(s, mode, v) {
+		sub("\"node_cpu_seconds_total\\{mode=\\\\\"" mode "\\\\\"\\}\":[0-9.e+]*",
+		    "\"node_cpu_seconds_total{mode=\\\"" mode "\\\"}\":" sprintf("%.4f", v), s)
+		return s }
 	/^\{"type":"metrics","source":"host"/ {
 		idle = "node_cpu_seconds_total{mode=\\\\\"idle\\\\\"}"
+		iow = "node_cpu_seconds_total{mode=\\\\\"iowait\\\\\"}"
 		lvl = num($0, "level")
-		if ($0 ~ /"at":"level_start"/) { start_idle[lvl] = num($0, idle); start_all[lvl] = all($0); print; next }
-		# the end: busy share of the increase, every mode but idle kept
-		rest = all($0) - num($0, idle)
-		inc_rest = rest - (start_all[lvl] - start_idle[lvl])
+		if ($0 ~ /"at":"level_start"/) {
+			start_idle[lvl] = num($0, idle); start_iow[lvl] = num($0, iow)
+			start_all[lvl] = all($0); print; next }
+		# the end: the busy modes as recorded, no I/O wait, idle set so
+		# that the busy modes are the share asked for of the increase
+		inc_rest = all($0) - num($0, idle) - num($0, iow)
+		inc_rest -= start_all[lvl] - start_idle[lvl] - start_iow[lvl]
 		if (inc_rest <= 0) inc_rest = 1
-		new_idle = start_idle[lvl] + inc_rest * (1 - busy) / busy
-		line = $0
-		sub("\"node_cpu_seconds_total\\{mode=\\\\\"idle\\\\\"\\}\":[0-9.e+]*", "\"node_cpu_seconds_total{mode=\\\"idle\\\"}\":" sprintf("%.2f", new_idle), line)
-		print line; next }
+		line = set($0, "idle", start_idle[lvl] + inc_rest * (1 - busy) / busy)
+		print set(line, "iowait", start_iow[lvl]); next }
 	NR == 1 { sub(/"run_id":"[0-9a-f]*"/, "\"run_id\":\"" (busy > 0.5 ? "b" : "a") "0000000000000000\"") }
 	{ print }
 	function all(s,   t, v, n) {
