@@ -522,9 +522,11 @@ static int compare_noise(struct db *db, const struct compare_ctx *c, int level,
 		for (i = 0; i < n; i++) {
 			if (isnan(sd[i]))
 				verdict_hold(&w[i].v);
-			else
+			else {
 				verdict_widen(&w[i].v, sd[i], stats_t975((double)df),
 					      VERDICT_NOISE_HISTORY, &vo, w[i].higher_is_better);
+				w[i].v.noise_df = df;
+			}
 		}
 	} else {
 		lv->noise = VERDICT_NOISE_NONE;

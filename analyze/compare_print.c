@@ -123,6 +123,9 @@ static double col_cmp_num(const void *row, size_t arg)
 	case 10: return w->v.hi;
 	case 12: return w->v.held;
 	case 13: return (double)w->v.needed;
+	case 14: return w->v.noise == VERDICT_NOISE_NONE ? NAN : expm1(w->v.noise_sd) * 100.0;
+	case 15: return w->v.noise == VERDICT_NOISE_BLOCKS || w->v.noise == VERDICT_NOISE_HISTORY ?
+			(double)w->v.noise_df : NAN;
 	default: return w->estimated;
 	}
 }
@@ -158,6 +161,7 @@ static const struct table_col compare_cols[] = {
 	{ .key = "noise", .str = col_cmp_noise },
 	CMP_NUM("held", 0, TABLE_BOOL, 12),
 	CMP_NUM("requests_needed", 0, 0, 13),
+	CMP_NUM("noise_sd_pct", 3, 0, 14), CMP_NUM("noise_df", 0, 0, 15),
 };
 
 /* A level of the JSON "levels" array. */

@@ -476,6 +476,7 @@ int verdict_blocks(const double *sa, const double *sb, size_t n, const struct ve
 	w->noise_sd = sd;
 	w->noise_t = stats_t975((double)(k - 1));
 	w->noise_n = k;
+	w->noise_df = k - 1;
 	w->held = 0;
 	w->outcome = verdict_classify(w->lo, w->hi, o->min_effect, higher_is_better);
 	return 1;
@@ -498,6 +499,7 @@ void verdict_widen(struct verdict *w, double sd, double t, enum verdict_noise fr
 	w->noise_sd = sd;
 	w->noise_t = t;
 	w->noise_n = 0;
+	w->noise_df = 0;
 	w->held = 0;
 	w->outcome = verdict_classify(w->lo, w->hi, o->min_effect, higher_is_better);
 }

@@ -133,9 +133,11 @@ struct verdict {
 	int held;               /* a faster/slower that unmeasured noise held back */
 	/* The noise the interval took its width from (not NONE): the SD on the
 	 * log scale of a block's log ratio (BLOCKS, over noise_n blocks) or of
-	 * one run's figure (HISTORY, GIVEN), and the quantile it was taken to. */
+	 * one run's figure (HISTORY, GIVEN), the quantile it was taken to, and
+	 * the degrees of freedom sd was measured with (BLOCKS: noise_n - 1;
+	 * HISTORY: the runs' less one; GIVEN: none, 0). */
 	double noise_sd, noise_t;
-	size_t noise_n;
+	size_t noise_n, noise_df;
 };
 
 /*

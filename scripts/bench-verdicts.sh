@@ -23,6 +23,10 @@
 # keeps a few baseline runs would give it.
 #
 #   PAIRS  pairs of each kind (default 20; 4 when QUICK=1)
+#   KEEP   a folder to copy the replays' results files to, so that another
+#          build of analyze can judge the same replays again
+#   FROM   such a folder: judge its replays instead of replaying (PAIRS must
+#          not exceed the pairs it holds)
 
 . "$(dirname "$0")/bench-lib.sh"
 
@@ -31,22 +35,6 @@ PAIRS=${PAIRS:-20}
 LEVELS=4,16
 N=32
 MOCK="--noise default --ttft-ms 50 --itl-ms 5"
-
-"$TB" record synth -n 64 --input-tokens 32 --output-tokens uniform:10:30 -o "$W/trace.jsonl.gz" \
-	2>/dev/null
-
-# shellcheck disable=SC2086
-start_mock $MOCK --seed 1
-ep_base=$endpoint
-# shellcheck disable=SC2086
-start_mock $MOCK --seed 2
-ep_twin=$endpoint
-start_mock --noise default --ttft-ms 62.5 --itl-ms 6.25 --seed 3
-ep_slow=$endpoint
-start_mock --noise default --ttft-ms 50 --itl-ms 5.5 --seed 4
-ep_tpot=$endpoint
-
-mkdir "$W/runs"
 
 # One replay: NAME ENDPOINT REPEAT -> $W/runs/NAME.jsonl.gz
 replay() {
@@ -63,23 +51,46 @@ replay_ab() {
 		{ cat "$W/replay.err" >&2; exit 1; }
 }
 
-t0=$(now)
-i=1
-while [ $i -le "$PAIRS" ]; do
-	replay "o$i-a" "$ep_base" 1
-	replay "o$i-b" "$ep_base" 1
-	replay "r$i-a" "$ep_base" 3
-	replay "r$i-b" "$ep_base" 3
-	replay_ab "x$i" "$ep_base" "$ep_twin" 1 $i
-	replay_ab "y$i" "$ep_base" "$ep_twin" 3 $i
-	replay_ab "s$i" "$ep_base" "$ep_slow" 3 $i
-	replay_ab "t$i" "$ep_base" "$ep_tpot" 3 $i
-	replay_ab "f$i" "$ep_base" "$ep_twin" 5 $i
-	replay_ab "g$i" "$ep_base" "$ep_slow" 5 $i
-	say "   round $i/$PAIRS"
-	i=$((i + 1))
-done
-replay_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+if [ -n "${FROM:-}" ]; then
+	mkdir "$W/runs"
+	cp "$FROM"/*.jsonl.gz "$W/runs/"
+	replay_s=""
+else
+	"$TB" record synth -n 64 --input-tokens 32 --output-tokens uniform:10:30 -o "$W/trace.jsonl.gz" \
+		2>/dev/null
+
+	# shellcheck disable=SC2086
+	start_mock $MOCK --seed 1
+	ep_base=$endpoint
+	# shellcheck disable=SC2086
+	start_mock $MOCK --seed 2
+	ep_twin=$endpoint
+	start_mock --noise default --ttft-ms 62.5 --itl-ms 6.25 --seed 3
+	ep_slow=$endpoint
+	start_mock --noise default --ttft-ms 50 --itl-ms 5.5 --seed 4
+	ep_tpot=$endpoint
+
+	mkdir "$W/runs"
+
+	t0=$(now)
+	i=1
+	while [ $i -le "$PAIRS" ]; do
+		replay "o$i-a" "$ep_base" 1
+		replay "o$i-b" "$ep_base" 1
+		replay "r$i-a" "$ep_base" 3
+		replay "r$i-b" "$ep_base" 3
+		replay_ab "x$i" "$ep_base" "$ep_twin" 1 $i
+		replay_ab "y$i" "$ep_base" "$ep_twin" 3 $i
+		replay_ab "s$i" "$ep_base" "$ep_slow" 3 $i
+		replay_ab "t$i" "$ep_base" "$ep_tpot" 3 $i
+		replay_ab "f$i" "$ep_base" "$ep_twin" 5 $i
+		replay_ab "g$i" "$ep_base" "$ep_slow" 5 $i
+		say "   round $i/$PAIRS"
+		i=$((i + 1))
+	done
+	replay_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+	[ -z "${KEEP:-}" ] || { mkdir -p "$KEEP" && cp "$W"/runs/*.jsonl.gz "$KEEP"/; }
+fi
 
 "$TB" analyze load --db "$W/v.db" "$W"/runs/*.jsonl.gz >/dev/null 2>"$W/load.err" ||
 	{ cat "$W/load.err" >&2; exit 1; }
@@ -199,4 +210,8 @@ for kind in slow slow5 tpot; do
 	done
 done
 echo
-echo "Replays took ${replay_s} s ($((PAIRS * 4)) replays and $((PAIRS * 6)) A/B replays)."
+if [ -n "$replay_s" ]; then
+	echo "Replays took ${replay_s} s ($((PAIRS * 4)) replays and $((PAIRS * 6)) A/B replays)."
+else
+	echo "Judged again from replays kept by an earlier run (FROM)."
+fi

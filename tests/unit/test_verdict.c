@@ -381,6 +381,8 @@ TEST(blocks_give_a_t_interval_of_their_log_ratios)
 	CHECK(fabs(w.hi - expm1(log(1.1) + h) * 100) < 1e-3);
 	CHECK_EQ_INT(w.outcome, VERDICT_SLOWER);
 	CHECK_EQ_INT(w.noise, VERDICT_NOISE_BLOCKS);
+	CHECK_EQ_INT((int)w.noise_df, 2);
+	CHECK(fabs(w.noise_sd - sd) < 1e-12 && fabs(w.noise_t - 4.302653) < 1e-5);
 	/* higher is better: the same interval is faster */
 	CHECK_EQ_INT(verdict_blocks(sa, sb, 3, &o, 1, &w), 1);
 	CHECK_EQ_INT(w.outcome, VERDICT_FASTER);
