@@ -145,6 +145,11 @@ static int report_print_one_table(struct db *db, const struct db_run *runs, size
 		if ((runs[i].params && (strstr(runs[i].params, "\"metrics\"") ||
 					strstr(runs[i].params, "\"price\""))) || efficiency_overridden())
 			groups |= SUMMARY_GROUP_EFFICIENCY;
+		/* the server's metrics where it was scraped; the host's always
+		 * (results version 2 carry them; empty before) */
+		if (runs[i].params && strstr(runs[i].params, "\"metrics\""))
+			groups |= SUMMARY_GROUP_SERVER;
+		groups |= SUMMARY_GROUP_HOST;
 	}
 	summary_table_init(&t, out, fmt, groups);
 	table_begin(&t);
