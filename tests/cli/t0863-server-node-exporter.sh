@@ -4,11 +4,12 @@
 # steal over the level's window), and in report's CSV and JSON beside the
 # engine's figures (each from the first source that has it). The
 # stand-in node_exporter's two CPUs spend a quarter of their time busy,
-# one of them stolen: 25% busy, 12.5% steal over any window.
+# one of them stolen: 25% busy, 12.5% steal over any window. With two
+# engines scraped, the timeline figure draws one of them.
 . tests/cli/lib.sh
 
-if ! have python3 || ! have jq; then
-	skip "a node_exporter's CPU shares in the server table" "python3 or jq not installed"
+if ! have python3 || ! have jq || ! have sqlite3; then
+	skip "a node_exporter's CPU shares in the server table" "python3, jq or sqlite3 not installed"
 	exit 0
 fi
 python3 tests/fixtures/node_exporter.py "$WORK/nport" &
@@ -49,3 +50,25 @@ client=$(zcat "$WORK/r.jsonl.gz" | grep '"warmup":false' | grep -o '"level":[0-9
 want=$(echo "$client" | awk '{ printf "%s 0.25 0.125 true %s\n", $1, $2 }')
 check "JSON: the CPU shares from the node_exporter, the engine named as the source, its tokens: $(echo $got | tr '\n' ' ')" \
 	[ "$got" = "$want" ]
+
+# two engines scraped: the timeline's lower panel draws one server's
+# gauges (the first to report any), not both interleaved into one line
+start_mock --ttft-ms 5 --itl-ms 2
+OTHER=$ENDPOINT
+OTHER_PID=$MOCK_PID
+start_mock --ttft-ms 40 --itl-ms 5 --slots 1
+tb replay -q -e "$ENDPOINT" -c 4 -n 8 --metrics-url "$ENDPOINT/metrics" --metrics-url "$OTHER/metrics" \
+	--metrics-interval 100ms --label two -o "$WORK/two.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
+stop_mock
+kill "$OTHER_PID" 2>/dev/null
+tb analyze load --db "$WORK/two.db" "$WORK/two.jsonl.gz" >/dev/null 2>&1
+tb analyze plot --db "$WORK/two.db" --out "$WORK/plots" >/dev/null 2>&1
+rows=$(awk '/^# server metrics of run 1/ { on = 1; next } on && /^[0-9]/ { n++ } on && /^$/ { on = 0 }
+	END { print n + 0 }' "$WORK/plots/ttft_timeline.dat")
+ok=$(sqlite3 "$WORK/two.db" "SELECT count(*) FROM metric_scrapes WHERE ok AND source = '$ENDPOINT/metrics'")
+check "the timeline draws the served engine's $ok scrapes, not the idle one's too ($rows rows)" \
+	[ "$rows" = "$ok" -a "$ok" -gt 0 ]
+waited=$(awk '/^# server metrics of run 1/ { on = 1; next } on && /^[0-9]/ && $3 > 0 { n++ } END { print n + 0 }' \
+	"$WORK/plots/ttft_timeline.dat")
+check "... whose queue shows (one slot, four clients: $waited points with requests waiting)" \
+	[ "$waited" -gt 0 ]
