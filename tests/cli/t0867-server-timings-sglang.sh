@@ -86,6 +86,15 @@ check "... and says a body has no TTFT parts" grep -q "a non-streamed one (SGLan
 tb analyze export --db "$WORK/d.db" --run sglang >"$WORK/e.csv"
 check "export: the server's timings by request" test "$(csv_field "$WORK/e.csv" server_timings 2)" = sglang
 
+# record proxy keeps them with the capture's outcome
+start_mock --ttft-ms 5 --itl-ms 1 --timings sglang
+start_proxy "$WORK/cap.jsonl.gz"
+tb replay --endpoint "$PROXY" -c 1 -n 3 --warmup 0 -o "$WORK/via.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
+stop_proxy
+stop_mock
+n=$(zcat "$WORK/cap.jsonl.gz" | grep -c '"recorded":{.*"server_timings":"sglang","server_queue_ns":[0-9]*,"server_prefill_ns":[0-9]*,"server_decode_ns":[0-9]*')
+check "record proxy: the capture keeps SGLang's timings with each outcome ($n of 3)" test "$n" -eq 3
+
 # Messages and Responses: llama.cpp's server puts no timings in either, nor
 # does the mock, whatever --timings says; chat answers keep theirs
 for shape in llama vllm; do
