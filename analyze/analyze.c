@@ -24,6 +24,7 @@
 #include "analyze/capture.h"
 #include "analyze/compare.h"
 #include "analyze/diff.h"
+#include "analyze/efficiency.h"
 #include "analyze/plan.h"
 #include "analyze/options.h"
 #include "analyze/db.h"
@@ -246,6 +247,7 @@ static int analyze_report(int argc, char **argv)
 
 	if ((rc = analyze_options_parse("report", &o, argc, argv)) != CLI_CONTINUE)
 		return rc;
+	efficiency_override(o.has_energy ? &o.energy : NULL, o.has_price ? &o.price : NULL);
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
 	if (!rc && o.html) {
 		rc = html_report(db, o.run, o.has_slo ? &o.slo : NULL, o.intervals, stdout, err,
@@ -301,6 +303,7 @@ static int analyze_plot(int argc, char **argv)
 
 	if ((rc = analyze_options_parse("plot", &o, argc, argv)) != CLI_CONTINUE)
 		return rc;
+	efficiency_override(o.has_energy ? &o.energy : NULL, o.has_price ? &o.price : NULL);
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
 	if (!rc) {
 		struct plot_options po_opt = { o.plot_fmt, o.force, (int)o.gpus };
@@ -327,6 +330,7 @@ static int analyze_compare(int argc, char **argv)
 
 	if ((rc = analyze_options_parse("compare", &o, argc, argv)) != CLI_CONTINUE)
 		return rc;
+	efficiency_override(o.has_energy ? &o.energy : NULL, o.has_price ? &o.price : NULL);
 	co.min_effect = o.min_effect;
 	co.noise_pct = o.noise_pct;
 	before = o.args[0];

@@ -481,6 +481,8 @@ struct timeline {
 	struct db_metric_point *v;
 	size_t len, cap;
 	int64_t scrape;         /* of v[len - 1] */
+	char source[160];       /* the one source drawn */
+	int has_source;
 };
 
 /* A sample of a running, waiting or KV-cache metric, summed into its
@@ -494,11 +496,23 @@ static int db_timeline_add(void *ctx, sqlite3_stmt *st, char *err, size_t errlen
 	enum srvmetric_kind kind;
 	const char *family;
 
+	const char *source = (const char *)sqlite3_column_text(st, 4);
+
 	(void)err, (void)errlen;
 	if (!name || sqlite3_column_type(st, 3) == SQLITE_NULL || !isfinite(value) ||
 	    srvmetric_lookup(name, &kind, &family) < 0 ||
 	    (kind != SRVMETRIC_RUNNING && kind != SRVMETRIC_WAITING && kind != SRVMETRIC_KV_USAGE))
 		return DB_OK;
+	/* one server's gauges: those of the first source to report any (two
+	 * engines' points interleaved would draw neither) */
+	if (!source)
+		source = "";
+	if (!tl->has_source) {
+		snprintf(tl->source, sizeof(tl->source), "%s", source);
+		tl->has_source = 1;
+	} else if (strncmp(tl->source, source, sizeof(tl->source) - 1) != 0) {
+		return DB_OK;
+	}
 	if (!tl->len || id != tl->scrape) {
 		struct db_metric_point *p = db_grow(tl->v, &tl->cap, tl->len, sizeof(*p));
 
@@ -521,11 +535,12 @@ int db_metric_timeline(struct db *db, const char *label, struct db_metric_point 
 		       size_t *n, char *err, size_t errlen)
 {
 	static const char sql[] =
-		"SELECT c.t_ns, c.rowid, s.name, s.value FROM metric_scrapes c"
+		"SELECT c.t_ns, c.rowid, s.name, s.value, %s FROM metric_scrapes c"
 		" JOIN metric_samples s ON s.run_id = c.run_id AND s.scrape = c.scrape"
 		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND c.ok"
 		" ORDER BY c.t_ns, c.rowid";
-	struct timeline tl = { NULL, 0, 0, -1 };
+	char q[sizeof(sql) + 16];
+	struct timeline tl = { NULL, 0, 0, -1, "", 0 };
 	sqlite3_stmt *st = NULL;
 	int rc;
 
@@ -533,7 +548,9 @@ int db_metric_timeline(struct db *db, const char *label, struct db_metric_point 
 	*n = 0;
 	if (db->version < 5)
 		return DB_OK;
-	rc = db_query(db, sql, label, &st, err, errlen);
+	/* metric_scrapes.source from version 11 */
+	snprintf(q, sizeof(q), sql, db->version >= 11 ? "c.source" : "NULL");
+	rc = db_query(db, q, label, &st, err, errlen);
 	if (!rc)
 		rc = db_each_row(db, st, db_timeline_add, &tl, err, errlen);
 	if (rc) {

@@ -11,6 +11,28 @@
 
 #include <cjson/cJSON.h>
 
+/* efficiency_override(): the command line's, one analyze command a process */
+static struct {
+	int has_counter, has_price;
+	struct energy_counter counter;
+	struct metric_price price;
+} given;
+
+void efficiency_override(const struct energy_counter *c, const struct metric_price *p)
+{
+	given.has_counter = c != NULL;
+	if (c)
+		given.counter = *c;
+	given.has_price = p != NULL;
+	if (p)
+		given.price = *p;
+}
+
+int efficiency_overridden(void)
+{
+	return given.has_counter || given.has_price;
+}
+
 void efficiency_params(const char *params, struct energy_counter *c, struct metric_price *p)
 {
 	cJSON *j = params ? cJSON_Parse(params) : NULL;
@@ -40,6 +62,10 @@ void efficiency_params(const char *params, struct energy_counter *c, struct metr
 			p->ratio = ratio->valuedouble;
 	}
 	cJSON_Delete(j);
+	if (given.has_counter)
+		*c = given.counter;
+	if (given.has_price)
+		*p = given.price;
 }
 
 void efficiency_apply_energy(struct level_summary *s, const struct db_metric_level *l)

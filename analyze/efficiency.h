@@ -23,8 +23,21 @@
 #include "lib/summary.h"
 
 /* The energy counter and price a run's params JSON names (replay's header):
- * *c DCGM's when it names none, p->per_hour 0 when no price. */
+ * *c DCGM's when it names none, p->per_hour 0 when no price; either
+ * replaced by the one efficiency_override() set. */
 void efficiency_params(const char *params, struct energy_counter *c, struct metric_price *p);
+
+/*
+ * analyze report, compare and plot's --energy-metric and --price-per-hour:
+ * the counter and price every run is read with from now on, in place of
+ * those its header names (a run replayed without them, or with others).
+ * NULL keeps the header's. The values are copied.
+ */
+void efficiency_override(const struct energy_counter *c, const struct metric_price *p);
+
+/* True when efficiency_override() set a counter or a price: every run then
+ * has the energy and cost columns. */
+int efficiency_overridden(void);
 
 /*
  * Fills the energy and price fields of the n level summaries of the run

@@ -77,6 +77,12 @@ static const char compare_usage_text[] =
 	"  -F, --fail-on-regression PCT   exit 1 when a verdict is 'slower' by more\n"
 	"                                 than PCT percent, one line per regression\n"
 	"                                 on stderr\n"
+	"      --energy-metric NAME[:UNIT]  tokens per joule from the scraped counter\n"
+	"                                 NAME (UNIT J, the default, or mJ) for both\n"
+	"                                 runs, not the one replay was given\n"
+	"      --price-per-hour P[:R]     cost per million tokens at P per hour, an\n"
+	"                                 output token costing R input tokens\n"
+	"                                 (default 4), for both runs, not replay's\n"
 	"  -h, --help                     show this help\n"
 	"\n"
 	"exit status: 0 done (no regression), 1 a regression beyond PCT or the work\n"
@@ -194,6 +200,7 @@ static const char load_usage_text[] =
 
 static const char report_usage_text[] =
 	"usage: tracebench analyze report --db FILE [--run LABEL] [--format FMT] [--slo LIST]\n"
+	"                                 [--energy-metric NAME[:UNIT]] [--price-per-hour P[:R]]\n"
 	"\n"
 	"Print the sweep table of each run: one row per concurrency level with the\n"
 	"seed benchmark's columns first (C, Agg tok/s, Per-req tok/s, Avg TTFT,\n"
@@ -219,12 +226,20 @@ static const char report_usage_text[] =
 	"                       table with its 95% interval by order statistics\n"
 	"                       (csv and json always have them: p50_ttft_lo95_ms,\n"
 	"                       p50_ttft_hi95_ms, ...)\n"
+	"      --energy-metric NAME[:UNIT]  tokens per joule per level from the\n"
+	"                       scraped counter NAME (UNIT J, the default, or mJ),\n"
+	"                       in place of the one each run was replayed with\n"
+	"                       (default DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION, mJ)\n"
+	"      --price-per-hour P[:R]  cost per million input and output tokens per\n"
+	"                       level at P per hour, an output token costing R input\n"
+	"                       tokens (default 4), in place of replay's\n"
 	"  -h, --help           show this help\n"
 	"\n"
 	"examples:\n"
 	"  tracebench analyze report --db bench.db\n"
 	"  tracebench analyze report --db bench.db --run baseline --format markdown\n"
-	"  tracebench analyze report --db bench.db --slo ttft=500ms,tpot=50ms,e2e=10s\n";
+	"  tracebench analyze report --db bench.db --slo ttft=500ms,tpot=50ms,e2e=10s\n"
+	"  tracebench analyze report --db bench.db --price-per-hour 2.5\n";
 
 static const char export_usage_text[] =
 	"usage: tracebench analyze export --db FILE [--run LABEL] [--format csv|jsonl] [--gaps]\n"
@@ -238,9 +253,9 @@ static const char export_usage_text[] =
 	"cached_tokens, salt, new_connection, connect_ms, tls_ms, session, turn\n"
 	"(a session's turns; empty for a request of its own), server_timings,\n"
 	"server_queue_ms, server_prefill_ms, server_decode_ms (the server's own\n"
-	"account of the request, when it sent one: llama.cpp or vllm), rest_ttft_ms,\n"
-	"rest_e2e_ms (the client's TTFT and E2E beyond it); with --gaps\n"
-	"itl_us, the inter-token gaps in microseconds.\n"
+	"account of the request, when it sent one: llama.cpp, vllm or sglang),\n"
+	"rest_ttft_ms, rest_e2e_ms (the client's TTFT and E2E beyond it); with\n"
+	"--gaps itl_us, the inter-token gaps in microseconds.\n"
 	"\n"
 	"options:\n"
 	"  -d, --db FILE        the database to read\n"
@@ -285,6 +300,9 @@ static const char plot_usage_text[] =
 	"      --force        replace the files of an earlier plot in DIR\n"
 	"      --gpus N       the server ran on N GPUs: the Pareto view gives\n"
 	"                     aggregate tok/s per GPU\n"
+	"      --energy-metric NAME[:UNIT], --price-per-hour P[:R]  pareto.dat's\n"
+	"                     tokens per joule and cost per million output tokens\n"
+	"                     by these, not replay's (see analyze report --help)\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"examples:\n"
@@ -328,6 +346,31 @@ static int take_load(void *opts, int c, char *arg, char *msg, size_t len)
 	}
 }
 
+/* report, compare, plot: --energy-metric NAME[:UNIT] ('E'),
+ * --price-per-hour P[:R] ('P'), parsed as replay parses them. 1 when c is
+ * neither. */
+static int take_efficiency(struct analyze_options *o, int c, const char *arg, char *msg,
+			   size_t len)
+{
+	char why[160];
+
+	if (c == 'E') {
+		o->has_energy = 1;
+		if (energy_counter_parse(arg, &o->energy, why, sizeof(why)) == 0)
+			return 0;
+		snprintf(msg, len, "invalid --energy-metric '%s': %s", arg, why);
+		return -1;
+	}
+	if (c == 'P') {
+		o->has_price = 1;
+		if (metric_price_parse(arg, &o->price, why, sizeof(why)) == 0)
+			return 0;
+		snprintf(msg, len, "invalid --price-per-hour: %s", why);
+		return -1;
+	}
+	return 1;
+}
+
 /* report, export, runs: --db, --run, --format, --slo; export's --gaps
  * and --format jsonl (the others refuse them in their checks). */
 static int take_read(void *opts, int c, char *arg, char *msg, size_t len)
@@ -355,6 +398,7 @@ static int take_read(void *opts, int c, char *arg, char *msg, size_t len)
 	case 's':
 		o->has_slo = 1;
 		return metric_slo_parse(arg, &o->slo, msg, len) == 0 ? 0 : -1;
+	case 'E': case 'P': return take_efficiency(o, c, arg, msg, len);
 	default: return -1;
 	}
 }
@@ -403,6 +447,7 @@ static int take_plot(void *opts, int c, char *arg, char *msg, size_t len)
 			return 0;
 		snprintf(msg, len, "unknown format '%s' (png, svg or pdf)", arg);
 		return -1;
+	case 'E': case 'P': return take_efficiency(o, c, arg, msg, len);
 	default: return -1;
 	}
 }
@@ -430,6 +475,7 @@ static int take_compare(void *opts, int c, char *arg, char *msg, size_t len)
 			return 0;
 		snprintf(msg, len, "bad --fail-on-regression '%s' (a percentage, e.g. 5)", arg);
 		return -1;
+	case 'E': case 'P': return take_efficiency(o, c, arg, msg, len);
 	default: return -1;
 	}
 }
@@ -486,6 +532,8 @@ static const struct option read_longopts[] = {
 	{ "slo", required_argument, NULL, 's' },
 	{ "gaps", no_argument, NULL, 'g' },
 	{ "intervals", no_argument, NULL, 'I' },
+	{ "energy-metric", required_argument, NULL, 'E' },
+	{ "price-per-hour", required_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -505,6 +553,8 @@ static const struct option plot_longopts[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "force", no_argument, NULL, 'F' },
 	{ "gpus", required_argument, NULL, 'G' },
+	{ "energy-metric", required_argument, NULL, 'E' },
+	{ "price-per-hour", required_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -515,6 +565,8 @@ static const struct option compare_longopts[] = {
 	{ "min-effect", required_argument, NULL, 'm' },
 	{ "noise", required_argument, NULL, 'n' },
 	{ "fail-on-regression", required_argument, NULL, 'F' },
+	{ "energy-metric", required_argument, NULL, 'E' },
+	{ "price-per-hour", required_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -562,6 +614,9 @@ static const char *check_export(const struct analyze_options *o)
 		return "export writes csv or jsonl (--format csv|jsonl)";
 	if (o->intervals)
 		return "--intervals is an option of report";
+	if (o->has_energy || o->has_price)
+		return "--energy-metric and --price-per-hour are options of report, compare "
+		       "and plot";
 	return o->has_slo ? "--slo is an option of report" : NULL;
 }
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "analyze/plot.h"
+#include "lib/energy.h"
 #include "lib/metric.h"
 #include "lib/table.h"
 
@@ -39,6 +40,11 @@ struct analyze_options {
 	double effect_pct;              /* plan --effect, percent; < 0: not given */
 	double power_pct;               /* plan --power, percent */
 	const char *metric;             /* plan --metric ("ttft_p99", "tok_s"), or NULL */
+	/* report, compare, plot --energy-metric, --price-per-hour: in place
+	 * of what the runs' headers name (analyze/efficiency.h) */
+	int has_energy, has_price;
+	struct energy_counter energy;
+	struct metric_price price;
 	const char *tags[ANALYZE_MAX_RUNS];   /* runs --tag KEY=VALUE, repeatable */
 	size_t n_tags;
 	char **args;                    /* the operands: files, runs */

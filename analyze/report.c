@@ -11,6 +11,7 @@
  * curve (report_capacity.c); `analyze runs` is report_runs.c and `analyze
  * export` report_export.c. All SQL is in db*.c.
  */
+#include "analyze/efficiency.h"
 #include "analyze/report.h"
 #include "analyze/report_parts.h"
 #include "analyze/shards.h"
@@ -141,9 +142,14 @@ static int report_print_one_table(struct db *db, const struct db_run *runs, size
 		groups |= sc.use ? SUMMARY_GROUP_SLO : 0;
 		/* a run that scraped (an energy counter, perhaps) or has a price:
 		 * the energy and cost columns, decided before any run is read */
-		if (runs[i].params && (strstr(runs[i].params, "\"metrics\"") ||
-				       strstr(runs[i].params, "\"price\"")))
+		if ((runs[i].params && (strstr(runs[i].params, "\"metrics\"") ||
+					strstr(runs[i].params, "\"price\""))) || efficiency_overridden())
 			groups |= SUMMARY_GROUP_EFFICIENCY;
+		/* the server's metrics where it was scraped; the host's always
+		 * (results version 2 carry them; empty before) */
+		if (runs[i].params && strstr(runs[i].params, "\"metrics\""))
+			groups |= SUMMARY_GROUP_SERVER;
+		groups |= SUMMARY_GROUP_HOST;
 	}
 	summary_table_init(&t, out, fmt, groups);
 	table_begin(&t);

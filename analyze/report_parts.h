@@ -65,6 +65,14 @@ int report_server_metrics(FILE *out, enum table_format fmt, struct db *db,
 			  const char *label, const struct report_run *run, int *printed,
 			  char *err, size_t errlen);
 
+/*
+ * CSV and JSON: each level's server metrics and host figures (struct
+ * summary_server) of the run 'label' into run's levels, each figure from
+ * the first source that has it at the level. DB_OK or a DB_ERR_* code.
+ */
+int report_server_fill(struct db *db, const char *label, struct report_run *run, char *err,
+		       size_t errlen);
+
 /* ---- report_capacity.c: a capacity search's load curve --------------- */
 
 /*

@@ -75,7 +75,16 @@ static double col_srv_energy(const void *row, size_t arg)
 	return ((const struct db_metric_level *)row)->e.joules;
 }
 
+/* A node_exporter's CPU shares over the level's window (lib/srvmetric.h). */
+static double col_srv_cpu(const void *row, size_t steal)
+{
+	const struct srvmetric_level *m = &((const struct db_metric_level *)row)->m;
+
+	return steal ? m->cpu_steal : m->cpu_busy;
+}
+
 #define REPORT_SRV_ENERGY 1u    /* the energy column: a source has the counter */
+#define REPORT_SRV_CPU 2u       /* the CPU columns: a source is a node_exporter */
 
 #define SRV_FIG(h, u, k, d, sc, suf, fn, a) { .head = (h), .unit = (u), .key = (k), \
 		.decimals = (d), .scale = (sc), .suffix = (suf), .csv_decimals = 4, .num = (fn), \
@@ -105,6 +114,10 @@ static const struct table_col report_srv_cols[] = {
 	{ .head = "Other", .key = "other_samples", .num = col_srv_unknown },
 	{ .head = "Energy", .unit = "J", .key = "energy_j", .decimals = 1, .csv_decimals = 3,
 	  .group = REPORT_SRV_ENERGY, .num = col_srv_energy },
+	{ .head = "CPU busy", .key = "cpu_busy", .decimals = 1, .scale = 100, .suffix = "%",
+	  .csv_decimals = 4, .group = REPORT_SRV_CPU, .num = col_srv_cpu, .arg = 0 },
+	{ .head = "Steal", .key = "cpu_steal", .decimals = 1, .scale = 100, .suffix = "%",
+	  .csv_decimals = 4, .group = REPORT_SRV_CPU, .num = col_srv_cpu, .arg = 1 },
 };
 
 /*
@@ -291,9 +304,12 @@ static int report_server_source(FILE *out, enum table_format fmt,
 
 	for (i = 0; i < n && !family; i++)
 		family = lv[i].m.family;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (lv[i].e.rc != ENERGY_NOT_SCRAPED)
 			groups |= REPORT_SRV_ENERGY;
+		if (!isnan(lv[i].m.cpu_busy))
+			groups |= REPORT_SRV_CPU;
+	}
 	if (several)
 		fprintf(out, "\nserver metrics of %s (%s names; scraped by replay --metrics-url):\n",
 			lv[0].source[0] ? lv[0].source : "the run's endpoint", family ? family :
@@ -310,8 +326,11 @@ static int report_server_source(FILE *out, enum table_format fmt,
 	fprintf(out, "gauges averaged over the level's interval scrapes (label sets summed), "
 		"counters as their increase over its window (from the scrape at its start to the "
 		"one at its end, or its first to its last in a run without them); prefix hit = hits / queries; \"Other\" = samples "
-		"of names not summarised (in table metric_samples)%s.\n",
-		groups ? "; energy over the level's window, GPUs summed, in joules" : "");
+		"of names not summarised (in table metric_samples)%s%s.\n",
+		groups & REPORT_SRV_ENERGY ? "; energy over the level's window, GPUs summed, in "
+		"joules" : "", groups & REPORT_SRV_CPU ? "; CPU busy and steal: shares of the "
+		"host's CPU time over the level's window (node_exporter's "
+		"node_cpu_seconds_total, CPUs summed)" : "");
 	report_energy_notes(out, lv, n);
 	return report_server_latency(out, fmt, lv, n, run);
 }
@@ -364,6 +383,76 @@ int report_server_metrics(FILE *out, enum table_format fmt, struct db *db,
 	*printed = 1;
 	if (rc)
 		errmsg_set(err, errlen, "out of memory");
+	free(lv);
+	return rc;
+}
+
+/* *dst = v when *dst has none yet and v is a figure; 1 when it took it. */
+static int take(double *dst, double v)
+{
+	if (!isnan(*dst) || isnan(v))
+		return 0;
+	*dst = v;
+	return 1;
+}
+
+/* One source's figures at one level into s, where s has none yet. */
+static void server_fill_level(struct summary_server *s, const struct db_metric_level *l)
+{
+	const struct srvmetric_level *m = &l->m;
+	size_t k, q;
+	int took = 0;
+
+	if (report_host_source(l->source)) {
+		take(&s->host_busy, m->cpu_busy);
+		take(&s->host_steal, m->cpu_steal);
+		take(&s->host_replay, m->process_cpu);
+		return;
+	}
+	took |= take(&s->running_avg, m->mean[SRVMETRIC_RUNNING]);
+	took |= take(&s->running_max, m->max[SRVMETRIC_RUNNING]);
+	took |= take(&s->waiting_avg, m->mean[SRVMETRIC_WAITING]);
+	took |= take(&s->waiting_max, m->max[SRVMETRIC_WAITING]);
+	took |= take(&s->kv_usage_avg, m->mean[SRVMETRIC_KV_USAGE]);
+	took |= take(&s->kv_usage_max, m->max[SRVMETRIC_KV_USAGE]);
+	took |= take(&s->prefix_hit_rate, m->prefix_hit_rate);
+	took |= take(&s->spec_acceptance, m->spec_acceptance);
+	took |= take(&s->preemptions, m->delta[SRVMETRIC_PREEMPTIONS]);
+	took |= take(&s->prompt_tokens, m->delta[SRVMETRIC_PROMPT_TOKENS]);
+	took |= take(&s->generation_tokens, m->delta[SRVMETRIC_GEN_TOKENS]);
+	took |= take(&s->cpu_busy, m->cpu_busy);
+	took |= take(&s->cpu_steal, m->cpu_steal);
+	for (k = 0; k < SRVMETRIC_H_N; k++)
+		for (q = 0; q < SRVMETRIC_NQ; q++) {
+			const struct bucketq_estimate *e = &m->hist[k].q[q];
+
+			if (!m->hist[k].name || m->hist[k].rc[q] != 0 || !isnan(s->est[k][q]))
+				continue;
+			s->est[k][q] = e->value * 1e3;
+			s->est_lo[k][q] = e->lo * 1e3;
+			s->est_hi[k][q] = isinf(e->hi) ? NAN : e->hi * 1e3;
+			took = 1;
+		}
+	if ((took || m->scrapes) && !s->source[0])
+		snprintf(s->source, sizeof(s->source), "%s",
+			 l->source[0] ? l->source : "the run's endpoint");
+}
+
+int report_server_fill(struct db *db, const char *label, struct report_run *run, char *err,
+		       size_t errlen)
+{
+	struct db_metric_level *lv = NULL;
+	struct energy_counter c;
+	size_t n = 0, i, k;
+	int rc;
+
+	report_energy_counter(db, label, &c);
+	rc = db_metric_levels(db, label, &c, &lv, &n, err, errlen);
+	/* lv runs source by source, in the order they first scraped */
+	for (k = 0; !rc && k < n; k++)
+		for (i = 0; i < run->n_levels; i++)
+			if (run->levels[i].level == lv[k].level)
+				server_fill_level(&run->levels[i].srv, &lv[k]);
 	free(lv);
 	return rc;
 }

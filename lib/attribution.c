@@ -47,7 +47,7 @@ void attribution_compute(const struct result *r, size_t n, struct attribution *a
 		const struct srvtiming *t = &q->server;
 		int64_t before = t->queue_ns > 0 ? t->queue_ns : 0;   /* not said: in the rest */
 
-		if (q->warmup || !result_ok(q) || q->unstreamed || t->shape == SRVTIMING_NONE)
+		if (q->warmup || !result_ok(q) || t->shape == SRVTIMING_NONE)
 			continue;
 		if (a->n++ == 0)
 			a->shape = t->shape;
@@ -60,9 +60,11 @@ void attribution_compute(const struct result *r, size_t n, struct attribution *a
 		if (t->prefill_ns < 0 || q->ttft_ns < 0)
 			continue;
 		v[P_PREFILL][k[P_PREFILL]++] = ms(t->prefill_ns);
-		v[P_TTFT][k[P_TTFT]++] = ms(q->ttft_ns);
-		v[P_REST_TTFT][k[P_REST_TTFT]++] = ms(q->ttft_ns - before - t->prefill_ns);
-		if (t->decode_ns >= 0)
+		if (!q->unstreamed) {   /* a body's first token is its end */
+			v[P_TTFT][k[P_TTFT]++] = ms(q->ttft_ns);
+			v[P_REST_TTFT][k[P_REST_TTFT]++] = ms(q->ttft_ns - before - t->prefill_ns);
+		}
+		if (t->decode_ns >= 0 && q->e2e_ns >= 0)
 			v[P_REST_E2E][k[P_REST_E2E]++] = ms(q->e2e_ns - before - t->prefill_ns -
 							    t->decode_ns);
 	}
@@ -181,7 +183,8 @@ int attribution_print(FILE *out, enum table_format fmt, const struct level_summa
 	      "network, the client", out);
 	if (no_queue)
 		fputs(", and the queue where the server does not report one (llama.cpp)", out);
-	fprintf(out, ". N counts the successful streamed requests that carried timings.");
+	fprintf(out, ". N counts the successful requests that carried timings; a "
+		"non-streamed one (SGLang's only shape) has no TTFT parts.");
 	if (flagged)
 		fprintf(out, " A Note marks a level whose rest is over %.0f%% of its TTFT at "
 			"the median.", 100.0 * ATTRIBUTION_REST_SHARE);

@@ -7,8 +7,10 @@
  * network, the client, and a queue the server does not report, as
  * llama.cpp's); its E2E further into the server's decode and the rest of
  * E2E (E2E - queue - prefill - decode). A level's parts are the
- * distributions of those spans over its successful, non-warm-up, streamed
- * requests that carried timings.
+ * distributions of those spans over its successful, non-warm-up requests
+ * that carried timings; a non-streamed one (SGLang sends its timings in
+ * bodies only) has no first token of its own, so it counts in the queue,
+ * prefill, decode and rest of E2E, never in the TTFT's.
  */
 #ifndef TB_ATTRIBUTION_H
 #define TB_ATTRIBUTION_H

@@ -277,7 +277,7 @@ static int read_server_timings(struct result *r, const cJSON *obj, char *err, si
 	int shape = SRVTIMING_NONE;
 
 	if (name && !(cJSON_IsString(name) && (shape = srvtiming_shape_parse(name->valuestring)) > 0)) {
-		snprintf(err, errlen, "field 'server_timings' is not llama.cpp or vllm");
+		snprintf(err, errlen, "field 'server_timings' is not llama.cpp, vllm or sglang");
 		return -1;
 	}
 	if (!name && (r->server.queue_ns >= 0 || r->server.prefill_ns >= 0 ||

@@ -435,6 +435,7 @@ void summary_compute(const struct result *r, size_t n, int level,
 	s->energy_j = s->energy_window_s = s->tokens_per_joule = s->joules_per_request = NAN;
 	s->cost_per_m_in = s->cost_per_m_out = NAN;
 	s->energy_rc = ENERGY_NOT_SCRAPED;
+	summary_server_init(&s->srv);
 	for (i = 0; i < n; i++) {
 		if (!r[i].warmup) {
 			summary_take(s, &a, &r[i], slo);
@@ -543,6 +544,14 @@ static const char *col_energy_source(const void *row, size_t arg)
 	return v[0] ? v : NULL;
 }
 
+static const char *col_srv_source(const void *row, size_t arg)
+{
+	const char *v = ((const struct summary_row *)row)->s->srv.source;
+
+	(void)arg;
+	return v[0] ? v : NULL;
+}
+
 static const char *col_run(const void *row, size_t arg)
 {
 	(void)arg;
@@ -633,6 +642,20 @@ SUMMARY_EXPR(col_interrupted, s->planned ? s->requests < s->planned : NAN)
 #define DIST(m, name) DIST_N(m, name), DIST_AT(m, name, "avg", mean), \
 	DIST_AT(m, name, "p50", p50), DIST_AT(m, name, "p90", p90), \
 	DIST_AT(m, name, "p95", p95), DIST_AT(m, name, "p99", p99), DIST_AT(m, name, "max", max)
+
+/* A server figure (struct summary_server), CSV and JSON. */
+#define SRV(k, cd, m) { .key = "server_" k, .csv_decimals = (cd), \
+		.group = SUMMARY_GROUP_SERVER, .num = col_double, .arg = F(srv.m) }
+/* A bucket estimate with its bucket's bounds, ms. */
+#define SRV_EST_AT(h, name, stat, q) \
+	{ .key = "server_" name "_" stat "_ms", .csv_decimals = 3, .group = SUMMARY_GROUP_SERVER, \
+	  .num = col_double, .arg = F(srv.est[h][q]) }, \
+	{ .key = "server_" name "_" stat "_bucket_lo_ms", .csv_decimals = 3, \
+	  .group = SUMMARY_GROUP_SERVER, .num = col_double, .arg = F(srv.est_lo[h][q]) }, \
+	{ .key = "server_" name "_" stat "_bucket_hi_ms", .csv_decimals = 3, \
+	  .group = SUMMARY_GROUP_SERVER, .num = col_double, .arg = F(srv.est_hi[h][q]) }
+#define SRV_EST(h, name) SRV_EST_AT(h, name, "p50", 0), SRV_EST_AT(h, name, "p90", 1), \
+	SRV_EST_AT(h, name, "p99", 2)
 
 /* The sweep table, every format; the order is the CSV order too. */
 static const struct table_col summary_cols[] = {
@@ -757,10 +780,43 @@ static const struct table_col summary_cols[] = {
 	/* Every percentile's 95% interval by order statistics. */
 	DIST_CI(ttft, "ttft"), DIST_CI(ttfa, "ttfa"), DIST_CI(tpot, "tpot"), DIST_CI(itl, "itl"),
 	DIST_CI(e2e, "e2e"),
+	/* The server's own metrics (analyze report's server tables), CSV and
+	 * JSON; the host replay ran on (its host table). */
+	{ .key = "server_source", .group = SUMMARY_GROUP_SERVER, .str = col_srv_source },
+	SRV("running_avg", 4, running_avg), SRV("running_max", 4, running_max),
+	SRV("waiting_avg", 4, waiting_avg), SRV("waiting_max", 4, waiting_max),
+	SRV("kv_usage_avg", 4, kv_usage_avg), SRV("kv_usage_max", 4, kv_usage_max),
+	SRV("prefix_hit_rate", 4, prefix_hit_rate), SRV("spec_acceptance", 4, spec_acceptance),
+	SRV("preemptions", 0, preemptions), SRV("prompt_tokens", 0, prompt_tokens),
+	SRV("generation_tokens", 0, generation_tokens),
+	SRV("cpu_busy", 4, cpu_busy), SRV("cpu_steal", 4, cpu_steal),
+	SRV_EST(SRVMETRIC_H_TTFT, "ttft"), SRV_EST(SRVMETRIC_H_QUEUE, "queue"),
+	SRV_EST(SRVMETRIC_H_E2E, "e2e"), SRV_EST(SRVMETRIC_H_ITL, "itl"),
+	{ .key = "host_cpu_busy", .csv_decimals = 4, .group = SUMMARY_GROUP_HOST,
+	  .num = col_double, .arg = F(srv.host_busy) },
+	{ .key = "host_cpu_steal", .csv_decimals = 4, .group = SUMMARY_GROUP_HOST,
+	  .num = col_double, .arg = F(srv.host_steal) },
+	{ .key = "host_replay_cpu", .csv_decimals = 4, .group = SUMMARY_GROUP_HOST,
+	  .num = col_double, .arg = F(srv.host_replay) },
 };
 
 _Static_assert(sizeof(summary_cols) / sizeof(summary_cols[0]) <= TABLE_MAX_COLS,
 	       "the sweep table has more columns than lib/table.h prints");
+
+void summary_server_init(struct summary_server *s)
+{
+	size_t k, q;
+
+	s->source[0] = '\0';
+	s->running_avg = s->running_max = s->waiting_avg = s->waiting_max = NAN;
+	s->kv_usage_avg = s->kv_usage_max = s->prefix_hit_rate = s->spec_acceptance = NAN;
+	s->preemptions = s->prompt_tokens = s->generation_tokens = NAN;
+	s->cpu_busy = s->cpu_steal = NAN;
+	for (k = 0; k < SRVMETRIC_H_N; k++)
+		for (q = 0; q < SRVMETRIC_NQ; q++)
+			s->est[k][q] = s->est_lo[k][q] = s->est_hi[k][q] = NAN;
+	s->host_busy = s->host_steal = s->host_replay = NAN;
+}
 
 unsigned summary_groups(const struct level_summary *levels, size_t n)
 {
@@ -772,6 +828,10 @@ unsigned summary_groups(const struct level_summary *levels, size_t n)
 			g |= SUMMARY_GROUP_TTFA;
 		if (levels[i].energy_rc != ENERGY_NOT_SCRAPED || isfinite(levels[i].cost_per_m_out))
 			g |= SUMMARY_GROUP_EFFICIENCY;
+		if (levels[i].srv.source[0])
+			g |= SUMMARY_GROUP_SERVER;
+		if (!isnan(levels[i].srv.host_busy))
+			g |= SUMMARY_GROUP_HOST;
 	}
 	return g;
 }

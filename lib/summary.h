@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "attribution.h"
+#include "srvmetric.h"
 #include "metric.h"
 #include "result.h"
 #include "stats.h"
@@ -47,6 +48,26 @@ void summary_errors_format(const struct summary_errors *e, char *buf, size_t len
 /* "HTTP 429 x2, HTTP 404 x1" into buf: the statuses alone, "" none. */
 void summary_errors_statuses(const struct summary_errors *e, char *buf, size_t len);
 
+
+/*
+ * A level's server metrics (lib/srvmetric.h) as the CSV and JSON rows of
+ * analyze report carry them: each figure from the first --metrics-url (in
+ * the order given) that has it at the level, the host's from replay's own
+ * records. Shares are fractions (0.25 = 25%); times ms. NaN: none.
+ */
+struct summary_server {
+	char source[160];         /* the first server source with a figure, "" none */
+	double running_avg, running_max, waiting_avg, waiting_max;
+	double kv_usage_avg, kv_usage_max, prefix_hit_rate, spec_acceptance;
+	double preemptions, prompt_tokens, generation_tokens;   /* over the window */
+	double cpu_busy, cpu_steal;       /* a server's node_exporter */
+	/* the server's TTFT, queue, E2E and inter-token P50, P90, P99 from its
+	 * histograms' buckets, with the bucket holding each (hi NaN: above
+	 * the last finite bound) */
+	double est[SRVMETRIC_H_N][SRVMETRIC_NQ];
+	double est_lo[SRVMETRIC_H_N][SRVMETRIC_NQ], est_hi[SRVMETRIC_H_N][SRVMETRIC_NQ];
+	double host_busy, host_steal, host_replay;   /* the host replay ran on */
+};
 /* The spread of one number across the repeats of a level. */
 struct summary_spread {
 	double min, max, lo, hi;   /* lo, hi: the 95% interval of the mean */
@@ -116,7 +137,14 @@ struct level_summary {
 	int energy_rc;            /* 0, or why no figure (energy_strerror) */
 	char energy_source[160];  /* the --metrics-url it came from, "" none */
 	double cost_per_m_in, cost_per_m_out;   /* per million tokens (metric_cost_per_mtok) */
+	/* The server's own metrics and the host replay ran on, over the
+	 * level's window, for CSV and JSON: summary_compute leaves them NaN
+	 * (source ""); analyze report fills them from the run's scrapes. */
+	struct summary_server srv;
 };
+
+/* Every figure of s NaN, its source "". */
+void summary_server_init(struct summary_server *s);
 
 /* Summarizes the n results of one level (warm-ups included in r, counted
  * apart), with goodput against slo when slo is not NULL. */
@@ -139,11 +167,14 @@ void summary_set_scaling(struct level_summary *s, double base_tps);
 #define SUMMARY_GROUP_TTFA  16u   /* text: P50 TTFA, when a level reasoned (summary_groups) */
 #define SUMMARY_GROUP_EFFICIENCY 32u  /* tokens per joule, cost per million tokens, when
 				       * a level has an energy counter or a price */
+#define SUMMARY_GROUP_SERVER 64u  /* CSV, JSON: the server's metrics (summary_server) */
+#define SUMMARY_GROUP_HOST 128u   /* CSV, JSON: the host replay ran on */
 
 /* The groups the n levels' own numbers ask for: SUMMARY_GROUP_TTFA when
  * any level has a request that reasoned before answering (reasoned > 0),
  * SUMMARY_GROUP_EFFICIENCY when any has an energy counter (a figure or
- * the reason it has none) or a cost.
+ * the reason it has none) or a cost, SUMMARY_GROUP_SERVER when any has a
+ * server source, SUMMARY_GROUP_HOST when any has the host's figures.
  * A table's rows decide it together, so that every row has the column. */
 unsigned summary_groups(const struct level_summary *levels, size_t n);
 

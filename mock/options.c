@@ -144,8 +144,13 @@ void mock_options_usage(FILE *out)
 "      --timings SHAPE         tell each request's true queue, prefill and\n"
 "                              decode times as a server does: llama (a\n"
 "                              llama.cpp \"timings\" object on the last chunk\n"
-"                              or the body) or vllm (a \"metrics\" object, as\n"
-"                              --enable-per-request-metrics, with usage)\n"
+"                              or the body), vllm (a \"metrics\" object, as\n"
+"                              --enable-per-request-metrics, with usage) or\n"
+"                              sglang (a \"meta_info\" in each choice of a\n"
+"                              chat body asked with \"return_meta_info\": true,\n"
+"                              as SGLang's --enable-metrics; streamed, such a\n"
+"                              request is refused). Messages and Responses\n"
+"                              answers carry none, as llama.cpp's\n"
 "      --gzip                  gzip replies to clients that accept it (a\n"
 "                              compressing server or gateway)\n"
 "      --tool-calls N          a chat request that offers tools is answered\n"
@@ -284,6 +289,8 @@ static int parse_fidelity_option(struct mock_options *o, int c, const char *arg)
 			o->timings = MOCK_TIMINGS_LLAMA;
 		else if (strcmp(arg, "vllm") == 0)
 			o->timings = MOCK_TIMINGS_VLLM;
+		else if (strcmp(arg, "sglang") == 0)
+			o->timings = MOCK_TIMINGS_SGLANG;
 		else
 			return OPT_BAD;
 		return OPT_TAKEN;

@@ -17,7 +17,7 @@
 enum mock_profile { MOCK_PROFILE_NONE, MOCK_PROFILE_BATCHING };
 
 /* --timings: which server's per-request timings the answers carry. */
-enum mock_timings { MOCK_TIMINGS_NONE, MOCK_TIMINGS_LLAMA, MOCK_TIMINGS_VLLM };
+enum mock_timings { MOCK_TIMINGS_NONE, MOCK_TIMINGS_LLAMA, MOCK_TIMINGS_VLLM, MOCK_TIMINGS_SGLANG };
 
 /* The command line, parsed once; the strings point into argv. */
 struct mock_options {

@@ -323,6 +323,14 @@ static enum check_end check_options(struct mock_server *srv, struct evhttp_reque
 	r->include_usage = r->stream &&
 		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "include_usage"));
 	r->ignore_eos = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "ignore_eos"));
+	/* SGLang's return_meta_info: a chat body's choices carry its meta_info;
+	 * a streamed request asking for it is refused, as SGLang does */
+	r->meta_info = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "return_meta_info"));
+	if (r->meta_info && r->stream && srv->opt.timings == MOCK_TIMINGS_SGLANG) {
+		*why = "return_meta_info is not supported with streaming. Please set "
+		       "stream=false when using return_meta_info=true.";
+		return CHECK_BAD;
+	}
 	return CHECK_OK;
 }
 

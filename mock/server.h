@@ -137,6 +137,7 @@ struct mock_stream {
 	enum mock_api api;
 	int stream;                     /* "stream": true */
 	int include_usage;              /* stream_options.include_usage */
+	int meta_info;                  /* "return_meta_info": true */
 	long n;                         /* output tokens */
 	long reasoning;                 /* of which reasoning: min(R, n) */
 	long prompt_tokens;
@@ -181,6 +182,7 @@ struct mock_request {
 	long choices;           /* n x prompts */
 	long cached;            /* prompt tokens the prefix cache held */
 	int ignore_eos;
+	int meta_info;          /* "return_meta_info": true (SGLang's) */
 	long tool_calls;        /* --tool-calls: calls to answer with, 0 none */
 	const cJSON *tools;     /* the request's "tools" (in its body) */
 };
@@ -250,6 +252,9 @@ char *words_join(long from, long to);
  * without --timings; or the same members added to a whole body's root. */
 void timings_member(const struct mock_stream *s, char *buf, size_t len);
 void timings_add(const struct mock_stream *s, cJSON *root);
+/* --timings sglang: SGLang's meta_info added to a chat body's choice, when
+ * the request asked for it ("return_meta_info": true). */
+void timings_add_choice(const struct mock_stream *s, cJSON *choice);
 
 /* typed_stream.c: a Messages or Responses request's events: tokens k..k+
  * count-1 as deltas (the opening events with token 0, a new block where

@@ -505,6 +505,8 @@ static void stream_reply_whole(struct mock_stream *s)
 		}
 		cJSON_AddStringToObject(choice, "finish_reason", s->tool_calls ? "tool_calls" :
 					s->stop ? "stop" : "length");
+		if (chat)
+			timings_add_choice(s, choice);
 	}
 	counts = cJSON_AddObjectToObject(root, "usage");
 	cJSON_AddNumberToObject(counts, "prompt_tokens",
@@ -820,6 +822,7 @@ static struct mock_stream *stream_new(struct mock_server *srv, struct evhttp_req
 	s->api = r->api;
 	s->stream = r->stream;
 	s->include_usage = r->include_usage;
+	s->meta_info = r->meta_info;
 	s->n = r->n;
 	if (r->api != MOCK_API_COMPLETIONS)    /* thinking, reasoning text */
 		s->reasoning = o->reasoning_tokens < r->n ? o->reasoning_tokens : r->n;

@@ -2,10 +2,13 @@
  * timings.c - --timings: a request's true times in the mock (its queue,
  * prefill and decode, from stream.c's schedule) told as the server of
  * that shape tells them, llama.cpp's "timings" or vLLM's "metrics", in a
- * stream's last chunk or a whole body's root; tracebench's meter reads
- * them back (lib/srvtiming.c).
+ * stream's last chunk or a whole body's root, or SGLang's "meta_info" in a
+ * chat body's choices; tracebench's meter reads them back
+ * (lib/srvtiming.c). The Messages and Responses answers carry none:
+ * llama.cpp's server puts its timings in neither.
  */
 #include "mock/server.h"
+#include "lib/clock.h"
 
 #include <stdio.h>
 
@@ -73,4 +76,44 @@ void timings_add(const struct mock_stream *s, cJSON *root)
 		cJSON_AddNumberToObject(o, "generation_time_ms", t.decode);
 		cJSON_AddNumberToObject(o, "queue_time_ms", t.queue);
 	}
+}
+
+/* A monotonic instant of the mock's as SGLang writes its instants: seconds
+ * since 1970 (the wall clock now, less how long ago it was). */
+static double wall_s(int64_t mono_ns, int64_t now_mono, int64_t now_wall)
+{
+	return (double)(now_wall - (now_mono - mono_ns)) / 1e9;
+}
+
+/*
+ * --timings sglang: the meta_info SGLang puts in each choice of a chat body
+ * asked with "return_meta_info": true when its server runs with
+ * --enable-metrics (its serving_chat.py and request time stats): the
+ * scheduler's queue_time, the instants its prefill began and ended, the
+ * API server's receipt and end, inference_time (forward entry to the end),
+ * e2e_latency and the token counts. The mock's true times: the queue is
+ * the wait for admission, the prefill from admission to the first token.
+ */
+void timings_add_choice(const struct mock_stream *s, cJSON *choice)
+{
+	int64_t now_mono = clock_now_ns(), now_wall = clock_wall_ns();
+	cJSON *o, *fin;
+
+	if (s->srv->opt.timings != MOCK_TIMINGS_SGLANG || !s->meta_info ||
+	    !(o = cJSON_AddObjectToObject(choice, "meta_info")))
+		return;
+	cJSON_AddStringToObject(o, "id", "mock");
+	if ((fin = cJSON_AddObjectToObject(o, "finish_reason")))
+		cJSON_AddStringToObject(fin, "type", s->stop ? "stop" : "length");
+	cJSON_AddNumberToObject(o, "prompt_tokens", (double)s->prompt_tokens);
+	cJSON_AddNumberToObject(o, "forward_entry_time", wall_s(s->admit_ns, now_mono, now_wall));
+	cJSON_AddNumberToObject(o, "prefill_finished_time",
+				wall_s(s->first_ns, now_mono, now_wall));
+	cJSON_AddNumberToObject(o, "queue_time", (double)(s->admit_ns - s->arrival_ns) / 1e9);
+	cJSON_AddNumberToObject(o, "completion_tokens", (double)s->n);
+	cJSON_AddNumberToObject(o, "cached_tokens", (double)s->cached);
+	cJSON_AddNumberToObject(o, "e2e_latency", (double)(s->last_ns - s->arrival_ns) / 1e9);
+	cJSON_AddNumberToObject(o, "request_received_ts", wall_s(s->arrival_ns, now_mono, now_wall));
+	cJSON_AddNumberToObject(o, "request_finished_ts", wall_s(s->last_ns, now_mono, now_wall));
+	cJSON_AddNumberToObject(o, "inference_time", (double)(s->last_ns - s->admit_ns) / 1e9);
 }

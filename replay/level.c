@@ -300,6 +300,12 @@ static void on_window_start(void *ctx)
 	level_issue(lr);
 }
 
+/* --start-at: the level-start scrape is in; the level did not wait for it. */
+static void on_window_asked(void *ctx)
+{
+	(void)ctx;
+}
+
 /* The level-end scrape is in: run_level goes on. */
 static void on_window_end(void *ctx)
 {
@@ -347,6 +353,23 @@ static void scrapes_set_level(struct level_run *lr, long level, long repeat, int
 		scrape_set_level(lr->scrapes[i], level, repeat, inside);
 }
 
+/* The start scrape asked ahead of the anchor is in: until the level
+ * starts, interval scrapes are between levels. */
+static void on_window_ahead(void *ctx)
+{
+	struct level_run *lr = ctx;
+
+	if (lr->window_ahead)
+		scrapes_set_level(lr, lr->ahead_level, 0, 0);
+}
+
+void level_window_ahead(struct level_run *lr, long level)
+{
+	lr->ahead_level = level;
+	scrapes_set_level(lr, level, 0, 0);
+	lr->window_ahead = window_edge(lr, SCRAPE_AT_LEVEL_START, on_window_ahead) == 0;
+}
+
 /*
  * Whether level_issue() must wait for the level-start scrape: asks for it once
  * the warm-ups are over, and holds the level's first request until it is
@@ -360,12 +383,15 @@ static int window_holds(struct level_run *lr)
 	if (lr->window != WINDOW_WANTED || lr->finished < lr->warmup || lr->in_flight ||
 	    level_stop)
 		return 0;
-	lr->window = WINDOW_STARTING;
-	if (window_edge(lr, SCRAPE_AT_LEVEL_START, on_window_start) < 0) {
+	/* a level anchored by --start-at keeps its schedule: the start scrape
+	 * is asked for as its warm-ups end, ahead of the anchor, not waited for */
+	lr->window = lr->anchor_ns ? WINDOW_OPEN : WINDOW_STARTING;
+	if (window_edge(lr, SCRAPE_AT_LEVEL_START,
+			lr->anchor_ns ? on_window_asked : on_window_start) < 0) {
 		lr->window = WINDOW_NONE;       /* cannot be: one boundary at a time */
 		return 0;
 	}
-	return 1;
+	return !lr->anchor_ns;
 }
 
 /*
@@ -584,20 +610,21 @@ int level_run_to_end(struct level_run *lr, struct level_summary *s)
 		return -1;
 	lr->progress_ns = clock_now_ns();
 	/*
-	 * The level's window: a scrape at its start and at its end. Not in a
-	 * level anchored by --start-at, whose schedule a start scrape would
-	 * make late (its counters then run from its first interval scrape),
-	 * nor in one of warm-ups only.
+	 * The level's window: a scrape at its start and at its end (in a
+	 * level anchored by --start-at, the start one not waited for: see
+	 * window_holds). Not in a level of warm-ups only.
 	 */
-	lr->window = lr->n_scrapes && !lr->anchor_ns && (lr->n || lr->n_sessions) ?
-		     WINDOW_WANTED : WINDOW_NONE;
-	scrapes_set_level(lr, lr->level, lr->repeat, lr->window == WINDOW_NONE);
+	lr->window = lr->n_scrapes && (lr->n || lr->n_sessions) ? WINDOW_WANTED : WINDOW_NONE;
+	if (lr->window == WINDOW_WANTED && lr->window_ahead)
+		lr->window = WINDOW_OPEN;       /* its start scrape is in, or on its way */
+	lr->window_ahead = 0;
+	scrapes_set_level(lr, lr->level, lr->repeat, lr->window != WINDOW_WANTED);
 	level_issue(lr);
 	if (lr->in_flight || evtimer_pending(lr->due_timer, NULL) ||
 	    (lr->sessions && sessions_active(lr)) || lr->window == WINDOW_STARTING)
 		event_base_dispatch(base);
 	/* after the last answer: the level-end scrape, the loop run until it is in */
-	if (lr->window == WINDOW_OPEN && !level_stop &&
+	if (lr->window == WINDOW_OPEN && !level_stop && !lr->edge_pending &&
 	    window_edge(lr, SCRAPE_AT_LEVEL_END, on_window_end) == 0)
 		event_base_dispatch(base);
 	scrapes_set_level(lr, lr->level, lr->repeat, 0);

@@ -114,6 +114,9 @@ struct level_run {
 	size_t n_scrapes;
 	enum level_window window; /* --metrics-url: where the level's window stands */
 	size_t edge_pending;      /* boundary scrapes asked for, not yet in */
+	int window_ahead;         /* the next level's start scrape was asked for
+				   * ahead of its anchor (level_window_ahead) */
+	long ahead_level;         /* ... that level */
 	scrape_done_fn edge_done; /* ... then called, once all are */
 };
 
@@ -150,6 +153,14 @@ void level_request_salt(const struct level_run *lr, const struct prepared *p, in
 void level_on_due(evutil_socket_t fd, short events, void *arg);
 void level_on_tick(evutil_socket_t fd, short events, void *arg);
 void level_on_signal(evutil_socket_t sig, short events, void *arg);
+/*
+ * --start-at, open loop: asks every scraper for the level-start scrape of
+ * the level about to run (level 'level', repeat 0) now, ahead of its
+ * anchor, so that the level neither waits for it nor starts its counters
+ * late; that level's window then opens at once.
+ */
+void level_window_ahead(struct level_run *lr, long level);
+
 /* The results file's writer when the loop is idle (arg: the level run),
  * and a scrape's record to write (ctx: the level run). */
 void level_on_write(evutil_socket_t fd, short events, void *arg);

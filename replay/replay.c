@@ -689,6 +689,8 @@ static void say_passes(const struct replay *rp)
 			o->no_salt ? " (but --no-salt: a later pass may find the first cached)" : "");
 }
 
+static int start_scrapers(struct replay *rp);
+
 /*
  * An anchored run (--start-at, or a worker): the warm-ups first, one at a
  * time at negative offsets, then the wait for the start. Returns 0 or the
@@ -735,6 +737,17 @@ static int start_anchored(struct replay *rp)
 	if (origin - clock_now_ns() > NS_PER_S / 10 && o->worker < 0)
 		fprintf(stderr, "tracebench replay: starting in %.3f s\n",
 			(double)(origin - clock_now_ns()) / NS_PER_S);
+	/* An open loop's schedule cannot wait for its level-start scrape: the
+	 * scrapers start now and ask for it ahead of the anchor, during the
+	 * wait (one side's run: an A/B run's levels take their turns). */
+	if (o->open_loop && o->n_metrics_urls && rp->n_sides == 1) {
+		int rc;
+
+		sides_use(rp, &rp->side[0]);
+		if ((rc = start_scrapers(rp)) != 0)
+			return rc;
+		level_window_ahead(lr, METRIC_OPEN_LOOP_LEVEL);
+	}
 	wait_until(client_base(rp->client), origin);
 	late = clock_now_ns() - origin;
 	if (late > NS_PER_MS && !level_stop)
@@ -992,14 +1005,16 @@ int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_
 	return 0;
 }
 
-/* Runs every level and repeat (or the open-loop run), against each side
- * in the A/B order. Returns 0 or the exit status. */
-static int run_levels(struct replay *rp)
+/* A scraper per --metrics-url, its first scrape now (before the first
+ * level), once a run. Returns 0 or the exit status. */
+static int start_scrapers(struct replay *rp)
 {
 	const struct replay_options *o = &rp->o;
-	int i, rep, rc;
-	size_t k;
+	int i;
 
+	if (rp->scrapers_started)
+		return 0;
+	rp->scrapers_started = 1;
 	for (i = 0; i < (int)o->n_metrics_urls && !level_stop; i++) {
 		struct scrape_options so = { o->metrics_urls[i], o->metrics_interval_ns, o->insecure };
 		struct scrape *sc;
@@ -1018,6 +1033,19 @@ static int run_levels(struct replay *rp)
 			return CLI_EXIT_FAILED;
 		}
 	}
+	return 0;
+}
+
+/* Runs every level and repeat (or the open-loop run), against each side
+ * in the A/B order. Returns 0 or the exit status. */
+static int run_levels(struct replay *rp)
+{
+	const struct replay_options *o = &rp->o;
+	int i, rep, rc;
+	size_t k;
+
+	if ((rc = start_scrapers(rp)) != 0)
+		return rc;
 	/* An A/B run's rows name their side; --repeat's, their repeat. The
 	 * header waits for the first row (live_begin). */
 	summary_table_init(&rp->live, stdout, o->format,

@@ -60,6 +60,7 @@ struct replay {
 	size_t n_blocks;          /* levels times repeats */
 	size_t warmups;           /* warm-up requests this process sends */
 	int anchored;             /* one schedule for all shards, from --start-at */
+	int scrapers_started;     /* start_scrapers ran (before the anchor, or the levels) */
 	int table;                /* prints the sweep table (not a worker) */
 	struct clocksync_result cs;
 	cJSON *server[2];         /* per side: the server as it described itself */

@@ -71,7 +71,7 @@ CREATE TABLE IF NOT EXISTS requests (
 	session          INTEGER,   -- the trace's session, NULL outside one
 	turn             INTEGER,   -- its turn there, from 0
 	rate             REAL,      -- offered req/s of a rate level (level < 0), else NULL
-	server_timings   TEXT,      -- the shape of the server's own timings: llama.cpp, vllm
+	server_timings   TEXT,      -- the shape of the server's own timings: llama.cpp, vllm, sglang
 	server_queue_ns  INTEGER,   -- the server's queue time, when it said
 	server_prefill_ns INTEGER,  -- its prefill (scheduled -> first token)
 	server_decode_ns INTEGER,   -- its decode (first token -> last)

@@ -73,3 +73,28 @@ check "... from as many first tokens as the level's measured requests: $(echo $o
 	[ "$obs" = "$measured" ]
 check "... marked as bucket estimates with their bounds" \
 	grep -q '^| 8 | TTFT | 16 | [0-9.]* ([0-9.]*-[0-9.]* bucket) |' "$WORK/report.md"
+
+# CSV and JSON carry the server tables too, a flat row per level: the
+# counters over the window, the bucket estimates with their bounds (as the
+# Markdown table has them), the source, and the host replay ran on
+if have jq; then
+	tb analyze report --db "$WORK/m.db" --format json >"$WORK/report.json"
+	json=$(jq -r '.[] | "\(.concurrency) \(.server_generation_tokens)"' "$WORK/report.json")
+	check "JSON: server_generation_tokens per level = the client's tokens: $(echo $json | tr '\n' ' ')" \
+		[ "$json" = "$client" ]
+	json=$(jq -r '.[] | "\(.concurrency) \(.server_ttft_p50_ms) \(.server_ttft_p50_bucket_lo_ms) \(.server_ttft_p50_bucket_hi_ms)"' \
+		"$WORK/report.json" | awk '{ printf "%s %.1f (%.4g-%.4g bucket)\n", $1, $2, $3, $4 }')
+	md=$(awk -F'|' '{ gsub(/^ +| +$/, "", $2); gsub(/^ +| +$/, "", $5); print $2, $5 }' "$WORK/ttft.rows")
+	check "JSON: the P50 TTFT bucket estimate and its bucket as the Markdown table's: $(echo $json | tr '\n' ' ')" \
+		[ "$json" = "$md" ]
+	ok=$(jq "all(.[]; .server_source == \"$ENDPOINT/metrics\" and .host_cpu_busy >= 0 and
+		.host_cpu_busy <= 1 and .host_replay_cpu >= 0 and .host_cpu_steal >= 0)" "$WORK/report.json")
+	check "JSON: the source named, the host's CPU shares in [0, 1]" [ "$ok" = true ]
+	tb analyze report --db "$WORK/m.db" --format csv >"$WORK/report.csv"
+	check "CSV: the same columns" sh -c \
+		"head -1 '$WORK/report.csv' | grep -q ',server_source,server_running_avg,.*,server_ttft_p50_ms,server_ttft_p50_bucket_lo_ms,server_ttft_p50_bucket_hi_ms,.*,host_cpu_busy,host_cpu_steal,host_replay_cpu$'"
+	tb analyze report --db "$WORK/m.db" >"$WORK/report.txt"
+	check "... and not in the text sweep table" sh -c "! grep -q 'server_\|host_cpu' '$WORK/report.txt'"
+else
+	skip "server metrics in report's JSON" "jq not installed"
+fi

@@ -96,3 +96,66 @@ tb analyze compare --db "$WORK/m.db" "$label" "$label" >"$WORK/cmp.txt" 2>&1
 check "compare shows tokens per joule and cost per level, before and after" \
 	sh -c "grep -q '^what the tokens cost' '$WORK/cmp.txt' &&
 	       [ \$(sed -n '/^what the tokens cost/,/^More tokens/p' '$WORK/cmp.txt' | grep -c ' +0.0%.* +0.0%') = 2 ]"
+
+# --price-per-hour and --energy-metric at analyze time: a price or counter
+# the replay was not given (or another one), for report, compare and plot
+tb analyze report --db "$WORK/m.db" --format csv --price-per-hour 7.2 >"$WORK/p2.csv"
+row=0
+for c in 1 4; do
+	row=$((row + 1))
+	a=$(csv_field "$WORK/report.csv" cost_per_m_output $row)
+	b=$(csv_field "$WORK/p2.csv" cost_per_m_output $row)
+	check "C=$c: analyze report --price-per-hour 7.2 over the run's 3.6: twice the cost ($b against $a)" \
+		near "$b" "$(awk -v x="$a" 'BEGIN { print 2 * x }')" 0.1
+done
+# the mock's own generated-token counter named as a counter in joules: a
+# level's "joules" are then the tokens the server generated over exactly
+# its window, which are the tokens the client received: 1 token per joule
+tb analyze report --db "$WORK/m.db" --format csv --energy-metric vllm:generation_tokens_total:J \
+	>"$WORK/e2.csv"
+check "--energy-metric names another counter: tokens per joule from it (1.0000 at C=1 and 4)" \
+	test "$(csv_field "$WORK/e2.csv" tokens_per_joule 1) $(csv_field "$WORK/e2.csv" tokens_per_joule 2)" = "1.0000 1.0000"
+tb analyze report --db "$WORK/m.db" --energy-metric vllm:generation_tokens_total:J >"$WORK/e2.txt"
+check "... and the report names it" grep -q "joules of vllm:generation_tokens_total from" "$WORK/e2.txt"
+
+# a run replayed with neither: no cost columns, until analyze is given a price
+start_mock --ttft-ms 20 --itl-ms 5
+tb replay -q -e "$ENDPOINT" -c 1,2 -n 4 --label plain -o "$WORK/plain.jsonl.gz" "$WORK/t.jsonl.gz" \
+	>/dev/null 2>&1
+stop_mock
+tb analyze load --db "$WORK/p.db" "$WORK/plain.jsonl.gz" >/dev/null 2>&1
+tb analyze report --db "$WORK/p.db" --format csv >"$WORK/plain.csv"
+check "a run replayed without a price has no cost column" \
+	sh -c "! head -1 '$WORK/plain.csv' | grep -q cost_per_m_output"
+tb analyze report --db "$WORK/p.db" --format csv --price-per-hour $P:2 >"$WORK/plain-p.csv"
+for row in 1 2; do
+	c=$(csv_field "$WORK/plain-p.csv" concurrency $row)
+	want=$(sqlite3 "$WORK/p.db" "SELECT $P * (max(sched_ns + e2e_ns) - min(sched_ns)) / 3.6e12 * 1e6 /
+		(sum(output_tokens) + sum(input_tokens) / 2.0) FROM requests
+		WHERE NOT warmup AND error IS NULL AND level = $c")
+	got=$(csv_field "$WORK/plain-p.csv" cost_per_m_output $row)
+	check "C=$c: analyze report --price-per-hour $P:2 gives it: $got = P x wall h x 1e6 / (out + in/2) = $want" \
+		near "$got" "$want" 0.1
+	check "... per million input tokens half of it" \
+		near "$(csv_field "$WORK/plain-p.csv" cost_per_m_input $row)" "$(awk -v x="$want" 'BEGIN { print x / 2 }')" 0.1
+done
+tb analyze report --db "$WORK/p.db" --price-per-hour $P >"$WORK/plain-p.txt"
+check "... the text report says the price it used" grep -q "Cost/M = cost per million tokens at $P per hour" "$WORK/plain-p.txt"
+tb analyze compare --db "$WORK/p.db" --price-per-hour $P plain plain >"$WORK/plain-cmp.txt" 2>&1
+check "compare --price-per-hour: the cost per level, before and after" \
+	grep -q '^what the tokens cost' "$WORK/plain-cmp.txt"
+tb analyze plot --db "$WORK/p.db" --price-per-hour $P --out "$WORK/plain-plots" >/dev/null 2>&1
+check "plot --price-per-hour: pareto.dat's cost column is filled" \
+	awk '/^ *[0-9]/ { if ($5 == "?" || $5 == "") bad = 1; n++ } END { exit !(n == 2 && !bad) }' \
+	"$WORK/plain-plots/pareto.dat"
+tb analyze export --db "$WORK/p.db" --price-per-hour $P >/dev/null 2>"$WORK/x.err"
+check "export refuses them (exit 2, one line)" \
+	sh -c "[ $? = 2 ] && [ \$(wc -l <'$WORK/x.err') = 1 ] && grep -q 'are options of report, compare and plot' '$WORK/x.err'"
+tb analyze report --db "$WORK/p.db" --price-per-hour -1 >/dev/null 2>"$WORK/x.err"
+rc=$?
+check "a bad price: exit 2, one line naming it ($(cat "$WORK/x.err"))" \
+	sh -c "[ $rc = 2 ] && [ \$(wc -l <'$WORK/x.err') = 1 ] && grep -q 'price-per-hour' '$WORK/x.err'"
+tb analyze report --db "$WORK/p.db" --energy-metric 'bad name' >/dev/null 2>"$WORK/x.err"
+rc=$?
+check "a bad counter name: exit 2, one line naming it" \
+	sh -c "[ $rc = 2 ] && [ \$(wc -l <'$WORK/x.err') = 1 ] && grep -q \"energy-metric 'bad name'\" '$WORK/x.err'"

@@ -4,7 +4,9 @@
  * body. Whatever arrives, the result must hold numbers in range: a token
  * count in [0, RESULT_MAX_TOKENS], a cached prompt count in it or -1
  * (none), no more gaps than token events,
- * TTFT <= TTFA and TTFT <= E2E when set, and a known error class (or none);
+ * TTFT <= TTFA and TTFT <= E2E when set, the server's own timings
+ * (llama.cpp's, vLLM's, SGLang's meta_info) each -1 or within 100 days,
+ * and a known error class (or none);
  * with the answer kept (a session's next turn needs it), its tool calls
  * within lib/toolcall.h's caps and counted byte for byte. The same holds
  * whichever API the meter reads: OpenAI chunks, Anthropic Messages or

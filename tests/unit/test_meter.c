@@ -413,6 +413,116 @@ TEST(hostile_timings_are_refused_field_by_field)
 	}
 }
 
+/*
+ * SGLang's meta_info in a non-streamed chat answer asked with
+ * "return_meta_info": true, its server run with --enable-metrics (the
+ * fixture follows the shape of SGLang's serving_chat.py and its request
+ * time stats): the queue its queue_time, prefill from the scheduler's
+ * forward entry to its prefill's end (31.25 ms), decode the rest of
+ * inference_time (125 ms); cached tokens from meta_info where usage has
+ * none. Without its timings (no --enable-metrics) it is no timings at all.
+ */
+TEST(sglang_meta_info_is_read_from_a_chat_body)
+{
+	size_t len;
+	char *body = harness_slurp("tests/unit/fixtures", "sglang-chat-meta-info.json", &len);
+	static const char untimed[] =
+		"{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"x\"},"
+		"\"meta_info\":{\"id\":\"a\",\"prompt_tokens\":3,\"completion_tokens\":1,"
+		"\"cached_tokens\":0,\"e2e_latency\":0.2}}],"
+		"\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1,\"total_tokens\":4}}";
+	struct result r;
+	struct meter m;
+
+	CHECK(body != NULL);
+	if (!body)
+		return;
+	result_init(&r);
+	meter_init(&m, &r, 0, 0);
+	meter_end_body(&m, body, len, MS(300));
+	CHECK(result_ok(&r));
+	CHECK_EQ_INT(r.server.shape, SRVTIMING_SGLANG);
+	CHECK_EQ_INT(r.server.queue_ns, 3100000);
+	CHECK_EQ_INT(r.server.prefill_ns, 31250000);
+	CHECK_EQ_INT(r.server.decode_ns, MS(125));
+	CHECK_EQ_INT(r.cached_tokens, 6);
+	CHECK_EQ_INT(r.output_tokens, 8);
+	CHECK(r.unstreamed);
+	meter_release(&m);
+	result_release(&r);
+	free(body);
+
+	result_init(&r);
+	meter_init(&m, &r, 0, 0);
+	meter_end_body(&m, untimed, sizeof(untimed) - 1, MS(300));
+	CHECK(result_ok(&r));
+	CHECK_EQ_INT(r.server.shape, SRVTIMING_NONE);
+	CHECK_EQ_INT(r.server.prefill_ns, -1);
+	meter_release(&m);
+	result_release(&r);
+}
+
+/*
+ * SGLang's meta_info, hostile or of an older server, each field on its own:
+ * an older server's API-side instants (first token 62.5 ms after receipt,
+ * 2.5 of them queued: prefill 60 ms; decode 125 ms); a negative queue, an
+ * instant before 1970 or past the year 5138, a prefill that ends before it
+ * begins, NaN-like strings and an inference time shorter than the prefill
+ * (decode then from the instants) are left out, the request kept.
+ */
+TEST(hostile_sglang_meta_info_is_refused_field_by_field)
+{
+	static const struct {
+		const char *mi;
+		int64_t queue_ns, prefill_ns, decode_ns;
+	} cases[] = {
+		{ "{\"queue_time\":0.0025,\"request_received_ts\":1764850000.0,"
+		  "\"prefill_finished_ts\":1764850000.0625,\"decode_finished_ts\":1764850000.1875}",
+		  2500000, 60000000, 125000000 },
+		{ "{\"queue_time\":-1,\"forward_entry_time\":1764850000.125,"
+		  "\"prefill_finished_time\":1764850000.15625,\"inference_time\":0.25}",
+		  -1, 31250000, 218750000 },
+		{ "{\"queue_time\":1e300,\"forward_entry_time\":-5,"
+		  "\"prefill_finished_time\":1764850000.15625,\"inference_time\":0.25}",
+		  -1, -1, -1 },
+		{ "{\"queue_time\":\"NaN\",\"forward_entry_time\":1764850000.25,"
+		  "\"prefill_finished_time\":1764850000.125,\"inference_time\":0.25}",
+		  -1, -1, -1 },
+		{ "{\"queue_time\":0,\"forward_entry_time\":1e12,"
+		  "\"prefill_finished_time\":1e12,\"inference_time\":0.25}",
+		  0, -1, -1 },
+		{ "{\"forward_entry_time\":1764850000.125,\"prefill_finished_time\":1764850000.25,"
+		  "\"inference_time\":0.0625,\"request_finished_ts\":1764850000.375}",
+		  -1, 125000000, 125000000 },
+		{ "{\"queue_time\":0.001,\"request_received_ts\":1764850000.0,"
+		  "\"prefill_finished_ts\":1764849999.0,\"decode_finished_ts\":[1]}",
+		  1000000, -1, -1 },
+	};
+	size_t c;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char body[768];
+		struct result r;
+		struct meter m;
+
+		snprintf(body, sizeof(body), "{\"choices\":[{\"index\":0,\"message\":"
+			 "{\"role\":\"assistant\",\"content\":\"x\"},\"meta_info\":%s}],"
+			 "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1,"
+			 "\"total_tokens\":4}}", cases[c].mi);
+		result_init(&r);
+		meter_init(&m, &r, 0, 0);
+		meter_end_body(&m, body, strlen(body), MS(300));
+		CHECK(result_ok(&r));
+		CHECK_EQ_INT(r.server.shape, SRVTIMING_SGLANG);
+		CHECK_EQ_INT(r.server.queue_ns, cases[c].queue_ns);
+		CHECK_EQ_INT(r.server.prefill_ns, cases[c].prefill_ns);
+		CHECK_EQ_INT(r.server.decode_ns, cases[c].decode_ns);
+		CHECK_EQ_INT(r.output_tokens, 1);
+		meter_release(&m);
+		result_release(&r);
+	}
+}
+
 /* The non-streamed body of llama-server: cached_tokens 11 of 12. */
 TEST(llama_server_body_reports_cached_tokens)
 {
@@ -650,6 +760,8 @@ int main(void)
 	RUN(llama_server_timings_are_read_from_every_shape);
 	RUN(vllm_metrics_are_read_from_the_usage_chunk);
 	RUN(hostile_timings_are_refused_field_by_field);
+	RUN(sglang_meta_info_is_read_from_a_chat_body);
+	RUN(hostile_sglang_meta_info_is_refused_field_by_field);
 	RUN(llama_server_body_reports_cached_tokens);
 	RUN(hostile_cached_count);
 	RUN(cached_count_above_the_prompt_left_out);

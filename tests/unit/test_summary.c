@@ -477,13 +477,16 @@ static char *sweep(enum table_format fmt, const struct level_summary *s, unsigne
 /*
  * Where the time went: the server's queue, prefill and decode of each
  * request beside the client's TTFT and E2E; the rest is what the server
- * does not account for. Warm-ups, failures, bodies and requests without
- * timings are not in it; a queue the server does not say (llama.cpp)
- * stays in the rest, and a rest over a quarter of TTFT flags the level.
+ * does not account for. Warm-ups, failures and requests without timings
+ * are not in it, a body (SGLang's only shape) in all but the TTFT's parts;
+ * a queue the server does not say (llama.cpp) stays in the rest, and a
+ * rest over a quarter of TTFT flags the level.
  *   seq 0: TTFT 60, E2E 160; queue 10, prefill 45, decode 100 -> rest 5, 5
  *   seq 1: TTFT 80, E2E 200; queue 20, prefill 50, decode 110 -> rest 10, 20
  *   seq 2: TTFT 70, E2E 170; queue 15, prefill 48, decode  95 -> rest 7, 12
- *   seq 3: a warm-up, seq 4 failed, seq 5 a body, seq 6 no timings
+ *   seq 3: a warm-up, seq 4 failed, seq 6 no timings
+ *   seq 5: a body of E2E 300: queue 2, prefill 48, decode 200 -> rest of
+ *          E2E 50, no TTFT parts
  */
 TEST(attribution_splits_ttft_and_e2e_by_the_servers_timings)
 {
@@ -513,20 +516,26 @@ TEST(attribution_splits_ttft_and_e2e_by_the_servers_timings)
 	r[3].warmup = true;
 	result_set_error(&r[4], RESULT_ERR_TIMEOUT, "timed out");
 	r[5].unstreamed = true;
+	r[5].ttft_ns = r[5].ttfa_ns = r[5].e2e_ns = 300 * MS;
+	r[5].server.queue_ns = 2 * MS;
+	r[5].server.decode_ns = 200 * MS;
 	summary_compute(r, 7, 4, NULL, &s);
-	CHECK_EQ_INT(s.att.n, 3);
+	CHECK_EQ_INT(s.att.n, 4);
 	CHECK_EQ_INT(s.att.shape, SRVTIMING_VLLM);
-	CHECK_NEAR(s.att.queue.p50, 15, 1e-9);
-	CHECK_NEAR(s.att.prefill.p50, 48, 1e-9);
-	CHECK_NEAR(s.att.decode.p50, 100, 1e-9);
+	CHECK_NEAR(s.att.queue.p50, 12.5, 1e-9);      /* 2, 10, 15, 20 */
+	CHECK_NEAR(s.att.prefill.p50, 48, 1e-9);      /* 45, 48, 48, 50 */
+	CHECK_NEAR(s.att.decode.p50, 105, 1e-9);      /* 95, 100, 110, 200 */
+	CHECK_EQ_INT(s.att.rest_ttft.n, 3);
 	CHECK_NEAR(s.att.rest_ttft.p50, 7, 1e-9);
 	CHECK_NEAR(s.att.rest_ttft.max, 10, 1e-9);
-	CHECK_NEAR(s.att.rest_e2e.p50, 12, 1e-9);
+	CHECK_NEAR(s.att.rest_e2e.p50, 16, 1e-9);     /* 5, 12, 20, 50 */
+	CHECK_NEAR(s.att.rest_e2e.max, 50, 1e-9);
+	CHECK_EQ_INT(s.att.ttft.n, 3);
 	CHECK_NEAR(s.att.ttft.p50, 70, 1e-9);
 	CHECK(!attribution_flagged(&s.att));
 	text = sweep(TABLE_CSV, &s, 0);
 	CHECK(text && strstr(text, ",n_server_timed,p50_server_queue_ms,p50_server_prefill_ms,"));
-	CHECK(text && strstr(text, ",3,15.000,48.000,"));
+	CHECK(text && strstr(text, ",4,12.500,48.000,"));
 	free(text);
 
 	/* llama.cpp: no queue said, so it is in the rest, which flags the level */
