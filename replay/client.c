@@ -386,7 +386,10 @@ struct warm {
 	size_t left;
 	curl_socket_t *socks;
 	size_t n_socks, cap;
-	int64_t start_ns, last_end_ns, longest_ns;   /* of the round's answers */
+	int64_t start_ns, last_end_ns;   /* the round's start, its last answer */
+	int64_t first_ns;               /* its first answer came this long after
+					 * the start: the server's pace, least
+					 * delayed by a busy client */
 	size_t ended;
 	int held;               /* the rest were held back: given up */
 };
@@ -399,8 +402,8 @@ static void on_warm_done(void *ctx, struct result *r)
 	(void)r;
 	w->ended++;
 	w->last_end_ns = now;
-	if (now - w->start_ns > w->longest_ns)
-		w->longest_ns = now - w->start_ns;
+	if (w->ended == 1)
+		w->first_ns = now - w->start_ns;
 	if (--w->left == 0)
 		event_base_loopbreak(w->base);
 }
@@ -410,8 +413,12 @@ static void on_warm_done(void *ctx, struct result *r)
  * each, kept by an idle connection until its keep-alive timeout, as
  * llama.cpp's server does) answers the first of the round at once and
  * leaves the rest unread. No answer for CLIENT_WARM_HELD_NS, and for 20
- * times the slowest answer, while some came back: the rest are held back,
- * and the round gives them up rather than wait for the server's timeout.
+ * times the first answer took, while some came back: the rest are held
+ * back, and the round gives them up rather than wait for the server's
+ * timeout. (A server that answers one at a time answers the next within
+ * about the time the first took. Not the slowest answer: on a busy host
+ * the client reads the last of a round late, and 20 times that outgrew
+ * a 4-s keep-alive timeout, so the round waited for it after all.)
  */
 #define CLIENT_WARM_HELD_NS (1000 * NS_PER_MS)
 
@@ -422,7 +429,7 @@ static void on_warm_check(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (w->ended && w->left && quiet >= CLIENT_WARM_HELD_NS && quiet >= 20 * w->longest_ns) {
+	if (w->ended && w->left && quiet >= CLIENT_WARM_HELD_NS && quiet >= 20 * w->first_ns) {
 		w->held = 1;
 		event_base_loopbreak(w->base);
 	}
@@ -462,7 +469,7 @@ static void warm_round(struct client *c, struct warm *w, size_t n, int fresh)
 	}
 	w->start_ns = w->last_end_ns = clock_now_ns();
 	w->ended = 0;
-	w->longest_ns = 0;
+	w->first_ns = 0;
 	for (i = 0; i < n; i++) {
 		result_init(&scratch[i]);
 		c->warm_fresh = fresh;

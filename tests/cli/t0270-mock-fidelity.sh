@@ -124,8 +124,16 @@ tb replay -e "$ENDPOINT" -c 1 -n 2 --warmup 0 --no-salt -o "$WORK/same.r.jsonl.g
 zcat "$WORK/same.r.jsonl.gz" | grep -o '"ttft_ns":[0-9]*' | cut -d: -f2 >"$WORK/ttfts"
 first=$(sed -n 1p "$WORK/ttfts") second=$(sed -n 2p "$WORK/ttfts")
 check "uncached: TTFT ~ 5 + 64 ms ($((first / 1000000)) ms)" within_time "$first" 68000000 200000000
-check "cached: about 48 ms less ($((first / 1000000)) -> $((second / 1000000)) ms)" \
-	awk -v a="$first" -v b="$second" 'BEGIN { exit !((a - b) / 1e6 > 40) }'
+# A busy host delays either request by some milliseconds (69 -> 32 ms
+# once): the 40 ms of the 48 saved are the timing tier's; any load keeps
+# the second faster, its sleep 48 ms shorter.
+if [ -n "$TIMING" ]; then
+	check "cached: about 48 ms less ($((first / 1000000)) -> $((second / 1000000)) ms)" \
+		awk -v a="$first" -v b="$second" 'BEGIN { exit !((a - b) / 1e6 > 40) }'
+else
+	check "cached: faster ($((first / 1000000)) -> $((second / 1000000)) ms; 48 ms less: timing tier)" \
+		awk -v a="$first" -v b="$second" 'BEGIN { exit !(b < a) }'
+fi
 check "... as 5 ms + 16 uncached tokens ($((second / 1000000)) ms)$UPPER_NOTE" \
 	within_time "$second" 20000000 45000000
 post "$ENDPOINT/v1/chat/completions" "{\"messages\":[{\"role\":\"user\",\"content\":\"$words\"}],\"max_tokens\":2}" >"$WORK/cached"

@@ -49,8 +49,19 @@ check "... and the text says so, and how to measure it" \
 # host's), so 3 of 16 at once happened on a busy CI host. At most a
 # quarter: five times the rate of a calibrated interval, a budget a busy
 # host does not exhaust and an interval that ignores the noise does.
+# The gate at 5% fails about 1 unchanged pair in 20 (BENCHMARKS.md section
+# 11: a stall in one block at one level), which a test run now and then
+# draws: it must pass where the stalls that compare cannot divide out are
+# rarer than the budget below, and otherwise fail only on a row it called
+# slower, by more than 5%, and said so.
 tb analyze compare --db "$WORK/n.db" --fail-on-regression 5 aa-a aa-b >"$WORK/aa.txt" 2>&1
-check "A/B, the server against its twin: the gate passes" test $? -eq 0
+gate=$?
+if [ $gate -eq 0 ]; then
+	check "A/B, the server against its twin: the gate passes" true
+else
+	check "A/B, the server against its twin: the gate (exit $gate) failed only on a change it called slower" \
+		sh -c "test $gate -eq 1 && grep -q '^regression: .* > 5%' '$WORK/aa.txt' && grep -Eq ' slower\$' '$WORK/aa.txt'"
+fi
 tb analyze compare --db "$WORK/n.db" --format csv aa-a aa-b >"$WORK/aa.csv" 2>/dev/null
 check "... paired block by block" grep -q "Run-to-run noise: an A/B run's 3 interleaved blocks" "$WORK/aa.txt"
 # Under sanitizers or valgrind the client's own slowness joins the noise
