@@ -434,6 +434,8 @@ void summary_compute(const struct result *r, size_t n, int level,
 	s->scaling_eff = NAN;
 	s->energy_j = s->energy_window_s = s->tokens_per_joule = s->joules_per_request = NAN;
 	s->cost_per_m_in = s->cost_per_m_out = NAN;
+	s->client_ttft_p50 = s->client_ttft_p99 = s->client_gap_p50 = s->client_gap_p99 = NAN;
+	s->client_limited = -1;
 	s->energy_rc = ENERGY_NOT_SCRAPED;
 	for (i = 0; i < n; i++) {
 		if (!r[i].warmup) {
@@ -599,6 +601,15 @@ SUMMARY_EXPR(col_cache_pct, s->cache_hit_share * 100.0)
 SUMMARY_EXPR(col_new_conn, s->new_connections)
 SUMMARY_EXPR(col_planned, s->planned ? (double)s->planned : NAN)
 SUMMARY_EXPR(col_interrupted, s->planned ? s->requests < s->planned : NAN)
+SUMMARY_EXPR(col_client_limited, s->client_limited < 0 ? NAN : s->client_limited)
+
+static const char *col_client_why(const void *row, size_t arg)
+{
+	const char *v = ((const struct summary_row *)row)->s->client_why;
+
+	(void)arg;
+	return v[0] ? v : NULL;
+}
 
 #define F(m) offsetof(struct level_summary, m)
 /* A text and CSV column: heading, unit, key, width, decimals (text, CSV). */
@@ -754,6 +765,14 @@ static const struct table_col summary_cols[] = {
 	DIST_AT(att.rest_ttft, "rest_ttft", "p99", p99),
 	DIST_AT(att.decode, "server_decode", "p50", p50),
 	DIST_AT(att.rest_e2e, "rest_e2e", "p50", p50),
+	/* The client's own error (lib/clientbound.h): its bound, and whether
+	 * that marks the level. */
+	CSV("client_bound_ttft_p50_ms", 3, col_double, F(client_ttft_p50)),
+	CSV("client_bound_ttft_p99_ms", 3, col_double, F(client_ttft_p99)),
+	CSV("client_bound_gap_p50_ms", 3, col_double, F(client_gap_p50)),
+	CSV("client_bound_gap_p99_ms", 3, col_double, F(client_gap_p99)),
+	{ .key = "client_limited", .flags = TABLE_BOOL, .num = col_client_limited },
+	{ .key = "client_limited_reason", .str = col_client_why },
 	/* Every percentile's 95% interval by order statistics. */
 	DIST_CI(ttft, "ttft"), DIST_CI(ttfa, "ttfa"), DIST_CI(tpot, "tpot"), DIST_CI(itl, "itl"),
 	DIST_CI(e2e, "e2e"),

@@ -116,6 +116,12 @@ struct level_summary {
 	int energy_rc;            /* 0, or why no figure (energy_strerror) */
 	char energy_source[160];  /* the --metrics-url it came from, "" none */
 	double cost_per_m_in, cost_per_m_out;   /* per million tokens (metric_cost_per_mtok) */
+	/* The client's own error (lib/clientbound.h): summary_compute leaves
+	 * them NaN and client_limited -1 (not judged); analyze report fills
+	 * them from the level's host records. Milliseconds. */
+	double client_ttft_p50, client_ttft_p99, client_gap_p50, client_gap_p99;
+	int client_limited;       /* 1 client-limited, 0 not, -1 not judged */
+	char client_why[200];     /* the reason in words, "" none */
 };
 
 /* Summarizes the n results of one level (warm-ups included in r, counted
