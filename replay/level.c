@@ -394,7 +394,8 @@ static void host_edge(struct level_run *lr, enum scrape_at at)
 		struct clientbound b;
 		int k;
 
-		if (watch_stop(&lr->watch, lr->results, lr->issued, lr->warm.fastest_ns, &w, &b) == 0 && n >= 0 &&
+		if (watch_stop(&lr->watch, lr->results, lr->issued, lr->warm.fastest_ns, &w,
+			       &b) == 0 && n >= 0 &&
 		    (k = clientbound_format(&w, &b, text + n, CLIENTBOUND_TEXT_MAX)) > 0)
 			n += k;
 	}
