@@ -428,8 +428,6 @@ int client_start(struct client *c, const char *method, const char *path,
 		 * recorded Accept-Encoding: libcurl's list is what it reads). */
 		curl_easy_setopt(q->t.easy, CURLOPT_ACCEPT_ENCODING, "");
 		meter_set_kind(&q->t.meter, trace_kind_of(method, path));
-	}
-	if (rc == 0) {
 		curl_easy_setopt(q->t.easy, CURLOPT_PREREQFUNCTION, on_prereq);
 		curl_easy_setopt(q->t.easy, CURLOPT_PREREQDATA, q);
 	}

@@ -142,7 +142,7 @@ TEST(text_read_back_and_the_worst_of_two)
 	CHECK(strstr(text, "tracebench_client_bound_ttft_p99_seconds 0.001538\n") != NULL);
 	CHECK(strstr(text, "tracebench_client_thread_busy_ratio 0.25\n") != NULL);
 	CHECK_EQ_INT(clientbound_format(&w, &b, text, 40), -1);
-	n = clientbound_format(&w, &b, text, sizeof(text));
+	CHECK(clientbound_format(&w, &b, text, sizeof(text)) == n);
 	clientbound_watch_init(&r);
 	clientbound_init(&rb);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
