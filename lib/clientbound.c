@@ -126,11 +126,11 @@ int clientbound_judge(const struct clientbound *b, const struct clientbound_watc
 		add(why, len, ": first tokens read %.2f ms into the loop's pass", read * 1e3);
 	add(why, len, " (%s)", p99 ? "P99" : "P50");
 	if (w->thread_busy >= 0.5)
-		add(why, len, ", measuring thread %.0f%% busy", w->thread_busy * 100);
+		add(why, len, "; measuring thread %.0f%% busy", w->thread_busy * 100);
 	if (lv->host_busy >= 0.9)
-		add(why, len, ", host CPUs %.0f%% busy", lv->host_busy * 100);
+		add(why, len, "; host CPUs %.0f%% busy", lv->host_busy * 100);
 	if (lv->host_steal >= 0.05)
-		add(why, len, ", steal %.0f%%", lv->host_steal * 100);
+		add(why, len, "; steal %.0f%%", lv->host_steal * 100);
 	return worst > share;
 }
 

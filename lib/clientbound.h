@@ -103,7 +103,7 @@ struct clientbound_level {
  * less than one wake-up of a thread on a busy host, and the true error of
  * a gap holds the server's own timer's as much as the client's. Returns 1 and the reason
  * in words in why ("bound 3.1 ms = 6% of TTFT P99 62 ms: timers 2.9 ms
- * late (P99), host CPUs 98% busy"), 0 when not (why then says what the
+ * late (P99); host CPUs 98% busy"), 0 when not (why then says what the
  * largest share was), -1 when nothing can be judged (no bound; why "").
  */
 int clientbound_judge(const struct clientbound *b, const struct clientbound_watch *w,

@@ -765,17 +765,17 @@ static const struct table_col summary_cols[] = {
 	DIST_AT(att.rest_ttft, "rest_ttft", "p99", p99),
 	DIST_AT(att.decode, "server_decode", "p50", p50),
 	DIST_AT(att.rest_e2e, "rest_e2e", "p50", p50),
+	/* Every percentile's 95% interval by order statistics. */
+	DIST_CI(ttft, "ttft"), DIST_CI(ttfa, "ttfa"), DIST_CI(tpot, "tpot"), DIST_CI(itl, "itl"),
+	DIST_CI(e2e, "e2e"),
 	/* The client's own error (lib/clientbound.h): its bound, and whether
-	 * that marks the level. */
+	 * that marks the level; last, as its reason is words. */
 	CSV("client_bound_ttft_p50_ms", 3, col_double, F(client_ttft_p50)),
 	CSV("client_bound_ttft_p99_ms", 3, col_double, F(client_ttft_p99)),
 	CSV("client_bound_gap_p50_ms", 3, col_double, F(client_gap_p50)),
 	CSV("client_bound_gap_p99_ms", 3, col_double, F(client_gap_p99)),
 	{ .key = "client_limited", .flags = TABLE_BOOL, .num = col_client_limited },
 	{ .key = "client_limited_reason", .str = col_client_why },
-	/* Every percentile's 95% interval by order statistics. */
-	DIST_CI(ttft, "ttft"), DIST_CI(ttfa, "ttfa"), DIST_CI(tpot, "tpot"), DIST_CI(itl, "itl"),
-	DIST_CI(e2e, "e2e"),
 };
 
 _Static_assert(sizeof(summary_cols) / sizeof(summary_cols[0]) <= TABLE_MAX_COLS,
