@@ -111,14 +111,13 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 				fputc('\n', out);
 			summary_print_latency(out, fmt, run.levels, run.n_levels, intervals);
 			attribution_print(out, fmt, run.levels, run.n_levels);
+			report_client_print(out, fmt, &run);
 		}
 		if (!rc && sc.is_cap)
 			rc = report_capacity_curve(out, fmt, db, runs[i].label, &run, &sc, err, errlen);
 		if (!rc)
 			rc = report_server_metrics(out, fmt, db, runs[i].label, &run, &sharded, err,
 						   errlen);
-		if (!rc && run.n_levels)
-			report_client_print(out, fmt, &run);
 		report_run_release(&run);
 		if (rc)
 			return rc;

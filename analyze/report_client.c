@@ -4,9 +4,9 @@
 #include "analyze/report_client.h"
 #include "analyze/report_host.h"
 #include "lib/clientbound.h"
-#include "lib/metric.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,12 +60,28 @@ cleanup:
 	return rc;
 }
 
+/*
+ * The level as this table names it: "C=4", "open loop", "rate 2" (a rate
+ * search's second probe), so that its rows are not taken for the sweep
+ * table's, which name a level by its bare number or "open".
+ */
+static const char *level_name(int level, char *buf, size_t len)
+{
+	if (level > 0)
+		snprintf(buf, len, "C=%d", level);
+	else if (level == 0)
+		snprintf(buf, len, "open loop");
+	else
+		snprintf(buf, len, "rate %d", -level);
+	return buf;
+}
+
 static const char *col_level(const void *row, size_t arg)
 {
 	static char buf[24];
 
 	(void)arg;
-	return metric_level_cell(((const struct level_summary *)row)->level, buf, sizeof(buf));
+	return level_name(((const struct level_summary *)row)->level, buf, sizeof(buf));
 }
 
 static double col_ms(const void *row, size_t off)
@@ -83,7 +99,7 @@ static const char *col_limited(const void *row, size_t arg)
 
 #define F(m) offsetof(struct level_summary, m)
 static const struct table_col client_cols[] = {
-	{ .head = "C", .key = "level", .str = col_level },
+	{ .head = "Level", .key = "level", .str = col_level },
 	{ .head = "TTFT P50", .unit = "ms", .decimals = 2, .num = col_ms,
 	  .arg = F(client_ttft_p50) },
 	{ .head = "TTFT P99", .unit = "ms", .decimals = 2, .num = col_ms,
@@ -121,7 +137,7 @@ void report_client_print(FILE *out, enum table_format fmt, const struct report_r
 
 		if (run->levels[i].client_limited == 1)
 			fprintf(out, "%s%s: client-limited: %s\n", fmt == TABLE_MARKDOWN ? "\n" : "",
-				metric_level_cell(run->levels[i].level, cell, sizeof(cell)),
+				level_name(run->levels[i].level, cell, sizeof(cell)),
 				run->levels[i].client_why);
 	}
 }

@@ -84,10 +84,10 @@ if have taskset && have nice; then
 	wait "$busy_pid" 2>/dev/null
 	lim=$(csv_field "$WORK/starved.csv" client_limited 1)
 	check "starved: the level is marked client-limited ($lim)" test "$lim" = 1
-	why=$(grep "^4: client-limited: " "$WORK/starved.txt")
+	why=$(grep "^C=4: client-limited: " "$WORK/starved.txt")
 	check "starved: report says why: '$why'" \
 		sh -c "echo \"\$1\" | grep -q \"client's own .* ms = .*% of TTFT P.. .* ms: .*(P..)\"" - "$why"
-	grep -q "^4: client-limited: client's own" "$WORK/starved.md"
+	grep -q "^C=4: client-limited: client's own" "$WORK/starved.md"
 	check "starved: ... in Markdown too" test $? -eq 0
 	tb analyze report --db "$WORK/starved.db" --format json >"$WORK/s.json"
 	tr -d ' \n' <"$WORK/s.json" | grep -q '"client_limited":true,"client_limited_reason":"client'"'"'sown'
