@@ -20,6 +20,7 @@
 #define TB_ANALYZE_DB_H
 
 #include "lib/energy.h"
+#include "lib/clientbound.h"
 #include "lib/srvmetric.h"
 #include <stddef.h>
 #include "lib/result.h"
@@ -211,6 +212,23 @@ struct db_metric_level {
  */
 int db_metric_levels(struct db *db, const char *label, const struct energy_counter *c,
 		     struct db_metric_level **out, size_t *n, char *err, size_t errlen);
+
+/* A level's bound on the client's own error (lib/clientbound.h), from
+ * its host records at level end: the largest of each figure over the
+ * level's repeats and shards. */
+struct db_client_level {
+	int level;
+	struct clientbound_watch w;
+	struct clientbound b;
+};
+
+/*
+ * The client bounds of run 'label', by level in ascending order. On
+ * success sets *out (free() it; NULL when *n is 0: a run without them,
+ * or a database before schema version 10) and *n.
+ */
+int db_client_levels(struct db *db, const char *label, struct db_client_level **out,
+		     size_t *n, char *err, size_t errlen);
 
 /* One ok scrape on the timeline: seconds from the run's start, and the
  * known gauges summed over their label sets (NaN when not reported). */

@@ -906,3 +906,67 @@ cleanup:
 	sqlite3_finalize(st);
 	return rc;
 }
+
+/* db_client_levels: the levels so far, the last one being filled. */
+struct client_levels {
+	struct db_client_level *v;
+	size_t len, cap;
+};
+
+static int db_client_add(void *ctx, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct client_levels *cl = ctx;
+	int level = sqlite3_column_int(st, 0);
+	const char *name = (const char *)sqlite3_column_text(st, 1);
+	struct db_client_level *l, one;
+
+	(void)err, (void)errlen;
+	if (!name || sqlite3_column_type(st, 2) == SQLITE_NULL)
+		return DB_OK;
+	clientbound_watch_init(&one.w);
+	clientbound_init(&one.b);
+	if (!clientbound_take(name, sqlite3_column_double(st, 2), &one.w, &one.b))
+		return DB_OK;
+	if (!cl->len || cl->v[cl->len - 1].level != level) {
+		l = db_grow(cl->v, &cl->cap, cl->len, sizeof(*l));
+		if (!l)
+			return DB_ERR_WORK;
+		cl->v = l;
+		l = &cl->v[cl->len++];
+		l->level = level;
+		clientbound_watch_init(&l->w);
+		clientbound_init(&l->b);
+	}
+	l = &cl->v[cl->len - 1];
+	clientbound_merge_max(&l->w, &l->b, &one.w, &one.b);
+	return DB_OK;
+}
+
+int db_client_levels(struct db *db, const char *label, struct db_client_level **out,
+		     size_t *n, char *err, size_t errlen)
+{
+	static const char sql[] =
+		"SELECT c.level, s.name, s.value FROM metric_scrapes c"
+		" JOIN metric_samples s ON s.run_id = c.run_id AND s.scrape = c.scrape"
+		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND c.ok"
+		" AND c.at = 'level_end' AND s.name LIKE 'tracebench\\_client\\_%' ESCAPE '\\'"
+		" ORDER BY c.level, c.rowid, s.rowid";
+	struct client_levels cl = { NULL, 0, 0 };
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (db->version < 10)
+		return DB_OK;
+	rc = db_query(db, sql, label, &st, err, errlen);
+	if (!rc)
+		rc = db_each_row(db, st, db_client_add, &cl, err, errlen);
+	if (rc) {
+		free(cl.v);
+		return rc;
+	}
+	*out = cl.v;
+	*n = cl.len;
+	return DB_OK;
+}

@@ -14,6 +14,7 @@
 #include "analyze/efficiency.h"
 #include "analyze/report.h"
 #include "analyze/report_parts.h"
+#include "analyze/report_client.h"
 #include "analyze/shards.h"
 #include "lib/errmsg.h"
 
@@ -111,6 +112,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 				fputc('\n', out);
 			summary_print_latency(out, fmt, run.levels, run.n_levels, intervals);
 			attribution_print(out, fmt, run.levels, run.n_levels);
+			report_client_print(out, fmt, &run);
 		}
 		if (!rc && sc.is_cap)
 			rc = report_capacity_curve(out, fmt, db, runs[i].label, &run, &sc, err, errlen);

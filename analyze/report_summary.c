@@ -9,6 +9,7 @@
 #include "analyze/report.h"
 #include "analyze/report_parts.h"
 #include "analyze/efficiency.h"
+#include "analyze/report_client.h"
 #include "analyze/foreign.h"
 #include "analyze/shards.h"
 #include "lib/errmsg.h"
@@ -152,6 +153,9 @@ int report_summarize(struct db *db, const char *label, const struct metric_slo *
 	if (rc)
 		goto cleanup;
 	rc = report_server_fill(db, label, &run, err, errlen);
+	if (rc)
+		goto cleanup;
+	rc = report_client_fill(db, label, &run, err, errlen);
 	if (rc)
 		goto cleanup;
 	rc = report_shard_levels(db, label, &run, err, errlen);

@@ -20,6 +20,7 @@ void result_init(struct result *r)
 	r->input_tokens = -1;
 	r->token_events = r->cached_tokens = -1;
 	r->connect_ns = r->tls_ns = -1;
+	r->issue_ns = r->read_ns = -1;
 	r->session = r->turn = -1;
 	srvtiming_init(&r->server);
 }
@@ -121,6 +122,10 @@ cJSON *result_to_json(const struct result *r)
 	json_add_int64(o, "tls_ns", r->tls_ns, 1);
 	if (r->unstreamed)
 		cJSON_AddFalseToObject(o, "streamed");
+	if (r->issue_ns >= 0)
+		json_add_int64(o, "client_issue_ns", r->issue_ns, 0);
+	if (r->read_ns >= 0)
+		json_add_int64(o, "client_read_ns", r->read_ns, 0);
 	if (r->server.shape != SRVTIMING_NONE) {
 		cJSON_AddStringToObject(o, "server_timings", srvtiming_shape_name(r->server.shape));
 		json_add_int64(o, "server_queue_ns", r->server.queue_ns, 1);
@@ -177,6 +182,8 @@ static const struct {
 	{ "output_tokens", 1, 0, RESULT_MAX_TOKENS,           offsetof(struct result, output_tokens) },
 	{ "token_events",  0, -1, RESULT_MAX_TOKENS,          offsetof(struct result, token_events) },
 	{ "cached_tokens", 0, -1, RESULT_MAX_TOKENS,          offsetof(struct result, cached_tokens) },
+	{ "client_issue_ns", 0, -1, RESULT_MAX_NS,   offsetof(struct result, issue_ns) },
+	{ "client_read_ns", 0, -1, RESULT_MAX_NS,    offsetof(struct result, read_ns) },
 	{ "server_queue_ns", 0, -1, RESULT_MAX_NS,   offsetof(struct result, server.queue_ns) },
 	{ "server_prefill_ns", 0, -1, RESULT_MAX_NS, offsetof(struct result, server.prefill_ns) },
 	{ "server_decode_ns", 0, -1, RESULT_MAX_NS,  offsetof(struct result, server.decode_ns) },

@@ -79,6 +79,11 @@ struct result {
 	int64_t connect_ns;      /* start -> TCP connected, -1 unless new_connection */
 	int64_t tls_ns;          /* TCP connected -> TLS done, -1 unless new and TLS */
 	bool unstreamed;         /* a whole JSON body, not SSE: TTFT = TTFA = E2E */
+	/* The client's own delays (lib/clientbound.h), -1 unknown: from the
+	 * request being due to libcurl starting to write it, and the age of
+	 * the event-loop pass that stamped its first token. */
+	int64_t issue_ns;
+	int64_t read_ns;
 	/* What the server said of its own time for the request: queue,
 	 * prefill and decode (lib/srvtiming.h); shape SRVTIMING_NONE when it
 	 * said nothing. cache_n is not written (it fills cached_tokens). */

@@ -434,6 +434,8 @@ void summary_compute(const struct result *r, size_t n, int level,
 	s->scaling_eff = NAN;
 	s->energy_j = s->energy_window_s = s->tokens_per_joule = s->joules_per_request = NAN;
 	s->cost_per_m_in = s->cost_per_m_out = NAN;
+	s->client_ttft_p50 = s->client_ttft_p99 = s->client_gap_p50 = s->client_gap_p99 = NAN;
+	s->client_limited = -1;
 	s->energy_rc = ENERGY_NOT_SCRAPED;
 	summary_server_init(&s->srv);
 	for (i = 0; i < n; i++) {
@@ -608,6 +610,15 @@ SUMMARY_EXPR(col_cache_pct, s->cache_hit_share * 100.0)
 SUMMARY_EXPR(col_new_conn, s->new_connections)
 SUMMARY_EXPR(col_planned, s->planned ? (double)s->planned : NAN)
 SUMMARY_EXPR(col_interrupted, s->planned ? s->requests < s->planned : NAN)
+SUMMARY_EXPR(col_client_limited, s->client_limited < 0 ? NAN : s->client_limited)
+
+static const char *col_client_why(const void *row, size_t arg)
+{
+	const char *v = ((const struct summary_row *)row)->s->client_why;
+
+	(void)arg;
+	return v[0] ? v : NULL;
+}
 
 #define F(m) offsetof(struct level_summary, m)
 /* A text and CSV column: heading, unit, key, width, decimals (text, CSV). */
@@ -798,6 +809,14 @@ static const struct table_col summary_cols[] = {
 	  .num = col_double, .arg = F(srv.host_steal) },
 	{ .key = "host_replay_cpu", .csv_decimals = 4, .group = SUMMARY_GROUP_HOST,
 	  .num = col_double, .arg = F(srv.host_replay) },
+	/* The client's own error (lib/clientbound.h): its bound, and whether
+	 * that marks the level; last, as its reason is words. */
+	CSV("client_bound_ttft_p50_ms", 3, col_double, F(client_ttft_p50)),
+	CSV("client_bound_ttft_p99_ms", 3, col_double, F(client_ttft_p99)),
+	CSV("client_bound_gap_p50_ms", 3, col_double, F(client_gap_p50)),
+	CSV("client_bound_gap_p99_ms", 3, col_double, F(client_gap_p99)),
+	{ .key = "client_limited", .flags = TABLE_BOOL, .num = col_client_limited },
+	{ .key = "client_limited_reason", .str = col_client_why },
 };
 
 _Static_assert(sizeof(summary_cols) / sizeof(summary_cols[0]) <= TABLE_MAX_COLS,

@@ -141,6 +141,12 @@ struct level_summary {
 	 * level's window, for CSV and JSON: summary_compute leaves them NaN
 	 * (source ""); analyze report fills them from the run's scrapes. */
 	struct summary_server srv;
+	/* The client's own error (lib/clientbound.h): summary_compute leaves
+	 * them NaN and client_limited -1 (not judged); analyze report fills
+	 * them from the level's host records. Milliseconds. */
+	double client_ttft_p50, client_ttft_p99, client_gap_p50, client_gap_p99;
+	int client_limited;       /* 1 client-limited, 0 not, -1 not judged */
+	char client_why[200];     /* the reason in words, "" none */
 };
 
 /* Every figure of s NaN, its source "". */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/time.h>
 #include <curl/curl.h>
 
 /* Values of the endpoints' URLs scrubbed from error details, at most. */
@@ -66,6 +67,10 @@ struct client {
 	 * held at once, when it held others back; 0 unknown */
 	const char *held_endpoint[2];
 	size_t held_limit[2];
+	/* the loop's passes, for the read delay (on_data): the pass now
+	 * running (libevent's time cached for it), the first and last stamps
+	 * taken in it, and how long the one before was busy */
+	int64_t pass_id, pass_first_ns, pass_last_ns, prev_busy_ns;
 };
 
 struct client_request {
@@ -74,17 +79,80 @@ struct client_request {
 	struct transfer t;       /* the request and its measured response */
 	client_done_fn done;
 	void *ctx;
+	int64_t due_ns;          /* when it was due: its latencies count from it */
 	struct client_request *prev, *next;
 };
 
-/* libcurl: response bytes, stamped with the clock the moment they arrive.
- * A response that cannot be measured any more stops the transfer. */
+/*
+ * Notes a stamp 'now' taken in the loop's current pass (one libevent
+ * caches a time for; reading it is no system call): a new pass ends the
+ * last one, whose busy span (first stamp to last) is kept.
+ */
+static void pass_mark(struct client *c, int64_t now)
+{
+	struct timeval tv;
+	int64_t id;
+
+	if (event_base_gettimeofday_cached(c->base, &tv) != 0)
+		return;
+	id = (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+	if (id != c->pass_id) {
+		c->prev_busy_ns = c->pass_first_ns ? c->pass_last_ns - c->pass_first_ns : 0;
+		c->pass_id = id;
+		c->pass_first_ns = now;
+	}
+	c->pass_last_ns = now;
+}
+
+/*
+ * libcurl: response bytes, stamped with the clock the moment they arrive.
+ * A response that cannot be measured any more stops the transfer. When
+ * they carry the first token, its read delay (lib/clientbound.h): how long
+ * the loop's pass had run before it got to them (against libevent's time
+ * cached when the pass began; one more read of the clock, a vDSO call, per
+ * request, not per token), and how long the pass before it was busy,
+ * during which they may have waited unread.
+ */
 static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 {
 	struct client_request *q = userp;
+	struct result *r = q->t.result;
 	size_t len = size * nmemb;
+	int first = r->ttft_ns < 0;
+	int64_t now = clock_now_ns();
 
-	return transfer_feed(&q->t, ptr, len, clock_now_ns()) == 0 ? len : 0;
+	pass_mark(q->client, now);
+	if (transfer_feed(&q->t, ptr, len, now) < 0)
+		return 0;
+	if (first && r->ttft_ns >= 0) {
+		struct timeval pass, wall;
+
+		if (event_base_gettimeofday_cached(q->client->base, &pass) == 0 &&
+		    gettimeofday(&wall, NULL) == 0) {
+			int64_t age = ((int64_t)wall.tv_sec - pass.tv_sec) * NS_PER_S +
+				      ((int64_t)wall.tv_usec - pass.tv_usec) * 1000;
+
+			r->read_ns = (age > 0 ? age : 0) + q->client->prev_busy_ns;
+		}
+	}
+	return len;
+}
+
+/* libcurl: the request's connection is ready and its bytes are about to
+ * be written: the issue delay (lib/clientbound.h) ends here. */
+static int on_prereq(void *userp, char *primary_ip, char *local_ip, int primary_port,
+		     int local_port)
+{
+	struct client_request *q = userp;
+	int64_t now = clock_now_ns(), d = now - q->due_ns;
+
+	pass_mark(q->client, now);
+	(void)primary_ip;
+	(void)local_ip;
+	(void)primary_port;
+	(void)local_port;
+	q->t.result->issue_ns = d > 0 ? d : 0;
+	return CURL_PREREQFUNC_OK;
 }
 
 static void unlink_request(struct client *c, struct client_request *q)
@@ -115,8 +183,10 @@ static void finish(void *priv, CURLcode code)
 	struct result *r = q->t.result;
 	client_done_fn done = q->done;
 	void *ctx = q->ctx;
+	int64_t now = clock_now_ns();
 
-	transfer_finish(&q->t, code, clock_now_ns());
+	pass_mark(q->client, now);
+	transfer_finish(&q->t, code, now);
 	if (done == on_warm_done)
 		note_warm_socket(ctx, q->t.easy);
 	q->shard->running--;
@@ -345,6 +415,7 @@ int client_start(struct client *c, const char *method, const char *path,
 	q->ctx = ctx;
 	if (start_ns < 0)
 		start_ns = now;
+	q->due_ns = start_ns;
 	rc = transfer_init(&q->t, &c->topt, c->opt.endpoint, path, result, start_ns, on_data, q);
 	for (i = 0; rc == 0 && i < n_headers; i++)
 		rc = transfer_add_header(&q->t, headers[i]);
@@ -357,6 +428,8 @@ int client_start(struct client *c, const char *method, const char *path,
 		 * recorded Accept-Encoding: libcurl's list is what it reads). */
 		curl_easy_setopt(q->t.easy, CURLOPT_ACCEPT_ENCODING, "");
 		meter_set_kind(&q->t.meter, trace_kind_of(method, path));
+		curl_easy_setopt(q->t.easy, CURLOPT_PREREQFUNCTION, on_prereq);
+		curl_easy_setopt(q->t.easy, CURLOPT_PREREQDATA, q);
 	}
 	if (rc == 0 && c->warm_fresh)
 		curl_easy_setopt(q->t.easy, CURLOPT_FRESH_CONNECT, 1L);
@@ -392,6 +465,7 @@ struct warm {
 					 * delayed by a busy client */
 	size_t ended;
 	int held;               /* the rest were held back: given up */
+	int64_t fastest_ns;     /* the fastest answer, send to end; -1 none */
 };
 
 static void on_warm_done(void *ctx, struct result *r)
@@ -399,7 +473,11 @@ static void on_warm_done(void *ctx, struct result *r)
 	struct warm *w = ctx;
 	int64_t now = clock_now_ns();
 
-	(void)r;
+	/* the round trip from its bytes going out (no connecting, no wait
+	 * behind the round's other starts) to its end */
+	if (r->e2e_ns > 0 && r->issue_ns >= 0 && r->e2e_ns > r->issue_ns &&
+	    (w->fastest_ns < 0 || r->e2e_ns - r->issue_ns < w->fastest_ns))
+		w->fastest_ns = r->e2e_ns - r->issue_ns;
 	w->ended++;
 	w->last_end_ns = now;
 	if (w->ended == 1)
@@ -517,9 +595,10 @@ int client_warm(struct client *c, size_t n, struct client_warm_info *info)
 {
 	size_t *limit = held_limit(c);
 
-	struct warm w = { c->base, 0, NULL, 0, 0, 0, 0, 0, 0, 0 };
+	struct warm w = { c->base, 0, NULL, 0, 0, 0, 0, 0, 0, 0, -1 };
 
 	memset(info, 0, sizeof(*info));
+	info->fastest_ns = -1;
 	if (c->opt.http2)
 		n = n ? 1 : 0;    /* one connection carries every stream */
 	/* no more than a server that held connections back took before */
@@ -546,6 +625,7 @@ int client_warm(struct client *c, size_t n, struct client_warm_info *info)
 		if (limit && w.n_socks && (!*limit || w.n_socks < *limit))
 			*limit = w.n_socks;
 	}
+	info->fastest_ns = w.fastest_ns;
 	free(w.socks);
 	return 0;
 }

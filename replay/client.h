@@ -89,6 +89,7 @@ struct client_warm_info {
 	size_t held;        /* requests it left unanswered, given up; 0: none */
 	double waited_s;    /* how long the round waited before giving up */
 	size_t capped;      /* connections not opened, past what it held before */
+	int64_t fastest_ns; /* the fastest answer's round trip; -1 none answered */
 };
 
 /*

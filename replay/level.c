@@ -399,18 +399,32 @@ static int window_holds(struct level_run *lr)
  * warm-ups over) or end: a "metrics" record of source host_source, written
  * like a scrape's, so a level's CPU busy and steal shares come from the
  * two as a server's counters do. Read at once (tens of microseconds);
- * nothing is read inside the level.
+ * nothing is read inside the level. The start also starts replay's watch
+ * of itself (replay/watch.h), and the end adds what it saw and the bound
+ * it gives to the record (lib/clientbound.h).
  */
 static void host_edge(struct level_run *lr, enum scrape_at at)
 {
-	char text[HOSTLOAD_TEXT_MAX];
+	char text[HOSTLOAD_TEXT_MAX + CLIENTBOUND_TEXT_MAX];
 	int64_t t0 = clock_now_ns();
 	int n;
 	cJSON *rec;
 
 	if (!lr->host_source || !(lr->n || lr->n_sessions))
 		return;         /* none, or a round of warm-ups only */
-	n = hostload_read(text, sizeof(text));
+	n = hostload_read(text, HOSTLOAD_TEXT_MAX);
+	if (at == SCRAPE_AT_LEVEL_START) {
+		watch_start(&lr->watch, client_base(lr->client));
+	} else {
+		struct clientbound_watch w;
+		struct clientbound b;
+		int k;
+
+		if (watch_stop(&lr->watch, lr->results, lr->issued, lr->warm.fastest_ns, &w,
+			       &b) == 0 && n >= 0 &&
+		    (k = clientbound_format(&w, &b, text + n, CLIENTBOUND_TEXT_MAX)) > 0)
+			n += k;
+	}
 	rec = scrape_record(lr->host_source, t0 - lr->origin_ns, lr->level, lr->repeat, at,
 			    clock_now_ns() - t0, n < 0 ? 0 : 200,
 			    n < 0 ? "cannot read /proc/stat" : NULL, n < 0 ? "" : text,
@@ -606,6 +620,7 @@ int level_run_to_end(struct level_run *lr, struct level_summary *s)
 	 * --max-concurrency).
 	 */
 	memset(&lr->warm, 0, sizeof(lr->warm));
+	lr->warm.fastest_ns = -1;
 	if (lr->connections && client_warm(lr->client, lr->connections, &lr->warm) < 0)
 		return -1;
 	lr->progress_ns = clock_now_ns();
@@ -631,6 +646,12 @@ int level_run_to_end(struct level_run *lr, struct level_summary *s)
 	lr->window = WINDOW_NONE;
 	if (lr->host_started)
 		host_edge(lr, SCRAPE_AT_LEVEL_END);
+	if (lr->watch.probe) {      /* a level of warm-ups only: nothing to say */
+		struct clientbound_watch w;
+		struct clientbound b;
+
+		watch_stop(&lr->watch, NULL, 0, -1, &w, &b);
+	}
 	evtimer_del(lr->due_timer);
 	/* stopped: the sessions still thinking end here */
 	for (k = 0; lr->sruns && k < lr->sessions_started; k++)

@@ -21,6 +21,7 @@
 #include "replay/prepared.h"
 #include "replay/scrape.h"
 #include "replay/session.h"
+#include "replay/watch.h"
 #include "lib/result.h"
 #include "lib/summary.h"
 
@@ -71,6 +72,7 @@ struct level_run {
 				   * at each level's edges (lib/hostload.h);
 				   * NULL: none (a --workers run's later workers) */
 	int host_started;         /* this level's start record is written */
+	struct watch watch;       /* replay watching itself from then on */
 	int level;                /* recorded: the C of the level, -k a rate level */
 	double rate;              /* recorded: a rate level's offered req/s, else 0 */
 	size_t cap;               /* closed loop: requests in flight here (C / workers) */

@@ -18,13 +18,14 @@
 #  11. noisy verdicts    bench-verdicts.sh compare against a mock noisy as servers are
 #  12. the noisy mock    bench-noise.sh    its run-to-run and within-run spread
 #  13. analyze plan      bench-plan.sh     does following the plan see the change
+#  14. client's error    bench-clientbound.sh  each level's bound on the client's own error against the truth
 #
 #   RUNS       repetitions of each measurement (default 5; 3 when QUICK=1)
 #   QUICK      1: smaller runs (make bench-quick), goal under 2 minutes
 #   BENCH_OUT  the Markdown file (default BENCHMARKS.md); plots go to the
 #              docs/ folder beside it
 #   SECTIONS   the sections to run (default "client open rate analyze proxy
-#              stream files compare capacity metrics verdicts noise plan")
+#              stream files compare capacity metrics verdicts noise plan clientbound")
 
 set -eu
 QUICK=${QUICK:-0}
@@ -32,7 +33,7 @@ if [ "$QUICK" = 1 ]; then RUNS=${RUNS:-3}; else RUNS=${RUNS:-5}; fi
 OUT=${BENCH_OUT:-BENCHMARKS.md}
 PLOTS=$(dirname "$OUT")/docs
 TB=${TB:-./tracebench}
-SECTIONS=${SECTIONS:-client open rate analyze proxy stream files compare capacity metrics verdicts noise plan}
+SECTIONS=${SECTIONS:-client open rate analyze proxy stream files compare capacity metrics verdicts noise plan clientbound}
 export QUICK RUNS PLOTS TB
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -54,6 +55,7 @@ title() {  # NAME
 	capacity) echo "9. capacity search" ;; metrics) echo "10. scraping /metrics" ;;
 	verdicts) echo "11. verdicts on a noisy mock" ;;
 	noise) echo "12. the noisy mock" ;; plan) echo "13. following analyze plan" ;;
+	clientbound) echo "14. the client's own error" ;;
 	*) echo "$1" ;;
 	esac
 }

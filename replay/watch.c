@@ -1,0 +1,104 @@
+/*
+ * watch.c - the level's watch of replay itself; see watch.h.
+ *
+ * The probe re-arms itself each time it fires, from the instant it did,
+ * so one late firing is counted once (a persistent timer would catch up,
+ * counting the lag of several). It costs a wake-up of the loop every
+ * CLIENTBOUND_PROBE_MS and one read of the clock, nothing per token.
+ */
+#include "replay/watch.h"
+#include "lib/clock.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return -1;
+	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+}
+
+static void arm(struct watch *w, int64_t now)
+{
+	struct timeval tv = { 0, CLIENTBOUND_PROBE_MS * 1000 };
+
+	w->due_ns = now + CLIENTBOUND_PROBE_MS * NS_PER_MS;
+	evtimer_add(w->probe, &tv);
+}
+
+static void on_probe(evutil_socket_t fd, short what, void *arg)
+{
+	struct watch *w = arg;
+	int64_t now = clock_now_ns();
+
+	(void)fd;
+	(void)what;
+	if (w->n < w->cap) {
+		w->lag_us[w->n++] = (double)(now - w->due_ns) / 1e3;
+	} else if (w->cap < WATCH_MAX_PROBES) {
+		size_t cap = w->cap ? w->cap * 2 : 4096;
+		double *v = realloc(w->lag_us, cap * sizeof(*v));
+
+		if (v) {
+			w->lag_us = v;
+			w->cap = cap;
+			w->lag_us[w->n++] = (double)(now - w->due_ns) / 1e3;
+		}
+	}
+	arm(w, now);
+}
+
+int watch_start(struct watch *w, struct event_base *base)
+{
+	memset(w, 0, sizeof(*w));
+	w->probe = evtimer_new(base, on_probe, w);
+	if (!w->probe)
+		return -1;
+	w->wall0_ns = clock_now_ns();
+	w->cpu0_ns = thread_cpu_ns();
+	arm(w, w->wall0_ns);
+	return 0;
+}
+
+int watch_stop(struct watch *w, const struct result *r, size_t n, int64_t transport_ns,
+	       struct clientbound_watch *out, struct clientbound *b)
+{
+	double *issue = malloc((n ? n : 1) * sizeof(double));
+	double *read = malloc((n ? n : 1) * sizeof(double));
+	double *tmp = malloc((n ? n : 1) * sizeof(double));
+	size_t i, k = 0;
+	int rc = -1;
+
+	clientbound_watch_init(out);
+	clientbound_init(b);
+	if (transport_ns >= 0)
+		out->transport = (double)transport_ns / 1e9;
+	if (w->probe) {
+		int64_t wall = clock_now_ns() - w->wall0_ns, cpu = thread_cpu_ns();
+
+		event_free(w->probe);
+		if (wall > 0 && cpu >= 0 && w->cpu0_ns >= 0)
+			out->thread_busy = (double)(cpu - w->cpu0_ns) / (double)wall;
+	}
+	if (issue && read && tmp) {
+		for (i = 0; i < n; i++) {
+			if (r[i].warmup)
+				continue;
+			issue[k] = (double)r[i].issue_ns;
+			read[k++] = (double)r[i].read_ns;
+		}
+		clientbound_observe(out, issue, read, k, tmp, w->lag_us, w->n);
+		clientbound_compute(out, b);
+		rc = 0;
+	}
+	free(issue);
+	free(read);
+	free(tmp);
+	free(w->lag_us);
+	memset(w, 0, sizeof(*w));
+	return rc;
+}

@@ -1,0 +1,98 @@
+#!/bin/sh
+# bench-clientbound.sh - section 14 of make bench: does each level's bound
+# on the client's own error (issue 34, lib/clientbound.h) cover the true
+# error? The mock tells its true queue and prefill (--timings vllm, 50 ms
+# TTFT, 10 ms per token, 8 tokens), so TTFT - queue - prefill is the
+# client's and the network's share per request, and a gap's error is its
+# distance from the mock's 10 ms. Each C of 1, 10, 100, 1000 is a replay
+# of its own, on a quiet machine and with two busy loops (one per core of
+# a 2-core machine) competing for the cores; RUNS rounds of each. A level
+# is covered at P50 (P99) when its bound at P50 (P99) is at least the true
+# error's P50 (P99); the table gives each, and whether replay marked the
+# level client-limited.
+#
+#   LEVELS   "C:N ..." (default "1:100 10:200 100:400 1000:2000"; QUICK:
+#            "1:40 10:100 100:200 1000:1000")
+#   LOADS    "quiet busy" (default both)
+
+. "$(dirname "$0")/bench-lib.sh"
+
+LEVELS=${LEVELS:-"1:100 10:200 100:400 1000:2000"}
+[ "$QUICK" = 1 ] && LEVELS=${LEVELS_QUICK:-"1:40 10:100 100:200 1000:1000"}
+LOADS=${LOADS:-quiet busy}
+
+"$TB" record synth -n 64 --input-tokens 16 --output-tokens 8 -o "$W/trace.jsonl.gz" 2>/dev/null
+start_mock --ttft-ms 50 --itl-ms 10 --timings vllm
+
+# Two busy loops, as long as a load of kind busy runs.
+busy_on() {
+	spawn sh -c 'while :; do :; done'
+	b1=$last
+	spawn sh -c 'while :; do :; done'
+	b2=$last
+}
+busy_off() { stop "$b1"; stop "$b2"; }
+
+# One replay at C with N requests; appends to $W/rows:
+# LOAD C truth50 truth99 bound50 bound99 gtruth50 gtruth99 gbound50 gbound99 limited
+run() {  # LOAD C N
+	rm -f "$W/r.jsonl.gz" "$W/r.db"
+	"$TB" replay --endpoint "$endpoint" -c "$2" -n "$3" --quiet \
+		-o "$W/r.jsonl.gz" "$W/trace.jsonl.gz" >/dev/null 2>"$W/err" ||
+		{ cat "$W/err" >&2; exit 1; }
+	zcat "$W/r.jsonl.gz" | jq -r 'select(.type == null and .warmup == false and .error == null
+		and .server_queue_ns != null) | (.ttft_ns - .server_queue_ns - .server_prefill_ns) / 1e6' \
+		>"$W/rest"
+	zcat "$W/r.jsonl.gz" | jq -r 'select(.type == null and .warmup == false and .error == null)
+		| .itl_us[] | ((. - 10000) | if . < 0 then -. else . end) / 1e3' >"$W/gap"
+	b=$(zcat "$W/r.jsonl.gz" | jq -r 'select(.type == "metrics" and .source == "host" and .at == "level_end")
+		| .samples | [.tracebench_client_bound_ttft_p50_seconds, .tracebench_client_bound_ttft_p99_seconds,
+		  .tracebench_client_bound_gap_p50_seconds, .tracebench_client_bound_gap_p99_seconds]
+		| map(. * 1e3 | tostring) | join(" ")')
+	"$TB" analyze load --db "$W/r.db" "$W/r.jsonl.gz" 2>/dev/null
+	lim=$("$TB" analyze report --db "$W/r.db" --format csv | csv_col /dev/stdin client_limited)
+	set -- "$1" "$2" $b
+	echo "$1 $2 $(percentile 50 <"$W/rest") $(percentile 99 <"$W/rest") $3 $4" \
+		"$(percentile 50 <"$W/gap") $(percentile 99 <"$W/gap") $5 $6 ${lim:-0}" >>"$W/rows"
+}
+
+: >"$W/rows"
+for load in $LOADS; do
+	[ "$load" = busy ] && busy_on
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		for cn in $LEVELS; do
+			run "$load" "${cn%%:*}" "${cn#*:}"
+		done
+		say "   $load: round $((i + 1))/$RUNS"
+		i=$((i + 1))
+	done
+	[ "$load" = busy ] && busy_off
+done
+
+echo "## 14. The client's own error"
+echo
+echo "Each level's bound on the client's share (replay's watch of itself: issue and read delay"
+echo "per request, a 2-ms probe timer's lag, the warm-ups' round trip; lib/clientbound.h) against"
+echo "the true error: the mock"
+echo "(\`--timings vllm\`, 50 ms TTFT, 10 ms per token, 8 tokens) tells its true queue and"
+echo "prefill, so TTFT − queue − prefill is the client's and the network's share; a gap's error is"
+echo "its distance from 10 ms. One replay per C, $RUNS rounds, quiet and with two busy loops."
+echo "Cells: true error / bound, ms, medians over the rounds; covered = rounds whose bound ≥ truth."
+echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+echo
+echo "| load | C | TTFT P50 true / bound | covered | TTFT P99 true / bound | covered | gap P50 true / bound | covered | gap P99 true / bound | covered | client-limited |"
+echo "|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+for load in $LOADS; do
+	for cn in $LEVELS; do
+		c=${cn%%:*}
+		awk -v l="$load" -v c="$c" '$1 == l && $2 == c' "$W/rows" >"$W/sel"
+		m() { awk -v k="$1" '{ print $k }' "$W/sel" | median | awk '{ printf "%.2f", $1 }'; }
+		cov() { awk -v t="$1" -v b="$2" '{ n++; if ($b >= $t) k++ } END { printf "%d/%d", k, n }' "$W/sel"; }
+		lim=$(awk '{ n++; if ($11 == 1) k++ } END { printf "%d/%d", k, n }' "$W/sel")
+		echo "| $load | $c | $(m 3) / $(m 5) | $(cov 3 5) | $(m 4) / $(m 6) | $(cov 4 6) | $(m 7) / $(m 9) | $(cov 7 9) | $(m 8) / $(m 10) | $(cov 8 10) | $lim |"
+	done
+done
+awk '{ n += 2; t += ($5 >= $3) + ($6 >= $4); g += ($9 >= $7) + ($10 >= $8) }
+	END { printf "\nCovered: TTFT %d of %d level-percentiles (%.0f%%), gaps %d of %d (%.0f%%).\n",
+		t, n, n ? 100 * t / n : 0, g, n, n ? 100 * g / n : 0 }' "$W/rows"

@@ -1,0 +1,97 @@
+#!/bin/sh
+# The client's own error (issue 34): each level states a bound on what
+# replay itself (and the way to the server) added to its TTFT and gaps,
+# from its watch of itself (lib/clientbound.h), kept in the level's host
+# record and shown by analyze report; a level whose client's own part is
+# over 5% of its TTFT is marked client-limited, with the reason. The mock
+# tells its true queue and prefill (--timings vllm), so TTFT - queue -
+# prefill is the truth the bound must cover.
+#
+# The starved run takes the measuring core away: replay pinned to one CPU
+# with a busy loop pinned there, and replay at the lowest priority (a busy
+# loop of equal priority alone hardly delays it: the scheduler favours a
+# thread that mostly sleeps). A busy host only starves it more, so that
+# check holds at any load; the free run's "not marked" can only be asked
+# of a quiet host, and is skipped, with the host's load, on a busy one.
+. tests/cli/lib.sh
+
+tb record synth -n 32 --input-tokens 16 --output-tokens 4 --seed 1 -o "$WORK/t.jsonl.gz" 2>/dev/null
+# the mock on another CPU than the starved replay's, where there is one
+pin_mock=""
+if have taskset && [ "$(nproc)" -ge 2 ]; then
+	pin_mock="taskset -c 1"
+fi
+rm -f "$WORK/port"
+$pin_mock $VG "$TB" mock --quiet --listen 127.0.0.1:0 --port-file "$WORK/port" \
+	--ttft-ms 100 --itl-ms 5 --timings vllm &
+MOCK_PID=$!
+MOCK_PIDS="$MOCK_PID"
+i=0
+while [ ! -s "$WORK/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+ENDPOINT=http://127.0.0.1:$(cat "$WORK/port")
+
+# run NAME [PREFIX...]: a replay at C=4 (64 requests), loaded and reported
+run() {
+	name=$1
+	shift
+	"$@" $VG "$TB" replay --endpoint "$ENDPOINT" -c 4 -n 64 --quiet --label "$name" \
+		-o "$WORK/$name.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/$name.err"
+	check "$name: the replay ran" test $? -eq 0
+	tb analyze load --db "$WORK/$name.db" "$WORK/$name.jsonl.gz" 2>/dev/null
+	tb analyze report --db "$WORK/$name.db" --format csv >"$WORK/$name.csv"
+	tb analyze report --db "$WORK/$name.db" >"$WORK/$name.txt"
+	tb analyze report --db "$WORK/$name.db" --format markdown >"$WORK/$name.md"
+}
+
+# ge A B: A >= B, both numbers
+ge() {
+	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && b != "" && a + 0 >= b + 0) }'
+}
+
+run free
+n=$(zcat "$WORK/free.jsonl.gz" | grep '"at":"level_end"' | grep -c 'tracebench_client_bound_ttft_p99_seconds')
+check "free: the level's host record at its end carries the bound ($n)" test "$n" -eq 1
+n=$(requests_of "$WORK/free.jsonl.gz" | grep '"warmup":false' | grep -c '"client_issue_ns":[0-9]*,"client_read_ns":[0-9]*')
+check "free: every measured request records its issue and read delays ($n)" test "$n" -eq 64
+b50=$(csv_field "$WORK/free.csv" client_bound_ttft_p50_ms 1)
+b99=$(csv_field "$WORK/free.csv" client_bound_ttft_p99_ms 1)
+g99=$(csv_field "$WORK/free.csv" client_bound_gap_p99_ms 1)
+t50=$(csv_field "$WORK/free.csv" p50_rest_ttft_ms 1)
+t99=$(csv_field "$WORK/free.csv" p99_rest_ttft_ms 1)
+check "free: the bound is stated (TTFT P50 $b50, P99 $b99, gap P99 $g99 ms)" \
+	awk -v a="$b50" -v b="$b99" -v g="$g99" 'BEGIN { exit !(a > 0 && b >= a && g > 0) }'
+check "free: the TTFT P50 bound $b50 ms covers the true client and network share $t50 ms" \
+	ge "$b50" "$t50"
+grep -q "the client's own error" "$WORK/free.txt" && grep -q "the client's own error" "$WORK/free.md"
+check "free: report shows the bound in text and Markdown" test $? -eq 0
+busy=$(awk '/^the host replay ran on/ { h = 1; next } h && $1 == "4" { sub(/%/, "", $2); print $2; exit }' "$WORK/free.txt")
+lim=$(csv_field "$WORK/free.csv" client_limited 1)
+if awk -v b="$busy" 'BEGIN { exit !(b != "" && b < 50) }'; then
+	check "free: the TTFT P99 bound $b99 ms covers the truth $t99 ms (host ${busy}% busy)" \
+		ge "$b99" "$t99"
+	check "free: the level is not client-limited on a quiet host (host ${busy}% busy)" \
+		test "$lim" = 0
+else
+	skip "free: the P99 bound covers the truth, and the level is not client-limited" \
+		"the host was ${busy:-?}% busy: other work may delay the client or the mock"
+fi
+
+if have taskset && have nice; then
+	taskset -c 0 sh -c 'while :; do :; done' &
+	busy_pid=$!
+	run starved nice -n 19 taskset -c 0
+	kill "$busy_pid"
+	wait "$busy_pid" 2>/dev/null
+	lim=$(csv_field "$WORK/starved.csv" client_limited 1)
+	check "starved: the level is marked client-limited ($lim)" test "$lim" = 1
+	why=$(grep "^C=4: client-limited: " "$WORK/starved.txt")
+	check "starved: report says why: '$why'" \
+		sh -c "echo \"\$1\" | grep -q \"client's own .* ms = .*% of TTFT P.. .* ms: .*(P..)\"" - "$why"
+	grep -q "^C=4: client-limited: client's own" "$WORK/starved.md"
+	check "starved: ... in Markdown too" test $? -eq 0
+	tb analyze report --db "$WORK/starved.db" --format json >"$WORK/s.json"
+	tr -d ' \n' <"$WORK/s.json" | grep -q '"client_limited":true,"client_limited_reason":"client'"'"'sown'
+	check "starved: ... and in JSON" test $? -eq 0
+else
+	skip "starved: the level is marked client-limited" "taskset or nice is missing"
+fi
