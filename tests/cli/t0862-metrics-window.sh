@@ -92,7 +92,7 @@ if have jq; then
 	check "JSON: the source named, the host's CPU shares in [0, 1]" [ "$ok" = true ]
 	tb analyze report --db "$WORK/m.db" --format csv >"$WORK/report.csv"
 	check "CSV: the same columns" sh -c \
-		"head -1 '$WORK/report.csv' | grep -q ',server_source,server_running_avg,.*,server_ttft_p50_ms,server_ttft_p50_bucket_lo_ms,server_ttft_p50_bucket_hi_ms,.*,host_cpu_busy,host_cpu_steal,host_replay_cpu$'"
+		"head -1 '$WORK/report.csv' | grep -q ',server_source,server_running_avg,.*,server_ttft_p50_ms,server_ttft_p50_bucket_lo_ms,server_ttft_p50_bucket_hi_ms,.*,host_cpu_busy,host_cpu_steal,host_replay_cpu,client_bound_ttft_p50_ms,.*,client_limited_reason$'"
 	tb analyze report --db "$WORK/m.db" >"$WORK/report.txt"
 	check "... and not in the text sweep table" sh -c "! grep -q 'server_\|host_cpu' '$WORK/report.txt'"
 else
