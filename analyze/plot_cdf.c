@@ -124,7 +124,9 @@ static void plot_cdf_panel(FILE *f, const struct plot_data *d, int which, const 
 
 static void plot_cdf_gp(FILE *f, const struct plot_data *d)
 {
-	plot_preamble(f, d, "latency_cdf", "TTFT and E2E distributions by level");
+	/* two panels side by side: the text width of a page */
+	plot_preamble_sized(f, d, "latency_cdf", "TTFT and E2E distributions by level",
+			    PLOT_PAGE_IN, PLOT_COLUMN_IN * 0.75);
 	fputs("# One curve per level: the dash is the level, the colour the run (the\n"
 	      "# level too when there is one run).\n"
 	      "set multiplot layout 1,2 title 'Latency CDF by level (successful requests)'\n"

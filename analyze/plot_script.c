@@ -8,8 +8,22 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PLOT_WIDTH  1000
-#define PLOT_HEIGHT 600
+/*
+ * Sizes (plot_script.h): each figure is drawn at the size it is printed,
+ * a paper's column (3.5 in) or its text width (7 in), with every word of
+ * it (title, axis labels, ticks, key) in 8-point type. The SVG counts 144
+ * units to the inch, so a column figure is 504 units wide with 16-unit
+ * text, and keeps those proportions at any size it is shown. The cairo
+ * terminals (PDF, PNG) draw a font asked for at N points at 2/3 N (their
+ * text layout assumes 96 dots to the inch, the PDF's point is 1/72 in:
+ * measured, tests/cli/t0312), so they are asked for 12 to give 8. The PNG
+ * is 288 pixels to the inch, lines twice as wide, for print as well.
+ */
+#define PLOT_SVG_PER_IN   144
+#define PLOT_PNG_PER_IN   288
+#define PLOT_SVG_FONT     "sans,16"
+#define PLOT_CAIRO_FONT   "sans,12"
+#define PLOT_PNG_FONT     "sans,24"
 
 static const char *const plot_exts[] = { "png", "svg", "pdf" };
 
@@ -105,36 +119,44 @@ void plot_put_value(FILE *f, double v)
 
 void plot_preamble(FILE *f, const struct plot_data *d, const char *name, const char *what)
 {
-	plot_preamble_sized(f, d, name, what, PLOT_HEIGHT);
+	plot_preamble_sized(f, d, name, what, PLOT_COLUMN_IN, PLOT_COLUMN_IN * 0.75);
 }
 
 void plot_preamble_sized(FILE *f, const struct plot_data *d, const char *name, const char *what,
-			 int height)
+			 double width_in, double height_in)
 {
 	const char *ext = plot_ext(d->fmt);
+	int png_w = (int)lround(width_in * PLOT_PNG_PER_IN);
+	int png_h = (int)lround(height_in * PLOT_PNG_PER_IN);
 
 	fprintf(f, "# %s.gp - %s, written by tracebench analyze plot.\n"
 		"# Reads %s.dat and writes %s.%s in the current directory:\n"
-		"#   cd DIR && gnuplot %s.gp\n", name, what, name, name, ext, name);
+		"#   cd DIR && gnuplot %s.gp\n"
+		"# Drawn at its printed size, %.2f x %.2f in, in 8-point type.\n", name, what,
+		name, name, ext, name, width_in, height_in);
 	fputs(PLOT_GP_QUOTE_VAR " = sprintf('%c', 39)   # a quote, for labels that hold one\n", f);
 	switch (d->fmt) {
 	case PLOT_PNG:
 		fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-			"    set terminal pngcairo noenhanced size %d,%d\n"
+			"    set terminal pngcairo noenhanced size %d,%d font '" PLOT_PNG_FONT "' "
+			"linewidth 2\n"
 			"} else {\n"
 			"    set terminal png noenhanced size %d,%d\n"
-			"}\n", PLOT_WIDTH, height, PLOT_WIDTH, height);
+			"}\n", png_w, png_h, png_w, png_h);
 		break;
 	case PLOT_SVG:
-		fprintf(f, "set terminal svg noenhanced size %d,%d\n", PLOT_WIDTH, height);
+		fprintf(f, "set terminal svg noenhanced size %d,%d font '" PLOT_SVG_FONT "'\n",
+			(int)lround(width_in * PLOT_SVG_PER_IN),
+			(int)lround(height_in * PLOT_SVG_PER_IN));
 		break;
 	case PLOT_PDF:
 		fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pdfcairo') > 0) {\n"
-			"    set terminal pdfcairo noenhanced size 10in,%.2fin\n"
+			"    set terminal pdfcairo noenhanced size %.3fin,%.3fin font '"
+			PLOT_CAIRO_FONT "'\n"
 			"} else {\n"
 			"    print 'this gnuplot has no pdfcairo terminal; try png or svg'\n"
 			"    exit status 1\n"
-			"}\n", 10.0 * height / PLOT_WIDTH);
+			"}\n", width_in, height_in);
 		break;
 	}
 	/* one colour per run in every figure: the Okabe-Ito palette, which

@@ -24,9 +24,15 @@ void plot_put_value(FILE *f, double v);
  * NAME.gp, which draws 'what'. */
 void plot_preamble(FILE *f, const struct plot_data *d, const char *name, const char *what);
 
-/* The same for a figure 'height' pixels high (1000 wide; PDF to scale). */
+/* Printed sizes, inches: a paper's column and its full text width. Every
+ * figure's text is 8-point at these sizes (plot_script.c). */
+#define PLOT_COLUMN_IN 3.5
+#define PLOT_PAGE_IN   7.0
+
+/* The same for a figure width_in x height_in inches as printed (a
+ * column-wide figure by plot_preamble: PLOT_COLUMN_IN x 3/4 of it). */
 void plot_preamble_sized(FILE *f, const struct plot_data *d, const char *name, const char *what,
-			 int height);
+			 double width_in, double height_in);
 
 /* "set title 'WHAT'" or, for one run, "set title 'WHAT: LABEL'". */
 void plot_title(FILE *f, const struct plot_data *d, const char *what);

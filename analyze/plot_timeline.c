@@ -150,7 +150,9 @@ static void plot_timeline_gp(FILE *f, const struct plot_data *d)
 	size_t i, k, block = 0;
 	int w, first = 1;
 
-	plot_preamble(f, d, "ttft_timeline", "TTFT of each request over the run");
+	/* with the server's panel under it, twice as high */
+	plot_preamble_sized(f, d, "ttft_timeline", "TTFT of each request over the run",
+			    PLOT_COLUMN_IN, PLOT_COLUMN_IN * (plot_has_server(d) ? 1.5 : 0.75));
 	fputs("# Shows the cold start (warm-ups, hollow) and queueing over time;\n"
 	      "# dotted lines mark where each level begins.\n", f);
 	if (plot_has_server(d)) {
