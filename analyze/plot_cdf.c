@@ -75,16 +75,19 @@ static void plot_cdf_axis(FILE *f, const struct plot_data *d, int which)
 				hi = v[n - 1];
 		}
 	if (hi > 0 && lo < INFINITY && hi / lo > 30) {
-		fputs("set logscale x 10\nset xrange [*:*]\n", f);
+		fputs("set logscale x 10\nset xrange [*:*]\nset xtics autofreq\n", f);
 	} else {
 		fputs("unset logscale x\n", f);
 		/* one value only (a deterministic server): around it, where
 		 * autoscale would warn of an empty range */
-		if (lo < INFINITY && round(hi * 1000) == round(lo * 1000))
+		if (lo < INFINITY && round(hi * 1000) == round(lo * 1000)) {
 			fprintf(f, "set xrange [%.3f:%.3f]\n", lo - (lo * 0.05 + 0.001),
 				hi + hi * 0.05 + 0.001);
-		else
+			plot_axis_tics(f, "x", lo - (lo * 0.05 + 0.001), hi + hi * 0.05 + 0.001);
+		} else {
 			fputs("set xrange [*:*]\n", f);
+			plot_axis_tics(f, "x", lo, hi);
+		}
 	}
 }
 

@@ -418,7 +418,7 @@ static void plot_forest_many_gp(FILE *f, const struct plot_data *d)
 			if (!plot_forest_has(d, j, plot_forest_shapes[k].v))
 				continue;
 			fprintf(f, "     'compare_forest.dat' index %zu using 2:1:3:4 with xerrorbars "
-				"pt %d ps 1.5 lc %zu notitle, \\\n", block++, plot_forest_shapes[k].pt,
+				"pt %d ps 1 lc %zu notitle, \\\n", block++, plot_forest_shapes[k].pt,
 				j + 2);
 		}
 	}

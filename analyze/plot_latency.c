@@ -124,7 +124,7 @@ static void plot_latency_gp(FILE *f, const struct plot_data *d, const struct plo
 	int bars = plot_latency_has_bars(d, p->m);
 	size_t i, col, last = 0;
 
-	plot_preamble(f, d, name, p->what);
+	plot_preamble(f, d, name, p->what, 2 * d->n_series);
 	fputs("# Per run: P50 (line), P90 to P99 (band)", f);
 	fputs(bars ? ", range of the repeats' P50s (bars).\n" : ".\n", f);
 	plot_title(f, d, p->title);

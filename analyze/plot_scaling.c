@@ -54,7 +54,7 @@ static void plot_scaling_gp(FILE *f, const struct plot_data *d)
 {
 	size_t i, last = 0;
 
-	plot_preamble(f, d, "scaling", "throughput by concurrency");
+	plot_preamble(f, d, "scaling", "throughput by concurrency", 2 * d->n_series);
 	fputs("# Solid lines: aggregate tok/s of a level (all requests); dashed:\n"
 	      "# mean tok/s of one request (its output tokens / (E2E - TTFT)).\n", f);
 	plot_title(f, d, "Throughput by concurrency");

@@ -117,9 +117,18 @@ void plot_put_value(FILE *f, double v)
 		fprintf(f, " %.3f", v);
 }
 
-void plot_preamble(FILE *f, const struct plot_data *d, const char *name, const char *what)
+void plot_preamble(FILE *f, const struct plot_data *d, const char *name, const char *what,
+		   size_t key_lines)
 {
-	plot_preamble_sized(f, d, name, what, PLOT_COLUMN_IN, PLOT_COLUMN_IN * 0.75);
+	plot_preamble_sized(f, d, name, what, PLOT_COLUMN_IN, plot_keyed_height(key_lines));
+}
+
+double plot_keyed_height(size_t key_lines)
+{
+	/* a key below the graph takes a line of 8-point type and a half per
+	 * entry when they go one a line: the figure grows by the lines past
+	 * the second rather than squeezing the graph (ticks would overlap) */
+	return PLOT_COLUMN_IN * 0.75 + (key_lines > 2 ? 0.16 * (double)(key_lines - 2) : 0);
 }
 
 void plot_preamble_sized(FILE *f, const struct plot_data *d, const char *name, const char *what,
@@ -174,6 +183,22 @@ void plot_preamble_sized(FILE *f, const struct plot_data *d, const char *name, c
 	 * into place (plot_render); run by hand, the script writes NAME.EXT */
 	fprintf(f, "if (!exists(\"tb_output\")) tb_output = '%s.%s'\nset output tb_output\n",
 		name, ext);
+}
+
+void plot_axis_tics(FILE *f, const char *axis, double lo, double hi)
+{
+	static const double nice[] = { 1, 2, 2.5, 5, 10 };
+	double raw = (hi - lo) / 4, mag, step = 0;
+	size_t i;
+
+	if (!(raw > 0) || !isfinite(raw)) {
+		fprintf(f, "set %stics autofreq\n", axis);
+		return;
+	}
+	mag = pow(10, floor(log10(raw)));
+	for (i = 0; i < sizeof(nice) / sizeof(nice[0]) && !(step >= raw); i++)
+		step = nice[i] * mag;
+	fprintf(f, "set %stics %.6g\n", axis, step);
 }
 
 /* "set title 'WHAT'" or, for one run, "set title 'WHAT: LABEL'". */

@@ -129,7 +129,7 @@ static void plot_split_gp(FILE *f, const struct plot_data *d)
 	struct plot_split_bar *b = plot_split_bars(d, &n);
 	char name[48];
 
-	plot_preamble(f, d, "time_split", "where the time went, by level");
+	plot_preamble(f, d, "time_split", "where the time went, by level", SPLIT_PARTS);
 	fputs("# Each part is the median of that span over the level's requests.\n", f);
 	plot_title(f, d, "Where the time went (the server's own timings)");
 	fputs("set ylabel 'ms (median of each part)'\n"

@@ -152,7 +152,8 @@ static void plot_timeline_gp(FILE *f, const struct plot_data *d)
 
 	/* with the server's panel under it, twice as high */
 	plot_preamble_sized(f, d, "ttft_timeline", "TTFT of each request over the run",
-			    PLOT_COLUMN_IN, PLOT_COLUMN_IN * (plot_has_server(d) ? 1.5 : 0.75));
+			    PLOT_COLUMN_IN, plot_keyed_height(2 * d->n_series) +
+					    (plot_has_server(d) ? PLOT_COLUMN_IN * 0.75 : 0));
 	fputs("# Shows the cold start (warm-ups, hollow) and queueing over time;\n"
 	      "# dotted lines mark where each level begins.\n", f);
 	if (plot_has_server(d)) {

@@ -65,6 +65,31 @@ for path in sys.argv[1:]:
         fonts = [0]
     print(name, '%g' % width, ' '.join('%g' % f for f in fonts) if fonts else 'none')
 EOF
+# ... and, per SVG, labels that overlap: right-aligned ones (the y axis,
+# the key) one above another closer than 0.8 of their size, centred ones
+# (the x axis) side by side closer than their half widths (a character
+# 0.6 of the size wide)
+cat >"$WORK/overlap.py" <<'EOF'
+import re, sys
+for path in sys.argv[1:]:
+    text = open(path).read()
+    groups = re.findall(r'<g transform="translate\(([-0-9.]+),([-0-9.]+)\)"[^>]*font-size="([0-9.]+)"\s*text-anchor="(end|middle)">\s*<text>([^<]*)</text>', text)
+    bad = 0
+    for anchor in ('end', 'middle'):
+        lines = {}
+        for x, y, fs, a, t in groups:
+            if a != anchor:
+                continue
+            key = x if anchor == 'end' else y
+            lines.setdefault(key, []).append((float(y if anchor == 'end' else x), float(fs), len(t.strip())))
+        for items in lines.values():
+            items.sort()
+            for (p, fs, n), (q, _, m) in zip(items, items[1:]):
+                need = 0.8 * fs if anchor == 'end' else 0.3 * fs * (n + m)
+                if q - p < need:
+                    bad += 1
+    print(path.rsplit('/', 1)[-1], bad)
+EOF
 python3 "$WORK/sizes.py" "$WORK"/svg/*.svg >"$WORK/svg.sizes"
 python3 "$WORK/sizes.py" "$WORK"/pdf/*.pdf >"$WORK/pdf.sizes"
 python3 "$WORK/sizes.py" "$WORK"/png/*.png >"$WORK/png.sizes"
@@ -84,3 +109,9 @@ check "... every text set at 8 pt (7.9 to 8.1)" \
 	"$WORK/pdf.sizes"
 check "PNG: 1008 or 2016 pixels wide (288 to the inch)" \
 	awk '$2 != 1008 && $2 != 2016 { bad = 1 } END { exit bad || NR != '"$n"' }' "$WORK/png.sizes"
+python3 "$WORK/overlap.py" "$WORK"/svg/*.svg "$WORK"/abc-svg/*.svg >"$WORK/overlaps"
+check "no tick or key label over another, in any figure of one run or three ($(awk '$2 { printf "%s ", $1 }' "$WORK/overlaps"))" \
+	awk '$2 != 0 { bad = 1 } END { exit bad || NR < 15 }' "$WORK/overlaps"
+height() { sed -n 's/^ width="[0-9]*" height="\([0-9]*\)"$/\1/p' "$1"; }
+check "... the figure grows with its key: three runs' scaling taller than one's" \
+	test "$(height "$WORK/abc-svg/scaling.svg")" -gt "$(height "$WORK/svg/scaling.svg")"

@@ -68,8 +68,8 @@ check "one y tic per judged number and level ($n_names), each run's point within
 	                if (r == 3 && !(f > 0.5)) bad = 1 }
 	     END { exit bad }' '$WORK/p/compare_forest.dat'"
 check "... the runs' colours as in every figure (slow linetype 2, twin 3), keyed by label" sh -c "
-	grep -q 'index [0-9]* using 2:1:3:4 with xerrorbars pt [0-9]* ps 1.5 lc 2 notitle' '$WORK/p/compare_forest.gp' &&
-	grep -q 'index [0-9]* using 2:1:3:4 with xerrorbars pt [0-9]* ps 1.5 lc 3 notitle' '$WORK/p/compare_forest.gp' &&
+	grep -q 'index [0-9]* using 2:1:3:4 with xerrorbars pt [0-9]* ps 1 lc 2 notitle' '$WORK/p/compare_forest.gp' &&
+	grep -q 'index [0-9]* using 2:1:3:4 with xerrorbars pt [0-9]* ps 1 lc 3 notitle' '$WORK/p/compare_forest.gp' &&
 	grep -q \"keyentry with linespoints pt 7 ps 1.5 lc 2 title 'slow'\" '$WORK/p/compare_forest.gp' &&
 	grep -q \"keyentry with linespoints pt 7 ps 1.5 lc 3 title 'twin'\" '$WORK/p/compare_forest.gp' &&
 	for v in \$(sed -n 's/^# run [0-9]*: //p' '$WORK/p/compare_forest.dat' | sort -u); do
