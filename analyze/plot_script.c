@@ -179,6 +179,12 @@ void plot_preamble_sized(FILE *f, const struct plot_data *d, const char *name, c
 	      "set linetype 7 lc rgb '#000000'\n"
 	      "set linetype 8 lc rgb '#F0E442'\n"
 	      "set linetype cycle 8\n", f);
+	/* gnuplot reckons a key entry a sixth wider than 8-point sans
+	 * draws it (measured: "two<script>alert(1)</script>: per request"
+	 * warned at a column's width below width -6): taken back six
+	 * characters, with a shorter sample, labels of 40 characters fit;
+	 * longer ones may run past the figure's edge, and gnuplot says so */
+	fputs("set key samplen 3 width -6\n", f);
 	/* tracebench's own run renders to a fresh temporary name it renames
 	 * into place (plot_render); run by hand, the script writes NAME.EXT */
 	fprintf(f, "if (!exists(\"tb_output\")) tb_output = '%s.%s'\nset output tb_output\n",
