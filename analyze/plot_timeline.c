@@ -87,7 +87,7 @@ static void plot_timeline_server(FILE *f, const struct plot_data *d, size_t bloc
 	int first = 1;
 
 	plot_timeline_extent(d, &t_max, &req_max);
-	fprintf(f, "set title 'server: requests running and waiting (left), KV-cache use (right)'\n"
+	fprintf(f, "set title 'server: requests (left), KV-cache use (right)'\n"
 		"set ylabel 'requests'\n"
 		"unset logscale y\n"
 		"set yrange [0:%.0f]\n", ceil(req_max * 1.15 + 0.5));
