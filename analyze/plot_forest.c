@@ -399,7 +399,7 @@ static void plot_forest_many_gp(FILE *f, const struct plot_data *d)
 		"set yrange [0.5:%zu.5]\n"
 		"set ytics nomirror\n"
 		"set grid xtics\n"
-		"set key below maxrows 3\n"
+		"set key below maxcols 2 maxrows 3 width 0\n"
 		"set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb '#000000'\n", n);
 	plot_forest_many_thresholds(f, d, keys, n);
 	fputs("set ytics (", f);

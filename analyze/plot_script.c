@@ -183,8 +183,10 @@ void plot_preamble_sized(FILE *f, const struct plot_data *d, const char *name, c
 	 * draws it (measured: "two<script>alert(1)</script>: per request"
 	 * warned at a column's width below width -6): taken back six
 	 * characters, with a shorter sample, labels of 40 characters fit;
-	 * longer ones may run past the figure's edge, and gnuplot says so */
-	fputs("set key samplen 3 width -6\n", f);
+	 * longer ones may run past the figure's edge, and gnuplot says so.
+	 * One entry a line: two side by side would then touch, and the
+	 * figure's height counts a line an entry (plot_keyed_height). */
+	fputs("set key samplen 3 width -6 maxcols 1\n", f);
 	/* tracebench's own run renders to a fresh temporary name it renames
 	 * into place (plot_render); run by hand, the script writes NAME.EXT */
 	fprintf(f, "if (!exists(\"tb_output\")) tb_output = '%s.%s'\nset output tb_output\n",
