@@ -9,7 +9,7 @@
 tb record synth -n 8 -o "$WORK/t.jsonl.gz" 2>/dev/null
 start_mock --ttft-ms 5 --itl-ms 1 --tokens 6
 fast=$ENDPOINT
-start_mock --ttft-ms 15 --itl-ms 1 --tokens 6
+start_mock --ttft-ms 50 --itl-ms 1 --tokens 6
 for r in base slow twin; do
 	e=$fast
 	[ "$r" = slow ] && e=$ENDPOINT
@@ -53,10 +53,12 @@ check "every number compare judges for base-slow and base-twin, with its verdict
 		if (x[1] != y[1]) bad = 1
 		for (i = 2; i <= 4; i++) if (x[i] - y[i] > 0.001 || y[i] - x[i] > 0.001) bad = 1
 	       } END { exit bad }'"
-check "... slow's TTFT P50 up by over 100% at both levels (5 ms against 15), twin's by under 30%" \
-	awk -F'|' '$2 ~ /^TTFT P50 C=[12]$/ { split($3, a, " ")
-		if ($1 == 2 && a[2] > 100) slow++; if ($1 == 3 && a[2] < 30 && a[2] > -30) twin++ }
-		END { exit !(slow == 2 && twin == 2) }' "$WORK/got"
+# (the runs in their own rows: slow's TTFT, 50 ms against 5, up by more
+# than twin's, whatever a busy host adds to both)
+check "... slow's TTFT P50 up by over 100% at both levels, and by more than twin's" \
+	awk -F'|' '$2 ~ /^TTFT P50 C=[12]$/ { split($3, a, " "); ch[$1, $2] = a[2] }
+		END { for (c = 1; c <= 2; c++) { k = "TTFT P50 C=" c
+			if (!(ch[2, k] > 100 && ch[2, k] > ch[3, k])) exit 1 } }' "$WORK/got"
 check "... nothing of the run with no level in common (no C=4, no run 4)" sh -c \
 	"! grep -q 'C=4' '$WORK/p/compare_forest.dat' && ! grep -q '^# run 4' '$WORK/p/compare_forest.dat'"
 # a row of the figure per judged name; each run's point in its own row
