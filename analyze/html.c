@@ -46,7 +46,9 @@ static const char html_head[] =
 	".num { text-align: right; font-family: monospace; font-variant-numeric: tabular-nums;"
 	" white-space: nowrap; }\n"
 	"th.num { font-family: inherit; } .mid { text-align: center; }\n"
-	"figure { margin: 1.5rem 0; } figure svg { width: 100%; height: auto; }\n"
+	/* a figure at its own size (analyze plot draws it as printed, its
+	 * text as large as the page's), narrowed on a narrow screen */
+	"figure { margin: 1.5rem 0; } figure svg { max-width: 100%; height: auto; }\n"
 	"figcaption { font-weight: bold; margin-bottom: 0.3rem; }\n"
 	"dt { font-weight: bold; margin-top: 0.5rem; } .note { color: #a33; }\n"
 	"</style>\n"
@@ -191,7 +193,8 @@ static void put_provenance(FILE *out, const struct db_run *runs, size_t n)
 	}
 }
 
-/* The first run against each of the others. */
+/* The first run against each of the others, each under the one heading
+ * compare's own Markdown gives it ("compare 'A' (before) with 'B' (after)"). */
 static int put_comparisons(struct db *db, const struct db_run *runs, size_t n, FILE *out,
 			   char *err, size_t errlen)
 {
@@ -208,14 +211,14 @@ static int put_comparisons(struct db *db, const struct db_run *runs, size_t n, F
 		FILE *mem;
 		int rc = compare_runs(db, runs[0].label, runs[i].label, &co, &res, err, errlen);
 
-		fputs("<h3>", out);
-		htmltable_put_text(out, runs[0].label, strlen(runs[0].label));
-		fputs(" &rarr; ", out);
-		htmltable_put_text(out, runs[i].label, strlen(runs[i].label));
-		fputs("</h3>\n", out);
 		if (rc == DB_ERR_INPUT) {
-			/* no common level, say: said, and the report goes on */
-			fputs("<p class=\"note\">not compared: ", out);
+			/* no common level, say: said under the heading compare's
+			 * own text would have had, and the report goes on */
+			fputs("<h3>compare '", out);
+			htmltable_put_text(out, runs[0].label, strlen(runs[0].label));
+			fputs("' (before) with '", out);
+			htmltable_put_text(out, runs[i].label, strlen(runs[i].label));
+			fputs("' (after)</h3>\n<p class=\"note\">not compared: ", out);
 			htmltable_put_text(out, err, strlen(err));
 			fputs("</p>\n", out);
 			continue;

@@ -199,8 +199,9 @@ static void plot_curve_gp(FILE *f, const struct plot_data *d)
 	size_t i, block = 0;
 	int first = 1, marks = 0;
 
-	plot_preamble(f, d, "load_curve", "latency against achieved load, capacity marked");
-	plot_title(f, d, "Load curve (replay --find-capacity)");
+	plot_preamble(f, d, "load_curve", "latency against achieved load, capacity marked",
+		      4 * d->n_series + 4);
+	plot_title(f, d, "Load curve (--find-capacity)");
 	fputs("set xlabel 'achieved load (requests/s)'\n"
 	      "set ylabel 'latency (ms)'\n"
 	      "set logscale y\n"

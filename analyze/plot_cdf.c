@@ -75,16 +75,19 @@ static void plot_cdf_axis(FILE *f, const struct plot_data *d, int which)
 				hi = v[n - 1];
 		}
 	if (hi > 0 && lo < INFINITY && hi / lo > 30) {
-		fputs("set logscale x 10\nset xrange [*:*]\n", f);
+		fputs("set logscale x 10\nset xrange [*:*]\nset xtics autofreq\n", f);
 	} else {
 		fputs("unset logscale x\n", f);
 		/* one value only (a deterministic server): around it, where
 		 * autoscale would warn of an empty range */
-		if (lo < INFINITY && round(hi * 1000) == round(lo * 1000))
+		if (lo < INFINITY && round(hi * 1000) == round(lo * 1000)) {
 			fprintf(f, "set xrange [%.3f:%.3f]\n", lo - (lo * 0.05 + 0.001),
 				hi + hi * 0.05 + 0.001);
-		else
+			plot_axis_tics(f, "x", lo - (lo * 0.05 + 0.001), hi + hi * 0.05 + 0.001);
+		} else {
 			fputs("set xrange [*:*]\n", f);
+			plot_axis_tics(f, "x", lo, hi);
+		}
 	}
 }
 
@@ -124,7 +127,9 @@ static void plot_cdf_panel(FILE *f, const struct plot_data *d, int which, const 
 
 static void plot_cdf_gp(FILE *f, const struct plot_data *d)
 {
-	plot_preamble(f, d, "latency_cdf", "TTFT and E2E distributions by level");
+	/* two panels side by side: the text width of a page */
+	plot_preamble_sized(f, d, "latency_cdf", "TTFT and E2E distributions by level",
+			    PLOT_PAGE_IN, PLOT_COLUMN_IN * 0.75);
 	fputs("# One curve per level: the dash is the level, the colour the run (the\n"
 	      "# level too when there is one run).\n"
 	      "set multiplot layout 1,2 title 'Latency CDF by level (successful requests)'\n"

@@ -35,8 +35,11 @@ void plot_data_release(struct plot_data *d)
 		plot_series_release(&d->series[i]);
 	free(d->series);
 	free(d->levels);
-	if (d->compared)
-		compare_result_release(&d->cmp);
+	for (i = 0; d->compared && i + 1 < d->n_series; i++)
+		if (d->compared[i])
+			compare_result_release(&d->cmp[i]);
+	free(d->compared);
+	free(d->cmp);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -251,28 +254,37 @@ static int plot_add_series(struct plot_data *d, struct db *db, const char *label
 }
 
 /*
- * Two runs: compares the second with the first as analyze compare does by
- * default (the same verdicts the report's comparison prints). Runs without
- * a common level are not compared, and that is no error: the other
- * figures still stand.
+ * Two runs or more: compares each later one with the first as analyze
+ * compare does by default (the same verdicts the report's comparisons
+ * print). A run without a level in common with the first is not compared,
+ * and that is no error: the other figures still stand.
  */
 static int plot_compare(struct db *db, struct plot_data *d, char *err, size_t errlen)
 {
 	struct compare_opts co = { -1, -1, VERDICT_RESAMPLES, VERDICT_SEED };
+	size_t i;
 	int rc;
 
-	if (d->n_series != 2)
+	if (d->n_series < 2)
 		return DB_OK;
-	rc = compare_runs(db, d->series[0].label, d->series[1].label, &co, &d->cmp, err,
-			  errlen);
-	d->compared = rc == DB_OK;
-	if (rc != DB_OK)
-		compare_result_release(&d->cmp);
-	if (rc == DB_ERR_INPUT) {
-		err[0] = '\0';
-		return DB_OK;
+	d->compared = calloc(d->n_series - 1, sizeof(*d->compared));
+	d->cmp = calloc(d->n_series - 1, sizeof(*d->cmp));
+	if (!d->compared || !d->cmp) {
+		errmsg_set(err, errlen, "out of memory");
+		return DB_ERR_WORK;
 	}
-	return rc;
+	for (i = 1; i < d->n_series; i++) {
+		rc = compare_runs(db, d->series[0].label, d->series[i].label, &co, &d->cmp[i - 1],
+				  err, errlen);
+		d->compared[i - 1] = rc == DB_OK;
+		if (rc != DB_OK)
+			compare_result_release(&d->cmp[i - 1]);
+		if (rc == DB_ERR_INPUT)
+			err[0] = '\0';
+		else if (rc)
+			return rc;
+	}
+	return DB_OK;
 }
 
 /* Summarizes the requested runs (all when n_labels is 0) into d. */
@@ -298,6 +310,16 @@ int plot_load_data(struct db *db, const char *const *labels, size_t n_labels,
 		return DB_ERR_WORK;
 	}
 	return plot_compare(db, d, err, errlen);
+}
+
+int plot_series_closed(const struct plot_series *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->run.n_levels; i++)
+		if (metric_level_closed(s->run.levels[i].level))
+			return 1;
+	return 0;
 }
 
 const struct level_summary *plot_find_level(const struct report_run *run, int level)

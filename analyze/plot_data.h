@@ -72,11 +72,12 @@ struct plot_data {
 	size_t n_levels;
 	enum plot_format fmt;
 	int gpus;                    /* the Pareto view's throughput is per GPU of gpus (>= 1) */
-	/* Two runs: the second compared with the first (analyze compare's
-	 * result with its defaults), for the forest plot; compared is 0 when
-	 * there are not two runs or they share no level. */
-	int compared;
-	struct compare_result cmp;   /* owned when compared */
+	/* Two runs or more: each later run compared with the first (analyze
+	 * compare's result with its defaults), for the forest plot: cmp[i - 1]
+	 * is run i's, valid when compared[i - 1] (0: no level in common with
+	 * the first). Both NULL for one run. */
+	int *compared;               /* owned, n_series - 1 of them */
+	struct compare_result *cmp;  /* owned, n_series - 1 of them */
 };
 
 /* Summarizes the runs 'labels' (all when n_labels is 0) into d. Returns
@@ -102,6 +103,9 @@ double plot_offered_rps(const struct level_summary *l);
 /* Names 'level' of s for a key: "C=4", "open loop", "5 req/s". */
 const char *plot_level_label(const struct plot_series *s, int level, char *buf, size_t len);
 
+/* Has s a concurrency level (closed loop)? A run without one (open loop)
+ * has no curve in the figures by concurrency. */
+int plot_series_closed(const struct plot_series *s);
 /* Does any run have requests with a TTFT and an E2E (the CDF, the timeline)? */
 int plot_has_requests(const struct plot_data *d);
 /* Does any run have levels that are not concurrencies (open loop, rates)? */

@@ -122,9 +122,9 @@ static void plot_latency_gp(FILE *f, const struct plot_data *d, const struct plo
 			    const char *name)
 {
 	int bars = plot_latency_has_bars(d, p->m);
-	size_t i, col;
+	size_t i, col, last = 0;
 
-	plot_preamble(f, d, name, p->what);
+	plot_preamble(f, d, name, p->what, 2 * d->n_series);
 	fputs("# Per run: P50 (line), P90 to P99 (band)", f);
 	fputs(bars ? ", range of the repeats' P50s (bars).\n" : ".\n", f);
 	plot_title(f, d, p->title);
@@ -136,7 +136,14 @@ static void plot_latency_gp(FILE *f, const struct plot_data *d, const struct plo
 		"set style fill transparent solid 0.18 noborder\n", p->ylabel);
 	plot_latency_axis(f, d, p->m);
 	fputs("plot \\\n", f);
+	for (i = 0; i < d->n_series; i++)
+		if (plot_series_closed(&d->series[i]))
+			last = i;
 	for (i = 0; i < d->n_series; i++) {
+		/* an open-loop run beside closed ones: no curve (its own figure
+		 * is latency_by_rate) */
+		if (!plot_series_closed(&d->series[i]))
+			continue;
 		col = 2 + PLOT_LAT_COLS * i;
 		fprintf(f, "     '%s.dat' using 1:%zu:%zu with filledcurves lc %zu title ",
 			name, col + 1, col + 2, i + 1);
@@ -147,7 +154,7 @@ static void plot_latency_gp(FILE *f, const struct plot_data *d, const struct plo
 		if (bars)
 			fprintf(f, ", \\\n     '%s.dat' using 1:%zu:%zu:%zu with yerrorbars lc %zu "
 				"pt 7 notitle", name, col, col + 3, col + 4, i + 1);
-		fputs(i + 1 == d->n_series ? "\n" : ", \\\n", f);
+		fputs(i == last ? "\n" : ", \\\n", f);
 	}
 }
 

@@ -78,7 +78,7 @@ static void plot_pareto_gp(FILE *f, const struct plot_data *d)
 	for (i = 0; i < d->n_series; i++)
 		if (plot_pareto_drawn(d, &d->series[i]))
 			last = i;
-	plot_preamble(f, d, "pareto", "aggregate throughput against per-user speed");
+	plot_preamble(f, d, "pareto", "aggregate throughput against per-user speed", d->n_series);
 	fputs("# Up and to the right is better; each point is a concurrency.\n", f);
 	plot_title(f, d, "Throughput against interactivity");
 	fprintf(f, "set xlabel 'tok/s per user (decoding speed of one request)'\n"

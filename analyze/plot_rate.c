@@ -124,7 +124,7 @@ static void plot_rate_panel(FILE *f, const struct plot_data *d, size_t p)
 	}
 	plot_rate_axis(f, d, p);
 	fprintf(f, "set ylabel '%s'\n%s\nplot \\\n", plot_rate_panels[p].ylabel,
-		p == 0 ? "set key bottom right font ',9'" : "unset key");
+		p == 0 ? "set key bottom right" : "unset key");
 	for (i = 0; i < d->n_series; i++) {
 		if (!(lv = plot_open_levels(&d->series[i], &n)))
 			continue;
@@ -170,7 +170,9 @@ static void plot_rate_gp(FILE *f, const struct plot_data *d)
 	size_t i, p, n, block = 0;
 	int first = 1;
 
-	plot_preamble(f, d, "latency_by_rate", "open-loop latency against the offered rate");
+	/* four panels: the text width of a page, each panel a column's */
+	plot_preamble_sized(f, d, "latency_by_rate", "open-loop latency against the offered rate",
+			    PLOT_PAGE_IN, PLOT_COLUMN_IN * 1.5);
 	fputs("# Latencies count from each request's scheduled time.\n", f);
 	fputs("set multiplot layout 2,2 title ", f);
 	if (d->n_series == 1)
@@ -187,7 +189,7 @@ static void plot_rate_gp(FILE *f, const struct plot_data *d)
 	for (p = 0; p < PLOT_RATE_PANELS; p++)
 		plot_rate_panel(f, d, p);
 	fputs("unset logscale y\n"
-	      "set key top left font ',9'\n"
+	      "set key top left\n"
 	      "set ylabel 'achieved rate (requests/s)'\n"
 	      "set yrange [0:*]\n"
 	      "plot \\\n", f);

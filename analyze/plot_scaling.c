@@ -52,9 +52,9 @@ static void plot_write_curves(FILE *f, const struct plot_series *s, size_t j, in
 
 static void plot_scaling_gp(FILE *f, const struct plot_data *d)
 {
-	size_t i;
+	size_t i, last = 0;
 
-	plot_preamble(f, d, "scaling", "throughput by concurrency");
+	plot_preamble(f, d, "scaling", "throughput by concurrency", 2 * d->n_series);
 	fputs("# Solid lines: aggregate tok/s of a level (all requests); dashed:\n"
 	      "# mean tok/s of one request (its output tokens / (E2E - TTFT)).\n", f);
 	plot_title(f, d, "Throughput by concurrency");
@@ -66,7 +66,12 @@ static void plot_scaling_gp(FILE *f, const struct plot_data *d)
 	      "set datafile missing '?'\n"
 	      "plot \\\n", f);
 	for (i = 0; i < d->n_series; i++)
-		plot_write_curves(f, &d->series[i], i, i + 1 == d->n_series);
+		if (plot_series_closed(&d->series[i]))
+			last = i;
+	/* (an open-loop run beside closed ones has no curve here) */
+	for (i = 0; i < d->n_series; i++)
+		if (plot_series_closed(&d->series[i]))
+			plot_write_curves(f, &d->series[i], i, i == last);
 }
 
 static int plot_closed_wanted(const struct plot_data *d)

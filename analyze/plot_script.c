@@ -8,8 +8,22 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PLOT_WIDTH  1000
-#define PLOT_HEIGHT 600
+/*
+ * Sizes (plot_script.h): each figure is drawn at the size it is printed,
+ * a paper's column (3.5 in) or its text width (7 in), with every word of
+ * it (title, axis labels, ticks, key) in 8-point type. The SVG counts 144
+ * units to the inch, so a column figure is 504 units wide with 16-unit
+ * text, and keeps those proportions at any size it is shown. The cairo
+ * terminals (PDF, PNG) draw a font asked for at N points at 2/3 N (their
+ * text layout assumes 96 dots to the inch, the PDF's point is 1/72 in:
+ * measured, tests/cli/t0312), so they are asked for 12 to give 8. The PNG
+ * is 288 pixels to the inch, lines twice as wide, for print as well.
+ */
+#define PLOT_SVG_PER_IN   144
+#define PLOT_PNG_PER_IN   288
+#define PLOT_SVG_FONT     "sans,16"
+#define PLOT_CAIRO_FONT   "sans,12"
+#define PLOT_PNG_FONT     "sans,24"
 
 static const char *const plot_exts[] = { "png", "svg", "pdf" };
 
@@ -103,38 +117,55 @@ void plot_put_value(FILE *f, double v)
 		fprintf(f, " %.3f", v);
 }
 
-void plot_preamble(FILE *f, const struct plot_data *d, const char *name, const char *what)
+void plot_preamble(FILE *f, const struct plot_data *d, const char *name, const char *what,
+		   size_t key_lines)
 {
-	plot_preamble_sized(f, d, name, what, PLOT_HEIGHT);
+	plot_preamble_sized(f, d, name, what, PLOT_COLUMN_IN, plot_keyed_height(key_lines));
+}
+
+double plot_keyed_height(size_t key_lines)
+{
+	/* a key below the graph takes a line of 8-point type and a half per
+	 * entry when they go one a line: the figure grows by the lines past
+	 * the second rather than squeezing the graph (ticks would overlap) */
+	return PLOT_COLUMN_IN * 0.75 + (key_lines > 2 ? 0.16 * (double)(key_lines - 2) : 0);
 }
 
 void plot_preamble_sized(FILE *f, const struct plot_data *d, const char *name, const char *what,
-			 int height)
+			 double width_in, double height_in)
 {
 	const char *ext = plot_ext(d->fmt);
+	int png_w = (int)lround(width_in * PLOT_PNG_PER_IN);
+	int png_h = (int)lround(height_in * PLOT_PNG_PER_IN);
 
 	fprintf(f, "# %s.gp - %s, written by tracebench analyze plot.\n"
 		"# Reads %s.dat and writes %s.%s in the current directory:\n"
-		"#   cd DIR && gnuplot %s.gp\n", name, what, name, name, ext, name);
+		"#   cd DIR && gnuplot %s.gp\n"
+		"# Drawn at its printed size, %.2f x %.2f in, in 8-point type.\n", name, what,
+		name, name, ext, name, width_in, height_in);
 	fputs(PLOT_GP_QUOTE_VAR " = sprintf('%c', 39)   # a quote, for labels that hold one\n", f);
 	switch (d->fmt) {
 	case PLOT_PNG:
 		fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-			"    set terminal pngcairo noenhanced size %d,%d\n"
+			"    set terminal pngcairo noenhanced size %d,%d font '" PLOT_PNG_FONT "' "
+			"linewidth 2\n"
 			"} else {\n"
 			"    set terminal png noenhanced size %d,%d\n"
-			"}\n", PLOT_WIDTH, height, PLOT_WIDTH, height);
+			"}\n", png_w, png_h, png_w, png_h);
 		break;
 	case PLOT_SVG:
-		fprintf(f, "set terminal svg noenhanced size %d,%d\n", PLOT_WIDTH, height);
+		fprintf(f, "set terminal svg noenhanced size %d,%d font '" PLOT_SVG_FONT "'\n",
+			(int)lround(width_in * PLOT_SVG_PER_IN),
+			(int)lround(height_in * PLOT_SVG_PER_IN));
 		break;
 	case PLOT_PDF:
 		fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pdfcairo') > 0) {\n"
-			"    set terminal pdfcairo noenhanced size 10in,%.2fin\n"
+			"    set terminal pdfcairo noenhanced size %.3fin,%.3fin font '"
+			PLOT_CAIRO_FONT "'\n"
 			"} else {\n"
 			"    print 'this gnuplot has no pdfcairo terminal; try png or svg'\n"
 			"    exit status 1\n"
-			"}\n", 10.0 * height / PLOT_WIDTH);
+			"}\n", width_in, height_in);
 		break;
 	}
 	/* one colour per run in every figure: the Okabe-Ito palette, which
@@ -148,10 +179,34 @@ void plot_preamble_sized(FILE *f, const struct plot_data *d, const char *name, c
 	      "set linetype 7 lc rgb '#000000'\n"
 	      "set linetype 8 lc rgb '#F0E442'\n"
 	      "set linetype cycle 8\n", f);
+	/* gnuplot reckons a key entry a sixth wider than 8-point sans
+	 * draws it (measured: "two<script>alert(1)</script>: per request"
+	 * warned at a column's width below width -6): taken back six
+	 * characters, with a shorter sample, labels of 40 characters fit;
+	 * longer ones may run past the figure's edge, and gnuplot says so.
+	 * One entry a line: two side by side would then touch, and the
+	 * figure's height counts a line an entry (plot_keyed_height). */
+	fputs("set key samplen 3 width -6 maxcols 1\n", f);
 	/* tracebench's own run renders to a fresh temporary name it renames
 	 * into place (plot_render); run by hand, the script writes NAME.EXT */
 	fprintf(f, "if (!exists(\"tb_output\")) tb_output = '%s.%s'\nset output tb_output\n",
 		name, ext);
+}
+
+void plot_axis_tics(FILE *f, const char *axis, double lo, double hi)
+{
+	static const double nice[] = { 1, 2, 2.5, 5, 10 };
+	double raw = (hi - lo) / 4, mag, step = 0;
+	size_t i;
+
+	if (!(raw > 0) || !isfinite(raw)) {
+		fprintf(f, "set %stics autofreq\n", axis);
+		return;
+	}
+	mag = pow(10, floor(log10(raw)));
+	for (i = 0; i < sizeof(nice) / sizeof(nice[0]) && !(step >= raw); i++)
+		step = nice[i] * mag;
+	fprintf(f, "set %stics %.6g\n", axis, step);
 }
 
 /* "set title 'WHAT'" or, for one run, "set title 'WHAT: LABEL'". */

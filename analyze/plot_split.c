@@ -30,7 +30,10 @@ static const struct {
 } plot_split_parts[SPLIT_PARTS] = {
 	{ "server queue", "#0072B2" },
 	{ "server prefill", "#E69F00" },
-	{ "rest of TTFT (send, network, client, unreported queue)", "#555555" },
+	/* (sending, the network, the client, a queue the server does not
+	 * report: README's "Where the time went"; a longer name would not
+	 * fit a column's key) */
+	{ "rest of TTFT", "#555555" },
 	{ "server decode", "#009E73" },
 	{ "rest after the first token", "#BBBBBB" },
 };
@@ -129,9 +132,9 @@ static void plot_split_gp(FILE *f, const struct plot_data *d)
 	struct plot_split_bar *b = plot_split_bars(d, &n);
 	char name[48];
 
-	plot_preamble(f, d, "time_split", "where the time went, by level");
+	plot_preamble(f, d, "time_split", "where the time went, by level", SPLIT_PARTS);
 	fputs("# Each part is the median of that span over the level's requests.\n", f);
-	plot_title(f, d, "Where the time went (the server's own timings)");
+	plot_title(f, d, "Where the time went (server timings)");
 	fputs("set ylabel 'ms (median of each part)'\n"
 	      "set yrange [0:*]\n"
 	      "set style fill solid 0.9 border rgb '#FFFFFF'\n"

@@ -87,7 +87,7 @@ static void plot_timeline_server(FILE *f, const struct plot_data *d, size_t bloc
 	int first = 1;
 
 	plot_timeline_extent(d, &t_max, &req_max);
-	fprintf(f, "set title 'server: requests running and waiting (left), KV-cache use (right)'\n"
+	fprintf(f, "set title 'server: requests (left), KV-cache use (right)'\n"
 		"set ylabel 'requests'\n"
 		"unset logscale y\n"
 		"set yrange [0:%.0f]\n", ceil(req_max * 1.15 + 0.5));
@@ -150,7 +150,10 @@ static void plot_timeline_gp(FILE *f, const struct plot_data *d)
 	size_t i, k, block = 0;
 	int w, first = 1;
 
-	plot_preamble(f, d, "ttft_timeline", "TTFT of each request over the run");
+	/* with the server's panel under it, twice as high */
+	plot_preamble_sized(f, d, "ttft_timeline", "TTFT of each request over the run",
+			    PLOT_COLUMN_IN, plot_keyed_height(2 * d->n_series) +
+					    (plot_has_server(d) ? PLOT_COLUMN_IN * 0.75 : 0));
 	fputs("# Shows the cold start (warm-ups, hollow) and queueing over time;\n"
 	      "# dotted lines mark where each level begins.\n", f);
 	if (plot_has_server(d)) {

@@ -59,8 +59,8 @@ static void plot_turns_gp(FILE *f, const struct plot_data *d)
 	static const char *const names[] = { ": P50", ": P95" };
 	size_t i, k;
 
-	plot_preamble(f, d, "ttft_by_turn", "TTFT by turn index of the sessions");
-	plot_title(f, d, "Time to first token by turn of the session");
+	plot_preamble(f, d, "ttft_by_turn", "TTFT by turn index of the sessions", 2 * d->n_series);
+	plot_title(f, d, "TTFT by turn of the session");
 	fprintf(f, "set xlabel 'turn of the session'\n"
 		"set xtics 1\n"
 		"set xrange [0.5:%ld.5]\n"

@@ -24,8 +24,9 @@ n_md=$(grep -c '^|[-:|]*$' "$WORK/r.md")
 check "every table of the Markdown report a <table> ($n_md of them), none in a <pre>" sh -c \
 	"test \$(sed -n '/<h2 id=\"report\">/,/<h2 id=\"compare\">/p' '$WORK/r.html' | grep -c '^<table>') -eq $n_md &&
 	 ! grep -q '<pre' '$WORK/r.html'"
-check "the comparison of the two, with its verdict column" sh -c \
-	"grep -q '<h3>before &rarr; after</h3>' '$WORK/r.html' && grep -q 'Verdict' '$WORK/r.html'"
+check "the comparison of the two under one heading, with its verdict column" sh -c \
+	"test \$(grep -c \"<h3>compare 'before' (before) with 'after' (after)</h3>\" '$WORK/r.html') -eq 1 &&
+	 ! grep -q '&rarr;' '$WORK/r.html' && grep -q 'Verdict' '$WORK/r.html'"
 check "how each run was made: its command, build, host and the server it asked" sh -c \
 	"grep -q '<h2 id=\"provenance\">How the runs were made</h2>' '$WORK/r.html' &&
 	 grep -q '<dt>command</dt><dd><code>tracebench replay -e http://127.0.0.1:[0-9]* -c 1,2 -n 4 --quiet --label before' '$WORK/r.html' &&
