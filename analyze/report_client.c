@@ -94,7 +94,7 @@ static const char *col_limited(const void *row, size_t arg)
 	int v = ((const struct level_summary *)row)->client_limited;
 
 	(void)arg;
-	return v < 0 ? NULL : v ? "client-limited" : "no";
+	return v < 0 ? NULL : v ? "yes" : "no";
 }
 
 #define F(m) offsetof(struct level_summary, m)
@@ -108,7 +108,7 @@ static const struct table_col client_cols[] = {
 	  .arg = F(client_gap_p50) },
 	{ .head = "Gap P99", .unit = "ms", .decimals = 2, .num = col_ms,
 	  .arg = F(client_gap_p99) },
-	{ .head = "Judged", .str = col_limited },
+	{ .head = "Client-limited", .str = col_limited },
 };
 #undef F
 
