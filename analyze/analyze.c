@@ -11,6 +11,8 @@
  */
 #include "analyze/analyze.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,7 @@
 #include "lib/errmsg.h"
 #include "lib/metric.h"
 #include "lib/table.h"
+#include "lib/tmpfile.h"
 #include "lib/tracefile.h"
 
 /* Maps a DB_ERR_* code to the exit status. */
@@ -211,22 +214,22 @@ static int analyze_load(int argc, char **argv)
 static char *latex_buf;
 static size_t latex_len;
 
-/* Where a report or comparison prints: stdout, or for --format latex a
+/* Where a report or comparison prints: dest, or for --format latex a
  * memory stream of its Markdown that latex_end converts. NULL: no memory. */
-static FILE *latex_begin(const struct analyze_options *o)
+static FILE *latex_begin(const struct analyze_options *o, FILE *dest)
 {
-	return o->latex ? open_memstream(&latex_buf, &latex_len) : stdout;
+	return o->latex ? open_memstream(&latex_buf, &latex_len) : dest;
 }
 
-/* Ends what latex_begin started: the Markdown as LaTeX on stdout. Returns
+/* Ends what latex_begin started: the Markdown as LaTeX on dest. Returns
  * 0, or -1 when it cannot be written. */
-static int latex_end(const struct analyze_options *o, FILE *out)
+static int latex_end(const struct analyze_options *o, FILE *out, FILE *dest)
 {
 	int rc;
 
 	if (!o->latex)
 		return 0;
-	rc = fclose(out) == 0 ? latex_from_markdown(stdout, latex_buf, latex_len) : -1;
+	rc = fclose(out) == 0 ? latex_from_markdown(dest, latex_buf, latex_len) : -1;
 	free(latex_buf);
 	latex_buf = NULL;
 	return rc;
@@ -238,30 +241,70 @@ static int analyze_fail_write(char *err, size_t errlen)
 	return DB_ERR_WORK;
 }
 
+/* Where report and export write: stdout, or with --out a temporary file
+ * beside FILE (its name in tmp) that dest_end renames into place. NULL,
+ * with err set, when it cannot be created. */
+static FILE *dest_begin(const struct analyze_options *o, char *tmp, size_t tmplen, char *err,
+			size_t errlen)
+{
+	FILE *f;
+
+	if (!o->out_path)
+		return stdout;
+	f = tmpfile_create(o->out_path, tmp, tmplen);
+	if (!f)
+		snprintf(err, errlen, "cannot write '%s': %s", o->out_path, strerror(errno));
+	return f;
+}
+
+/* Ends what dest_begin started: on success (rc 0) FILE takes the output
+ * whole; else the temporary file goes and an earlier FILE stays. Returns
+ * rc, or the failure to write FILE. */
+static int dest_end(const struct analyze_options *o, FILE *dest, const char *tmp, int rc,
+		    char *err, size_t errlen)
+{
+	if (!o->out_path || !dest)
+		return rc;
+	if (rc) {
+		fclose(dest);
+		unlink(tmp);
+		return rc;
+	}
+	if (tmpfile_commit(dest, tmp, o->out_path) != 0) {
+		snprintf(err, errlen, "cannot write '%s': %s", o->out_path, strerror(errno));
+		return DB_ERR_WORK;
+	}
+	return 0;
+}
+
 static int analyze_report(int argc, char **argv)
 {
 	struct analyze_options o;
-	char err[DB_ERRLEN];
+	char err[DB_ERRLEN], tmp[PATH_MAX];
 	struct db *db = NULL;
+	FILE *dest = NULL;
 	int rc;
 
 	if ((rc = analyze_options_parse("report", &o, argc, argv)) != CLI_CONTINUE)
 		return rc;
 	efficiency_override(o.has_energy ? &o.energy : NULL, o.has_price ? &o.price : NULL);
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
+	if (!rc && !(dest = dest_begin(&o, tmp, sizeof(tmp), err, sizeof(err))))
+		rc = DB_ERR_WORK;
 	if (!rc && o.html) {
-		rc = html_report(db, o.run, o.has_slo ? &o.slo : NULL, o.intervals, stdout, err,
+		rc = html_report(db, o.run, o.has_slo ? &o.slo : NULL, o.intervals, dest, err,
 				 sizeof(err));
 	} else if (!rc) {
-		FILE *out = latex_begin(&o);
+		FILE *out = latex_begin(&o, dest);
 
 		rc = out ? report_print(db, o.run, o.fmt, o.has_slo ? &o.slo : NULL, o.intervals,
 					out, err, sizeof(err)) : DB_ERR_WORK;
 		if (!out)
 			snprintf(err, sizeof(err), "out of memory");
-		else if (latex_end(&o, out) != 0 && !rc)
+		else if (latex_end(&o, out, dest) != 0 && !rc)
 			rc = analyze_fail_write(err, sizeof(err));
 	}
+	rc = dest_end(&o, dest, tmp, rc, err, sizeof(err));
 	db_close(db);
 	return rc ? analyze_fail("report", rc, err) : 0;
 }
@@ -269,15 +312,19 @@ static int analyze_report(int argc, char **argv)
 static int analyze_export(int argc, char **argv)
 {
 	struct analyze_options o;
-	char err[DB_ERRLEN];
+	char err[DB_ERRLEN], tmp[PATH_MAX];
 	struct db *db = NULL;
+	FILE *dest = NULL;
 	int rc;
 
 	if ((rc = analyze_options_parse("export", &o, argc, argv)) != CLI_CONTINUE)
 		return rc;
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
+	if (!rc && !(dest = dest_begin(&o, tmp, sizeof(tmp), err, sizeof(err))))
+		rc = DB_ERR_WORK;
 	if (!rc)
-		rc = report_export(db, o.run, o.jsonl, o.gaps, stdout, err, sizeof(err));
+		rc = report_export(db, o.run, o.jsonl, o.gaps, dest, err, sizeof(err));
+	rc = dest_end(&o, dest, tmp, rc, err, sizeof(err));
 	db_close(db);
 	return rc ? analyze_fail("export", rc, err) : 0;
 }
@@ -345,11 +392,11 @@ static int analyze_compare(int argc, char **argv)
 	for (i = 0; (o.fmt == TABLE_CSV || o.fmt == TABLE_JSON) && i < res.n_warnings; i++)
 		analyze_say("tracebench analyze compare: warning: %s", res.warnings[i]);
 	{
-		FILE *out = latex_begin(&o);
+		FILE *out = latex_begin(&o, stdout);
 
 		if (out)
 			compare_print(out, o.fmt, before, after, &res);
-		if (!out || latex_end(&o, out) != 0) {
+		if (!out || latex_end(&o, out, stdout) != 0) {
 			compare_result_release(&res);
 			return analyze_fail("compare", DB_ERR_WORK, "cannot write output");
 		}

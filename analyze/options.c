@@ -201,6 +201,7 @@ static const char load_usage_text[] =
 static const char report_usage_text[] =
 	"usage: tracebench analyze report --db FILE [--run LABEL] [--format FMT] [--slo LIST]\n"
 	"                                 [--energy-metric NAME[:UNIT]] [--price-per-hour P[:R]]\n"
+	"                                 [--out FILE]\n"
 	"\n"
 	"Print the sweep table of each run: one row per concurrency level with the\n"
 	"seed benchmark's columns first (C, Agg tok/s, Per-req tok/s, Avg TTFT,\n"
@@ -217,7 +218,9 @@ static const char report_usage_text[] =
 	"                       table a booktabs tabular, the notes as comments), or\n"
 	"                       html: one self-contained page (the text report, the\n"
 	"                       first run compared with each other, every figure as\n"
-	"                       inline SVG, the definitions), e.g. > report.html\n"
+	"                       inline SVG, the definitions), e.g. -o report.html\n"
+	"  -o, --out FILE       write to FILE (whole, or not at all: an earlier FILE\n"
+	"                       stays as it was when the report fails), not stdout\n"
 	"  -s, --slo LIST       goodput: share of requests within every limit, and\n"
 	"                       good requests/s; LIST of ttft|ttfa|tpot|e2e=LIMIT\n"
 	"                       with LIMIT in us, ms (default) or s; a capacity\n"
@@ -243,6 +246,7 @@ static const char report_usage_text[] =
 
 static const char export_usage_text[] =
 	"usage: tracebench analyze export --db FILE [--run LABEL] [--format csv|jsonl] [--gaps]\n"
+	"                                 [--out FILE]\n"
 	"\n"
 	"Write one row per request, warm-ups included (warmup=1): CSV with a\n"
 	"header row (empty fields are NULL), or JSON Lines (one object a line,\n"
@@ -262,6 +266,7 @@ static const char export_usage_text[] =
 	"  -r, --run LABEL      only the run LABEL\n"
 	"  -f, --format FMT     csv (default) or jsonl\n"
 	"  -g, --gaps           add each request's inter-token gaps (itl_us)\n"
+	"  -o, --out FILE       write to FILE (whole, or not at all), not stdout\n"
 	"  -h, --help           show this help\n"
 	"\n"
 	"examples:\n"
@@ -380,6 +385,12 @@ static int take_read(void *opts, int c, char *arg, char *msg, size_t len)
 	switch (c) {
 	case 'd': o->db_path = arg; return 0;
 	case 'r': o->run = arg; return 0;
+	case 'o':
+		if (*arg)
+			o->out_path = arg;
+		else
+			snprintf(msg, len, "--out wants a file name");
+		return *arg ? 0 : -1;
 	case 'g': o->gaps = 1; return 0;
 	case 'I': o->intervals = 1; return 0;
 	case 'f':
@@ -532,6 +543,7 @@ static const struct option read_longopts[] = {
 	{ "slo", required_argument, NULL, 's' },
 	{ "gaps", no_argument, NULL, 'g' },
 	{ "intervals", no_argument, NULL, 'I' },
+	{ "out", required_argument, NULL, 'o' },
 	{ "energy-metric", required_argument, NULL, 'E' },
 	{ "price-per-hour", required_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
@@ -670,10 +682,10 @@ static const struct analyze_sub {
 	  { "tracebench analyze load", ":d:l:h", load_longopts, take_load },
 	  TABLE_TEXT, 1, check_load },
 	{ "report", report_usage_text,
-	  { "tracebench analyze report", ":d:r:f:s:gIh", read_longopts, take_read },
+	  { "tracebench analyze report", ":d:r:f:s:gIo:h", read_longopts, take_read },
 	  TABLE_TEXT, 0, check_report },
 	{ "export", export_usage_text,
-	  { "tracebench analyze export", ":d:r:f:s:gIh", read_longopts, take_read },
+	  { "tracebench analyze export", ":d:r:f:s:gIo:h", read_longopts, take_read },
 	  TABLE_CSV, 0, check_export },
 	{ "runs", runs_usage_text,
 	  { "tracebench analyze runs", ":d:f:t:h", runs_longopts, take_runs },

@@ -21,6 +21,8 @@ struct analyze_options {
 	const char *db_path;
 	const char *label;              /* load --label */
 	const char *run;                /* report, export --run */
+	const char *out_path;           /* report, export --out: the file, written
+					 * whole or not at all; NULL: stdout */
 	const char *runs[ANALYZE_MAX_RUNS];   /* plot --run, repeatable */
 	size_t n_runs;
 	enum table_format fmt;        /* report, export, runs, compare */

@@ -42,5 +42,5 @@ echo "== analyze: load, report, plot"
 "$TB" analyze load --db "$OUT/bench.db" "$OUT/results.jsonl.gz"
 "$TB" analyze report --db "$OUT/bench.db" --format markdown | tee "$OUT/report.md"
 "$TB" analyze plot --db "$OUT/bench.db" --out "$OUT/plots" --force
-"$TB" analyze report --db "$OUT/bench.db" --format html >"$OUT/report.html"
+"$TB" analyze report --db "$OUT/bench.db" --format html -o "$OUT/report.html"
 echo "== done: $OUT/report.md, $OUT/plots/, $OUT/report.html (one page, opens offline)"
