@@ -134,18 +134,30 @@ lc() {
 }
 check "analyze plot: load_curve, one point per level, the SLO and C=$pass / C=$fail marked" lc
 # A search that fails on TPOT (the batching mock's gaps grow with the
-# streams in flight): load_curve draws the TPOT limit with a P99 TPOT
-# curve of its own and marks it, not the TTFT limit, as the one that failed.
-start_mock --profile batching --slope 0.2 --ttft-ms 20 --itl-ms 2
-search bytpot --slo ttft=2s,tpot=3ms --capacity-range 1:32 --capacity-tolerance 0
+# streams in flight: 4 ms x (1 + 0.2 (C - 1)), over 8 ms from C=6): load_curve
+# draws the TPOT limit with a P99 TPOT curve of its own and marks it, not
+# the TTFT limit, as the one that failed. (With 2-ms gaps and a 3-ms limit a
+# sanitizer build on a busy host read 3.85 ms at C=1, and no C met it: the
+# gaps are 4 ms and the limit twice that.)
+start_mock --profile batching --slope 0.2 --ttft-ms 20 --itl-ms 4
+search bytpot --slo ttft=2s,tpot=8ms --capacity-range 1:32 --capacity-tolerance 0
 tb analyze load --db "$WORK/t.db" "$WORK/bytpot.jsonl.gz" 2>/dev/null
 tb analyze plot --db "$WORK/t.db" --out "$WORK/tplots" >/dev/null 2>&1
-check "load_curve of a search that failed on TPOT: its P99 TPOT curve, its limit marked, TTFT's not" \
-	sh -c "grep -q \"using 1:8 with linespoints .* title 'bytpot: P99 TPOT'\" '$WORK/tplots/load_curve.gp' &&
-	       grep -q \"3.000 with lines .* lw 3 title 'SLO TPOT 3 ms (exceeded where the search failed)'\" '$WORK/tplots/load_curve.gp' &&
-	       grep -q \"2000.000 with lines .* lw 1 title 'SLO TTFT 2000 ms'\" '$WORK/tplots/load_curve.gp'"
-check "... the P99 TPOT of each level in load_curve.dat above the limit where it failed" \
-	awk '/^[0-9]/ && $6 == 0 && $7 > 3 { f = 1 } END { exit !f }' "$WORK/tplots/load_curve.dat"
+# On a busy host (a sanitizer build, four busy loops) the client's own
+# delays blur the edge: the search can end on a level the confidence leaves
+# undecided, whose P90 TPOT lies within the limit (92% of 400 once), and
+# no limit was exceeded there; or no C meets it at all. Said as a skip.
+if grep -q "not even C=1\|is undecided (counted as not)" "$WORK/bytpot.err"; then
+	skip "load_curve of a search that failed on TPOT" \
+		"the search did not end on a level that failed the SLO: $(grep -o 'capacity: [^(]*' "$WORK/bytpot.err" | tail -1)"
+else
+	check "load_curve of a search that failed on TPOT: its P99 TPOT curve, its limit marked, TTFT's not" \
+		sh -c "grep -q \"using 1:8 with linespoints .* title 'bytpot: P99 TPOT'\" '$WORK/tplots/load_curve.gp' &&
+		       grep -q \"8.000 with lines .* lw 3 title 'SLO TPOT 8 ms (exceeded where the search failed)'\" '$WORK/tplots/load_curve.gp' &&
+		       grep -q \"2000.000 with lines .* lw 1 title 'SLO TTFT 2000 ms'\" '$WORK/tplots/load_curve.gp'"
+	check "... the P99 TPOT of each level in load_curve.dat above the limit where it failed" \
+		awk '/^[0-9]/ && $6 == 0 && $7 > 8 { f = 1 } END { exit !f }' "$WORK/tplots/load_curve.dat"
+fi
 if have gnuplot; then
 	check "... rendered by gnuplot" sh -c "[ -s '$WORK/plots/load_curve.png' ]"
 else

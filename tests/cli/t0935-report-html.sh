@@ -72,8 +72,17 @@ if [ -n "$browser" ]; then
 	# to a proxy that is not there
 	net_off="--host-resolver-rules=MAP * ~NOTFOUND --proxy-server=127.0.0.1:9"
 	timeout 120 "$browser" --headless --no-sandbox --disable-gpu "$net_off" \
-		--dump-dom "file://$WORK/r.html" >"$WORK/dom" 2>"$WORK/browser.err"
+		--log-net-log="$WORK/net.json" --dump-dom "file://$WORK/r.html" >"$WORK/dom" 2>"$WORK/browser.err"
 	check "a real browser ($browser) renders it with the network off" test -s "$WORK/dom"
+	# The browser's own log of the requests it made: a page that names an
+	# image on the network shows the log catches one; the report made none.
+	echo '<html><body><img src="http://tracebench.invalid/x.png"></body></html>' >"$WORK/ctl.html"
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu "$net_off" \
+		--log-net-log="$WORK/ctl.json" --dump-dom "file://$WORK/ctl.html" >/dev/null 2>&1
+	check "... its net log catches a request (a page with an image on the network)" \
+		grep -q '"url":"http://tracebench.invalid/x.png"' "$WORK/ctl.json"
+	check "... and the report made none" sh -c \
+		"test -s '$WORK/net.json' && ! grep -Eq '\"url\":\"(https?|wss?|ftp):' '$WORK/net.json'"
 	check "... its tables in the DOM: the sweep table's header cells, none in a <pre>" sh -c \
 		"grep -q '<th class=\"num\">Agg tok/s</th>' '$WORK/dom' && grep -q '<th class=\"num\">P50 TTFT (ms)</th>' '$WORK/dom' &&
 		 grep -q '<th>Metric</th>' '$WORK/dom' && ! grep -q '<pre' '$WORK/dom'"
