@@ -188,7 +188,15 @@ static void on_turn_done(void *ctx, struct result *r)
 	r->answer = NULL;
 	toolcalls_init(&r->tool_calls, 0);
 	think = session_turn(lr, sr->e, sr->next)->req.think_ns;
+	/*
+	 * Counted from now, not from the loop pass's cached time: libevent adds
+	 * a timer to the time it cached when the pass began, and on a busy
+	 * host a long pass made the turn leave before it was due. The
+	 * microseconds round up, so it never fires before due_ns.
+	 */
+	event_base_update_cache_time(client_base(lr->client));
 	sr->due_ns = clock_now_ns() + think;
+	think += 999;
 	tv.tv_sec = (time_t)(think / NS_PER_S);
 	tv.tv_usec = (suseconds_t)(think % NS_PER_S / 1000);
 	if (!sr->timer || evtimer_add(sr->timer, &tv) < 0) {
