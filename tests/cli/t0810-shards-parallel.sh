@@ -22,12 +22,14 @@ tb analyze load --db big.db big-0.jsonl.gz big-1.jsonl.gz big-2.jsonl.gz 2>load.
 check "the merged run holds every request once" \
 	test "$(sqlite3 big.db "select count(distinct trace_id) || ',' || count(*) from requests where warmup = 0")" = "45,45"
 tb analyze report --db big.db >report.txt 2>&1
-# Achieved within 1% of the rate; under the sanitizers or valgrind, three
-# instrumented replays at once on two cores lag by more (SLACK times it:
-# a sanitizer run missed 1% once).
+# Achieved within 1% of the rate in the timing tier; elsewhere within 10%
+# (three replays on two cores with other work lag behind their schedule:
+# a sanitizer run missed 1% once), still far from a wrong rate.
 achieved=$(sed -n 's/.*target 15.00 req\/s, scheduled 15.00 req\/s, achieved \([0-9.]*\) req\/s.*/\1/p' report.txt)
-check "... at the rate asked: scheduled 15.00, achieved ${achieved:-?} within $SLACK% of 15 req/s" \
-	awk -v a="$achieved" -v s="$SLACK" 'BEGIN { exit !(a != "" && a >= 15 * (1 - s / 100) && a <= 15 * (1 + s / 100)) }'
+band=10
+[ -n "$TIMING" ] && band=1
+check "... at the rate asked: scheduled 15.00, achieved ${achieved:-?} within $band% of 15 req/s" \
+	awk -v a="$achieved" -v s="$band" 'BEGIN { exit !(a != "" && a >= 15 * (1 - s / 100) && a <= 15 * (1 + s / 100)) }'
 spread=$(sed -n 's/.*start spread \([0-9.]*\) ms.*/\1/p' report.txt)
 check "... started within 5 ms of each other (spread ${spread:-?} ms)$UPPER_NOTE" \
 	within_time "${spread:-x}" 0 $((5 * SLACK))

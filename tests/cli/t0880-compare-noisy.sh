@@ -57,7 +57,8 @@ check "... and the text says so, and how to measure it" \
 tb analyze compare --db "$WORK/n.db" --fail-on-regression 5 aa-a aa-b >"$WORK/aa.txt" 2>&1
 gate=$?
 if [ $gate -eq 0 ]; then
-	check "A/B, the server against its twin: the gate passes" true
+	check "A/B, the server against its twin: the gate passes, and names no regression" \
+		sh -c "! grep -q '^regression: ' '$WORK/aa.txt'"
 else
 	check "A/B, the server against its twin: the gate (exit $gate) failed only on a change it called slower" \
 		sh -c "test $gate -eq 1 && grep -q '^regression: .* > 5%' '$WORK/aa.txt' && grep -Eq ' slower\$' '$WORK/aa.txt'"
