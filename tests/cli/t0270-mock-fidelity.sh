@@ -29,8 +29,12 @@ role_ms=$(awk 'NR == 1 { print $1 / 1e6 }' "$WORK/late")
 tok_ms=$(awk 'NR == 2 { print $1 / 1e6 }' "$WORK/late")
 check "the role chunk comes first" sed -n 1p "$WORK/late" | grep -q '"delta":{"role":"assistant"'
 check "... at the first token's time ($role_ms ms, --ttft-ms 150)" within_time "$role_ms" 145 600
-check "... with the first token right behind it, not an itl later ($tok_ms ms)" \
-	awk -v r="$role_ms" -v t="$tok_ms" 'BEGIN { exit !(t - r < 30) }'
+# within 30 ms: the timing tier's (a host 99% busy read 143 ms once);
+# any load keeps the token at or after the role chunk
+lim=30
+[ -n "$TIMING" ] || lim=1000000
+check "... with the first token right behind it, not an itl later ($tok_ms ms)$UPPER_NOTE" \
+	awk -v r="$role_ms" -v t="$tok_ms" -v l="$lim" 'BEGIN { exit !(t >= r && t - r < l) }'
 # The events of one moment leave in one write, as from a server that has
 # them at once: the role chunk with the first token, the last token with
 # the usage chunk and [DONE]; each token between in a write of its own.
