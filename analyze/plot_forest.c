@@ -128,6 +128,35 @@ static void plot_forest_thresholds(FILE *f, const struct plot_data *d, size_t n)
 	}
 }
 
+/* The x axis: tics plot_axis_tics picks over every comparison's drawn
+ * intervals, 0 and the +-min-effect lines (gnuplot's own choice sets up to
+ * ten labels, which touch at 8 points a column wide). */
+static void plot_forest_xtics(FILE *f, const struct plot_data *d)
+{
+	double lo = 0, hi = 0;
+	size_t j, i;
+
+	for (j = 0; j + 1 < d->n_series; j++) {
+		for (i = 0; d->compared[j] && i < d->cmp[j].n_rows; i++) {
+			const struct compare_row *r = &d->cmp[j].rows[i];
+
+			if (!plot_forest_drawn(r))
+				continue;
+			lo = fmin(lo, r->v.lo);
+			hi = fmax(hi, r->v.hi);
+		}
+		for (i = 0; d->compared[j] && i < d->cmp[j].n_levels; i++) {
+			double me = d->cmp[j].levels[i].min_effect;
+
+			if (me > 0 && isfinite(me)) {
+				lo = fmin(lo, -me);
+				hi = fmax(hi, me);
+			}
+		}
+	}
+	plot_axis_tics(f, "x", lo, hi);
+}
+
 static void plot_forest_gp(FILE *f, const struct plot_data *d)
 {
 	size_t n = plot_forest_count(d), i, k, y, block = 0;
@@ -152,6 +181,7 @@ static void plot_forest_gp(FILE *f, const struct plot_data *d)
 		"set grid xtics\n"
 		"set key below\n"
 		"set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb '#000000'\n", n);
+	plot_forest_xtics(f, d);
 	plot_forest_thresholds(f, d, n);
 	fputs("set ytics (", f);
 	for (i = 0, y = n; i < d->cmp[0].n_rows; i++) {
@@ -401,6 +431,7 @@ static void plot_forest_many_gp(FILE *f, const struct plot_data *d)
 		"set grid xtics\n"
 		"set key below maxcols 2 maxrows 3 width 0\n"
 		"set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb '#000000'\n", n);
+	plot_forest_xtics(f, d);
 	plot_forest_many_thresholds(f, d, keys, n);
 	fputs("set ytics (", f);
 	for (r = 0; r < n; r++) {

@@ -78,6 +78,18 @@ check "... the runs' colours as in every figure (slow linetype 2, twin 3), keyed
 		grep -q \"keyentry with points pt [0-9]* ps 1.5 lc rgb '#000000' title '\$v'\" '$WORK/p/compare_forest.gp' || exit 1
 	done &&
 	grep -q \"slow: P50\" '$WORK/p/latency_ttft.gp' && grep -q 'lc 2 lw 2 pt 7 title .slow: P50' '$WORK/p/latency_ttft.gp'"
+# the x axis's labels a round step apart, at most six intervals over every
+# interval drawn (gnuplot's own choice sets up to ten, which touch at 8
+# points a column wide): slow's +900% and twin's few percent in one axis
+check "... x tics a round step, at most six intervals over every drawn interval" sh -c "
+	step=\$(sed -n 's/^set xtics \([0-9.e+]*\)\$/\1/p' '$WORK/p/compare_forest.gp') &&
+	test -n \"\$step\" &&
+	awk -v s=\"\$step\" '/^[0-9]/ { if (!n++ || \$3 < lo) lo = \$3; if (n == 1 || \$4 > hi) hi = \$4 }
+		function fl(x) { return x == int(x) ? x : (x < 0 ? int(x) - 1 : int(x)) }
+		END { if (lo > 0) lo = 0; if (hi < 0) hi = 0
+		      m = s / 10 ^ int(log(s) / log(10) + 1e-9)
+		      exit !(n && hi - lo > 100 && (m == 1 || m == 2 || m == 2.5 || m == 5) &&
+		             -fl(-hi / s) - fl(lo / s) <= 6) }' '$WORK/p/compare_forest.dat'"
 if have gnuplot; then
 	check "... rendered: both runs' colours drawn (#D55E00, #009E73)" sh -c \
 		"grep -q \"stroke='rgb(213,  94,   0)'\" '$WORK/p/compare_forest.svg' &&
