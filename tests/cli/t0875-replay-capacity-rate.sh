@@ -56,9 +56,15 @@ check "... the file says version 4, a search by rate of Poisson arrivals unless 
 # a probe opens twice the most requests in flight so far, scaled to its
 # rate, before its clock: enough where the SLO holds (past it, in flight
 # grows without bound)
-check "... no measured request at the rates that meet it had to connect" \
-	sh -c "! zcat '$WORK/known.jsonl.gz' | grep '\"warmup\":false' | grep '\"new_connection\":true' |
-	       awk -F'\"rate\":' '{ split(\$2, a, \",\"); if (a[1] <= $pass) bad = 1 } END { exit !bad }'"
+# (a busy host keeps more in flight than the quiet one the count was
+# scaled on: outside the timing tier, fewer than a quarter)
+share=0
+[ -z "$TIMING" ] && share=0.25
+check "... no measured request at the rates that meet it had to connect$([ -z "$TIMING" ] && echo ' (under a quarter: none in the timing tier)')" \
+	sh -c "zcat '$WORK/known.jsonl.gz' | grep '\"warmup\":false' |
+	       awk -F'\"rate\":' -v share=$share '{ split(\$2, a, \",\"); if (a[1] > $pass) next; n++
+			if (\$0 ~ /\"new_connection\":true/) c++ }
+		END { exit !(n && c <= share * n) }'"
 
 # Fresh prompts: each look goes on through the trace where the last one
 # ended and wraps with a salt of its own, so no prompt is sent twice under
@@ -171,8 +177,11 @@ lc() {
 	grep -q "83.500 with lines .* title 'SLO TTFT 83.5 ms" "$gp"
 }
 check "analyze plot: load_curve, one point per rate, the SLO and $pass / $fail req/s marked" lc
-check "... the x axis the achieved rate: each below its offered one, within 15%" \
-	awk '/^[0-9]/ { if (!($1 <= $5 * 1.02 && $1 >= $5 * 0.85)) bad = 1; n++ } END { exit bad || !n }' \
+# (a busy host's schedule lags: 15% is the timing tier's, half elsewhere)
+low=0.85
+[ -z "$TIMING" ] && low=0.5
+check "... the x axis the achieved rate: each below its offered one, within $(awk -v l=$low 'BEGIN { print (1 - l) * 100 }')%" \
+	awk -v low=$low '/^[0-9]/ { if (!($1 <= $5 * 1.02 && $1 >= $5 * low)) bad = 1; n++ } END { exit bad || !n }' \
 	"$WORK/plots/load_curve.dat"
 if have gnuplot; then
 	check "... rendered by gnuplot" sh -c "[ -s '$WORK/plots/load_curve.png' ]"
