@@ -401,7 +401,7 @@ static int analyze_compare(int argc, char **argv)
 			return analyze_fail("compare", DB_ERR_WORK, "cannot write output");
 		}
 	}
-	n_bad = o.fail_pct >= 0 ? compare_regressions(&res, o.fail_pct, bad, 8) : 0;
+	n_bad = o.fail_pct >= 0 ? compare_regressions(&res, o.fail_pct, o.gate_client, bad, 8) : 0;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		compare_result_release(&res);
 		return analyze_fail("compare", DB_ERR_WORK, "cannot write output");

@@ -950,6 +950,8 @@ int compare_runs(struct db *db, const char *before, const char *after,
 			struct compare_level *lv = &r.levels[r.n_levels++];
 
 			lv->level = sa[i];
+			lv->level_before = la[i];
+			lv->level_after = lb[j];
 			rc = compare_level(db, &ra[0], &rb[0], la[i], lb[j], sa[i], o, ab, &history,
 					   &r, lv, err,
 					   errlen);
@@ -961,6 +963,8 @@ int compare_runs(struct db *db, const char *before, const char *after,
 	}
 	if (r.n_levels)
 		rc = compare_efficiency_fill(db, before, after, &r, err, errlen);
+	if (!rc && r.n_levels)
+		rc = compare_client_fill(db, before, after, &r, err, errlen);
 	if (rc)
 		goto cleanup;
 	if (!r.n_levels) {
@@ -994,13 +998,22 @@ static double compare_worse_pct(const struct compare_row *w)
 	return w->higher_is_better ? -w->v.change_pct : w->v.change_pct;
 }
 
-size_t compare_regressions(const struct compare_result *r, double limit, size_t *idx,
-			   size_t max)
+/* Does row w fail a gate: slower, or with client held back from slower? */
+static int compare_gated(const struct compare_row *w, double limit, int client)
+{
+	int slower = w->v.outcome == VERDICT_SLOWER ||
+		     (client && w->v.client_held && w->v.client_outcome == VERDICT_SLOWER);
+
+	return slower && compare_worse_pct(w) > limit;
+}
+
+size_t compare_regressions(const struct compare_result *r, double limit, int client,
+			   size_t *idx, size_t max)
 {
 	size_t i, k, n = 0, best;
 
 	for (i = 0; i < r->n_rows; i++)
-		n += r->rows[i].v.outcome == VERDICT_SLOWER && compare_worse_pct(&r->rows[i]) > limit;
+		n += compare_gated(&r->rows[i], limit, client);
 	/* the worst first: pick the worst row not picked yet, max times */
 	for (k = 0; k < max && k < n; k++) {
 		best = SIZE_MAX;
@@ -1008,7 +1021,7 @@ size_t compare_regressions(const struct compare_result *r, double limit, size_t 
 			const struct compare_row *w = &r->rows[i];
 			size_t j;
 
-			if (w->v.outcome != VERDICT_SLOWER || !(compare_worse_pct(w) > limit))
+			if (!compare_gated(w, limit, client))
 				continue;
 			for (j = 0; j < k && idx[j] != i; j++)
 				;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include "analyze/db.h"
 #include "analyze/verdict.h"
+#include "lib/clientbound.h"
 #include "lib/summary.h"
 #include "lib/table.h"
 
@@ -41,12 +42,16 @@ struct compare_row {
 	int m;                  /* the metric, compare.c's; < 0 throughput */
 	double p;               /* the percentile of a latency */
 	int estimated;          /* rests on token counts a side estimated (no usage) */
+	/* the two runs' bounds on their clients' own part of this number,
+	 * summed, ms (analyze/compare_client.c); NaN: none */
+	double client_bound_ms;
 	struct verdict v;
 };
 
 /* What compare found at one level besides its rows. */
 struct compare_level {
 	int level;
+	int level_before, level_after;  /* as stored: a sharded run's per shard */
 	int compared;           /* rows were made (both sides had successes) */
 	size_t repeats_before, repeats_after;
 	int paired;             /* both sides replayed the same trace requests */
@@ -65,6 +70,9 @@ struct compare_level {
 	 * no energy counter or no price */
 	double tpj_before, tpj_after;           /* output tokens per joule */
 	double cost_out_before, cost_out_after; /* per million output tokens */
+	/* each side's bound on its client's own error (lib/clientbound.h),
+	 * NaN where a run has none */
+	struct clientbound client_before, client_after;
 };
 
 struct compare_result {
@@ -108,11 +116,22 @@ void compare_print(FILE *out, enum table_format fmt, const char *before, const c
 
 /*
  * The rows that fail a gate of limit percent: "slower" verdicts whose
- * change is worse than limit. Returns how many; writes the first
- * min(that, max) row indices into idx, worst first.
+ * change is worse than limit, and with 'client' those a client bound held
+ * back from "slower" too. Returns how many; writes the first min(that,
+ * max) row indices into idx, worst first.
  */
-size_t compare_regressions(const struct compare_result *r, double limit, size_t *idx,
-			   size_t max);
+size_t compare_regressions(const struct compare_result *r, double limit, int client,
+			   size_t *idx, size_t max);
+
+/*
+ * A change no larger than what the two runs' clients may have added to it
+ * is not called faster or slower (analyze/compare_client.c): reads each
+ * run's client bounds (replay's level-end host records) into r's levels
+ * and rows and holds such verdicts back as inconclusive (client_held).
+ * Returns DB_OK or a DB_ERR_* code with why in err.
+ */
+int compare_client_fill(struct db *db, const char *before, const char *after,
+			struct compare_result *r, char *err, size_t errlen);
 
 /*
  * Text and Markdown: where the change of each level's median TTFT went, by

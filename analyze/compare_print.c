@@ -36,13 +36,16 @@ void compare_describe(const struct compare_row *w, char *buf, size_t len)
 }
 
 /* The verdict cell: the outcome; "n/a" saying how many requests it needs;
- * a change that unmeasured noise held back marked so. */
+ * a change that unmeasured noise or the clients' bounds held back marked
+ * so. */
 static void compare_verdict_cell(char *buf, size_t len, const struct compare_row *w)
 {
 	size_t fewer = w->v.n_before < w->v.n_after ? w->v.n_before : w->v.n_after;
 
 	if (w->v.held)
 		snprintf(buf, len, "inconclusive (noise not measured)");
+	else if (w->v.client_held)
+		snprintf(buf, len, "client-limited");
 	else if (w->v.outcome != VERDICT_NA)
 		snprintf(buf, len, "%s", verdict_outcome_name(w->v.outcome));
 	else if (w->v.needed && fewer < w->v.needed)
@@ -126,6 +129,8 @@ static double col_cmp_num(const void *row, size_t arg)
 	case 14: return w->v.noise == VERDICT_NOISE_NONE ? NAN : expm1(w->v.noise_sd) * 100.0;
 	case 15: return w->v.noise == VERDICT_NOISE_BLOCKS || w->v.noise == VERDICT_NOISE_HISTORY ?
 			(double)w->v.noise_df : NAN;
+	case 16: return w->v.client_held;
+	case 17: return w->client_bound_ms;
 	default: return w->estimated;
 	}
 }
@@ -162,6 +167,7 @@ static const struct table_col compare_cols[] = {
 	CMP_NUM("held", 0, TABLE_BOOL, 12),
 	CMP_NUM("requests_needed", 0, 0, 13),
 	CMP_NUM("noise_sd_pct", 3, 0, 14), CMP_NUM("noise_df", 0, 0, 15),
+	CMP_NUM("client_limited", 0, TABLE_BOOL, 16), CMP_NUM("client_bound_ms", 3, 0, 17),
 };
 
 /* A level of the JSON "levels" array. */
@@ -436,6 +442,23 @@ static const char compare_legend[] =
 	"run-to-run noise was not measured. P50 needs 5 requests a side, P90 20, P95 40, "
 	"P99 200 (ITL counts requests, not gaps). Agg tok/s is tokens / wall time.\n";
 
+static const char compare_client_legend[] =
+	"client-limited: the change is no larger than what the two runs' clients may have "
+	"added to the figure (their bounds summed: analyze report's \"the client's own "
+	"error\"), so it is not called faster or slower; --fail-on-regression passes it "
+	"unless --gate-client-limited.\n";
+
+/* Was a verdict of r held back by the clients' bounds? */
+static int compare_has_client_held(const struct compare_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_rows; i++)
+		if (r->rows[i].v.client_held)
+			return 1;
+	return 0;
+}
+
 /* Fills row with the compare_row w of r and its text cells. */
 static void compare_table_row(struct compare_table_row *row, const struct compare_result *r,
 			      const struct compare_row *w)
@@ -481,7 +504,9 @@ void compare_print(FILE *out, enum table_format fmt, const char *before, const c
 	if (fmt == TABLE_JSON)
 		fputs("}\n", out);
 	else if (text)
-		fprintf(out, "\n%s%s", compare_legend, compare_has_turns(r) ? compare_turns_legend : "");
+		fprintf(out, "\n%s%s%s", compare_legend,
+			compare_has_turns(r) ? compare_turns_legend : "",
+			compare_has_client_held(r) ? compare_client_legend : "");
 	if (text) {
 		compare_print_split(out, fmt, r);
 		compare_print_efficiency(out, fmt, r);

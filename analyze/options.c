@@ -44,7 +44,7 @@ static const char analyze_usage_text[] =
 static const char compare_usage_text[] =
 	"usage: tracebench analyze compare --db FILE [--format FMT] [--min-effect PCT]\n"
 	"                                  [--noise PCT] [--fail-on-regression PCT]\n"
-	"                                  BEFORE AFTER\n"
+	"                                  [--gate-client-limited] BEFORE AFTER\n"
 	"\n"
 	"Compare two runs (by label) level by level: the P50, P90, P95 and P99 of\n"
 	"TTFT, TTFA, TPOT, ITL and E2E, and aggregate tok/s (tokens / wall time),\n"
@@ -77,6 +77,9 @@ static const char compare_usage_text[] =
 	"  -F, --fail-on-regression PCT   exit 1 when a verdict is 'slower' by more\n"
 	"                                 than PCT percent, one line per regression\n"
 	"                                 on stderr\n"
+	"      --gate-client-limited      the gate also fails a 'client-limited' change\n"
+	"                                 (within the runs' client bounds) that would\n"
+	"                                 have been 'slower'\n"
 	"      --energy-metric NAME[:UNIT]  tokens per joule from the scraped counter\n"
 	"                                 NAME (UNIT J, the default, or mJ) for both\n"
 	"                                 runs, not the one replay was given\n"
@@ -463,7 +466,8 @@ static int take_plot(void *opts, int c, char *arg, char *msg, size_t len)
 	}
 }
 
-/* compare: --db, --format, --min-effect, --noise, --fail-on-regression. */
+/* compare: --db, --format, --min-effect, --noise, --fail-on-regression,
+ * --gate-client-limited. */
 static int take_compare(void *opts, int c, char *arg, char *msg, size_t len)
 {
 	struct analyze_options *o = opts;
@@ -486,6 +490,7 @@ static int take_compare(void *opts, int c, char *arg, char *msg, size_t len)
 			return 0;
 		snprintf(msg, len, "bad --fail-on-regression '%s' (a percentage, e.g. 5)", arg);
 		return -1;
+	case 'G': o->gate_client = 1; return 0;
 	case 'E': case 'P': return take_efficiency(o, c, arg, msg, len);
 	default: return -1;
 	}
@@ -577,6 +582,7 @@ static const struct option compare_longopts[] = {
 	{ "min-effect", required_argument, NULL, 'm' },
 	{ "noise", required_argument, NULL, 'n' },
 	{ "fail-on-regression", required_argument, NULL, 'F' },
+	{ "gate-client-limited", no_argument, NULL, 'G' },
 	{ "energy-metric", required_argument, NULL, 'E' },
 	{ "price-per-hour", required_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },

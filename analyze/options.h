@@ -37,6 +37,7 @@ struct analyze_options {
 	int force;                      /* plot --force */
 	long gpus;                      /* plot --gpus; 0: not given */
 	double fail_pct;                /* compare --fail-on-regression; -1: none */
+	int gate_client;                /* compare --gate-client-limited */
 	double min_effect;              /* compare --min-effect, percent */
 	double noise_pct;               /* compare --noise, percent; < 0 measured */
 	double effect_pct;              /* plan --effect, percent; < 0: not given */

@@ -513,6 +513,15 @@ void verdict_hold(struct verdict *w)
 	}
 }
 
+void verdict_hold_client(struct verdict *w)
+{
+	if (w->outcome == VERDICT_FASTER || w->outcome == VERDICT_SLOWER) {
+		w->client_outcome = w->outcome;
+		w->outcome = VERDICT_INCONCLUSIVE;
+		w->client_held = 1;
+	}
+}
+
 /* A request's pairing key, and where it came from. */
 struct verdict_key {
 	int repeat;

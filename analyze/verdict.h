@@ -131,6 +131,11 @@ struct verdict {
 	size_t needed;          /* requests a side the statistic needs to be judged */
 	enum verdict_noise noise;
 	int held;               /* a faster/slower that unmeasured noise held back */
+	/* a faster/slower within what the two runs' clients may have added
+	 * (analyze/compare_client.c), held back as inconclusive; the outcome
+	 * it had before */
+	int client_held;
+	enum verdict_outcome client_outcome;
 	/* The noise the interval took its width from (not NONE): the SD on the
 	 * log scale of a block's log ratio (BLOCKS, over noise_n blocks) or of
 	 * one run's figure (HISTORY, GIVEN), the quantile it was taken to, and
@@ -211,6 +216,10 @@ void verdict_widen(struct verdict *w, double sd, double t, enum verdict_noise fr
 
 /* No run-to-run noise measured: a faster/slower becomes inconclusive (held). */
 void verdict_hold(struct verdict *w);
+
+/* The change lies within the two runs' client bounds: a faster/slower
+ * becomes inconclusive (client_held), the outcome kept in client_outcome. */
+void verdict_hold_client(struct verdict *w);
 
 /*
  * Pairing by trace request. Request i of side a has key ka[i] (its trace

@@ -141,18 +141,18 @@ TEST(compare_flags_a_10ms_ttft_shift_on_60_requests)
 		size_t idx[4];
 
 		/* TTFT and TTFA, at P50, P90 and P95 (P99 needs 200 requests) */
-		CHECK_EQ_INT(compare_regressions(&res, 5, idx, 4), 6);
+		CHECK_EQ_INT(compare_regressions(&res, 5, 0, idx, 4), 6);
 		CHECK(res.rows[idx[0]].v.change_pct >= res.rows[idx[1]].v.change_pct);
 		CHECK(res.rows[idx[1]].v.change_pct >= res.rows[idx[2]].v.change_pct);
 		CHECK(!strcmp(res.rows[idx[3]].metric, "TTFT") || !strcmp(res.rows[idx[3]].metric, "TTFA"));
-		CHECK_EQ_INT(compare_regressions(&res, 50, idx, 4), 0);
+		CHECK_EQ_INT(compare_regressions(&res, 50, 0, idx, 4), 0);
 	}
 	compare_result_release(&res);
 	/* The other way round the change is "faster", and nothing regressed. */
 	CHECK_EQ_INT(compare_runs(db, "after", "before", &cmp_opts, &res, err, sizeof(err)),
 		     DB_OK);
 	CHECK_EQ_INT(outcome_of(&res, "TTFT", "P50"), VERDICT_FASTER);
-	CHECK_EQ_INT(compare_regressions(&res, 0, NULL, 0), 0);
+	CHECK_EQ_INT(compare_regressions(&res, 0, 0, NULL, 0), 0);
 	compare_result_release(&res);
 	CHECK_EQ_INT(compare_runs(db, "before", "ghost", &cmp_opts, &res, err, sizeof(err)),
 		     DB_ERR_INPUT);
@@ -190,7 +190,7 @@ TEST(compare_does_not_flag_the_same_server_across_seeds)
 			if (o == VERDICT_FASTER || o == VERDICT_SLOWER || o < 0)
 				flagged[m]++;
 		}
-		CHECK_EQ_INT(compare_regressions(&res, 5, NULL, 0), 0);
+		CHECK_EQ_INT(compare_regressions(&res, 5, 0, NULL, 0), 0);
 		compare_result_release(&res);
 	}
 	for (m = 0; m < 6; m++) {
