@@ -416,13 +416,14 @@ static void host_edge(struct level_run *lr, enum scrape_at at)
 	if (at == SCRAPE_AT_LEVEL_START) {
 		watch_start(&lr->watch, client_base(lr->client));
 	} else {
-		struct clientbound_watch w;
-		struct clientbound b;
 		int k;
 
-		if (watch_stop(&lr->watch, lr->results, lr->issued, lr->warm.fastest_ns, &w,
-			       &b) == 0 && n >= 0 &&
-		    (k = clientbound_format(&w, &b, text + n, CLIENTBOUND_TEXT_MAX)) > 0)
+		lr->client_known = watch_stop(&lr->watch, lr->results, lr->issued,
+					      lr->warm.fastest_ns, &lr->client_w,
+					      &lr->client_b) == 0;
+		if (lr->client_known && n >= 0 &&
+		    (k = clientbound_format(&lr->client_w, &lr->client_b, text + n,
+					    CLIENTBOUND_TEXT_MAX)) > 0)
 			n += k;
 	}
 	rec = scrape_record(lr->host_source, t0 - lr->origin_ns, lr->level, lr->repeat, at,

@@ -73,6 +73,10 @@ struct level_run {
 				   * NULL: none (a --workers run's later workers) */
 	int host_started;         /* this level's start record is written */
 	struct watch watch;       /* replay watching itself from then on */
+	/* what it saw by the level's end and the bound it gives; known: set */
+	struct clientbound_watch client_w;
+	struct clientbound client_b;
+	int client_known;
 	int level;                /* recorded: the C of the level, -k a rate level */
 	double rate;              /* recorded: a rate level's offered req/s, else 0 */
 	size_t cap;               /* closed loop: requests in flight here (C / workers) */

@@ -931,6 +931,25 @@ static void note_held_connections(const struct level_run *lr, const struct level
 }
 
 /*
+ * A level the client distorted (lib/clientbound.h): one line after its
+ * row, the reason in words, as analyze report judges it (the host's busy
+ * and steal shares are the report's to add: they need both edges' records
+ * read back).
+ */
+static void note_client_limited(const struct level_run *lr, const struct level_summary *s)
+{
+	struct clientbound_level m = { s->ttft.p50 / 1e3, s->ttft.p99 / 1e3, NAN, NAN };
+	char name[32], why[200];
+
+	if (!lr->client_known ||
+	    clientbound_judge(&lr->client_b, &lr->client_w, &m, CLIENTBOUND_DEFAULT_SHARE, why,
+			      sizeof(why)) != 1)
+		return;
+	fprintf(stderr, "tracebench replay: note: %s is client-limited: %s\n",
+		metric_level_name(s->level, name, sizeof(name)), why);
+}
+
+/*
  * Runs level 'level', repeat rep against side sd, a table row after it;
  * 'first': the run's first level, which sends the warm-ups; 'batch': its
  * requests, 0 for the usual count. With --find-capacity *good and
@@ -956,6 +975,7 @@ int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_
 	lr->warmup = !rp->anchored && first && rep == 0 ? rp->warmups : 0;
 	lr->sched = rp->sched;
 	lr->req_index = rp->sched_index;
+	lr->client_known = 0;
 	if (level_run_to_end(lr, &s) < 0) {
 		fprintf(stderr, "tracebench replay: out of memory\n");
 		return CLI_EXIT_FAILED;
@@ -984,6 +1004,7 @@ int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_
 	if (o->open_loop)
 		level_print_schedule_accuracy(o, lr);
 	note_held_connections(lr, &s);
+	note_client_limited(lr, &s);
 	if (s.warmup)
 		rp->warmup = s;
 	rp->total_ok += s.ok;

@@ -81,6 +81,8 @@ if awk -v b="$busy" 'BEGIN { exit !(b != "" && b < 50) }'; then
 	fi
 	check "free: the level is not client-limited on a quiet host (host ${busy}% busy)" \
 		test "$lim" = 0
+	check "free: ... and replay said nothing of it" \
+		sh -c "! grep -q 'is client-limited' '$WORK/free.err'"
 else
 	skip "free: the P99 bound covers the truth, and the level is not client-limited" \
 		"the host was ${busy:-?}% busy: other work may delay the client or the mock"
@@ -102,6 +104,8 @@ if have taskset && have nice; then
 	tb analyze report --db "$WORK/starved.db" --format json >"$WORK/s.json"
 	tr -d ' \n' <"$WORK/s.json" | grep -q '"client_limited":true,"client_limited_reason":"client'"'"'sown'
 	check "starved: ... and in JSON" test $? -eq 0
+	note=$(grep "^tracebench replay: note: C=4 is client-limited: client's own " "$WORK/starved.err")
+	check "starved: replay said so after the level's row: '$note'" test -n "$note"
 else
 	skip "starved: the level is marked client-limited" "taskset or nice is missing"
 fi
