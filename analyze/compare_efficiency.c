@@ -14,17 +14,6 @@
 #include <math.h>
 #include <stdio.h>
 
-/* The level of run whose C is level, NULL when it has none. */
-static const struct level_summary *find_level(const struct report_run *run, int level)
-{
-	size_t i;
-
-	for (i = 0; i < run->n_levels; i++)
-		if (run->levels[i].level == level)
-			return &run->levels[i];
-	return NULL;
-}
-
 int compare_efficiency_fill(struct db *db, const char *before, const char *after,
 			    struct compare_result *r, char *err, size_t errlen)
 {
@@ -47,8 +36,8 @@ int compare_efficiency_fill(struct db *db, const char *before, const char *after
 	}
 	for (i = 0; i < r->n_levels; i++) {
 		struct compare_level *lv = &r->levels[i];
-		const struct level_summary *sa = find_level(&a, lv->level);
-		const struct level_summary *sb = find_level(&b, lv->level);
+		const struct level_summary *sa = report_run_level(&a, lv->level);
+		const struct level_summary *sb = report_run_level(&b, lv->level);
 
 		if (sa) {
 			lv->tpj_before = sa->tokens_per_joule;

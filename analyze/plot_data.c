@@ -322,16 +322,6 @@ int plot_series_closed(const struct plot_series *s)
 	return 0;
 }
 
-const struct level_summary *plot_find_level(const struct report_run *run, int level)
-{
-	size_t i;
-
-	for (i = 0; i < run->n_levels; i++)
-		if (run->levels[i].level == level)
-			return &run->levels[i];
-	return NULL;
-}
-
 /* Does any run have the server's scrapes for the timeline's lower panel? */
 int plot_has_server(const struct plot_data *d)
 {
@@ -410,7 +400,7 @@ double plot_offered_rps(const struct level_summary *l)
 
 const char *plot_level_label(const struct plot_series *s, int level, char *buf, size_t len)
 {
-	const struct level_summary *l = plot_find_level(&s->run, level);
+	const struct level_summary *l = report_run_level(&s->run, level);
 
 	return metric_load_name(level, l && level < 0 ? plot_offered_rps(l) : 0, buf, len);
 }

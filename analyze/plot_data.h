@@ -86,8 +86,6 @@ int plot_load_data(struct db *db, const char *const *labels, size_t n_labels,
 		   struct plot_data *d, char *err, size_t errlen);
 void plot_data_release(struct plot_data *d);
 
-/* The summary of concurrency 'level' in run, or NULL. */
-const struct level_summary *plot_find_level(const struct report_run *run, int level);
 
 /* The plot_level of 'level' in s, or NULL. */
 const struct plot_level *plot_find_extra(const struct plot_series *s, int level);

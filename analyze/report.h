@@ -56,6 +56,10 @@ int report_summarize(struct db *db, const char *label, const struct metric_slo *
 		     struct report_run *out, char *err, size_t errlen);
 void report_run_release(struct report_run *r);
 
+/* The summary of level 'level' (its C; lib/metric.h) in run, or NULL when
+ * the run measured none there. */
+struct level_summary *report_run_level(const struct report_run *run, int level);
+
 /*
  * Prints the sweep table of each run (only 'label' when not NULL) to out,
  * with goodput columns against slo (NULL: none). Text and Markdown get per

@@ -58,17 +58,6 @@ static size_t report_plan(const struct report_run *run, const char *params, int 
 	return n;
 }
 
-/* The level C of run, NULL when it measured none. */
-static struct level_summary *report_level(const struct report_run *run, int level)
-{
-	size_t i;
-
-	for (i = 0; i < run->n_levels; i++)
-		if (run->levels[i].level == level)
-			return &run->levels[i];
-	return NULL;
-}
-
 /* Sets each measured level's planned requests where the plan is known. */
 void report_plan_mark(struct report_run *run, const char *params)
 {
@@ -78,7 +67,7 @@ void report_plan_mark(struct report_run *run, const char *params)
 
 	n = report_plan(run, params, levels, planned, REPORT_PLAN_MAX);
 	for (i = 0; i < n; i++)
-		if ((l = report_level(run, levels[i])))
+		if ((l = report_run_level(run, levels[i])))
 			l->planned = planned[i];
 }
 
@@ -98,14 +87,14 @@ int report_plan_interrupted(FILE *out, const struct report_run *run, const char 
 
 	n = report_plan(run, params, levels, planned, REPORT_PLAN_MAX);
 	for (i = 0; i < n; i++) {
-		l = report_level(run, levels[i]);
+		l = report_run_level(run, levels[i]);
 		if (l && l->requests < planned[i])
 			fprintf(out, "%s %s has %zu of %zu requests", cut++ ? "," : "interrupted:",
 				metric_level_name(levels[i], name, sizeof(name)), l->requests,
 				planned[i]);
 	}
 	for (i = 0; i < n; i++)
-		if (!report_level(run, levels[i]))
+		if (!report_run_level(run, levels[i]))
 			fprintf(out, "%s %s", missing++ ? "," : cut ? "; nothing measured:" :
 				"nothing measured:", metric_level_name(levels[i], name, sizeof(name)));
 	if (cut || missing)
@@ -124,7 +113,7 @@ void report_plan_unreached_rows(struct table *t, const char *label,
 
 	n = report_plan(run, params, levels, planned, REPORT_PLAN_MAX);
 	for (i = 0; i < n; i++) {
-		if (report_level(run, levels[i]))
+		if (report_run_level(run, levels[i]))
 			continue;
 		summary_compute(NULL, 0, levels[i], NULL, &s);
 		s.planned = planned[i];

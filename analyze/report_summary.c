@@ -26,6 +26,16 @@ void report_run_release(struct report_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
+struct level_summary *report_run_level(const struct report_run *run, int level)
+{
+	size_t i;
+
+	for (i = 0; i < run->n_levels; i++)
+		if (run->levels[i].level == level)
+			return &run->levels[i];
+	return NULL;
+}
+
 /* Remembers the earliest warm-up (lowest seq) of the run: the cold start. */
 static void report_note_warmups(struct report_run *run, const struct result *r, size_t n,
 				long *cold_seq)
