@@ -228,7 +228,7 @@ static cJSON *make_header(const struct import *im, const struct record_import_op
 		cJSON_AddNumberToObject(source, "limit", (double)o->limit);
 	cJSON_AddNumberToObject(source, "seed", (double)o->seed);
 	cJSON_AddStringToObject(source, "model", o->model);
-	cJSON_AddStringToObject(source, "endpoint_kind", o->completions ? "completions" : "chat");
+	cJSON_AddStringToObject(source, "endpoint_kind", record_api_name(o->api));
 	cJSON_AddBoolToObject(source, "ignore_eos", o->ignore_eos);
 	tokfit_describe(fit, source);
 	if (o->session_prefix)
@@ -265,7 +265,7 @@ int import_run(const struct record_import_options *o)
 		rc = CLI_EXIT_FAILED;
 		goto cleanup;
 	}
-	if (tokfit_init(&fit, &o->tok, o->model, !o->completions, err, sizeof(err)) < 0) {
+	if (tokfit_init(&fit, &o->tok, o->model, record_api_chat(o->api), err, sizeof(err)) < 0) {
 		fprintf(stderr, IMPORT_PROG ": %s\n", err);
 		rc = CLI_EXIT_FAILED;
 		goto cleanup;

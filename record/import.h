@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "api.h"
 #include "tokfit.h"
 
 #define IMPORT_BLOCK_WORDS 512  /* Mooncake hash_ids block size, in tokens */
@@ -42,7 +43,7 @@ struct record_import_options {
 	const char *output;
 	int force;
 	const char *model;
-	int completions;        /* /v1/completions instead of chat */
+	enum record_api api;    /* --endpoint-kind: what the requests speak */
 	int ignore_eos;
 	uint64_t seed;          /* of the prompt words */
 	long limit;             /* 0: no limit */

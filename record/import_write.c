@@ -62,39 +62,7 @@ static int make_prompt(const struct import *im, const struct row *r, uint64_t se
 static char *make_body(const struct record_import_options *o, char *const *history, size_t n,
 		       const char *prompt, long max_tokens)
 {
-	cJSON *body = cJSON_CreateObject();
-	char *text;
-	size_t i;
-
-	cJSON_AddStringToObject(body, "model", o->model);
-	if (o->completions) {
-		struct words_buf all = { 0 };
-		int bad = 0;
-
-		for (i = 0; i < n; i++)
-			bad |= words_append_text(&all, history[i]);
-		bad |= words_append_text(&all, prompt);
-		if (!bad)
-			cJSON_AddStringToObject(body, "prompt", all.p);
-		free(all.p);
-	} else {
-		cJSON *msgs = cJSON_AddArrayToObject(body, "messages");
-
-		for (i = 0; i <= n; i++) {
-			cJSON *m = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(m, "role", i % 2 ? "assistant" : "user");
-			cJSON_AddStringToObject(m, "content", i < n ? history[i] : prompt);
-			cJSON_AddItemToArray(msgs, m);
-		}
-	}
-	cJSON_AddNumberToObject(body, "max_tokens", (double)max_tokens);
-	if (o->ignore_eos)
-		cJSON_AddBoolToObject(body, "ignore_eos", 1);
-	cJSON_AddBoolToObject(body, "stream", 1);
-	text = cJSON_PrintUnformatted(body);
-	cJSON_Delete(body);
-	return text;
+	return record_api_body(o->api, o->model, history, n, prompt, max_tokens, o->ignore_eos);
 }
 
 /* Words of turn r of a prefix session: what it adds to its turn before p,
@@ -184,7 +152,7 @@ static cJSON *import_request(const struct import *im, const struct row *rows, si
 			     const struct record_import_options *o, struct tokfit *fit,
 			     char *err, size_t errlen)
 {
-	const char *path = o->completions ? "/v1/completions" : "/v1/chat/completions";
+	const char *path = record_api_path(o->api);
 	const struct row *row = &rows[i];
 	struct words_buf prompt = { 0 };
 	struct trace_request t;

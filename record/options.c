@@ -65,15 +65,6 @@ static int ok(int parse_rc)
 	return parse_rc < 0 ? -1 : 0;
 }
 
-/* --endpoint-kind chat|completions. */
-static int parse_endpoint_kind(const char *arg, int *completions)
-{
-	if (strcmp(arg, "chat") && strcmp(arg, "completions"))
-		return -1;
-	*completions = strcmp(arg, "completions") == 0;
-	return 0;
-}
-
 /* --seed N, 0 to 2^31-1. */
 static int parse_seed(const char *arg, uint64_t *seed)
 {
@@ -115,7 +106,9 @@ static void synth_usage(FILE *out)
 		"      --think-time MS       pause before each later turn, in milliseconds:\n"
 		"                            a LEN spec as above, or 0 (default 0)\n"
 		"      --model NAME          model field of each request (default mock)\n"
-		"      --endpoint-kind K     chat (/v1/chat/completions, default) or completions\n"
+		"      --endpoint-kind K     chat (/v1/chat/completions, default), completions,\n"
+		"                            messages (Anthropic's /v1/messages) or responses\n"
+		"                            (/v1/responses)\n"
 		"      --seed N              generator seed; same seed, same bytes (default 1)\n"
 		TOKENIZER_HELP
 		"  -o, --output FILE         trace file to write (.jsonl.gz)\n"
@@ -173,7 +166,7 @@ static int synth_take(void *opts, int c, char *arg, char *msg, size_t len)
 		so->think_spec = strcmp(arg, "0") ? arg : NULL;
 		return so->think_spec ? ok(dist_parse(arg, &so->think)) : 0;
 	case 'm': so->model = arg; return 0;
-	case 'k': return parse_endpoint_kind(arg, &so->completions);
+	case 'k': return record_api_parse(arg, &so->api);
 	case 's': return parse_seed(arg, &so->seed);
 	case 'U': so->tok.url = arg; return 0;
 	case 'F': return parse_fallback(arg, &so->tok);
@@ -232,7 +225,9 @@ static void import_usage(FILE *out)
 		"options:\n"
 		"      --format FORMAT       the input's format (required)\n"
 		"      --model NAME          model field of each request (default mock)\n"
-		"      --endpoint-kind K     chat (/v1/chat/completions, default) or completions\n"
+		"      --endpoint-kind K     chat (/v1/chat/completions, default), completions,\n"
+		"                            messages (Anthropic's /v1/messages) or responses\n"
+		"                            (/v1/responses)\n"
 		"      --ignore-eos          add \"ignore_eos\": true, so servers generate max_tokens\n"
 		"      --limit N             keep the first N requests (after --time-window)\n"
 		"      --time-window A-B     keep rows from A to B seconds after the first row\n"
@@ -307,7 +302,7 @@ static int import_take(void *opts, int c, char *arg, char *msg, size_t len)
 	switch (c) {
 	case IMPORT_OPT_FORMAT: return import_format_parse(arg, &o->format);
 	case IMPORT_OPT_MODEL: o->model = arg; return 0;
-	case IMPORT_OPT_KIND: return parse_endpoint_kind(arg, &o->completions);
+	case IMPORT_OPT_KIND: return record_api_parse(arg, &o->api);
 	case IMPORT_OPT_IGNORE_EOS: o->ignore_eos = 1; return 0;
 	case IMPORT_OPT_LIMIT: return ok(cli_parse_long(arg, 1, 1000000000L, &o->limit));
 	case IMPORT_OPT_WINDOW: o->window = arg; return parse_window(arg, &o->win_start, &o->win_end);

@@ -24,6 +24,7 @@
  * time.
  */
 #include "synth.h"
+#include "api.h"
 #include "words.h"
 #include "traceout.h"
 #include "tokfit.h"
@@ -59,55 +60,13 @@ void synth_options_init(struct synth_options *o)
 	o->think.kind = DIST_FIXED;
 }
 
-/* The request body a client of the given kind would send: the session's
- * earlier texts, then 'prompt'. From malloc (cJSON's default
- * allocator, which tracebench never replaces): the caller frees it. */
+/* The request body a client of o->api would send: the session's earlier
+ * texts, then 'prompt'. From malloc: the caller frees it. */
 static char *make_body(const struct synth_options *o, const struct session *s,
 		       const char *prompt, long max_tokens)
 {
-	cJSON *body = cJSON_CreateObject();
-	char *text = NULL;
-	long i;
-
-	if (!body)
-		return NULL;
-	cJSON_AddStringToObject(body, "model", o->model);
-	if (o->completions) {
-		struct words_buf all = { 0 };
-		int bad = 0;
-
-		for (i = 0; s && i < s->n; i++)
-			bad |= words_append_text(&all, s->text[i]);
-		bad |= words_append_text(&all, prompt);
-		if (!bad)
-			cJSON_AddStringToObject(body, "prompt", all.p);
-		free(all.p);
-		if (bad)
-			goto cleanup;
-	} else {
-		cJSON *msgs = cJSON_AddArrayToObject(body, "messages");
-
-		for (i = 0; s && i <= s->n; i++) {
-			cJSON *m = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(m, "role", i % 2 ? "assistant" : "user");
-			cJSON_AddStringToObject(m, "content", i < s->n ? s->text[i] : prompt);
-			cJSON_AddItemToArray(msgs, m);
-		}
-		if (!s) {
-			cJSON *m = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(m, "role", "user");
-			cJSON_AddStringToObject(m, "content", prompt);
-			cJSON_AddItemToArray(msgs, m);
-		}
-	}
-	cJSON_AddNumberToObject(body, "max_tokens", (double)max_tokens);
-	cJSON_AddBoolToObject(body, "stream", 1);
-	text = cJSON_PrintUnformatted(body);
-cleanup:
-	cJSON_Delete(body);
-	return text;
+	return record_api_body(o->api, o->model, s ? s->text : NULL, s ? (size_t)s->n : 0, prompt,
+			       max_tokens, 0);
 }
 
 static void add_spec(cJSON *source, const char *key, const struct dist *d, const char *spec)
@@ -133,7 +92,7 @@ static cJSON *make_header(const struct synth_options *o, const struct tokfit *fi
 	add_spec(source, "input_tokens", &o->input, o->input_spec);
 	add_spec(source, "output_tokens", &o->output, o->output_spec);
 	cJSON_AddStringToObject(source, "model", o->model);
-	cJSON_AddStringToObject(source, "endpoint_kind", o->completions ? "completions" : "chat");
+	cJSON_AddStringToObject(source, "endpoint_kind", record_api_name(o->api));
 	tokfit_describe(fit, source);
 	if (o->rate > 0) {
 		cJSON_AddNumberToObject(source, "rate", o->rate);
@@ -297,8 +256,7 @@ static cJSON *synth_request(struct synth_run *run, long i)
 		in = words;
 	}
 	if (words_append(&prompt, in, &run->word_rng) == 0 &&
-	    trace_request_set_json_post(&t, o->completions ? "/v1/completions" :
-					"/v1/chat/completions",
+	    trace_request_set_json_post(&t, record_api_path(o->api),
 					make_body(o, s, prompt.p, out)) == 0)
 		rec = trace_request_to_json(&t);
 	tokfit_mark(&run->fit, rec);
@@ -345,7 +303,7 @@ int synth_write(const struct synth_options *o, const char *path, int force, char
 	}
 	run.err = err;
 	run.errlen = errlen;
-	if (tokfit_init(&run.fit, &o->tok, o->model, !o->completions, err, errlen) < 0) {
+	if (tokfit_init(&run.fit, &o->tok, o->model, record_api_chat(o->api), err, errlen) < 0) {
 		synth_run_free(&run);
 		return SYNTH_ETOKENIZER;
 	}

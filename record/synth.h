@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "api.h"
 #include "dist.h"
 #include "tokfit.h"
 #include "lib/arrival.h"
@@ -18,7 +19,7 @@ struct synth_options {
 	const char *output_spec;
 	const char *model;
 	uint64_t seed;
-	int completions;        /* /v1/completions instead of chat */
+	enum record_api api;    /* --endpoint-kind: what the requests speak */
 	double rate;            /* requests per second; 0: every arrival at 0 */
 	enum arrival_kind arrival;
 	double burstiness;      /* gamma shape (1 = Poisson) */
