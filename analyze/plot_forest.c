@@ -459,7 +459,7 @@ static void plot_forest_many_gp(FILE *f, const struct plot_data *d)
 			continue;
 		fprintf(f, "%s     keyentry with linespoints pt 7 ps 1.5 lc %zu title ",
 			k++ ? ", \\\n" : "", j + 2);
-		plot_put_gp_string(f, d->series[j + 1].label);
+		plot_put_gp_title(f, "", d->series[j + 1].label, "");
 	}
 	for (k = 0; k < PLOT_FOREST_SHAPES; k++) {
 		for (j = 0; j < m && !plot_forest_has(d, j, plot_forest_shapes[k].v); j++)

@@ -101,7 +101,7 @@ static void plot_pareto_gp(FILE *f, const struct plot_data *d)
 			snprintf(what, sizeof(what), " (%d GPUs)", d->gpus);
 			plot_put_gp_title(f, "", d->series[i].label, what);
 		} else {
-			plot_put_gp_string(f, d->series[i].label);
+			plot_put_gp_title(f, "", d->series[i].label, "");
 		}
 		fprintf(f, ", \\\n     'pareto.dat' index %zu using 1:2:(sprintf('C=%%d', $3)) "
 			"with labels offset 0.6,0.6 left tc lt %zu notitle%s", block++, i + 1,

@@ -97,13 +97,52 @@ void plot_put_gp_string(FILE *f, const char *s)
 	gp_string_end(&g);
 }
 
-/* Writes prefix, label and suffix as one gnuplot string expression. */
+/* The byte offset of s's k-th character from its start (UTF-8: a
+ * continuation byte is no character's start), or its length. */
+static size_t gp_char_offset(const char *s, size_t len, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && k-- == 0)
+			break;
+	return i;
+}
+
+/* A label of more than PLOT_LABEL_MAX characters as its first and last
+ * ones around "...": a key entry of a column-wide figure must fit its
+ * width, and runs often differ at the end of their labels. */
+static void gp_string_label(struct gp_string *g, const char *label)
+{
+	size_t len = label ? strlen(label) : 0, chars = 0, i, head, tail;
+	char buf[4 * PLOT_LABEL_MAX + 8];
+
+	for (i = 0; i < len; i++)
+		chars += ((unsigned char)label[i] & 0xc0) != 0x80;
+	if (chars <= PLOT_LABEL_MAX) {
+		gp_string_chars(g, label);
+		return;
+	}
+	head = gp_char_offset(label, len, (PLOT_LABEL_MAX - 3) / 2 + 1);
+	tail = gp_char_offset(label, len, chars - (PLOT_LABEL_MAX - 3) / 2);
+	if (head + 3 + (len - tail) >= sizeof(buf)) {   /* overlong sequences */
+		gp_string_chars(g, "...");
+		return;
+	}
+	memcpy(buf, label, head);
+	memcpy(buf + head, "...", 3);
+	memcpy(buf + head + 3, label + tail, len - tail + 1);
+	gp_string_chars(g, buf);
+}
+
+/* Writes prefix, label (shortened to PLOT_LABEL_MAX characters) and
+ * suffix as one gnuplot string expression. */
 void plot_put_gp_title(FILE *f, const char *prefix, const char *label, const char *suffix)
 {
 	struct gp_string g = { f, 0, 0 };
 
 	gp_string_chars(&g, prefix);
-	gp_string_chars(&g, label);
+	gp_string_label(&g, label);
 	gp_string_chars(&g, suffix);
 	gp_string_end(&g);
 }

@@ -14,7 +14,13 @@
 /* "png", "svg" or "pdf". */
 const char *plot_ext(enum plot_format fmt);
 
-/* Writes prefix, label and suffix as one gnuplot string expression. */
+/* A run's label in a key or title: at most this many characters, a longer
+ * one its first and last around "..." (the whole in the .dat comments and
+ * the report's tables). */
+#define PLOT_LABEL_MAX 24
+
+/* Writes prefix, label (shortened to PLOT_LABEL_MAX characters) and
+ * suffix as one gnuplot string expression. */
 void plot_put_gp_title(FILE *f, const char *prefix, const char *label, const char *suffix);
 
 /* A number for the .dat file, '?' (gnuplot's "missing") when there is none. */

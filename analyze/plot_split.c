@@ -158,7 +158,7 @@ static void plot_split_gp(FILE *f, const struct plot_data *d)
 		while (last + 1 < n && b[last + 1].run == b[j].run)
 			last++;
 		fputs("set label ", f);
-		plot_put_gp_string(f, d->series[b[j].run].label);
+		plot_put_gp_title(f, "", d->series[b[j].run].label, "");
 		fprintf(f, " at first %.1f, graph 1.03 center\n",
 			((double)b[j].x + (double)b[last].x) / 2);
 		j = last;

@@ -112,6 +112,19 @@ check "PNG: 1008 or 2016 pixels wide (288 to the inch)" \
 python3 "$WORK/overlap.py" "$WORK"/svg/*.svg "$WORK"/abc-svg/*.svg >"$WORK/overlaps"
 check "no tick or key label over another, in any figure of one run or three ($(awk '$2 { printf "%s ", $1 }' "$WORK/overlaps"))" \
 	awk '$2 != 0 { bad = 1 } END { exit bad || NR < 15 }' "$WORK/overlaps"
+# a label longer than a key entry's room: shortened in the keys, its
+# first and last characters kept (a multi-byte character whole), and
+# gnuplot then fits every key without a warning
+long="tuned-server-build-with-a-long-descriptive-name-for-the-write-up-caf\303\251"
+long=$(printf "$long")
+zcat "$WORK/b.jsonl.gz" | sed -e "1s/\"label\":\"b\"/\"label\":\"$long\"/" \
+	-e '1s/"run_id":"[0-9a-f]*"/"run_id":"0123456789abcdef"/' | gzip >"$WORK/long.jsonl.gz"
+tb analyze load --db "$WORK/long.db" "$WORK/a.jsonl.gz" "$WORK/long.jsonl.gz" >/dev/null 2>&1
+tb analyze plot --db "$WORK/long.db" --out "$WORK/long" --format svg >/dev/null 2>"$WORK/long.err"
+check "a run labelled with 70 characters: every figure drawn, no warning on stderr" sh -c \
+	"test \$? -eq 0 && ! test -s '$WORK/long.err' && test -s '$WORK/long/scaling.svg'"
+check "... its key entries the label's first 11 and last 10 characters around '...'" \
+	grep -q "tuned-serve\.\.\.te-up-caf$(printf '\303\251'): aggregate" "$WORK/long/scaling.svg"
 height() { sed -n 's/^ width="[0-9]*" height="\([0-9]*\)"$/\1/p' "$1"; }
 check "... the figure grows with its key: three runs' scaling taller than one's" \
 	test "$(height "$WORK/abc-svg/scaling.svg")" -gt "$(height "$WORK/svg/scaling.svg")"
