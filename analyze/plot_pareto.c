@@ -81,11 +81,12 @@ static void plot_pareto_gp(FILE *f, const struct plot_data *d)
 	plot_preamble(f, d, "pareto", "aggregate throughput against per-user speed", d->n_series);
 	fputs("# Up and to the right is better; each point is a concurrency.\n", f);
 	plot_title(f, d, "Throughput against interactivity");
+	/* the right offset: room for the last point's "C=NNN" label inside the frame */
 	fprintf(f, "set xlabel 'tok/s per user (decoding speed of one request)'\n"
 		"set ylabel 'aggregate tok/s%s'\n"
 		"set xrange [0:*]\n"
 		"set yrange [0:*]\n"
-		"set offsets graph 0.05, graph 0.05, graph 0.1, 0\n"
+		"set offsets graph 0.05, graph 0.15, graph 0.1, 0\n"
 		"set grid\n"
 		"set key below\n"
 		"set datafile missing '?'\n"
