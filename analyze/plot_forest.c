@@ -128,12 +128,12 @@ static void plot_forest_thresholds(FILE *f, const struct plot_data *d, size_t n)
 	}
 }
 
-/* The x axis: tics plot_axis_tics picks over every comparison's drawn
- * intervals, 0 and the +-min-effect lines (gnuplot's own choice sets up to
- * ten labels, which touch at 8 points a column wide). */
+/* The x axis: over every comparison's drawn intervals, 0 and the
+ * +-min-effect lines, with the tics plot_axis_tics picks (gnuplot's own
+ * choice sets up to ten labels, which touch at 8 points a column wide). */
 static void plot_forest_xtics(FILE *f, const struct plot_data *d)
 {
-	double lo = 0, hi = 0;
+	double lo = 0, hi = 0, step;
 	size_t j, i;
 
 	for (j = 0; j + 1 < d->n_series; j++) {
@@ -154,7 +154,15 @@ static void plot_forest_xtics(FILE *f, const struct plot_data *d)
 			}
 		}
 	}
-	plot_axis_tics(f, "x", lo, hi);
+	/* the range set, out to the tics, not autoscaled: that takes the
+	 * points alone, and points all at 0 are an empty range gnuplot warns of */
+	if (!(hi - lo > 1e-9)) {
+		lo -= 1;
+		hi += 1;
+	}
+	step = plot_axis_tics(f, "x", lo, hi);
+	if (step > 0)
+		fprintf(f, "set xrange [%.6g:%.6g]\n", floor(lo / step) * step, ceil(hi / step) * step);
 }
 
 static void plot_forest_gp(FILE *f, const struct plot_data *d)

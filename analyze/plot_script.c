@@ -232,7 +232,7 @@ void plot_preamble_sized(FILE *f, const struct plot_data *d, const char *name, c
 		name, ext);
 }
 
-void plot_axis_tics(FILE *f, const char *axis, double lo, double hi)
+double plot_axis_tics(FILE *f, const char *axis, double lo, double hi)
 {
 	static const double nice[] = { 1, 2, 2.5, 5, 10 };
 	double raw = (hi - lo) / 4, mag, step = 0;
@@ -240,12 +240,13 @@ void plot_axis_tics(FILE *f, const char *axis, double lo, double hi)
 
 	if (!(raw > 0) || !isfinite(raw)) {
 		fprintf(f, "set %stics autofreq\n", axis);
-		return;
+		return NAN;
 	}
 	mag = pow(10, floor(log10(raw)));
 	for (i = 0; i < sizeof(nice) / sizeof(nice[0]) && !(step >= raw); i++)
 		step = nice[i] * mag;
 	fprintf(f, "set %stics %.6g\n", axis, step);
+	return step;
 }
 
 /* "set title 'WHAT'" or, for one run, "set title 'WHAT: LABEL'". */

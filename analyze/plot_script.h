@@ -52,8 +52,9 @@ void plot_title(FILE *f, const struct plot_data *d, const char *what);
 /* "set AXIStics STEP" for a linear axis over [lo, hi]: a round step (1, 2,
  * 2.5 or 5 times a power of ten) giving at most five intervals, so that
  * labels at 8 points a column wide never touch (gnuplot's own choice
- * gives up to ten); autofreq when the range is empty. */
-void plot_axis_tics(FILE *f, const char *axis, double lo, double hi);
+ * gives up to ten); autofreq when the range is empty. Returns the step,
+ * NaN for autofreq. */
+double plot_axis_tics(FILE *f, const char *axis, double lo, double hi);
 
 /* log2 x axis with a tic at each concurrency of d. */
 void plot_level_axis(FILE *f, const struct plot_data *d);
