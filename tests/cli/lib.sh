@@ -159,8 +159,21 @@ stop_mock() {
 
 # Value of column $2 (by header name) of csv file $1, row $3 (1 = first data row).
 csv_field() {
-	awk -F, -v col="$2" -v row="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
-		NR - 1 == row { print $c }' "$1"
+	# RFC 4180 fields: a quoted one may hold commas and doubled quotes
+	# (a reason in words, a label); no field spans lines here
+	awk -v col="$2" -v row="$3" 'function split_csv(line, f,  n, q, c, i, v) {
+			n = 1; q = 0; v = ""
+			for (i = 1; i <= length(line); i++) {
+				c = substr(line, i, 1)
+				if (q && c == "\"" && substr(line, i + 1, 1) == "\"") { v = v c; i++ }
+				else if (c == "\"") q = !q
+				else if (c == "," && !q) { f[n++] = v; v = "" }
+				else v = v c
+			}
+			f[n] = v
+			return n }
+		NR == 1 { n = split_csv($0, h); for (i = 1; i <= n; i++) if (h[i] == col) c = i; next }
+		NR - 1 == row { split_csv($0, f); print f[c] }' "$1"
 }
 
 # The "Ok Err" cells of the row of level $2 (a concurrency, or open) of the
