@@ -49,15 +49,6 @@ void prom_scrape_release(struct prom_scrape *s)
 	s->n = s->cap = 0;
 }
 
-const char *prom_type_name(enum prom_type t)
-{
-	static const char *const names[] = {
-		"untyped", "counter", "gauge", "histogram", "summary"
-	};
-
-	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "untyped";
-}
-
 static int is_name_start(int c, int colon)
 {
 	return isalpha(c) || c == '_' || (colon && c == ':');

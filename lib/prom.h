@@ -84,7 +84,4 @@ const char *prom_label(const struct prom_sample *x, const char *name);
  */
 size_t prom_series(const struct prom_sample *x, char *buf, size_t size);
 
-/* "counter", "gauge", ... of a type; "untyped" for PROM_UNTYPED. */
-const char *prom_type_name(enum prom_type t);
-
 #endif

@@ -2,7 +2,6 @@
  * stats.c - percentiles and means; see stats.h.
  */
 #include "stats.h"
-#include "random.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -253,86 +252,6 @@ static double stats_select_from(double *v, size_t n, size_t from, double p, size
 		if (v[i] < next)
 			next = v[i];
 	return v[k] + (next - v[k]) * frac;
-}
-
-/* Sets *lo, *hi to the two-sided 'level' quantiles of the n values in d (sorted here). */
-static void stats_ci_of(double *d, size_t n, double level, double *lo, double *hi)
-{
-	stats_sort(d, n);
-	*lo = stats_percentile(d, n, 50.0 * (1.0 - level));
-	*hi = stats_percentile(d, n, 50.0 * (1.0 + level));
-}
-
-int stats_bootstrap_diff(const double *a, size_t na, const double *b, size_t nb, double p,
-			 double level, unsigned resamples, uint64_t seed,
-			 double *lo, double *hi)
-{
-	double *ra = NULL, *rb = NULL, *diff = NULL;
-	struct rng state;
-	size_t i;
-	unsigned r;
-	int rc = -1;
-
-	if (!na || !nb || !resamples)
-		return -1;
-	rng_init(&state, seed);
-	ra = malloc(na * sizeof(*ra));
-	rb = malloc(nb * sizeof(*rb));
-	diff = malloc(resamples * sizeof(*diff));
-	if (!ra || !rb || !diff)
-		goto cleanup;
-	for (r = 0; r < resamples; r++) {
-		for (i = 0; i < na; i++)
-			ra[i] = a[rng_below(&state, na)];
-		for (i = 0; i < nb; i++)
-			rb[i] = b[rng_below(&state, nb)];
-		diff[r] = stats_select_percentile(rb, nb, p) - stats_select_percentile(ra, na, p);
-	}
-	stats_ci_of(diff, resamples, level, lo, hi);
-	rc = 0;
-cleanup:
-	free(ra);
-	free(rb);
-	free(diff);
-	return rc;
-}
-
-/* sum(num)/sum(den) of n pairs drawn with replacement. */
-static double stats_resampled_ratio(const double *num, const double *den, size_t n,
-				    struct rng *state)
-{
-	double sn = 0, sd = 0;
-	size_t i, k;
-
-	for (i = 0; i < n; i++) {
-		k = rng_below(state, n);
-		sn += num[k];
-		sd += den[k];
-	}
-	return sd > 0 ? sn / sd : 0;
-}
-
-int stats_bootstrap_ratio_diff(const double *a_num, const double *a_den, size_t na,
-			       const double *b_num, const double *b_den, size_t nb,
-			       double level, unsigned resamples, uint64_t seed,
-			       double *lo, double *hi)
-{
-	struct rng state;
-	double *diff;
-	unsigned r;
-
-	if (!na || !nb || !resamples)
-		return -1;
-	rng_init(&state, seed);
-	diff = malloc(resamples * sizeof(*diff));
-	if (!diff)
-		return -1;
-	for (r = 0; r < resamples; r++)
-		diff[r] = stats_resampled_ratio(b_num, b_den, nb, &state) -
-			  stats_resampled_ratio(a_num, a_den, na, &state);
-	stats_ci_of(diff, resamples, level, lo, hi);
-	free(diff);
-	return 0;
 }
 
 /*

@@ -5,10 +5,8 @@
  * interpolation between closest ranks, the default of numpy.percentile,
  * over the values given (callers pass only successful, non-warm-up
  * requests).
- *
- * The bootstrap below is what `analyze compare` bases its verdicts on. Its
- * random numbers come from lib/random.h with a seed the caller gives, so the
- * same data always gets the same confidence interval and the same verdict.
+ * (compare's bootstrap is analyze/verdict.c's, seeded by the caller, so
+ * the same data always gets the same interval and the same verdict.)
  */
 #ifndef TB_STATS_H
 #define TB_STATS_H
@@ -80,27 +78,5 @@ int stats_welch_ci95(const double *a, size_t na, const double *b, size_t nb,
  * of v sorted, found by quickselect in O(n). Reorders v.
  */
 double stats_select_percentile(double *v, size_t n, double p);
-
-/*
- * Bootstrap confidence interval of percentile(b, p) - percentile(a, p):
- * 'resamples' times, draws na values from a and nb from b with replacement
- * and takes the difference of their p-th percentiles; *lo and *hi are the
- * (1-level)/2 and (1+level)/2 quantiles of those differences (percentile
- * method). a and b need not be sorted and are not modified. Returns 0, or
- * -1 when na or nb is 0 or memory runs out (nothing written then).
- */
-int stats_bootstrap_diff(const double *a, size_t na, const double *b, size_t nb, double p,
-			 double level, unsigned resamples, uint64_t seed,
-			 double *lo, double *hi);
-
-/*
- * Bootstrap confidence interval of ratio(b) - ratio(a), where ratio(x) =
- * sum(x.num) / sum(x.den) over a resample of pairs (num[i], den[i]). Same
- * method and return values as stats_bootstrap_diff.
- */
-int stats_bootstrap_ratio_diff(const double *a_num, const double *a_den, size_t na,
-			       const double *b_num, const double *b_den, size_t nb,
-			       double level, unsigned resamples, uint64_t seed,
-			       double *lo, double *hi);
 
 #endif

@@ -137,24 +137,3 @@ int turns_compute(const struct result *r, size_t n, struct turns_summary *out)
 	return 0;
 }
 
-int turns_ttft_of(const struct result *r, size_t n, long turn, double **out, size_t *n_out)
-{
-	size_t i, m = 0;
-	double *v = NULL;
-
-	*out = NULL;
-	*n_out = 0;
-	for (i = 0; i < n; i++) {
-		double t;
-
-		if (!is_turn(&r[i]) || r[i].turn != turn || !result_ok(&r[i]) ||
-		    isnan(t = metric_ttft_ms(&r[i])))
-			continue;
-		if (!v && !(v = malloc(n * sizeof(*v))))
-			return -1;
-		v[m++] = t;
-	}
-	*out = v;
-	*n_out = m;
-	return 0;
-}

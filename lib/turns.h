@@ -46,11 +46,4 @@ struct turns_summary {
  */
 int turns_compute(const struct result *r, size_t n, struct turns_summary *out);
 
-/*
- * TTFT in ms of each successful non-warm-up turn of index 'turn' (the
- * plot's TTFT by turn index), into *out (malloc'd, caller frees, NULL
- * when none) and *n_out. Returns 0 or -1 when out of memory.
- */
-int turns_ttft_of(const struct result *r, size_t n, long turn, double **out, size_t *n_out);
-
 #endif

@@ -206,29 +206,6 @@ TEST(percentile_intervals_by_order_statistics)
 	CHECK(covered >= trials * 95 / 100 - 20 && covered <= trials);
 }
 
-TEST(bootstrap_is_seeded_and_brackets_the_shift)
-{
-	double a[60], b[60], c[60], lo, hi, lo2, hi2;
-	struct rng s = { 7 };
-	size_t i;
-
-	for (i = 0; i < 60; i++) {
-		a[i] = 100 + (double)rng_below(&s, 1000) / 100.0;   /* 100..110 ms */
-		b[i] = a[i] + 50;
-		c[i] = 5;
-	}
-	CHECK_EQ_INT(stats_bootstrap_diff(a, 60, b, 60, 50, 0.95, 500, 1, &lo, &hi), 0);
-	CHECK(lo > 40 && hi < 60 && lo <= hi);
-	CHECK_EQ_INT(stats_bootstrap_diff(a, 60, b, 60, 50, 0.95, 500, 1, &lo2, &hi2), 0);
-	CHECK(lo == lo2 && hi == hi2);       /* same seed, same interval */
-	CHECK_EQ_INT(stats_bootstrap_diff(c, 60, c, 60, 99, 0.95, 100, 3, &lo, &hi), 0);
-	CHECK(lo == 0 && hi == 0);
-	CHECK_EQ_INT(stats_bootstrap_diff(a, 0, b, 60, 50, 0.95, 100, 1, &lo, &hi), -1);
-	/* ratio: sum(num)/sum(den) of constant pairs is exact */
-	CHECK_EQ_INT(stats_bootstrap_ratio_diff(c, c, 60, a, a, 60, 0.95, 100, 1, &lo, &hi), 0);
-	CHECK(lo == 0 && hi == 0);
-}
-
 TEST(welch_interval_matches_a_hand_computation)
 {
 	double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 }, c[] = { 7, 7 }, lo, hi;

@@ -66,8 +66,6 @@ TEST(results_without_sessions_have_none)
 {
 	struct result r[2];
 	struct turns_summary ts;
-	double *v;
-	size_t n;
 
 	turn(&r[0], 0, -1, -1, 0, 10, 20, 5, -1);
 	turn(&r[1], 1, 3, 0, 0, 10, 20, 5, -1);
@@ -75,32 +73,8 @@ TEST(results_without_sessions_have_none)
 	CHECK_EQ_INT(turns_compute(r, 2, &ts), 0);
 	CHECK_EQ_INT((long)ts.sessions, 0);
 	CHECK(isnan(ts.cached_share[0]));
-	CHECK_EQ_INT(turns_ttft_of(r, 2, 0, &v, &n), 0);
-	CHECK_EQ_INT((long)n, 0);
-	CHECK(v == NULL);
 	result_release(&r[0]);
 	result_release(&r[1]);
-}
-
-TEST(ttft_by_turn_index)
-{
-	struct result r[3];
-	double *v = NULL;
-	size_t n = 0;
-
-	turn(&r[0], 0, 1, 0, 0, 90, 100, 5, -1);
-	turn(&r[1], 1, 1, 1, 200, 30, 40, 5, -1);
-	turn(&r[2], 2, 2, 1, 200, 35, 40, 5, -1);
-	CHECK_EQ_INT(turns_ttft_of(r, 3, 1, &v, &n), 0);
-	CHECK_EQ_INT((long)n, 2);
-	if (n == 2) {
-		CHECK_NEAR(v[0], 30, 1e-9);
-		CHECK_NEAR(v[1], 35, 1e-9);
-	}
-	free(v);
-	result_release(&r[0]);
-	result_release(&r[1]);
-	result_release(&r[2]);
 }
 
 int main(void)
