@@ -68,7 +68,8 @@ void efficiency_params(const char *params, struct energy_counter *c, struct metr
 		*p = given.price;
 }
 
-void efficiency_apply_energy(struct level_summary *s, const struct db_metric_level *l)
+/* Applies one source's energy at level l to s, when s has none yet. */
+static void efficiency_apply_energy(struct level_summary *s, const struct db_metric_level *l)
 {
 	if (s->energy_rc != ENERGY_NOT_SCRAPED || l->e.rc == ENERGY_NOT_SCRAPED)
 		return;     /* an earlier source's, or this one has no counter */

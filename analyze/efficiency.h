@@ -47,7 +47,4 @@ int efficiency_overridden(void);
 int efficiency_fill(struct db *db, const char *label, const char *params,
 		    struct level_summary *levels, size_t n, char *err, size_t errlen);
 
-/* Applies one source's energy at level l to s, when s has none yet. */
-void efficiency_apply_energy(struct level_summary *s, const struct db_metric_level *l);
-
 #endif

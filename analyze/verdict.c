@@ -52,7 +52,12 @@ enum verdict_outcome verdict_classify(double lo, double hi, double min_effect,
 	return VERDICT_INCONCLUSIVE;
 }
 
-size_t verdict_needed(double p)
+/*
+ * The fewest requests a side for judging the p-th percentile (0 < p < 100):
+ * VERDICT_MIN_REQUESTS, or enough that two lie beyond it (P90 20, P95 40,
+ * P99 200).
+ */
+static size_t verdict_needed(double p)
 {
 	size_t tail;
 

@@ -185,13 +185,6 @@ int verdict_rate(const struct verdict_rate_side *a, const struct verdict_rate_si
 		 int paired, const struct verdict_opts *o, struct verdict *out);
 
 /*
- * The fewest requests a side for judging the p-th percentile (0 < p < 100):
- * VERDICT_MIN_REQUESTS, or enough that two lie beyond it (P90 20, P95 40,
- * P99 200).
- */
-size_t verdict_needed(double p);
-
-/*
  * An A/B run's verdict: sa[r] and sb[r] are the statistic of block r of
  * each side (its r-th interleaved repeat). The interval of w's change
  * (w->before and w->after set) is Student's t over the n blocks' log

@@ -129,7 +129,14 @@ static int is_value_given_to_flag(const char *arg, const struct option *longopts
 	return 0;
 }
 
-void cli_getopt_error(int c, char *const argv[], const struct option *longopts,
+/*
+ * After getopt_long returned '?' or ':' (run with opterr = 0 and an
+ * optstring that starts with ':'), writes into buf (len bytes) why, naming
+ * the option as given: "unknown option '--bogus'", "unknown option '-x'",
+ * "option '--rate' needs a value", "option '--force' takes no value".
+ * Must be called before getopt_long is called again.
+ */
+static void cli_getopt_error(int c, char *const argv[], const struct option *longopts,
 		      char *buf, size_t len)
 {
 	/* getopt_long has stepped past a long option, and past a short one

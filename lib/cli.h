@@ -100,14 +100,4 @@ int cli_parse(const struct cli_command *cmd, void *opts, int argc, char **argv,
  * has none. */
 const char *cli_option_name(const struct option *longopts, int val);
 
-/*
- * After getopt_long returned '?' or ':' (run with opterr = 0 and an
- * optstring that starts with ':'), writes into buf (len bytes) why, naming
- * the option as given: "unknown option '--bogus'", "unknown option '-x'",
- * "option '--rate' needs a value", "option '--force' takes no value".
- * Must be called before getopt_long is called again.
- */
-void cli_getopt_error(int c, char *const argv[], const struct option *longopts,
-		      char *buf, size_t len);
-
 #endif

@@ -73,7 +73,9 @@ static const struct {
 
 const double srvmetric_quantiles[SRVMETRIC_NQ] = { 0.5, 0.9, 0.99 };
 
-int srvmetric_hist_lookup(const char *family, enum srvmetric_hist_kind *kind)
+/* Which histogram a family name (without _bucket) is: 0 and *kind set,
+ * -1 for one not in the table. */
+static int srvmetric_hist_lookup(const char *family, enum srvmetric_hist_kind *kind)
 {
 	size_t i;
 

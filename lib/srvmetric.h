@@ -97,10 +97,6 @@ enum srvmetric_hist_kind {
 	SRVMETRIC_H_N
 };
 
-/* Which histogram a family name (without _bucket) is: 0 and *kind set,
- * -1 for one not in the table. */
-int srvmetric_hist_lookup(const char *family, enum srvmetric_hist_kind *kind);
-
 /* Where a scrape stands against its level (a results record's "at"). */
 enum srvmetric_at {
 	SRVMETRIC_AT_INTERVAL,      /* inside the level; or a file that does not say */

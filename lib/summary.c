@@ -416,6 +416,22 @@ static void summary_sweep_notes(const struct result *r, size_t n, struct level_s
 	summary_repeat_spread(r, n, s);
 }
 
+/* Every figure of s NaN, its source "". */
+static void summary_server_init(struct summary_server *s)
+{
+	size_t k, q;
+
+	s->source[0] = '\0';
+	s->running_avg = s->running_max = s->waiting_avg = s->waiting_max = NAN;
+	s->kv_usage_avg = s->kv_usage_max = s->prefix_hit_rate = s->spec_acceptance = NAN;
+	s->preemptions = s->prompt_tokens = s->generation_tokens = NAN;
+	s->cpu_busy = s->cpu_steal = NAN;
+	for (k = 0; k < SRVMETRIC_H_N; k++)
+		for (q = 0; q < SRVMETRIC_NQ; q++)
+			s->est[k][q] = s->est_lo[k][q] = s->est_hi[k][q] = NAN;
+	s->host_busy = s->host_steal = s->host_replay = NAN;
+}
+
 void summary_compute(const struct result *r, size_t n, int level,
 		     const struct metric_slo *slo, struct level_summary *s)
 {
@@ -821,21 +837,6 @@ static const struct table_col summary_cols[] = {
 
 _Static_assert(sizeof(summary_cols) / sizeof(summary_cols[0]) <= TABLE_MAX_COLS,
 	       "the sweep table has more columns than lib/table.h prints");
-
-void summary_server_init(struct summary_server *s)
-{
-	size_t k, q;
-
-	s->source[0] = '\0';
-	s->running_avg = s->running_max = s->waiting_avg = s->waiting_max = NAN;
-	s->kv_usage_avg = s->kv_usage_max = s->prefix_hit_rate = s->spec_acceptance = NAN;
-	s->preemptions = s->prompt_tokens = s->generation_tokens = NAN;
-	s->cpu_busy = s->cpu_steal = NAN;
-	for (k = 0; k < SRVMETRIC_H_N; k++)
-		for (q = 0; q < SRVMETRIC_NQ; q++)
-			s->est[k][q] = s->est_lo[k][q] = s->est_hi[k][q] = NAN;
-	s->host_busy = s->host_steal = s->host_replay = NAN;
-}
 
 unsigned summary_groups(const struct level_summary *levels, size_t n)
 {

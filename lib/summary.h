@@ -48,7 +48,6 @@ void summary_errors_format(const struct summary_errors *e, char *buf, size_t len
 /* "HTTP 429 x2, HTTP 404 x1" into buf: the statuses alone, "" none. */
 void summary_errors_statuses(const struct summary_errors *e, char *buf, size_t len);
 
-
 /*
  * A level's server metrics (lib/srvmetric.h) as the CSV and JSON rows of
  * analyze report carry them: each figure from the first --metrics-url (in
@@ -148,9 +147,6 @@ struct level_summary {
 	int client_limited;       /* 1 client-limited, 0 not, -1 not judged */
 	char client_why[200];     /* the reason in words, "" none */
 };
-
-/* Every figure of s NaN, its source "". */
-void summary_server_init(struct summary_server *s);
 
 /* Summarizes the n results of one level (warm-ups included in r, counted
  * apart), with goodput against slo when slo is not NULL. */

@@ -113,7 +113,8 @@ int trace_check_header_name(const char *name)
 	return n > 0 && n <= 256 && name[n] == '\0' ? 0 : -1;
 }
 
-int trace_check_header(const char *h, size_t *name_len)
+/* 0 when "Name: value" h is a valid header line, setting *name_len; else -1. */
+static int trace_check_header(const char *h, size_t *name_len)
 {
 	const unsigned char *p = (const unsigned char *)h;
 	size_t n = 0;

@@ -110,9 +110,6 @@ int trace_check_path(const char *path);
 /* 0 when name is a header name (a token of at most 256 bytes), else -1. */
 int trace_check_header_name(const char *name);
 
-/* 0 when "Name: value" h is a valid header line, setting *name_len; else -1. */
-int trace_check_header(const char *h, size_t *name_len);
-
 /* True for headers that frame or route a message (Host, Content-Length,
  * Transfer-Encoding, Connection and the other hop-by-hop ones, Expect):
  * set by the sender for its own connection, never copied from a trace. */

@@ -42,7 +42,8 @@ struct mock_conn {
 	struct mock_conn *prev, *next;
 };
 
-long mock_idle_ms(const struct mock_server *srv)
+/* The idle timeout. */
+static long mock_idle_ms(const struct mock_server *srv)
 {
 	if (srv->opt.keepalive_ms > 0)
 		return srv->opt.keepalive_ms;

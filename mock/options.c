@@ -77,7 +77,8 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-void mock_options_usage(FILE *out)
+/* The help text. */
+static void mock_options_usage(FILE *out)
 {
 	fputs(
 "usage: tracebench mock [options]\n"

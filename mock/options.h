@@ -79,7 +79,4 @@ struct mock_options {
  */
 int mock_options_parse(struct mock_options *o, int argc, char **argv);
 
-/* The help text. */
-void mock_options_usage(FILE *out);
-
 #endif

@@ -41,7 +41,6 @@ enum mock_api { MOCK_API_CHAT, MOCK_API_COMPLETIONS, MOCK_API_MESSAGES, MOCK_API
 /* True for an API answered in typed events (typed_stream.c). */
 #define MOCK_API_TYPED(api) ((api) == MOCK_API_MESSAGES || (api) == MOCK_API_RESPONSES)
 
-
 /* The prefix cache: hashes of prompt blocks, each chained to the blocks
  * before it, in an open-addressed table; emptied when full. */
 struct mock_cache {
@@ -207,7 +206,7 @@ struct mock_tokens {
  * every request. mock_conn_watch: cb(conn, arg) when conn closes, as
  * evhttp_connection_set_closecb; mock_conn_forget: no longer (req's reply
  * is over or about to be), the idle timeout back; mock_conn_busy: a reply
- * is being produced (httpserver_busy). mock_idle_ms: the idle timeout. */
+ * is being produced (httpserver_busy). */
 struct evhttp_bound_socket;
 int mock_conns_init(struct mock_server *srv, struct evhttp_bound_socket *bound);
 void mock_conns_release(struct mock_server *srv);
@@ -216,7 +215,6 @@ void mock_conn_watch(struct mock_server *srv, struct evhttp_connection *conn,
 		     void (*cb)(struct evhttp_connection *, void *), void *arg);
 void mock_conn_forget(struct mock_server *srv, struct evhttp_request *req);
 void mock_conn_busy(struct mock_server *srv, struct evhttp_connection *conn);
-long mock_idle_ms(const struct mock_server *srv);
 
 /* mock.c: the reply helpers. */
 const char *token_word(long k);

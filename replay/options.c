@@ -99,7 +99,8 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-void replay_options_usage(FILE *out)
+/* The help text. */
+static void replay_options_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: tracebench replay --endpoint URL [options] -o RESULTS TRACE\n"

@@ -102,9 +102,6 @@ struct replay_options {
  */
 int replay_options_parse(struct replay_options *o, int argc, char **argv);
 
-/* The help text. */
-void replay_options_usage(FILE *out);
-
 /*
  * Which option the command-line word 'arg' is: its getopt value (a short
  * option's letter, or OPT_*), 0 for an operand, -1 for no option of

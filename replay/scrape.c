@@ -48,7 +48,8 @@ struct scrape {
 	long recorded, failed;
 };
 
-const char *scrape_at_name(enum scrape_at a)
+/* The "at" of a record for a; NULL for SCRAPE_AT_INTERVAL (no field). */
+static const char *scrape_at_name(enum scrape_at a)
 {
 	switch (a) {
 	case SCRAPE_AT_LEVEL_START: return "level_start";

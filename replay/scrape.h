@@ -41,9 +41,6 @@ enum scrape_at {
 	SCRAPE_AT_BETWEEN         /* "between": the interval's, outside any level */
 };
 
-/* The "at" of a record for a; NULL for SCRAPE_AT_INTERVAL (no field). */
-const char *scrape_at_name(enum scrape_at a);
-
 /* A boundary scrape's record has been handed over (ok or not). */
 typedef void (*scrape_done_fn)(void *ctx);
 
