@@ -747,7 +747,6 @@ int main(void)
 	RUN(quickselect_agrees_with_sorting);
 	RUN(describe_agrees_with_sorting_on_random_data);
 	RUN(percentile_intervals_by_order_statistics);
-	RUN(bootstrap_is_seeded_and_brackets_the_shift);
 	RUN(welch_interval_matches_a_hand_computation);
 	RUN(level_summary_counts_errors_pools_itl_and_describes_each_metric);
 	RUN(summary_errors_count_statuses_and_fit_their_buffer);

@@ -81,6 +81,5 @@ int main(void)
 {
 	RUN(first_and_later_turns_apart);
 	RUN(results_without_sessions_have_none);
-	RUN(ttft_by_turn_index);
 	return harness_done();
 }
