@@ -130,10 +130,10 @@ TEST(compare_warns_and_fails_on_regression_from_the_cli)
 	CHECK(strstr(out, "\nbefore,after,concurrency,metric,stat,unit,n_before,n_after,"
 		      "repeats_before,repeats_after,paired,before_value,after_value,change_pct,"
 		      "ci_lo,ci_hi,verdict,tokens_estimated,noise,held,requests_needed,noise_sd_pct,"
-		      "noise_df\n") != NULL);
+		      "noise_df,client_limited,client_bound_ms\n") != NULL);
 	CHECK(strstr(out, "\nmain,pr,1,TTFT,P50,ms,60,60,1,1,") != NULL);
-	CHECK(strstr(out, ",inconclusive,0,none,1,5,,\n") != NULL);
-	CHECK(strstr(out, ",TTFT,P99,") != NULL && strstr(out, ",n/a,0,none,0,200,,\n") != NULL);
+	CHECK(strstr(out, ",inconclusive,0,none,1,5,,,0,\n") != NULL);
+	CHECK(strstr(out, ",TTFT,P99,") != NULL && strstr(out, ",n/a,0,none,0,200,,,0,\n") != NULL);
 	CHECK(strstr(out, "\nmain,pr,1,Agg tok/s,,tok/s,60,60,") != NULL);
 	/* CSV carries no warning: it went to stderr, once */
 	CHECK_EQ_INT(count_of(out, "different traces"), 1);
