@@ -133,7 +133,7 @@ static int compare_side_fill(struct compare_side *s, const struct result *r, siz
 	gaps = 0;
 	for (i = 0; i < n; i++) {
 		const struct result *q = &r[i];
-		int ok = result_ok(q);
+		int ok = result_ok(q) && !q->cancel[0];   /* --cancel's: no sample */
 
 		if (q->warmup)
 			continue;
