@@ -151,6 +151,9 @@ static int report_print_one_table(struct db *db, const struct db_run *runs, size
 		 * (results version 2 carry them; empty before) */
 		if (runs[i].params && strstr(runs[i].params, "\"metrics\""))
 			groups |= SUMMARY_GROUP_SERVER;
+		/* replay --cancel's counts where it was given */
+		if (runs[i].params && strstr(runs[i].params, "\"cancel\""))
+			groups |= SUMMARY_GROUP_CANCEL;
 		groups |= SUMMARY_GROUP_HOST;
 	}
 	summary_table_init(&t, out, fmt, groups);

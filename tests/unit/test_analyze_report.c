@@ -182,7 +182,7 @@ TEST(export_writes_quoted_csv)
 		"tpot_ms,input_tokens,output_tokens,tokens_estimated,run_id,error_detail,"
 		"repeat,sched_ms,send_ms,tokens_source,token_events,cached_tokens,salt,"
 		"new_connection,connect_ms,tls_ms,session,turn,server_timings,server_queue_ms,"
-		"server_prefill_ms,server_decode_ms,rest_ttft_ms,rest_e2e_ms\n";
+		"server_prefill_ms,server_decode_ms,rest_ttft_ms,rest_e2e_ms,cancel\n";
 	struct db *db = fresh_db("export.db");
 	char *out, *line;
 	int rc, lines = 0;
