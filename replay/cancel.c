@@ -110,14 +110,26 @@ int cancel_parse(const char *spec, struct cancel_spec *c, char *err, size_t errl
 	return rc;
 }
 
+/* The time in ms to the nanosecond, without trailing zeros nor an
+ * exponent, so that it reads back as it was: "200ms", "0.25ms". */
 void cancel_after_text(const struct cancel_spec *c, char *buf, size_t len)
 {
-	if (c->tokens > 0)
+	long long ms = (long long)(c->after_ns / 1000000), ns = (long long)(c->after_ns % 1000000);
+	char frac[8];
+	int n;
+
+	if (c->tokens > 0) {
 		snprintf(buf, len, "tokens:%lld", (long long)c->tokens);
-	else if (c->after_ns > 0)
-		snprintf(buf, len, "%.6gms", (double)c->after_ns / 1e6);
-	else if (len)
+	} else if (c->after_ns > 0 && ns == 0) {
+		snprintf(buf, len, "%lldms", ms);
+	} else if (c->after_ns > 0) {
+		snprintf(frac, sizeof(frac), "%06lld", ns);
+		for (n = 5; n > 0 && frac[n] == '0'; n--)
+			frac[n] = '\0';
+		snprintf(buf, len, "%lld.%sms", ms, frac);
+	} else if (len) {
 		buf[0] = '\0';
+	}
 }
 
 int cancel_chosen(const struct cancel_spec *c, uint64_t seed, long trace_id, size_t pass)

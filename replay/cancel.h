@@ -45,7 +45,8 @@ struct cancel_spec {
 int cancel_parse(const char *spec, struct cancel_spec *c, char *err, size_t errlen);
 
 /* AFTER as the results file records it on a chosen request: "tokens:16",
- * or the time in ms ("200ms", "1.5ms"); "" when c has none. */
+ * or the time in ms to the nanosecond ("200ms", "0.25ms"), which
+ * cancel_parse reads back to the same point; "" when c has none. */
 void cancel_after_text(const struct cancel_spec *c, char *buf, size_t len);
 
 /* Whether the request replaying trace record 'trace_id' in pass 'pass'

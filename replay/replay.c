@@ -1118,7 +1118,7 @@ static int finish_run(struct replay *rp)
 		(double)ru.ru_maxrss / 1024.0);
 	if (rp->o.cancel.share > 0)
 		fprintf(stderr, "tracebench replay: --cancel cut %zu request%s at their point, "
-			"%zu chosen ended before it (none counted as failed nor measured)\n",
+			"%zu chosen ended before it: neither failures nor measured\n",
 			rp->total_cancelled, rp->total_cancelled == 1 ? "" : "s",
 			rp->total_cancel_ended);
 	if (failures_count(&rp->failures)) {
