@@ -47,19 +47,19 @@ static int parse_time(const char *s, struct cancel_spec *c, char *err, size_t er
 	size_t n = read_decimal(s, 20, &v), i;
 
 	if (!n) {
-		errmsg_set(err, errlen, "'%s' is not a time (200ms, 1.5s) nor tokens:N", s);
+		errmsg_set(err, errlen, "AFTER is not a time (200ms, 1.5s) nor tokens:N");
 		return -1;
 	}
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (strcmp(s + n, units[i].unit) == 0)
 			break;
 	if (i == sizeof(units) / sizeof(units[0])) {
-		errmsg_set(err, errlen, "'%s': the unit must be us, ms or s", s);
+		errmsg_set(err, errlen, "the unit of AFTER must be us, ms or s");
 		return -1;
 	}
 	ns = v * units[i].ns;
 	if (!(ns >= 1e3) || ns > (double)CANCEL_MAX_NS) {
-		errmsg_set(err, errlen, "'%s': the time must be from 1us to a day", s);
+		errmsg_set(err, errlen, "the time AFTER must be from 1us to a day");
 		return -1;
 	}
 	c->after_ns = (int64_t)(ns + 0.5);
@@ -73,8 +73,8 @@ static int parse_tokens(const char *s, struct cancel_spec *c, char *err, size_t 
 	size_t n = read_decimal(s, 12, &v);
 
 	if (!n || s[n] || strchr(s, '.') || v < 1 || v > (double)CANCEL_MAX_TOKENS) {
-		errmsg_set(err, errlen, "'tokens:%s': N must be a whole number of tokens "
-			   "from 1 to %lld", s, (long long)CANCEL_MAX_TOKENS);
+		errmsg_set(err, errlen, "N of tokens:N must be a whole number of tokens "
+			   "from 1 to %lld", (long long)CANCEL_MAX_TOKENS);
 		return -1;
 	}
 	c->tokens = (int64_t)v;
@@ -90,13 +90,12 @@ int cancel_parse(const char *spec, struct cancel_spec *c, char *err, size_t errl
 	memset(c, 0, sizeof(*c));
 	after = strchr(spec, ':');
 	if (!after) {
-		errmsg_set(err, errlen, "'%s' is not P:AFTER (0.1:200ms, 0.1:tokens:16)", spec);
+		errmsg_set(err, errlen, "not P:AFTER (0.1:200ms, 0.1:tokens:16)");
 		return -1;
 	}
 	n = read_decimal(spec, 16, &c->share);
 	if (!n || spec + n != after || !(c->share > 0) || c->share > 1) {
-		errmsg_set(err, errlen, "'%.*s': the share P must be a number in (0, 1]",
-			   (int)(after - spec > 32 ? 32 : after - spec), spec);
+		errmsg_set(err, errlen, "the share P must be a number in (0, 1]");
 		c->share = 0;
 		return -1;
 	}

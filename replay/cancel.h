@@ -40,7 +40,8 @@ struct cancel_spec {
  * decimal with unit "us", "ms" or "s" ("200ms", "1.5s") up to a day, or
  * "tokens:N" with N a positive integer. Digits and at most one '.' only:
  * no sign, exponent, space or trailing text. Returns 0, or -1 with why
- * in err (errlen bytes), *c then zeroed.
+ * in err (errlen bytes; one line, which does not quote the spec: the
+ * caller names it), *c then zeroed.
  */
 int cancel_parse(const char *spec, struct cancel_spec *c, char *err, size_t errlen);
 

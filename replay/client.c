@@ -707,7 +707,10 @@ void client_cancel_all(struct client *c)
 		/* finish() unlinks q from q->client, which is c, so c->active
 		 * moves on before q is freed; the analyzer does not connect
 		 * q->client with c. */
+		/* a signal's cancel is a failure, even of a request --cancel
+		 * chose (which then never reached its point): not chosen */
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+		q->t.result->cancel[0] = '\0';
 		result_set_error(q->t.result, RESULT_ERR_CANCELLED, "cancelled by a signal");
 		finish(q, CURLE_ABORTED_BY_CALLBACK);  /* NOLINT(clang-analyzer-unix.Malloc) */
 	}
