@@ -971,9 +971,11 @@ int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_
 	for (k = 0; good && k < lr->issued; k++) {
 		if (lr->results[k].warmup)
 			continue;
+		rp->busy_ns += lr->results[k].e2e_ns > 0 ? lr->results[k].e2e_ns : 0;
+		if (lr->results[k].cancel[0])
+			continue;       /* --cancel's: judged neither way */
 		(*measured)++;
 		*good += metric_within_slo(&lr->results[k], &o->slo) ? 1 : 0;
-		rp->busy_ns += lr->results[k].e2e_ns > 0 ? lr->results[k].e2e_ns : 0;
 	}
 	set_row_scaling(rp, sd, &s);
 	if (o->repeat > 1)

@@ -100,6 +100,9 @@ okerr=$(table_ok_err "$WORK/a.report" 1)
 cancel=$(table_cell "$WORK/a.report" 1 Cancel)
 check "report: Cancel $cancel beside Ok Err '$okerr' at C=1" \
 	test "$cancel $okerr" = "$n1 $((24 - n1)) 0"
+check "... and a line of what --cancel cut per level" grep -qF \
+	"cancelled by replay --cancel 0.25:tokens:16 (seed 3): C=1: $n1 cut; C=4: $n4 cut; neither failures" \
+	"$WORK/a.report"
 tb analyze report --db "$WORK/db" --run "$label" --format csv >"$WORK/a.csv" 2>&1
 got="$(csv_field "$WORK/a.csv" cancelled 1) $(csv_field "$WORK/a.csv" errors 1) $(csv_field "$WORK/a.csv" ok 1)"
 check "... the tokens run's CSV at C=1: cancelled, errors, ok: $got" test "$got" = "$n1 0 $((24 - n1))"
