@@ -119,7 +119,8 @@ static void cancel_here(struct client_request *q, const char *what)
 
 /*
  * libcurl: response bytes, stamped with the clock the moment they arrive.
- * A response that cannot be measured any more stops the transfer. When
+ * A response that cannot be measured any more stops the transfer, as does
+ * --cancel's N-th token event (after its read delay is stamped). When
  * they carry the first token, its read delay (lib/clientbound.h): how long
  * the loop's pass had run before it got to them (against libevent's time
  * cached when the pass began; one more read of the clock, a vDSO call, per
@@ -131,19 +132,13 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 	struct client_request *q = userp;
 	struct result *r = q->t.result;
 	size_t len = size * nmemb;
-	int first = r->ttft_ns < 0;
+	int first = r->ttft_ns < 0, rc;
 	int64_t now = clock_now_ns();
 
 	pass_mark(q->client, now);
-	switch (transfer_feed(&q->t, ptr, len, now)) {
-	case 0:
-		break;
-	case METER_STOPPED:
-		cancel_here(q, "tokens");
-		return 0;       /* libcurl aborts the transfer (CURLE_WRITE_ERROR) */
-	default:
+	rc = transfer_feed(&q->t, ptr, len, now);
+	if (rc < 0)
 		return 0;
-	}
 	if (first && r->ttft_ns >= 0) {
 		struct timeval pass, wall;
 
@@ -154,6 +149,10 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 
 			r->read_ns = (age > 0 ? age : 0) + q->client->prev_busy_ns;
 		}
+	}
+	if (rc == METER_STOPPED) {      /* --cancel's N-th token is in */
+		cancel_here(q, "tokens");
+		return 0;       /* libcurl aborts the transfer (CURLE_WRITE_ERROR) */
 	}
 	return len;
 }
@@ -704,13 +703,13 @@ void client_cancel_all(struct client *c)
 	while (c->active) {
 		struct client_request *q = c->active;
 
+		/* a signal's cancel is a failure, even of a request --cancel
+		 * chose (which then never reached its point): not chosen */
+		q->t.result->cancel[0] = '\0';  /* NOLINT(clang-analyzer-unix.Malloc) */
 		/* finish() unlinks q from q->client, which is c, so c->active
 		 * moves on before q is freed; the analyzer does not connect
 		 * q->client with c. */
-		/* a signal's cancel is a failure, even of a request --cancel
-		 * chose (which then never reached its point): not chosen */
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
-		q->t.result->cancel[0] = '\0';
 		result_set_error(q->t.result, RESULT_ERR_CANCELLED, "cancelled by a signal");
 		finish(q, CURLE_ABORTED_BY_CALLBACK);  /* NOLINT(clang-analyzer-unix.Malloc) */
 	}
