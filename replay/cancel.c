@@ -7,6 +7,7 @@
 #include "lib/random.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -17,10 +18,10 @@
  */
 static size_t read_decimal(const char *s, size_t max, double *v)
 {
-	char buf[32];
+	char buf[32], *end;
 	size_t i, digits = 0, dots = 0;
 
-	for (i = 0; s[i] && i < max && i < sizeof(buf) - 1; i++) {
+	for (i = 0; i < max && i < sizeof(buf) - 1 && s[i]; i++) {
 		if (s[i] == '.')
 			dots++;
 		else if (s[i] >= '0' && s[i] <= '9')
@@ -32,9 +33,8 @@ static size_t read_decimal(const char *s, size_t max, double *v)
 		return 0;
 	memcpy(buf, s, i);
 	buf[i] = '\0';
-	if (sscanf(buf, "%lf", v) != 1)
-		return 0;
-	return i;
+	*v = strtod(buf, &end);
+	return end == buf + i ? i : 0;
 }
 
 /* AFTER as a time: a decimal and its unit. */

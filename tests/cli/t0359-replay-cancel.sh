@@ -61,8 +61,9 @@ tb replay -e "$ENDPOINT" -c 2 -n 12 --cancel 0.5:150ms --metrics-url "$ENDPOINT/
 check "150ms: exit 0" test $? -eq 0
 e2e=$(reqs "$WORK/m.jsonl.gz" | grep '"error":"cancelled"' | grep -o '"e2e_ns":[0-9]*' | cut -d: -f2 |
 	awk '{ ms = $1 / 1e6; if (!n++ || ms < lo) lo = ms; if (ms > hi) hi = ms } END { print n + 0, lo + 0, hi + 0 }')
-set -- $e2e
-cut=$1 lo=$2 hi=$3
+read -r cut lo hi <<EOF
+$e2e
+EOF
 ok=0
 [ "$cut" -ge 1 ] && within "$lo" 149.9 1e15 && within_time "$hi" 149.9 $((180 * SLACK)) $((2000 * SLACK)) &&
 	ok=1
