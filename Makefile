@@ -156,7 +156,7 @@ fuzz:
 # analyze's readers of foreign files and captures need its database
 # module (db_import_release) and so the compiled-in schema.
 FUZZ_OBJ      = $(LIB_OBJ) $(patsubst %.c,$(O)/%.o,$(wildcard record/*.c)) \
-               $(O)/replay/body.o $(O)/replay/server_info.o $(O)/replay/session.o \
+               $(O)/replay/body.o $(O)/replay/cancel.o $(O)/replay/server_info.o $(O)/replay/session.o \
                $(O)/analyze/svg_inline.o $(O)/analyze/foreign.o $(O)/analyze/capture.o \
                $(O)/analyze/db.o $(O)/analyze/db_load.o $(O)/analyze/db_read.o $(O)/schema_sql.o
 

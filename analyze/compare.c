@@ -62,6 +62,7 @@ struct compare_side {
 	size_t n_repeats;
 	double *rep_tok, *rep_wall;     /* per repeat: tokens, first start to last end (s) */
 	size_t ok, failed;
+	size_t cancelled;               /* replay --cancel chose them: neither */
 	struct summary_errors errors;   /* the failed by class and status */
 	int estimated;                  /* a successful request's tokens were counted */
 };
@@ -133,7 +134,7 @@ static int compare_side_fill(struct compare_side *s, const struct result *r, siz
 	gaps = 0;
 	for (i = 0; i < n; i++) {
 		const struct result *q = &r[i];
-		int ok = result_ok(q);
+		int ok = result_ok(q) && !q->cancel[0];   /* --cancel's: no sample */
 
 		if (q->warmup)
 			continue;
@@ -156,6 +157,8 @@ static int compare_side_fill(struct compare_side *s, const struct result *r, siz
 				s->val[q->turn ? M_TTFT_LATER : M_TTFT_FIRST][k] = metric_ttft_ms(q);
 			for (j = 0; j < metric_n_gaps(q); j++)
 				s->itl[gaps++] = metric_ms(q->itl_ns[j]);
+		} else if (q->cancel[0] && (result_ok(q) || result_cancelled(q))) {
+			s->cancelled++;
 		} else {
 			s->failed++;
 			summary_errors_add(&s->errors, q);
@@ -578,6 +581,8 @@ static int compare_level(struct db *db, const struct db_run *before, const struc
 	lv->ok_after = b.ok;
 	lv->failed_before = a.failed;
 	lv->failed_after = b.failed;
+	lv->cancelled_before = a.cancelled;
+	lv->cancelled_after = b.cancelled;
 	summary_errors_format(&a.errors, lv->errors_before, sizeof(lv->errors_before));
 	summary_errors_format(&b.errors, lv->errors_after, sizeof(lv->errors_after));
 	lv->estimated_before = a.estimated;

@@ -56,6 +56,9 @@ struct compare_level {
 	size_t repeats_before, repeats_after;
 	int paired;             /* both sides replayed the same trace requests */
 	size_t ok_before, ok_after, failed_before, failed_after;
+	/* replay --cancel's requests (cut, or ended before their point): in
+	 * no sample, no failure */
+	size_t cancelled_before, cancelled_after;
 	/* the failed requests by class and HTTP status, summary_errors_format's
 	 * "2 http (HTTP 429 x2)"; "" none */
 	char errors_before[192], errors_after[192];

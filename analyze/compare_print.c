@@ -179,7 +179,7 @@ static double col_lv_num(const void *row, size_t arg)
 		lv->paired, (double)lv->ok_before, (double)lv->ok_after,
 		(double)lv->failed_before, (double)lv->failed_after, lv->min_effect,
 		(double)lv->history_runs, lv->tpj_before, lv->tpj_after, lv->cost_out_before,
-		lv->cost_out_after,
+		lv->cost_out_after, (double)lv->cancelled_before, (double)lv->cancelled_after,
 	};
 
 	return v[arg];
@@ -208,6 +208,7 @@ static const struct table_col compare_level_cols[] = {
 	LV("ok_after", 0, 6), LV("failed_before", 0, 7), LV("failed_after", 0, 8),
 	{ .key = "errors_before", .str = col_lv_errors, .arg = 0 },
 	{ .key = "errors_after", .str = col_lv_errors, .arg = 1 },
+	LV("cancelled_before", 0, 15), LV("cancelled_after", 0, 16),
 	{ .key = "min_effect_pct", .csv_decimals = 3, .num = col_lv_num, .arg = 9 },
 	{ .key = "noise", .str = col_lv_noise },
 	LV("history_runs", 0, 10),
@@ -237,7 +238,8 @@ static void compare_level_line(FILE *out, const struct compare_level *lv, const 
 
 /* "C=4: 2 of 8 requests failed in 'after': 2 http (HTTP 429 x2)", for each
  * side of a level with failures: how they failed, so that a 429 storm does
- * not read as a wrong model. Returns 1 when it printed a line. */
+ * not read as a wrong model; before it, the requests replay --cancel chose,
+ * which are neither failures nor samples. Returns 1 when it printed a line. */
 static int compare_failed_lines(FILE *out, const struct compare_level *lv, const char *before,
 				 const char *after, int md)
 {
@@ -248,7 +250,16 @@ static int compare_failed_lines(FILE *out, const struct compare_level *lv, const
 	for (side = 0; side < 2; side++) {
 		size_t failed = side ? lv->failed_after : lv->failed_before;
 		size_t ok = side ? lv->ok_after : lv->ok_before;
+		size_t cancelled = side ? lv->cancelled_after : lv->cancelled_before;
 
+		if (cancelled) {
+			fprintf(out, "C=%s: %zu of %zu requests chosen by replay --cancel in '", level,
+				cancelled, failed + ok + cancelled);
+			table_put_text(out, side ? after : before);
+			fputs(md ? "': not failures, in no sample\n\n" : "': not failures, in no sample\n",
+			      out);
+			any = 1;
+		}
 		if (!failed)
 			continue;
 		fprintf(out, "C=%s: %zu of %zu requests failed in '", level, failed, failed + ok);

@@ -37,14 +37,15 @@ static const struct level_summary **plot_curve_levels(const struct plot_series *
 	return v;
 }
 
-/* The verdict on level l of series s, as analyze report gives it. */
+/* The verdict on level l of series s, as analyze report gives it (the
+ * requests replay --cancel chose judged neither way). */
 static enum capacity_verdict plot_verdict(const struct plot_series *s,
 					  const struct level_summary *l)
 {
 	double lo, hi;
 
 	return capacity_judge(&s->cap, report_level_load(&s->cap, l), (long)l->good,
-			      (long)l->requests, &lo, &hi);
+			      (long)(l->requests - l->cancelled - l->cancel_ended), &lo, &hi);
 }
 
 /*

@@ -116,12 +116,12 @@ static int plot_take_requests(struct plot_series *s, struct plot_level *lv,
 
 		if (isnan(lv->t_start_s) || t_s < lv->t_start_s)
 			lv->t_start_s = t_s;
-		if (!isnan(ttft) && result_ok(&r[i])) {
+		if (!isnan(ttft) && result_ok(&r[i]) && !r[i].cancel[0]) {
 			s->pts[s->n_pts].t_s = t_s;
 			s->pts[s->n_pts].ttft_ms = ttft;
 			s->pts[s->n_pts++].warmup = r[i].warmup;
 		}
-		if (r[i].warmup || !result_ok(&r[i]))
+		if (!result_measured(&r[i]))
 			continue;
 		if (r[i].session >= 0 && r[i].turn >= 0 && !isnan(ttft)) {
 			s->turns[s->n_turns].turn = r[i].turn;

@@ -73,7 +73,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 	struct report_run run;
 	struct table t;
 	size_t i;
-	int sharded, sessions, cut;
+	int sharded, sessions, cut, cancels;
 	int rc;
 
 	for (i = 0; i < n; i++) {
@@ -100,12 +100,13 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		}
 		report_notes_warmup(out, &run);
 		report_notes_errors(out, &run);
+		cancels = report_notes_cancel(out, &run, runs[i].params);
 		cut = report_plan_interrupted(out, &run, runs[i].params);
 		report_notes_open_loop(out, &run, runs[i].params);
 		sessions = report_notes_sessions(out, fmt, &run);
 		rc = shards_print(out, db, runs[i].label, &run, &sharded, err, errlen);
 		if (!rc && (run.warmups || report_notes_has_errors(&run) || report_notes_has_open_loop(&run) ||
-			    sharded || sessions || cut))
+			    sharded || sessions || cut || cancels))
 			fputs(para, out);
 		if (!rc && run.n_levels) {
 			if (fmt == TABLE_TEXT)
@@ -151,6 +152,9 @@ static int report_print_one_table(struct db *db, const struct db_run *runs, size
 		 * (results version 2 carry them; empty before) */
 		if (runs[i].params && strstr(runs[i].params, "\"metrics\""))
 			groups |= SUMMARY_GROUP_SERVER;
+		/* replay --cancel's counts where it was given */
+		if (runs[i].params && strstr(runs[i].params, "\"cancel\""))
+			groups |= SUMMARY_GROUP_CANCEL;
 		groups |= SUMMARY_GROUP_HOST;
 	}
 	summary_table_init(&t, out, fmt, groups);

@@ -58,6 +58,7 @@ struct report_curve_row {
 	double load;
 	double lo, hi;
 	enum capacity_verdict v;
+	size_t judged;          /* its requests but replay --cancel's, as replay judged */
 };
 
 /* The load of level s in the search k: its C, or its offered rate. */
@@ -146,21 +147,21 @@ static void report_capacity_line(FILE *out, const struct capacity_options *k,
 		fprintf(out, "capacity: %s meets the SLO (%.1f%% good or more at %.0f%% confidence: "
 			"%zu of %zu); %s is undecided (%.1f%%..%.1f%%: %zu of %zu, an interrupted or "
 			"capped probe), so the capacity is %s or higher\n", p, 100 * pass->lo,
-			100 * k->confidence, pass->s->good, pass->s->requests, f, 100 * fail->lo,
-			100 * fail->hi, fail->s->good, fail->s->requests, p);
+			100 * k->confidence, pass->s->good, pass->judged, f, 100 * fail->lo,
+			100 * fail->hi, fail->s->good, fail->judged, p);
 	else if (pass && fail && pass->load < fail->load)
 		fprintf(out, "capacity: %s meets the SLO (%.1f%% good or more at %.0f%% confidence: "
 			"%zu of %zu), %s does not (%.1f%% or less: %zu of %zu); the capacity lies in "
 			"[%.4g, %.4g)%s\n", p, 100 * pass->lo, 100 * k->confidence, pass->s->good,
-			pass->s->requests, f, 100 * fail->hi, fail->s->good, fail->s->requests,
+			pass->judged, f, 100 * fail->hi, fail->s->good, fail->judged,
 			pass->load, fail->load, unit);
 	else if (pass && !fail)
 		fprintf(out, "capacity: every level searched meets the SLO, up to %s (%.1f%% good "
 			"or more: %zu of %zu); the capacity is %s or higher\n", p, 100 * pass->lo,
-			pass->s->good, pass->s->requests, p);
+			pass->s->good, pass->judged, p);
 	else if (fail && !pass)
 		fprintf(out, "capacity: no level meets the SLO, not even %s (%.1f%% good or less: "
-			"%zu of %zu)\n", f, 100 * fail->hi, fail->s->good, fail->s->requests);
+			"%zu of %zu)\n", f, 100 * fail->hi, fail->s->good, fail->judged);
 	else if (pass && fail)
 		fprintf(out, "capacity: %s meets the SLO but %s below it does not: the levels "
 			"do not bracket one capacity\n", p, f);
@@ -195,7 +196,8 @@ static void report_capacity(FILE *out, enum table_format fmt, const struct repor
 		r->load = report_level_load(k, s);
 		if (isnan(r->load))
 			continue;       /* not a level of this search */
-		r->v = capacity_judge(k, r->load, (long)s->good, (long)s->requests, &r->lo, &r->hi);
+		r->judged = s->requests - s->cancelled - s->cancel_ended;
+		r->v = capacity_judge(k, r->load, (long)s->good, (long)r->judged, &r->lo, &r->hi);
 		n++;
 	}
 	qsort(rows, n, sizeof(*rows), by_load);

@@ -212,6 +212,37 @@ void report_notes_errors(FILE *out, const struct report_run *run)
 		fputc('\n', out);
 }
 
+int report_notes_cancel(FILE *out, const struct report_run *run, const char *params)
+{
+	cJSON *p = params ? cJSON_Parse(params) : NULL;
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(p, "cancel");
+	const cJSON *share = cJSON_GetObjectItemCaseSensitive(c, "share");
+	const cJSON *after = cJSON_GetObjectItemCaseSensitive(c, "after");
+	const cJSON *seed = cJSON_GetObjectItemCaseSensitive(c, "seed");
+	char name[32];
+	size_t i;
+
+	if (!cJSON_IsNumber(share) || !cJSON_IsString(after) || !cJSON_IsNumber(seed)) {
+		cJSON_Delete(p);
+		return 0;
+	}
+	fputs("cancelled by replay --cancel ", out);
+	fprintf(out, "%g:", share->valuedouble);
+	table_put_text(out, after->valuestring);
+	fprintf(out, " (seed %.0f)", seed->valuedouble);
+	for (i = 0; i < run->n_levels; i++) {
+		const struct level_summary *l = &run->levels[i];
+
+		fprintf(out, "%s %s: %zu cut", i ? ";" : ":",
+			metric_level_name(l->level, name, sizeof(name)), l->cancelled);
+		if (l->cancel_ended)
+			fprintf(out, ", %zu ended first", l->cancel_ended);
+	}
+	fputs("; neither failures nor in any statistic\n", out);
+	cJSON_Delete(p);
+	return 1;
+}
+
 int report_notes_has_errors(const struct report_run *run)
 {
 	size_t i;

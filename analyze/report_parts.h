@@ -41,6 +41,11 @@ int report_notes_sessions(FILE *out, enum table_format fmt, const struct report_
 
 /* Whether a level of run had errors; whether one ran open loop. */
 int report_notes_has_errors(const struct report_run *run);
+
+/* "cancelled by replay --cancel 0.25:tokens:16 (seed 3): C=1: 6 cut; ..."
+ * when the run's params have a cancel: how many each level cut and how
+ * many it chose that ended first. Returns 1 when it printed the line. */
+int report_notes_cancel(FILE *out, const struct report_run *run, const char *params);
 int report_notes_has_open_loop(const struct report_run *run);
 
 /* ---- report_plan.c: a closed-loop run's plan against what it measured - */

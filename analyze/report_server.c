@@ -45,6 +45,11 @@ static double col_srv_max(const void *row, size_t arg)
 	return ((const struct db_metric_level *)row)->m.max[arg % SRVMETRIC_N];
 }
 
+static double col_srv_end(const void *row, size_t arg)
+{
+	return ((const struct db_metric_level *)row)->m.end[arg % SRVMETRIC_N];
+}
+
 static double col_srv_delta(const void *row, size_t arg)
 {
 	return ((const struct db_metric_level *)row)->m.delta[arg % SRVMETRIC_N];
@@ -100,6 +105,9 @@ static const struct table_col report_srv_cols[] = {
 	  .arg = offsetof(struct db_metric_level, bad_lines) },
 	SRV_FIG("Running", "avg", "running_avg", 1, 0, NULL, col_srv_mean, SRVMETRIC_RUNNING),
 	SRV_FIG("Running", "max", "running_max", 0, 0, NULL, col_srv_max, SRVMETRIC_RUNNING),
+	/* at the level's end scrape: a server that frees its slots (after a
+	 * cancel too, replay --cancel) is back to 0 */
+	SRV_FIG("Running", "end", "running_end", 0, 0, NULL, col_srv_end, SRVMETRIC_RUNNING),
 	SRV_FIG("Waiting", "avg", "waiting_avg", 1, 0, NULL, col_srv_mean, SRVMETRIC_WAITING),
 	SRV_FIG("Waiting", "max", "waiting_max", 0, 0, NULL, col_srv_max, SRVMETRIC_WAITING),
 	SRV_FIG("KV use", "avg", "kv_usage_avg", 1, 100, "%", col_srv_mean, SRVMETRIC_KV_USAGE),
@@ -324,6 +332,7 @@ static int report_server_source(FILE *out, enum table_format fmt,
 	table_print(&t, lv, n, sizeof(*lv));
 	fputs(fmt == TABLE_MARKDOWN ? "\n" : "", out);
 	fprintf(out, "gauges averaged over the level's interval scrapes (label sets summed), "
+		"\"Running (end)\" at the scrape after its last answer (0: every slot freed), "
 		"counters as their increase over its window (from the scrape at its start to the "
 		"one at its end, or its first to its last in a run without them); prefix hit = hits / queries; \"Other\" = samples "
 		"of names not summarised (in table metric_samples)%s%s.\n",

@@ -47,7 +47,7 @@ void attribution_compute(const struct result *r, size_t n, struct attribution *a
 		const struct srvtiming *t = &q->server;
 		int64_t before = t->queue_ns > 0 ? t->queue_ns : 0;   /* not said: in the rest */
 
-		if (q->warmup || !result_ok(q) || t->shape == SRVTIMING_NONE)
+		if (!result_measured(q) || t->shape == SRVTIMING_NONE)
 			continue;
 		if (a->n++ == 0)
 			a->shape = t->shape;

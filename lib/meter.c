@@ -252,7 +252,7 @@ static void handle_typed(struct meter *m, const char *event, const cJSON *obj)
 		token_event(m, e.token == TYPED_ANSWER);
 }
 
-static int on_event(void *ctx, const char *event, const char *data, size_t len)
+static int on_event_read(void *ctx, const char *event, const char *data, size_t len)
 {
 	struct meter *m = ctx;
 	cJSON *obj;
@@ -291,6 +291,22 @@ static int on_event(void *ctx, const char *event, const char *data, size_t len)
 	return 0;
 }
 
+/*
+ * The parser's callback: reads the event, then stops the parser once
+ * stop_tokens token events are in, in the middle of a read of several
+ * events if need be, so that a cancel after N tokens receives N (an
+ * event carrying several tokens counts once).
+ */
+static int on_event(void *ctx, const char *event, const char *data, size_t len)
+{
+	struct meter *m = ctx;
+
+	on_event_read(ctx, event, data, len);
+	if (m->stop_tokens > 0 && m->token_events >= m->stop_tokens)
+		return METER_STOPPED;
+	return 0;
+}
+
 void meter_init(struct meter *m, struct result *r, int64_t start_ns, size_t max_event)
 {
 	memset(m, 0, sizeof(*m));
@@ -317,6 +333,8 @@ int meter_feed(struct meter *m, const char *buf, size_t len, int64_t now_ns)
 
 	m->now_ns = now_ns;
 	rc = sse_parser_feed(&m->sse, buf, len);
+	if (rc == METER_STOPPED)
+		return rc;
 	if (rc != SSE_OK) {
 		char detail[128];
 

@@ -29,6 +29,8 @@ struct meter {
 	int64_t now_ns;          /* arrival of the bytes being parsed */
 	int64_t last_token_ns;
 	long token_events;
+	long stop_tokens;        /* stop reading after this many token events
+				  * (replay --cancel tokens:N); 0: never */
 	size_t itl_cap;
 	int done_seen;           /* data: [DONE] arrived */
 	int plain;               /* not an inference call (lib/trace.h kinds):
@@ -56,10 +58,15 @@ void meter_set_kind(struct meter *m, const char *kind);
 /* Frees the parser's buffers (not the result). */
 void meter_release(struct meter *m);
 
+/* meter_feed: stop_tokens token events are in; what followed them in
+ * the bytes fed is not read. */
+#define METER_STOPPED 1
+
 /*
  * Feeds streamed (text/event-stream) bytes that arrived at now_ns. Returns
- * 0, or a negative SSE_E* code when the stream broke the size cap (the
- * result then carries a "malformed" error; stop feeding).
+ * 0, METER_STOPPED (stop feeding; no error set), or a negative SSE_E* code
+ * when the stream broke the size cap (the result then carries a
+ * "malformed" error; stop feeding).
  */
 int meter_feed(struct meter *m, const char *buf, size_t len, int64_t now_ns);
 

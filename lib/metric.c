@@ -133,7 +133,7 @@ int metric_within_slo(const struct result *q, const struct metric_slo *slo)
 	double ttft = q->unstreamed ? metric_e2e_ms(q) : metric_ttft_ms(q);
 	double ttfa = q->unstreamed ? metric_e2e_ms(q) : metric_ttfa_ms(q);
 
-	if (!result_ok(q))
+	if (!result_ok(q) || q->cancel[0])
 		return 0;
 	if (slo->ttft_ms > 0 && !(ttft <= slo->ttft_ms))
 		return 0;
@@ -177,7 +177,7 @@ void metric_spans(const struct result *r, size_t n, struct metric_span *spans, s
 			sp->first = q->sched_ns;
 		if (q->sched_ns + q->e2e_ns > sp->last)
 			sp->last = q->sched_ns + q->e2e_ns;
-		if (result_ok(q))
+		if (result_measured(q))
 			sp->tokens += q->output_tokens;
 	}
 }

@@ -46,6 +46,16 @@ bool result_ok(const struct result *r)
 	return r->error[0] == '\0';
 }
 
+bool result_cancelled(const struct result *r)
+{
+	return r->cancel[0] && strcmp(r->error, RESULT_ERR_CANCELLED) == 0;
+}
+
+bool result_measured(const struct result *r)
+{
+	return !r->warmup && !r->cancel[0] && result_ok(r);
+}
+
 void result_set_error(struct result *r, const char *cls, const char *detail)
 {
 	char *clean;
@@ -117,6 +127,8 @@ cJSON *result_to_json(const struct result *r)
 	json_add_int64(o, "cached_tokens", r->cached_tokens, 1);
 	if (r->salt[0])
 		cJSON_AddStringToObject(o, "salt", r->salt);
+	if (r->cancel[0])
+		cJSON_AddStringToObject(o, "cancel", r->cancel);
 	cJSON_AddBoolToObject(o, "new_connection", r->new_connection);
 	json_add_int64(o, "connect_ns", r->connect_ns, 1);
 	json_add_int64(o, "tls_ns", r->tls_ns, 1);
@@ -319,6 +331,14 @@ int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errle
 	}
 	if (salt)
 		snprintf(r->salt, sizeof(r->salt), "%s", salt);
+	salt = json_get_string(obj, "cancel");
+	if (salt && strlen(salt) >= sizeof(r->cancel)) {
+		snprintf(err, errlen, "field 'cancel' is longer than %zu bytes",
+			 sizeof(r->cancel) - 1);
+		return -1;
+	}
+	if (salt)
+		snprintf(r->cancel, sizeof(r->cancel), "%s", salt);
 	r->new_connection = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "new_connection"));
 	r->unstreamed = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(obj, "streamed"));
 	if (read_server_timings(r, obj, err, errlen))

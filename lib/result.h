@@ -41,6 +41,7 @@
 #define RESULT_ERROR_MAX 16
 #define RESULT_DETAIL_MAX 512
 #define RESULT_SALT_MAX 40
+#define RESULT_CANCEL_MAX 24
 
 /* Where a result's output token count came from (schema/FORMAT.md). */
 enum result_tokens {
@@ -90,6 +91,11 @@ struct result {
 	struct srvtiming server;
 	int64_t *itl_ns;         /* owned: gaps between token events */
 	size_t n_itl;
+	/* replay --cancel (replay/cancel.h): the point this request was
+	 * chosen to be cancelled at, "tokens:16" or "200ms" (written as
+	 * "cancel"); "" when not chosen. A chosen request is the workload's,
+	 * not the measurement's: no statistic takes it (result_measured). */
+	char cancel[RESULT_CANCEL_MAX];
 	long session;            /* the trace record's session, or -1 */
 	long turn;               /* ... and its turn, or -1 */
 	/* Asked for by the caller, never written: with keep_answer the meter
@@ -99,6 +105,10 @@ struct result {
 	 * (streamed delta.tool_calls, or the body's message.tool_calls) in
 	 * 'tool_calls' (owned), at most RESULT_MAX_ANSWER bytes together. */
 	bool keep_answer;
+	/* ... and with 'cancel' chosen, the point as the client acts on it:
+	 * from the request's start, or after this many token events (0: no) */
+	int64_t cancel_after_ns;
+	int64_t cancel_tokens;
 	char *answer;
 	size_t answer_len;
 	struct toolcalls tool_calls;
@@ -114,6 +124,14 @@ void result_release(struct result *r);
 
 /* True when the request succeeded (no error class). */
 bool result_ok(const struct result *r);
+
+/* True when replay --cancel cut r at its point: chosen, class "cancelled"
+ * (a signal's cancel is a failure: not chosen). */
+bool result_cancelled(const struct result *r);
+
+/* True when r counts in the statistics: not a warm-up, not chosen by
+ * --cancel (cut, or ended before its point), and succeeded. */
+bool result_measured(const struct result *r);
 
 /*
  * Sets the error class and a detail message, unless r has an error

@@ -141,7 +141,7 @@ void srvmetric_level_init(struct srvmetric_level *l)
 
 	memset(l, 0, sizeof(*l));
 	for (k = 0; k < SRVMETRIC_N; k++)
-		l->mean[k] = l->max[k] = l->delta[k] = l->last[k] = NAN;
+		l->mean[k] = l->max[k] = l->end[k] = l->delta[k] = l->last[k] = NAN;
 	l->prefix_hit_rate = l->spec_acceptance = NAN;
 	l->cpu_busy = l->cpu_steal = l->process_cpu = NAN;
 	for (k = 0; k < SRVMETRIC_H_N; k++) {
@@ -216,6 +216,8 @@ static void end_scrape(struct srvmetric_level *l)
 				l->sum[k] += v;
 				l->max[k] = l->gauge_seen[k] && l->max[k] >= v ? l->max[k] : v;
 				l->gauge_seen[k]++;
+			} else if (at == SRVMETRIC_AT_END) {
+				l->end[k] = v;
 			}
 		} else if (l->seen[k] && add) {
 			/* an increase since the last scrape; a drop is a restart */

@@ -141,6 +141,9 @@ struct srvmetric_level {
 	const char *family;         /* "vllm", "sglang", "llamacpp", "tgi"; NULL: none known */
 	double mean[SRVMETRIC_N];   /* gauges: mean over scrapes */
 	double max[SRVMETRIC_N];    /* gauges: largest */
+	double end[SRVMETRIC_N];    /* gauges at the last level-end scrape: what
+				     * the server still held once the level was
+				     * over (running requests not freed); NaN none */
 	double delta[SRVMETRIC_N];  /* counters: increase over the level */
 	double prefix_hit_rate;     /* from counters, else the gauge's mean */
 	double spec_acceptance;     /* accepted / drafted */

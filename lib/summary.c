@@ -186,6 +186,14 @@ static void summary_take(struct level_summary *s, struct summary_acc *a, const s
 	a->last_send = q->send_ns > a->last_send ? q->send_ns : a->last_send;
 	a->first_sched = q->sched_ns < a->first_sched ? q->sched_ns : a->first_sched;
 	a->last_sched = q->sched_ns > a->last_sched ? q->sched_ns : a->last_sched;
+	if (q->cancel[0] && (result_ok(q) || result_cancelled(q))) {
+		/* --cancel's workload: counted apart, in no statistic */
+		if (result_ok(q))
+			s->cancel_ended++;
+		else
+			s->cancelled++;
+		return;
+	}
 	if (!result_ok(q)) {
 		s->errors++;
 		summary_errors_add(&s->failed, q);
@@ -337,7 +345,7 @@ static void summary_repeat_spread(const struct result *r, size_t n, struct level
 			if (summary_samples_alloc(&x, r, n) < 0)
 				break;
 			for (i = 0; i < n; i++)
-				if (!r[i].warmup && (size_t)r[i].repeat == k && result_ok(&r[i]))
+				if ((size_t)r[i].repeat == k && result_measured(&r[i]))
 					summary_sample(&x, &r[i]);
 			stats_describe(x.ttft, x.n_ttft, &d[0]);
 			stats_describe(x.ttfa, x.n_ttfa, &d[1]);
@@ -389,7 +397,7 @@ static void summary_sweep_notes(const struct result *r, size_t n, struct level_s
 			if (q->connect_ns > 0)
 				connect_ns += q->connect_ns;
 		}
-		if (!result_ok(q))
+		if (!result_measured(q))
 			continue;
 		if (q->tokens_source == RESULT_TOKENS_USAGE)
 			s->tokens_usage++;
@@ -471,7 +479,9 @@ void summary_compute(const struct result *r, size_t n, int level,
 	s->agg_tps = metric_agg_tps((double)s->tokens, s->wall_s);
 	s->per_req_tps = a.ntps ? a.tps_sum / (double)a.ntps : NAN;
 	summary_describe(s, &a);
-	s->goodput_share = slo && s->requests ? (double)s->good / (double)s->requests : NAN;
+	s->goodput_share = slo && s->requests > s->cancelled + s->cancel_ended ?
+			   (double)s->good / (double)(s->requests - s->cancelled - s->cancel_ended) :
+			   NAN;
 	s->good_rps = slo && s->wall_s > 0 ? (double)s->good / s->wall_s : NAN;
 	if (slo)
 		metric_slo_format(slo, s->slo, sizeof(s->slo));
@@ -706,6 +716,11 @@ static const struct table_col summary_cols[] = {
 	PCT("P95 TTFT", "p95_ttft_ms", F(ttft.p95), mark_ttft_p95, 0),
 	PCT("P99 TTFT", "p99_ttft_ms", F(ttft.p99), mark_ttft_p99, 0),
 	NUM("Err", NULL, "errors", 4, 0, 0, col_size, F(errors)),
+	/* replay --cancel's requests, beside the errors they are not */
+	{ .head = "Cancel", .key = "cancelled", .width = 7, .group = SUMMARY_GROUP_CANCEL,
+	  .num = col_size, .arg = F(cancelled) },
+	{ .key = "cancel_ended", .group = SUMMARY_GROUP_CANCEL, .num = col_size,
+	  .arg = F(cancel_ended) },
 	{ .head = "Scaling", .key = "scaling_eff", .width = 8, .scale = 100, .suffix = "%",
 	  .csv_decimals = 4, .num = col_double, .arg = F(scaling_eff) },
 	/* Energy (an energy counter scraped) and price (--price-per-hour). */
@@ -852,6 +867,8 @@ unsigned summary_groups(const struct level_summary *levels, size_t n)
 			g |= SUMMARY_GROUP_SERVER;
 		if (!isnan(levels[i].srv.host_busy))
 			g |= SUMMARY_GROUP_HOST;
+		if (levels[i].cancelled || levels[i].cancel_ended)
+			g |= SUMMARY_GROUP_CANCEL;
 	}
 	return g;
 }

@@ -81,6 +81,10 @@ struct level_summary {
 				* level with fewer requests was cut short */
 	size_t ok;             /* of which succeeded */
 	size_t errors;         /* of which failed */
+	size_t cancelled;      /* of which replay --cancel cut at their point:
+				* no failure, in no statistic */
+	size_t cancel_ended;   /* of which --cancel chose, ended (well) before
+				* their point: in no statistic either */
 	size_t warmup;         /* warm-up requests of this level */
 	double warmup_ttft_ms; /* cold start: TTFT of the first warm-up sent, NaN if none */
 	int64_t tokens;        /* output tokens of successful requests */
@@ -171,6 +175,7 @@ void summary_set_scaling(struct level_summary *s, double base_tps);
 				       * a level has an energy counter or a price */
 #define SUMMARY_GROUP_SERVER 64u  /* CSV, JSON: the server's metrics (summary_server) */
 #define SUMMARY_GROUP_HOST 128u   /* CSV, JSON: the host replay ran on */
+#define SUMMARY_GROUP_CANCEL 256u /* requests replay --cancel chose (summary_groups) */
 
 /* The groups the n levels' own numbers ask for: SUMMARY_GROUP_TTFA when
  * any level has a request that reasoned before answering (reasoned > 0),

@@ -69,7 +69,7 @@ struct table_col {
 	const char *(*mark)(const void *row, size_t arg);
 };
 
-#define TABLE_MAX_COLS 256
+#define TABLE_MAX_COLS 320
 
 /* A table being printed; fill with table_init, then begin, rows, end. */
 struct table {

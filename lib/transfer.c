@@ -168,9 +168,13 @@ int transfer_feed(struct transfer *t, const char *buf, size_t len, int64_t now_n
 		transfer_response_starts(t);
 	if (t->gave_up)
 		return -1;
-	if (t->mode == TRANSFER_SSE)
-		t->gave_up = meter_feed(&t->meter, buf, len, now_ns) != SSE_OK;
-	else if (t->meter.plain && t->result->status >= 200 && t->result->status < 300)
+	if (t->mode == TRANSFER_SSE) {
+		int rc = meter_feed(&t->meter, buf, len, now_ns);
+
+		t->gave_up = rc != SSE_OK;
+		if (rc == METER_STOPPED)
+			return rc;
+	} else if (t->meter.plain && t->result->status >= 200 && t->result->status < 300)
 		return 0;       /* not for inference: its status says all, nothing kept */
 	else
 		t->gave_up = len > t->max_body - t->body_len ||

@@ -90,11 +90,13 @@ int transfer_start(struct transfer *t, CURLM *multi);
 void transfer_response_starts(struct transfer *t);
 
 /*
- * Response bytes that arrived at now_ns. Returns 0, or -1 when the response
- * can no longer be measured: an SSE stream broke the meter's cap (the result
- * says so), or a whole body outgrew max_body or memory. Later calls then do
- * nothing and return -1; the caller may stop the transfer or pass the rest
- * on unmeasured.
+ * Response bytes that arrived at now_ns. Returns 0; METER_STOPPED when the
+ * meter's stop_tokens token events are in (the caller stops the transfer;
+ * nothing is measured after); or -1 when the response can no longer be
+ * measured: an SSE stream broke the meter's cap (the result says so), or a
+ * whole body outgrew max_body or memory. Later calls then do nothing and
+ * return -1; the caller may stop the transfer or pass the rest on
+ * unmeasured.
  */
 int transfer_feed(struct transfer *t, const char *buf, size_t len, int64_t now_ns);
 

@@ -80,6 +80,7 @@ struct client_request {
 	client_done_fn done;
 	void *ctx;
 	int64_t due_ns;          /* when it was due: its latencies count from it */
+	struct event *cancel_timer;  /* --cancel after a time: its point, or NULL */
 	struct client_request *prev, *next;
 };
 
@@ -104,9 +105,22 @@ static void pass_mark(struct client *c, int64_t now)
 	c->pass_last_ns = now;
 }
 
+/* --cancel: records q as cut at its point (replay/cancel.h), 'what' the
+ * kind of point ("tokens", "time"); the caller ends the transfer. */
+static void cancel_here(struct client_request *q, const char *what)
+{
+	struct result *r = q->t.result;
+	char detail[96];
+
+	snprintf(detail, sizeof(detail), "cancelled by --cancel after %s (%s)",
+		 r->cancel, what);
+	result_set_error(r, RESULT_ERR_CANCELLED, detail);
+}
+
 /*
  * libcurl: response bytes, stamped with the clock the moment they arrive.
- * A response that cannot be measured any more stops the transfer. When
+ * A response that cannot be measured any more stops the transfer, as does
+ * --cancel's N-th token event (after its read delay is stamped). When
  * they carry the first token, its read delay (lib/clientbound.h): how long
  * the loop's pass had run before it got to them (against libevent's time
  * cached when the pass began; one more read of the clock, a vDSO call, per
@@ -118,11 +132,12 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 	struct client_request *q = userp;
 	struct result *r = q->t.result;
 	size_t len = size * nmemb;
-	int first = r->ttft_ns < 0;
+	int first = r->ttft_ns < 0, rc;
 	int64_t now = clock_now_ns();
 
 	pass_mark(q->client, now);
-	if (transfer_feed(&q->t, ptr, len, now) < 0)
+	rc = transfer_feed(&q->t, ptr, len, now);
+	if (rc < 0)
 		return 0;
 	if (first && r->ttft_ns >= 0) {
 		struct timeval pass, wall;
@@ -134,6 +149,10 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 
 			r->read_ns = (age > 0 ? age : 0) + q->client->prev_busy_ns;
 		}
+	}
+	if (rc == METER_STOPPED) {      /* --cancel's N-th token is in */
+		cancel_here(q, "tokens");
+		return 0;       /* libcurl aborts the transfer (CURLE_WRITE_ERROR) */
 	}
 	return len;
 }
@@ -169,8 +188,13 @@ struct warm;
 static void on_warm_done(void *ctx, struct result *r);
 static void note_warm_socket(struct warm *w, CURL *easy);
 
+/* Frees q. Releasing its transfer removes its easy handle: one removed
+ * before its response ended has its connection closed by libcurl, never
+ * put back in the cache, so no later request reads the rest of it. */
 static void request_free(struct client_request *q)
 {
+	if (q->cancel_timer)
+		event_free(q->cancel_timer);
 	transfer_release(&q->t);
 	free(q);
 }
@@ -193,6 +217,48 @@ static void finish(void *priv, CURLcode code)
 	unlink_request(q->client, q);
 	request_free(q);
 	done(ctx, r);
+}
+
+/* --cancel after a time: q's point has come. The transfer ends here, its
+ * connection closed, and done() is called at once, so a closed loop's
+ * slot goes to the next request in this pass of the loop. */
+static void on_cancel_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct client_request *q = arg;
+
+	(void)fd;
+	(void)what;
+	cancel_here(q, "time");
+	finish(q, CURLE_ABORTED_BY_CALLBACK);
+}
+
+/* Arms what cancels q (result->cancel_*), if anything: a timer at its
+ * start plus the time, or the meter's stop after N token events.
+ * Returns 0, or -1 when out of memory. */
+static int arm_cancel(struct client_request *q, int64_t now)
+{
+	const struct result *r = q->t.result;
+	int64_t wait;
+	struct timeval tv;
+
+	if (r->cancel_tokens > 0)
+		q->t.meter.stop_tokens = (long)r->cancel_tokens;
+	if (r->cancel_after_ns <= 0)
+		return 0;
+	wait = q->due_ns + r->cancel_after_ns - now;
+	if (wait < 0)
+		wait = 0;
+	tv.tv_sec = (time_t)(wait / NS_PER_S);
+	tv.tv_usec = (suseconds_t)((wait % NS_PER_S + 999) / 1000);
+	if (tv.tv_usec >= 1000000) {
+		tv.tv_sec++;
+		tv.tv_usec -= 1000000;
+	}
+	q->cancel_timer = evtimer_new(q->client->base, on_cancel_timer, q);
+	/* libevent adds a timer to the time cached when the loop's pass
+	 * began, which may be well before 'now': from now, not early */
+	event_base_update_cache_time(q->client->base);
+	return q->cancel_timer && evtimer_add(q->cancel_timer, &tv) == 0 ? 0 : -1;
 }
 
 /* The multi handles: one per CONNECTIONS_PER_SHARD connections kept (one
@@ -433,6 +499,8 @@ int client_start(struct client *c, const char *method, const char *path,
 	}
 	if (rc == 0 && c->warm_fresh)
 		curl_easy_setopt(q->t.easy, CURLOPT_FRESH_CONNECT, 1L);
+	if (rc == 0)
+		rc = arm_cancel(q, now);
 	result->sched_ns = start_ns - origin_ns;
 	result->send_ns = now - origin_ns;
 	q->shard = pick_shard(c);
@@ -635,6 +703,9 @@ void client_cancel_all(struct client *c)
 	while (c->active) {
 		struct client_request *q = c->active;
 
+		/* a signal's cancel is a failure, even of a request --cancel
+		 * chose (which then never reached its point): not chosen */
+		q->t.result->cancel[0] = '\0';  /* NOLINT(clang-analyzer-unix.Malloc) */
 		/* finish() unlinks q from q->client, which is c, so c->active
 		 * moves on before q is freed; the analyzer does not connect
 		 * q->client with c. */

@@ -65,6 +65,10 @@ enum {
  * valid until then; its sched_ns/send_ns are set relative to 'origin_ns'.
  * 'start_ns' is the instant latencies are measured from (the send time for
  * closed loop, the scheduled time for open loop); pass -1 for "now".
+ * A result with result->cancel chosen is cut at its point (replay
+ * --cancel): cancel_after_ns after start_ns, or once cancel_tokens token
+ * events are in; it ends then as class "cancelled", its connection
+ * closed, with what it received so far, and done is called at once.
  * Returns 0, or -1 when libcurl refuses the request (nothing started).
  */
 int client_start(struct client *c, const char *method, const char *path,

@@ -179,6 +179,21 @@ static void add_capacity(cJSON *params, const struct replay_options *o)
 	add_number_or_null(c, "batch", (double)o->requests);
 }
 
+/* --cancel: the share, the point and the seed that chose the requests
+ * ({"share":0.1,"after":"200ms","seed":1}). */
+static void add_cancel(cJSON *params, const struct replay_options *o)
+{
+	cJSON *c = cJSON_AddObjectToObject(params, "cancel");
+	char after[CANCEL_TEXT_MAX];
+
+	if (!c)
+		return;
+	cancel_after_text(&o->cancel, after, sizeof(after));
+	cJSON_AddNumberToObject(c, "share", o->cancel.share);
+	cJSON_AddStringToObject(c, "after", after);
+	cJSON_AddNumberToObject(c, "seed", (double)o->sched.seed);
+}
+
 /* The parameters a reader needs to redo the run. */
 static void add_params(cJSON *params, const struct replay_options *o,
 		       const unsigned char *ab_order, size_t n_blocks)
@@ -190,6 +205,8 @@ static void add_params(cJSON *params, const struct replay_options *o,
 	else
 		cJSON_AddNumberToObject(params, "salt_seed", (double)o->salt_seed);
 	cJSON_AddNumberToObject(params, "timeout_s", (double)o->timeout_s);
+	if (o->cancel.share > 0)
+		add_cancel(params, o);
 	if (o->max_event_bytes)
 		cJSON_AddNumberToObject(params, "max_event_bytes", (double)o->max_event_bytes);
 	if (o->endpoint_b)

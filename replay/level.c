@@ -166,6 +166,9 @@ void level_record_done(struct level_run *lr, struct result *r)
 	lr->finished++;
 	if (result_ok(r)) {
 		lr->tokens += r->output_tokens;
+	} else if (result_cancelled(r)) {
+		lr->cancelled++;        /* by intent: no failure */
+		lr->tokens += r->output_tokens;
 	} else {
 		lr->errors++;
 		if (lr->failures)
@@ -436,6 +439,17 @@ static void host_edge(struct level_run *lr, enum scrape_at at)
 	lr->host_started = at == SCRAPE_AT_LEVEL_START;
 }
 
+void level_choose_cancel(const struct level_run *lr, struct result *r, size_t pass)
+{
+	const struct cancel_spec *c = lr->cancel;
+
+	if (!c || r->warmup || !cancel_chosen(c, lr->cancel_seed, r->trace_id, pass))
+		return;
+	cancel_after_text(c, r->cancel, sizeof(r->cancel));
+	r->cancel_after_ns = c->after_ns;
+	r->cancel_tokens = c->tokens;
+}
+
 /* Starts what may start now; ends the loop when the level is over. */
 void level_issue(struct level_run *lr)
 {
@@ -466,6 +480,7 @@ void level_issue(struct level_run *lr)
 		r->trace_id = p->req.id;
 		r->warmup = lr->issued < lr->warmup;
 		r->input_tokens = p->req.input_tokens;
+		level_choose_cancel(lr, r, pass);
 		lr->issued++;
 		if (++lr->in_flight > lr->peak_in_flight)
 			lr->peak_in_flight = lr->in_flight;

@@ -16,6 +16,7 @@
 #include <event2/event.h>
 #include <cjson/cJSON.h>
 
+#include "replay/cancel.h"
 #include "replay/client.h"
 #include "replay/options.h"
 #include "replay/prepared.h"
@@ -84,6 +85,8 @@ struct level_run {
 	char salt[RESULT_SALT_MAX];        /* tag of the level's measured requests, "" none */
 	char warmup_salt[RESULT_SALT_MAX]; /* of its warm-ups */
 	uint64_t salt_seed;       /* the run's (and side's), keying each request's salt */
+	const struct cancel_spec *cancel;  /* --cancel, share 0 when not given */
+	uint64_t cancel_seed;     /* --seed: which requests it cancels */
 	size_t first;             /* position of the level's first request (make_salt) */
 	const int64_t *sched;     /* open loop: due offsets of the n requests, else NULL */
 	const size_t *req_index;  /* open loop: position of each of the n (open_schedule) */
@@ -110,6 +113,7 @@ struct level_run {
 	struct failures *failures;   /* told and counted as they come back */
 	int show_progress;
 	size_t errors;            /* of the level so far */
+	size_t cancelled;         /* ... cut by --cancel, not counted in errors */
 	int64_t tokens;           /* output tokens of the level so far */
 	int64_t progress_ns;      /* when the progress line was last printed */
 	int64_t measure_ns;       /* when the warm-ups were over, 0 before */
@@ -131,6 +135,11 @@ struct level_run {
 extern volatile sig_atomic_t level_stop;
 
 /* ---- replay/level.c ---- */
+
+/* --cancel: marks r, replaying trace record 'trace_id' in pass 'pass' over
+ * the trace, with its point when it is one of those cancelled (never a
+ * warm-up). */
+void level_choose_cancel(const struct level_run *lr, struct result *r, size_t pass);
 
 /* Sends what the level may send now (closed loop: up to its cap; open
  * loop: what is due), or the sessions engine's (sessions_issue); breaks

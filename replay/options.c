@@ -39,6 +39,7 @@ enum {
 	OPT_METRICS_URL, OPT_METRICS_INTERVAL, OPT_FIND_CAPACITY, OPT_SLO, OPT_SLO_SHARE,
 	OPT_CONFIDENCE, OPT_CAPACITY_RANGE, OPT_CAPACITY_TOLERANCE, OPT_CAPACITY_REQUESTS,
 	OPT_MAX_RATE, OPT_TAG, OPT_RERUN, OPT_ENERGY_METRIC, OPT_PRICE_PER_HOUR,
+	OPT_CANCEL,
 };
 
 static const char shortopts[] = ":e:c:n:l:o:fqH:kh";
@@ -65,6 +66,7 @@ static const struct option longopts[] = {
 	{ "arrival", required_argument, NULL, OPT_ARRIVAL },
 	{ "burstiness", required_argument, NULL, OPT_BURSTINESS },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "cancel", required_argument, NULL, OPT_CANCEL },
 	{ "timing", required_argument, NULL, OPT_TIMING },
 	{ "speed", required_argument, NULL, OPT_SPEED },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -152,6 +154,12 @@ static void replay_options_usage(FILE *out)
 		"                            by default\n"
 		"      --no-salt             send the bodies byte for byte (see below)\n"
 		"      --salt-seed N         seed of the salts (default: a random one, recorded)\n"
+		"      --cancel P:AFTER      cancel a share P of the measured requests AFTER a\n"
+		"                            time from their start (0.1:200ms, 0.5:1.5s) or N\n"
+		"                            token events (0.1:tokens:16): the same trace\n"
+		"                            requests at every level, drawn from --seed;\n"
+		"                            recorded as cancelled, not failed, and left out\n"
+		"                            of every statistic\n"
 		"  -H, --header 'N: V'       add or replace a header (repeatable)\n"
 		"      --api-key-env NAME    take the API key from $NAME (default OPENAI_API_KEY;\n"
 		"                            Messages requests: ANTHROPIC_API_KEY, as x-api-key)\n"
@@ -515,6 +523,22 @@ static int parse_range(const char *s, double *a, double *b)
 	return *a <= *b ? 0 : -1;
 }
 
+/* The workload's own behaviour: --cancel. */
+static int parse_workload_option(struct replay_options *o, int c, const char *arg,
+				 char *msg, size_t len)
+{
+	char why[160];
+
+	if (c != OPT_CANCEL)
+		return OPT_NOT_MINE;
+	if (cancel_parse(arg, &o->cancel, why, sizeof(why)) < 0) {
+		snprintf(msg, len, "invalid value '%s' for --cancel: %s", arg, why);
+		return OPT_BAD;
+	}
+	o->cancel_text = arg;
+	return OPT_TAKEN;
+}
+
 /* The capacity search and its SLO. */
 static int parse_capacity_option(struct replay_options *o, int c, const char *arg,
 				 char *msg, size_t len)
@@ -622,6 +646,8 @@ static int take(void *opts, int c, char *arg, char *msg, size_t len)
 		rc = parse_metrics_option(o, c, arg, msg, len);
 	if (rc == OPT_NOT_MINE)
 		rc = parse_capacity_option(o, c, arg, msg, len);
+	if (rc == OPT_NOT_MINE)
+		rc = parse_workload_option(o, c, arg, msg, len);
 	return rc == OPT_TAKEN ? 0 : -1;
 }
 

@@ -16,6 +16,7 @@
 #include "lib/energy.h"
 #include "lib/metric.h"
 #include "lib/table.h"
+#include "replay/cancel.h"
 #include "replay/schedule.h"
 
 #include <cjson/cJSON.h>
@@ -75,6 +76,8 @@ struct replay_options {
 	int no_salt;              /* --no-salt: bodies byte for byte */
 	uint64_t salt_seed;       /* --salt-seed, else drawn by replay */
 	int salt_seed_given;
+	struct cancel_spec cancel; /* --cancel; share 0 when not given */
+	const char *cancel_text;  /* ... as given, or NULL */
 	const char *metrics_url;  /* the first --metrics-url, or NULL: none */
 	const char *metrics_urls[REPLAY_MAX_METRICS_URLS];  /* each --metrics-url, in order */
 	size_t n_metrics_urls;

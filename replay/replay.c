@@ -636,6 +636,8 @@ static int open_results(struct replay *rp)
 	rp->lr.n_reqs = rp->n_reqs;
 	rp->lr.show_progress = rp->o.progress < 0 ? isatty(STDERR_FILENO) : rp->o.progress;
 	rp->lr.max_concurrency = (size_t)rp->o.max_concurrency;
+	rp->lr.cancel = rp->o.cancel.share > 0 ? &rp->o.cancel : NULL;
+	rp->lr.cancel_seed = rp->o.sched.seed;
 	return 0;
 }
 
@@ -989,9 +991,11 @@ int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_
 	for (k = 0; good && k < lr->issued; k++) {
 		if (lr->results[k].warmup)
 			continue;
+		rp->busy_ns += lr->results[k].e2e_ns > 0 ? lr->results[k].e2e_ns : 0;
+		if (lr->results[k].cancel[0])
+			continue;       /* --cancel's: judged neither way */
 		(*measured)++;
 		*good += metric_within_slo(&lr->results[k], &o->slo) ? 1 : 0;
-		rp->busy_ns += lr->results[k].e2e_ns > 0 ? lr->results[k].e2e_ns : 0;
 	}
 	set_row_scaling(rp, sd, &s);
 	if (o->repeat > 1)
@@ -1007,7 +1011,10 @@ int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_
 	note_client_limited(lr, &s);
 	if (s.warmup)
 		rp->warmup = s;
-	rp->total_ok += s.ok;
+	/* a request --cancel chose is no failure, cut or not */
+	rp->total_ok += s.ok + s.cancelled + s.cancel_ended;
+	rp->total_cancelled += s.cancelled;
+	rp->total_cancel_ended += s.cancel_ended;
 	rp->total += s.requests;
 	/* A level's connections are open before it starts; a server that
 	 * closes them after each answer makes most requests open their own,
@@ -1071,6 +1078,7 @@ static int run_levels(struct replay *rp)
 	 * header waits for the first row (live_begin). */
 	summary_table_init(&rp->live, stdout, o->format,
 			   (o->repeat > 1 ? SUMMARY_GROUP_REPEAT : 0) |
+			   (o->cancel.share > 0 ? SUMMARY_GROUP_CANCEL : 0) |
 			   (rp->n_sides == 2 ? SUMMARY_GROUP_RUN : 0));
 	rp->rows_cap = (size_t)(o->open_loop ? 1 : o->n_levels) * (size_t)o->repeat * rp->n_sides;
 	rp->rows = calloc(rp->rows_cap + 1, sizeof(*rp->rows));   /* never 0 bytes */
@@ -1131,6 +1139,11 @@ static int finish_run(struct replay *rp)
 		(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 		(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
 		(double)ru.ru_maxrss / 1024.0);
+	if (rp->o.cancel.share > 0)
+		fprintf(stderr, "tracebench replay: --cancel cut %zu request%s at their point, "
+			"%zu chosen ended before it: neither failures nor measured\n",
+			rp->total_cancelled, rp->total_cancelled == 1 ? "" : "s",
+			rp->total_cancel_ended);
 	if (failures_count(&rp->failures)) {
 		char why[1024];
 

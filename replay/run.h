@@ -70,7 +70,8 @@ struct replay {
 	struct client *client;
 	struct event *tick, *sigint, *sigterm;
 	struct level_run lr;
-	size_t total_ok, total;   /* measured requests (not warm-ups) */
+	size_t total_ok, total;   /* measured requests (not warm-ups); ok: not failed */
+	size_t total_cancelled, total_cancel_ended;   /* --cancel's, cut and not */
 	struct level_summary warmup;
 	struct table live;        /* the sweep table on stdout */
 	int live_begun;           /* its header is out (live_begin) */

@@ -110,6 +110,7 @@ static int session_send(struct session_run *sr, int64_t start_ns)
 	r->session = sr->e->id;
 	r->turn = sr->e->id >= 0 ? (long)sr->next : -1;
 	r->keep_answer = sr->next + 1 < sr->e->n_turns;
+	level_choose_cancel(lr, r, sr->pass);
 	sr->next++;
 	lr->issued++;
 	if (++lr->in_flight > lr->peak_in_flight)

@@ -1,4 +1,4 @@
--- tracebench.sql - the analysis database, schema version 12.
+-- tracebench.sql - the analysis database, schema version 13.
 -- Version 2 added requests.repeat (replay --repeat), version 3 runs.clock
 -- (the host and clock of a shard) and requests.streamed (a whole JSON body,
 -- not SSE), version 4 where output tokens came from, the token events, the
@@ -13,7 +13,8 @@
 -- scrape at a level's start or end, or between levels), version 11
 -- metric_scrapes.source (which of several --metrics-url), version 12
 -- runs.trace_crc32 (the CRC-32 recorded beside the trace's SHA-256, so
--- files from before the SHA-256 still match); analyze/db.c
+-- files from before the SHA-256 still match), version 13 requests.cancel
+-- (the point replay --cancel chose the request to be cut at); analyze/db.c
 -- migrates an older database when it opens it for writing, and reads one
 -- as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
@@ -21,7 +22,7 @@
 
 -- Applied by analyze only after it has checked that the database is not of
 -- a newer version (analyze/db.c), so this never downgrades one.
-PRAGMA user_version = 12;
+PRAGMA user_version = 13;
 
 CREATE TABLE IF NOT EXISTS runs (
 	run_id       TEXT PRIMARY KEY,
@@ -75,6 +76,8 @@ CREATE TABLE IF NOT EXISTS requests (
 	server_queue_ns  INTEGER,   -- the server's queue time, when it said
 	server_prefill_ns INTEGER,  -- its prefill (scheduled -> first token)
 	server_decode_ns INTEGER,   -- its decode (first token -> last)
+	cancel           TEXT,      -- replay --cancel chose it, to be cut here:
+	                            -- '200ms', 'tokens:16'; NULL: not chosen
 	PRIMARY KEY (run_id, seq)
 );
 
@@ -132,6 +135,9 @@ SELECT r.label              AS run,
        q.status             AS status,
        q.error              AS error,
        q.error_detail       AS error_detail,
+       q.cancel             AS cancel,
+       -- in the statistics: succeeded and not chosen by replay --cancel
+       (q.error IS NULL AND q.cancel IS NULL) AS measured,
        CASE WHEN q.streamed THEN q.ttft_ns / 1e6 END AS ttft_ms,
        CASE WHEN q.streamed THEN q.ttfa_ns / 1e6 END AS ttfa_ms,
        q.e2e_ns / 1e6       AS e2e_ms,
@@ -177,7 +183,9 @@ FROM requests q JOIN runs r USING (run_id);
 -- scheduled start to the last end, summed over the repeats of the level
 -- (replay --repeat) that last longer than 0. estimated counts the
 -- successful requests whose output tokens were counted from events, not
--- reported; cache_hit_share is the share of prompt tokens the server's
+-- reported; a request replay --cancel chose is in no figure but its own
+-- counts (cancelled: cut at its point, no error; cancel_ended: ended
+-- before it); cache_hit_share is the share of prompt tokens the server's
 -- prefix cache held, over the requests that said. Percentiles need sorting
 -- and interpolation; `tracebench analyze report` computes those.
 CREATE VIEW IF NOT EXISTS v_summary AS
@@ -194,22 +202,25 @@ SELECT v.run, min(v.run_id) AS run_id, v.concurrency,
        max(v.offered_rps)                              AS offered_rps,
        count(DISTINCT v.run_id)                        AS shards,
        count(*)                                        AS requests,
-       sum(v.error IS NULL)                            AS ok,
-       sum(v.error IS NOT NULL)                        AS errors,
-       sum(CASE WHEN v.error IS NULL THEN v.output_tokens END) AS tokens,
-       sum(v.error IS NULL AND v.tokens_source = 'events') AS estimated,
+       sum(v.measured)                                 AS ok,
+       sum(v.error IS NOT NULL AND NOT (v.cancel IS NOT NULL
+                                        AND v.error = 'cancelled')) AS errors,
+       sum(CASE WHEN v.measured THEN v.output_tokens END) AS tokens,
+       sum(v.measured AND v.tokens_source = 'events') AS estimated,
        w.wall_s                                        AS wall_s,
-       sum(CASE WHEN v.error IS NULL THEN v.output_tokens END) / w.wall_s AS agg_tok_s,
-       avg(CASE WHEN v.error IS NULL THEN v.req_tok_s END) AS per_req_tok_s,
-       avg(CASE WHEN v.error IS NULL THEN v.ttft_ms END) AS avg_ttft_ms,
-       avg(CASE WHEN v.error IS NULL THEN v.e2e_ms END)  AS avg_e2e_ms,
-       avg(CASE WHEN v.error IS NULL THEN v.tpot_ms END) AS avg_tpot_ms,
-       1.0 * sum(CASE WHEN v.error IS NULL AND v.cached_tokens IS NOT NULL
+       sum(CASE WHEN v.measured THEN v.output_tokens END) / w.wall_s AS agg_tok_s,
+       avg(CASE WHEN v.measured THEN v.req_tok_s END) AS per_req_tok_s,
+       avg(CASE WHEN v.measured THEN v.ttft_ms END) AS avg_ttft_ms,
+       avg(CASE WHEN v.measured THEN v.e2e_ms END)  AS avg_e2e_ms,
+       avg(CASE WHEN v.measured THEN v.tpot_ms END) AS avg_tpot_ms,
+       1.0 * sum(CASE WHEN v.measured AND v.cached_tokens IS NOT NULL
                       THEN v.cached_tokens END) /
-             sum(CASE WHEN v.error IS NULL AND v.cached_tokens IS NOT NULL
+             sum(CASE WHEN v.measured AND v.cached_tokens IS NOT NULL
                       THEN v.input_tokens END)          AS cache_hit_share,
        sum(v.new_connection)                           AS new_connections,
-       w.repeats                                       AS repeats
+       w.repeats                                       AS repeats,
+       sum(v.cancel IS NOT NULL AND v.error = 'cancelled') AS cancelled,
+       sum(v.cancel IS NOT NULL AND v.error IS NULL)   AS cancel_ended
 FROM v_requests v JOIN walls w ON w.run = v.run AND w.concurrency = v.concurrency
 WHERE v.warmup = 0
 GROUP BY v.run, v.concurrency;

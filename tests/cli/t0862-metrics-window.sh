@@ -40,7 +40,7 @@ check "the warm-up's scrapes and those between levels are marked between" sh -c 
 client=$(q "SELECT level, sum(output_tokens) FROM requests WHERE NOT warmup GROUP BY level ORDER BY level")
 tb analyze report --db "$WORK/m.db" --format markdown >"$WORK/report.md" 2>&1
 server=$(sed -n '/^server metrics/,/^gauges/p' "$WORK/report.md" |
-	awk -F'|' '$2 ~ /^ [0-9]+ $/ { gsub(/ /, "", $2); gsub(/ /, "", $16); print $2, $16 }')
+	awk -F'|' '$2 ~ /^ [0-9]+ $/ { gsub(/ /, "", $2); gsub(/ /, "", $17); print $2, $17 }')
 check "generated tokens over each level = the tokens the client received there: $(echo $server | tr '\n' ' ')" \
 	[ "$server" = "$client" ]
 check "... which the report says counts over the level's window" \

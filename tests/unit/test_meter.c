@@ -743,6 +743,30 @@ TEST(tool_calls_are_assembled_from_their_fragments_when_asked)
 	result_release(&r);
 }
 
+/* replay --cancel tokens:N: the meter stops at the N-th token event,
+ * also in the middle of bytes that carry more, and sets no error (the
+ * caller says why it stopped). */
+TEST(stop_tokens_stops_at_the_nth_event)
+{
+	char buf[1024];
+	struct result r;
+	struct meter m;
+
+	snprintf(buf, sizeof(buf), "%s%s%s%s%s", role, answer, answer, answer, answer);
+	result_init(&r);
+	meter_init(&m, &r, MS(100), 0);
+	m.stop_tokens = 2;
+	CHECK_EQ_INT(meter_feed(&m, buf, strlen(buf), MS(150)), METER_STOPPED);
+	CHECK_EQ_INT(m.token_events, 2);
+	CHECK(result_ok(&r));
+	meter_end_failed(&m, MS(151));
+	CHECK_EQ_INT(r.output_tokens, 2);
+	CHECK_EQ_INT(r.ttft_ns, MS(50));
+	CHECK_EQ_INT(r.n_itl, 1);
+	meter_release(&m);
+	result_release(&r);
+}
+
 int main(void)
 {
 	RUN(tool_calls_are_assembled_from_their_fragments_when_asked);
@@ -765,5 +789,6 @@ int main(void)
 	RUN(llama_server_body_reports_cached_tokens);
 	RUN(hostile_cached_count);
 	RUN(cached_count_above_the_prompt_left_out);
+	RUN(stop_tokens_stops_at_the_nth_event);
 	return harness_done();
 }
