@@ -212,6 +212,10 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	 * have a CRC-32 as their digest and need none. */
 	if (!rc && version >= 1 && version < 12)
 		rc = db_exec(db, "ALTER TABLE runs ADD COLUMN trace_crc32 TEXT", err, errlen);
+	/* 12 -> 13: the model a --model-mix sent each request to; the requests
+	 * before went to the run's one model. */
+	if (!rc && version >= 1 && version < 13)
+		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN model TEXT", err, errlen);
 	/* The views hold no data: recreate them, so they follow this build's SQL. */
 	if (!rc)
 		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",
