@@ -251,6 +251,8 @@ TEST(version_9_metric_scrapes_migrate)
 	CHECK_EQ_INT(sqlite3_exec(s, "ALTER TABLE metric_scrapes DROP COLUMN source;"
 				  "ALTER TABLE metric_scrapes DROP COLUMN at;"
 				  "ALTER TABLE runs DROP COLUMN trace_crc32;"
+				  "DROP VIEW v_summary; DROP VIEW v_requests;"
+				  "ALTER TABLE requests DROP COLUMN model;"
 				  "INSERT INTO runs (run_id, label) VALUES ('r8', 'r8');"
 				  "INSERT INTO metric_scrapes (run_id, scrape, level, t_ns, ok)"
 				  " VALUES ('r8', 0, 2, 0, 1), ('r8', 1, 2, 100, 1);"
@@ -276,6 +278,9 @@ TEST(version_9_metric_scrapes_migrate)
 	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
 	CHECK_EQ_INT(sqlite3_exec(s, "SELECT count(at), count(source) FROM metric_scrapes", NULL,
 				  NULL, NULL), SQLITE_OK);
+	/* and requests.model (version 13), with the views that read it */
+	CHECK_EQ_INT(sqlite3_exec(s, "SELECT count(model) FROM requests;"
+				  "SELECT count(model) FROM v_requests", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(s);
 }
 
@@ -300,6 +305,8 @@ TEST(version_10_metric_scrapes_migrate)
 	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
 	snprintf(sql, sizeof(sql), "ALTER TABLE metric_scrapes DROP COLUMN source;"
 		 "ALTER TABLE runs DROP COLUMN trace_crc32;"
+		 "DROP VIEW v_summary; DROP VIEW v_requests;"
+		 "ALTER TABLE requests DROP COLUMN model;"
 		 "INSERT INTO runs (run_id, label) VALUES ('r10', 'r10');"
 		 "INSERT INTO metric_scrapes (run_id, scrape, level, t_ns, ok, at)"
 		 " VALUES ('r10', 0, 4, 1000000000, 1, 'level_start'),"
