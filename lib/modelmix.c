@@ -28,12 +28,40 @@ static int name_ok(const char *s, size_t len)
 	return len > 0;
 }
 
+/* s[0..len) as a message may show it, into buf (64 bytes): at most 32
+ * bytes, a byte outside printable ASCII as '?', so that a message stays
+ * one line of text whatever the spec held. */
+static void shown(char *buf, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && i < 32; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	buf[i] = '\0';
+}
+
+/* A weight, s[0..len): a finite number in (0, MODELMIX_WEIGHT_MAX],
+ * written without spaces (strtod would skip leading ones). */
+static int parse_weight(const char *s, size_t len, double *w)
+{
+	char text[64];
+	size_t i;
+
+	if (len == 0 || len >= sizeof(text))
+		return -1;
+	for (i = 0; i < len; i++)
+		if (s[i] <= 0x20 || s[i] >= 0x7f)
+			return -1;
+	memcpy(text, s, len);
+	text[len] = '\0';
+	return cli_parse_double(text, 0, MODELMIX_WEIGHT_MAX, w) < 0 || !(*w > 0) ? -1 : 0;
+}
+
 /* One entry, s[0..len): "NAME" or "NAME:WEIGHT". */
 static int parse_entry(struct modelmix *m, const char *s, size_t len, char *err, size_t errlen)
 {
 	struct modelmix_entry *e = &m->e[m->n];
 	const char *colon = NULL;
-	char weight[64];
 	size_t i, nlen = len;
 
 	for (i = 0; i < len; i++)
@@ -44,12 +72,12 @@ static int parse_entry(struct modelmix *m, const char *s, size_t len, char *err,
 		size_t wlen = len - (size_t)(colon - s) - 1;
 
 		nlen = (size_t)(colon - s);
-		if (wlen == 0 || wlen >= sizeof(weight) ||
-		    (memcpy(weight, colon + 1, wlen), weight[wlen] = '\0',
-		     cli_parse_double(weight, 0, MODELMIX_WEIGHT_MAX, &e->weight) < 0) ||
-		    !(e->weight > 0)) {
-			snprintf(err, errlen, "entry %zu: weight '%.*s' is not a number in (0, %g]",
-				 m->n + 1, (int)(wlen < 32 ? wlen : 32), colon + 1, MODELMIX_WEIGHT_MAX);
+		if (parse_weight(colon + 1, wlen, &e->weight) < 0) {
+			char weight[64];
+
+			shown(weight, colon + 1, wlen);
+			snprintf(err, errlen, "entry %zu: weight '%s%s' is not a number in (0, %g]",
+				 m->n + 1, weight, wlen > 32 ? "..." : "", MODELMIX_WEIGHT_MAX);
 			return -1;
 		}
 	}
@@ -62,7 +90,10 @@ static int parse_entry(struct modelmix *m, const char *s, size_t len, char *err,
 	memcpy(e->name, s, nlen);
 	e->name[nlen] = '\0';
 	if (modelmix_find(m, e->name) >= 0) {
-		snprintf(err, errlen, "model '%s' given twice", e->name);
+		char name[64];
+
+		shown(name, e->name, nlen);
+		snprintf(err, errlen, "model '%s%s' given twice", name, nlen > 32 ? "..." : "");
 		return -1;
 	}
 	m->total += e->weight;

@@ -391,8 +391,7 @@ static int parse_models(struct mock_options *o, const char *arg, char *msg, size
 
 	if (modelmix_parse(&o->models, arg, why, sizeof(why)) == 0)
 		return 0;
-	snprintf(msg, len, "invalid --models '%.64s%s': %s", arg, strlen(arg) > 64 ? "..." : "",
-		 why);
+	snprintf(msg, len, "invalid --models: %s", why);
 	return -1;
 }
 

@@ -613,8 +613,7 @@ static int parse_model_mix(struct replay_options *o, const char *arg, char *msg,
 		o->model_mix = arg;
 		return 0;
 	}
-	snprintf(msg, len, "invalid --model-mix '%.64s%s': %s", arg, strlen(arg) > 64 ? "..." : "",
-		 why);
+	snprintf(msg, len, "invalid --model-mix: %s", why);
 	return -1;
 }
 

@@ -68,6 +68,8 @@ TEST(refuses_bad_specs_naming_the_entry)
 	CHECK(strstr(refusal("a:nan"), "weight") != NULL);
 	CHECK(strstr(refusal("a:inf"), "weight") != NULL);
 	CHECK(strstr(refusal("a:2 "), "weight") != NULL);
+	CHECK(strstr(refusal("a: 2"), "weight") != NULL);
+	CHECK(strstr(refusal("a:\n2"), "weight '?2'") != NULL);   /* shown on one line */
 	CHECK(strstr(refusal(" a"), "space or a control byte") != NULL);
 	CHECK(strstr(refusal("a b"), "space or a control byte") != NULL);
 	CHECK(strstr(refusal("a\tb"), "space or a control byte") != NULL);
