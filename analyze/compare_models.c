@@ -156,9 +156,9 @@ static double col_change(const void *row, size_t off)
 }
 
 #define F(m) offsetof(struct compare_model_row, m)
-#define MS(h, k, m) { .head = h, .unit = "ms", .key = k, .decimals = 2, \
+#define MS(h, k, m) { .head = (h), .unit = "ms", .key = (k), .decimals = 2, \
 			   .csv_decimals = 3, .num = col_num, .arg = F(m) }
-#define CHANGE(h, k, m) { .head = h, .unit = "%", .key = k, .decimals = 1, \
+#define CHANGE(h, k, m) { .head = (h), .unit = "%", .key = (k), .decimals = 1, \
 			       .csv_decimals = 2, .flags = TABLE_SIGN, .num = col_change, \
 			       .arg = F(m) }
 static const struct table_col model_cols[] = {

@@ -93,14 +93,35 @@ static void level_rows(const struct result *r, size_t n, int level,
 		rows[i].share = (double)rows[i].s.requests / (double)measured;
 }
 
-/* Every level's rows of the run 'label' into *rows (*n of them). */
+/* One level's rows of the run 'label' appended to rows (*n so far). */
+static int model_level(struct db *db, const char *label, int stored, int level,
+		       const struct db_model *models, size_t n_models, struct model_row *rows,
+		       size_t *n, char *err, size_t errlen)
+{
+	struct result *res = NULL, *scratch;
+	size_t n_res = 0;
+	int rc = db_results(db, label, stored, &res, &n_res, err, errlen);
+
+	if (rc)
+		return rc;
+	scratch = malloc((n_res ? n_res : 1) * sizeof(*scratch));
+	if (scratch)
+		level_rows(res, n_res, level, models, n_models, scratch, rows, n);
+	else
+		errmsg_set(err, errlen, "run '%s': out of memory", label);
+	free(scratch);
+	db_results_free(res, n_res);
+	return scratch ? DB_OK : DB_ERR_WORK;
+}
+
+/* Every level's rows of the run 'label' into *rows (*n of them), each
+ * level named as report names it (a sharded closed loop's S x C). */
 static int model_rows(struct db *db, const char *label, const struct db_model *models,
 		      size_t n_models, struct model_row **rows, size_t *n, char *err,
 		      size_t errlen)
 {
-	struct result *res = NULL, *scratch = NULL;
 	int *levels = NULL, factor = 1;
-	size_t n_levels = 0, n_res = 0, i;
+	size_t n_levels = 0, i;
 	int rc = db_levels(db, label, &levels, &n_levels, err, errlen);
 
 	if (!rc)
@@ -109,21 +130,9 @@ static int model_rows(struct db *db, const char *label, const struct db_model *m
 		errmsg_set(err, errlen, "run '%s': out of memory", label);
 		rc = DB_ERR_WORK;
 	}
-	for (i = 0; !rc && i < n_levels; i++) {
-		rc = db_results(db, label, levels[i], &res, &n_res, err, errlen);
-		if (rc)
-			break;
-		free(scratch);
-		if (n_res && !(scratch = malloc(n_res * sizeof(*scratch)))) {
-			errmsg_set(err, errlen, "run '%s': out of memory", label);
-			rc = DB_ERR_WORK;
-		} else {
-			level_rows(res, n_res, shards_level(levels[i], factor > 1 ? factor : 1),
-				   models, n_models, scratch, *rows, n);
-		}
-		db_results_free(res, n_res);
-	}
-	free(scratch);
+	for (i = 0; !rc && i < n_levels; i++)
+		rc = model_level(db, label, levels[i], shards_level(levels[i], factor > 1 ? factor : 1),
+				 models, n_models, *rows, n, err, errlen);
 	free(levels);
 	return rc;
 }

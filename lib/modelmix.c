@@ -35,8 +35,13 @@ static void shown(char *buf, const char *s, size_t len)
 {
 	size_t i;
 
-	for (i = 0; i < len && i < 32; i++)
-		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	for (i = 0; i < len && i < 32; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		buf[i] = '?';
+		if (c >= 0x20 && c < 0x7f)
+			buf[i] = s[i];
+	}
 	buf[i] = '\0';
 }
 

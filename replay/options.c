@@ -147,7 +147,7 @@ static void replay_options_usage(FILE *out)
 		"requests:\n"
 		"      --model NAME          set the body's model\n"
 		"      --model-mix NAME:W,...  send each request (each session's turns) to a\n"
-		"                            model drawn from the mix, weights W normalised\n"
+		"                            model drawn from the mix, weights W normalized\n"
 		"                            (LoRA adapters of one server); the draw is keyed\n"
 		"                            on --seed and the request, the same in every\n"
 		"                            level and rerun\n"
