@@ -97,11 +97,13 @@ awk '/^per model/ { on = 1; next } on && NF == 0 { exit } on' "$WORK/report" >"$
 check "report: a table per model under the run of two, a row per level and model" sh -c \
 	"test \"\$(grep -c '^[ab] ' '$WORK/permodel')\" -eq 4 &&
 	 grep -q '^a  *4  *$a4 ' '$WORK/permodel' && grep -q '^b  *16  *$((200 - a4)) ' '$WORK/permodel'"
+# TPOT's lower bound is the mock's gap, less what a late read of the
+# first token takes from the three gaps after it: loose, for a busy host
 tpot_a=$(awk '$1 == "a" && $2 == 4 { print $8 }' "$WORK/permodel")
 tpot_b=$(awk '$1 == "b" && $2 == 4 { print $8 }' "$WORK/permodel")
 echo "# P50 TPOT at C=4: a $tpot_a ms, b $tpot_b ms (mock: 2 and 6 ms a token)"
-check "the slower adapter's rows show it: P50 TPOT b $tpot_b ms >= 6, a $tpot_a ms >= 2 and below b's" \
-	awk -v a="$tpot_a" -v b="$tpot_b" 'BEGIN { exit !(b >= 6 && a >= 2 && a < b) }'
+check "the slower adapter's rows show it: P50 TPOT b $tpot_b ms near 6 (>= 4.5), a $tpot_a ms near 2 (>= 1.5) and below b's" \
+	awk -v a="$tpot_a" -v b="$tpot_b" 'BEGIN { exit !(b >= 4.5 && a >= 1.5 && a < b) }'
 tb analyze report --db "$WORK/d.db" --run one >"$WORK/report1" 2>&1
 check "report: no such table for a run of one model" sh -c \
 	"grep -q '^ *8 ' '$WORK/report1' && ! grep -q '^per model' '$WORK/report1'"
