@@ -56,6 +56,9 @@ tb replay -e "$ENDPOINT" -c 16 -n 200 --warmup 0 --quiet --label mix2 \
 	--model-mix a:3,b:1 -o "$WORK/r2.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
 pairs "$WORK/r2.jsonl.gz" | sort -n >"$WORK/again"
 check "a rerun sends each request to the model it went to before" cmp -s "$WORK/c4" "$WORK/again"
+tb replay --rerun "$WORK/r2.jsonl.gz" --quiet -o "$WORK/r2b.jsonl.gz" >/dev/null 2>&1
+pairs "$WORK/r2b.jsonl.gz" | sort -n >"$WORK/rerun"
+check "... and so does replay --rerun of its results file" cmp -s "$WORK/again" "$WORK/rerun"
 tb replay -e "$ENDPOINT" -c 8 -n 200 --warmup 0 --quiet --label seed2 --seed 2 \
 	--model-mix a:3,b:1 -o "$WORK/r3.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>&1
 pairs "$WORK/r3.jsonl.gz" | sort -n >"$WORK/s2"
