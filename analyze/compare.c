@@ -41,6 +41,7 @@ void compare_result_release(struct compare_result *r)
 	free(r->warnings);
 	free(r->rows);
 	free(r->levels);
+	free(r->models);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -970,6 +971,8 @@ int compare_runs(struct db *db, const char *before, const char *after,
 		rc = compare_efficiency_fill(db, before, after, &r, err, errlen);
 	if (!rc && r.n_levels)
 		rc = compare_client_fill(db, before, after, &r, err, errlen);
+	if (!rc && r.n_levels)
+		rc = compare_models_fill(db, before, after, &r, err, errlen);
 	if (rc)
 		goto cleanup;
 	if (!r.n_levels) {

@@ -78,6 +78,18 @@ struct compare_level {
 	struct clientbound client_before, client_after;
 };
 
+/* A model of both runs of a model mix at one level (compare_models.c):
+ * its requests and medians, ms, before and after; each "after" follows its
+ * "before" (the change column reads the pair). */
+struct compare_model_row {
+	int level;
+	char model[RESULT_MODEL_MAX];
+	size_t n_before, n_after;
+	double ttft_before, ttft_after;
+	double tpot_before, tpot_after;
+	double e2e_before, e2e_after;
+};
+
 struct compare_result {
 	struct compare_row *rows;   /* owned */
 	size_t n_rows;
@@ -88,6 +100,9 @@ struct compare_result {
 	double min_effect;      /* as given, or < 0: each level's default */
 	int ab;                 /* the runs are the two sides of one A/B run */
 	size_t history_runs;    /* runs of before's experiment (after not counted) */
+	struct compare_model_row *models;   /* owned: per level and model, when a
+					     * run sent to several models */
+	size_t n_models;
 };
 
 void compare_result_release(struct compare_result *r);
@@ -158,6 +173,17 @@ int compare_efficiency_fill(struct db *db, const char *before, const char *after
  * when it printed.
  */
 int compare_print_efficiency(FILE *out, enum table_format fmt, const struct compare_result *r);
+
+/*
+ * When either run sent its requests to several models (replay
+ * --model-mix): per compared level the medians of each model both runs
+ * have, into r->models (analyze/compare_models.c). DB_OK or a DB_ERR_*.
+ */
+int compare_models_fill(struct db *db, const char *before, const char *after,
+			struct compare_result *r, char *err, size_t errlen);
+
+/* Text and Markdown: those rows, nothing without. Returns 1 when it printed. */
+int compare_print_models(FILE *out, enum table_format fmt, const struct compare_result *r);
 
 /* "ITL P99 at C=16 +26.0% [+19.2, +31.8]" into buf (len bytes). */
 void compare_describe(const struct compare_row *w, char *buf, size_t len);

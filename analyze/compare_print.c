@@ -521,5 +521,6 @@ void compare_print(FILE *out, enum table_format fmt, const char *before, const c
 	if (text) {
 		compare_print_split(out, fmt, r);
 		compare_print_efficiency(out, fmt, r);
+		compare_print_models(out, fmt, r);
 	}
 }

@@ -216,6 +216,10 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	 * the requests before were never chosen. */
 	if (!rc && version >= 1 && version < 13)
 		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN cancel TEXT", err, errlen);
+	/* 13 -> 14: the model a --model-mix sent each request to; the requests
+	 * before went to the run's one model. */
+	if (!rc && version >= 1 && version < 14)
+		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN model TEXT", err, errlen);
 	/* The views hold no data: recreate them, so they follow this build's SQL. */
 	if (!rc)
 		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",

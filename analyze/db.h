@@ -32,7 +32,7 @@
  * requests.session or requests.turn); 9 added the requests columns of the
  * per-request server timings, 10 metric_scrapes.at, 11
  * metric_scrapes.source (several --metrics-url). */
-#define DB_SCHEMA_VERSION 13
+#define DB_SCHEMA_VERSION 14
 
 /* Suggested size of the 'err' buffers below. */
 #define DB_ERRLEN 1024
@@ -182,6 +182,19 @@ struct db_shard {
 int db_shards(struct db *db, const char *label, int with_lags, struct db_shard **out,
 	      size_t *n, char *err, size_t errlen);
 void db_shards_free(struct db_shard *s, size_t n);
+
+/* A model a replay --model-mix sent requests to (requests.model). */
+struct db_model {
+	char name[RESULT_MODEL_MAX];
+};
+
+/*
+ * The distinct models the requests of the run 'label' were sent to, by
+ * name (free with free()); none (*n 0) for a run without a --model-mix
+ * and in a database before schema version 13.
+ */
+int db_models(struct db *db, const char *label, struct db_model **models, size_t *n,
+	      char *err, size_t errlen);
 
 /*
  * Concurrency levels of the run 'label', ascending. On success sets *levels

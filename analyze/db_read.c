@@ -355,6 +355,41 @@ int db_levels(struct db *db, const char *label, int **levels, size_t *n,
 	return rc;
 }
 
+/* A model name into its fixed-size row (struct db_model). */
+static int db_model_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	const char *m = (const char *)sqlite3_column_text(st, 0);
+
+	(void)err, (void)errlen;
+	snprintf(((struct db_model *)row)->name, sizeof(((struct db_model *)row)->name), "%s",
+		 m ? m : "");
+	return DB_OK;
+}
+
+int db_models(struct db *db, const char *label, struct db_model **models, size_t *n,
+	      char *err, size_t errlen)
+{
+	static const char sql[] =
+		"SELECT DISTINCT q.model FROM requests q"
+		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
+		" AND q.model IS NOT NULL ORDER BY q.model";
+	static const struct db_rows spec = { sizeof(struct db_model), db_model_fill, NULL };
+	sqlite3_stmt *st = NULL;
+	void *v;
+	int rc;
+
+	*models = NULL;
+	*n = 0;
+	if (db->version < 13)   /* before requests.model: one model a run */
+		return DB_OK;
+	rc = db_query(db, sql, label, &st, err, errlen);
+	if (!rc)
+		rc = db_rows_read(db, st, &spec, &v, n, err, errlen);
+	if (!rc)
+		*models = v;
+	return rc;
+}
+
 static int db_metric_level_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
 {
 	struct db_metric_level *l = row;
@@ -709,6 +744,8 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 		if (sqlite3_column_count(st) > 32 && sqlite3_column_text(st, 32))
 			snprintf(r->cancel, sizeof(r->cancel), "%s",
 				 (const char *)sqlite3_column_text(st, 32));
+		if (sqlite3_column_count(st) > 33 && sqlite3_column_text(st, 33))
+			result_set_model(r, (const char *)sqlite3_column_text(st, 33));
 	} else {
 		r->tokens_source = r->tokens_estimated ? RESULT_TOKENS_EVENTS : RESULT_TOKENS_USAGE;
 	}
@@ -744,7 +781,7 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 	 * one before version 4 none of the columns from tokens_source on, one
 	 * before version 6 no session or turn, one before version 7 no rate,
 	 * one before version 9 no server timings, one before version 13 no
-	 * cancel. */
+	 * cancel, one before 14 no model. */
 #define DB_RESULTS_SQL(repeat, streamed) \
 		"SELECT q.level, q.seq, q.trace_id, q.warmup, q.status, q.error," \
 		" q.error_detail, q.sched_ns, q.send_ns, q.ttft_ns, q.ttfa_ns, q.e2e_ns," \
@@ -752,7 +789,12 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 		", " streamed " FROM requests q" \
 		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND q.level = ?2" \
 		" ORDER BY q.run_id, q.rowid"
-	const char *sql = db->version >= 13 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
+	const char *sql = db->version >= 14 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
+				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
+				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn, q.rate,"
+				" q.server_timings, q.server_queue_ns, q.server_prefill_ns,"
+				" q.server_decode_ns, q.cancel, q.model") :
+			  db->version >= 13 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
 				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
 				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn, q.rate,"
 				" q.server_timings, q.server_queue_ns, q.server_prefill_ns,"
@@ -800,7 +842,9 @@ int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, voi
 	/* TPOT and the millisecond columns come from the schema's v_requests,
 	 * so the sqlite3 shell and this export agree. A database before
 	 * version 4 has none of the columns from repeat on, one before 6 no
-	 * session and turn, one before 13 no cancel: they export empty. */
+	 * session and turn: they export empty; one before 9 has no server
+	 * timings, one before 13 no cancel, one before 14 no model: those
+	 * columns are left out. */
 #define DB_EXPORT_SQL(more, gaps) \
 		"SELECT v.run, v.concurrency, v.seq, q.trace_id, v.warmup, v.status," \
 		" v.error, v.ttft_ms, v.ttfa_ms, v.e2e_ms, v.tpot_ms, v.input_tokens," \
@@ -819,7 +863,8 @@ int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, voi
 #define DB_EXPORT_V9 DB_EXPORT_V6 ", v.server_timings, v.server_queue_ms," \
 		" v.server_prefill_ms, v.server_decode_ms, v.rest_ttft_ms, v.rest_e2e_ms"
 #define DB_EXPORT_V13 DB_EXPORT_V9 ", v.cancel"
-	static const char *const sqls[5][2] = {
+#define DB_EXPORT_V14 DB_EXPORT_V13 ", q.model"
+	static const char *const sqls[6][2] = {
 		{ DB_EXPORT_SQL(DB_EXPORT_OLD DB_EXPORT_NO_TURNS, ""),
 		  DB_EXPORT_SQL(DB_EXPORT_OLD DB_EXPORT_NO_TURNS, ", q.itl_us") },
 		{ DB_EXPORT_SQL(DB_EXPORT_V3 DB_EXPORT_NO_TURNS, ""),
@@ -827,6 +872,7 @@ int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, voi
 		{ DB_EXPORT_SQL(DB_EXPORT_V6, ""), DB_EXPORT_SQL(DB_EXPORT_V6, ", q.itl_us") },
 		{ DB_EXPORT_SQL(DB_EXPORT_V9, ""), DB_EXPORT_SQL(DB_EXPORT_V9, ", q.itl_us") },
 		{ DB_EXPORT_SQL(DB_EXPORT_V13, ""), DB_EXPORT_SQL(DB_EXPORT_V13, ", q.itl_us") },
+		{ DB_EXPORT_SQL(DB_EXPORT_V14, ""), DB_EXPORT_SQL(DB_EXPORT_V14, ", q.itl_us") },
 	};
 #undef DB_EXPORT_SQL
 #undef DB_EXPORT_V3
@@ -834,8 +880,9 @@ int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, voi
 #undef DB_EXPORT_V6
 #undef DB_EXPORT_V9
 #undef DB_EXPORT_V13
+#undef DB_EXPORT_V14
 #undef DB_EXPORT_NO_TURNS
-	const char *sql = sqls[db->version >= 13 ? 4 : db->version >= 9 ? 3 : db->version >= 6 ? 2 :
+	const char *sql = sqls[db->version >= 14 ? 5 : db->version >= 13 ? 4 : db->version >= 9 ? 3 : db->version >= 6 ? 2 :
 			       db->version >= 4][gaps != 0];
 	const char *names[DB_EXPORT_MAX_COLS];
 	const char *cells[DB_EXPORT_MAX_COLS];

@@ -7,8 +7,9 @@
  * surrounds it. The parts live beside it (report_parts.h): each run
  * summarized (report_summary.c), the lines around the table
  * (report_notes.c), the plan a stopped run fell short of (report_plan.c),
- * the server's own metrics (report_server.c) and a capacity search's load
- * curve (report_capacity.c); `analyze runs` is report_runs.c and `analyze
+ * the server's own metrics (report_server.c), a capacity search's load
+ * curve (report_capacity.c) and a model mix's rows by model
+ * (report_models.c); `analyze runs` is report_runs.c and `analyze
  * export` report_export.c. All SQL is in db*.c.
  */
 #include "analyze/efficiency.h"
@@ -114,6 +115,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 			summary_print_latency(out, fmt, run.levels, run.n_levels, intervals);
 			attribution_print(out, fmt, run.levels, run.n_levels);
 			report_client_print(out, fmt, &run);
+			rc = report_models_print(out, fmt, db, runs[i].label, err, errlen);
 		}
 		if (!rc && sc.is_cap)
 			rc = report_capacity_curve(out, fmt, db, runs[i].label, &run, &sc, err, errlen);

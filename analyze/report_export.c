@@ -29,6 +29,7 @@ static int report_export_is_text(const char *name)
 {
 	static const char *const text[] = {
 		"run", "error", "run_id", "error_detail", "tokens_source", "salt",
+		"model",
 	};
 	size_t i;
 

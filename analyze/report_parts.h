@@ -103,4 +103,14 @@ int report_capacity_curve(FILE *out, enum table_format fmt, struct db *db,
 			  const char *label, const struct report_run *run,
 			  const struct report_slo_choice *c, char *err, size_t errlen);
 
+/* ---- report_models.c: a run's requests by model ---------------------- */
+
+/*
+ * Text and Markdown: when the requests of the run 'label' went to more
+ * than one model (replay --model-mix), a table of each level's figures
+ * per model; nothing otherwise. DB_OK or a DB_ERR_* code.
+ */
+int report_models_print(FILE *out, enum table_format fmt, struct db *db, const char *label,
+			char *err, size_t errlen);
+
 #endif

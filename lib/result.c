@@ -129,6 +129,8 @@ cJSON *result_to_json(const struct result *r)
 		cJSON_AddStringToObject(o, "salt", r->salt);
 	if (r->cancel[0])
 		cJSON_AddStringToObject(o, "cancel", r->cancel);
+	if (r->model[0])
+		cJSON_AddStringToObject(o, "model", r->model);
 	cJSON_AddBoolToObject(o, "new_connection", r->new_connection);
 	json_add_int64(o, "connect_ns", r->connect_ns, 1);
 	json_add_int64(o, "tls_ns", r->tls_ns, 1);
@@ -308,6 +310,27 @@ static int read_server_timings(struct result *r, const cJSON *obj, char *err, si
 	return 0;
 }
 
+void result_set_model(struct result *r, const char *model)
+{
+	snprintf(r->model, sizeof(r->model), "%s", model ? model : "");
+}
+
+/* "model": the one a --model-mix sent the request to, when it names one. */
+static int read_model(struct result *r, const cJSON *obj, char *err, size_t errlen)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(obj, "model");
+
+	if (!m || cJSON_IsNull(m))
+		return 0;
+	if (!cJSON_IsString(m) || !m->valuestring[0] || strlen(m->valuestring) >= sizeof(r->model)) {
+		snprintf(err, errlen, "field 'model' is not a name of 1 to %zu bytes",
+			 sizeof(r->model) - 1);
+		return -1;
+	}
+	snprintf(r->model, sizeof(r->model), "%s", m->valuestring);
+	return 0;
+}
+
 int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errlen)
 {
 	const cJSON *error;
@@ -339,6 +362,8 @@ int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errle
 	}
 	if (salt)
 		snprintf(r->cancel, sizeof(r->cancel), "%s", salt);
+	if (read_model(r, obj, err, errlen))
+		return -1;
 	r->new_connection = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "new_connection"));
 	r->unstreamed = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(obj, "streamed"));
 	if (read_server_timings(r, obj, err, errlen))

@@ -42,6 +42,7 @@
 #define RESULT_DETAIL_MAX 512
 #define RESULT_SALT_MAX 40
 #define RESULT_CANCEL_MAX 24
+#define RESULT_MODEL_MAX 128   /* lib/modelmix.h's MODELMIX_NAME_MAX */
 
 /* Where a result's output token count came from (schema/FORMAT.md). */
 enum result_tokens {
@@ -76,6 +77,7 @@ struct result {
 	int64_t token_events;    /* events that carried a token, or -1 unknown */
 	int64_t cached_tokens;   /* usage.prompt_tokens_details.cached_tokens, or -1 */
 	char salt[RESULT_SALT_MAX];   /* prefix put before the prompt, "" none */
+	char model[RESULT_MODEL_MAX]; /* the model a --model-mix sent it to, "" none */
 	bool new_connection;     /* the request had to open its connection */
 	int64_t connect_ns;      /* start -> TCP connected, -1 unless new_connection */
 	int64_t tls_ns;          /* TCP connected -> TLS done, -1 unless new and TLS */
@@ -146,6 +148,9 @@ void result_set_error(struct result *r, const char *cls, const char *detail);
 /* Class "http" with "HTTP <status>: <body>": the whole body is redacted
  * as above before it is cut to fit. */
 void result_set_http_error(struct result *r, int status, const char *body, size_t len);
+
+/* The model the request was sent to (NULL or "": none named), cut to fit. */
+void result_set_model(struct result *r, const char *model);
 
 /* Serializes r; the caller frees the returned object with cJSON_Delete. */
 cJSON *result_to_json(const struct result *r);

@@ -248,19 +248,36 @@ void reply_error(struct evhttp_request *req, int code,
 
 /* ---- routing ----------------------------------------------------------- */
 
-static void reply_models(struct mock_server *srv, struct evhttp_request *req)
+/* One entry of /v1/models; an adapter (parent non-NULL) names its base
+ * model as vLLM lists a LoRA adapter. */
+static void add_model_entry(cJSON *data, const struct mock_server *srv, const char *id,
+			    const char *parent)
 {
-	cJSON *root = cJSON_CreateObject();
 	cJSON *model = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(root, "object", "list");
-	cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "data"), model);
-	cJSON_AddStringToObject(model, "id", srv->opt.model);
+	cJSON_AddItemToArray(data, model);
+	cJSON_AddStringToObject(model, "id", id);
 	cJSON_AddStringToObject(model, "object", "model");
 	cJSON_AddNumberToObject(model, "created", (double)time(NULL));
 	cJSON_AddStringToObject(model, "owned_by", "tracebench");
-	cJSON_AddStringToObject(model, "root", srv->opt.model);
+	cJSON_AddStringToObject(model, "root", parent ? parent : id);
+	if (parent)
+		cJSON_AddStringToObject(model, "parent", parent);
 	cJSON_AddNumberToObject(model, "max_model_len", (double)srv->opt.max_model_len);
+}
+
+static void reply_models(struct mock_server *srv, struct evhttp_request *req)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *data;
+	size_t i;
+
+	cJSON_AddStringToObject(root, "object", "list");
+	data = cJSON_AddArrayToObject(root, "data");
+	add_model_entry(data, srv, srv->opt.model, NULL);
+	for (i = 0; i < srv->opt.models.n; i++)
+		if (strcmp(srv->opt.models.e[i].name, srv->opt.model) != 0)
+			add_model_entry(data, srv, srv->opt.models.e[i].name, srv->opt.model);
 	reply_cjson(req, HTTP_OK, "OK", root);
 }
 
@@ -365,6 +382,26 @@ static int hist_print(struct evbuffer *b, const char *name, const char *help,
 				   h->count) < 0 ? -1 : 0;
 }
 
+/* With --models: the streams begun for each served model, so that a test
+ * can hold what replay --model-mix sent against what arrived. */
+static int print_model_requests(struct evbuffer *b, const struct mock_server *srv)
+{
+	size_t i;
+
+	if (evbuffer_add_printf(b, "# HELP tracebench_mock_model_requests_total Generation "
+				"requests begun, by the model they named.\n"
+				"# TYPE tracebench_mock_model_requests_total counter\n"
+				"tracebench_mock_model_requests_total{model=\"%s\"} %llu\n",
+				srv->opt.model, srv->model_requests[0]) < 0)
+		return -1;
+	for (i = 0; i < srv->opt.models.n; i++)
+		if (strcmp(srv->opt.models.e[i].name, srv->opt.model) != 0 &&
+		    evbuffer_add_printf(b, "tracebench_mock_model_requests_total{model=\"%s\"} %llu\n",
+					srv->opt.models.e[i].name, srv->model_requests[1 + i]) < 0)
+			return -1;
+	return 0;
+}
+
 /*
  * GET /metrics: the Prometheus text format with vLLM's (V1) names and the
  * mock's own state: requests in flight (waiting: held by --stall-ms, not
@@ -434,6 +471,8 @@ static void reply_metrics(struct mock_server *srv, struct evhttp_request *req)
 		ok = evbuffer_add_printf(b, "vllm:broken{model_name=\"%s} 1\n"
 					 "this is not a sample\n"
 					 "vllm:num_requests_running{model_name=\"%s\"} many\n", m, m) > 0;
+	if (ok && srv->opt.models.n)
+		ok = print_model_requests(b, srv) == 0;
 	/* after the faults' lines, which --metrics-fault malformed's test finds
 	 * by their line numbers */
 	ok = ok && hist_print(b, "time_to_first_token_seconds", "Histogram of time to first "
@@ -554,7 +593,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 	enum evhttp_cmd_type method = evhttp_request_get_command(req);
-	struct mock_request r = { .api = MOCK_API_CHAT };
+	struct mock_request r = { .api = MOCK_API_CHAT, .time_factor = 1 };
 	cJSON *body;
 	int i;
 

@@ -27,7 +27,7 @@ enum { O_PORT_FILE = 256, O_TTFT, O_ITL, O_TOKENS, O_REASONING,
        O_BIG_BYTES, O_TRICKLE, O_CLOSE_AFTER, O_EARLY_ROLE, O_MAX_MODEL_LEN,
        O_EOS_PROB, O_PREFILL, O_CACHE_BLOCKS, O_PER_EVENT, O_GZIP,
        O_METRICS_FAULT, O_TOOL_CALLS, O_TOOL_ROUNDS, O_NOISE, O_SEED, O_TIMINGS, O_SLOTS,
-       O_WATTS, O_HTTP_THREADS, O_KEEPALIVE };
+       O_WATTS, O_HTTP_THREADS, O_KEEPALIVE, O_MODELS };
 
 static const char shortopts[] = ":l:qh";
 
@@ -42,6 +42,7 @@ static const struct option longopts[] = {
 	{ "slope",            required_argument, NULL, O_SLOPE },
 	{ "cold-start-ms",    required_argument, NULL, O_COLD },
 	{ "model",            required_argument, NULL, O_MODEL },
+	{ "models",           required_argument, NULL, O_MODELS },
 	{ "fail-every",       required_argument, NULL, O_FAIL_EVERY },
 	{ "fail-status",      required_argument, NULL, O_FAIL_STATUS },
 	{ "reset-after",      required_argument, NULL, O_RESET_AFTER },
@@ -116,6 +117,10 @@ static void mock_options_usage(FILE *out)
 "      --model NAME            the served model: in /v1/models, in replies\n"
 "                              to requests that name none; any other is\n"
 "                              404 (default mock)\n"
+"      --models NAME[:F],...   more served models (LoRA adapters, as replay\n"
+"                              --model-mix drives them): each answered at F\n"
+"                              times the ttft and itl (default 1), listed in\n"
+"                              /v1/models, its requests counted on /metrics\n"
 "      --max-model-len N       context length: prompt + max_tokens above it\n"
 "                              is refused with 400 (default 131072)\n"
 "      --eos-prob P            per token, the chance that the sequence ends\n"
@@ -379,11 +384,26 @@ static int parse_noise_option(struct mock_options *o, int c, const char *arg, ch
 	}
 }
 
+/* --models NAME[:FACTOR],... (lib/modelmix.h's list, factors for weights). */
+static int parse_models(struct mock_options *o, const char *arg, char *msg, size_t len)
+{
+	char why[200];
+
+	if (modelmix_parse(&o->models, arg, why, sizeof(why)) == 0)
+		return 0;
+	snprintf(msg, len, "invalid --models: %s", why);
+	return -1;
+}
+
 /* cli_parse's take(): each group in turn. */
 static int take(void *opts, int c, char *arg, char *msg, size_t len)
 {
 	struct mock_options *o = opts;
-	int rc = parse_server_option(o, c, arg);
+	int rc;
+
+	if (c == O_MODELS)
+		return parse_models(o, arg, msg, len);
+	rc = parse_server_option(o, c, arg);
 
 	if (rc == OPT_NOT_MINE)
 		rc = parse_noise_option(o, c, arg, msg, len);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/modelmix.h"
 #include "mock/noise.h"
 
 #define MOCK_MAX_TOKENS  1000000L            /* per request, clamped to it */
@@ -31,6 +32,7 @@ struct mock_options {
 	enum mock_profile profile;
 	double slope;
 	const char *model;
+	struct modelmix models;  /* --models: more served, each its time factor */
 	const char *port_file;
 	int quiet;
 	/* Faults, for the tests of what replay records when servers fail. */

@@ -273,6 +273,22 @@ static int get_integer(const cJSON *root, const char *key, double *out)
  * whose message is *why, or refused with a reply already sent. */
 enum check_end { CHECK_OK, CHECK_BAD, CHECK_REPLIED };
 
+/* Which served model 'name' is into r (model, slot, time factor): --model
+ * (also for "", a body naming none; its factor from --models if listed
+ * there) or one of --models; -1 for a model not served. */
+static int served_model(const struct mock_options *o, const char *name, struct mock_request *r)
+{
+	int base = !*name || strcmp(name, o->model) == 0;
+	int i = modelmix_find(&o->models, base ? o->model : name);
+
+	if (!base && i < 0)
+		return -1;
+	r->model = base ? o->model : o->models.e[i].name;
+	r->model_slot = base ? 0 : 1 + i;
+	r->time_factor = i >= 0 ? o->models.e[i].weight : 1;
+	return 0;
+}
+
 /* The body's model, max_tokens (into *max, *has_max), n, stream,
  * stream_options and ignore_eos. */
 static enum check_end check_options(struct mock_server *srv, struct evhttp_request *req,
@@ -282,13 +298,14 @@ static enum check_end check_options(struct mock_server *srv, struct evhttp_reque
 	const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "model");
 
 	if (item && !cJSON_IsNull(item) && (!cJSON_IsString(item) ||
-	    (*item->valuestring && strcmp(item->valuestring, srv->opt.model) != 0))) {
+	    served_model(&srv->opt, item->valuestring, r) < 0)) {
 		reply_vllm_error(req, 404, "NotFoundError", "model",
 				 "The model `%s` does not exist.",
 				 cJSON_IsString(item) ? item->valuestring : "?");
 		return CHECK_REPLIED;
 	}
-	r->model = srv->opt.model;
+	if (!item || cJSON_IsNull(item))
+		served_model(&srv->opt, "", r);
 	/* max_completion_tokens (the current name; a Responses request's
 	 * max_output_tokens) wins over max_tokens, and both over --tokens. */
 	r->n = srv->opt.tokens;

@@ -98,6 +98,8 @@ struct mock_server {
 	unsigned long long next_id;     /* chatcmpl-mock-N / cmpl-mock-N */
 	int cold_pending;               /* next request pays --cold-start-ms */
 	unsigned long long requests;    /* generation requests seen */
+	/* streams begun per model: [0] --model's, [1 + i] --models' i-th */
+	unsigned long long model_requests[MODELMIX_MAX + 1];
 	int64_t first_arrival_ns;       /* of the first one, for --stall-at-ms */
 	struct mock_cache cache;
 	struct evbuffer *zscratch;      /* --gzip: an event compressed */
@@ -152,6 +154,7 @@ struct mock_stream {
 	int ending;                     /* the tail is queued: end when sent */
 	unsigned long long id;
 	char *model;                    /* echoed in replies (malloc) */
+	double time_factor;             /* --models: its model's, on ttft and itl */
 	char *head;                     /* SSE event prefix (malloc) */
 	long choices;                   /* n x prompts */
 	long cached;                    /* prompt tokens found in the prefix cache */
@@ -178,6 +181,8 @@ struct mock_request {
 	long n;
 	long prompt_tokens;
 	const char *model;
+	int model_slot;         /* 0: --model; 1 + i: --models' i-th */
+	double time_factor;     /* ... its factor on ttft and itl */
 	long choices;           /* n x prompts */
 	long cached;            /* prompt tokens the prefix cache held */
 	int ignore_eos;

@@ -695,9 +695,10 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 		stream_flush(s);
 	if (srv->opt.noisy)
 		s->due_ns = stall_release(srv, s->due_ns + noisy_ns(s, (double)srv->opt.itl_ns *
-								    load_factor(srv), s->due_ns, 0));
+								    s->time_factor * load_factor(srv),
+								    s->due_ns, 0));
 	else
-		s->due_ns += llround((double)srv->opt.itl_ns * load_factor(srv));
+		s->due_ns += llround((double)srv->opt.itl_ns * s->time_factor * load_factor(srv));
 	stream_arm(s);
 }
 
@@ -838,6 +839,8 @@ static struct mock_stream *stream_new(struct mock_server *srv, struct evhttp_req
 		return NULL;
 	}
 	s->model = strdup(r->model);
+	s->time_factor = r->time_factor;
+	srv->model_requests[r->model_slot]++;
 	s->timer = evtimer_new(srv->base, stream_tick, s);
 	if (s->stream && s->model)
 		s->head = make_head(s);
@@ -903,10 +906,10 @@ static void stream_admit(struct mock_stream *s, int64_t at_ns)
 	srv->active++;
 	s->admit_ns = at_ns;
 	if (o->noisy)
-		s->due_ns = at_ns + noisy_ns(s, (double)o->ttft_ns * load_factor(srv) +
-					     fresh * (double)o->prefill_ns, at_ns, 1);
+		s->due_ns = at_ns + noisy_ns(s, (double)o->ttft_ns * s->time_factor *
+					     load_factor(srv) + fresh * (double)o->prefill_ns, at_ns, 1);
 	else
-		s->due_ns = at_ns + llround((double)o->ttft_ns * load_factor(srv)) +
+		s->due_ns = at_ns + llround((double)o->ttft_ns * s->time_factor * load_factor(srv)) +
 			    (int64_t)fresh * o->prefill_ns;
 	if (srv->cold_pending) {
 		s->due_ns += o->cold_start_ns;

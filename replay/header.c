@@ -89,10 +89,30 @@ static void add_ab(cJSON *params, const struct replay_options *o, const unsigned
 	free(order);
 }
 
-/* The model the body asks for, as sent (--model applied), or null. */
-static void add_model(cJSON *h, const char *body_text)
+/* params.model_mix: the mix each request's model was drawn from, its
+ * weights as given and the seed of the draw (--seed). */
+static void add_model_mix(cJSON *params, const struct replay_options *o)
 {
-	cJSON *body = cJSON_Parse(body_text);
+	cJSON *mix = cJSON_AddObjectToObject(params, "model_mix");
+	cJSON *models = cJSON_AddArrayToObject(mix, "models");
+	size_t i;
+
+	for (i = 0; i < o->mix.n; i++) {
+		cJSON *m = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(m, "name", o->mix.e[i].name);
+		cJSON_AddNumberToObject(m, "weight", o->mix.e[i].weight);
+		cJSON_AddNumberToObject(m, "share", o->mix.e[i].weight / o->mix.total);
+		cJSON_AddItemToArray(models, m);
+	}
+	cJSON_AddNumberToObject(mix, "seed", (double)o->sched.seed);
+}
+
+/* The model the body asks for, as sent (--model applied), or null: null
+ * too under a --model-mix, whose requests name several. */
+static void add_model(cJSON *h, const struct replay_options *o, const char *body_text)
+{
+	cJSON *body = o->model_mix ? NULL : cJSON_Parse(body_text);
 	const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(body, "model"));
 
 	if (model)
@@ -227,6 +247,8 @@ static void add_params(cJSON *params, const struct replay_options *o,
 		add_price(params, o);
 	if (o->find_capacity)
 		add_capacity(params, o);
+	if (o->model_mix)
+		add_model_mix(params, o);
 	add_overrides(params, o);
 }
 
@@ -255,7 +277,7 @@ cJSON *header_create(const struct replay_options *o, const struct session_set *s
 	cJSON_AddStringToObject(h, "created", created);
 	cJSON_AddStringToObject(h, "tool", "tracebench " TB_VERSION);
 	cJSON_AddStringToObject(h, "endpoint", endpoint);
-	add_model(h, first_body);
+	add_model(h, o, first_body);
 	trace = cJSON_AddObjectToObject(h, "trace");
 	cJSON_AddStringToObject(trace, "path", o->trace_path);
 	cJSON_AddStringToObject(trace, "digest", trace_id->digest);

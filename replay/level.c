@@ -478,6 +478,7 @@ void level_issue(struct level_run *lr)
 		r->repeat = lr->repeat;
 		r->seq = (*lr->seq)++;
 		r->trace_id = p->req.id;
+		result_set_model(r, p->model);
 		r->warmup = lr->issued < lr->warmup;
 		r->input_tokens = p->req.input_tokens;
 		level_choose_cancel(lr, r, pass);

@@ -35,7 +35,7 @@ enum {
 	OPT_TIMING, OPT_SPEED, OPT_DURATION, OPT_MAX_CONCURRENCY, OPT_MODEL,
 	OPT_MAX_TOKENS, OPT_IGNORE_EOS, OPT_HTTP2, OPT_SHARD, OPT_START_AT,
 	OPT_MAX_EVENT_BYTES, OPT_LABEL_A, OPT_LABEL_B, OPT_WORKERS, OPT_ALL_REQUESTS,
-	OPT_NO_SALT, OPT_SALT_SEED,
+	OPT_NO_SALT, OPT_SALT_SEED, OPT_MODEL_MIX,
 	OPT_METRICS_URL, OPT_METRICS_INTERVAL, OPT_FIND_CAPACITY, OPT_SLO, OPT_SLO_SHARE,
 	OPT_CONFIDENCE, OPT_CAPACITY_RANGE, OPT_CAPACITY_TOLERANCE, OPT_CAPACITY_REQUESTS,
 	OPT_MAX_RATE, OPT_TAG, OPT_RERUN, OPT_ENERGY_METRIC, OPT_PRICE_PER_HOUR,
@@ -72,6 +72,7 @@ static const struct option longopts[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "max-concurrency", required_argument, NULL, OPT_MAX_CONCURRENCY },
 	{ "model", required_argument, NULL, OPT_MODEL },
+	{ "model-mix", required_argument, NULL, OPT_MODEL_MIX },
 	{ "max-tokens", required_argument, NULL, OPT_MAX_TOKENS },
 	{ "ignore-eos", no_argument, NULL, OPT_IGNORE_EOS },
 	{ "all-requests", no_argument, NULL, OPT_ALL_REQUESTS },
@@ -147,6 +148,11 @@ static void replay_options_usage(FILE *out)
 		"\n"
 		"requests:\n"
 		"      --model NAME          set the body's model\n"
+		"      --model-mix NAME:W,...  send each request (each session's turns) to a\n"
+		"                            model drawn from the mix, weights W normalized\n"
+		"                            (LoRA adapters of one server); the draw is keyed\n"
+		"                            on --seed and the request, the same in every\n"
+		"                            level and rerun\n"
 		"      --max-tokens N        set max_tokens (and max_completion_tokens if present)\n"
 		"      --ignore-eos          set ignore_eos, so servers generate max_tokens\n"
 		"      --all-requests        also replay requests not for inference (a\n"
@@ -622,6 +628,19 @@ static int parse_hosts_option(struct replay_options *o, int c, const char *arg)
 	}
 }
 
+/* --model-mix NAME:WEIGHT,... (lib/modelmix.h), its error naming the option. */
+static int parse_model_mix(struct replay_options *o, const char *arg, char *msg, size_t len)
+{
+	char why[200];
+
+	if (modelmix_parse(&o->mix, arg, why, sizeof(why)) == 0) {
+		o->model_mix = arg;
+		return 0;
+	}
+	snprintf(msg, len, "invalid --model-mix: %s", why);
+	return -1;
+}
+
 /* cli_parse's take(): each group in turn. */
 static int take(void *opts, int c, char *arg, char *msg, size_t len)
 {
@@ -633,6 +652,8 @@ static int take(void *opts, int c, char *arg, char *msg, size_t len)
 			 "more than two -o; an A/B run writes two results files");
 		return -1;
 	}
+	if (c == OPT_MODEL_MIX)
+		return parse_model_mix(o, arg, msg, len);
 	rc = parse_run_option(o, c, arg);
 	if (rc == OPT_NOT_MINE)
 		rc = parse_closed_loop_option(o, c, arg);
@@ -761,6 +782,8 @@ static int check_options(struct replay_options *o)
 				   "--endpoint, --workers or --shard", 0);
 	if ((why = check_capacity(o)) != NULL)
 		return usage_error(why, 0);
+	if (o->model && o->model_mix)
+		return usage_error("give either --model or --model-mix, not both", 0);
 	if (o->energy_metric && !o->metrics_url)
 		return usage_error("--energy-metric names a counter of a --metrics-url, which is "
 				   "missing", 0);

@@ -15,6 +15,7 @@
 #include "lib/capacity.h"
 #include "lib/energy.h"
 #include "lib/metric.h"
+#include "lib/modelmix.h"
 #include "lib/table.h"
 #include "replay/cancel.h"
 #include "replay/schedule.h"
@@ -61,6 +62,8 @@ struct replay_options {
 	long worker;              /* a worker process: which one (0..W-1); -1 if none */
 	int handshake[2];         /* a worker: "ready" to the parent, the start from it */
 	const char *model;        /* overrides: NULL / -1 / 0 when not given */
+	const char *model_mix;    /* --model-mix as given, or NULL ... */
+	struct modelmix mix;      /* ... parsed: each request's model drawn from it */
 	long max_tokens;
 	int ignore_eos;
 	char *headers[REPLAY_MAX_HEADERS];  /* -H "Name: value", into argv */

@@ -12,12 +12,24 @@
 #include "lib/redact.h"
 #include "lib/tracefile.h"
 
+/* The model a --model-mix sends the request to: drawn once here, from
+ * --seed and the request (its session's turns all alike), so every level
+ * and every rerun sends it to the same one (lib/modelmix.h). */
+static const char *mix_model(const struct prepared *p, const struct replay_options *o)
+{
+	uint64_t key = modelmix_key(p->req.id, p->req.session);
+
+	return o->model_mix ? o->mix.e[modelmix_pick(&o->mix, o->sched.seed, key)].name : NULL;
+}
+
 /* The body to send (replay/body.c): the command line's overrides applied. */
 static int prepare_body(struct prepared *p, const struct replay_options *o)
 {
 	struct body_overrides ov = { o->model, o->max_tokens, o->ignore_eos,
 				     typed_api_of_kind(p->req.kind) };
 
+	if ((p->model = mix_model(p, o)) != NULL)
+		ov.model = p->model;
 	return body_rewrite(p->req.body, p->req.body_len, &ov, &p->body, &p->body_len);
 }
 

@@ -26,6 +26,8 @@ struct prepared {
 	int salt_ok;              /* the body has prompt text to salt ... */
 	size_t salt_off;          /* ... starting at this byte (replay/body.h) */
 	size_t lineno;            /* its line in the trace */
+	const char *model;        /* --model-mix: the model drawn for it (into the
+				   * options' mix), else NULL */
 };
 
 

@@ -106,6 +106,7 @@ static int session_send(struct session_run *sr, int64_t start_ns)
 	r->repeat = lr->repeat;
 	r->seq = (*lr->seq)++;
 	r->trace_id = p->req.id;
+	result_set_model(r, p->model);
 	r->input_tokens = p->req.input_tokens;
 	r->session = sr->e->id;
 	r->turn = sr->e->id >= 0 ? (long)sr->next : -1;
@@ -260,6 +261,7 @@ void sessions_issue(struct level_run *lr)
 		r->repeat = lr->repeat;
 		r->seq = (*lr->seq)++;
 		r->trace_id = p->req.id;
+		result_set_model(r, p->model);
 		r->warmup = true;
 		r->input_tokens = p->req.input_tokens;
 		lr->issued++;

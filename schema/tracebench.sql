@@ -1,4 +1,4 @@
--- tracebench.sql - the analysis database, schema version 13.
+-- tracebench.sql - the analysis database, schema version 14.
 -- Version 2 added requests.repeat (replay --repeat), version 3 runs.clock
 -- (the host and clock of a shard) and requests.streamed (a whole JSON body,
 -- not SSE), version 4 where output tokens came from, the token events, the
@@ -14,7 +14,9 @@
 -- metric_scrapes.source (which of several --metrics-url), version 12
 -- runs.trace_crc32 (the CRC-32 recorded beside the trace's SHA-256, so
 -- files from before the SHA-256 still match), version 13 requests.cancel
--- (the point replay --cancel chose the request to be cut at); analyze/db.c
+-- (the point replay --cancel chose the request to be cut at), version 14
+-- requests.model (the model a replay --model-mix sent the request to);
+-- analyze/db.c
 -- migrates an older database when it opens it for writing, and reads one
 -- as is.
 -- Loaded by `tracebench analyze`; see schema/FORMAT.md for the fields.
@@ -22,7 +24,7 @@
 
 -- Applied by analyze only after it has checked that the database is not of
 -- a newer version (analyze/db.c), so this never downgrades one.
-PRAGMA user_version = 13;
+PRAGMA user_version = 14;
 
 CREATE TABLE IF NOT EXISTS runs (
 	run_id       TEXT PRIMARY KEY,
@@ -78,6 +80,7 @@ CREATE TABLE IF NOT EXISTS requests (
 	server_decode_ns INTEGER,   -- its decode (first token -> last)
 	cancel           TEXT,      -- replay --cancel chose it, to be cut here:
 	                            -- '200ms', 'tokens:16'; NULL: not chosen
+	model            TEXT,      -- the model a --model-mix sent it to, else NULL
 	PRIMARY KEY (run_id, seq)
 );
 
@@ -166,6 +169,7 @@ SELECT r.label              AS run,
        q.server_queue_ns / 1e6   AS server_queue_ms,
        q.server_prefill_ns / 1e6 AS server_prefill_ms,
        q.server_decode_ns / 1e6  AS server_decode_ms,
+       q.model              AS model,          -- a --model-mix's, else NULL
        -- the client's time beyond what the server accounted for: send,
        -- network, the client, and a queue the server does not report
        CASE WHEN q.server_prefill_ns IS NOT NULL AND q.ttft_ns IS NOT NULL

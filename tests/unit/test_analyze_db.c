@@ -143,11 +143,11 @@ TEST(newer_schema_is_refused)
 
 	db_close(db);
 	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
-	CHECK_EQ_INT(sqlite3_exec(s, "PRAGMA user_version = 14", NULL, NULL, NULL), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_exec(s, "PRAGMA user_version = 15", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(s);
 	db = NULL;
 	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_ERR_INPUT);
-	CHECK(strstr(err, "schema version 14, newer than this tracebench knows (13)") != NULL);
+	CHECK(strstr(err, "schema version 15, newer than this tracebench knows (14)") != NULL);
 	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_ERR_INPUT);
 	CHECK_EQ_INT(db_open(path_of("missing.db"), DB_READ, &db, err, sizeof(err)),
 		     DB_ERR_INPUT);
@@ -253,6 +253,7 @@ TEST(version_9_metric_scrapes_migrate)
 				  "ALTER TABLE runs DROP COLUMN trace_crc32;"
 				  "DROP VIEW v_summary; DROP VIEW v_requests;"
 				  "ALTER TABLE requests DROP COLUMN cancel;"
+				  "ALTER TABLE requests DROP COLUMN model;"
 				  "INSERT INTO runs (run_id, label) VALUES ('r8', 'r8');"
 				  "INSERT INTO metric_scrapes (run_id, scrape, level, t_ns, ok)"
 				  " VALUES ('r8', 0, 2, 0, 1), ('r8', 1, 2, 100, 1);"
@@ -278,6 +279,9 @@ TEST(version_9_metric_scrapes_migrate)
 	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
 	CHECK_EQ_INT(sqlite3_exec(s, "SELECT count(at), count(source) FROM metric_scrapes", NULL,
 				  NULL, NULL), SQLITE_OK);
+	/* and requests.model (version 14), with the views that read it */
+	CHECK_EQ_INT(sqlite3_exec(s, "SELECT count(model) FROM requests;"
+				  "SELECT count(model) FROM v_requests", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(s);
 }
 
@@ -304,6 +308,7 @@ TEST(version_10_metric_scrapes_migrate)
 		 "ALTER TABLE runs DROP COLUMN trace_crc32;"
 		 "DROP VIEW v_summary; DROP VIEW v_requests;"
 		 "ALTER TABLE requests DROP COLUMN cancel;"
+		 "ALTER TABLE requests DROP COLUMN model;"
 		 "INSERT INTO runs (run_id, label) VALUES ('r10', 'r10');"
 		 "INSERT INTO metric_scrapes (run_id, scrape, level, t_ns, ok, at)"
 		 " VALUES ('r10', 0, 4, 1000000000, 1, 'level_start'),"
