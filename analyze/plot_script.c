@@ -129,9 +129,7 @@ static void gp_string_label(struct gp_string *g, const char *label)
 		gp_string_chars(g, "...");
 		return;
 	}
-	memcpy(buf, label, head);
-	memcpy(buf + head, "...", 3);
-	memcpy(buf + head + 3, label + tail, len - tail + 1);
+	snprintf(buf, sizeof(buf), "%.*s...%s", (int)head, label, label + tail);
 	gp_string_chars(g, buf);
 }
 
