@@ -205,7 +205,8 @@ replay_kill() {  # run delay mode
 	wait $rd
 	where="run $1 (after $2 s)"
 	if [ $rc -ne 137 ]; then
-		fail "$g" "$where: exit $rc"
+		# what replay said last, for the reason of an early end
+		fail "$g" "$where: exit $rc; its stderr ended: $(tail -n 3 "$WORK/rk.err" | tr '\n' '|')"
 		return
 	fi
 	if ! "$TB" analyze load --db "$WORK/replay-kill.db" "$out" >/dev/null 2>"$WORK/kload.err"; then
