@@ -3,9 +3,9 @@
  *
  * replay prints a row as each level ends; analyze report prints the same
  * rows from the database. Both compute them here from struct result arrays
- * with the definitions of lib/metric.h, and print them through one column
- * list (summary.c) with lib/table.c, so the numbers, the columns and their
- * order cannot drift apart.
+ * with the definitions of lib/metric.h, and print them through one
+ * column list (summary_table.c) with lib/table.c, so the numbers, the
+ * columns and their order cannot drift apart.
  */
 #ifndef TB_SUMMARY_H
 #define TB_SUMMARY_H

@@ -58,8 +58,8 @@ static int plan_rate_look(struct replay *rp, double r, long batch, long look)
 	o->sched.rate = r;
 	o->sched.max_requests = (size_t)batch;
 	o->sched.seed = seed + 1000003u * (uint64_t)look;
-	rp->n_sched = replay_open_schedule(o, rp->arrivals, set ? set->n : rp->n_reqs, &rp->sched,
-				    &rp->sched_index);
+	rp->n_sched = plan_open_schedule(o, rp->arrivals, set ? set->n : rp->n_reqs, &rp->sched,
+					 &rp->sched_index);
 	o->sched.seed = seed;
 	if (!rp->n_sched) {
 		fprintf(stderr, "tracebench replay: out of memory\n");

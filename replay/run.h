@@ -2,8 +2,10 @@
  * run.h - a whole replay between its steps, internal to replay: struct
  * replay, what replay_main holds from reading the trace to closing the
  * results files, and struct run_side, one server and its results file (an
- * A/B run has two). replay.c plans the run and runs its levels one after
- * another through replay_run_one; replay/sides.c keeps the sides (their
+ * A/B run has two). replay/plan.c plans what it sends, replay/start.c
+ * starts it (the server's clock, --start-at, the --workers parent),
+ * replay.c runs its levels one after another through replay_run_one and
+ * replay/live.c prints their rows; replay/sides.c keeps the sides (their
  * servers, files, salts and A/B order) and replay/find_capacity.c runs a
  * --find-capacity search, each probe an ordinary level. Running one level
  * is replay/level.h's.
@@ -95,14 +97,83 @@ struct replay {
 int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_side *sd,
 		   long batch, long *good, long *measured);
 
+/* A scraper per --metrics-url, its first scrape now (before the first
+ * level), once a run. Returns 0 or the exit status. */
+int replay_start_scrapers(struct replay *rp);
+
+/* ---- replay/plan.c ---- */
+
+/* Reads the trace and groups its sessions; fits the endpoint to its
+ * paths. Returns 0 or the exit status. */
+int plan_load(struct replay *rp);
+
+/* Keeps what this process sends: this shard's requests, or the open-loop
+ * schedule; and an A/B run's order. Returns 0 or the exit status. */
+int plan_keep(struct replay *rp);
+
 /*
  * The open-loop schedule of the n_reqs things (requests or sessions)
  * arriving at 'arrival', this shard's part: due offsets into *sched, the
  * position of each into *index (both the caller's to free). Returns how
  * many, 0 when nothing is due or out of memory.
  */
-size_t replay_open_schedule(const struct replay_options *o, const int64_t *arrival,
-			    size_t n_reqs, int64_t **sched, size_t **index);
+size_t plan_open_schedule(const struct replay_options *o, const int64_t *arrival,
+			  size_t n_reqs, int64_t **sched, size_t **index);
+
+/* Closed loop in a worker: its part of 'total' (C or -n). */
+size_t plan_worker_share(const struct replay_options *o, size_t total);
+
+/* How many connections level lr opens before its clock, and how many
+ * requests it sends (results: with sessions, their turns). */
+void plan_size_level(struct replay *rp, struct level_run *lr, long batch);
+
+/* Says when a level sends more than the trace holds (each pass salted
+ * apart). */
+void plan_say_passes(const struct replay *rp);
+
+/* ---- replay/start.c ---- */
+
+/* Returned by start_workers in a worker: go on replaying its shard. */
+#define WORKER_GOES_ON (-1000)
+
+/*
+ * --workers W: forks W workers of shard K*W+w of M*W (K/M the --shard given,
+ * else 0/1), each writing 'output'.wN; in the parent waits for them and
+ * merges their files into o->output. Returns the exit status in the
+ * parent, WORKER_GOES_ON in a worker (then *o is the worker's).
+ */
+int start_workers(struct replay_options *o, const cJSON *server,
+		  const struct tracefile_id *trace_id, const struct prepared *reqs,
+		  size_t n_reqs, char *tmp_output, size_t tmp_len);
+
+/* Measures this host's clock against the server's while --start-at is
+ * ahead (into *cs); says what it found. */
+void start_probe_clock(const struct replay_options *o, struct clocksync_result *cs);
+
+/* The monotonic instant at which this host's wall clock reads 'unix_s'. */
+int64_t start_mono_at(double unix_s);
+
+/* An anchored run (--start-at, or a worker): the warm-ups, then the wait
+ * for the start. Returns 0 or the exit status. */
+int start_anchored(struct replay *rp);
+
+/* ---- replay/live.c ---- */
+
+/* Prints the live table's header for row s (NULL: the end of a run
+ * without rows) unless one with the same columns is out. */
+void live_begin(struct replay *rp, const struct level_summary *s);
+
+/* Keeps a finished level's row: the live table's, and the run's for its
+ * end. Returns 0, or -1 when out of memory. */
+int live_keep_row(struct replay *rp, const struct run_side *sd, const struct level_summary *s);
+
+/* The scaling of row s of side sd against the side's C=1 level. */
+void live_set_scaling(struct replay *rp, const struct run_side *sd, struct level_summary *s);
+
+/* The notes after a level's row on stderr: connections the server held
+ * back; a level the client distorted (lib/clientbound.h). */
+void live_note_held_connections(const struct level_run *lr, const struct level_summary *s);
+void live_note_client_limited(const struct level_run *lr, const struct level_summary *s);
 
 /* ---- replay/sides.c ---- */
 
