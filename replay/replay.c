@@ -21,6 +21,7 @@
 #include "replay.h"
 #include "options.h"
 #include "body.h"
+#include "cancel.h"
 #include "client.h"
 #include "clocksync.h"
 #include "failures.h"
@@ -379,6 +380,14 @@ static int finish_run(struct replay *rp)
 			"%zu chosen ended before it: neither failures nor measured\n",
 			rp->total_cancelled, rp->total_cancelled == 1 ? "" : "s",
 			rp->total_cancel_ended);
+	if (rp->o.cancel.share > 0 && !rp->total_cancelled && rp->total_cancel_ended) {
+		char after[32];
+
+		cancel_after_text(&rp->o.cancel, after, sizeof(after));
+		fprintf(stderr, "tracebench replay: note: --cancel's point (%s) came after every "
+			"chosen request had ended: nothing was cut; give a point inside the "
+			"answers (the table's E2E and tokens say how long they are)\n", after);
+	}
 	if (failures_count(&rp->failures)) {
 		char why[1024];
 

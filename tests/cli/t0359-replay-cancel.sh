@@ -96,6 +96,13 @@ check "... the next request goes when one is cut: 8 in $wall s (0.8 to under 8.1
 got="$(csv_field "$WORK/s.csv" cancelled 1) $(csv_field "$WORK/s.csv" errors 1) $(csv_field "$WORK/s.csv" ok 1)"
 check "... CSV: cancelled, errors, ok: $got" test "$got" = "8 0 0"
 
+# a point after every answer cuts nothing: said, not silently measured
+tb replay -e "$ENDPOINT" -c 1 -n 4 --max-tokens 4 --cancel 1:60s -q -o "$WORK/late.jsonl.gz" \
+	"$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/late.err"
+check "a point (60s) after every answer: exit 0, a note that nothing was cut (and none where some were)" sh -c \
+	"[ $? -eq 0 ] && grep -q 'note: --cancel.s point (60000ms) came after every chosen request had ended' '$WORK/late.err' &&
+	 ! grep -q 'came after every' '$WORK/a.err'"
+
 # ---- analyze: report, export, compare count them apart
 label=$(zcat "$WORK/a.jsonl.gz" | head -1 | grep -o '"label":"[^"]*"' | cut -d'"' -f4)
 tb analyze report --db "$WORK/db" --run "$label" >"$WORK/a.report" 2>&1

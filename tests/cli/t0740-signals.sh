@@ -189,10 +189,12 @@ replay_kill() {  # run delay mode
 	$VG "$TB" replay -e "$ENDPOINT" -n 20000 --warmup 0 --progress --label "rk$1" \
 		--start-at "$at" -o "$out" $mode >/dev/null 2>"$WORK/rk.fifo" &
 	pid=$!
-	# Up (its flush timer running) once it says when it starts; the run
-	# starts at --start-at, or then if that has passed.
+	# Up (its flush timer starts next) once it says what it replays; the
+	# run starts at --start-at, or then if that has passed. (Not its
+	# "starting in" line: a start less than 0.1 s ahead is not announced,
+	# and a wait for that line would outlast the whole run.)
 	i=0
-	while ! grep -q "starting" "$WORK/rk.err" 2>/dev/null && [ $i -lt $WAITS ]; do
+	while ! grep -q "requests in" "$WORK/rk.err" 2>/dev/null && [ $i -lt $WAITS ]; do
 		sleep 0.01
 		i=$((i + 1))
 	done
