@@ -74,7 +74,12 @@ grep -q "the client's own error" "$WORK/free.txt" && grep -q "the client's own e
 check "free: report shows the bound in text and Markdown" test $? -eq 0
 busy=$(awk '/^the host replay ran on/ { h = 1; next } h && $1 == "4" { sub(/%/, "", $2); print $2; exit }' "$WORK/free.txt")
 lim=$(csv_field "$WORK/free.csv" client_limited 1)
-if awk -v b="$busy" 'BEGIN { exit !(b != "" && b < 50) }'; then
+# Under the sanitizers or valgrind (SLACK > 1) the client itself runs
+# several times slower: its own share may truly reach 5% of a TTFT there.
+if [ "$SLACK" -gt 1 ]; then
+	skip "free: the P99 bound covers the truth, and the level is not client-limited" \
+		"a sanitizer or valgrind build's client is several times slower: its own share is the build's"
+elif awk -v b="$busy" 'BEGIN { exit !(b != "" && b < 50) }'; then
 	if [ -n "$TIMING" ]; then
 		check "free: the TTFT P99 bound $b99 ms covers the truth $t99 ms (host ${busy}% busy)" \
 			ge "$b99" "$t99"
