@@ -302,6 +302,8 @@ static const char plot_usage_text[] =
 	"  pareto             aggregate tok/s (per GPU with --gpus) against tok/s per\n"
 	"                     user, one point per concurrency\n"
 	"  ttft_by_turn       a replay of sessions: TTFT by turn index\n"
+	"  latency_by_model   a replay --model-mix: P50 TTFT and TPOT of each model\n"
+	"                     by concurrency\n"
 	"\n"
 	"options:\n"
 	"  -d, --db FILE      the database to read\n"

@@ -80,7 +80,7 @@ static int plot_write_file(const char *dir, const char *name,
 static const struct plot_figure *const plot_figures[] = {
 	&plot_fig_forest, &plot_fig_scaling, &plot_fig_pareto, &plot_fig_ttft, &plot_fig_ttfa,
 	&plot_fig_tpot, &plot_fig_itl, &plot_fig_e2e, &plot_fig_time_split, &plot_fig_rate,
-	&plot_fig_cdf, &plot_fig_timeline, &plot_fig_load_curve, &plot_fig_turns,
+	&plot_fig_cdf, &plot_fig_timeline, &plot_fig_load_curve, &plot_fig_turns, &plot_fig_models,
 };
 
 #define PLOT_N_FIGURES (sizeof(plot_figures) / sizeof(plot_figures[0]))

@@ -24,6 +24,8 @@ static void plot_series_release(struct plot_series *s)
 	free(s->turns);
 	free(s->pts);
 	free(s->srv);
+	free(s->models);
+	free(s->model_rows);
 	report_run_release(&s->run);
 }
 
@@ -245,6 +247,9 @@ static int plot_add_series(struct plot_data *d, struct db *db, const char *label
 		rc = plot_load_requests(db, label, s, err, errlen);
 	if (!rc)
 		rc = db_metric_timeline(db, label, &s->srv, &s->n_srv, err, errlen);
+	if (!rc)
+		rc = report_model_rows(db, label, &s->models, &s->n_models, &s->model_rows,
+				       &s->n_model_rows, err, errlen);
 	if (rc) {
 		plot_series_release(s);
 		return rc;
@@ -345,6 +350,17 @@ int plot_has_capacity(const struct plot_data *d)
 }
 
 /* The highest turn index of any run's sessions, + 1 (0: no sessions). */
+int plot_has_models(const struct plot_data *d)
+{
+	size_t i, k;
+
+	for (i = 0; i < d->n_series; i++)
+		for (k = 0; k < d->series[i].n_model_rows; k++)
+			if (metric_level_closed(d->series[i].model_rows[k].s.level))
+				return 1;
+	return 0;
+}
+
 long plot_max_turn(const struct plot_data *d)
 {
 	long max = 0;

@@ -63,6 +63,10 @@ struct plot_series {
 	struct plot_turn *turns;  /* owned: successful measured turns with a TTFT,
 				   * by turn then TTFT */
 	size_t n_turns;
+	struct db_model *models;  /* owned: a run of replay --model-mix, 2 or more */
+	size_t n_models;
+	struct report_model_row *model_rows;  /* owned: by level, then model */
+	size_t n_model_rows;
 };
 
 struct plot_data {
@@ -112,6 +116,8 @@ int plot_has_open(const struct plot_data *d);
 int plot_has_server(const struct plot_data *d);
 /* Is any run a capacity search with levels? */
 int plot_has_capacity(const struct plot_data *d);
+/* Does any run have requests sent to more than one model (--model-mix)? */
+int plot_has_models(const struct plot_data *d);
 /* The highest turn index of any run's sessions, + 1 (0: no sessions). */
 long plot_max_turn(const struct plot_data *d);
 

@@ -29,6 +29,7 @@ extern const struct plot_figure plot_fig_cdf;         /* plot_cdf.c */
 extern const struct plot_figure plot_fig_timeline;    /* plot_timeline.c */
 extern const struct plot_figure plot_fig_load_curve;  /* plot_capacity.c */
 extern const struct plot_figure plot_fig_turns;       /* plot_turns.c */
+extern const struct plot_figure plot_fig_models;      /* plot_models.c */
 extern const struct plot_figure plot_fig_forest;      /* plot_forest.c */
 extern const struct plot_figure plot_fig_time_split;  /* plot_split.c */
 

@@ -91,4 +91,22 @@ int report_print_runs(struct db *db, enum table_format fmt, const char *const *t
 int report_export(struct db *db, const char *label, int jsonl, int gaps, FILE *out,
 		  char *err, size_t errlen);
 
+/* A model of a run of replay --model-mix at one level: the summary of
+ * the level's requests sent to it, and their share of the level's. */
+struct report_model_row {
+	const char *model;        /* into the models report_model_rows gives */
+	struct level_summary s;
+	double share;
+};
+
+/*
+ * The rows of the run 'label', by level (as report names it) then model,
+ * into *rows (*n) with the models they point into (*models, *n_models):
+ * both the caller's to free(); none (0, NULL) for a run of fewer than two
+ * models. DB_OK or a DB_ERR_* code.
+ */
+int report_model_rows(struct db *db, const char *label, struct db_model **models,
+		      size_t *n_models, struct report_model_row **rows, size_t *n, char *err,
+		      size_t errlen);
+
 #endif

@@ -15,17 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One row: a model at a level, and its share of the level's requests. */
-struct model_row {
-	const char *model;
-	struct level_summary s;
-	double share;
-};
-
 static const char *col_model(const void *row, size_t arg)
 {
 	(void)arg;
-	return ((const struct model_row *)row)->model;
+	return ((const struct report_model_row *)row)->model;
 }
 
 static const char *col_level(const void *row, size_t arg)
@@ -33,7 +26,7 @@ static const char *col_level(const void *row, size_t arg)
 	static char buf[32];
 
 	(void)arg;
-	return metric_level_cell(((const struct model_row *)row)->s.level, buf, sizeof(buf));
+	return metric_level_cell(((const struct report_model_row *)row)->s.level, buf, sizeof(buf));
 }
 
 static double col_count(const void *row, size_t off)
@@ -46,7 +39,7 @@ static double col_num(const void *row, size_t off)
 	return *(const double *)(const void *)((const char *)row + off);
 }
 
-#define F(m) offsetof(struct model_row, m)
+#define F(m) offsetof(struct report_model_row, m)
 static const struct table_col model_cols[] = {
 	{ .head = "Model", .key = "model", .flags = TABLE_LEFT, .str = col_model },
 	{ .head = "C", .key = "level", .width = 4, .str = col_level },
@@ -73,7 +66,7 @@ static const struct table_col model_cols[] = {
  * appended to rows (*k so far); scratch holds n. */
 static void level_rows(const struct result *r, size_t n, int level,
 		       const struct db_model *models, size_t n_models, struct result *scratch,
-		       struct model_row *rows, size_t *k)
+		       struct report_model_row *rows, size_t *k)
 {
 	size_t m, i, sub, measured = 0;
 	size_t first = *k;
@@ -95,7 +88,7 @@ static void level_rows(const struct result *r, size_t n, int level,
 
 /* One level's rows of the run 'label' appended to rows (*n so far). */
 static int model_level(struct db *db, const char *label, int stored, int level,
-		       const struct db_model *models, size_t n_models, struct model_row *rows,
+		       const struct db_model *models, size_t n_models, struct report_model_row *rows,
 		       size_t *n, char *err, size_t errlen)
 {
 	struct result *res = NULL, *scratch;
@@ -114,40 +107,50 @@ static int model_level(struct db *db, const char *label, int stored, int level,
 	return scratch ? DB_OK : DB_ERR_WORK;
 }
 
-/* Every level's rows of the run 'label' into *rows (*n of them), each
- * level named as report names it (a sharded closed loop's S x C). */
-static int model_rows(struct db *db, const char *label, const struct db_model *models,
-		      size_t n_models, struct model_row **rows, size_t *n, char *err,
+int report_model_rows(struct db *db, const char *label, struct db_model **models,
+		      size_t *n_models, struct report_model_row **rows, size_t *n, char *err,
 		      size_t errlen)
 {
 	int *levels = NULL, factor = 1;
 	size_t n_levels = 0, i;
-	int rc = db_levels(db, label, &levels, &n_levels, err, errlen);
+	int rc;
 
+	*models = NULL;
+	*rows = NULL;
+	*n_models = *n = 0;
+	rc = db_models(db, label, models, n_models, err, errlen);
+	if (rc || *n_models < 2)
+		return rc;
+	rc = db_levels(db, label, &levels, &n_levels, err, errlen);
 	if (!rc)
 		rc = shards_level_factor(db, label, &factor, err, errlen);
-	if (!rc && n_levels && !(*rows = calloc(n_levels * n_models, sizeof(**rows)))) {
+	if (!rc && n_levels && !(*rows = calloc(n_levels * *n_models, sizeof(**rows)))) {
 		errmsg_set(err, errlen, "run '%s': out of memory", label);
 		rc = DB_ERR_WORK;
 	}
 	for (i = 0; !rc && i < n_levels; i++)
 		rc = model_level(db, label, levels[i], shards_level(levels[i], factor > 1 ? factor : 1),
-				 models, n_models, *rows, n, err, errlen);
+				 *models, *n_models, *rows, n, err, errlen);
 	free(levels);
+	if (rc) {
+		free(*rows);
+		free(*models);
+		*rows = NULL;
+		*models = NULL;
+		*n_models = *n = 0;
+	}
 	return rc;
 }
 
 int report_models_print(FILE *out, enum table_format fmt, struct db *db, const char *label,
 			char *err, size_t errlen)
 {
-	struct db_model *models = NULL;
-	struct model_row *rows = NULL;
-	size_t n_models = 0, n = 0;
+	struct db_model *models;
+	struct report_model_row *rows;
+	size_t n_models, n;
 	struct table t;
-	int rc = db_models(db, label, &models, &n_models, err, errlen);
+	int rc = report_model_rows(db, label, &models, &n_models, &rows, &n, err, errlen);
 
-	if (!rc && n_models > 1)
-		rc = model_rows(db, label, models, n_models, &rows, &n, err, errlen);
 	if (!rc && n) {
 		fprintf(out, "\nper model (replay --model-mix), each level's requests by the "
 			"model they were sent to:\n");

@@ -126,6 +126,29 @@ check "compare: the whole runs' verdicts, then a row per model of both at their 
 	       test \"\$(grep -c '^ *16  *[ab] ' '$WORK/cmpmodel')\" -eq 2 &&
 	       grep -q '^ *16  *b  *$((200 - a4))  *$((200 - a4)) ' '$WORK/cmpmodel'"
 
+# plot: each model's P50 TTFT and TPOT by concurrency, the report's numbers
+tb analyze plot --db "$WORK/d.db" --run mix1 --out "$WORK/plots" --format svg >/dev/null 2>"$WORK/plot.err"
+rc=$?
+dat=$WORK/plots/latency_by_model.dat
+# the C=4 row: a's TTFT and TPOT P50, then b's (the report's rows)
+row=$(awk '$1 == 4 { print $2, $3, $4, $5 }' "$dat" 2>/dev/null)
+want=$(awk '$2 == 4 && ($1 == "a" || $1 == "b") { printf "%s%s %s", (n++ ? " " : ""), $6, $8 }' "$WORK/permodel")
+check "plot: latency_by_model.dat names both models, its C=4 row the report's P50 TTFT and TPOT of a and b ($row; report: $want)" \
+	sh -c "test $rc -eq 0 && grep -q \"^# run 'mix1', model 'a'\" '$dat' && grep -q \"^# run 'mix1', model 'b'\" '$dat' &&
+	       awk -v r='$row' -v w='$want' 'BEGIN { n = split(r, a, \" \"); split(w, b, \" \")
+	           if (n != 4) exit 1
+	           for (i = 1; i <= 4; i++) { d = a[i] - b[i]; if (d < 0) d = -d; if (d > 0.01) exit 1 } }'"
+if have gnuplot; then
+	check "plot: latency_by_model.svg drawn, a curve each for a's and b's TTFT and TPOT, no warning" \
+		sh -c "grep -q 'mix1: a TTFT' '$WORK/plots/latency_by_model.svg' &&
+		       grep -q 'mix1: b TPOT' '$WORK/plots/latency_by_model.svg' && ! grep -q . '$WORK/plot.err'"
+else
+	skip "plot: latency_by_model.svg drawn" "gnuplot not installed"
+fi
+tb analyze plot --db "$WORK/d.db" --run one --out "$WORK/plots1" --format svg >/dev/null 2>&1
+check "plot: no latency_by_model for a run of one model" sh -c \
+	"test -e '$WORK/plots1/latency_ttft.dat' && test ! -e '$WORK/plots1/latency_by_model.dat'"
+
 # Bad specs: one line naming the option, exit 2, nothing sent.
 for spec in 'a:0' 'a,,b' 'a:x' 'a,a' '' ' a' 'a:-1' 'a:' ':2' 'a:1e10'; do
 	tb replay -e http://127.0.0.1:9 -o "$WORK/bad.jsonl.gz" --model-mix "$spec" \
