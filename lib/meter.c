@@ -129,6 +129,25 @@ static void keep_answer(struct meter *m, const cJSON *text)
 		result_set_error(r, RESULT_ERR_MALFORMED, "out of memory keeping the answer");
 }
 
+/* Keeps the response's id (keep_answer) when it is one a later request can
+ * name: short, of the characters ids are made of; another is not kept (a
+ * session's next turn then sends its history). The latest one given wins. */
+static void keep_response_id(struct meter *m, const char *id)
+{
+	struct result *r = m->result;
+	size_t len;
+
+	if (!r->keep_answer || !id || !result_ok(r))
+		return;
+	len = strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-");
+	if (len == 0 || id[len] || len >= RESULT_RESPONSE_ID_MAX)
+		return;
+	if (r->response_id && strcmp(r->response_id, id) == 0)
+		return;
+	free(r->response_id);
+	r->response_id = strdup(id);   /* out of memory: none, the history is sent */
+}
+
 /* Folds a tool_calls array of choice 0 into the kept answer (keep_answer):
  * its calls share the answer's cap; a server breaking toolcall.h's rules
  * fails the request as malformed. */
@@ -244,6 +263,7 @@ static void handle_typed(struct meter *m, const char *event, const cJSON *obj)
 		return;
 	}
 	typed_usage(m, &e);
+	keep_response_id(m, e.response_id);
 	if (e.end)
 		m->done_seen = 1;
 	if (e.token == TYPED_ANSWER)
@@ -399,6 +419,7 @@ static void typed_body(struct meter *m, const cJSON *obj, int64_t now_ns)
 		return;
 	}
 	typed_usage(m, &e);
+	keep_response_id(m, e.response_id);
 	typed_body_text(m->api, obj, keep_body_text, m);
 	r->ttft_ns = r->ttfa_ns = now_ns - m->start_ns;
 	r->unstreamed = true;

@@ -38,6 +38,9 @@
 /* The longest answer kept for a session's history (keep_answer). */
 #define RESULT_MAX_ANSWER (16u << 20)
 
+/* The longest response id kept (keep_answer), and its NUL. */
+#define RESULT_RESPONSE_ID_MAX 128
+
 #define RESULT_ERROR_MAX 16
 #define RESULT_DETAIL_MAX 512
 #define RESULT_SALT_MAX 40
@@ -114,6 +117,10 @@ struct result {
 	char *answer;
 	size_t answer_len;
 	struct toolcalls tool_calls;
+	/* ... and the response's id the server gave (Responses API), for
+	 * replay --previous-response-id: owned, at most RESULT_RESPONSE_ID_MAX
+	 * - 1 bytes of [A-Za-z0-9_.:-]; NULL when none or another */
+	char *response_id;
 	/* not owned, never written: credentials the request sent (the API
 	 * key), scrubbed from every error detail by result_set_error */
 	const char *const *secrets;

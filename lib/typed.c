@@ -163,8 +163,11 @@ static void responses_event(const char *type, const cJSON *obj, struct typed_eve
 
 		if (item && strcmp(item, "function_call") == 0)    /* its name */
 			e->token = TYPED_TOOL;
+	} else if (strcmp(t, "created") == 0) {
+		e->response_id = string_of(get(obj, "response"), "id");
 	} else if (strcmp(t, "completed") == 0 || strcmp(t, "incomplete") == 0) {
 		responses_usage(e, get(get(obj, "response"), "usage"));
+		e->response_id = string_of(get(obj, "response"), "id");
 		e->end = true;
 	} else if (strcmp(t, "failed") == 0) {
 		const cJSON *err = get(get(obj, "response"), "error");
@@ -216,8 +219,10 @@ void typed_body_read(enum typed_api api, const cJSON *obj, struct typed_event *e
 	}
 	if (api == TYPED_MESSAGES)
 		messages_usage(e, get(obj, "usage"), true);
-	else if (api == TYPED_RESPONSES)
+	else if (api == TYPED_RESPONSES) {
 		responses_usage(e, get(obj, "usage"));
+		e->response_id = string_of(obj, "id");
+	}
 }
 
 /* The text parts of 'content' (an array) of type 'type', to fn. */

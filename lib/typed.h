@@ -54,6 +54,10 @@ struct typed_event {
 	 * or code (NULL when none); 'error' says there was one */
 	bool error;
 	const char *error_type, *error_message;
+	/* the Responses API's id of the response (response.created, completed
+	 * or incomplete; a body's "id"), which a later request may name as
+	 * its previous_response_id; NULL when none (not checked here) */
+	const char *response_id;
 };
 
 /* The API of a request of trace kind 'kind' (lib/trace.h): TYPED_MESSAGES

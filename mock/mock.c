@@ -473,6 +473,12 @@ static void reply_metrics(struct mock_server *srv, struct evhttp_request *req)
 					 "vllm:num_requests_running{model_name=\"%s\"} many\n", m, m) > 0;
 	if (ok && srv->opt.models.n)
 		ok = print_model_requests(b, srv) == 0;
+	if (ok && srv->count.chained)
+		ok = evbuffer_add_printf(b, "# HELP tracebench_mock_chained_requests_total Responses "
+					 "requests that named a previous_response_id it gave.\n"
+					 "# TYPE tracebench_mock_chained_requests_total counter\n"
+					 "tracebench_mock_chained_requests_total %llu\n",
+					 srv->count.chained) > 0;
 	/* after the faults' lines, which --metrics-fault malformed's test finds
 	 * by their line numbers */
 	ok = ok && hist_print(b, "time_to_first_token_seconds", "Histogram of time to first "

@@ -289,6 +289,21 @@ static int served_model(const struct mock_options *o, const char *name, struct m
 	return 0;
 }
 
+/* Whether id is a response id this mock gave: "resp-mock-N", N from 1 to
+ * the last stream begun (typed_stream.c names them so). */
+static int given_response(const struct mock_server *srv, const cJSON *id)
+{
+	static const char prefix[] = "resp-mock-";
+	const char *s = cJSON_GetStringValue(id), *d;
+	unsigned long long n = 0;
+
+	if (!s || strncmp(s, prefix, sizeof(prefix) - 1) != 0)
+		return 0;
+	for (d = s + sizeof(prefix) - 1; *d >= '0' && *d <= '9' && d - s < 30; d++)
+		n = n * 10 + (unsigned long long)(*d - '0');
+	return !*d && d > s + sizeof(prefix) - 1 && n >= 1 && n <= srv->next_id;
+}
+
 /* The body's model, max_tokens (into *max, *has_max), n, stream,
  * stream_options and ignore_eos. */
 static enum check_end check_options(struct mock_server *srv, struct evhttp_request *req,
@@ -340,6 +355,19 @@ static enum check_end check_options(struct mock_server *srv, struct evhttp_reque
 	r->include_usage = r->stream &&
 		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "include_usage"));
 	r->ignore_eos = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "ignore_eos"));
+	/* a Responses request continuing a stored one names an id this mock
+	 * gave, else it gets the 404 vLLM answers (the mock keeps every
+	 * response, store or not) */
+	item = cJSON_GetObjectItemCaseSensitive(root, "previous_response_id");
+	if (r->api == MOCK_API_RESPONSES && item && !cJSON_IsNull(item)) {
+		if (!given_response(srv, item)) {
+			reply_vllm_error(req, 404, "NotFoundError", "previous_response_id",
+					 "Response with id '%.64s' not found.",
+					 cJSON_IsString(item) ? item->valuestring : "?");
+			return CHECK_REPLIED;
+		}
+		r->chained = 1;
+	}
 	/* SGLang's return_meta_info: a chat body's choices carry its meta_info;
 	 * a streamed request asking for it is refused, as SGLang does */
 	r->meta_info = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "return_meta_info"));

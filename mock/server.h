@@ -61,6 +61,8 @@ struct mock_counters {
 	unsigned long long success_length;      /* requests ended at max_tokens */
 	unsigned long long cache_queries;       /* prompt tokens looked up */
 	unsigned long long cache_hits;          /* of which found cached */
+	unsigned long long chained;             /* Responses requests naming a
+						 * previous_response_id */
 };
 
 /* One latency histogram of /metrics: cumulative counts of observations
@@ -189,6 +191,7 @@ struct mock_request {
 	int meta_info;          /* "return_meta_info": true (SGLang's) */
 	long tool_calls;        /* --tool-calls: calls to answer with, 0 none */
 	const cJSON *tools;     /* the request's "tools" (in its body) */
+	int chained;            /* a Responses request continuing one it answered */
 };
 
 /* The deterministic vocabulary: token k is " " + mock_words[k % 16];

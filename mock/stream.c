@@ -974,6 +974,7 @@ void stream_start(struct mock_server *srv, struct evhttp_request *req,
 	srv->streams = s;
 	s->arrival_ns = arrived_ns;
 	srv->count.prompt_tokens += (unsigned long long)r->prompt_tokens;
+	srv->count.chained += (unsigned long long)r->chained;
 	mock_conn_busy(srv, conn);
 	if (s->stream)
 		stream_open(s);

@@ -227,6 +227,8 @@ static void add_params(cJSON *params, const struct replay_options *o,
 	cJSON_AddNumberToObject(params, "timeout_s", (double)o->timeout_s);
 	if (o->cancel.share > 0)
 		add_cancel(params, o);
+	if (o->previous_response_id)
+		cJSON_AddTrueToObject(params, "previous_response_id");
 	if (o->max_event_bytes)
 		cJSON_AddNumberToObject(params, "max_event_bytes", (double)o->max_event_bytes);
 	if (o->endpoint_b)

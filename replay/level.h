@@ -101,6 +101,8 @@ struct level_run {
 	size_t sessions_started, sessions_done;
 	struct session_run *sruns; /* one per session started */
 	struct session_run *wait_head, *wait_tail;  /* later turns due, held */
+	int chain;                /* --previous-response-id: Responses turns chained */
+	size_t chain_unlinked;    /* ... later turns sent whole: no id before them */
 	struct result *results;   /* warmup + n of them */
 	struct result **unwritten; /* finished, their records not yet written: a FIFO */
 	size_t unwritten_head, n_unwritten;

@@ -39,7 +39,7 @@ enum {
 	OPT_METRICS_URL, OPT_METRICS_INTERVAL, OPT_FIND_CAPACITY, OPT_SLO, OPT_SLO_SHARE,
 	OPT_CONFIDENCE, OPT_CAPACITY_RANGE, OPT_CAPACITY_TOLERANCE, OPT_CAPACITY_REQUESTS,
 	OPT_MAX_RATE, OPT_TAG, OPT_RERUN, OPT_ENERGY_METRIC, OPT_PRICE_PER_HOUR,
-	OPT_CANCEL,
+	OPT_CANCEL, OPT_PREVIOUS_RESPONSE_ID,
 };
 
 static const char shortopts[] = ":e:c:n:l:o:fqH:kh";
@@ -67,6 +67,7 @@ static const struct option longopts[] = {
 	{ "burstiness", required_argument, NULL, OPT_BURSTINESS },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "cancel", required_argument, NULL, OPT_CANCEL },
+	{ "previous-response-id", no_argument, NULL, OPT_PREVIOUS_RESPONSE_ID },
 	{ "timing", required_argument, NULL, OPT_TIMING },
 	{ "speed", required_argument, NULL, OPT_SPEED },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -160,6 +161,8 @@ static void replay_options_usage(FILE *out)
 		"                            by default\n"
 		"      --no-salt             send the bodies byte for byte (see below)\n"
 		"      --salt-seed N         seed of the salts (default: a random one, recorded)\n"
+		"      --previous-response-id  chain the turns of Responses API sessions by\n"
+		"                            the server's stored responses (see below)\n"
 		"      --cancel P:AFTER      cancel a share P of the measured requests AFTER a\n"
 		"                            time from their start (0.1:200ms, 0.5:1.5s) or N\n"
 		"                            token events (0.1:tokens:16): the same trace\n"
@@ -250,6 +253,10 @@ static void replay_options_usage(FILE *out)
 		"A trace with sessions (record synth --turns) replays session by session:\n"
 		"-n and -c count sessions, turn k+1 leaves at turn k's end plus its think\n"
 		"time with the server's answers in its history (schema/FORMAT.md).\n"
+		"--previous-response-id: a session of Responses API requests is chained\n"
+		"instead: every turn is sent with \"store\": true, each later one with\n"
+		"\"previous_response_id\" set to the id of the turn before and only its new\n"
+		"input items (the server holds the rest).\n"
 		"\n"
 		"examples:\n"
 		"  tracebench replay --endpoint http://127.0.0.1:8000 -c 1,2,4,8,16 -o run.jsonl.gz trace.jsonl.gz\n"
@@ -462,6 +469,7 @@ static int parse_request_option(struct replay_options *o, int c, char *arg)
 	case OPT_IGNORE_EOS: o->ignore_eos = 1; return OPT_TAKEN;
 	case OPT_ALL_REQUESTS: o->all_requests = 1; return OPT_TAKEN;
 	case OPT_NO_SALT: o->no_salt = 1; return OPT_TAKEN;
+	case OPT_PREVIOUS_RESPONSE_ID: o->previous_response_id = 1; return OPT_TAKEN;
 	case OPT_SALT_SEED:
 		if (cli_parse_long(arg, 0, 0x7fffffffL, &v) < 0)
 			return OPT_BAD;

@@ -77,6 +77,7 @@ struct replay_options {
 	int http2, insecure;
 	int all_requests;         /* replay requests of kind "other" too */
 	int no_salt;              /* --no-salt: bodies byte for byte */
+	int previous_response_id; /* --previous-response-id: Responses sessions chained */
 	uint64_t salt_seed;       /* --salt-seed, else drawn by replay */
 	int salt_seed_given;
 	struct cancel_spec cancel; /* --cancel; share 0 when not given */

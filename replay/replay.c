@@ -42,6 +42,7 @@
 #include "lib/redact.h"
 #include "lib/trace.h"
 #include "lib/tracefile.h"
+#include "lib/typed.h"
 
 #include <curl/curl.h>
 #include <math.h>
@@ -163,6 +164,19 @@ static int open_results(struct replay *rp)
 	rp->lr.max_concurrency = (size_t)rp->o.max_concurrency;
 	rp->lr.cancel = rp->o.cancel.share > 0 ? &rp->o.cancel : NULL;
 	rp->lr.cancel_seed = rp->o.sched.seed;
+	rp->lr.chain = rp->o.previous_response_id;
+	return 0;
+}
+
+/* Whether the trace has a session of Responses API requests to chain. */
+static int chains(const struct replay *rp)
+{
+	size_t i;
+
+	for (i = 0; rp->sessions.n && i < rp->n_reqs; i++)
+		if (rp->reqs[i].req.session >= 0 &&
+		    typed_api_of_kind(rp->reqs[i].req.kind) == TYPED_RESPONSES)
+			return 1;
 	return 0;
 }
 
@@ -178,6 +192,9 @@ static void print_start(const struct replay *rp)
 	else
 		fprintf(stderr, "tracebench replay: %zu requests in '%s', endpoint %s, run '%s'\n",
 			rp->n_reqs, rp->o.trace_path, a->shown, a->label);
+	if (rp->o.previous_response_id && !chains(rp))
+		fprintf(stderr, "tracebench replay: warning: --previous-response-id: '%s' holds no "
+			"session of Responses API requests: nothing is chained\n", rp->o.trace_path);
 	/* Each run draws its salts so that it never finds an earlier run's
 	 * prompts in the server's prefix cache; a seed given repeats them. */
 	if (rp->o.salt_seed_given && !rp->o.no_salt)
@@ -388,6 +405,12 @@ static int finish_run(struct replay *rp)
 			"chosen request had ended: nothing was cut; give a point inside the "
 			"answers (the table's E2E and tokens say how long they are)\n", after);
 	}
+	if (rp->lr.chain_unlinked)
+		fprintf(stderr, "tracebench replay: warning: --previous-response-id: %zu turn%s "
+			"followed an answer without a response id the server could be asked for; "
+			"%s sent with %s history\n", rp->lr.chain_unlinked,
+			rp->lr.chain_unlinked == 1 ? "" : "s", rp->lr.chain_unlinked == 1 ? "it was" :
+			"they were", rp->lr.chain_unlinked == 1 ? "its" : "their");
 	if (failures_count(&rp->failures)) {
 		char why[1024];
 

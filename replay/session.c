@@ -304,9 +304,75 @@ cleanup:
 	return rc;
 }
 
+/* Whether a Responses input item is one the model made: an assistant
+ * message, a function call or a reasoning item (the server holds those of
+ * a stored response). */
+static int made_by_model(const cJSON *item)
+{
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(item, "type"));
+
+	return is_assistant(item) || (type && (strcmp(type, "function_call") == 0 ||
+					       strcmp(type, "reasoning") == 0));
+}
+
+/* Sets obj's 'key' to true. Returns 0, or -1 when out of memory. */
+static int set_true(cJSON *obj, const char *key)
+{
+	cJSON *t = cJSON_CreateTrue();
+
+	if (!t)
+		return -1;
+	if (cJSON_GetObjectItemCaseSensitive(obj, key))
+		return cJSON_ReplaceItemInObjectCaseSensitive(obj, key, t) ? 0 : -1;
+	if (!cJSON_AddItemToObject(obj, key, t)) {
+		cJSON_Delete(t);
+		return -1;
+	}
+	return 0;
+}
+
+int session_chain_body(const char *body, size_t len, const char *previous_id, char **out,
+		       size_t *out_len)
+{
+	cJSON *root = cJSON_ParseWithLength(body, len), *input, *item, *last = NULL;
+	int rc = SESSION_ASIS;
+
+	input = cJSON_GetObjectItemCaseSensitive(root, "input");
+	if (!cJSON_IsObject(root))
+		goto cleanup;
+	rc = SESSION_ENOMEM;
+	if (set_true(root, "store") < 0)
+		goto cleanup;
+	if (previous_id) {
+		if (cJSON_IsArray(input))
+			cJSON_ArrayForEach(item, input)
+				if (made_by_model(item))
+					last = item;
+		/* what the server holds goes: every item up to the model's last */
+		while (last && input->child) {
+			int at_last = input->child == last;
+
+			cJSON_Delete(cJSON_DetachItemViaPointer(input, input->child));
+			if (at_last)
+				break;
+		}
+		if (set_string(root, "previous_response_id", previous_id) < 0)
+			goto cleanup;
+	}
+	if (!(*out = cJSON_PrintUnformatted(root)))
+		goto cleanup;
+	*out_len = strlen(*out);
+	rc = SESSION_FILLED;
+cleanup:
+	cJSON_Delete(root);
+	return rc;
+}
+
 void session_answer_release(struct session_answer *a)
 {
 	free(a->content);
 	a->content = NULL;
+	free(a->response_id);
+	a->response_id = NULL;
 	toolcalls_release(&a->calls);
 }

@@ -13,6 +13,7 @@
 #include "lib/summary.h"
 #include "lib/trace.h"
 #include "lib/tracefile.h"
+#include "lib/typed.h"
 
 #include <math.h>
 #include <signal.h>
@@ -73,6 +74,31 @@ static int salt_body(const struct level_run *lr, const struct prepared *p, int w
 }
 
 /*
+ * --previous-response-id, a turn that names no response before it (the
+ * first, or one after an answer without an id): sent with "store": true,
+ * its history (filled, 'fill' as session_fill_body returned, or 'src'
+ * as recorded) kept. Returns the new fill.
+ */
+static int store_turn(struct level_run *lr, struct session_run *sr, const char *src,
+		      size_t src_len, int fill, size_t *body_len)
+{
+	char *stored;
+	size_t stored_len;
+	int rc = fill == SESSION_FILLED ?
+		 session_chain_body(sr->body, *body_len, NULL, &stored, &stored_len) :
+		 session_chain_body(src, src_len, NULL, &stored, &stored_len);
+
+	if (rc != SESSION_FILLED)
+		return rc == SESSION_ENOMEM ? rc : fill;
+	free(sr->body);
+	sr->body = stored;
+	*body_len = stored_len;
+	if (sr->next)
+		lr->chain_unlinked++;
+	return SESSION_FILLED;
+}
+
+/*
  * Sends the next turn of sr, its latencies counted from start_ns (-1: the
  * send). Its history gets the answers so far. Returns 0, or -1 when the
  * turn could not start (recorded as failed; the session is over).
@@ -89,9 +115,16 @@ static int session_send(struct session_run *sr, int64_t start_ns)
 
 	if (salt_body(lr, p, 0, sr->pass, r, &salted, &salted_len) == 0) {
 		const char *src = salted ? salted : p->body;
+		int chain = lr->chain && typed_api_of_kind(p->req.kind) == TYPED_RESPONSES;
+		const char *prev = chain && sr->next ? sr->answers[sr->next - 1].response_id : NULL;
 
-		fill = sr->next ? session_fill_body(src, salted_len, sr->answers, sr->next,
-						    &sr->body, &body_len) : SESSION_ASIS;
+		if (prev)       /* the server holds the history: nothing to fill */
+			fill = session_chain_body(src, salted_len, prev, &sr->body, &body_len);
+		else
+			fill = sr->next ? session_fill_body(src, salted_len, sr->answers, sr->next,
+							    &sr->body, &body_len) : SESSION_ASIS;
+		if (chain && !prev && fill != SESSION_ENOMEM)
+			fill = store_turn(lr, sr, src, salted_len, fill, &body_len);
 		if (fill == SESSION_FILLED) {
 			body = sr->body;
 			free(salted);
@@ -187,7 +220,9 @@ static void on_turn_done(void *ctx, struct result *r)
 	a = &sr->answers[sr->next - 1];
 	a->content = r->answer;        /* NULL: an empty answer */
 	a->calls = r->tool_calls;
+	a->response_id = r->response_id;
 	r->answer = NULL;
+	r->response_id = NULL;
 	toolcalls_init(&r->tool_calls, 0);
 	think = session_turn(lr, sr->e, sr->next)->req.think_ns;
 	/*

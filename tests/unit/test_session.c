@@ -377,6 +377,55 @@ TEST(a_servers_tool_calls_are_capped)
 	CHECK_EQ_INT((long)t.max_bytes, 64);
 }
 
+/* The chained body (static, overwritten by the next call), or "(as is)". */
+static const char *chain(const char *body, const char *previous)
+{
+	static char last[4096];
+	char *out = NULL;
+	size_t len = 0;
+	int rc = session_chain_body(body, strlen(body), previous, &out, &len);
+
+	if (rc == SESSION_ASIS)
+		return "(as is)";
+	if (rc != SESSION_FILLED)
+		return "(failed)";
+	snprintf(last, sizeof(last), "%s", strlen(out) == len ? out : "(bad length)");
+	free(out);
+	return last;
+}
+
+TEST(a_chained_turn_sends_what_follows_the_models_last_item_and_names_the_response)
+{
+	/* turn 3: the model's message, a function call and its output went
+	 * before; only what came after the model's last item is new */
+	const char *turn = "{\"model\":\"m\",\"input\":["
+		"{\"role\":\"user\",\"content\":\"a\"},"
+		"{\"role\":\"assistant\",\"content\":\"x\"},"
+		"{\"role\":\"user\",\"content\":\"b\"},"
+		"{\"type\":\"reasoning\",\"summary\":[]},"
+		"{\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"f\",\"arguments\":\"{}\"},"
+		"{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"42\"},"
+		"{\"role\":\"user\",\"content\":\"c\"}],\"stream\":true}";
+
+	CHECK_STR(chain(turn, "resp_9"),
+		     "{\"model\":\"m\",\"input\":["
+		     "{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"42\"},"
+		     "{\"role\":\"user\",\"content\":\"c\"}],\"stream\":true,\"store\":true,"
+		     "\"previous_response_id\":\"resp_9\"}");
+	/* a first turn (no id before it) is stored, its input whole */
+	CHECK_STR(chain("{\"input\":[{\"role\":\"user\",\"content\":\"a\"}],\"store\":false}", NULL),
+		     "{\"input\":[{\"role\":\"user\",\"content\":\"a\"}],\"store\":true}");
+	/* an input that is a string: kept, the response named */
+	CHECK_STR(chain("{\"input\":\"hi\"}", "r1"),
+		     "{\"input\":\"hi\",\"store\":true,\"previous_response_id\":\"r1\"}");
+	/* no item of the model's: nothing cut */
+	CHECK_STR(chain("{\"input\":[{\"role\":\"user\",\"content\":\"a\"}]}", "r1"),
+		     "{\"input\":[{\"role\":\"user\",\"content\":\"a\"}],\"store\":true,"
+		     "\"previous_response_id\":\"r1\"}");
+	CHECK_STR(chain("[1,2]", "r1"), "(as is)");
+	CHECK_STR(chain("not json", "r1"), "(as is)");
+}
+
 int main(void)
 {
 	RUN(records_group_into_sessions_in_turn_order);
@@ -391,5 +440,6 @@ int main(void)
 	RUN(a_tool_call_round_trip_gets_the_servers_calls_and_ids);
 	RUN(calls_the_trace_did_not_record_or_did_not_get_stay_out_or_as_recorded);
 	RUN(a_servers_tool_calls_are_capped);
+	RUN(a_chained_turn_sends_what_follows_the_models_last_item_and_names_the_response);
 	return harness_done();
 }

@@ -109,6 +109,37 @@ TEST(messages_text_stream)
 	result_release(&r);
 }
 
+/* A response id a later request could not name (too long, or with bytes
+ * ids are not made of) is not kept: the next turn sends its history. */
+TEST(responses_id_kept_only_when_fit)
+{
+	static const char *const ids[] = { "resp-1", "resp 1", "resp\"1", "", NULL };
+	char ev[512], longid[200];
+	size_t i;
+
+	memset(longid, 'a', sizeof(longid) - 1);
+	longid[sizeof(longid) - 1] = '\0';
+	for (i = 0; i < 5; i++) {
+		const char *id = ids[i] ? ids[i] : longid;
+		struct result r;
+		struct meter m;
+		int n;
+
+		result_init(&r);
+		r.keep_answer = true;
+		meter_init(&m, &r, 0, 0);
+		meter_set_kind(&m, TRACE_KIND_RESPONSES);
+		n = snprintf(ev, sizeof(ev), "event: response.created\ndata: {\"type\":"
+			     "\"response.created\",\"response\":{\"id\":\"%s\"}}\n\n",
+			     ids[i] && strchr(id, '"') ? "resp\\\"1" : id);
+		CHECK_EQ_INT(meter_feed(&m, ev, (size_t)n, MS(1)), SSE_OK);
+		CHECK(i == 0 ? r.response_id && strcmp(r.response_id, "resp-1") == 0 :
+		      r.response_id == NULL);
+		meter_release(&m);
+		result_release(&r);
+	}
+}
+
 /* Thinking first (TTFT), then text (TTFA), then a tool call: its start
  * (the name) and its non-empty argument fragments; a signature and an
  * empty fragment are no tokens. */
@@ -210,6 +241,8 @@ TEST(responses_text_stream)
 	CHECK_EQ_INT(r.input_tokens, 37);
 	CHECK_EQ_INT(r.cached_tokens, 32);
 	CHECK(r.answer && strcmp(r.answer, "Hello there!") == 0);
+	/* kept with the answer: the id a chained next turn names */
+	CHECK(r.response_id && strcmp(r.response_id, "resp_01") == 0);
 	result_release(&r);
 }
 
@@ -346,6 +379,7 @@ int main(void)
 	RUN(messages_body);
 	RUN(messages_error_body);
 	RUN(responses_text_stream);
+	RUN(responses_id_kept_only_when_fit);
 	RUN(responses_reasoning_tools_and_incomplete);
 	RUN(responses_failed_is_a_server_error_with_its_message);
 	RUN(responses_error_event_and_missing_end);
