@@ -450,13 +450,60 @@ void level_choose_cancel(const struct level_run *lr, struct result *r, size_t pa
 	r->cancel_tokens = c->tokens;
 }
 
+struct result *level_begin_request(struct level_run *lr, const struct prepared *p, size_t pass,
+				   int warmup)
+{
+	struct result *r = &lr->results[lr->issued++];
+
+	r->level = lr->level;
+	r->rate = lr->rate;
+	r->repeat = lr->repeat;
+	r->seq = (*lr->seq)++;
+	r->trace_id = p->req.id;
+	result_set_model(r, p->model);
+	r->warmup = warmup;
+	r->input_tokens = p->req.input_tokens;
+	level_choose_cancel(lr, r, pass);
+	if (++lr->in_flight > lr->peak_in_flight)
+		lr->peak_in_flight = lr->in_flight;
+	return r;
+}
+
+int level_salted_body(const struct level_run *lr, const struct prepared *p, int warmup,
+		      size_t pass, struct result *r, char **out, size_t *len)
+{
+	char text[RESULT_SALT_MAX + 1], salt[RESULT_SALT_MAX];
+
+	*out = NULL;
+	*len = p->body_len;
+	level_request_salt(lr, p, warmup, pass, salt, sizeof(salt));
+	if (!salt[0])
+		return 0;
+	snprintf(text, sizeof(text), "%s ", salt);
+	if (body_insert(p->body, p->body_len, p->salt_off, text, out, len) < 0)
+		return -1;
+	snprintf(r->salt, sizeof(r->salt), "%s", salt);
+	return 0;
+}
+
+int level_send(struct level_run *lr, const struct prepared *p, struct result *r, const char *why,
+	       const char *body, size_t len, int64_t start_ns, client_done_fn done, void *ctx)
+{
+	if (!why && client_start(lr->client, p->req.method, p->req.path, p->headers,
+				 p->n_headers, body, len, r, lr->origin_ns, start_ns, done,
+				 ctx) == 0)
+		return 0;
+	result_set_error(r, RESULT_ERR_TRANSFER, why ? why : "libcurl refused the request");
+	level_record_done(lr, r);
+	return -1;
+}
+
 /* Starts what may start now; ends the loop when the level is over. */
 void level_issue(struct level_run *lr)
 {
 	size_t total = lr->warmup + lr->n;
 	const struct prepared *p;
-	const char *body;
-	size_t body_len, pass;
+	size_t pass;
 	int64_t start_ns;
 
 	if (window_holds(lr))
@@ -470,45 +517,14 @@ void level_issue(struct level_run *lr)
 		return;
 	}
 	while (!level_stop && lr->issued < total && (p = next_request(lr, &start_ns, &pass))) {
-		struct result *r = &lr->results[lr->issued];
-		char salt[RESULT_SALT_MAX];
+		int warmup = lr->issued < lr->warmup;
+		struct result *r = level_begin_request(lr, p, pass, warmup);
+		char **b = &lr->bodies[lr->issued - 1];
+		size_t body_len;
+		int salted = level_salted_body(lr, p, warmup, pass, r, b, &body_len);
 
-		r->level = lr->level;
-		r->rate = lr->rate;
-		r->repeat = lr->repeat;
-		r->seq = (*lr->seq)++;
-		r->trace_id = p->req.id;
-		result_set_model(r, p->model);
-		r->warmup = lr->issued < lr->warmup;
-		r->input_tokens = p->req.input_tokens;
-		level_choose_cancel(lr, r, pass);
-		lr->issued++;
-		if (++lr->in_flight > lr->peak_in_flight)
-			lr->peak_in_flight = lr->in_flight;
-		body = p->body;
-		body_len = p->body_len;
-		level_request_salt(lr, p, r->warmup, pass, salt, sizeof(salt));
-		if (salt[0]) {
-			char text[RESULT_SALT_MAX + 1];
-			char **b = &lr->bodies[lr->issued - 1];
-
-			snprintf(text, sizeof(text), "%s ", salt);
-			if (body_insert(p->body, p->body_len, p->salt_off, text, b, &body_len) < 0) {
-				result_set_error(r, RESULT_ERR_TRANSFER, "out of memory");
-				level_record_done(lr, r);
-				continue;
-			}
-			body = *b;
-			snprintf(r->salt, sizeof(r->salt), "%s", salt);
-		}
-		if (client_start(lr->client, p->req.method, p->req.path, p->headers,
-				 p->n_headers, body, body_len, r, lr->origin_ns, start_ns,
-				 level_on_done, lr) < 0) {
-			/* recorded here, not through level_on_done: that would call level_issue()
-			 * again, a level deeper for each refusal in a row */
-			result_set_error(r, RESULT_ERR_TRANSFER, "libcurl refused the request");
-			level_record_done(lr, r);
-		}
+		level_send(lr, p, r, salted < 0 ? "out of memory" : NULL, *b ? *b : p->body,
+			   body_len, start_ns, level_on_done, lr);
 	}
 	if (lr->in_flight == 0 && (lr->issued == total || level_stop))
 		event_base_loopbreak(client_base(lr->client));

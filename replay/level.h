@@ -143,6 +143,27 @@ extern volatile sig_atomic_t level_stop;
  * warm-up). */
 void level_choose_cancel(const struct level_run *lr, struct result *r, size_t pass);
 
+/*
+ * The one way a request of the level is sent, in three steps.
+ * level_begin_request: the next result, for request p in pass 'pass' over
+ * the trace: the fields every record carries set, --cancel's choice made,
+ * counted as issued and in flight. level_salted_body: p's body with its
+ * salt (level_request_salt) in front of its prompt into *out (malloc'd,
+ * the caller frees; NULL: unsalted, p's own body goes) and *len, the salt
+ * noted in r; 0, or -1 when out of memory. level_send: sends r (p's
+ * method, path and headers, 'body' of len bytes), its latencies counted
+ * from start_ns (-1: the send), done(ctx, r) when it ends; 0, or -1 after
+ * recording r as failed ('why', or libcurl's refusal when NULL) without
+ * calling done (a caller in a loop of refusals would go a level deeper
+ * each time).
+ */
+struct result *level_begin_request(struct level_run *lr, const struct prepared *p, size_t pass,
+				   int warmup);
+int level_salted_body(const struct level_run *lr, const struct prepared *p, int warmup,
+		      size_t pass, struct result *r, char **out, size_t *len);
+int level_send(struct level_run *lr, const struct prepared *p, struct result *r, const char *why,
+	       const char *body, size_t len, int64_t start_ns, client_done_fn done, void *ctx);
+
 /* Sends what the level may send now (closed loop: up to its cap; open
  * loop: what is due), or the sessions engine's (sessions_issue); breaks
  * the loop when the level is over. */

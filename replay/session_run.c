@@ -51,29 +51,6 @@ void session_end(struct session_run *sr)
 static void on_turn_done(void *ctx, struct result *r);
 
 /*
- * p's body with its salt (level_request_salt: the turns of a session begin
- * alike, so they share it and their prefix) in front of its prompt: *out
- * (malloc'd, the caller frees) and *len, or *out NULL when it goes
- * unsalted. Notes the salt in r. Returns 0, or -1 when out of memory.
- */
-static int salt_body(const struct level_run *lr, const struct prepared *p, int warmup,
-		     size_t pass, struct result *r, char **out, size_t *len)
-{
-	char text[RESULT_SALT_MAX + 1], salt[RESULT_SALT_MAX];
-
-	*out = NULL;
-	*len = p->body_len;
-	level_request_salt(lr, p, warmup, pass, salt, sizeof(salt));
-	if (!salt[0])
-		return 0;
-	snprintf(text, sizeof(text), "%s ", salt);
-	if (body_insert(p->body, p->body_len, p->salt_off, text, out, len) < 0)
-		return -1;
-	snprintf(r->salt, sizeof(r->salt), "%s", salt);
-	return 0;
-}
-
-/*
  * --previous-response-id, a turn that names no response before it (the
  * first, or one after an answer without an id): sent with "store": true,
  * its history (filled, 'fill' as session_fill_body returned, or 'src'
@@ -107,13 +84,17 @@ static int session_send(struct session_run *sr, int64_t start_ns)
 {
 	struct level_run *lr = sr->lr;
 	const struct prepared *p = session_turn(lr, sr->e, sr->next);
-	struct result *r = &lr->results[lr->issued];
+	/* the turns of a session begin alike: they share a salt, and a prefix */
+	struct result *r = level_begin_request(lr, p, sr->pass, 0);
 	char *salted = NULL;
 	size_t salted_len = p->body_len, body_len = p->body_len;
 	const char *body = p->body;
 	int fill = SESSION_ENOMEM;
 
-	if (salt_body(lr, p, 0, sr->pass, r, &salted, &salted_len) == 0) {
+	r->session = sr->e->id;
+	r->turn = sr->e->id >= 0 ? (long)sr->next : -1;
+	r->keep_answer = sr->next + 1 < sr->e->n_turns;
+	if (level_salted_body(lr, p, 0, sr->pass, r, &salted, &salted_len) == 0) {
 		const char *src = salted ? salted : p->body;
 		int chain = lr->chain && typed_api_of_kind(p->req.kind) == TYPED_RESPONSES;
 		const char *prev = chain && sr->next ? sr->answers[sr->next - 1].response_id : NULL;
@@ -134,30 +115,10 @@ static int session_send(struct session_run *sr, int64_t start_ns)
 			body_len = salted_len;
 		}
 	}
-	r->level = lr->level;
-	r->rate = lr->rate;
-	r->repeat = lr->repeat;
-	r->seq = (*lr->seq)++;
-	r->trace_id = p->req.id;
-	result_set_model(r, p->model);
-	r->input_tokens = p->req.input_tokens;
-	r->session = sr->e->id;
-	r->turn = sr->e->id >= 0 ? (long)sr->next : -1;
-	r->keep_answer = sr->next + 1 < sr->e->n_turns;
-	level_choose_cancel(lr, r, sr->pass);
 	sr->next++;
-	lr->issued++;
-	if (++lr->in_flight > lr->peak_in_flight)
-		lr->peak_in_flight = lr->in_flight;
-	if (fill == SESSION_ENOMEM) {
-		result_set_error(r, RESULT_ERR_TRANSFER, "out of memory filling the history");
-	} else if (client_start(lr->client, p->req.method, p->req.path, p->headers, p->n_headers,
-				body, body_len, r, lr->origin_ns, start_ns, on_turn_done, sr) == 0) {
+	if (level_send(lr, p, r, fill == SESSION_ENOMEM ? "out of memory filling the history" :
+		       NULL, body, body_len, start_ns, on_turn_done, sr) == 0)
 		return 0;
-	} else {
-		result_set_error(r, RESULT_ERR_TRANSFER, "libcurl refused the request");
-	}
-	level_record_done(lr, r);
 	session_end(sr);
 	return -1;
 }
@@ -287,30 +248,14 @@ void sessions_issue(struct level_run *lr)
 	while (!level_stop && lr->issued < lr->warmup && !lr->in_flight) {
 		const struct session_entry *e = &set->s[lr->issued % set->n];
 		const struct prepared *p = session_turn(lr, e, 0);
-		struct result *r = &lr->results[lr->issued];
+		size_t pass = lr->issued / set->n, len;
 		char **b = &lr->bodies[lr->issued];
-		size_t len;
+		struct result *r = level_begin_request(lr, p, pass, 1);
+		int salted = level_salted_body(lr, p, 1, pass, r, b, &len);
 
-		r->level = lr->level;
-		r->rate = lr->rate;
-		r->repeat = lr->repeat;
-		r->seq = (*lr->seq)++;
-		r->trace_id = p->req.id;
-		result_set_model(r, p->model);
-		r->warmup = true;
-		r->input_tokens = p->req.input_tokens;
-		lr->issued++;
-		if (++lr->in_flight > lr->peak_in_flight)
-			lr->peak_in_flight = lr->in_flight;
-		if (salt_body(lr, p, 1, (lr->issued - 1) / set->n, r, b, &len) < 0)
-			result_set_error(r, RESULT_ERR_TRANSFER, "out of memory");
-		else if (client_start(lr->client, p->req.method, p->req.path, p->headers,
-				      p->n_headers, *b ? *b : p->body, len, r, lr->origin_ns, -1,
-				      level_on_done, lr) == 0)
+		if (level_send(lr, p, r, salted < 0 ? "out of memory" : NULL, *b ? *b : p->body, len,
+			       -1, level_on_done, lr) == 0)
 			return;
-		else
-			result_set_error(r, RESULT_ERR_TRANSFER, "libcurl refused the request");
-		level_record_done(lr, r);
 	}
 	if (lr->finished < lr->warmup && !level_stop)
 		return;

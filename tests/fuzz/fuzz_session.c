@@ -6,13 +6,20 @@
  *
  * Byte 0 picks how many answers there are (0 to 3) and whether they carry
  * tool calls; the rest is the recorded body. When the body is filled,
- * the result must be one JSON object whose "messages" has the same
+ * the result must be one JSON object whose "messages" (a Responses
+ * body's "input") has the same
  * length, each of the last k assistant messages holding answer i's text
  * and no reasoning, every other message but the tool messages (whose
  * tool_call_id may change) as recorded; otherwise the body goes as
  * recorded, which needs it not to be an object with k assistant messages;
  * "out of memory" is a failure (the inputs are small). A broken rule
  * aborts.
+ *
+ * The same body is also chained (replay --previous-response-id; byte 0's
+ * bit 3 picks a first turn, without an id): an object comes back with
+ * "store": true and, given the id, "previous_response_id" set to it and
+ * an "input" array cut to the items after the last one the model made
+ * (printed as they were); anything else than an object goes as recorded.
  */
 #include "replay/session.h"
 
@@ -46,6 +53,7 @@ static void make_answer(struct session_answer *a, size_t i, int calls)
 	char frag[160];
 	cJSON *arr;
 
+	memset(a, 0, sizeof(*a));
 	a->content = strdup(texts[i]);
 	toolcalls_init(&a->calls, 1 << 16);
 	if (!calls)
@@ -71,12 +79,21 @@ static int same_printed(const cJSON *a, const cJSON *b)
 	return same;
 }
 
+/* The history of a body: its "messages", else (a Responses body) its
+ * "input" items. */
+static const cJSON *history(const cJSON *body)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(body, "messages");
+
+	return cJSON_IsArray(m) ? m : cJSON_GetObjectItemCaseSensitive(body, "input");
+}
+
 static void check_filled(const cJSON *in, const char *out, const struct session_answer *answers,
 			 size_t k)
 {
 	cJSON *o = cJSON_Parse(out);
-	const cJSON *mi, *mo, *msgs_in = cJSON_GetObjectItemCaseSensitive(in, "messages");
-	const cJSON *msgs_out = cJSON_GetObjectItemCaseSensitive(o, "messages");
+	const cJSON *mi, *mo, *msgs_in = history(in);
+	const cJSON *msgs_out = history(o);
 	size_t assistants = 0, seen = 0;
 
 	if (!cJSON_IsObject(o) || !cJSON_IsArray(msgs_out) ||
@@ -103,6 +120,51 @@ static void check_filled(const cJSON *in, const char *out, const struct session_
 	cJSON_Delete(o);
 }
 
+/* An item the model made: an assistant message, a function call, reasoning. */
+static int by_model(const cJSON *item)
+{
+	const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(item, "type"));
+
+	return role_is(item, "assistant") || (t && (!strcmp(t, "function_call") ||
+						    !strcmp(t, "reasoning")));
+}
+
+static void check_chain(const cJSON *in, const char *body, size_t len, const char *id)
+{
+	char *out = NULL;
+	size_t out_len = 0;
+	int rc = session_chain_body(body, len, id, &out, &out_len);
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(in, "input"), *from = NULL, *it, *mo;
+	const char *named;
+	cJSON *o;
+
+	if (rc == SESSION_ASIS) {
+		if (cJSON_IsObject(in))
+			fail("a chained object sent as recorded", NULL);
+		return;
+	}
+	if (rc != SESSION_FILLED || !out || out_len != strlen(out))
+		fail("a chained body failed, or of another length", out);
+	o = cJSON_Parse(out);
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "store")))
+		fail("a chained body not stored", out);
+	named = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "previous_response_id"));
+	if (id && (!named || strcmp(named, id) != 0))
+		fail("a chained body does not name the response before", out);
+	if (id && cJSON_IsArray(items)) {
+		from = items->child;
+		cJSON_ArrayForEach(it, items)
+			if (by_model(it))
+				from = it->next;
+		mo = cJSON_GetObjectItemCaseSensitive(o, "input")->child;
+		for (it = from; it || mo; it = it ? it->next : NULL, mo = mo ? mo->next : NULL)
+			if (!it || !mo || !same_printed(it, mo))
+				fail("a chained input is not what followed the model's last item", out);
+	}
+	cJSON_Delete(o);
+	free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct session_answer answers[3];
@@ -118,20 +180,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		make_answer(&answers[i], i, (data[0] >> 2) & 1);
 	rc = session_fill_body((const char *)data + 1, size - 1, answers, k, &out, &out_len);
 	in = cJSON_ParseWithLength((const char *)data + 1, size - 1);
-	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(in, "messages"))
+	cJSON_ArrayForEach(m, history(in))
 		assistants += role_is(m, "assistant");
 	if (rc == SESSION_FILLED) {
 		if (!k || !out || out_len != strlen(out))
 			fail("a body filled without answers, or of another length", out);
 		check_filled(in, out, answers, k);
 	} else if (rc == SESSION_ASIS) {
-		if (k && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(in, "messages")) &&
-		    assistants >= k)
+		if (k && cJSON_IsArray(history(in)) && assistants >= k)
 			fail("a body with its placeholders sent as recorded", NULL);
 	} else {
 		/* a body of at most 64 KiB cannot exhaust memory */
 		fail("out of memory claimed, or an unknown return code", NULL);
 	}
+	check_chain(in, (const char *)data + 1, size - 1, (data[0] >> 3) & 1 ? NULL : "resp_1");
 	free(out);
 	cJSON_Delete(in);
 	for (i = 0; i < k; i++)
