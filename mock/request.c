@@ -402,14 +402,6 @@ static enum check_end check_context(struct mock_server *srv, struct evhttp_reque
 	return CHECK_OK;
 }
 
-/*
- * Read and check the request body into *r, as vLLM would: the served model
- * (404 otherwise), max_tokens at least 1 and within --max-model-len with
- * the prompt, n a positive integer, stream a boolean, stream_options only
- * with stream (400 otherwise, in vLLM's error shape). Returns the parsed
- * body (the caller frees it with cJSON_Delete; r->model points into it or
- * into srv->opt) or NULL after replying.
- */
 /* True when the tool_calls array 'calls' holds a call of id 'id'. */
 static int has_call(const cJSON *calls, const char *id)
 {
@@ -472,6 +464,67 @@ static int tool_request(const struct mock_server *srv, const cJSON *root,
 	return 0;
 }
 
+/* Whether a list of content blocks holds a tool_use of id 'id'. */
+static int has_tool_use(const cJSON *blocks, const char *id)
+{
+	const cJSON *b;
+
+	cJSON_ArrayForEach(b, blocks) {
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "type"));
+		const char *bid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "id"));
+
+		if (t && bid && strcmp(t, "tool_use") == 0 && strcmp(bid, id) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A Messages request's history, as Anthropic's API checks it: every
+ * tool_result block names a tool_use of the message before it. Returns 0,
+ * or -1 with why for a 400.
+ */
+static int messages_tool_results(const cJSON *root, char *why, size_t whylen)
+{
+	const cJSON *m, *b, *prev = NULL;
+	long i = 0, k;
+
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(root, "messages")) {
+		const cJSON *content = cJSON_GetObjectItemCaseSensitive(m, "content");
+
+		k = 0;
+		if (!cJSON_IsArray(content))
+			content = NULL;
+		cJSON_ArrayForEach(b, content) {
+			const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "type"));
+			const char *id = cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(b, "tool_use_id"));
+
+			if (t && strcmp(t, "tool_result") == 0 &&
+			    (!id || !has_tool_use(cJSON_GetObjectItemCaseSensitive(prev, "content"), id))) {
+				snprintf(why, whylen, "messages.%ld.content.%ld: unexpected `tool_use_id` "
+					 "found in `tool_result` blocks: %.64s. Each `tool_result` block "
+					 "must have a corresponding `tool_use` block in the previous "
+					 "message.", i, k, id ? id : "");
+				return -1;
+			}
+			k++;
+		}
+		prev = m;
+		i++;
+	}
+	return 0;
+}
+
+/*
+ * Read and check the request body into *r, as vLLM would: the served model
+ * (404 otherwise), max_tokens at least 1 and within --max-model-len with
+ * the prompt, n a positive integer, stream a boolean, stream_options only
+ * with stream (400 otherwise, in vLLM's error shape); a Messages history's
+ * tool results as Anthropic's API checks them. Returns the parsed body
+ * (the caller frees it with cJSON_Delete; r->model points into it or into
+ * srv->opt) or NULL after replying.
+ */
 cJSON *parse_request(struct mock_server *srv,
 			    struct evhttp_request *req, struct mock_request *r)
 {
@@ -479,7 +532,7 @@ cJSON *parse_request(struct mock_server *srv,
 	size_t len = evbuffer_get_length(in), p;
 	const char *why = "request body is not valid JSON";
 	enum check_end end = CHECK_BAD;
-	char tool_why[160];
+	char tool_why[320];
 	struct mock_tokens tk = { 0 };
 	double max = 0, n = 1;
 	int has_max = 0;
@@ -495,6 +548,11 @@ cJSON *parse_request(struct mock_server *srv,
 		      check_context(srv, req, &tk, max, has_max);
 	if (end == CHECK_OK && r->api == MOCK_API_CHAT && srv->opt.tool_calls &&
 	    tool_request(srv, root, r, tool_why, sizeof(tool_why)) < 0) {
+		why = tool_why;
+		end = CHECK_BAD;
+	}
+	if (end == CHECK_OK && r->api == MOCK_API_MESSAGES &&
+	    messages_tool_results(root, tool_why, sizeof(tool_why)) < 0) {
 		why = tool_why;
 		end = CHECK_BAD;
 	}

@@ -243,12 +243,76 @@ static void keep_first(cJSON *m, const char *name)
 	}
 }
 
+/* Whether a list of content blocks holds one that is no text nor
+ * reasoning: a tool_use, which a later tool_result names. */
+static int has_tool_block(const cJSON *content)
+{
+	const cJSON *b;
+
+	cJSON_ArrayForEach(b, content) {
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "type"));
+
+		if (type && strcmp(type, "tool_use") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A placeholder whose content is a list of blocks (Anthropic's Messages,
+ * a Responses message's parts): the answer's text in one text block where
+ * the first text block was (none when the text is empty), the reasoning
+ * blocks left out, every other block (a tool_use, which a later
+ * tool_result names) kept as recorded. Returns 0, or -1 when out of memory.
+ */
+static int fill_blocks(cJSON *content, const char *text)
+{
+	cJSON *b = content->child, *next, *part = NULL;
+	const char *kind = "text";
+	int placed = 0;
+
+	for (; b; b = next) {
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "type"));
+
+		next = b->next;
+		if (type && (strcmp(type, "thinking") == 0 || strcmp(type, "redacted_thinking") == 0 ||
+			     strcmp(type, "reasoning_text") == 0)) {
+			cJSON_Delete(cJSON_DetachItemViaPointer(content, b));
+		} else if (type && (strcmp(type, "text") == 0 || strcmp(type, "output_text") == 0)) {
+			kind = type;
+			if (placed++ || !text[0])
+				cJSON_Delete(cJSON_DetachItemViaPointer(content, b));
+			else if (set_string(b, "text", text) < 0)
+				return -1;
+		}
+	}
+	if (placed || !text[0])
+		return 0;
+	/* no text block was recorded: the answer's goes first */
+	part = cJSON_CreateObject();
+	if (!part || set_string(part, "type", kind) < 0 || set_string(part, "text", text) < 0) {
+		cJSON_Delete(part);
+		return -1;
+	}
+	if (content->child) {
+		if (!cJSON_InsertItemInArray(content, 0, part)) {
+			cJSON_Delete(part);
+			return -1;
+		}
+	} else if (!cJSON_AddItemToArray(content, part)) {
+		cJSON_Delete(part);
+		return -1;
+	}
+	return 0;
+}
+
 /* Placeholder m gets answer a: its text (null when empty and m keeps tool
- * calls), the server's tool calls, no reasoning. Returns 0, or -1 when out
- * of memory. */
+ * calls; in a list of blocks, fill_blocks), the server's tool calls, no
+ * reasoning. Returns 0, or -1 when out of memory. */
 static int fill_message(cJSON *m, const struct session_answer *a)
 {
 	const char *text = a->content ? a->content : "";
+	cJSON *content;
 
 	keep_first(m, "content");
 	keep_first(m, "tool_calls");
@@ -257,7 +321,14 @@ static int fill_message(cJSON *m, const struct session_answer *a)
 
 	if (!text[0] && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "tool_calls")) > 0)
 		text = NULL;
-	if (set_string(m, "content", text) < 0 || fill_calls(m, &a->calls) < 0)
+	content = cJSON_GetObjectItemCaseSensitive(m, "content");
+	if (cJSON_IsArray(content) && cJSON_GetArraySize(content) > 0 && has_tool_block(content)) {
+		if (fill_blocks(content, text ? text : "") < 0)
+			return -1;
+	} else if (set_string(m, "content", text) < 0) {
+		return -1;
+	}
+	if (fill_calls(m, &a->calls) < 0)
 		return -1;
 	cJSON_DeleteItemFromObjectCaseSensitive(m, "reasoning_content");
 	cJSON_DeleteItemFromObjectCaseSensitive(m, "reasoning");

@@ -78,6 +78,10 @@ struct session_answer {
  * model's earlier thoughts are not sent back, as the chat templates of
  * DeepSeek-R1 and Qwen3 drop them and the OpenAI and DeepSeek APIs ask.
  *
+ * A placeholder whose content is a list of blocks with a "tool_use" (the
+ * Messages API's) keeps them: the answer's text in one text block, no
+ * thinking, each tool_use as recorded, since a later tool_result names it.
+ *
  * A placeholder's recorded "tool_calls" keeps its length: its call j
  * becomes the server's call j (id, function name, arguments; what the
  * server left out stays as recorded), and each "tool" message after it,

@@ -88,6 +88,42 @@ static const cJSON *history(const cJSON *body)
 	return cJSON_IsArray(m) ? m : cJSON_GetObjectItemCaseSensitive(body, "input");
 }
 
+/* The count of blocks of 'type' in a list of content blocks. */
+static int blocks_of(const cJSON *content, const char *type)
+{
+	const cJSON *b;
+	int n = 0;
+
+	cJSON_ArrayForEach(b, content) {
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "type"));
+
+		n += t && strcmp(t, type) == 0;
+	}
+	return n;
+}
+
+/* A placeholder's blocks (a tool_use kept for its tool_result): the
+ * recorded tool_use blocks all there, no reasoning, the answer's text in
+ * one text block, or none when it is empty. */
+static int blocks_hold(const cJSON *in, const cJSON *out, const char *text)
+{
+	const cJSON *b;
+	int texts = 0;
+
+	if (blocks_of(out, "tool_use") != blocks_of(in, "tool_use") ||
+	    blocks_of(out, "thinking") || blocks_of(out, "redacted_thinking"))
+		return 0;
+	cJSON_ArrayForEach(b, out) {
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "type"));
+		const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "text"));
+
+		if (t && (!strcmp(t, "text") || !strcmp(t, "output_text")) &&
+		    (texts++ || !v || strcmp(v, text) != 0))
+			return 0;
+	}
+	return texts == (text[0] != '\0');
+}
+
 static void check_filled(const cJSON *in, const char *out, const struct session_answer *answers,
 			 size_t k)
 {
@@ -110,7 +146,9 @@ static void check_filled(const cJSON *in, const char *out, const struct session_
 			    cJSON_GetObjectItemCaseSensitive(mo, "reasoning_content") ||
 			    cJSON_GetObjectItemCaseSensitive(mo, "reasoning"))
 				fail("a placeholder keeps its reasoning or loses its role", out);
-			if (cJSON_IsString(c) ? strcmp(c->valuestring, a->content) != 0 :
+			if (cJSON_IsArray(c) ? !blocks_hold(cJSON_GetObjectItemCaseSensitive(mi,
+								"content"), c, a->content) :
+			    cJSON_IsString(c) ? strcmp(c->valuestring, a->content) != 0 :
 			    !(cJSON_IsNull(c) && !a->content[0]))
 				fail("a placeholder does not hold its answer's text", out);
 		} else if (!role_is(mi, "tool") && !same_printed(mi, mo)) {

@@ -377,6 +377,43 @@ TEST(a_servers_tool_calls_are_capped)
 	CHECK_EQ_INT((long)t.max_bytes, 64);
 }
 
+TEST(a_messages_placeholder_with_tool_use_keeps_its_blocks_for_the_tool_result)
+{
+	/* Anthropic's Messages: the tool_result names the tool_use's id, so
+	 * the block must stay; the text is the server's, the thinking goes */
+	const char *body = "{\"messages\":["
+		"{\"role\":\"user\",\"content\":\"weather?\"},"
+		"{\"role\":\"assistant\",\"content\":["
+		"{\"type\":\"thinking\",\"thinking\":\"hm\",\"signature\":\"s\"},"
+		"{\"type\":\"text\",\"text\":\"recorded\"},"
+		"{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"w\",\"input\":{\"c\":\"P\"}}]},"
+		"{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_1\",\"content\":\"15\"}]}]}";
+	char *live[] = { (char *)"Let me look.", (char *)"" };
+
+	CHECK_STR(fill(body, live, 1), "{\"messages\":["
+		  "{\"role\":\"user\",\"content\":\"weather?\"},"
+		  "{\"role\":\"assistant\",\"content\":["
+		  "{\"type\":\"text\",\"text\":\"Let me look.\"},"
+		  "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"w\",\"input\":{\"c\":\"P\"}}]},"
+		  "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_1\",\"content\":\"15\"}]}]}");
+	/* an empty answer: no empty text block, the tool_use alone */
+	CHECK_STR(fill(body, live + 1, 1), "{\"messages\":["
+		  "{\"role\":\"user\",\"content\":\"weather?\"},"
+		  "{\"role\":\"assistant\",\"content\":["
+		  "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"w\",\"input\":{\"c\":\"P\"}}]},"
+		  "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_1\",\"content\":\"15\"}]}]}");
+	/* no text block recorded: the answer's goes first */
+	CHECK_STR(fill("{\"messages\":[{\"role\":\"assistant\",\"content\":["
+		       "{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"w\",\"input\":{}}]}]}", live, 1),
+		  "{\"messages\":[{\"role\":\"assistant\",\"content\":["
+		  "{\"type\":\"text\",\"text\":\"Let me look.\"},"
+		  "{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"w\",\"input\":{}}]}]}");
+	/* blocks without a tool_use: the text alone, as a string, as before */
+	CHECK_STR(fill("{\"messages\":[{\"role\":\"assistant\",\"content\":["
+		       "{\"type\":\"text\",\"text\":\"r\"}]}]}", live, 1),
+		  "{\"messages\":[{\"role\":\"assistant\",\"content\":\"Let me look.\"}]}");
+}
+
 /* The chained body (static, overwritten by the next call), or "(as is)". */
 static const char *chain(const char *body, const char *previous)
 {
@@ -441,5 +478,6 @@ int main(void)
 	RUN(calls_the_trace_did_not_record_or_did_not_get_stay_out_or_as_recorded);
 	RUN(a_servers_tool_calls_are_capped);
 	RUN(a_chained_turn_sends_what_follows_the_models_last_item_and_names_the_response);
+	RUN(a_messages_placeholder_with_tool_use_keeps_its_blocks_for_the_tool_result);
 	return harness_done();
 }
