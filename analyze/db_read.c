@@ -448,11 +448,14 @@ int db_metric_levels(struct db *db, const char *label, const struct energy_count
 	 * before version 10 none is marked between levels (those of version
 	 * 10 on belong to none). The shards of a run scrape one server:
 	 * their scrapes in time order, each one's samples in the order the
-	 * server gave them.
+	 * server gave them. A --workers run's later workers' records
+	 * ("client (worker N)") carry their bound on replay's own error
+	 * alone: db_client_levels reads them, these tables do not.
 	 */
 	static const char src_sql[] =
 		"WITH src AS (SELECT %s AS source, min(rowid) AS first FROM metric_scrapes"
-		" WHERE run_id IN (SELECT run_id FROM runs WHERE label = ?1) GROUP BY 1) ";
+		" WHERE run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
+		" AND coalesce(%s, '') NOT LIKE 'client (%%' GROUP BY 1) ";
 	static const char levels_sql[] =
 		"SELECT src.source, src.first, c.level, count(*), sum(NOT c.ok), sum(c.bad_lines)"
 		" FROM metric_scrapes c JOIN src ON src.source IS %s"
@@ -472,7 +475,7 @@ int db_metric_levels(struct db *db, const char *label, const struct energy_count
 	const char *at = db->version >= 10 ? "c.at" : "NULL";
 	const char *not_between = db->version >= 10 ? " AND c.at IS NOT 'between'" : "";
 	struct metric_add ma = { NULL, 0, 0 };
-	char sql[1024], with[256], body[768];
+	char sql[1152], with[384], body[768];
 	sqlite3_stmt *st = NULL;
 	void *v;
 	size_t i;
@@ -482,7 +485,7 @@ int db_metric_levels(struct db *db, const char *label, const struct energy_count
 	*n = 0;
 	if (db->version < 5)
 		return DB_OK;
-	snprintf(with, sizeof(with), src_sql, source);
+	snprintf(with, sizeof(with), src_sql, source, source);
 	snprintf(body, sizeof(body), levels_sql, c_source, not_between);
 	snprintf(sql, sizeof(sql), "%s%s", with, body);
 	rc = db_query(db, sql, label, &st, err, errlen);

@@ -415,9 +415,13 @@ static void host_edge(struct level_run *lr, enum scrape_at at)
 
 	if (!lr->host_source || !(lr->n || lr->n_sessions))
 		return;         /* none, or a round of warm-ups only */
-	n = hostload_read(text, HOSTLOAD_TEXT_MAX);
+	n = lr->bound_only ? 0 : hostload_read(text, HOSTLOAD_TEXT_MAX);
 	if (at == SCRAPE_AT_LEVEL_START) {
 		watch_start(&lr->watch, client_base(lr->client));
+		if (lr->bound_only) {   /* the host's counters are the first worker's */
+			lr->host_started = 1;
+			return;
+		}
 	} else {
 		int k;
 
@@ -428,6 +432,10 @@ static void host_edge(struct level_run *lr, enum scrape_at at)
 		    (k = clientbound_format(&lr->client_w, &lr->client_b, text + n,
 					    CLIENTBOUND_TEXT_MAX)) > 0)
 			n += k;
+		if (lr->bound_only && n == 0) {        /* nothing measured: nothing said */
+			lr->host_started = 0;
+			return;
+		}
 	}
 	rec = scrape_record(lr->host_source, t0 - lr->origin_ns, lr->level, lr->repeat, at,
 			    clock_now_ns() - t0, n < 0 ? 0 : 200,

@@ -71,7 +71,10 @@ struct level_run {
 	int64_t origin_ns;        /* the run's start: offsets in results count from it */
 	const char *host_source;  /* the source of the host's own metrics records
 				   * at each level's edges (lib/hostload.h);
-				   * NULL: none (a --workers run's later workers) */
+				   * NULL: none */
+	int bound_only;           /* a --workers run's later worker: its record at
+				   * a level's end carries its own watch and bound
+				   * alone (the first worker's, the host's) */
 	int host_started;         /* this level's start record is written */
 	struct watch watch;       /* replay watching itself from then on */
 	/* what it saw by the level's end and the bound it gives; known: set */

@@ -516,7 +516,12 @@ int replay_main(int argc, char **argv)
 			 rp.o.shard_k, rp.o.shard_n);
 	else
 		snprintf(rp.host_source, sizeof(rp.host_source), "host");
-	rp.lr.host_source = rp.o.worker > 0 ? NULL : rp.host_source;
+	/* a later worker: its own bound, on a record of its own (its host's
+	 * counters are the first worker's) */
+	if (rp.o.worker > 0)
+		snprintf(rp.host_source, sizeof(rp.host_source), "client (worker %ld)", rp.o.worker);
+	rp.lr.host_source = rp.host_source;
+	rp.lr.bound_only = rp.o.worker > 0;
 	if (rp.anchored && (rc = start_anchored(&rp)))
 		goto cleanup;
 	if ((rc = run_levels(&rp)) == 0)

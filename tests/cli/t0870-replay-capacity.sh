@@ -134,6 +134,10 @@ lc() {
 	grep -q "82.000 with lines .* lw 3 title 'SLO TTFT 82 ms (exceeded where the search failed)'" "$gp"
 }
 check "analyze plot: load_curve, one point per level, the SLO and C=$pass / C=$fail marked" lc
+if ! lc; then   # what it drew, for the reason of a failure
+	sed 's/^/#   dat: /' "$WORK/plots/load_curve.dat"
+	grep "^set label\|82.000 with" "$WORK/plots/load_curve.gp" | sed 's/^/#   gp: /'
+fi
 # A search that fails on TPOT (the batching mock's gaps grow with the
 # streams in flight: 4 ms x (1 + 0.2 (C - 1)), over 8 ms from C=6): load_curve
 # draws the TPOT limit with a P99 TPOT curve of its own and marks it, not

@@ -93,6 +93,29 @@ else
 		"the host was ${busy:-?}% busy: other work may delay the client or the mock"
 fi
 
+# --workers 2: each worker watches itself; the later one's bound goes on
+# a record of its own at the level's end ("client (worker 1)", no host
+# counters: the first worker's are the host's), and the level's bound is
+# the larger of the two, a bound on every worker's share.
+"$TB" replay --endpoint "$ENDPOINT" -c 4 -n 32 --workers 2 --quiet --label workers \
+	-o "$WORK/w.jsonl.gz" "$WORK/t.jsonl.gz" >/dev/null 2>"$WORK/w.err"
+# bound SOURCE: the TTFT P99 bound (s) of SOURCE's level_end record
+bound() {
+	zcat "$WORK/w.jsonl.gz" | grep '"at":"level_end"' | grep "\"source\":\"$1\"" |
+		sed -n 's/.*"tracebench_client_bound_ttft_p99_seconds":\([0-9.e+-]*\).*/\1/p'
+}
+w0=$(bound host)
+w1=$(bound 'client (worker 1)')
+check "--workers 2: each worker's bound at the level's end, the later one's on a record of its own ($w0, $w1 s)" \
+	sh -c "test -n '$w0' && test -n '$w1' && ! zcat '$WORK/w.jsonl.gz' | grep '\"source\":\"client (worker 1)\"' | grep -q node_cpu"
+tb analyze load --db "$WORK/w.db" "$WORK/w.jsonl.gz" 2>/dev/null
+tb analyze report --db "$WORK/w.db" --format csv >"$WORK/w.csv"
+tb analyze report --db "$WORK/w.db" >"$WORK/w.txt"
+wb=$(csv_field "$WORK/w.csv" client_bound_ttft_p99_ms 1)
+check "... the level's TTFT P99 bound the larger ($wb ms), and no table of the later worker's record as a server's" \
+	sh -c "awk -v b='$wb' -v x='$w0' -v y='$w1' 'BEGIN { m = (x > y ? x : y) * 1000; d = b - m; exit !(d < 0.002 && d > -0.002) }' &&
+	       ! grep -q 'client (worker' '$WORK/w.txt'"
+
 if have taskset && have nice; then
 	taskset -c 0 sh -c 'while :; do :; done' &
 	busy_pid=$!
