@@ -220,6 +220,11 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	 * before went to the run's one model. */
 	if (!rc && version >= 1 && version < 14)
 		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN model TEXT", err, errlen);
+	/* 14 -> 15: the client's own delays of each request; the requests
+	 * before were loaded without them. */
+	if (!rc && version >= 1 && version < 15)
+		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN client_issue_ns INTEGER;"
+			     "ALTER TABLE requests ADD COLUMN client_read_ns INTEGER", err, errlen);
 	/* The views hold no data: recreate them, so they follow this build's SQL. */
 	if (!rc)
 		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",

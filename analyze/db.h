@@ -32,7 +32,7 @@
  * requests.session or requests.turn); 9 added the requests columns of the
  * per-request server timings, 10 metric_scrapes.at, 11
  * metric_scrapes.source (several --metrics-url). */
-#define DB_SCHEMA_VERSION 14
+#define DB_SCHEMA_VERSION 15
 
 /* Suggested size of the 'err' buffers below. */
 #define DB_ERRLEN 1024

@@ -400,6 +400,8 @@ static void db_bind_result(sqlite3_stmt *st, const char *run_id, const struct re
 	db_bind_opt_int64(st, 33, r->server.decode_ns);
 	db_bind_text(st, 34, r->cancel[0] ? r->cancel : NULL);
 	db_bind_text(st, 35, r->model[0] ? r->model : NULL);
+	db_bind_opt_int64(st, 36, r->issue_ns);
+	db_bind_opt_int64(st, 37, r->read_ns);
 }
 
 static const char db_insert_request_sql[] =
@@ -408,10 +410,10 @@ static const char db_insert_request_sql[] =
 	" input_tokens, output_tokens, tokens_estimated, itl_us, repeat, streamed,"
 	" tokens_source, token_events, cached_tokens, salt, new_connection,"
 	" connect_ns, tls_ns, session, turn, rate, server_timings, server_queue_ns,"
-	" server_prefill_ns, server_decode_ns, cancel, model)"
+	" server_prefill_ns, server_decode_ns, cancel, model, client_issue_ns, client_read_ns)"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
 	" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29,"
-	" ?30, ?31, ?32, ?33, ?34, ?35)";
+	" ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37)";
 
 /* The statements a metrics record is inserted with. */
 struct metrics_insert {

@@ -749,6 +749,10 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 				 (const char *)sqlite3_column_text(st, 32));
 		if (sqlite3_column_count(st) > 33 && sqlite3_column_text(st, 33))
 			result_set_model(r, (const char *)sqlite3_column_text(st, 33));
+		if (sqlite3_column_count(st) > 35) {
+			r->issue_ns = db_column_opt_int64(st, 34);
+			r->read_ns = db_column_opt_int64(st, 35);
+		}
 	} else {
 		r->tokens_source = r->tokens_estimated ? RESULT_TOKENS_EVENTS : RESULT_TOKENS_USAGE;
 	}
@@ -784,7 +788,7 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 	 * one before version 4 none of the columns from tokens_source on, one
 	 * before version 6 no session or turn, one before version 7 no rate,
 	 * one before version 9 no server timings, one before version 13 no
-	 * cancel, one before 14 no model. */
+	 * cancel, one before 14 no model, one before 15 no client delays. */
 #define DB_RESULTS_SQL(repeat, streamed) \
 		"SELECT q.level, q.seq, q.trace_id, q.warmup, q.status, q.error," \
 		" q.error_detail, q.sched_ns, q.send_ns, q.ttft_ns, q.ttfa_ns, q.e2e_ns," \
@@ -792,7 +796,13 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 		", " streamed " FROM requests q" \
 		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND q.level = ?2" \
 		" ORDER BY q.run_id, q.rowid"
-	const char *sql = db->version >= 14 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
+	const char *sql = db->version >= 15 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
+				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
+				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn, q.rate,"
+				" q.server_timings, q.server_queue_ns, q.server_prefill_ns,"
+				" q.server_decode_ns, q.cancel, q.model, q.client_issue_ns,"
+				" q.client_read_ns") :
+			  db->version >= 14 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
 				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
 				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn, q.rate,"
 				" q.server_timings, q.server_queue_ns, q.server_prefill_ns,"
@@ -846,8 +856,8 @@ int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, voi
 	 * so the sqlite3 shell and this export agree. A database before
 	 * version 4 has none of the columns from repeat on, one before 6 no
 	 * session and turn: they export empty; one before 9 has no server
-	 * timings, one before 13 no cancel, one before 14 no model: those
-	 * columns are left out. */
+	 * timings, one before 13 no cancel, one before 14 no model, one before
+	 * 15 no client delays: those columns are left out. */
 #define DB_EXPORT_SQL(more, gaps) \
 		"SELECT v.run, v.concurrency, v.seq, q.trace_id, v.warmup, v.status," \
 		" v.error, v.ttft_ms, v.ttfa_ms, v.e2e_ms, v.tpot_ms, v.input_tokens," \
@@ -867,7 +877,8 @@ int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, voi
 		" v.server_prefill_ms, v.server_decode_ms, v.rest_ttft_ms, v.rest_e2e_ms"
 #define DB_EXPORT_V13 DB_EXPORT_V9 ", v.cancel"
 #define DB_EXPORT_V14 DB_EXPORT_V13 ", q.model"
-	static const char *const sqls[6][2] = {
+#define DB_EXPORT_V15 DB_EXPORT_V14 ", v.client_issue_ms, v.client_read_ms"
+	static const char *const sqls[7][2] = {
 		{ DB_EXPORT_SQL(DB_EXPORT_OLD DB_EXPORT_NO_TURNS, ""),
 		  DB_EXPORT_SQL(DB_EXPORT_OLD DB_EXPORT_NO_TURNS, ", q.itl_us") },
 		{ DB_EXPORT_SQL(DB_EXPORT_V3 DB_EXPORT_NO_TURNS, ""),
@@ -876,6 +887,7 @@ int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, voi
 		{ DB_EXPORT_SQL(DB_EXPORT_V9, ""), DB_EXPORT_SQL(DB_EXPORT_V9, ", q.itl_us") },
 		{ DB_EXPORT_SQL(DB_EXPORT_V13, ""), DB_EXPORT_SQL(DB_EXPORT_V13, ", q.itl_us") },
 		{ DB_EXPORT_SQL(DB_EXPORT_V14, ""), DB_EXPORT_SQL(DB_EXPORT_V14, ", q.itl_us") },
+		{ DB_EXPORT_SQL(DB_EXPORT_V15, ""), DB_EXPORT_SQL(DB_EXPORT_V15, ", q.itl_us") },
 	};
 #undef DB_EXPORT_SQL
 #undef DB_EXPORT_V3
@@ -884,8 +896,10 @@ int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, voi
 #undef DB_EXPORT_V9
 #undef DB_EXPORT_V13
 #undef DB_EXPORT_V14
+#undef DB_EXPORT_V15
 #undef DB_EXPORT_NO_TURNS
-	const char *sql = sqls[db->version >= 14 ? 5 : db->version >= 13 ? 4 : db->version >= 9 ? 3 : db->version >= 6 ? 2 :
+	const char *sql = sqls[db->version >= 15 ? 6 : db->version >= 14 ? 5 : db->version >= 13 ? 4 :
+			       db->version >= 9 ? 3 : db->version >= 6 ? 2 :
 			       db->version >= 4][gaps != 0];
 	const char *names[DB_EXPORT_MAX_COLS];
 	const char *cells[DB_EXPORT_MAX_COLS];

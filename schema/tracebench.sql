@@ -1,4 +1,4 @@
--- tracebench.sql - the analysis database, schema version 14.
+-- tracebench.sql - the analysis database, schema version 15.
 -- Version 2 added requests.repeat (replay --repeat), version 3 runs.clock
 -- (the host and clock of a shard) and requests.streamed (a whole JSON body,
 -- not SSE), version 4 where output tokens came from, the token events, the
@@ -15,7 +15,9 @@
 -- runs.trace_crc32 (the CRC-32 recorded beside the trace's SHA-256, so
 -- files from before the SHA-256 still match), version 13 requests.cancel
 -- (the point replay --cancel chose the request to be cut at), version 14
--- requests.model (the model a replay --model-mix sent the request to);
+-- requests.model (the model a replay --model-mix sent the request to),
+-- version 15 requests.client_issue_ns and client_read_ns (the client's own
+-- delays, lib/clientbound.h);
 -- analyze/db.c
 -- migrates an older database when it opens it for writing, and reads one
 -- as is.
@@ -24,7 +26,7 @@
 
 -- Applied by analyze only after it has checked that the database is not of
 -- a newer version (analyze/db.c), so this never downgrades one.
-PRAGMA user_version = 14;
+PRAGMA user_version = 15;
 
 CREATE TABLE IF NOT EXISTS runs (
 	run_id       TEXT PRIMARY KEY,
@@ -81,6 +83,8 @@ CREATE TABLE IF NOT EXISTS requests (
 	cancel           TEXT,      -- replay --cancel chose it, to be cut here:
 	                            -- '200ms', 'tokens:16'; NULL: not chosen
 	model            TEXT,      -- the model a --model-mix sent it to, else NULL
+	client_issue_ns  INTEGER,   -- due -> libcurl writing it (the client's delay)
+	client_read_ns   INTEGER,   -- the age of the loop pass that stamped its first token
 	PRIMARY KEY (run_id, seq)
 );
 
@@ -170,6 +174,10 @@ SELECT r.label              AS run,
        q.server_prefill_ns / 1e6 AS server_prefill_ms,
        q.server_decode_ns / 1e6  AS server_decode_ms,
        q.model              AS model,          -- a --model-mix's, else NULL
+       -- the client's own delays (lib/clientbound.h): due -> its bytes
+       -- being written; the age of the loop pass that stamped its first token
+       q.client_issue_ns / 1e6 AS client_issue_ms,
+       q.client_read_ns / 1e6  AS client_read_ms,
        -- the client's time beyond what the server accounted for: send,
        -- network, the client, and a queue the server does not report
        CASE WHEN q.server_prefill_ns IS NOT NULL AND q.ttft_ns IS NOT NULL

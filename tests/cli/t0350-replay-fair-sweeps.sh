@@ -198,7 +198,7 @@ check "... in one line" test "$(wc -l <"$WORK/load.err")" -eq 1
 # line is one valid JSON object (the sqlite3 shell's json_valid judges).
 tb analyze export --db "$WORK/c.db" --run plain >"$WORK/x.csv"
 check "export csv: the new columns in its header" \
-	grep -q ',repeat,sched_ms,send_ms,tokens_source,token_events,cached_tokens,salt,new_connection,connect_ms,tls_ms,session,turn,server_timings,server_queue_ms,server_prefill_ms,server_decode_ms,rest_ttft_ms,rest_e2e_ms,cancel,model$' "$WORK/x.csv"
+	grep -q ',repeat,sched_ms,send_ms,tokens_source,token_events,cached_tokens,salt,new_connection,connect_ms,tls_ms,session,turn,server_timings,server_queue_ms,server_prefill_ms,server_decode_ms,rest_ttft_ms,rest_e2e_ms,cancel,model,client_issue_ms,client_read_ms$' "$WORK/x.csv"
 tb analyze export --db "$WORK/c.db" --run plain --format jsonl --gaps >"$WORK/x.jsonl"
 check "export jsonl: a line per request (8)" test "$(wc -l <"$WORK/x.jsonl")" -eq 8
 valid_lines() {  # file -> how many of its lines are JSON objects

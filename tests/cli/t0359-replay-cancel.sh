@@ -118,8 +118,8 @@ got="$(csv_field "$WORK/a.csv" cancelled 1) $(csv_field "$WORK/a.csv" errors 1) 
 check "... the tokens run's CSV at C=1: cancelled, errors, ok: $got" test "$got" = "$n1 0 $((24 - n1))"
 tb analyze export --db "$WORK/db" --run "$label" >"$WORK/a.export" 2>&1
 check "export: a cancel column, tokens:16 on each chosen request" sh -c \
-	"head -1 '$WORK/a.export' | grep -q ',cancel,model\$' &&
-	 [ \$(grep -c ',cancelled,.*,tokens:16,\$' '$WORK/a.export') -eq $((n1 + n4)) ]"
+	"head -1 '$WORK/a.export' | grep -q ',cancel,model,client_issue_ms,client_read_ms\$' &&
+	 [ \$(grep -c ',cancelled,.*,tokens:16,[^,]*,[^,]*,[^,]*\$' '$WORK/a.export') -eq $((n1 + n4)) ]"
 tb analyze load --db "$WORK/db" "$WORK/b.jsonl.gz" "$WORK/c.jsonl.gz" >/dev/null 2>&1
 lb=$(zcat "$WORK/b.jsonl.gz" | head -1 | grep -o '"label":"[^"]*"' | cut -d'"' -f4)
 lc=$(zcat "$WORK/c.jsonl.gz" | head -1 | grep -o '"label":"[^"]*"' | cut -d'"' -f4)

@@ -160,8 +160,8 @@ check "... and the cached prompt tokens (48 and 112 of the later turns)" \
 tb analyze export --db "$WORK/s.db" --run "$(sqlite3 "$WORK/s.db" "select label from runs where source like '%c2.jsonl.gz'")" \
 	--format csv >"$WORK/c2.csv"
 check "analyze export has session and turn columns (4 sessions, turns 0-2)" sh -c \
-	"head -1 '$WORK/c2.csv' | grep -q ',session,turn,server_timings,server_queue_ms,server_prefill_ms,server_decode_ms,rest_ttft_ms,rest_e2e_ms,cancel,model$' &&
-	 test \"\$(awk -F, 'NR > 1 { print \$(NF - 9) \" \" \$(NF - 8) }' '$WORK/c2.csv' | sort -u | wc -l)\" -eq 12"
+	"head -1 '$WORK/c2.csv' | grep -q ',session,turn,server_timings,server_queue_ms,server_prefill_ms,server_decode_ms,rest_ttft_ms,rest_e2e_ms,cancel,model,client_issue_ms,client_read_ms$' &&
+	 test \"\$(awk -F, 'NR > 1 { print \$(NF - 11) \" \" \$(NF - 10) }' '$WORK/c2.csv' | sort -u | wc -l)\" -eq 12"
 tb analyze export --db "$WORK/s.db" --run "$(sqlite3 "$WORK/s.db" "select label from runs where source like '%c2.jsonl.gz'")" \
 	--format jsonl | head -1 >"$WORK/c2.jsonl"
 check "... and in JSON Lines, as numbers" grep -q '"session":[0-9]*,"turn":[0-2],' "$WORK/c2.jsonl"

@@ -53,6 +53,16 @@ n=$(zcat "$WORK/free.jsonl.gz" | grep '"at":"level_end"' | grep -c 'tracebench_c
 check "free: the level's host record at its end carries the bound ($n)" test "$n" -eq 1
 n=$(requests_of "$WORK/free.jsonl.gz" | grep '"warmup":false' | grep -c '"client_issue_ns":[0-9]*,"client_read_ns":[0-9]*')
 check "free: every measured request records its issue and read delays ($n)" test "$n" -eq 64
+# ... and analyze export gives them per request, in ms
+tb analyze export --db "$WORK/free.db" --run free >"$WORK/free.export"
+file_sum=$(requests_of "$WORK/free.jsonl.gz" | sed -n 's/.*"client_issue_ns":\([0-9]*\),"client_read_ns":\([0-9]*\).*/\1 \2/p' |
+	awk '{ i += $1; r += $2 } END { printf "%.3f %.3f", i / 1e6, r / 1e6 }')
+export_sum=$(awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) { if ($k == "client_issue_ms") a = k; if ($k == "client_read_ms") b = k }; next }
+	$a != "" { n++; i += $a; r += $b } END { printf "%d %.3f %.3f", n, i, r }' "$WORK/free.export")
+check "export: client_issue_ms and client_read_ms of every request that has them, the file's in ms ($export_sum; file $file_sum)" \
+	awk -v e="$export_sum" -v f="$file_sum" 'BEGIN { split(e, x, " "); split(f, y, " ")
+		d1 = x[2] - y[1]; d2 = x[3] - y[2]; if (d1 < 0) d1 = -d1; if (d2 < 0) d2 = -d2
+		exit !(x[1] >= 64 && d1 < 0.05 && d2 < 0.05) }'
 b50=$(csv_field "$WORK/free.csv" client_bound_ttft_p50_ms 1)
 b99=$(csv_field "$WORK/free.csv" client_bound_ttft_p99_ms 1)
 g99=$(csv_field "$WORK/free.csv" client_bound_gap_p99_ms 1)

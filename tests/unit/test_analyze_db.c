@@ -143,11 +143,11 @@ TEST(newer_schema_is_refused)
 
 	db_close(db);
 	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
-	CHECK_EQ_INT(sqlite3_exec(s, "PRAGMA user_version = 15", NULL, NULL, NULL), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_exec(s, "PRAGMA user_version = 16", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(s);
 	db = NULL;
 	CHECK_EQ_INT(db_open(path, DB_WRITE, &db, err, sizeof(err)), DB_ERR_INPUT);
-	CHECK(strstr(err, "schema version 15, newer than this tracebench knows (14)") != NULL);
+	CHECK(strstr(err, "schema version 16, newer than this tracebench knows (15)") != NULL);
 	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_ERR_INPUT);
 	CHECK_EQ_INT(db_open(path_of("missing.db"), DB_READ, &db, err, sizeof(err)),
 		     DB_ERR_INPUT);
@@ -254,6 +254,8 @@ TEST(version_9_metric_scrapes_migrate)
 				  "DROP VIEW v_summary; DROP VIEW v_requests;"
 				  "ALTER TABLE requests DROP COLUMN cancel;"
 				  "ALTER TABLE requests DROP COLUMN model;"
+				  "ALTER TABLE requests DROP COLUMN client_issue_ns;"
+				  "ALTER TABLE requests DROP COLUMN client_read_ns;"
 				  "INSERT INTO runs (run_id, label) VALUES ('r8', 'r8');"
 				  "INSERT INTO metric_scrapes (run_id, scrape, level, t_ns, ok)"
 				  " VALUES ('r8', 0, 2, 0, 1), ('r8', 1, 2, 100, 1);"
@@ -282,6 +284,10 @@ TEST(version_9_metric_scrapes_migrate)
 	/* and requests.model (version 14), with the views that read it */
 	CHECK_EQ_INT(sqlite3_exec(s, "SELECT count(model) FROM requests;"
 				  "SELECT count(model) FROM v_requests", NULL, NULL, NULL), SQLITE_OK);
+	/* and the client's delays (version 15), in the views too */
+	CHECK_EQ_INT(sqlite3_exec(s, "SELECT count(client_issue_ns), count(client_read_ns) FROM"
+				  " requests; SELECT count(client_issue_ms), count(client_read_ms)"
+				  " FROM v_requests", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(s);
 }
 
@@ -309,6 +315,8 @@ TEST(version_10_metric_scrapes_migrate)
 		 "DROP VIEW v_summary; DROP VIEW v_requests;"
 		 "ALTER TABLE requests DROP COLUMN cancel;"
 		 "ALTER TABLE requests DROP COLUMN model;"
+		 "ALTER TABLE requests DROP COLUMN client_issue_ns;"
+		 "ALTER TABLE requests DROP COLUMN client_read_ns;"
 		 "INSERT INTO runs (run_id, label) VALUES ('r10', 'r10');"
 		 "INSERT INTO metric_scrapes (run_id, scrape, level, t_ns, ok, at)"
 		 " VALUES ('r10', 0, 4, 1000000000, 1, 'level_start'),"

@@ -182,7 +182,8 @@ TEST(export_writes_quoted_csv)
 		"tpot_ms,input_tokens,output_tokens,tokens_estimated,run_id,error_detail,"
 		"repeat,sched_ms,send_ms,tokens_source,token_events,cached_tokens,salt,"
 		"new_connection,connect_ms,tls_ms,session,turn,server_timings,server_queue_ms,"
-		"server_prefill_ms,server_decode_ms,rest_ttft_ms,rest_e2e_ms,cancel,model\n";
+		"server_prefill_ms,server_decode_ms,rest_ttft_ms,rest_e2e_ms,cancel,model,"
+		"client_issue_ms,client_read_ms\n";
 	struct db *db = fresh_db("export.db");
 	char *out, *line;
 	int rc, lines = 0;
@@ -194,10 +195,10 @@ TEST(export_writes_quoted_csv)
 	CHECK(strncmp(out, header, strlen(header)) == 0);
 	/* The warm-up row, all columns; TPOT = (1500 - 1012.3) / 49 ms. */
 	CHECK(strstr(out, "\n\"a,\"\"b\"\"\",1,0,0,1,200,,1012.300,1012.300,1500.000,"
-		      "9.953,512,50,0,00dd,,0,0.000,0.000,usage,,,,0,,,,,,,,,,,,\n") != NULL);
+		      "9.953,512,50,0,00dd,,0,0.000,0.000,usage,,,,0,,,,,,,,,,,,,,\n") != NULL);
 	/* The failed row: NULL TTFT and TPOT are empty; the detail quoted. */
 	CHECK(strstr(out, ",2,9,0,0,500,http,,,5.000,,512,0,0,00dd,"
-		      "\"upstream said \"\"no\"\", retry later\",0,13000.000,13000.000,usage,,,,0,,,,,,,,,,,,\n")
+		      "\"upstream said \"\"no\"\", retry later\",0,13000.000,13000.000,usage,,,,0,,,,,,,,,,,,,,\n")
 	      != NULL);
 	for (line = out; (line = strchr(line, '\n')); line++)
 		lines++;
