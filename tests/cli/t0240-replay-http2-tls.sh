@@ -57,3 +57,21 @@ if grep -q "needs libcurl 7.89" "$WORK/err"; then
 else
 	check "cleartext --http2 works on this libcurl" test $rc -eq 0
 fi
+
+# --cancel over HTTP/2: a chosen request is cut by resetting its stream,
+# not its connection: the others on the connection go on, every measured
+# request reuses the connection the level opened, and the server (behind
+# the proxy) frees what was cut.
+tb record synth -n 16 --input-tokens 8 --output-tokens 60 -o "$WORK/long.jsonl.gz" 2>/dev/null
+tb replay --endpoint "https://127.0.0.1:$tls" -k --http2 -c 4 -n 16 --warmup 0 --seed 3 \
+	--cancel 0.5:tokens:5 --quiet -o "$WORK/h2cut.jsonl.gz" "$WORK/long.jsonl.gz" >/dev/null 2>&1
+rc=$?
+cut=$(requests_of "$WORK/h2cut.jsonl.gz" | grep -c '"error":"cancelled"')
+whole=$(requests_of "$WORK/h2cut.jsonl.gz" | grep -c '"error":null.*"output_tokens":60')
+fresh=$(requests_of "$WORK/h2cut.jsonl.gz" | grep -c '"new_connection":true')
+check "HTTP/2 --cancel: exit 0, $cut cut and $whole whole of 16, none failed, no new connection ($fresh)" \
+	sh -c "test $rc -eq 0 && test $cut -ge 1 && test $((cut + whole)) -eq 16 && test $fresh -eq 0"
+running() { curl -s "$ENDPOINT/metrics" | awk '/^vllm:num_requests_running/ { print $2 }'; }
+i=0
+while [ "$(running)" != 0 ] && [ $i -lt $((50 * SLACK)) ]; do sleep 0.1; i=$((i + 1)); done
+check "... and the server behind the proxy runs nothing afterwards ($(running))" test "$(running)" = 0
