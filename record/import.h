@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "api.h"
-#include "tokfit.h"
+#include "lib/tokfit.h"
 
 #define IMPORT_BLOCK_WORDS 512  /* Mooncake hash_ids block size, in tokens */
 

@@ -93,7 +93,7 @@ int import_group_by_prefix(const struct import *im, struct row *rows, size_t n);
 /* Writes rows[0, n) as the trace 'out' (import_write.c). Returns 0; -1 with
  * err filled; or 128 + a signal that stopped it (err says what was
  * written). A row whose record is longer than a trace line may hold is
- * left out and said on stderr. With fit's tokenizer (record/tokfit.h) a
+ * left out and said on stderr. With fit's tokenizer (lib/tokfit.h) a
  * row of synthesized words is fitted to its input length and a row of
  * fixed text measured; a tokenizer's failure is -1 with fit->failed set. */
 int import_write_trace(const struct import *im, const struct row *rows, size_t n,

@@ -10,7 +10,7 @@
  * a --sessions prefix session after the turns of its session, their
  * answers placeholder words.
  *
- * With --tokenizer-url (record/tokfit.h) a row of synthesized words has
+ * With --tokenizer-url (lib/tokfit.h) a row of synthesized words has
  * as many words as make its whole request count its input length as the
  * server's tokenizer counts; a row whose text is fixed (a ShareGPT turn,
  * a turn of a --sessions prefix session, whose history is the turn

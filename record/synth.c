@@ -27,7 +27,7 @@
 #include "api.h"
 #include "words.h"
 #include "traceout.h"
-#include "tokfit.h"
+#include "lib/tokfit.h"
 #include "lib/errmsg.h"
 #include "lib/cli.h"
 #include "lib/trace.h"

@@ -8,7 +8,7 @@
 
 #include "api.h"
 #include "dist.h"
-#include "tokfit.h"
+#include "lib/tokfit.h"
 #include "lib/arrival.h"
 
 struct synth_options {
@@ -45,7 +45,7 @@ void synth_options_init(struct synth_options *o);
  * record longer than a trace line may hold (TRACEFILE_MAX_LINE) is left
  * out and said on stderr. SIGINT or SIGTERM stop it between records,
  * ending the file whole. With o->tok.url each prompt is fitted to its
- * length by that tokenizer (record/tokfit.h). Returns 0; -1 with a message
+ * length by that tokenizer (lib/tokfit.h). Returns 0; -1 with a message
  * in err (lib/errmsg.h); SYNTH_ETOKENIZER, the tokenizer unusable or
  * failing, with err naming it; or 128 + the signal number, with what was
  * written in err.

@@ -214,6 +214,27 @@ static void add_cancel(cJSON *params, const struct replay_options *o)
 	cJSON_AddNumberToObject(c, "seed", (double)o->sched.seed);
 }
 
+/* --tokenize: "tokenize": {"url", "fitted", "skipped", "missed",
+ * "chat_template"}, or {"fitted": 0, "why"} when nothing was. */
+static void add_fit(cJSON *params, const struct replay_options *o)
+{
+	cJSON *t = cJSON_AddObjectToObject(params, "tokenize");
+
+	if (!t)
+		return;
+	if (o->fit.url[0])
+		cJSON_AddStringToObject(t, "url", o->fit.url);
+	cJSON_AddNumberToObject(t, "fitted", (double)o->fit.fitted);
+	cJSON_AddNumberToObject(t, "skipped", (double)o->fit.skipped);
+	cJSON_AddNumberToObject(t, "missed", (double)o->fit.missed);
+	if (o->fit.url[0])
+		cJSON_AddNumberToObject(t, "salt_tokens", (double)o->fit.salt_tokens);
+	if (o->fit.url[0])
+		cJSON_AddBoolToObject(t, "chat_template", o->fit.chat_template);
+	if (o->fit.why[0])
+		cJSON_AddStringToObject(t, "why", o->fit.why);
+}
+
 /* The parameters a reader needs to redo the run. */
 static void add_params(cJSON *params, const struct replay_options *o,
 		       const unsigned char *ab_order, size_t n_blocks)
@@ -229,6 +250,8 @@ static void add_params(cJSON *params, const struct replay_options *o,
 		add_cancel(params, o);
 	if (o->previous_response_id)
 		cJSON_AddTrueToObject(params, "previous_response_id");
+	if (o->tokenize)
+		add_fit(params, o);
 	if (o->max_event_bytes)
 		cJSON_AddNumberToObject(params, "max_event_bytes", (double)o->max_event_bytes);
 	if (o->endpoint_b)

@@ -39,7 +39,7 @@ enum {
 	OPT_METRICS_URL, OPT_METRICS_INTERVAL, OPT_FIND_CAPACITY, OPT_SLO, OPT_SLO_SHARE,
 	OPT_CONFIDENCE, OPT_CAPACITY_RANGE, OPT_CAPACITY_TOLERANCE, OPT_CAPACITY_REQUESTS,
 	OPT_MAX_RATE, OPT_TAG, OPT_RERUN, OPT_ENERGY_METRIC, OPT_PRICE_PER_HOUR,
-	OPT_CANCEL, OPT_PREVIOUS_RESPONSE_ID,
+	OPT_CANCEL, OPT_PREVIOUS_RESPONSE_ID, OPT_TOKENIZE,
 };
 
 static const char shortopts[] = ":e:c:n:l:o:fqH:kh";
@@ -68,6 +68,7 @@ static const struct option longopts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "cancel", required_argument, NULL, OPT_CANCEL },
 	{ "previous-response-id", no_argument, NULL, OPT_PREVIOUS_RESPONSE_ID },
+	{ "tokenize", no_argument, NULL, OPT_TOKENIZE },
 	{ "timing", required_argument, NULL, OPT_TIMING },
 	{ "speed", required_argument, NULL, OPT_SPEED },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -161,6 +162,9 @@ static void replay_options_usage(FILE *out)
 		"                            by default\n"
 		"      --no-salt             send the bodies byte for byte (see below)\n"
 		"      --salt-seed N         seed of the salts (default: a random one, recorded)\n"
+		"      --tokenize            fit each prompt to its recorded input length as\n"
+		"                            the endpoint's POST /tokenize counts it (within\n"
+		"                            1 token), before the run; not for sessions\n"
 		"      --previous-response-id  chain the turns of Responses API sessions by\n"
 		"                            the server's stored responses (see below)\n"
 		"      --cancel P:AFTER      cancel a share P of the measured requests AFTER a\n"
@@ -470,6 +474,7 @@ static int parse_request_option(struct replay_options *o, int c, char *arg)
 	case OPT_ALL_REQUESTS: o->all_requests = 1; return OPT_TAKEN;
 	case OPT_NO_SALT: o->no_salt = 1; return OPT_TAKEN;
 	case OPT_PREVIOUS_RESPONSE_ID: o->previous_response_id = 1; return OPT_TAKEN;
+	case OPT_TOKENIZE: o->tokenize = 1; return OPT_TAKEN;
 	case OPT_SALT_SEED:
 		if (cli_parse_long(arg, 0, 0x7fffffffL, &v) < 0)
 			return OPT_BAD;

@@ -78,6 +78,14 @@ struct replay_options {
 	int all_requests;         /* replay requests of kind "other" too */
 	int no_salt;              /* --no-salt: bodies byte for byte */
 	int previous_response_id; /* --previous-response-id: Responses sessions chained */
+	int tokenize;             /* --tokenize: prompts fitted by the endpoint's tokenizer */
+	struct {                  /* ... what the fit did (replay/fit.c), for the header */
+		long fitted, skipped, missed;
+		long salt_tokens;  /* what a salt adds, taken off each length */
+		int chat_template;
+		char url[1100];   /* the tokenizer's, redacted */
+		char why[64];     /* nothing fitted: why */
+	} fit;
 	uint64_t salt_seed;       /* --salt-seed, else drawn by replay */
 	int salt_seed_given;
 	struct cancel_spec cancel; /* --cancel; share 0 when not given */

@@ -492,7 +492,7 @@ int replay_main(int argc, char **argv)
 	}
 	rp.o.rerun_of = rp.rerun.of;
 	rp.n_sides = rp.o.endpoint_b ? 2 : 1;
-	if ((rc = plan_load(&rp)) || (rc = sides_ask_servers(&rp)))
+	if ((rc = plan_load(&rp)) || (rc = fit_prompts(&rp)) || (rc = sides_ask_servers(&rp)))
 		goto cleanup;
 	/* --workers: the parent ends here, with the merged results' status */
 	if (rp.o.workers > 1 &&

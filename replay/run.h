@@ -131,6 +131,13 @@ void plan_size_level(struct replay *rp, struct level_run *lr, long batch);
  * apart). */
 void plan_say_passes(const struct replay *rp);
 
+/* ---- replay/fit.c ---- */
+
+/* --tokenize: fits each request's prompt to its recorded input length by
+ * the endpoint's tokenizer (o->fit says what it did). Returns 0 or the
+ * exit status. */
+int fit_prompts(struct replay *rp);
+
 /* ---- replay/start.c ---- */
 
 /* Returned by start_workers in a worker: go on replaying its shard. */

@@ -1,18 +1,19 @@
 /*
  * tokfit.h - prompts built to an exact token length, as a server's
  * tokenizer counts them (lib/tokenize.h), for record synth and record
- * import given --tokenizer-url; and what the trace then says about where
- * its input lengths came from.
+ * import given --tokenizer-url and replay --tokenize; and what a trace or
+ * a run then says about where its input lengths came from.
  *
- * A prompt grows word by word from a seeded stream (record/words.h), so
- * the prompt of n words is the prompt of n - 1 words and one more: the
- * count is near-linear in n. The fit measures, corrects n by the
- * tokens-per-word slope, and measures again.
+ * A prompt grows word by word from a stream (record/words.h's seeded
+ * words, or replay's cycle of the recorded prompt's words), so the prompt
+ * of n words is the prompt of n - 1 words and one more: the count is
+ * near-linear in n. The fit measures, corrects n by the tokens-per-word
+ * slope, and measures again.
  */
 #ifndef TB_TOKFIT_H
 #define TB_TOKFIT_H
 
-#include "lib/tokenize.h"
+#include "tokenize.h"
 
 #include <cjson/cJSON.h>
 

@@ -8,7 +8,7 @@
  * local requests, not a search each.
  */
 #include "tokfit.h"
-#include "lib/errmsg.h"
+#include "errmsg.h"
 
 #include <math.h>
 #include <stdio.h>
