@@ -61,12 +61,14 @@ static char *fit_make(void *ctx, long n)
  * Returns their count, or -1 when out of memory. */
 static long split_words(struct fit_body *b)
 {
-	size_t i = b->off, cap = 16;
+	size_t i = b->off, cap = 16, *o, *l;
 
 	b->n_words = 0;
 	b->word_off = malloc(cap * sizeof(*b->word_off));
 	b->word_len = malloc(cap * sizeof(*b->word_len));
-	while (b->word_off && b->word_len && i < b->end) {
+	if (!b->word_off || !b->word_len)
+		return -1;
+	while (i < b->end) {
 		size_t j;
 
 		for (; i < b->end && b->body[i] == ' '; i++)
@@ -76,12 +78,10 @@ static long split_words(struct fit_body *b)
 		if (j == i)
 			break;
 		if (b->n_words == cap) {
-			size_t *o = realloc(b->word_off, 2 * cap * sizeof(*o)), *l;
-
-			if (o)
-				b->word_off = o;
-			l = o ? realloc(b->word_len, 2 * cap * sizeof(*l)) : NULL;
-			if (!l)
+			if (!(o = realloc(b->word_off, 2 * cap * sizeof(*o))))
+				return -1;
+			b->word_off = o;
+			if (!(l = realloc(b->word_len, 2 * cap * sizeof(*l))))
 				return -1;
 			b->word_len = l;
 			cap *= 2;
@@ -90,7 +90,7 @@ static long split_words(struct fit_body *b)
 		b->word_len[b->n_words++] = j - i;
 		i = j;
 	}
-	return b->word_off && b->word_len ? (long)b->n_words : -1;
+	return (long)b->n_words;
 }
 
 /*
