@@ -252,6 +252,55 @@ static void typed_usage(struct meter *m, const struct typed_event *e)
 	}
 }
 
+/*
+ * A Messages stream's tool use (keep_answer), folded into the answer's
+ * calls as chat's delta.tool_calls would bring them: a tool_use block's
+ * start gives the call of the block's index its id and name, each
+ * input_json_delta a piece of its arguments (the input's JSON).
+ */
+static void keep_messages_call(struct meter *m, const cJSON *obj)
+{
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, "type"));
+	const cJSON *index = cJSON_GetObjectItemCaseSensitive(obj, "index");
+	const cJSON *block, *delta;
+	cJSON *arr, *call, *fn;
+
+	if (!m->result->keep_answer || !type || !cJSON_IsNumber(index))
+		return;
+	block = cJSON_GetObjectItemCaseSensitive(obj, "content_block");
+	delta = cJSON_GetObjectItemCaseSensitive(obj, "delta");
+	if (!(strcmp(type, "content_block_start") == 0 &&
+	      cJSON_IsString(cJSON_GetObjectItemCaseSensitive(block, "type")) &&
+	      strcmp(cJSON_GetObjectItemCaseSensitive(block, "type")->valuestring, "tool_use") == 0) &&
+	    !(strcmp(type, "content_block_delta") == 0 &&
+	      cJSON_IsString(cJSON_GetObjectItemCaseSensitive(delta, "type")) &&
+	      strcmp(cJSON_GetObjectItemCaseSensitive(delta, "type")->valuestring,
+		     "input_json_delta") == 0))
+		return;
+	arr = cJSON_CreateArray();
+	call = cJSON_CreateObject();
+	if (!arr || !call || !cJSON_AddItemToArray(arr, call) ||
+	    !cJSON_AddItemToObject(call, "index", cJSON_Duplicate(index, 0)) ||
+	    !(fn = cJSON_AddObjectToObject(call, "function"))) {
+		if (!cJSON_IsArray(arr) || !arr->child)
+			cJSON_Delete(call);
+		cJSON_Delete(arr);
+		result_set_error(m->result, RESULT_ERR_MALFORMED, "out of memory keeping a tool call");
+		return;
+	}
+	if (block) {
+		cJSON_AddItemToObject(call, "id",
+				      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(block, "id"), 0));
+		cJSON_AddItemToObject(fn, "name",
+				      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(block, "name"), 0));
+	} else {
+		cJSON_AddItemToObject(fn, "arguments", cJSON_Duplicate(
+			cJSON_GetObjectItemCaseSensitive(delta, "partial_json"), 0));
+	}
+	keep_tool_calls(m, arr);
+	cJSON_Delete(arr);
+}
+
 /* One event of the Messages or Responses API (lib/typed.h). */
 static void handle_typed(struct meter *m, const char *event, const cJSON *obj)
 {
@@ -264,6 +313,8 @@ static void handle_typed(struct meter *m, const char *event, const cJSON *obj)
 	}
 	typed_usage(m, &e);
 	keep_response_id(m, e.response_id);
+	if (m->api == TYPED_MESSAGES && e.token == TYPED_TOOL)
+		keep_messages_call(m, obj);
 	if (e.end)
 		m->done_seen = 1;
 	if (e.token == TYPED_ANSWER)

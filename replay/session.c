@@ -243,6 +243,88 @@ static void keep_first(cJSON *m, const char *name)
 	}
 }
 
+/* The index among content's tool_use blocks of the one of id 'id', or -1. */
+static int tool_use_with_id(const cJSON *content, const char *id)
+{
+	const cJSON *b;
+	int k = 0;
+
+	cJSON_ArrayForEach(b, content) {
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "type"));
+		const char *bid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "id"));
+
+		if (!type || strcmp(type, "tool_use") != 0)
+			continue;
+		if (bid && strcmp(bid, id) == 0)
+			return k;
+		k++;
+	}
+	return -1;
+}
+
+/*
+ * A Messages placeholder m's recorded tool_use blocks become the server's
+ * live calls, block j call j (its id and name, and its input when the
+ * call's arguments are a JSON object), and each tool_result after m (up
+ * to the next assistant message) naming block j's recorded id names the
+ * live one; each is matched against the recorded ids before any changes.
+ * Live calls past the recorded ones are left out: no tool_result of the
+ * trace answers them. Returns 0, or -1 when out of memory.
+ */
+static int fill_tool_uses(cJSON *m, cJSON *content, const struct toolcalls *live)
+{
+	cJSON *t, *b;
+	size_t j = 0;
+
+	if (!live->n)
+		return 0;
+	for (t = m->next; t && !is_assistant(t); t = t->next) {
+		cJSON *parts = cJSON_GetObjectItemCaseSensitive(t, "content");
+
+		if (!cJSON_IsArray(parts))
+			continue;
+		cJSON_ArrayForEach(b, parts) {
+			const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "type"));
+			const char *id = cJSON_GetStringValue(
+				cJSON_GetObjectItemCaseSensitive(b, "tool_use_id"));
+			int k;
+
+			if (!type || strcmp(type, "tool_result") != 0 || !id ||
+			    (k = tool_use_with_id(content, id)) < 0 || (size_t)k >= live->n ||
+			    !live->c[k].id)
+				continue;
+			if (set_string(b, "tool_use_id", live->c[k].id) < 0)
+				return -1;
+		}
+	}
+	cJSON_ArrayForEach(b, content) {
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "type"));
+		const struct toolcall *lc;
+		cJSON *input;
+
+		if (!type || strcmp(type, "tool_use") != 0)
+			continue;
+		if (j >= live->n)
+			break;
+		lc = &live->c[j++];
+		if ((lc->id && set_string(b, "id", lc->id) < 0) ||
+		    (lc->name && set_string(b, "name", lc->name) < 0))
+			return -1;
+		input = lc->args ? cJSON_Parse(lc->args) : NULL;
+		if (cJSON_IsObject(input)) {
+			if (cJSON_GetObjectItemCaseSensitive(b, "input") ?
+			    !cJSON_ReplaceItemInObjectCaseSensitive(b, "input", input) :
+			    !cJSON_AddItemToObject(b, "input", input)) {
+				cJSON_Delete(input);
+				return -1;
+			}
+		} else {
+			cJSON_Delete(input);
+		}
+	}
+	return 0;
+}
+
 /* Whether a list of content blocks holds one that is no text nor
  * reasoning: a tool_use, which a later tool_result names. */
 static int has_tool_block(const cJSON *content)
@@ -323,7 +405,8 @@ static int fill_message(cJSON *m, const struct session_answer *a)
 		text = NULL;
 	content = cJSON_GetObjectItemCaseSensitive(m, "content");
 	if (cJSON_IsArray(content) && cJSON_GetArraySize(content) > 0 && has_tool_block(content)) {
-		if (fill_blocks(content, text ? text : "") < 0)
+		if (fill_blocks(content, text ? text : "") < 0 ||
+		    fill_tool_uses(m, content, &a->calls) < 0)
 			return -1;
 	} else if (set_string(m, "content", text) < 0) {
 		return -1;

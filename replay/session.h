@@ -80,7 +80,9 @@ struct session_answer {
  *
  * A placeholder whose content is a list of blocks with a "tool_use" (the
  * Messages API's) keeps them: the answer's text in one text block, no
- * thinking, each tool_use as recorded, since a later tool_result names it.
+ * thinking, and tool_use block j the server's call j (its id, name and
+ * input) as chat's calls below, each tool_result after it naming the
+ * server's id; a block past the server's calls stays as recorded.
  *
  * A placeholder's recorded "tool_calls" keeps its length: its call j
  * becomes the server's call j (id, function name, arguments; what the

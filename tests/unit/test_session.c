@@ -408,6 +408,24 @@ TEST(a_messages_placeholder_with_tool_use_keeps_its_blocks_for_the_tool_result)
 		  "{\"messages\":[{\"role\":\"assistant\",\"content\":["
 		  "{\"type\":\"text\",\"text\":\"Let me look.\"},"
 		  "{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"w\",\"input\":{}}]}]}");
+	/* the server's own call: its id, name and input in the block, and the
+	 * tool_result after it names the live id */
+	{
+		struct session_answer a;
+
+		memset(&a, 0, sizeof(a));
+		stream_calls(&a, "[[{\"index\":1,\"id\":\"toolu_L\",\"function\":{\"name\":\"w2\"}}],"
+			     "[{\"index\":1,\"function\":{\"arguments\":\"{\\\"c\\\":\"}}],"
+			     "[{\"index\":1,\"function\":{\"arguments\":\"\\\"L\\\"}\"}}]]");
+		a.content = (char *)"Looking.";
+		CHECK_STR(fill_calls(body, &a, 1), "{\"messages\":["
+			  "{\"role\":\"user\",\"content\":\"weather?\"},"
+			  "{\"role\":\"assistant\",\"content\":["
+			  "{\"type\":\"text\",\"text\":\"Looking.\"},"
+			  "{\"type\":\"tool_use\",\"id\":\"toolu_L\",\"name\":\"w2\",\"input\":{\"c\":\"L\"}}]},"
+			  "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_L\",\"content\":\"15\"}]}]}");
+		toolcalls_release(&a.calls);
+	}
 	/* blocks without a tool_use: the text alone, as a string, as before */
 	CHECK_STR(fill("{\"messages\":[{\"role\":\"assistant\",\"content\":["
 		       "{\"type\":\"text\",\"text\":\"r\"}]}]}", live, 1),

@@ -149,6 +149,7 @@ TEST(messages_thinking_text_and_tool_use)
 	struct result r;
 
 	result_init(&r);
+	r.keep_answer = true;
 	run("anthropic-messages-thinking-tools.sse", TRACE_KIND_MESSAGES, 0, 0, &r);
 	CHECK(result_ok(&r));
 	CHECK_EQ_INT(r.ttft_ns, MS(120));
@@ -158,6 +159,14 @@ TEST(messages_thinking_text_and_tool_use)
 	CHECK_EQ_INT(r.output_tokens, 89);
 	CHECK_EQ_INT(r.input_tokens, 400);
 	CHECK_EQ_INT(r.cached_tokens, -1);
+	/* kept for a session's next turn: the tool_use as a call, its input
+	 * the input_json_delta pieces joined */
+	CHECK_EQ_INT((long)r.tool_calls.n, 1);
+	if (r.tool_calls.n == 1) {
+		CHECK_STR(r.tool_calls.c[0].id, "toolu_01");
+		CHECK_STR(r.tool_calls.c[0].name, "get_weather");
+		CHECK_STR(r.tool_calls.c[0].args, "{\"location\": \"Paris\"}");
+	}
 	result_release(&r);
 }
 
