@@ -145,24 +145,27 @@ static int is_assistant(const cJSON *m)
 	return has_role(m, "assistant");
 }
 
-/* Sets obj's 'key' to the string v (NULL: null), replacing what was there.
- * Returns 0, or -1 when out of memory. */
-static int set_string(cJSON *obj, const char *key, const char *v)
+/* Sets obj's 'key' to item (taken; NULL: out of memory), replacing what
+ * was there. Returns 0, or -1 when out of memory. */
+static int set_item(cJSON *obj, const char *key, cJSON *item)
 {
-	cJSON *item = v ? cJSON_CreateString(v) : cJSON_CreateNull();
-
 	if (!item)
 		return -1;
 	/* JSON names are case-sensitive: "Content" is another member (the
 	 * case-blind test found it, the replace below did not, and the turn
 	 * failed as out of memory) */
-	if (cJSON_GetObjectItemCaseSensitive(obj, key))
-		return cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item) ? 0 : -1;
-	if (!cJSON_AddItemToObject(obj, key, item)) {
-		cJSON_Delete(item);
-		return -1;
-	}
-	return 0;
+	if (cJSON_GetObjectItemCaseSensitive(obj, key) ?
+	    cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item) :
+	    cJSON_AddItemToObject(obj, key, item))
+		return 0;
+	cJSON_Delete(item);
+	return -1;
+}
+
+/* Sets obj's 'key' to the string v (NULL: null). Returns 0 or -1. */
+static int set_string(cJSON *obj, const char *key, const char *v)
+{
+	return set_item(obj, key, v ? cJSON_CreateString(v) : cJSON_CreateNull());
 }
 
 /* The recorded call of 'calls' whose id is 'id': its position, or -1. */
@@ -311,16 +314,10 @@ static int fill_tool_uses(cJSON *m, cJSON *content, const struct toolcalls *live
 		    (lc->name && set_string(b, "name", lc->name) < 0))
 			return -1;
 		input = lc->args ? cJSON_Parse(lc->args) : NULL;
-		if (cJSON_IsObject(input)) {
-			if (cJSON_GetObjectItemCaseSensitive(b, "input") ?
-			    !cJSON_ReplaceItemInObjectCaseSensitive(b, "input", input) :
-			    !cJSON_AddItemToObject(b, "input", input)) {
-				cJSON_Delete(input);
-				return -1;
-			}
-		} else {
-			cJSON_Delete(input);
-		}
+		if (!cJSON_IsObject(input))
+			cJSON_Delete(input);    /* not an input: the recorded one stays */
+		else if (set_item(b, "input", input) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -469,22 +466,6 @@ static int made_by_model(const cJSON *item)
 					       strcmp(type, "reasoning") == 0));
 }
 
-/* Sets obj's 'key' to true. Returns 0, or -1 when out of memory. */
-static int set_true(cJSON *obj, const char *key)
-{
-	cJSON *t = cJSON_CreateTrue();
-
-	if (!t)
-		return -1;
-	if (cJSON_GetObjectItemCaseSensitive(obj, key))
-		return cJSON_ReplaceItemInObjectCaseSensitive(obj, key, t) ? 0 : -1;
-	if (!cJSON_AddItemToObject(obj, key, t)) {
-		cJSON_Delete(t);
-		return -1;
-	}
-	return 0;
-}
-
 int session_chain_body(const char *body, size_t len, const char *previous_id, char **out,
 		       size_t *out_len)
 {
@@ -495,7 +476,7 @@ int session_chain_body(const char *body, size_t len, const char *previous_id, ch
 	if (!cJSON_IsObject(root))
 		goto cleanup;
 	rc = SESSION_ENOMEM;
-	if (set_true(root, "store") < 0)
+	if (set_item(root, "store", cJSON_CreateTrue()) < 0)
 		goto cleanup;
 	if (previous_id) {
 		if (cJSON_IsArray(input))
