@@ -277,14 +277,10 @@ static void keep_messages_call(struct meter *m, const cJSON *obj)
 	      strcmp(cJSON_GetObjectItemCaseSensitive(delta, "type")->valuestring,
 		     "input_json_delta") == 0))
 		return;
-	arr = cJSON_CreateArray();
 	call = cJSON_CreateObject();
-	if (!arr || !call || !cJSON_AddItemToArray(arr, call) ||
-	    !cJSON_AddItemToObject(call, "index", cJSON_Duplicate(index, 0)) ||
-	    !(fn = cJSON_AddObjectToObject(call, "function"))) {
-		if (!cJSON_IsArray(arr) || !arr->child)
-			cJSON_Delete(call);
-		cJSON_Delete(arr);
+	fn = call ? cJSON_AddObjectToObject(call, "function") : NULL;
+	if (!fn || !cJSON_AddItemToObject(call, "index", cJSON_Duplicate(index, 0))) {
+		cJSON_Delete(call);
 		result_set_error(m->result, RESULT_ERR_MALFORMED, "out of memory keeping a tool call");
 		return;
 	}
@@ -296,6 +292,13 @@ static void keep_messages_call(struct meter *m, const cJSON *obj)
 	} else {
 		cJSON_AddItemToObject(fn, "arguments", cJSON_Duplicate(
 			cJSON_GetObjectItemCaseSensitive(delta, "partial_json"), 0));
+	}
+	arr = cJSON_CreateArray();
+	if (!arr || !cJSON_AddItemToArray(arr, call)) {
+		cJSON_Delete(arr);
+		cJSON_Delete(call);
+		result_set_error(m->result, RESULT_ERR_MALFORMED, "out of memory keeping a tool call");
+		return;
 	}
 	keep_tool_calls(m, arr);
 	cJSON_Delete(arr);
