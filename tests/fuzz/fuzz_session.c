@@ -9,8 +9,9 @@
  * the result must be one JSON object whose "messages" (a Responses
  * body's "input") has the same
  * length, each of the last k assistant messages holding answer i's text
- * and no reasoning, every other message but the tool messages (whose
- * tool_call_id may change) as recorded; otherwise the body goes as
+ * and no reasoning, every other message but the tool messages and those
+ * of tool_result blocks (whose tool_call_id or tool_use_id may change) as
+ * recorded; otherwise the body goes as
  * recorded, which needs it not to be an object with k assistant messages;
  * "out of memory" is a failure (the inputs are small). A broken rule
  * aborts.
@@ -151,7 +152,11 @@ static void check_filled(const cJSON *in, const char *out, const struct session_
 			    cJSON_IsString(c) ? strcmp(c->valuestring, a->content) != 0 :
 			    !(cJSON_IsNull(c) && !a->content[0]))
 				fail("a placeholder does not hold its answer's text", out);
-		} else if (!role_is(mi, "tool") && !same_printed(mi, mo)) {
+		} else if (!role_is(mi, "tool") &&
+			   !blocks_of(cJSON_GetObjectItemCaseSensitive(mi, "content"), "tool_result") &&
+			   !same_printed(mi, mo)) {
+			/* (a tool message, or a message of tool_result blocks, may
+			 * name the server's call instead of the recorded one) */
 			fail("a message that is no placeholder changed", out);
 		}
 	}
