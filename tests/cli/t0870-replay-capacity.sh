@@ -126,12 +126,21 @@ stop_mock
 
 # analyze plot: load_curve, latency against achieved load, SLO and capacity marked
 tb analyze plot --db "$WORK/c.db" --out "$WORK/plots" >/dev/null 2>&1
+# The limit is drawn thick and named as the one exceeded where the search
+# failed (at the SLO's share: the failing level's P90). On a busy host the
+# failing level's share can sit at 90% (left undecided, or failed with its
+# P90 at the limit), where it exceeded none: the timing tier asks for the
+# thick line, elsewhere the line itself.
+exceeded="82.000 with lines .* lw 3 title 'SLO TTFT 82 ms (exceeded where the search failed)'"
+case $line in *"is undecided"*) exceeded="" ;; esac
+[ -n "$TIMING" ] || exceeded=""
+[ -n "$exceeded" ] || exceeded="82.000 with lines .* title 'SLO TTFT 82 ms"
 lc() {
 	gp=$WORK/plots/load_curve.gp
 	[ "$(grep -c '^[0-9.]* [0-9.?]* [0-9.?]* [0-9.?]* [0-9]* [01] [0-9.?]* [0-9.?]*$' "$WORK/plots/load_curve.dat")" = "$probes" ] &&
 	grep -q "^set label 1 'capacity C=$pass' at " "$gp" &&
 	grep -q "^set label 2 'fails C=$fail' at " "$gp" &&
-	grep -q "82.000 with lines .* lw 3 title 'SLO TTFT 82 ms (exceeded where the search failed)'" "$gp"
+	grep -q "$exceeded" "$gp"
 }
 check "analyze plot: load_curve, one point per level, the SLO and C=$pass / C=$fail marked" lc
 if ! lc; then   # what it drew, for the reason of a failure
