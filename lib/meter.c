@@ -252,6 +252,14 @@ static void typed_usage(struct meter *m, const struct typed_event *e)
 	}
 }
 
+/* Whether obj's "type" is the string t. */
+static int type_is(const cJSON *obj, const char *t)
+{
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, "type"));
+
+	return v && strcmp(v, t) == 0;
+}
+
 /*
  * A Messages stream's tool use (keep_answer), folded into the answer's
  * calls as chat's delta.tool_calls would bring them: a tool_use block's
@@ -260,22 +268,14 @@ static void typed_usage(struct meter *m, const struct typed_event *e)
  */
 static void keep_messages_call(struct meter *m, const cJSON *obj)
 {
-	const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, "type"));
 	const cJSON *index = cJSON_GetObjectItemCaseSensitive(obj, "index");
-	const cJSON *block, *delta;
+	const cJSON *block = cJSON_GetObjectItemCaseSensitive(obj, "content_block");
+	const cJSON *delta = cJSON_GetObjectItemCaseSensitive(obj, "delta");
+	int start = type_is(obj, "content_block_start") && type_is(block, "tool_use");
 	cJSON *arr, *call, *fn;
 
-	if (!m->result->keep_answer || !type || !cJSON_IsNumber(index))
-		return;
-	block = cJSON_GetObjectItemCaseSensitive(obj, "content_block");
-	delta = cJSON_GetObjectItemCaseSensitive(obj, "delta");
-	if (!(strcmp(type, "content_block_start") == 0 &&
-	      cJSON_IsString(cJSON_GetObjectItemCaseSensitive(block, "type")) &&
-	      strcmp(cJSON_GetObjectItemCaseSensitive(block, "type")->valuestring, "tool_use") == 0) &&
-	    !(strcmp(type, "content_block_delta") == 0 &&
-	      cJSON_IsString(cJSON_GetObjectItemCaseSensitive(delta, "type")) &&
-	      strcmp(cJSON_GetObjectItemCaseSensitive(delta, "type")->valuestring,
-		     "input_json_delta") == 0))
+	if (!m->result->keep_answer || !cJSON_IsNumber(index) ||
+	    !(start || (type_is(obj, "content_block_delta") && type_is(delta, "input_json_delta"))))
 		return;
 	call = cJSON_CreateObject();
 	fn = call ? cJSON_AddObjectToObject(call, "function") : NULL;
@@ -284,7 +284,7 @@ static void keep_messages_call(struct meter *m, const cJSON *obj)
 		result_set_error(m->result, RESULT_ERR_MALFORMED, "out of memory keeping a tool call");
 		return;
 	}
-	if (block) {
+	if (start) {
 		cJSON_AddItemToObject(call, "id",
 				      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(block, "id"), 0));
 		cJSON_AddItemToObject(fn, "name",

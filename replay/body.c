@@ -167,6 +167,7 @@ static int dropped(const cJSON *c, const struct edit *e)
 					     (ov->api == TYPED_RESPONSES &&
 					      strcmp(k, "max_output_tokens") == 0))) ||
 	       (ov && ov->ignore_eos && strcmp(k, "ignore_eos") == 0) ||
+	       (ov && ov->store && strcmp(k, "store") == 0) ||
 	       (e->streamed && strcmp(k, "stream_options") == 0) ||
 	       (e->usage && strcmp(k, "include_usage") == 0);
 }
@@ -248,6 +249,10 @@ static void add_overrides(struct buf *b, const cJSON *obj, const struct body_ove
 	if (ov->ignore_eos) {
 		separate(b, first);
 		buf_adds(b, "\"ignore_eos\":true");
+	}
+	if (ov->store) {
+		separate(b, first);
+		buf_adds(b, "\"store\":true");
 	}
 	if (streamed && !opts) {
 		separate(b, first);

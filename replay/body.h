@@ -30,6 +30,9 @@ struct body_overrides {
 				   know no stream_options.include_usage; a
 				   Responses body's max_output_tokens is
 				   its max_tokens */
+	int store;              /* non-zero: "store": true (a Responses turn that
+				   replay --previous-response-id chains: the
+				   server keeps it for the next turn) */
 };
 
 /*

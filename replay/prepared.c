@@ -26,7 +26,10 @@ static const char *mix_model(const struct prepared *p, const struct replay_optio
 static int prepare_body(struct prepared *p, const struct replay_options *o)
 {
 	struct body_overrides ov = { o->model, o->max_tokens, o->ignore_eos,
-				     typed_api_of_kind(p->req.kind) };
+				     typed_api_of_kind(p->req.kind), 0 };
+
+	/* a chained session's turns are kept by the server for the next one */
+	ov.store = o->previous_response_id && ov.api == TYPED_RESPONSES && p->req.session >= 0;
 
 	if ((p->model = mix_model(p, o)) != NULL)
 		ov.model = p->model;

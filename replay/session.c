@@ -475,26 +475,21 @@ int session_chain_body(const char *body, size_t len, const char *previous_id, ch
 	input = cJSON_GetObjectItemCaseSensitive(root, "input");
 	if (!cJSON_IsObject(root))
 		goto cleanup;
-	rc = SESSION_ENOMEM;
-	if (set_item(root, "store", cJSON_CreateTrue()) < 0)
-		goto cleanup;
-	if (previous_id) {
-		if (cJSON_IsArray(input))
-			cJSON_ArrayForEach(item, input)
-				if (made_by_model(item))
-					last = item;
-		/* what the server holds goes: every item up to the model's last */
-		while (last && input->child) {
-			int at_last = input->child == last;
+	if (cJSON_IsArray(input))
+		cJSON_ArrayForEach(item, input)
+			if (made_by_model(item))
+				last = item;
+	/* what the server holds goes: every item up to the model's last */
+	while (last && input->child) {
+		int at_last = input->child == last;
 
-			cJSON_Delete(cJSON_DetachItemViaPointer(input, input->child));
-			if (at_last)
-				break;
-		}
-		if (set_string(root, "previous_response_id", previous_id) < 0)
-			goto cleanup;
+		cJSON_Delete(cJSON_DetachItemViaPointer(input, input->child));
+		if (at_last)
+			break;
 	}
-	if (!(*out = cJSON_PrintUnformatted(root)))
+	rc = SESSION_ENOMEM;
+	if (set_string(root, "previous_response_id", previous_id) < 0 ||
+	    !(*out = cJSON_PrintUnformatted(root)))
 		goto cleanup;
 	*out_len = strlen(*out);
 	rc = SESSION_FILLED;

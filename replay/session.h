@@ -99,15 +99,15 @@ int session_fill_body(const char *body, size_t len, const struct session_answer 
 		      size_t n_answers, char **out, size_t *out_len);
 
 /*
- * A turn of a session of Responses API requests as a chain (replay
- * --previous-response-id): 'body' (len bytes) with "store": true, so that
- * the server keeps the response for the next turn; and, given the id of
- * the turn before (previous_id; NULL for a first turn, or when the server
- * gave none: then the body keeps its whole history), "previous_response_id"
- * set to it and its "input" cut to the items after the last one the model
- * made (its messages, function calls, reasoning): the server holds the
- * rest. Returns SESSION_FILLED with *out (malloc'd, the caller frees) and
- * *out_len; SESSION_ASIS when the body is no JSON object; SESSION_ENOMEM.
+ * A later turn of a session of Responses API requests as a chain (replay
+ * --previous-response-id; its body asks the server to store it, the
+ * "store" override of replay/body.h): 'body' (len bytes) with
+ * "previous_response_id" set to previous_id, the id the server gave the
+ * turn before, and its "input" cut to the items after the last one the
+ * model made (its messages, function calls, reasoning): the server holds
+ * the rest. Returns SESSION_FILLED with *out (malloc'd, the caller frees)
+ * and *out_len; SESSION_ASIS when the body is no JSON object;
+ * SESSION_ENOMEM.
  */
 int session_chain_body(const char *body, size_t len, const char *previous_id, char **out,
 		       size_t *out_len);

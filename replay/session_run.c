@@ -51,31 +51,6 @@ void session_end(struct session_run *sr)
 static void on_turn_done(void *ctx, struct result *r);
 
 /*
- * --previous-response-id, a turn that names no response before it (the
- * first, or one after an answer without an id): sent with "store": true,
- * its history (filled, 'fill' as session_fill_body returned, or 'src'
- * as recorded) kept. Returns the new fill.
- */
-static int store_turn(struct level_run *lr, struct session_run *sr, const char *src,
-		      size_t src_len, int fill, size_t *body_len)
-{
-	char *stored;
-	size_t stored_len;
-	int rc = fill == SESSION_FILLED ?
-		 session_chain_body(sr->body, *body_len, NULL, &stored, &stored_len) :
-		 session_chain_body(src, src_len, NULL, &stored, &stored_len);
-
-	if (rc != SESSION_FILLED)
-		return rc == SESSION_ENOMEM ? rc : fill;
-	free(sr->body);
-	sr->body = stored;
-	*body_len = stored_len;
-	if (sr->next)
-		lr->chain_unlinked++;
-	return SESSION_FILLED;
-}
-
-/*
  * Sends the next turn of sr, its latencies counted from start_ns (-1: the
  * send). Its history gets the answers so far. Returns 0, or -1 when the
  * turn could not start (recorded as failed; the session is over).
@@ -104,8 +79,7 @@ static int session_send(struct session_run *sr, int64_t start_ns)
 		else
 			fill = sr->next ? session_fill_body(src, salted_len, sr->answers, sr->next,
 							    &sr->body, &body_len) : SESSION_ASIS;
-		if (chain && !prev && fill != SESSION_ENOMEM)
-			fill = store_turn(lr, sr, src, salted_len, fill, &body_len);
+		lr->chain_unlinked += chain && !prev && sr->next;   /* no id: its history goes */
 		if (fill == SESSION_FILLED) {
 			body = sr->body;
 			free(salted);

@@ -126,7 +126,7 @@ static cJSON *parse_object(const char *body, size_t len)
 static void check_object(const cJSON *in, const char *out, size_t out_len,
 			 const struct body_overrides *ov)
 {
-	const char *skip[6];
+	const char *skip[8];
 	int n_skip = 0, streamed;
 	const cJSON *v;
 	cJSON *res = parse_object(out, out_len);
@@ -162,6 +162,12 @@ static void check_object(const cJSON *in, const char *out, size_t out_len,
 		if (count(res, "ignore_eos") != 1 ||
 		    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "ignore_eos")))
 			fail("ignore_eos is not true", out);
+	}
+	if (ov->store) {
+		skip[n_skip++] = "store";
+		if (count(res, "store") != 1 ||
+		    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "store")))
+			fail("store is not true", out);
 	}
 	/* typed events bring usage unasked: their stream_options stay as sent */
 	streamed = cJSON_IsTrue(last(in, "stream")) && ov->api == TYPED_NONE;
@@ -207,7 +213,7 @@ static void check_salt(const char *out, size_t out_len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const models[] = { "llama", "", "m\"o\\d\ne\x01l", "mod\xc3\xa9le" };
-	struct body_overrides ov = { NULL, 0, 0, TYPED_NONE };
+	struct body_overrides ov = { NULL, 0, 0, TYPED_NONE, 0 };
 	char *body, *out = NULL;
 	size_t len, out_len = 0;
 	cJSON *in;
@@ -219,6 +225,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] & 2)
 		ov.max_tokens = 1 + (long)data[1] * 39000;
 	ov.ignore_eos = (data[0] & 4) != 0;
+	ov.store = (data[1] & 1) && (data[0] >> 5 & 3) == 2;   /* a chained Responses turn */
 	ov.api = (data[0] >> 5 & 3) == 1 ? TYPED_MESSAGES : (data[0] >> 5 & 3) == 2 ?
 		 TYPED_RESPONSES : TYPED_NONE;
 	len = size - 2;

@@ -16,9 +16,8 @@
  * "out of memory" is a failure (the inputs are small). A broken rule
  * aborts.
  *
- * The same body is also chained (replay --previous-response-id; byte 0's
- * bit 3 picks a first turn, without an id): an object comes back with
- * "store": true and, given the id, "previous_response_id" set to it and
+ * The same body is also chained (replay --previous-response-id): an
+ * object comes back with "previous_response_id" set to the id given and
  * an "input" array cut to the items after the last one the model made
  * (printed as they were); anything else than an object goes as recorded.
  */
@@ -189,12 +188,10 @@ static void check_chain(const cJSON *in, const char *body, size_t len, const cha
 	if (rc != SESSION_FILLED || !out || out_len != strlen(out))
 		fail("a chained body failed, or of another length", out);
 	o = cJSON_Parse(out);
-	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "store")))
-		fail("a chained body not stored", out);
 	named = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "previous_response_id"));
-	if (id && (!named || strcmp(named, id) != 0))
+	if (!named || strcmp(named, id) != 0)
 		fail("a chained body does not name the response before", out);
-	if (id && cJSON_IsArray(items)) {
+	if (cJSON_IsArray(items)) {
 		from = items->child;
 		cJSON_ArrayForEach(it, items)
 			if (by_model(it))
@@ -236,7 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* a body of at most 64 KiB cannot exhaust memory */
 		fail("out of memory claimed, or an unknown return code", NULL);
 	}
-	check_chain(in, (const char *)data + 1, size - 1, (data[0] >> 3) & 1 ? NULL : "resp_1");
+	check_chain(in, (const char *)data + 1, size - 1, "resp_1");
 	free(out);
 	cJSON_Delete(in);
 	for (i = 0; i < k; i++)

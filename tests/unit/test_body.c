@@ -9,8 +9,8 @@
 
 #include <stdlib.h>
 
-static const struct body_overrides none = { NULL, 0, 0, TYPED_NONE };
-static const struct body_overrides all = { "llama", 64, 1, TYPED_NONE };
+static const struct body_overrides none = { NULL, 0, 0, TYPED_NONE, 0 };
+static const struct body_overrides all = { "llama", 64, 1, TYPED_NONE, 0 };
 
 /* The rewritten body (static, overwritten by the next call). */
 static const char *rewrite(const char *body, const struct body_overrides *ov)
@@ -45,7 +45,7 @@ TEST(max_completion_tokens_is_set_only_when_the_body_has_it)
 	CHECK_STR(rewrite("{\"max_completion_tokens\":5,\"prompt\":\"x\"}", &all),
 		  "{\"prompt\":\"x\",\"model\":\"llama\",\"max_tokens\":64,"
 		  "\"max_completion_tokens\":64,\"ignore_eos\":true}");
-	CHECK_STR(rewrite("{\"prompt\":\"x\"}", &(struct body_overrides){ NULL, 7, 0, TYPED_NONE }),
+	CHECK_STR(rewrite("{\"prompt\":\"x\"}", &(struct body_overrides){ NULL, 7, 0, TYPED_NONE, 0 }),
 		  "{\"prompt\":\"x\",\"max_tokens\":7}");
 }
 
@@ -72,13 +72,24 @@ TEST(a_streamed_body_asks_for_usage)
 TEST(typed_bodies_get_no_stream_options_and_their_own_limit)
 {
 	CHECK_STR(rewrite("{\"stream\":true,\"max_tokens\":5}",
-			  &(struct body_overrides){ NULL, 9, 0, TYPED_MESSAGES }),
+			  &(struct body_overrides){ NULL, 9, 0, TYPED_MESSAGES, 0 }),
 		  "{\"stream\":true,\"max_tokens\":9}");
 	CHECK_STR(rewrite("{\"stream\":true,\"max_output_tokens\":5,\"input\":\"x\"}",
-			  &(struct body_overrides){ NULL, 9, 0, TYPED_RESPONSES }),
+			  &(struct body_overrides){ NULL, 9, 0, TYPED_RESPONSES, 0 }),
 		  "{\"stream\":true,\"input\":\"x\",\"max_output_tokens\":9}");
-	CHECK_STR(rewrite("{\"stream\":true}", &(struct body_overrides){ NULL, 0, 0, TYPED_RESPONSES }),
+	CHECK_STR(rewrite("{\"stream\":true}", &(struct body_overrides){ NULL, 0, 0, TYPED_RESPONSES, 0 }),
 		  "{\"stream\":true}");
+}
+
+/* --previous-response-id: a chained session's turn asks the server to
+ * store it, whatever the trace said (a first turn: its input whole) */
+TEST(stored_turns)
+{
+	CHECK_STR(rewrite("{\"input\":[{\"role\":\"user\",\"content\":\"a\"}],\"store\":false}",
+			  &(struct body_overrides){ NULL, 0, 0, TYPED_RESPONSES, 1 }),
+		  "{\"input\":[{\"role\":\"user\",\"content\":\"a\"}],\"store\":true}");
+	CHECK_STR(rewrite("{\"input\":\"a\",\"store\":false}", &none),
+		  "{\"input\":\"a\",\"store\":false}");
 }
 
 TEST(a_body_that_is_not_one_json_object_goes_out_as_recorded)
@@ -103,7 +114,7 @@ TEST(untouched_members_keep_their_bytes)
 
 TEST(the_model_name_is_escaped)
 {
-	CHECK_STR(rewrite("{}", &(struct body_overrides){ "m\"o\\d\nel", 0, 0, TYPED_NONE }),
+	CHECK_STR(rewrite("{}", &(struct body_overrides){ "m\"o\\d\nel", 0, 0, TYPED_NONE, 0 }),
 		  "{\"model\":\"m\\\"o\\\\d\\nel\"}");
 }
 
@@ -117,7 +128,7 @@ TEST(a_member_named_twice_fuzz)
 {
 	/* was: only the first removed, so the recorded value came first and
 	 * a server reading the first one ignored --model */
-	CHECK_STR(rewrite("{\"model\":\"a\",\"model\":\"b\"}", &(struct body_overrides){ "c", 0, 0, TYPED_NONE }),
+	CHECK_STR(rewrite("{\"model\":\"a\",\"model\":\"b\"}", &(struct body_overrides){ "c", 0, 0, TYPED_NONE, 0 }),
 		  "{\"model\":\"c\"}");
 	/* "stream" counts at its last occurrence, as servers read it (was the first) */
 	CHECK_STR(rewrite("{\"stream\":false,\"stream\":true}", &none),
@@ -131,7 +142,7 @@ TEST(max_completion_tokens_in_another_case_fuzz)
 {
 	/* was: found case-insensitively, so a max_completion_tokens member
 	 * was added that the body did not have */
-	CHECK_STR(rewrite("{\"Max_Completion_Tokens\":3}", &(struct body_overrides){ NULL, 9, 0, TYPED_NONE }),
+	CHECK_STR(rewrite("{\"Max_Completion_Tokens\":3}", &(struct body_overrides){ NULL, 9, 0, TYPED_NONE, 0 }),
 		  "{\"Max_Completion_Tokens\":3,\"max_tokens\":9}");
 }
 
@@ -236,6 +247,7 @@ int main(void)
 	RUN(max_completion_tokens_is_set_only_when_the_body_has_it);
 	RUN(a_streamed_body_asks_for_usage);
 	RUN(typed_bodies_get_no_stream_options_and_their_own_limit);
+	RUN(stored_turns);
 	RUN(a_body_that_is_not_one_json_object_goes_out_as_recorded);
 	RUN(untouched_members_keep_their_bytes);
 	RUN(the_model_name_is_escaped);

@@ -460,22 +460,21 @@ TEST(a_chained_turn_sends_what_follows_the_models_last_item_and_names_the_respon
 		"{\"type\":\"reasoning\",\"summary\":[]},"
 		"{\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"f\",\"arguments\":\"{}\"},"
 		"{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"42\"},"
-		"{\"role\":\"user\",\"content\":\"c\"}],\"stream\":true}";
+		"{\"role\":\"user\",\"content\":\"c\"}],\"stream\":true,\"store\":true}";
 
+	/* (the body asks the server to store it: replay/body.h's override,
+	 * test_body's stored_turns) */
 	CHECK_STR(chain(turn, "resp_9"),
 		     "{\"model\":\"m\",\"input\":["
 		     "{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"42\"},"
 		     "{\"role\":\"user\",\"content\":\"c\"}],\"stream\":true,\"store\":true,"
 		     "\"previous_response_id\":\"resp_9\"}");
-	/* a first turn (no id before it) is stored, its input whole */
-	CHECK_STR(chain("{\"input\":[{\"role\":\"user\",\"content\":\"a\"}],\"store\":false}", NULL),
-		     "{\"input\":[{\"role\":\"user\",\"content\":\"a\"}],\"store\":true}");
 	/* an input that is a string: kept, the response named */
 	CHECK_STR(chain("{\"input\":\"hi\"}", "r1"),
-		     "{\"input\":\"hi\",\"store\":true,\"previous_response_id\":\"r1\"}");
+		     "{\"input\":\"hi\",\"previous_response_id\":\"r1\"}");
 	/* no item of the model's: nothing cut */
 	CHECK_STR(chain("{\"input\":[{\"role\":\"user\",\"content\":\"a\"}]}", "r1"),
-		     "{\"input\":[{\"role\":\"user\",\"content\":\"a\"}],\"store\":true,"
+		     "{\"input\":[{\"role\":\"user\",\"content\":\"a\"}],"
 		     "\"previous_response_id\":\"r1\"}");
 	CHECK_STR(chain("[1,2]", "r1"), "(as is)");
 	CHECK_STR(chain("not json", "r1"), "(as is)");
