@@ -193,9 +193,12 @@ lc() {
 	grep -q "83.500 with lines .* title 'SLO TTFT 83.5 ms" "$gp"
 }
 check "analyze plot: load_curve, one point per rate, the SLO and $pass / $fail req/s marked" lc
-# (a busy host's schedule lags: 15% is the timing tier's, half elsewhere)
+# (a busy host's schedule lags: 15% is the timing tier's, half elsewhere;
+# a sanitizer or valgrind client beside busy cores sends at a fraction of
+# the high rates: there the achieved rate need only be one of its own)
 low=0.85
 [ -z "$TIMING" ] && low=0.5
+[ "$SLACK" -gt 1 ] && [ -z "$TIMING" ] && low=0.1
 check "... the x axis the achieved rate: each below its offered one, within $(awk -v l=$low 'BEGIN { print (1 - l) * 100 }')%" \
 	awk -v low=$low '/^[0-9]/ { if (!($1 <= $5 * 1.02 && $1 >= $5 * low)) bad = 1; n++ } END { exit bad || !n }' \
 	"$WORK/plots/load_curve.dat"
