@@ -742,6 +742,10 @@ int mock_main(int argc, char **argv)
 			"loop\n");
 		goto cleanup;
 	}
+	if (srv.opt.truth && truth_open(&srv, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tracebench mock: %s\n", err);
+		goto cleanup;
+	}
 	if (!(bound = httpserver_listen(srv.http, srv.opt.host, &srv.opt.port, NULL, err,
 					sizeof(err))) ||
 	    (srv.opt.port_file &&
@@ -786,6 +790,8 @@ cleanup:
 	if (srv.zscratch)
 		evbuffer_free(srv.zscratch);
 	free(srv.cache.slot);
+	if (srv.truth)
+		fclose(srv.truth);
 	if (srv.base)
 		event_base_free(srv.base);
 	return rc;

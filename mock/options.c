@@ -26,7 +26,7 @@ enum { O_PORT_FILE = 256, O_TTFT, O_ITL, O_TOKENS, O_REASONING,
        O_STALL_AT, O_STALL_MS, O_NO_FINAL_NEWLINE, O_BIG_AFTER,
        O_BIG_BYTES, O_TRICKLE, O_CLOSE_AFTER, O_EARLY_ROLE, O_MAX_MODEL_LEN,
        O_EOS_PROB, O_PREFILL, O_CACHE_BLOCKS, O_PER_EVENT, O_GZIP,
-       O_METRICS_FAULT, O_TOOL_CALLS, O_TOOL_ROUNDS, O_NOISE, O_SEED, O_TIMINGS, O_SLOTS,
+       O_METRICS_FAULT, O_TOOL_CALLS, O_TOOL_ROUNDS, O_NOISE, O_SEED, O_TIMINGS, O_TRUTH, O_SLOTS,
        O_WATTS, O_HTTP_THREADS, O_KEEPALIVE, O_MODELS };
 
 static const char shortopts[] = ":l:qh";
@@ -58,6 +58,7 @@ static const struct option longopts[] = {
 	{ "close-after-response", no_argument,   NULL, O_CLOSE_AFTER },
 	{ "early-role",       no_argument,       NULL, O_EARLY_ROLE },
 	{ "timings",          required_argument, NULL, O_TIMINGS },
+	{ "truth",            required_argument, NULL, O_TRUTH },
 	{ "slots",            required_argument, NULL, O_SLOTS },
 	{ "http-threads",     required_argument, NULL, O_HTTP_THREADS },
 	{ "keepalive-timeout-ms", required_argument, NULL, O_KEEPALIVE },
@@ -157,6 +158,11 @@ static void mock_options_usage(FILE *out)
 "                              as SGLang's --enable-metrics; streamed, such a\n"
 "                              request is refused). Messages and Responses\n"
 "                              answers carry none, as llama.cpp's\n"
+"      --truth FILE            append a JSON line to FILE as each streamed\n"
+"                              request ends: its prompt's first word (a\n"
+"                              replay's salt), its TTFT and the gaps between\n"
+"                              its token events as the mock made them, to\n"
+"                              check a client's measurement against\n"
 "      --gzip                  gzip replies to clients that accept it (a\n"
 "                              compressing server or gateway)\n"
 "      --tool-calls N          a chat request that offers tools is answered\n"
@@ -300,6 +306,7 @@ static int parse_fidelity_option(struct mock_options *o, int c, const char *arg)
 		else
 			return OPT_BAD;
 		return OPT_TAKEN;
+	case O_TRUTH: o->truth = arg; return OPT_TAKEN;
 	case O_MAX_MODEL_LEN: return set_long(arg, 2, 2 * MOCK_MAX_TOKENS, &o->max_model_len);
 	case O_EOS_PROB:
 		return cli_parse_double(arg, 0, 1, &o->eos_prob) < 0 ? OPT_BAD : OPT_TAKEN;

@@ -52,6 +52,7 @@ struct mock_options {
 	/* Fidelity: how vLLM answers (README, mock). */
 	int early_role;         /* the chat role chunk on arrival, not with token 0 */
 	enum mock_timings timings;   /* the true queue, prefill and decode, told */
+	const char *truth;      /* --truth FILE: each request's true times, appended */
 	long slots;             /* requests served at once, the rest queue; 0: all */
 	long http_threads;      /* connections held at once (cpp-httplib's
 				 * pool); 0: no limit */

@@ -42,6 +42,22 @@ static uint64_t hash_bytes(const char *p, size_t len, uint64_t h)
 	return h;
 }
 
+/* The first word of a prompt, len bytes at s, into buf as struct
+ * mock_tokens keeps it: up to the first byte outside [A-Za-z0-9._-]. */
+static void first_word(char *buf, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && i < MOCK_WORD_MAX - 1; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!isalnum(c) && c != '.' && c != '_' && c != '-')
+			break;
+		buf[i] = (char)c;
+	}
+	buf[i] = '\0';
+}
+
 /* The words of s, each a token. */
 static int tokens_words(struct mock_tokens *tk, const char *s)
 {
@@ -53,6 +69,8 @@ static int tokens_words(struct mock_tokens *tk, const char *s)
 		len = 0;
 		while (s[len] && !isspace((unsigned char)s[len]))
 			len++;
+		if (len && tk->n == 0)
+			first_word(tk->first_word, s, len);
 		if (len && tokens_push(tk, hash_bytes(s, len, 0xcbf29ce484222325ULL)) < 0)
 			return -1;
 		s += len;
@@ -559,6 +577,7 @@ cJSON *parse_request(struct mock_server *srv,
 	/* max and n are range-checked only on the way to CHECK_OK: a refused
 	 * body's (-1e300, 1e300) must not reach a cast to long */
 	r->prompt_tokens = (long)tk.n;
+	memcpy(r->first_word, tk.first_word, sizeof(r->first_word));
 	if (end == CHECK_OK && has_max)
 		r->n = max > MOCK_MAX_TOKENS ? MOCK_MAX_TOKENS : (long)max;
 	if (end == CHECK_OK)

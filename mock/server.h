@@ -11,7 +11,8 @@
  *              APIs, on stream.c's schedule;
  *   request.c  what a request body asks for: prompt tokens, the prefix
  *              cache, options checked as vLLM checks them;
- *   timings.c  --timings: a request's times as llama.cpp or vLLM tell them.
+ *   timings.c  --timings: a request's times as llama.cpp or vLLM tell them;
+ *              --truth: its true times, as a client should have measured them.
  */
 #ifndef TB_MOCK_SERVER_H
 #define TB_MOCK_SERVER_H
@@ -19,6 +20,7 @@
 #include "mock/options.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <zlib.h>
 
 #include <cjson/cJSON.h>
@@ -33,6 +35,8 @@
 #define MOCK_MAX_CHOICES 128                 /* n x prompts per request */
 #define MOCK_BLOCK       16                  /* prefix cache block, tokens */
 #define MOCK_VOCAB       32000               /* /tokenize ids are below it */
+#define MOCK_WORD_MAX    48                  /* --truth: the prompt's first word kept */
+#define MOCK_TRUTH_TICKS 65536               /* --truth: token events timed, at most */
 
 /* The APIs served: OpenAI's chunked chat and completions, and the two of
  * typed events (typed_stream.c): Anthropic's Messages, OpenAI's Responses. */
@@ -117,6 +121,7 @@ struct mock_server {
 	 * paused while they are N */
 	struct evconnlistener *listener;
 	struct mock_conn *conns;
+	FILE *truth;                    /* --truth: the true times, a line a request */
 	long n_conns;
 	unsigned long long conns_accepted;
 	int accept_paused;
@@ -173,6 +178,11 @@ struct mock_stream {
 	long typed_seq;                 /* Responses: the next event's sequence_number */
 	long tool_calls;                /* --tool-calls: the answer is calls */
 	char *tool_names[MOCK_MAX_TOOL_CALLS];  /* their names, JSON-quoted (malloc) */
+	/* --truth: the prompt's first word (a client's salt), and when each
+	 * token event went out (the first MOCK_TRUTH_TICKS) */
+	char first_word[MOCK_WORD_MAX];
+	int64_t *ticks;
+	long n_ticks;
 };
 
 /* What parse_request() read from a request body. */
@@ -192,6 +202,7 @@ struct mock_request {
 	long tool_calls;        /* --tool-calls: calls to answer with, 0 none */
 	const cJSON *tools;     /* the request's "tools" (in its body) */
 	int chained;            /* a Responses request continuing one it answered */
+	char first_word[MOCK_WORD_MAX];   /* the prompt's first, as mock_tokens keeps it */
 };
 
 /* The deterministic vocabulary: token k is " " + mock_words[k % 16];
@@ -206,6 +217,9 @@ struct mock_tokens {
 	size_t n, cap;
 	size_t bounds[MOCK_MAX_CHOICES + 1];   /* prompt p is t[bounds[p], bounds[p+1]) */
 	size_t prompts;
+	/* the first word of the first prompt, its bytes up to the first that
+	 * is not a letter, digit, '.', '_' or '-' (so JSON-safe as it is) */
+	char first_word[MOCK_WORD_MAX];
 };
 
 /* conns.c: the client connections. mock_conns_init sets the idle timeout
@@ -258,6 +272,13 @@ char *words_join(long from, long to);
  * without --timings; or the same members added to a whole body's root. */
 void timings_member(const struct mock_stream *s, char *buf, size_t len);
 void timings_add(const struct mock_stream *s, cJSON *root);
+
+/* timings.c: --truth. truth_open opens the file to append to (0, or -1
+ * with err set); truth_tick notes that a token event of s goes out now;
+ * truth_write appends s's line once its last token is out. */
+int truth_open(struct mock_server *srv, char *err, size_t errlen);
+void truth_tick(struct mock_stream *s, int64_t now_ns);
+void truth_write(const struct mock_stream *s);
 /* --timings sglang: SGLang's meta_info added to a chat body's choice, when
  * the request asked for it ("return_meta_info": true). */
 void timings_add_choice(const struct mock_stream *s, cJSON *choice);

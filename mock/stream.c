@@ -87,6 +87,7 @@ static void stream_free_unlinked(struct mock_stream *s)
 		evbuffer_free(s->trickle);
 	free(s->model);
 	free(s->head);
+	free(s->ticks);
 	gzip_free(s->z);
 	free(s);
 }
@@ -583,6 +584,8 @@ static void stream_finish(struct mock_stream *s)
 	else
 		s->srv->count.success_length++;
 	mock_observe(s->srv, s, clock_now_ns());
+	if (s->ticks)
+		truth_write(s);
 	if (!s->stream) {
 		mock_conn_forget(s->srv, s->req);  /* as in stream_end() */
 		stream_reply_whole(s);
@@ -667,6 +670,8 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 		return;
 	if (s->k == 0)
 		s->first_ns = clock_now_ns();
+	if (s->ticks)
+		truth_tick(s, s->k ? clock_now_ns() : s->first_ns);
 	if (s->stream) {
 		long per = srv->opt.tokens_per_event, c;
 
@@ -840,6 +845,10 @@ static struct mock_stream *stream_new(struct mock_server *srv, struct evhttp_req
 	}
 	s->model = strdup(r->model);
 	s->time_factor = r->time_factor;
+	memcpy(s->first_word, r->first_word, sizeof(s->first_word));
+	if (srv->truth && s->stream)
+		s->ticks = calloc((size_t)(s->n < MOCK_TRUTH_TICKS ? s->n : MOCK_TRUTH_TICKS) + 1,
+				  sizeof(*s->ticks));
 	srv->model_requests[r->model_slot]++;
 	s->timer = evtimer_new(srv->base, stream_tick, s);
 	if (s->stream && s->model)
@@ -848,7 +857,7 @@ static struct mock_stream *stream_new(struct mock_server *srv, struct evhttp_req
 		s->trickle = evbuffer_new();
 		s->trickle_timer = evtimer_new(srv->base, trickle_tick, s);
 	}
-	if (!s->model || !s->timer || (s->stream && !s->head) ||
+	if (!s->model || !s->timer || (s->stream && !s->head) || (srv->truth && s->stream && !s->ticks) ||
 	    (s->stream && o->trickle_ns && (!s->trickle || !s->trickle_timer))) {
 		stream_free_unlinked(s);
 		return NULL;

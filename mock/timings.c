@@ -1,5 +1,10 @@
 /*
- * timings.c - --timings: a request's true times in the mock (its queue,
+ * timings.c - a request's true times. --truth writes them as a client
+ * should have measured them, for checking the client: the time from the
+ * request's arrival to its first token event, and the gaps between its
+ * token events, each taken as the event goes out (stream_tick).
+ *
+ * --timings: a request's true times in the mock (its queue,
  * prefill and decode, from stream.c's schedule) told as the server of
  * that shape tells them, llama.cpp's "timings" or vLLM's "metrics", in a
  * stream's last chunk or a whole body's root, or SGLang's "meta_info" in a
@@ -10,7 +15,11 @@
 #include "mock/server.h"
 #include "lib/clock.h"
 
+#include "lib/errmsg.h"
+
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -116,4 +125,41 @@ void timings_add_choice(const struct mock_stream *s, cJSON *choice)
 	cJSON_AddNumberToObject(o, "request_received_ts", wall_s(s->arrival_ns, now_mono, now_wall));
 	cJSON_AddNumberToObject(o, "request_finished_ts", wall_s(s->last_ns, now_mono, now_wall));
 	cJSON_AddNumberToObject(o, "inference_time", (double)(s->last_ns - s->admit_ns) / 1e9);
+}
+
+int truth_open(struct mock_server *srv, char *err, size_t errlen)
+{
+	srv->truth = fopen(srv->opt.truth, "a");
+	if (!srv->truth) {
+		errmsg_set(err, errlen, "cannot open '%s': %s", srv->opt.truth, strerror(errno));
+		return -1;
+	}
+	setvbuf(srv->truth, NULL, _IOLBF, 0);   /* a line a request, readable at once */
+	return 0;
+}
+
+void truth_tick(struct mock_stream *s, int64_t now_ns)
+{
+	if (s->n_ticks < MOCK_TRUTH_TICKS && s->n_ticks <= s->n)
+		s->ticks[s->n_ticks++] = now_ns;
+}
+
+/*
+ * {"first_word":"9c41e07a-c4r1","ttft_ms":50.012,"gaps_us":[10003,...]}:
+ * what replay measures as TTFT and itl_us (schema/FORMAT.md), made by
+ * the mock, on one host's clock. A write that fails is not retried: the
+ * file is a check's, not the answer's.
+ */
+void truth_write(const struct mock_stream *s)
+{
+	FILE *f = s->srv->truth;
+	long i;
+
+	if (!s->n_ticks)
+		return;
+	fprintf(f, "{\"first_word\":\"%s\",\"ttft_ms\":%.3f,\"gaps_us\":[", s->first_word,
+		(double)(s->ticks[0] - s->arrival_ns) / 1e6);
+	for (i = 1; i < s->n_ticks; i++)
+		fprintf(f, "%s%.0f", i > 1 ? "," : "", (double)(s->ticks[i] - s->ticks[i - 1]) / 1e3);
+	fputs("]}\n", f);
 }

@@ -1,15 +1,19 @@
 #!/bin/sh
 # bench-clientbound.sh - section 14 of make bench: does each level's bound
 # on the client's own error (issue 34, lib/clientbound.h) cover the true
-# error? The mock tells its true queue and prefill (--timings vllm, 50 ms
-# TTFT, 10 ms per token, 8 tokens), so TTFT - queue - prefill is the
-# client's and the network's share per request, and a gap's error is its
-# distance from the mock's 10 ms. Each C of 1, 10, 100, 1000 is a replay
-# of its own, on a quiet machine and with two busy loops (one per core of
-# a 2-core machine) competing for the cores; RUNS rounds of each. A level
-# is covered at P50 (P99) when its bound at P50 (P99) is at least the true
-# error's P50 (P99); the table gives each, and whether replay marked the
-# level client-limited.
+# error? The mock (50 ms TTFT, 10 ms per token, 8 tokens) writes with
+# --truth what it made of each request, taken as each token event went
+# out: its TTFT from the request's arrival and the gaps between its
+# events. Joined to replay's records by the salt (the prompt's first
+# word), a request's TTFT less the mock's is the client's and the
+# network's share, and a gap's error its distance from the gap the mock
+# made (not from the 10 ms it meant: a mock late on a busy host is the
+# server's delay, which the client rightly sees). Each C of 1, 10, 100,
+# 1000 is a replay of its own, on a quiet machine and with two busy loops
+# (one per core of a 2-core machine) competing for the cores; RUNS rounds
+# of each. A level is covered at P50 (P99) when its bound at P50 (P99) is
+# at least the true error's P50 (P99); the table gives each, and whether
+# replay marked the level client-limited.
 #
 #   LEVELS   "C:N ..." (default "1:100 10:200 100:400 1000:2000"; QUICK:
 #            "1:40 10:100 100:200 1000:1000")
@@ -22,7 +26,7 @@ LEVELS=${LEVELS:-"1:100 10:200 100:400 1000:2000"}
 LOADS=${LOADS:-quiet busy}
 
 "$TB" record synth -n 64 --input-tokens 16 --output-tokens 8 -o "$W/trace.jsonl.gz" 2>/dev/null
-start_mock --ttft-ms 50 --itl-ms 10 --timings vllm
+start_mock --ttft-ms 50 --itl-ms 10 --truth "$W/truth"
 
 # Two busy loops, as long as a load of kind busy runs.
 busy_on() {
@@ -37,14 +41,23 @@ busy_off() { stop "$b1"; stop "$b2"; }
 # LOAD C truth50 truth99 bound50 bound99 gtruth50 gtruth99 gbound50 gbound99 limited
 run() {  # LOAD C N
 	rm -f "$W/r.jsonl.gz" "$W/r.db"
+	: >"$W/truth"           # the mock appends: this replay's lines alone
 	"$TB" replay --endpoint "$endpoint" -c "$2" -n "$3" --quiet \
 		-o "$W/r.jsonl.gz" "$W/trace.jsonl.gz" >/dev/null 2>"$W/err" ||
 		{ cat "$W/err" >&2; exit 1; }
-	zcat "$W/r.jsonl.gz" | jq -r 'select(.type == null and .warmup == false and .error == null
-		and .server_queue_ns != null) | (.ttft_ns - .server_queue_ns - .server_prefill_ns) / 1e6' \
-		>"$W/rest"
-	zcat "$W/r.jsonl.gz" | jq -r 'select(.type == null and .warmup == false and .error == null)
-		| .itl_us[] | ((. - 10000) | if . < 0 then -. else . end) / 1e3' >"$W/gap"
+	# the requests measured, joined to the mock's truth by their salts
+	zcat "$W/r.jsonl.gz" | jq -c 'select(.type == null and .warmup == false and .error == null
+		and .salt != null) | {salt, ttft_ns, itl_us}' >"$W/client"
+	jq -n -r --slurpfile t "$W/truth" --slurpfile c "$W/client" '
+		($t | map({key: .first_word, value: .}) | from_entries) as $m
+		| $c[] | $m[.salt] as $u | select($u != null)
+		| "t \(.ttft_ns / 1e6 - $u.ttft_ms)",
+		  ([.itl_us, $u.gaps_us] | transpose[] | select(.[0] != null and .[1] != null)
+		   | "g \((.[0] - .[1]) / 1e3 | if . < 0 then -. else . end)")' >"$W/joined"
+	[ "$(grep -c '^t ' "$W/joined")" -ge $(($3 * 9 / 10)) ] ||
+		{ echo "bench-clientbound: only $(grep -c '^t ' "$W/joined") of $3 requests found in the mock's truth" >&2; exit 1; }
+	awk '$1 == "t" { print $2 }' "$W/joined" >"$W/rest"
+	awk '$1 == "g" { print $2 }' "$W/joined" >"$W/gap"
 	b=$(zcat "$W/r.jsonl.gz" | jq -r 'select(.type == "metrics" and .source == "host" and .at == "level_end")
 		| .samples | [.tracebench_client_bound_ttft_p50_seconds, .tracebench_client_bound_ttft_p99_seconds,
 		  .tracebench_client_bound_gap_p50_seconds, .tracebench_client_bound_gap_p99_seconds]
@@ -74,10 +87,10 @@ echo "## 14. The client's own error"
 echo
 echo "Each level's bound on the client's share (replay's watch of itself: issue and read delay"
 echo "per request, a 2-ms probe timer's lag, the warm-ups' round trip; lib/clientbound.h) against"
-echo "the true error: the mock"
-echo "(\`--timings vllm\`, 50 ms TTFT, 10 ms per token, 8 tokens) tells its true queue and"
-echo "prefill, so TTFT − queue − prefill is the client's and the network's share; a gap's error is"
-echo "its distance from 10 ms. One replay per C, $RUNS rounds, quiet and with two busy loops."
+echo "the true error: the mock (\`--truth\`, 50 ms TTFT, 10 ms per token, 8 tokens) writes each"
+echo "request's TTFT and gaps as it made them, taken as each token event went out; joined by the"
+echo "salt, TTFT − the mock's is the client's and the network's share, and a gap's error its"
+echo "distance from the mock's gap. One replay per C, $RUNS rounds, quiet and with two busy loops."
 echo "Cells: true error / bound, ms, medians over the rounds; covered = rounds whose bound ≥ truth."
 echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 echo
