@@ -24,6 +24,12 @@
 #include <unistd.h>
 
 volatile sig_atomic_t level_stop;
+
+void level_stop_own(void)
+{
+	if (level_stop == LEVEL_RUNNING)
+		level_stop = LEVEL_STOP_OWN;
+}
 static int signals_seen;
 
 /*
@@ -124,7 +130,7 @@ static void write_failed(struct level_run *lr, const char *why)
 	if (!lr->write_failed)
 		fprintf(stderr, "\ntracebench replay: %s\n", why);
 	lr->write_failed = 1;
-	level_stop = level_stop ? level_stop : -1;
+	level_stop_own();
 }
 
 /* Writes the oldest n of the unwritten records (drops them once a write
@@ -550,12 +556,8 @@ void level_on_due(evutil_socket_t fd, short events, void *arg)
 static void flush_results(struct level_run *lr, int wait)
 {
 	write_records(lr, lr->n_unwritten);
-	if ((wait ? tracefile_writer_flush(lr->out) : tracefile_writer_flush_soon(lr->out)) < 0 &&
-	    !lr->write_failed) {
-		fprintf(stderr, "\ntracebench replay: %s\n", tracefile_writer_error(lr->out));
-		lr->write_failed = 1;
-		level_stop = -1;
-	}
+	if ((wait ? tracefile_writer_flush(lr->out) : tracefile_writer_flush_soon(lr->out)) < 0)
+		write_failed(lr, tracefile_writer_error(lr->out));
 }
 
 void level_on_tick(evutil_socket_t fd, short events, void *arg)
@@ -574,7 +576,7 @@ void level_on_signal(evutil_socket_t sig, short events, void *arg)
 
 	(void)events;
 	signals_seen++;
-	if (!level_stop)
+	if (level_stop == LEVEL_RUNNING)
 		level_stop = (int)sig;
 	if (signals_seen == 1) {
 		fprintf(stderr, "\ntracebench replay: stopping: waiting for %zu request%s in flight "

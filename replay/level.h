@@ -135,9 +135,15 @@ struct level_run {
 	scrape_done_fn edge_done; /* ... then called, once all are */
 };
 
-/* The first signal seen (its number), -1 for a stop of replay's own (a
- * write failed, a worker's peer went away), 0 while the run goes on. */
+/* Why the run stops: LEVEL_RUNNING while it goes on, the number of the
+ * first signal seen, or LEVEL_STOP_OWN for a reason of replay's own (a
+ * write failed, out of memory), set by level_stop_own. */
+enum { LEVEL_RUNNING = 0, LEVEL_STOP_OWN = -1 };
 extern volatile sig_atomic_t level_stop;
+
+/* Stops the run for a reason of replay's own, unless a signal stopped it
+ * first (its number decides the exit status). */
+void level_stop_own(void);
 
 /* ---- replay/level.c ---- */
 

@@ -431,7 +431,7 @@ static int finish_run(struct replay *rp)
 			"partial run (analyze report marks the levels cut short)\n", level_stop,
 			metric_level_name(rp->lr.level, name, sizeof(name)), rp->side[0].output);
 	}
-	if (rp->lr.write_failed)
+	if (rp->lr.write_failed || level_stop == LEVEL_STOP_OWN)   /* said why where it failed */
 		return CLI_EXIT_FAILED;
 	if (level_stop > 0)
 		return 128 + level_stop;

@@ -173,7 +173,7 @@ static void on_turn_done(void *ctx, struct result *r)
 	tv.tv_usec = (suseconds_t)(think % NS_PER_S / 1000);
 	if (!sr->timer || evtimer_add(sr->timer, &tv) < 0) {
 		fprintf(stderr, "\ntracebench replay: out of memory\n");
-		level_stop = level_stop ? level_stop : -1;
+		level_stop_own();
 		session_end(sr);
 	}
 	level_issue(lr);     /* an open loop's first turns may wait for room */
@@ -262,7 +262,7 @@ void sessions_issue(struct level_run *lr)
 		}
 		if (session_start(lr, q, start_ns) < 0) {
 			fprintf(stderr, "\ntracebench replay: out of memory\n");
-			level_stop = level_stop ? level_stop : -1;
+			level_stop_own();
 		}
 	}
 	if (lr->in_flight == 0 &&

@@ -217,7 +217,7 @@ int start_anchored(struct replay *rp)
 		double at = workers_ready(o->handshake);
 
 		if (at < 0)
-			level_stop = level_stop ? level_stop : -1;
+			level_stop_own();
 		else
 			o->start_at = at;
 	}
