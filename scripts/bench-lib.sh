@@ -59,6 +59,7 @@ start_mock() {
 	rm -f "$W/mock.port"
 	pin=""
 	if [ "${1:-}" = taskset ]; then pin="taskset -c $3"; shift 3; fi
+	if [ "${1:-}" = nice ]; then pin="$pin nice -n $2"; shift 2; fi
 	spawn $pin "$TB" mock --quiet --listen 127.0.0.1:0 --port-file "$W/mock.port" "$@"
 	mock=$last
 	while [ ! -s "$W/mock.port" ]; do sleep 0.05; done
