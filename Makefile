@@ -158,7 +158,8 @@ fuzz:
 FUZZ_OBJ      = $(LIB_OBJ) $(patsubst %.c,$(O)/%.o,$(wildcard record/*.c)) \
                $(O)/replay/body.o $(O)/replay/cancel.o $(O)/replay/server_info.o $(O)/replay/session.o \
                $(O)/analyze/svg_inline.o $(O)/analyze/foreign.o $(O)/analyze/capture.o \
-               $(O)/analyze/db.o $(O)/analyze/db_load.o $(O)/analyze/db_read.o $(O)/schema_sql.o
+               $(O)/analyze/db.o $(O)/analyze/db_load.o $(O)/analyze/db_read.o $(O)/analyze/run_params.o \
+               $(O)/schema_sql.o
 
 # The mock's request reader is linked into its own target only
 # (FUZZ_OWN): the rest of mock/ answers on a connection a fuzz target does

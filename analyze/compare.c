@@ -16,7 +16,6 @@
 #include "lib/tracefile.h"
 #include "lib/table.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -106,7 +105,7 @@ static int compare_side_spans(struct compare_side *s, const struct result *r, si
 	return 0;
 }
 
-/* timeless: r carry no start times (foreign_params_timeless), so no wall
+/* timeless: r carry no start times (run_params.timeless), so no wall
  * time: the tok/s row gets no number and no verdict. */
 static int compare_side_fill(struct compare_side *s, const struct result *r, size_t n,
 			     int timeless)
@@ -573,8 +572,8 @@ static int compare_level(struct db *db, const struct db_run *before, const struc
 		rc = db_results(db, after->label, level_b, &rb, &nb, err, errlen);
 	if (rc)
 		goto cleanup;
-	if (compare_side_fill(&a, ra, na, foreign_params_timeless(before->params)) ||
-	    compare_side_fill(&b, rb, nb, foreign_params_timeless(after->params)))
+	if (compare_side_fill(&a, ra, na, before->param.timeless) ||
+	    compare_side_fill(&b, rb, nb, after->param.timeless))
 		goto nomem;
 	lv->repeats_before = a.n_repeats;
 	lv->repeats_after = b.n_repeats;
@@ -666,17 +665,6 @@ static int compare_str_differ(const char *a, const char *b)
 	return strcmp(a, b) != 0;
 }
 
-/* params.NAME of a run as a number; NaN when absent. */
-static double compare_param_number(const char *params, const char *name)
-{
-	cJSON *j = cJSON_Parse(params ? params : "{}");
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, name);
-	double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-
-	cJSON_Delete(j);
-	return d;
-}
-
 /* Are a and b two runs of one experiment: one endpoint, trace and set of
  * parameters, but for what differs by design? */
 static int compare_same_experiment(const struct db_run *a, const struct db_run *b)
@@ -722,19 +710,8 @@ static int compare_warn_diff(struct compare_result *r, const struct db_run *a,
 /* Are a and b the two sides of one A/B run (params.ab.labels)? */
 static int compare_ab_sides(const struct db_run *a, const struct db_run *b)
 {
-	cJSON *j = cJSON_Parse(a->params ? a->params : "{}");
-	const cJSON *ab = cJSON_GetObjectItemCaseSensitive(j, "ab");
-	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(ab, "labels"), *it;
-	int seen = 0;
-
-	cJSON_ArrayForEach(it, labels) {
-		if (cJSON_IsString(it) && !strcmp(it->valuestring, a->label))
-			seen |= 1;
-		else if (cJSON_IsString(it) && !strcmp(it->valuestring, b->label))
-			seen |= 2;
-	}
-	cJSON_Delete(j);
-	return seen == 3 && !compare_str_differ(a->params, b->params);
+	return run_params_ab_side(&a->param, a->label) && run_params_ab_side(&a->param, b->label) &&
+	       !compare_str_differ(a->params, b->params);
 }
 
 static void compare_history_release(struct compare_history *h)
@@ -781,8 +758,7 @@ nomem:
 static int compare_warnings(struct compare_result *r, const struct db_run *a,
 			    const struct db_run *b)
 {
-	double sa = compare_param_number(a->params, "salt_seed");
-	double sb = compare_param_number(b->params, "salt_seed");
+	double sa = a->param.salt_seed, sb = b->param.salt_seed;
 
 	/* The same salts against one server: the later run's prompts were in
 	 * the prefix cache the earlier one filled. */
@@ -800,10 +776,10 @@ static int compare_warnings(struct compare_result *r, const struct db_run *a,
 				a->trace_digest ? a->trace_digest : "unknown",
 				b->trace_digest ? b->trace_digest : "unknown"))
 		return -1;
-	if ((foreign_params_timeless(a->params) || foreign_params_timeless(b->params)) &&
+	if ((a->param.timeless || b->param.timeless) &&
 	    compare_add_warning(r, "'%s' has no start times (another tool's file): its wall "
 				"time is unknown, so Agg tok/s is n/a, not judged",
-				foreign_params_timeless(a->params) ? a->label : b->label))
+				a->param.timeless ? a->label : b->label))
 		return -1;
 	if (compare_warn_diff(r, a, b, DIFF_PARAMS, "parameters") ||
 	    compare_warn_diff(r, a, b, DIFF_HOST, "hosts or builds"))

@@ -19,6 +19,7 @@
 #ifndef TB_ANALYZE_DB_H
 #define TB_ANALYZE_DB_H
 
+#include "analyze/run_params.h"
 #include "lib/energy.h"
 #include "lib/clientbound.h"
 #include "lib/srvmetric.h"
@@ -124,6 +125,7 @@ struct db_run {
 	char *created;      /* of the first results file */
 	char *mode;         /* "closed", "open" */
 	char *params;       /* JSON object of the first results file's params */
+	struct run_params param;   /* ... read (run_params.h) */
 	char *served;       /* the first model the server listed, or NULL */
 	char *tags;         /* "key=value key=value" of --tag, or NULL */
 	char *provenance;   /* JSON object of the header's provenance, or NULL */
@@ -167,6 +169,7 @@ struct db_shard {
 	char *source;       /* the results file it was loaded from */
 	char *shard;        /* "K/N", NULL when the file is no shard */
 	long k, n;          /* of shard; 0, 0 when none */
+	int open_loop;      /* its params' mode is "open" */
 	char *params;       /* JSON object */
 	char *clock;        /* JSON object of the header's clock, NULL when none */
 	long requests;      /* non-warm-up requests */

@@ -140,6 +140,7 @@ static void db_run_release(void *row)
 	free(r->created);
 	free(r->mode);
 	free(r->params);
+	run_params_release(&r->param);
 	free(r->served);
 	free(r->tags);
 	free(r->provenance);
@@ -174,7 +175,7 @@ static int db_run_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
 	r->provenance = db_column_strdup(st, 10);
 	r->trace_path = db_column_strdup(st, 11);
 	r->trace_crc32 = db_column_strdup(st, 12);
-	return r->label ? DB_OK : DB_ERR_WORK;
+	return r->label && run_params_read(r->params, &r->param) == 0 ? DB_OK : DB_ERR_WORK;
 }
 
 int db_runs(struct db *db, const char *label, struct db_run **runs, size_t *n,
@@ -271,6 +272,7 @@ static int db_shard_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
 {
 	struct db_shard *sh = row;
 	cJSON *params;
+	const char *mode;
 
 	(void)err, (void)errlen;
 	sh->run_id = db_column_strdup(st, 0);
@@ -282,6 +284,8 @@ static int db_shard_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
 	sh->first_sched_ns = sqlite3_column_int64(st, 6);
 	sh->last_sched_ns = sqlite3_column_int64(st, 7);
 	params = sh->params ? cJSON_Parse(sh->params) : NULL;
+	mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(params, "mode"));
+	sh->open_loop = mode && strcmp(mode, "open") == 0;
 	if (db_params_shard(params)) {
 		sh->n = db_shard_count(db_params_shard(params), &sh->k);
 		sh->shard = sh->n ? strdup(db_params_shard(params)) : NULL;

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 /* efficiency_override(): the command line's, one analyze command a process */
 static struct {
 	int has_counter, has_price;
@@ -33,35 +31,17 @@ int efficiency_overridden(void)
 	return given.has_counter || given.has_price;
 }
 
-void efficiency_params(const char *params, struct energy_counter *c, struct metric_price *p)
+void efficiency_of(const struct run_params *param, struct energy_counter *c,
+		   struct metric_price *p)
 {
-	cJSON *j = params ? cJSON_Parse(params) : NULL;
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "metrics");
-	const cJSON *e = cJSON_GetObjectItemCaseSensitive(m, "energy");
-	const cJSON *pr = cJSON_GetObjectItemCaseSensitive(j, "price");
-	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "metric"));
-	const char *unit = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "unit"));
-	const cJSON *per = cJSON_GetObjectItemCaseSensitive(pr, "per_hour");
-	const cJSON *ratio = cJSON_GetObjectItemCaseSensitive(pr, "output_input_ratio");
-	char spec[ENERGY_MAX_NAME + 8];
-
-	energy_counter_default(c);
-	if (name && unit) {
-		struct energy_counter named;
-
-		snprintf(spec, sizeof(spec), "%s:%s", name, unit);
-		if (energy_counter_parse(spec, &named, NULL, 0) == 0)
-			*c = named;
+	if (param) {
+		*c = param->energy;
+		*p = param->price;
+	} else {
+		energy_counter_default(c);
+		p->per_hour = 0;
+		p->ratio = METRIC_PRICE_RATIO;
 	}
-	/* the header's figures pass the checks --price-per-hour makes */
-	p->per_hour = 0;
-	p->ratio = METRIC_PRICE_RATIO;
-	if (cJSON_IsNumber(per) && per->valuedouble > 0 && per->valuedouble <= 1e9) {
-		p->per_hour = per->valuedouble;
-		if (cJSON_IsNumber(ratio) && ratio->valuedouble >= 0.01 && ratio->valuedouble <= 1e6)
-			p->ratio = ratio->valuedouble;
-	}
-	cJSON_Delete(j);
 	if (given.has_counter)
 		*c = given.counter;
 	if (given.has_price)
@@ -83,7 +63,7 @@ static void efficiency_apply_energy(struct level_summary *s, const struct db_met
 	s->joules_per_request = metric_joules_per_request(l->e.joules, (double)s->requests);
 }
 
-int efficiency_fill(struct db *db, const char *label, const char *params,
+int efficiency_fill(struct db *db, const char *label, const struct run_params *param,
 		    struct level_summary *levels, size_t n, char *err, size_t errlen)
 {
 	struct db_metric_level *lv = NULL;
@@ -92,7 +72,7 @@ int efficiency_fill(struct db *db, const char *label, const char *params,
 	size_t n_lv = 0, i, k;
 	int rc;
 
-	efficiency_params(params, &c, &p);
+	efficiency_of(param, &c, &p);
 	for (i = 0; i < n; i++)
 		metric_cost_per_mtok(&p, levels[i].wall_s, (double)levels[i].input_tokens,
 				     (double)levels[i].tokens, &levels[i].cost_per_m_in,

@@ -22,10 +22,11 @@
 #include "lib/metric.h"
 #include "lib/summary.h"
 
-/* The energy counter and price a run's params JSON names (replay's header):
- * *c DCGM's when it names none, p->per_hour 0 when no price; either
- * replaced by the one efficiency_override() set. */
-void efficiency_params(const char *params, struct energy_counter *c, struct metric_price *p);
+/* The energy counter and price a run's params name (replay's header; NULL:
+ * none): *c DCGM's when they name none, p->per_hour 0 when no price;
+ * either replaced by the one efficiency_override() set. */
+void efficiency_of(const struct run_params *param, struct energy_counter *c,
+		   struct metric_price *p);
 
 /*
  * analyze report, compare and plot's --energy-metric and --price-per-hour:
@@ -41,10 +42,10 @@ int efficiency_overridden(void);
 
 /*
  * Fills the energy and price fields of the n level summaries of the run
- * 'label' (params its first file's header params). Returns DB_OK or a
+ * 'label' (param its first file's header params, NULL: none). Returns DB_OK or a
  * DB_ERR_* code with why in err.
  */
-int efficiency_fill(struct db *db, const char *label, const char *params,
+int efficiency_fill(struct db *db, const char *label, const struct run_params *param,
 		    struct level_summary *levels, size_t n, char *err, size_t errlen);
 
 #endif

@@ -674,12 +674,3 @@ cleanup:
 		db_import_release(out);
 	return rc;   /* FOREIGN_NOT_MINE leaves err untouched */
 }
-
-int foreign_params_timeless(const char *params)
-{
-	cJSON *p = params ? cJSON_Parse(params) : NULL;
-	int timeless = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p, "start_times"));
-
-	cJSON_Delete(p);
-	return timeless;
-}

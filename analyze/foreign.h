@@ -51,12 +51,4 @@ enum foreign_status {
  */
 int foreign_read(const char *path, struct db_import *out, char *err, size_t errlen);
 
-/*
- * True when a run's params (its JSON text, NULL: none) say its requests
- * carry no start times (SGLang's files): its wall time, and every rate
- * over it (Agg tok/s, good req/s), cannot be known. report and compare
- * show those as missing ("-", "n/a") rather than a number.
- */
-int foreign_params_timeless(const char *params);
-
 #endif

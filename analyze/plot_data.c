@@ -223,9 +223,8 @@ static int plot_load_requests(struct db *db, const char *label, struct plot_seri
 
 /* Adds the run 'label' (which must exist) to d. */
 static int plot_add_series(struct plot_data *d, struct db *db, const char *label,
-			   const char *params, char *err, size_t errlen)
+			   const struct run_params *param, char *err, size_t errlen)
 {
-	char spec[256];
 	struct plot_series *s;
 	int rc;
 
@@ -241,7 +240,9 @@ static int plot_add_series(struct plot_data *d, struct db *db, const char *label
 		errmsg_set(err, errlen, "run '%s': out of memory", label);
 		return DB_ERR_WORK;
 	}
-	s->is_cap = report_capacity_params(params, &s->cap, &s->slo, spec, sizeof(spec));
+	s->is_cap = param->is_capacity;
+	s->cap = param->capacity;
+	s->slo = param->slo;
 	rc = report_summarize(db, label, s->is_cap ? &s->slo : NULL, &s->run, err, errlen);
 	if (!rc)
 		rc = plot_load_requests(db, label, s, err, errlen);
@@ -303,7 +304,7 @@ int plot_load_data(struct db *db, const char *const *labels, size_t n_labels,
 	for (k = 0; !rc && k < (n_labels ? n_labels : 1); k++) {
 		rc = db_runs(db, n_labels ? labels[k] : NULL, &runs, &n, err, errlen);
 		for (i = 0; !rc && i < n; i++)
-			rc = plot_add_series(d, db, runs[i].label, runs[i].params, err, errlen);
+			rc = plot_add_series(d, db, runs[i].label, &runs[i].param, err, errlen);
 		db_runs_free(runs, n);
 		runs = NULL;
 		n = 0;

@@ -56,10 +56,13 @@ static void report_rows(struct table *t, const char *label, const struct report_
 }
 
 /* The SLO of a run's goodput and of its load curve (report_parts.h). */
-static void report_choose_slo(const char *params, const struct metric_slo *asked,
+static void report_choose_slo(const struct run_params *param, const struct metric_slo *asked,
 			      struct report_slo_choice *c)
 {
-	c->is_cap = report_capacity_params(params, &c->cap, &c->run_slo, c->spec, sizeof(c->spec));
+	c->is_cap = param->is_capacity;
+	c->cap = param->capacity;
+	c->run_slo = param->slo;
+	snprintf(c->spec, sizeof(c->spec), "%s", param->slo_spec);
 	c->use = asked ? asked : c->is_cap ? &c->run_slo : NULL;
 }
 
@@ -78,22 +81,22 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		report_choose_slo(runs[i].params, slo, &sc);
+		report_choose_slo(&runs[i].param, slo, &sc);
 		rc = report_summarize(db, runs[i].label, sc.use, &run, err, errlen);
 		if (rc)
 			return rc;
-		report_plan_mark(&run, runs[i].params);
+		report_plan_mark(&run, &runs[i].param);
 		if (i > 0)
 			fputc('\n', out);
 		report_notes_heading(out, fmt, &runs[i]);
-		report_notes_params(out, fmt, runs[i].params);
+		report_notes_params(out, fmt, &runs[i].param);
 		report_notes_input_lengths(out, fmt, runs[i].trace_path);
 		summary_table_init(&t, out, fmt, report_groups(&run, sc.use));
 		table_begin(&t);
 		report_rows(&t, runs[i].label, &run);
 		table_end(&t);
 		summary_print_notes(out, fmt, run.levels, run.n_levels);
-		report_notes_efficiency(out, &run, runs[i].params);
+		report_notes_efficiency(out, &run, &runs[i].param);
 		fputs(para, out);
 		if (sc.use) {
 			report_notes_slo(out, sc.use);
@@ -101,9 +104,9 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		}
 		report_notes_warmup(out, &run);
 		report_notes_errors(out, &run);
-		cancels = report_notes_cancel(out, &run, runs[i].params);
-		cut = report_plan_interrupted(out, &run, runs[i].params);
-		report_notes_open_loop(out, &run, runs[i].params);
+		cancels = report_notes_cancel(out, &run, &runs[i].param);
+		cut = report_plan_interrupted(out, &run, &runs[i].param);
+		report_notes_open_loop(out, &run, &runs[i].param);
 		sessions = report_notes_sessions(out, fmt, &run);
 		rc = shards_print(out, db, runs[i].label, &run, &sharded, err, errlen);
 		if (!rc && (run.warmups || report_notes_has_errors(&run) || report_notes_has_open_loop(&run) ||
@@ -143,7 +146,7 @@ static int report_print_one_table(struct db *db, const struct db_run *runs, size
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		report_choose_slo(runs[i].params, slo, &sc);
+		report_choose_slo(&runs[i].param, slo, &sc);
 		groups |= sc.use ? SUMMARY_GROUP_SLO : 0;
 		/* a run that scraped (an energy counter, perhaps) or has a price:
 		 * the energy and cost columns, decided before any run is read */
@@ -162,13 +165,13 @@ static int report_print_one_table(struct db *db, const struct db_run *runs, size
 	summary_table_init(&t, out, fmt, groups);
 	table_begin(&t);
 	for (i = 0; i < n; i++) {
-		report_choose_slo(runs[i].params, slo, &sc);
+		report_choose_slo(&runs[i].param, slo, &sc);
 		rc = report_summarize(db, runs[i].label, sc.use, &run, err, errlen);
 		if (rc)
 			return rc;
-		report_plan_mark(&run, runs[i].params);
+		report_plan_mark(&run, &runs[i].param);
 		report_rows(&t, runs[i].label, &run);
-		report_plan_unreached_rows(&t, runs[i].label, &run, runs[i].params);
+		report_plan_unreached_rows(&t, runs[i].label, &run, &runs[i].param);
 		report_run_release(&run);
 	}
 	table_end(&t);

@@ -40,14 +40,6 @@ struct report_run {
  * shards reports C as the total in flight, S x C. On success fills *out
  * (release with report_run_release).
  */
-/*
- * The settings of a run of replay --find-capacity, from its params JSON:
- * 1 and *k, *slo and spec (the SLO as given, len bytes) set; 0 when the
- * run was not one.
- */
-int report_capacity_params(const char *params, struct capacity_options *k,
-			   struct metric_slo *slo, char *spec, size_t spec_len);
-
 /* The load of level s in the search k: its C, or for a search over rates
  * its offered rate (NaN for a level that is not a rate level). */
 double report_level_load(const struct capacity_options *k, const struct level_summary *s);

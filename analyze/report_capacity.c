@@ -1,9 +1,9 @@
 /*
  * report_capacity.c - a capacity search (replay --find-capacity) in a
- * report: its settings read back from the run's parameters, each level's
- * load, and the load curve, every level judged again by lib/capacity.c
- * from its stored requests, with the capacity the levels bracket.
- * plot reads the settings and loads through report.h as well.
+ * report: each level's load, and the load curve, every level judged again
+ * by lib/capacity.c from its stored requests with the search's settings
+ * (run_params.h), with the capacity the levels bracket. plot reads the
+ * loads through report.h as well.
  */
 #include "analyze/report_parts.h"
 #include "lib/capacity.h"
@@ -12,44 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
-
-int report_capacity_params(const char *params, struct capacity_options *k,
-				  struct metric_slo *slo, char *spec, size_t spec_len)
-{
-	cJSON *p = params ? cJSON_Parse(params) : NULL;
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(p, "capacity"), *x;
-	const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "slo")), *by;
-	int found = 0;
-
-	memset(k, 0, sizeof(*k));
-	if (s && metric_slo_parse(s, slo, NULL, 0) == 0) {
-		snprintf(spec, spec_len, "%s", s);
-#define NUM(key, field, lo, hi) \
-		x = cJSON_GetObjectItemCaseSensitive(c, key); \
-		if (cJSON_IsNumber(x) && x->valuedouble >= (lo) && x->valuedouble <= (hi)) \
-			k->field = x->valuedouble
-		NUM("share", share, 0.01, 0.9999);
-		NUM("confidence", confidence, 0.5, 0.9999);
-		NUM("tolerance", tolerance, 0, 10);
-		NUM("start", start, 1e-3, 1e6);
-		NUM("max", max, 1e-3, 1e6);
-#undef NUM
-		/* a search before rates were searched has no "by": concurrency */
-		by = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "by"));
-		k->by_rate = by && strcmp(by, "rate") == 0;
-		x = cJSON_GetObjectItemCaseSensitive(c, "max_requests");
-		k->max_requests = cJSON_IsNumber(x) && x->valuedouble >= 1 &&
-				  x->valuedouble <= 1e7 ? (long)x->valuedouble : 400;
-		x = cJSON_GetObjectItemCaseSensitive(c, "batch");
-		k->batch = cJSON_IsNumber(x) && x->valuedouble >= 1 && x->valuedouble <= 1e8 ?
-			   (long)x->valuedouble : 0;
-		found = k->share > 0 && k->confidence > 0;
-	}
-	cJSON_Delete(p);
-	return found;
-}
 
 /* A row of the load curve: a level, its load (C or offered req/s) and its
  * verdict. */

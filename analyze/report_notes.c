@@ -45,23 +45,19 @@ void report_notes_heading(FILE *out, enum table_format fmt, const struct db_run 
 
 /* The params' "notes" (a capture's or another tool's run: what its source
  * lacks or means differently), one "note:" line each. */
-void report_notes_params(FILE *out, enum table_format fmt, const char *params)
+void report_notes_params(FILE *out, enum table_format fmt, const struct run_params *param)
 {
-	cJSON *p = params ? cJSON_Parse(params) : NULL;
-	const cJSON *note;
-	int any = 0;
+	size_t i;
 
-	cJSON_ArrayForEach(note, cJSON_GetObjectItemCaseSensitive(p, "notes")) {
-		if (!cJSON_IsString(note))
+	for (i = 0; i < param->n_notes; i++) {
+		if (!param->notes[i])
 			continue;
 		fputs("note: ", out);
-		table_put_text(out, note->valuestring);
+		table_put_text(out, param->notes[i]);
 		fputs(fmt == TABLE_MARKDOWN ? "  \n" : "\n", out);
-		any = 1;
 	}
-	if (any && fmt == TABLE_MARKDOWN)
+	if (param->n_notes && fmt == TABLE_MARKDOWN)
 		fputc('\n', out);
-	cJSON_Delete(p);
 }
 
 /*
@@ -212,24 +208,17 @@ void report_notes_errors(FILE *out, const struct report_run *run)
 		fputc('\n', out);
 }
 
-int report_notes_cancel(FILE *out, const struct report_run *run, const char *params)
+int report_notes_cancel(FILE *out, const struct report_run *run, const struct run_params *param)
 {
-	cJSON *p = params ? cJSON_Parse(params) : NULL;
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(p, "cancel");
-	const cJSON *share = cJSON_GetObjectItemCaseSensitive(c, "share");
-	const cJSON *after = cJSON_GetObjectItemCaseSensitive(c, "after");
-	const cJSON *seed = cJSON_GetObjectItemCaseSensitive(c, "seed");
 	char name[32];
 	size_t i;
 
-	if (!cJSON_IsNumber(share) || !cJSON_IsString(after) || !cJSON_IsNumber(seed)) {
-		cJSON_Delete(p);
+	if (!param->has_cancel)
 		return 0;
-	}
 	fputs("cancelled by replay --cancel ", out);
-	fprintf(out, "%g:", share->valuedouble);
-	table_put_text(out, after->valuestring);
-	fprintf(out, " (seed %.0f)", seed->valuedouble);
+	fprintf(out, "%g:", param->cancel_share);
+	table_put_text(out, param->cancel_after);
+	fprintf(out, " (seed %.0f)", param->cancel_seed);
 	for (i = 0; i < run->n_levels; i++) {
 		const struct level_summary *l = &run->levels[i];
 
@@ -239,7 +228,6 @@ int report_notes_cancel(FILE *out, const struct report_run *run, const char *par
 			fprintf(out, ", %zu ended first", l->cancel_ended);
 	}
 	fputs("; neither failures nor in any statistic\n", out);
-	cJSON_Delete(p);
 	return 1;
 }
 
@@ -253,26 +241,16 @@ int report_notes_has_errors(const struct report_run *run)
 	return 0;
 }
 
-/* The "rate" of a run's params JSON, NaN when absent. */
-static double report_target_rate(const char *params)
-{
-	cJSON *p = params ? cJSON_Parse(params) : NULL;
-	const cJSON *rate = cJSON_GetObjectItemCaseSensitive(p, "rate");
-	double v = cJSON_IsNumber(rate) ? rate->valuedouble : NAN;
-
-	cJSON_Delete(p);
-	return v;
-}
-
 /*
  * Open-loop levels: target (from params), scheduled and achieved send
  * rates, the send lag, and TTFT and E2E counted from the schedule (what a
  * user waited, the table's numbers) beside counted from the actual send
  * (the server's service time).
  */
-void report_notes_open_loop(FILE *out, const struct report_run *run, const char *params)
+void report_notes_open_loop(FILE *out, const struct report_run *run,
+			    const struct run_params *param)
 {
-	double target = report_target_rate(params);
+	double target = param->rate;
 	size_t i;
 
 	for (i = 0; i < run->n_levels; i++) {
@@ -321,7 +299,8 @@ void report_notes_slo(FILE *out, const struct metric_slo *slo)
 
 /* Text and Markdown: what the energy and cost columns mean, under the
  * sweep table, when it has them. */
-void report_notes_efficiency(FILE *out, const struct report_run *run, const char *params)
+void report_notes_efficiency(FILE *out, const struct report_run *run,
+			     const struct run_params *param)
 {
 	struct energy_counter c;
 	struct metric_price p;
@@ -330,7 +309,7 @@ void report_notes_efficiency(FILE *out, const struct report_run *run, const char
 
 	if (!(summary_groups(run->levels, run->n_levels) & SUMMARY_GROUP_EFFICIENCY))
 		return;
-	efficiency_params(params, &c, &p);
+	efficiency_of(param, &c, &p);
 	for (i = 0; i < run->n_levels; i++) {
 		if (!source && run->levels[i].energy_source[0])
 			source = run->levels[i].energy_source;

@@ -26,17 +26,19 @@ int report_check_output(FILE *out, char *err, size_t errlen);
  * "### L — ..." (Markdown); the params' "notes", a "note:" line each; where
  * the trace's input lengths came from, when a tokenizer was involved. */
 void report_notes_heading(FILE *out, enum table_format fmt, const struct db_run *run);
-void report_notes_params(FILE *out, enum table_format fmt, const char *params);
+void report_notes_params(FILE *out, enum table_format fmt, const struct run_params *param);
 void report_notes_input_lengths(FILE *out, enum table_format fmt, const char *trace_path);
 
 /* Under it: what the energy and cost columns mean; the SLO of goodput;
  * the warm-up; the errors by class; the open-loop levels' rates and lag;
  * per level of a run of sessions its figures (returns whether it printed). */
-void report_notes_efficiency(FILE *out, const struct report_run *run, const char *params);
+void report_notes_efficiency(FILE *out, const struct report_run *run,
+			     const struct run_params *param);
 void report_notes_slo(FILE *out, const struct metric_slo *slo);
 void report_notes_warmup(FILE *out, const struct report_run *run);
 void report_notes_errors(FILE *out, const struct report_run *run);
-void report_notes_open_loop(FILE *out, const struct report_run *run, const char *params);
+void report_notes_open_loop(FILE *out, const struct report_run *run,
+			    const struct run_params *param);
 int report_notes_sessions(FILE *out, enum table_format fmt, const struct report_run *run);
 
 /* Whether a level of run had errors; whether one ran open loop. */
@@ -45,18 +47,19 @@ int report_notes_has_errors(const struct report_run *run);
 /* "cancelled by replay --cancel 0.25:tokens:16 (seed 3): C=1: 6 cut; ..."
  * when the run's params have a cancel: how many each level cut and how
  * many it chose that ended first. Returns 1 when it printed the line. */
-int report_notes_cancel(FILE *out, const struct report_run *run, const char *params);
+int report_notes_cancel(FILE *out, const struct report_run *run, const struct run_params *param);
 int report_notes_has_open_loop(const struct report_run *run);
 
 /* ---- report_plan.c: a closed-loop run's plan against what it measured - */
 
 /* Sets each measured level's planned requests where params tell them. */
-void report_plan_mark(struct report_run *run, const char *params);
+void report_plan_mark(struct report_run *run, const struct run_params *param);
 /* Text and Markdown: the "interrupted: ..." line; returns 1 when printed. */
-int report_plan_interrupted(FILE *out, const struct report_run *run, const char *params);
+int report_plan_interrupted(FILE *out, const struct report_run *run,
+			    const struct run_params *param);
 /* CSV and JSON: a row into t for each planned level that measured nothing. */
 void report_plan_unreached_rows(struct table *t, const char *label,
-				const struct report_run *run, const char *params);
+				const struct report_run *run, const struct run_params *param);
 
 /* ---- report_server.c: the server's own metrics ------------------------ */
 

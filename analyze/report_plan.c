@@ -6,66 +6,45 @@
  * and JSON) and not as a complete run with fewer levels.
  */
 #include "analyze/report_parts.h"
-#include "analyze/foreign.h"
 #include "lib/metric.h"
 
-#include <string.h>
-
-#include <cjson/cJSON.h>
-
-/* The most levels report_plan recomputes; a longer list is left alone. */
-#define REPORT_PLAN_MAX 256
-
 /*
- * The plan of a closed-loop run from its params JSON: its levels in order
- * into levels[] and the requests each was to measure into planned[] (-n, or
- * replay's default of twice C and at least 4, times --repeat). Returns how
- * many levels, or 0 when the plan cannot be recomputed from the params
- * (open loop, shards, sessions, capacity searches, other tools' files).
+ * The plan of a closed-loop run from its params: its levels in order into
+ * levels[] (RUN_PARAMS_MAX_LEVELS at most) and the requests each was to
+ * measure into planned[] (-n, or replay's default of twice C and at least
+ * 4, times --repeat). Returns how many levels, or 0 when the plan cannot
+ * be recomputed from the params (open loop, shards, sessions, capacity
+ * searches, other tools' files).
  */
-static size_t report_plan(const struct report_run *run, const char *params, int *levels,
-			  size_t *planned, size_t max)
+static size_t report_plan(const struct report_run *run, const struct run_params *param,
+			  int *levels, size_t *planned)
 {
-	cJSON *p = params ? cJSON_Parse(params) : NULL;
-	const cJSON *list = cJSON_GetObjectItemCaseSensitive(p, "concurrency"), *c;
-	const cJSON *req = cJSON_GetObjectItemCaseSensitive(p, "requests");
-	const cJSON *rep = cJSON_GetObjectItemCaseSensitive(p, "repeat");
-	const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "mode"));
-	size_t i, n = 0;
+	size_t i;
 
 	for (i = 0; run->turns && i < run->n_levels; i++)
 		if (run->turns[i].sessions)
-			mode = NULL;        /* params.requests counts sessions */
-	if (!mode || strcmp(mode, "closed") || !cJSON_IsArray(list) || run->shards ||
-	    cJSON_GetObjectItemCaseSensitive(p, "capacity") ||
-	    cJSON_GetObjectItemCaseSensitive(p, "shard") ||
-	    foreign_params_timeless(params) || cJSON_GetArraySize(list) > (int)max) {
-		cJSON_Delete(p);
+			return 0;   /* params.requests counts sessions */
+	if (param->planless || run->shards)
 		return 0;
-	}
-	cJSON_ArrayForEach(c, list) {
-		double level = cJSON_GetNumberValue(c), want;
+	for (i = 0; i < param->n_levels; i++) {
+		double level = param->levels[i];
+		double want = param->requests > 0 ? param->requests : level * 2 > 4 ? level * 2 : 4;
 
-		if (!(level >= 1 && level <= 1e6))
-			continue;
-		want = cJSON_IsNumber(req) && req->valuedouble > 0 ? req->valuedouble :
-		       level * 2 > 4 ? level * 2 : 4;
-		want *= cJSON_IsNumber(rep) && rep->valuedouble >= 1 ? rep->valuedouble : 1;
-		levels[n] = (int)level;
-		planned[n++] = want < 1e12 ? (size_t)want : 0;
+		want *= param->repeat;
+		levels[i] = param->levels[i];
+		planned[i] = want < 1e12 ? (size_t)want : 0;
 	}
-	cJSON_Delete(p);
-	return n;
+	return param->n_levels;
 }
 
 /* Sets each measured level's planned requests where the plan is known. */
-void report_plan_mark(struct report_run *run, const char *params)
+void report_plan_mark(struct report_run *run, const struct run_params *param)
 {
-	int levels[REPORT_PLAN_MAX];
-	size_t planned[REPORT_PLAN_MAX], n, i;
+	int levels[RUN_PARAMS_MAX_LEVELS];
+	size_t planned[RUN_PARAMS_MAX_LEVELS], n, i;
 	struct level_summary *l;
 
-	n = report_plan(run, params, levels, planned, REPORT_PLAN_MAX);
+	n = report_plan(run, param, levels, planned);
 	for (i = 0; i < n; i++)
 		if ((l = report_run_level(run, levels[i])))
 			l->planned = planned[i];
@@ -77,15 +56,16 @@ void report_plan_mark(struct report_run *run, const char *params)
  * stopped replay keeps what it measured; a killed one, what it flushed).
  * Returns 1 when it printed a line.
  */
-int report_plan_interrupted(FILE *out, const struct report_run *run, const char *params)
+int report_plan_interrupted(FILE *out, const struct report_run *run,
+			    const struct run_params *param)
 {
-	int levels[REPORT_PLAN_MAX];
-	size_t planned[REPORT_PLAN_MAX], n, i;
+	int levels[RUN_PARAMS_MAX_LEVELS];
+	size_t planned[RUN_PARAMS_MAX_LEVELS], n, i;
 	const struct level_summary *l;
 	char name[32];
 	int cut = 0, missing = 0;
 
-	n = report_plan(run, params, levels, planned, REPORT_PLAN_MAX);
+	n = report_plan(run, param, levels, planned);
 	for (i = 0; i < n; i++) {
 		l = report_run_level(run, levels[i]);
 		if (l && l->requests < planned[i])
@@ -105,13 +85,13 @@ int report_plan_interrupted(FILE *out, const struct report_run *run, const char 
 /* CSV and JSON: a row for each planned level that measured nothing, its
  * requests 0 of those planned, "interrupted" true. */
 void report_plan_unreached_rows(struct table *t, const char *label,
-				const struct report_run *run, const char *params)
+				const struct report_run *run, const struct run_params *param)
 {
-	int levels[REPORT_PLAN_MAX];
-	size_t planned[REPORT_PLAN_MAX], n, i;
+	int levels[RUN_PARAMS_MAX_LEVELS];
+	size_t planned[RUN_PARAMS_MAX_LEVELS], n, i;
 	struct level_summary s;
 
-	n = report_plan(run, params, levels, planned, REPORT_PLAN_MAX);
+	n = report_plan(run, param, levels, planned);
 	for (i = 0; i < n; i++) {
 		if (report_run_level(run, levels[i]))
 			continue;

@@ -353,7 +353,7 @@ static void report_energy_counter(struct db *db, const char *label, struct energ
 	char err[64];
 
 	if (db_runs(db, label, &runs, &n, err, sizeof(err)) == DB_OK && n)
-		efficiency_params(runs[0].params, c, &p);
+		efficiency_of(&runs[0].param, c, &p);
 	else
 		energy_counter_default(c);
 	db_runs_free(runs, n);

@@ -87,7 +87,7 @@ static int report_shard_levels(struct db *db, const char *label, struct report_r
 	return DB_OK;
 }
 
-/* A run of requests without start times (foreign_params_timeless): no
+/* A run of requests without start times (run_params.timeless): no
  * level's wall time, nor any rate over it, is known. */
 static int report_forget_walls(struct db *db, const char *label, struct report_run *run,
 			       char *err, size_t errlen)
@@ -96,7 +96,7 @@ static int report_forget_walls(struct db *db, const char *label, struct report_r
 	size_t n = 0, i;
 	int rc = db_runs(db, label, &runs, &n, err, errlen);
 
-	if (!rc && n && foreign_params_timeless(runs[0].params))
+	if (!rc && n && runs[0].param.timeless)
 		for (i = 0; i < run->n_levels; i++)
 			summary_forget_wall(&run->levels[i]);
 	db_runs_free(runs, n);
@@ -113,7 +113,7 @@ static int report_efficiency(struct db *db, const char *label, struct report_run
 	int rc = db_runs(db, label, &runs, &n, err, errlen);
 
 	if (!rc)
-		rc = efficiency_fill(db, label, n ? runs[0].params : NULL, run->levels,
+		rc = efficiency_fill(db, label, n ? &runs[0].param : NULL, run->levels,
 				     run->n_levels, err, errlen);
 	db_runs_free(runs, n);
 	return rc;

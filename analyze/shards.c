@@ -39,16 +39,6 @@ static double json_number(const cJSON *obj, const char *key)
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-static int is_open_loop(const char *params)
-{
-	cJSON *p = params ? cJSON_Parse(params) : NULL;
-	const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "mode"));
-	int open = mode && strcmp(mode, "open") == 0;
-
-	cJSON_Delete(p);
-	return open;
-}
-
 static void shard_info_fill(const struct db_shard *sh, int open, struct shard_info *si)
 {
 	cJSON *c = sh->clock ? cJSON_Parse(sh->clock) : NULL;
@@ -220,7 +210,7 @@ static int shards_read(struct db *db, const char *label, const struct report_run
 	rc = db_runs(db, label, &runs, &n_runs, err, errlen);
 	if (rc)
 		return rc;
-	open = is_open_loop(runs[0].params);
+	open = runs[0].param.mode == RUN_MODE_OPEN;
 	db_runs_free(runs, n_runs);
 	rc = db_shards(db, label, with_lags, sh, n, err, errlen);
 	if (rc)
@@ -260,7 +250,7 @@ int shards_level_factor(struct db *db, const char *label, int *factor, char *err
 	int rc = db_runs(db, label, &runs, &n, err, errlen);
 
 	*factor = 1;
-	if (!rc && n && !is_open_loop(runs[0].params)) {
+	if (!rc && n && runs[0].param.mode != RUN_MODE_OPEN) {
 		rc = shards_view(db, label, NULL, &v, err, errlen);
 		if (!rc && v.loaded >= 2)
 			*factor = (int)v.loaded;
@@ -342,7 +332,7 @@ int shards_print(FILE *out, struct db *db, const char *label, const struct repor
 		fprintf(out, ": %ld requests", s->requests);
 		if (!isnan(si[i].lag0_ms))
 			fprintf(out, ", start lag %.2f ms", si[i].lag0_ms);
-		if (s->requests && s->lag_ms && is_open_loop(s->params))
+		if (s->requests && s->lag_ms && s->open_loop)
 			fprintf(out, ", send lag P50 %.2f ms, P99 %.2f ms, max %.2f ms",
 				stats_percentile(s->lag_ms, (size_t)s->requests, 50),
 				stats_percentile(s->lag_ms, (size_t)s->requests, 99),
