@@ -59,11 +59,8 @@ static void report_rows(struct table *t, const char *label, const struct report_
 static void report_choose_slo(const struct run_params *param, const struct metric_slo *asked,
 			      struct report_slo_choice *c)
 {
-	c->is_cap = param->is_capacity;
-	c->cap = param->capacity;
-	c->run_slo = param->slo;
-	snprintf(c->spec, sizeof(c->spec), "%s", param->slo_spec);
-	c->use = asked ? asked : c->is_cap ? &c->run_slo : NULL;
+	c->param = param;
+	c->use = asked ? asked : param->is_capacity ? &param->slo : NULL;
 }
 
 /* Text and Markdown: per run a heading, the table, the warm-up and error
@@ -120,7 +117,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 			report_client_print(out, fmt, &run);
 			rc = report_models_print(out, fmt, db, runs[i].label, err, errlen);
 		}
-		if (!rc && sc.is_cap)
+		if (!rc && sc.param->is_capacity)
 			rc = report_capacity_curve(out, fmt, db, runs[i].label, &run, &sc, err, errlen);
 		if (!rc)
 			rc = report_server_metrics(out, fmt, db, runs[i].label, &run, &sharded, err,

@@ -196,17 +196,18 @@ int report_capacity_curve(FILE *out, enum table_format fmt, struct db *db,
 			  const char *label, const struct report_run *run,
 			  const struct report_slo_choice *c, char *err, size_t errlen)
 {
+	const struct run_params *p = c->param;
 	struct report_run own;
 	int rc;
 
-	if (c->use == &c->run_slo || slo_equal(c->use, &c->run_slo)) {
-		report_capacity(out, fmt, run, &c->cap, c->spec);
+	if (c->use == &p->slo || slo_equal(c->use, &p->slo)) {
+		report_capacity(out, fmt, run, &p->capacity, p->slo_spec);
 		return DB_OK;
 	}
-	rc = report_summarize(db, label, &c->run_slo, &own, err, errlen);
+	rc = report_summarize(db, label, &p->slo, &own, err, errlen);
 	if (rc)
 		return rc;
-	report_capacity(out, fmt, &own, &c->cap, c->spec);
+	report_capacity(out, fmt, &own, &p->capacity, p->slo_spec);
 	report_run_release(&own);
 	return DB_OK;
 }

@@ -87,14 +87,11 @@ int report_server_fill(struct db *db, const char *label, struct report_run *run,
  * The SLO of a run's goodput, one choice for every format: the command's
  * (--slo) when it gave one, else a capacity search's own, else none (use
  * NULL). A capacity search's load curve is judged against its own SLO
- * (run_slo, spec) whatever the table's.
+ * (param's slo and slo_spec) whatever the table's.
  */
 struct report_slo_choice {
-	int is_cap;
-	struct capacity_options cap;
-	struct metric_slo run_slo;
-	char spec[256];
-	const struct metric_slo *use;   /* NULL, the command's, or &run_slo */
+	const struct run_params *param;  /* the run's: is_capacity, capacity, slo */
+	const struct metric_slo *use;    /* NULL, the command's, or &param->slo */
 };
 
 /*

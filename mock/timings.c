@@ -14,7 +14,6 @@
  */
 #include "mock/server.h"
 #include "lib/clock.h"
-
 #include "lib/errmsg.h"
 
 #include <errno.h>

@@ -24,13 +24,13 @@
 #include <unistd.h>
 
 volatile sig_atomic_t level_stop;
+static int signals_seen;
 
 void level_stop_own(void)
 {
 	if (level_stop == LEVEL_RUNNING)
 		level_stop = LEVEL_STOP_OWN;
 }
-static int signals_seen;
 
 /*
  * Output tokens received so far: the finished requests' counts and, of
