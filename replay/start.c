@@ -216,9 +216,11 @@ int start_anchored(struct replay *rp)
 	if (o->worker >= 0 && !level_stop) {
 		double at = workers_ready(o->handshake);
 
-		if (at < 0)
+		if (at < 0) {
+			fprintf(stderr, "tracebench replay: worker %ld: the parent replay went away "
+				"before the start\n", o->worker);
 			level_stop_own();
-		else
+		} else
 			o->start_at = at;
 	}
 	if (level_stop)
