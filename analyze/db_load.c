@@ -7,6 +7,7 @@
 #include "analyze/db.h"
 #include "analyze/db_sql.h"
 #include "lib/errmsg.h"
+#include "lib/metric.h"
 #include "lib/tracefile.h"
 
 #include <math.h>
@@ -390,7 +391,7 @@ static void db_bind_result(sqlite3_stmt *st, const char *run_id, const struct re
 	db_bind_opt_int64(st, 26, r->tls_ns);
 	db_bind_opt_int64(st, 27, r->session);
 	db_bind_opt_int64(st, 28, r->turn);
-	if (r->level < 0 && r->rate > 0)
+	if (metric_level_rate(r->level) && r->rate > 0)
 		sqlite3_bind_double(st, 29, r->rate);
 	else
 		sqlite3_bind_null(st, 29);

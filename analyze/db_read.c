@@ -7,6 +7,7 @@
 #include "analyze/db.h"
 #include "analyze/db_sql.h"
 #include "lib/errmsg.h"
+#include "lib/metric.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -738,7 +739,7 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 			r->turn = (long)db_column_opt_int64(st, 26);
 		}
 		if (sqlite3_column_count(st) > 27 &&
-		    sqlite3_column_type(st, 27) != SQLITE_NULL && r->level < 0)
+		    sqlite3_column_type(st, 27) != SQLITE_NULL && metric_level_rate(r->level))
 			r->rate = sqlite3_column_double(st, 27);
 		if (sqlite3_column_count(st) > 31) {
 			int shape = srvtiming_shape_parse((const char *)sqlite3_column_text(st, 28));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/metric.h"
 #include "lib/stats.h"
 #include "lib/summary.h"
 
@@ -419,7 +420,8 @@ const char *plot_level_label(const struct plot_series *s, int level, char *buf, 
 {
 	const struct level_summary *l = report_run_level(&s->run, level);
 
-	return metric_load_name(level, l && level < 0 ? plot_offered_rps(l) : 0, buf, len);
+	return metric_load_name(level, l && metric_level_rate(level) ? plot_offered_rps(l) : 0,
+				buf, len);
 }
 
 const struct level_summary **plot_open_levels(const struct plot_series *s, size_t *n)

@@ -20,6 +20,7 @@
 
 #include "analyze/plot_script.h"
 #include "lib/attribution.h"
+#include "lib/metric.h"
 
 #define SPLIT_PARTS 5
 
@@ -145,7 +146,7 @@ static void plot_split_gp(FILE *f, const struct plot_data *d)
 	      "set xtics nomirror (", f);
 	for (j = 0; j < n; j++) {
 		fputs(j ? ", " : "", f);
-		plot_put_gp_string(f, metric_load_name(b[j].l->level, b[j].l->level < 0 ?
+		plot_put_gp_string(f, metric_load_name(b[j].l->level, metric_level_rate(b[j].l->level) ?
 							plot_offered_rps(b[j].l) : 0,
 							name, sizeof(name)));
 		fprintf(f, " %zu", b[j].x);

@@ -26,7 +26,7 @@ struct report_curve_row {
 /* The load of level s in the search k: its C, or its offered rate. */
 double report_level_load(const struct capacity_options *k, const struct level_summary *s)
 {
-	return k->by_rate ? (s->level < 0 && s->offered_rps > 0 ? s->offered_rps : NAN) :
+	return k->by_rate ? (metric_level_rate(s->level) && s->offered_rps > 0 ? s->offered_rps : NAN) :
 	       (double)s->level;
 }
 

@@ -4,6 +4,7 @@
 #include "analyze/report_client.h"
 #include "analyze/report_host.h"
 #include "lib/clientbound.h"
+#include "lib/metric.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -67,12 +68,12 @@ cleanup:
  */
 static const char *level_name(int level, char *buf, size_t len)
 {
-	if (level > 0)
+	if (metric_level_closed(level))
 		snprintf(buf, len, "C=%d", level);
-	else if (level == 0)
-		snprintf(buf, len, "open loop");
+	else if (metric_level_rate(level))
+		snprintf(buf, len, "rate %d", metric_rate_index(level));
 	else
-		snprintf(buf, len, "rate %d", -level);
+		snprintf(buf, len, "open loop");
 	return buf;
 }
 

@@ -259,7 +259,7 @@ void report_notes_open_loop(FILE *out, const struct report_run *run,
 		if (!s->open_loop)
 			continue;
 		fputs("open loop: ", out);
-		if (s->level < 0 && s->offered_rps > 0)     /* a rate level: its own */
+		if (metric_level_rate(s->level) && s->offered_rps > 0)     /* a rate level: its own */
 			fprintf(out, "target %.2f req/s, ", s->offered_rps);
 		else if (!isnan(target))
 			fprintf(out, "target %.2f req/s, ", target);

@@ -271,6 +271,21 @@ int metric_level_closed(int level)
 	return level > METRIC_OPEN_LOOP_LEVEL;
 }
 
+int metric_level_rate(int level)
+{
+	return level < METRIC_OPEN_LOOP_LEVEL;
+}
+
+int metric_rate_level(int k)
+{
+	return METRIC_OPEN_LOOP_LEVEL - k;
+}
+
+int metric_rate_index(int level)
+{
+	return METRIC_OPEN_LOOP_LEVEL - level;
+}
+
 const char *metric_load_cell(int level, double rate, char *buf, size_t len)
 {
 	if (metric_level_closed(level))
@@ -280,7 +295,7 @@ const char *metric_load_cell(int level, double rate, char *buf, size_t len)
 	else if (rate > 0)
 		snprintf(buf, len, "%.4g/s", rate);
 	else
-		snprintf(buf, len, "r%d", -level);
+		snprintf(buf, len, "r%d", metric_rate_index(level));
 	return buf;
 }
 
@@ -298,7 +313,7 @@ const char *metric_load_name(int level, double rate, char *buf, size_t len)
 	else if (rate > 0)
 		snprintf(buf, len, "%.4g req/s", rate);
 	else
-		snprintf(buf, len, "rate level %d", -level);
+		snprintf(buf, len, "rate level %d", metric_rate_index(level));
 	return buf;
 }
 

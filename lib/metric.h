@@ -156,6 +156,15 @@ double metric_scaling(int level, double agg_tps, double base_tps);
 /* True when level is a concurrency (closed loop), false for open loop. */
 int metric_level_closed(int level);
 
+/* True when level is a rate of a search over rates (-k for its k-th). The
+ * level of the k-th (k >= 1) is metric_rate_level(k), and k of a rate
+ * level metric_rate_index(level). These, metric_level_closed and
+ * METRIC_OPEN_LOOP_LEVEL are the one place the three kinds of level are
+ * told apart: nothing else compares a level with 0. */
+int metric_level_rate(int level);
+int metric_rate_level(int k);
+int metric_rate_index(int level);
+
 /* The C cell of a table: "4", "open" for open loop, "12.5/s" for a rate
  * level of rate 12.5 ("r3" for level -3 when the rate is not known, 0).
  * Returns buf. */

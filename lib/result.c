@@ -4,6 +4,7 @@
  */
 #include "result.h"
 #include "json.h"
+#include "metric.h"
 #include "redact.h"
 
 #include <math.h>
@@ -93,7 +94,7 @@ cJSON *result_to_json(const struct result *r)
 	if (!o)
 		return NULL;
 	cJSON_AddNumberToObject(o, "level", r->level);
-	if (r->level < 0)
+	if (metric_level_rate(r->level))
 		cJSON_AddNumberToObject(o, "rate", r->rate);
 	if (r->repeat)
 		cJSON_AddNumberToObject(o, "repeat", r->repeat);
@@ -225,8 +226,8 @@ static int read_ids(struct result *r, const cJSON *obj, char *err, size_t errlen
 	}
 	/* a rate level (results version 4) says its rate */
 	rate = cJSON_GetObjectItemCaseSensitive(obj, "rate");
-	r->rate = level < 0 && cJSON_IsNumber(rate) ? rate->valuedouble : 0;
-	if (level < 0 && !(r->rate > 0 && r->rate <= 1e7)) {
+	r->rate = metric_level_rate(level) && cJSON_IsNumber(rate) ? rate->valuedouble : 0;
+	if (metric_level_rate(level) && !(r->rate > 0 && r->rate <= 1e7)) {
 		snprintf(err, errlen, "a rate level (negative 'level') needs its 'rate', "
 			 "above 0 and at most 1e7 req/s");
 		return -1;

@@ -7,6 +7,7 @@
 #include "summary.h"
 #include "clock.h"
 #include "energy.h"
+#include "metric.h"
 #include "stats.h"
 
 #include <stdarg.h>
@@ -181,7 +182,7 @@ static void summary_take(struct level_summary *s, struct summary_acc *a, const s
 	struct summary_samples *x = &a->x;
 
 	s->requests++;
-	if (q->level < 0 && q->rate > 0)
+	if (metric_level_rate(q->level) && q->rate > 0)
 		s->offered_rps = q->rate;
 	a->first_send = q->send_ns < a->first_send ? q->send_ns : a->first_send;
 	a->last_send = q->send_ns > a->last_send ? q->send_ns : a->last_send;

@@ -12,6 +12,7 @@
 #include "lib/capacity.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
+#include "lib/metric.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,7 +159,7 @@ int find_capacity_run(struct replay *rp)
 		long good = 0, n = 0;
 		double lo = 0, hi = 1;
 		int look;
-		int level = k->by_rate ? -(int)(probes + 1) : (int)x;
+		int level = k->by_rate ? metric_rate_level((int)(probes + 1)) : (int)x;
 		int64_t span = 0;
 
 		rp->lr.rate = k->by_rate ? x : 0;

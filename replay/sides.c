@@ -13,6 +13,7 @@
 #include "replay/server_info.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
+#include "lib/metric.h"
 #include "lib/redact.h"
 #include "lib/tracefile.h"
 
@@ -39,8 +40,8 @@ static void make_salt(char *buf, size_t len, const char *what, int level, int re
 {
 	if (strcmp(what, "c") == 0)
 		snprintf(buf, len, "c%dr%d", level, repeat);
-	else if (strcmp(what, "o") == 0 && level < 0)
-		snprintf(buf, len, "o%dr%d", -level, repeat);
+	else if (strcmp(what, "o") == 0 && metric_level_rate(level))
+		snprintf(buf, len, "o%dr%d", metric_rate_index(level), repeat);
 	else
 		snprintf(buf, len, "%s", what);
 }

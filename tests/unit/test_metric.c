@@ -139,6 +139,10 @@ TEST(scaling_and_the_open_loop_level)
 	CHECK_STR(metric_level_name(2, buf, sizeof(buf)), "C=2");
 	/* the rate levels of a search over rates: named by their rate */
 	CHECK(!metric_level_closed(-3));
+	CHECK(metric_level_rate(-3) && !metric_level_rate(METRIC_OPEN_LOOP_LEVEL) &&
+	      !metric_level_rate(1));
+	CHECK_EQ_INT(metric_rate_level(3), -3);
+	CHECK_EQ_INT(metric_rate_index(metric_rate_level(7)), 7);
 	CHECK_STR(metric_load_cell(-3, 187.5, buf, sizeof(buf)), "187.5/s");
 	CHECK_STR(metric_load_name(-3, 187.5, buf, sizeof(buf)), "187.5 req/s");
 	CHECK_STR(metric_level_cell(-3, buf, sizeof(buf)), "r3");
