@@ -15,6 +15,7 @@
 void clientbound_watch_init(struct clientbound_watch *w)
 {
 	w->issue_p50 = w->issue_p99 = w->read_p50 = w->read_p99 = NAN;
+	w->tokread_p50 = w->tokread_p99 = w->gapread_p50 = w->gapread_p99 = NAN;
 	w->sum_p50 = w->sum_p99 = w->lag_p50 = w->lag_p99 = NAN;
 	w->thread_busy = w->transport = NAN;
 }
@@ -61,6 +62,68 @@ void clientbound_observe(struct clientbound_watch *w, const double *issue_ns,
 	quantiles(lag_us, m, &w->lag_p50, &w->lag_p99);
 }
 
+/* Bin k holds [lo, lo + w) with, for k < 8, lo = k and w = 1, else, its
+ * octave o = k / 8 and sub-bin s = k % 8, lo = (8 + s) << (o - 3) and
+ * w = 1 << (o - 3). */
+static size_t hist_bin(uint64_t v)
+{
+	int o;
+
+	if (v < 8)
+		return (size_t)v;
+	o = 63 - __builtin_clzll(v);
+	return (size_t)o * 8 + ((v >> (o - 3)) & 7);
+}
+
+static double hist_upper(size_t k)
+{
+	size_t o = k / 8;
+
+	if (k < 8)
+		return (double)k + 1;
+	return ldexp((double)(8 + k % 8 + 1), (int)o - 3);
+}
+
+void clientbound_hist_add(struct clientbound_hist *h, int64_t ns)
+{
+	h->count[hist_bin(ns > 0 ? (uint64_t)ns : 0)]++;
+	h->n++;
+}
+
+double clientbound_hist_percentile(const struct clientbound_hist *h, double q)
+{
+	uint64_t rank, seen = 0;
+	size_t k;
+
+	if (!h->n)
+		return NAN;
+	rank = (uint64_t)ceil(q / 100 * (double)h->n);
+	if (rank < 1)
+		rank = 1;
+	for (k = 0; k < CLIENTBOUND_HIST_BINS; k++) {
+		seen += h->count[k];
+		if (seen >= rank)
+			return hist_upper(k) / 1e9;
+	}
+	return NAN;     /* counts that do not add up to n: not a histogram of ours */
+}
+
+void clientbound_observe_tokens(struct clientbound_watch *w, const struct clientbound_hist *h)
+{
+	w->tokread_p50 = clientbound_hist_percentile(h, 50);
+	w->tokread_p99 = clientbound_hist_percentile(h, 99);
+	w->gapread_p50 = clientbound_hist_percentile(h, 100 * sqrt(0.50));
+	w->gapread_p99 = clientbound_hist_percentile(h, 100 * sqrt(0.99));
+}
+
+/* The read delay a gap at a quantile may carry: the token reads' (their
+ * sqrt(q)-th quantile), else, in a record written before they were
+ * watched, twice the first token's at q. */
+static double gap_read(double gapread, double read)
+{
+	return isnan(gapread) ? 2 * read : gapread;
+}
+
 void clientbound_compute(const struct clientbound_watch *w, struct clientbound *b)
 {
 	double t = isnan(w->transport) ? 0 : w->transport;
@@ -69,8 +132,8 @@ void clientbound_compute(const struct clientbound_watch *w, struct clientbound *
 	b->own_ttft_p99 = w->sum_p99 + w->lag_p99;
 	b->ttft_p50 = b->own_ttft_p50 + t;
 	b->ttft_p99 = b->own_ttft_p99 + t;
-	b->gap_p50 = 2 * (w->read_p50 + w->lag_p50);
-	b->gap_p99 = 2 * (w->read_p99 + w->lag_p99);
+	b->gap_p50 = gap_read(w->gapread_p50, w->read_p50) + w->lag_p50;
+	b->gap_p99 = gap_read(w->gapread_p99, w->read_p99) + w->lag_p99;
 }
 
 /* Appends to why (len bytes) as printf does, never past its end. */
@@ -123,7 +186,7 @@ int clientbound_judge(const struct clientbound *b, const struct clientbound_watc
 	else if (issue >= 0 && !(issue < read))
 		add(why, len, ": requests %.2f ms from due to written", issue * 1e3);
 	else if (read >= 0)
-		add(why, len, ": first tokens read %.2f ms into the loop's pass", read * 1e3);
+		add(why, len, ": first tokens waited %.2f ms unread", read * 1e3);
 	add(why, len, " (%s)", p99 ? "P99" : "P50");
 	if (w->thread_busy >= 0.5)
 		add(why, len, "; measuring thread %.0f%% busy", w->thread_busy * 100);
@@ -159,6 +222,10 @@ static const struct {
 	{ "tracebench_client_issue_p99_seconds",      W(issue_p99) },
 	{ "tracebench_client_read_p50_seconds",       W(read_p50) },
 	{ "tracebench_client_read_p99_seconds",       W(read_p99) },
+	{ "tracebench_client_token_read_p50_seconds", W(tokread_p50) },
+	{ "tracebench_client_token_read_p99_seconds", W(tokread_p99) },
+	{ "tracebench_client_gap_read_p50_seconds",   W(gapread_p50) },
+	{ "tracebench_client_gap_read_p99_seconds",   W(gapread_p99) },
 	{ "tracebench_client_issue_read_p50_seconds", W(sum_p50) },
 	{ "tracebench_client_issue_read_p99_seconds", W(sum_p99) },
 	{ "tracebench_client_timer_lag_p50_seconds",  W(lag_p50) },

@@ -13,7 +13,13 @@
  *   read delay    per request, the age of the event-loop pass that
  *                 stamped its first token: the pass began when the loop
  *                 woke for its sockets, the token was stamped later by
- *                 the work done before it in the same pass;
+ *                 the work done before it in the same pass (and the pass
+ *                 before it was busy for a while, during which they may
+ *                 have waited unread);
+ *   token read    the same delay for every read that brought token
+ *                 events, the first token's and every later one's: the
+ *                 stamps a gap is the difference of (kept in a histogram,
+ *                 struct clientbound_hist: a level has too many to keep);
  *   timer lag     how late a probe timer on the loop fires (every
  *                 CLIENTBOUND_PROBE_MS): a loop held by work, or a thread
  *                 the kernel did not run, shows as lag;
@@ -27,7 +33,7 @@
  * The bound at quantile q (P50, P99) is
  *
  *   TTFT  Q_q(issue + read) + Q_q(timer lag) + transport
- *   gap   2 (Q_q(read) + Q_q(timer lag))
+ *   gap   Q_sqrt(q)(token read) + Q_q(timer lag)
  *
  * the TTFT's without the transport being the client's own part, which
  * alone decides whether a level is client-limited: the transport (and a
@@ -35,9 +41,12 @@
  * the level's first wave does) is not the client's doing, but it is in
  * what a user reads as TTFT less the server's own times.
  *
- * (a gap is the difference of two stamps, each of which may be late by
- * up to the read delay and the loop's lag: its error is at most their
- * sum).
+ * (a gap is the difference of two stamps, each late by its read delay,
+ * d1 and d2 >= 0: its error |d2 - d1| is at most the larger of the two,
+ * which, of two independent delays, is below their sqrt(q)-th quantile
+ * with probability q: P70.7 for the gaps' P50, P99.5 for their P99; the
+ * timer lag adds a wait the reads may not see, a thread the kernel did
+ * not run where its schedstat cannot be read).
  *
  * The method and the measurements behind it are in docs/DESIGN.md
  * ("The client's own error"). Pure functions: replay computes the bound
@@ -48,6 +57,7 @@
 #define TB_CLIENTBOUND_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The probe timer's period on replay's loop. */
 #define CLIENTBOUND_PROBE_MS 2
@@ -60,6 +70,8 @@
 struct clientbound_watch {
 	double issue_p50, issue_p99;     /* issue delay */
 	double read_p50, read_p99;       /* read delay */
+	double tokread_p50, tokread_p99; /* token read delay */
+	double gapread_p50, gapread_p99; /* ... at P70.7 and P99.5: a gap's */
 	double sum_p50, sum_p99;         /* issue + read, per request */
 	double lag_p50, lag_p99;         /* the probe timer's lateness */
 	double thread_busy;              /* measuring thread CPU / level wall, 0..1+ */
@@ -85,6 +97,28 @@ void clientbound_watch_init(struct clientbound_watch *w);
 void clientbound_observe(struct clientbound_watch *w, const double *issue_ns,
 			 const double *read_ns, size_t n, double *tmp,
 			 double *lag_us, size_t m);
+
+/*
+ * A histogram of delays (nanoseconds), 8 bins an octave: a quantile read
+ * from it is the upper edge of its bin, at most 1/8 above the true one
+ * and never below it. Zeroed, it is empty.
+ */
+#define CLIENTBOUND_HIST_BINS 512
+struct clientbound_hist {
+	uint64_t n;
+	uint64_t count[CLIENTBOUND_HIST_BINS];
+};
+
+/* Counts one delay of ns nanoseconds (a negative one as 0). */
+void clientbound_hist_add(struct clientbound_hist *h, int64_t ns);
+
+/* The q-th percentile (0 < q <= 100) of h in seconds, by the nearest
+ * rank; NaN when h is empty. */
+double clientbound_hist_percentile(const struct clientbound_hist *h, double q);
+
+/* The token read delays' P50 and P99 from h into w, and the quantiles a
+ * gap's P50 and P99 take (NaN when h is empty). */
+void clientbound_observe_tokens(struct clientbound_watch *w, const struct clientbound_hist *h);
 
 /* The bound from what was watched. */
 void clientbound_compute(const struct clientbound_watch *w, struct clientbound *b);
@@ -118,7 +152,7 @@ int clientbound_judge(const struct clientbound *b, const struct clientbound_watc
  * at most cap bytes, NUL-terminated; returns the length, or -1 when cap
  * is too small (CLIENTBOUND_TEXT_MAX always suffices).
  */
-#define CLIENTBOUND_TEXT_MAX 1024
+#define CLIENTBOUND_TEXT_MAX 2048
 int clientbound_format(const struct clientbound_watch *w, const struct clientbound *b,
 		       char *out, size_t cap);
 

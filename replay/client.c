@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/time.h>
 #include <curl/curl.h>
 
@@ -71,6 +73,13 @@ struct client {
 	 * running (libevent's time cached for it), the first and last stamps
 	 * taken in it, and how long the one before was busy */
 	int64_t pass_id, pass_first_ns, pass_last_ns, prev_busy_ns;
+	/* ... and, while watched, how long the thread waited to run (runnable,
+	 * not running: the kernel's run_delay, /proc/thread-self/schedstat)
+	 * since the pass before began: bytes that came meanwhile waited so
+	 * much more, and neither stamps nor the pass's age show it */
+	struct clientbound_hist *token_reads;   /* client_watch_reads, or NULL */
+	int schedstat_fd;                       /* -1: not watched, or no schedstat */
+	int64_t run_delay_ns, pass_wait_ns;
 };
 
 struct client_request {
@@ -84,10 +93,31 @@ struct client_request {
 	struct client_request *prev, *next;
 };
 
+/* The calling thread's run_delay from its schedstat (fd open on
+ * /proc/thread-self/schedstat): "<on cpu ns> <run_delay ns> <slices>".
+ * -1 when it cannot be read. */
+static int64_t run_delay_ns(int fd)
+{
+	char buf[96], *p, *end;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	long long v;
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strchr(buf, ' ');
+	if (!p)
+		return -1;
+	v = strtoll(p + 1, &end, 10);
+	return end > p + 1 && v >= 0 ? (int64_t)v : -1;
+}
+
 /*
  * Notes a stamp 'now' taken in the loop's current pass (one libevent
  * caches a time for; reading it is no system call): a new pass ends the
- * last one, whose busy span (first stamp to last) is kept.
+ * last one, whose busy span (first stamp to last) is kept, and, while
+ * watched, takes the thread's wait to run since the last pass began (one
+ * pread a pass).
  */
 static void pass_mark(struct client *c, int64_t now)
 {
@@ -101,6 +131,14 @@ static void pass_mark(struct client *c, int64_t now)
 		c->prev_busy_ns = c->pass_first_ns ? c->pass_last_ns - c->pass_first_ns : 0;
 		c->pass_id = id;
 		c->pass_first_ns = now;
+		c->pass_wait_ns = 0;
+		if (c->schedstat_fd >= 0) {
+			int64_t d = run_delay_ns(c->schedstat_fd);
+
+			if (d >= c->run_delay_ns && c->run_delay_ns >= 0)
+				c->pass_wait_ns = d - c->run_delay_ns;
+			c->run_delay_ns = d;
+		}
 	}
 	c->pass_last_ns = now;
 }
@@ -118,14 +156,33 @@ static void cancel_here(struct client_request *q, const char *what)
 }
 
 /*
+ * The read delay of bytes stamped now (lib/clientbound.h): how long the
+ * loop's pass had run before it got to them (against libevent's time
+ * cached when the pass began: one more read of the clock, a vDSO call),
+ * how long the pass before it was busy, and how long the thread waited
+ * to run since then, during which they may have waited unread. -1 when
+ * libevent has no cached time.
+ */
+static int64_t read_delay(const struct client *c)
+{
+	struct timeval pass, wall;
+	int64_t age;
+
+	if (event_base_gettimeofday_cached(c->base, &pass) != 0 ||
+	    gettimeofday(&wall, NULL) != 0)
+		return -1;
+	age = ((int64_t)wall.tv_sec - pass.tv_sec) * NS_PER_S +
+	      ((int64_t)wall.tv_usec - pass.tv_usec) * 1000;
+	return (age > 0 ? age : 0) + c->prev_busy_ns + c->pass_wait_ns;
+}
+
+/*
  * libcurl: response bytes, stamped with the clock the moment they arrive.
  * A response that cannot be measured any more stops the transfer, as does
  * --cancel's N-th token event (after its read delay is stamped). When
- * they carry the first token, its read delay (lib/clientbound.h): how long
- * the loop's pass had run before it got to them (against libevent's time
- * cached when the pass began; one more read of the clock, a vDSO call, per
- * request, not per token), and how long the pass before it was busy,
- * during which they may have waited unread.
+ * they carry the first token, its read delay is the request's; when they
+ * carry any token and the level is watched, it is counted among the
+ * token reads, whose stamps the gaps are made of.
  */
 static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 {
@@ -134,21 +191,19 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userp)
 	size_t len = size * nmemb;
 	int first = r->ttft_ns < 0, rc;
 	int64_t now = clock_now_ns();
+	long events = q->t.meter.token_events;
 
 	pass_mark(q->client, now);
 	rc = transfer_feed(&q->t, ptr, len, now);
 	if (rc < 0)
 		return 0;
-	if (first && r->ttft_ns >= 0) {
-		struct timeval pass, wall;
+	if (first && r->ttft_ns >= 0)
+		r->read_ns = read_delay(q->client);
+	if (q->client->token_reads && q->t.meter.token_events > events) {
+		int64_t d = first && r->ttft_ns >= 0 ? r->read_ns : read_delay(q->client);
 
-		if (event_base_gettimeofday_cached(q->client->base, &pass) == 0 &&
-		    gettimeofday(&wall, NULL) == 0) {
-			int64_t age = ((int64_t)wall.tv_sec - pass.tv_sec) * NS_PER_S +
-				      ((int64_t)wall.tv_usec - pass.tv_usec) * 1000;
-
-			r->read_ns = (age > 0 ? age : 0) + q->client->prev_busy_ns;
-		}
+		if (d >= 0)
+			clientbound_hist_add(q->client->token_reads, d);
 	}
 	if (rc == METER_STOPPED) {      /* --cancel's N-th token is in */
 		cancel_here(q, "tokens");
@@ -200,23 +255,26 @@ static void request_free(struct client_request *q)
 }
 
 /* lib/curlev: q's transfer ended with 'code'. Completes its result and
- * hands it over. */
+ * hands it over; the pass was busy until the caller had taken it (its
+ * record written, the next request sent), which a stamp then marks. */
 static void finish(void *priv, CURLcode code)
 {
 	struct client_request *q = priv;
+	struct client *c = q->client;
 	struct result *r = q->t.result;
 	client_done_fn done = q->done;
 	void *ctx = q->ctx;
 	int64_t now = clock_now_ns();
 
-	pass_mark(q->client, now);
+	pass_mark(c, now);
 	transfer_finish(&q->t, code, now);
 	if (done == on_warm_done)
 		note_warm_socket(ctx, q->t.easy);
 	q->shard->running--;
-	unlink_request(q->client, q);
+	unlink_request(c, q);
 	request_free(q);
 	done(ctx, r);
+	pass_mark(c, clock_now_ns());
 }
 
 /* --cancel after a time: q's point has come. The transfer ends here, its
@@ -326,6 +384,7 @@ struct client *client_new(const struct client_options *o, char *err, size_t errl
 		errmsg_set(err, errlen, "out of memory");
 		return NULL;
 	}
+	c->schedstat_fd = -1;
 	c->opt = *o;
 	c->topt.timeout_ms = o->timeout_ms;
 	c->topt.connect_timeout_ms = o->connect_timeout_ms;
@@ -396,6 +455,8 @@ void client_free(struct client *c)
 	free(c->shards);
 	if (c->base)
 		event_base_free(c->base);
+	if (c->schedstat_fd >= 0)
+		close(c->schedstat_fd);
 	free(c->auth_header);
 	free(c->x_api_key_header);
 	for (i = 0; i < c->n_url_secrets; i++)
@@ -424,6 +485,24 @@ int client_set_endpoint(struct client *c, const char *endpoint)
 {
 	c->opt.endpoint = endpoint;
 	return client_endpoint_secrets(c, endpoint);
+}
+
+void client_pass_mark(struct client *c, int64_t now_ns)
+{
+	pass_mark(c, now_ns);
+}
+
+void client_watch_reads(struct client *c, struct clientbound_hist *h)
+{
+	c->token_reads = h;
+	if (h && c->schedstat_fd < 0)
+		c->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	else if (!h && c->schedstat_fd >= 0) {
+		close(c->schedstat_fd);
+		c->schedstat_fd = -1;
+	}
+	c->run_delay_ns = c->schedstat_fd >= 0 ? run_delay_ns(c->schedstat_fd) : -1;
+	c->pass_wait_ns = 0;
 }
 
 struct event_base *client_base(struct client *c)

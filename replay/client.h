@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <event2/event.h>
 
+#include "lib/clientbound.h"
 #include "lib/result.h"
 
 struct client;
@@ -52,6 +53,15 @@ void client_free(struct client *c);
  * one of CLIENT_PRIORITY_IDLE runs only in a pass of the loop with no
  * socket, timer or signal event to serve. */
 struct event_base *client_base(struct client *c);
+
+/* From now on, counts in h (NULL: nowhere) the read delay of every read
+ * that brings token events (lib/clientbound.h); h outlives the counting. */
+void client_watch_reads(struct client *c, struct clientbound_hist *h);
+
+/* Notes that the loop ran a pass at now_ns (lib/clock.h; the watch's
+ * probe timer): bytes read in a later pass came after this one began, so
+ * the thread's waits to run before it are not theirs. */
+void client_pass_mark(struct client *c, int64_t now_ns);
 
 enum {
 	CLIENT_PRIORITY_IO = 1,     /* libevent's default with 3 priorities */

@@ -246,6 +246,8 @@ static void add_params(cJSON *params, const struct replay_options *o,
 	else
 		cJSON_AddNumberToObject(params, "salt_seed", (double)o->salt_seed);
 	cJSON_AddNumberToObject(params, "timeout_s", (double)o->timeout_s);
+	if (o->no_client_watch)
+		cJSON_AddFalseToObject(params, "client_watch");
 	if (o->cancel.share > 0)
 		add_cancel(params, o);
 	if (o->previous_response_id)

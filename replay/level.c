@@ -423,7 +423,8 @@ static void host_edge(struct level_run *lr, enum scrape_at at)
 		return;         /* none, or a round of warm-ups only */
 	n = lr->bound_only ? 0 : hostload_read(text, HOSTLOAD_TEXT_MAX);
 	if (at == SCRAPE_AT_LEVEL_START) {
-		watch_start(&lr->watch, client_base(lr->client));
+		if (!lr->no_watch)
+			watch_start(&lr->watch, lr->client);
 		if (lr->bound_only) {   /* the host's counters are the first worker's */
 			lr->host_started = 1;
 			return;

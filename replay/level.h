@@ -75,6 +75,7 @@ struct level_run {
 	int bound_only;           /* a --workers run's later worker: its record at
 				   * a level's end carries its own watch and bound
 				   * alone (the first worker's, the host's) */
+	int no_watch;             /* --no-client-watch: no watch, no bound */
 	int host_started;         /* this level's start record is written */
 	struct watch watch;       /* replay watching itself from then on */
 	/* what it saw by the level's end and the bound it gives; known: set */

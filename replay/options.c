@@ -39,7 +39,7 @@ enum {
 	OPT_METRICS_URL, OPT_METRICS_INTERVAL, OPT_FIND_CAPACITY, OPT_SLO, OPT_SLO_SHARE,
 	OPT_CONFIDENCE, OPT_CAPACITY_RANGE, OPT_CAPACITY_TOLERANCE, OPT_CAPACITY_REQUESTS,
 	OPT_MAX_RATE, OPT_TAG, OPT_RERUN, OPT_ENERGY_METRIC, OPT_PRICE_PER_HOUR,
-	OPT_CANCEL, OPT_PREVIOUS_RESPONSE_ID, OPT_TOKENIZE,
+	OPT_CANCEL, OPT_PREVIOUS_RESPONSE_ID, OPT_TOKENIZE, OPT_NO_CLIENT_WATCH,
 };
 
 static const char shortopts[] = ":e:c:n:l:o:fqH:kh";
@@ -61,6 +61,7 @@ static const struct option longopts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "no-client-watch", no_argument, NULL, OPT_NO_CLIENT_WATCH },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },
 	{ "rate", required_argument, NULL, OPT_RATE },
 	{ "arrival", required_argument, NULL, OPT_ARRIVAL },
@@ -243,6 +244,9 @@ static void replay_options_usage(FILE *out)
 		"      --format FMT          table on stdout: text (default), markdown, csv, json\n"
 		"      --progress            progress line on stderr even when not a terminal\n"
 		"  -q, --quiet               no progress line\n"
+		"      --no-client-watch     do not watch replay itself: no probe timer, no\n"
+		"                            count of token reads, no bound on the client's\n"
+		"                            own error (what the watch costs: make bench)\n"
 		"  -h, --help                show this help\n"
 		"\n"
 		"Streamed requests get stream_options.include_usage so token counts come\n"
@@ -473,6 +477,7 @@ static int parse_request_option(struct replay_options *o, int c, char *arg)
 	case OPT_IGNORE_EOS: o->ignore_eos = 1; return OPT_TAKEN;
 	case OPT_ALL_REQUESTS: o->all_requests = 1; return OPT_TAKEN;
 	case OPT_NO_SALT: o->no_salt = 1; return OPT_TAKEN;
+	case OPT_NO_CLIENT_WATCH: o->no_client_watch = 1; return OPT_TAKEN;
 	case OPT_PREVIOUS_RESPONSE_ID: o->previous_response_id = 1; return OPT_TAKEN;
 	case OPT_TOKENIZE: o->tokenize = 1; return OPT_TAKEN;
 	case OPT_SALT_SEED:

@@ -77,6 +77,7 @@ struct replay_options {
 	int http2, insecure;
 	int all_requests;         /* replay requests of kind "other" too */
 	int no_salt;              /* --no-salt: bodies byte for byte */
+	int no_client_watch;      /* --no-client-watch: no bound on the client's error */
 	int previous_response_id; /* --previous-response-id: Responses sessions chained */
 	int tokenize;             /* --tokenize: prompts fitted by the endpoint's tokenizer */
 	struct {                  /* ... what the fit did (replay/fit.c), for the header */

@@ -522,6 +522,7 @@ int replay_main(int argc, char **argv)
 		snprintf(rp.host_source, sizeof(rp.host_source), "client (worker %ld)", rp.o.worker);
 	rp.lr.host_source = rp.host_source;
 	rp.lr.bound_only = rp.o.worker > 0;
+	rp.lr.no_watch = rp.o.no_client_watch;
 	if (rp.anchored && (rc = start_anchored(&rp)))
 		goto cleanup;
 	if ((rc = run_levels(&rp)) == 0)

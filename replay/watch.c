@@ -4,7 +4,8 @@
  * The probe re-arms itself each time it fires, from the instant it did,
  * so one late firing is counted once (a persistent timer would catch up,
  * counting the lag of several). It costs a wake-up of the loop every
- * CLIENTBOUND_PROBE_MS and one read of the clock, nothing per token.
+ * CLIENTBOUND_PROBE_MS and one read of the clock; per read that brings
+ * tokens, one more read of the clock and a count (replay/client.c).
  */
 #include "replay/watch.h"
 #include "lib/clock.h"
@@ -37,6 +38,7 @@ static void on_probe(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	client_pass_mark(w->client, now);
 	if (w->n < w->cap) {
 		w->lag_us[w->n++] = (double)(now - w->due_ns) / 1e3;
 	} else if (w->cap < WATCH_MAX_PROBES) {
@@ -52,12 +54,18 @@ static void on_probe(evutil_socket_t fd, short what, void *arg)
 	arm(w, now);
 }
 
-int watch_start(struct watch *w, struct event_base *base)
+int watch_start(struct watch *w, struct client *client)
 {
 	memset(w, 0, sizeof(*w));
-	w->probe = evtimer_new(base, on_probe, w);
-	if (!w->probe)
+	w->token_reads = calloc(1, sizeof(*w->token_reads));
+	w->probe = w->token_reads ? evtimer_new(client_base(client), on_probe, w) : NULL;
+	if (!w->probe) {
+		free(w->token_reads);
+		w->token_reads = NULL;
 		return -1;
+	}
+	w->client = client;
+	client_watch_reads(client, w->token_reads);
 	w->wall0_ns = clock_now_ns();
 	w->cpu0_ns = thread_cpu_ns();
 	arm(w, w->wall0_ns);
@@ -81,6 +89,8 @@ int watch_stop(struct watch *w, const struct result *r, size_t n, int64_t transp
 		int64_t wall = clock_now_ns() - w->wall0_ns, cpu = thread_cpu_ns();
 
 		event_free(w->probe);
+		client_watch_reads(w->client, NULL);
+		clientbound_observe_tokens(out, w->token_reads);
 		if (wall > 0 && cpu >= 0 && w->cpu0_ns >= 0)
 			out->thread_busy = (double)(cpu - w->cpu0_ns) / (double)wall;
 	}
@@ -99,6 +109,7 @@ int watch_stop(struct watch *w, const struct result *r, size_t n, int64_t transp
 	free(read);
 	free(tmp);
 	free(w->lag_us);
+	free(w->token_reads);
 	memset(w, 0, sizeof(*w));
 	return rc;
 }

@@ -16,6 +16,7 @@
 
 #include "lib/clientbound.h"
 #include "lib/result.h"
+#include "replay/client.h"
 
 /* The lags kept, at most: 9 minutes of probes; later ones are not kept. */
 #define WATCH_MAX_PROBES (1u << 18)
@@ -26,11 +27,14 @@ struct watch {
 	double *lag_us;           /* owned: each probe's lateness */
 	size_t n, cap;
 	int64_t wall0_ns, cpu0_ns;  /* the level's start: clock, thread CPU */
+	struct client *client;      /* whose token reads are counted ... */
+	struct clientbound_hist *token_reads;   /* owned: ... here */
 };
 
-/* Starts watching on base (w zeroed before, or stopped). Returns 0, or -1
- * when out of memory (nothing watched; the level runs all the same). */
-int watch_start(struct watch *w, struct event_base *base);
+/* Starts watching client's loop and its token reads (w zeroed before, or
+ * stopped). Returns 0, or -1 when out of memory (nothing watched; the
+ * level runs all the same). */
+int watch_start(struct watch *w, struct client *client);
 
 /* Stops watching: what was watched over the level, with the n results'
  * issue and read delays (warm-ups left out) and the transport's round

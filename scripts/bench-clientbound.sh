@@ -13,7 +13,9 @@
 # (one per core of a 2-core machine) competing for the cores; RUNS rounds
 # of each. A level is covered at P50 (P99) when its bound at P50 (P99) is
 # at least the true error's P50 (P99); the table gives each, and whether
-# replay marked the level client-limited.
+# replay marked the level client-limited. Each replay runs again with
+# --no-client-watch: what the watch costs, the true error with it and
+# without it.
 #
 #   LEVELS   "C:N ..." (default "1:100 10:200 100:400 1000:2000"; QUICK:
 #            "1:40 10:100 100:200 1000:1000")
@@ -44,10 +46,14 @@ busy_off() { stop "$b1"; stop "$b2"; }
 
 # One replay at C with N requests; appends to $W/rows:
 # LOAD C truth50 truth99 bound50 bound99 gtruth50 gtruth99 gbound50 gbound99 limited
-run() {  # LOAD C N
+# and with WATCH "off" (--no-client-watch) to $W/rows_off:
+# LOAD C truth50 truth99 gtruth50 gtruth99
+run() {  # LOAD C N [WATCH]
 	rm -f "$W/r.jsonl.gz" "$W/r.db"
 	: >"$W/truth"           # the mock appends: this replay's lines alone
-	"$TB" replay --endpoint "$endpoint" -c "$2" -n "$3" --quiet \
+	off=""
+	[ "${4:-on}" = off ] && off=--no-client-watch
+	"$TB" replay --endpoint "$endpoint" -c "$2" -n "$3" --quiet $off \
 		-o "$W/r.jsonl.gz" "$W/trace.jsonl.gz" >/dev/null 2>"$W/err" ||
 		{ cat "$W/err" >&2; exit 1; }
 	# the requests measured, joined to the mock's truth by their salts
@@ -63,6 +69,11 @@ run() {  # LOAD C N
 		{ echo "bench-clientbound: only $(grep -c '^t ' "$W/joined") of $3 requests found in the mock's truth" >&2; exit 1; }
 	awk '$1 == "t" { print $2 }' "$W/joined" >"$W/rest"
 	awk '$1 == "g" { print $2 }' "$W/joined" >"$W/gap"
+	if [ -n "$off" ]; then
+		echo "$1 $2 $(percentile 50 <"$W/rest") $(percentile 99 <"$W/rest")" \
+			"$(percentile 50 <"$W/gap") $(percentile 99 <"$W/gap")" >>"$W/rows_off"
+		return
+	fi
 	b=$(zcat "$W/r.jsonl.gz" | jq -r 'select(.type == "metrics" and .source == "host" and .at == "level_end")
 		| .samples | [.tracebench_client_bound_ttft_p50_seconds, .tracebench_client_bound_ttft_p99_seconds,
 		  .tracebench_client_bound_gap_p50_seconds, .tracebench_client_bound_gap_p99_seconds]
@@ -75,12 +86,14 @@ run() {  # LOAD C N
 }
 
 : >"$W/rows"
+: >"$W/rows_off"
 for load in $LOADS; do
 	[ "$load" = busy ] && busy_on
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		for cn in $LEVELS; do
 			run "$load" "${cn%%:*}" "${cn#*:}"
+			run "$load" "${cn%%:*}" "${cn#*:}" off
 		done
 		say "   $load: round $((i + 1))/$RUNS"
 		i=$((i + 1))
@@ -90,8 +103,9 @@ done
 
 echo "## 14. The client's own error"
 echo
-echo "Each level's bound on the client's share (replay's watch of itself: issue and read delay"
-echo "per request, a 2-ms probe timer's lag, the warm-ups' round trip; lib/clientbound.h) against"
+echo "Each level's bound on the client's share (replay's watch of itself: each request's issue"
+echo "delay, each token read's delay with the thread's wait to run, a 2-ms probe timer's lag, the"
+echo "warm-ups' round trip; lib/clientbound.h) against"
 echo "the true error: the mock (\`--truth\`, 50 ms TTFT, 10 ms per token, 8 tokens) writes each"
 echo "request's TTFT and gaps as it made them, taken as each token event went out; joined by the"
 echo "salt, TTFT − the mock's is the client's and the network's share, and a gap's error its"
@@ -121,3 +135,21 @@ done
 awk '{ n += 2; t += ($5 >= $3) + ($6 >= $4); g += ($9 >= $7) + ($10 >= $8) }
 	END { printf "\nCovered: TTFT %d of %d level-percentiles (%.0f%%), gaps %d of %d (%.0f%%).\n",
 		t, n, n ? 100 * t / n : 0, g, n, n ? 100 * g / n : 0 }' "$W/rows"
+
+echo
+echo "What the watch costs: the true error (ms, medians over the rounds) of the same replays with"
+echo "the watch on and with \`--no-client-watch\` (no probe timer, no count of token reads, no"
+echo "schedstat read a pass), run one after the other."
+echo
+echo "| load | C | TTFT P50 on / off | TTFT P99 on / off | gap P50 on / off | gap P99 on / off |"
+echo "|:--|--:|--:|--:|--:|--:|"
+for load in $LOADS; do
+	for cn in $LEVELS; do
+		c=${cn%%:*}
+		awk -v l="$load" -v c="$c" '$1 == l && $2 == c' "$W/rows" >"$W/sel"
+		awk -v l="$load" -v c="$c" '$1 == l && $2 == c' "$W/rows_off" >"$W/sel_off"
+		mo() { awk -v k="$2" '{ print $k }' "$1" | median | awk '{ printf "%.2f", $1 }'; }
+		echo "| $load | $c | $(mo "$W/sel" 3) / $(mo "$W/sel_off" 3) | $(mo "$W/sel" 4) / $(mo "$W/sel_off" 4) |" \
+			"$(mo "$W/sel" 7) / $(mo "$W/sel_off" 5) | $(mo "$W/sel" 8) / $(mo "$W/sel_off" 6) |"
+	done
+done

@@ -8,6 +8,7 @@
 #include "lib/clientbound.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,8 +60,16 @@ TEST(the_bound_adds_the_parts)
 	CHECK_NEAR(b.own_ttft_p99, 1040e-6 + 198e-6, 1e-12);
 	CHECK_NEAR(b.ttft_p50, 550e-6 + 100e-6 + 300e-6, 1e-12);
 	CHECK_NEAR(b.ttft_p99, 1040e-6 + 198e-6 + 300e-6, 1e-12);
-	/* a gap is two stamps: twice the read delay and the lag */
-	CHECK_NEAR(b.gap_p50, 2 * (50e-6 + 100e-6), 1e-12);
+	/* a record without token reads (written before them): a gap is two
+	 * stamps, twice the first token's read delay, and the lag */
+	CHECK_NEAR(b.gap_p50, 2 * 50e-6 + 100e-6, 1e-12);
+	/* with them: the larger of two stamps' delays, their P70.7 for the
+	 * gaps' P50 and P99.5 for their P99, and the lag at the gaps' own */
+	w.gapread_p50 = 80e-6;
+	w.gapread_p99 = 900e-6;
+	clientbound_compute(&w, &b);
+	CHECK_NEAR(b.gap_p50, 80e-6 + 100e-6, 1e-12);
+	CHECK_NEAR(b.gap_p99, 900e-6 + 198e-6, 1e-12);
 	/* no transport known: the client's own part alone */
 	w.transport = NAN;
 	clientbound_compute(&w, &b);
@@ -69,6 +78,44 @@ TEST(the_bound_adds_the_parts)
 	clientbound_watch_init(&w);
 	clientbound_compute(&w, &b);
 	CHECK(isnan(b.ttft_p50) && isnan(b.gap_p99));
+}
+
+/* 1,000 delays of 1 .. 1000 µs: each quantile read from the histogram is
+ * the upper edge of its bin, never below the true one and at most an
+ * eighth above it. */
+TEST(histogram_quantiles_bound_the_true_ones)
+{
+	struct clientbound_hist h;
+	struct clientbound_watch w;
+	static const double q[] = { 1, 50, 75, 99, 100 };
+	size_t i;
+
+	memset(&h, 0, sizeof(h));
+	CHECK(isnan(clientbound_hist_percentile(&h, 50)));
+	for (i = 1; i <= 1000; i++)
+		clientbound_hist_add(&h, (int64_t)i * 1000);
+	CHECK_EQ_INT((long)h.n, 1000);
+	for (i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+		double truth = ceil(q[i] * 10) * 1e-6;  /* the nearest rank's */
+		double got = clientbound_hist_percentile(&h, q[i]);
+
+		CHECK(got >= truth && got <= truth * 1.125 + 1e-9);
+	}
+	/* the smallest and the largest, and a negative one counted as 0 */
+	memset(&h, 0, sizeof(h));
+	clientbound_hist_add(&h, -5);
+	CHECK_NEAR(clientbound_hist_percentile(&h, 100), 1e-9, 1e-15);
+	clientbound_hist_add(&h, INT64_MAX);
+	CHECK(clientbound_hist_percentile(&h, 100) >= (double)INT64_MAX / 1e9);
+	/* into the watch: P50, P99 and the gaps' P70.7 and P99.5 */
+	memset(&h, 0, sizeof(h));
+	for (i = 1; i <= 1000; i++)
+		clientbound_hist_add(&h, (int64_t)i * 1000);
+	clientbound_watch_init(&w);
+	clientbound_observe_tokens(&w, &h);
+	CHECK(w.tokread_p50 >= 500e-6 && w.tokread_p50 <= 500e-6 * 1.125);
+	CHECK(w.gapread_p50 >= 708e-6 && w.gapread_p50 <= 708e-6 * 1.125);
+	CHECK(w.gapread_p99 >= 995e-6 && w.gapread_p99 <= 995e-6 * 1.125);
 }
 
 TEST(judged_against_five_percent_of_the_ttft)
@@ -178,6 +225,7 @@ int main(void)
 {
 	RUN(quantiles_of_known_delays);
 	RUN(the_bound_adds_the_parts);
+	RUN(histogram_quantiles_bound_the_true_ones);
 	RUN(judged_against_five_percent_of_the_ttft);
 	RUN(text_read_back_and_the_worst_of_two);
 	return harness_done();
