@@ -35,6 +35,7 @@
 #include "lib/latex.h"
 #include "analyze/plot.h"
 #include "analyze/report.h"
+#include "analyze/report_client.h"
 #include "analyze/shards.h"
 #include "lib/cli.h"
 #include "lib/errmsg.h"
@@ -288,6 +289,7 @@ static int analyze_report(int argc, char **argv)
 	if ((rc = analyze_options_parse("report", &o, argc, argv)) != CLI_CONTINUE)
 		return rc;
 	efficiency_override(o.has_energy ? &o.energy : NULL, o.has_price ? &o.price : NULL);
+	report_client_limit(o.client_limit);
 	rc = db_open(o.db_path, DB_READ, &db, err, sizeof(err));
 	if (!rc && !(dest = dest_begin(&o, tmp, sizeof(tmp), err, sizeof(err))))
 		rc = DB_ERR_WORK;

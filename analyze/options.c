@@ -232,6 +232,9 @@ static const char report_usage_text[] =
 	"                       table with its 95% interval by order statistics\n"
 	"                       (csv and json always have them: p50_ttft_lo95_ms,\n"
 	"                       p50_ttft_hi95_ms, ...)\n"
+	"      --client-limit PCT  a level is client-limited when the client's own\n"
+	"                       part of its TTFT bound is over PCT% of its TTFT at\n"
+	"                       P50 or P99 (default 5; replay's note uses 5)\n"
 	"      --energy-metric NAME[:UNIT]  tokens per joule per level from the\n"
 	"                       scraped counter NAME (UNIT J, the default, or mJ),\n"
 	"                       in place of the one each run was replayed with\n"
@@ -401,6 +404,13 @@ static int take_read(void *opts, int c, char *arg, char *msg, size_t len)
 		return *arg ? 0 : -1;
 	case 'g': o->gaps = 1; return 0;
 	case 'I': o->intervals = 1; return 0;
+	case 'C':
+		if (cli_parse_double(arg, 0.01, 10000, &o->client_limit) == 0) {
+			o->client_limit /= 100;
+			return 0;
+		}
+		snprintf(msg, len, "bad --client-limit '%s' (a percentage over 0, e.g. 5)", arg);
+		return -1;
 	case 'f':
 		if (strcmp(arg, "jsonl") == 0) {
 			o->jsonl = 1;
@@ -553,6 +563,7 @@ static const struct option read_longopts[] = {
 	{ "slo", required_argument, NULL, 's' },
 	{ "gaps", no_argument, NULL, 'g' },
 	{ "intervals", no_argument, NULL, 'I' },
+	{ "client-limit", required_argument, NULL, 'C' },
 	{ "out", required_argument, NULL, 'o' },
 	{ "energy-metric", required_argument, NULL, 'E' },
 	{ "price-per-hour", required_argument, NULL, 'P' },
@@ -637,6 +648,8 @@ static const char *check_export(const struct analyze_options *o)
 		return "export writes csv or jsonl (--format csv|jsonl)";
 	if (o->intervals)
 		return "--intervals is an option of report";
+	if (o->client_limit > 0)
+		return "--client-limit is an option of report";
 	if (o->has_energy || o->has_price)
 		return "--energy-metric and --price-per-hour are options of report, compare "
 		       "and plot";

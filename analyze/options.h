@@ -33,6 +33,7 @@ struct analyze_options {
 	struct metric_slo slo;         /* report --slo */
 	int has_slo;
 	int intervals;                  /* report --intervals */
+	double client_limit;            /* report --client-limit, a share; 0: default */
 	const char *dir;                /* plot --out */
 	int force;                      /* plot --force */
 	long gpus;                      /* plot --gpus; 0: not given */

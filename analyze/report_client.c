@@ -11,6 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* report_client_limit's, or the default */
+static double limit_share = CLIENTBOUND_DEFAULT_SHARE;
+
+void report_client_limit(double share)
+{
+	limit_share = share > 0 ? share : CLIENTBOUND_DEFAULT_SHARE;
+}
+
 int report_client_fill(struct db *db, const char *label, struct report_run *run, char *err,
 		       size_t errlen)
 {
@@ -48,8 +56,7 @@ int report_client_fill(struct db *db, const char *label, struct report_run *run,
 				if (report_host_source(lv[j].source) && lv[j].level == s->level)
 					m.host_steal = lv[j].m.cpu_steal;
 			s->client_limited = clientbound_judge(&cl[k].b, &cl[k].w, &m,
-							      CLIENTBOUND_DEFAULT_SHARE,
-							      s->client_why,
+							      limit_share, s->client_why,
 							      sizeof(s->client_why));
 			if (s->client_limited < 0)
 				s->client_why[0] = '\0';
@@ -131,8 +138,8 @@ void report_client_print(FILE *out, enum table_format fmt, const struct report_r
 	fputs(fmt == TABLE_MARKDOWN ? "\n" : "", out);
 	fprintf(out, "the most the client and the way to the server may have added to a "
 		"level's TTFT and its gaps (docs/DESIGN.md, \"The client's own error\"); a "
-		"level is client-limited when the client's own part is over %.0f%% of what "
-		"it bounds.\n", CLIENTBOUND_DEFAULT_SHARE * 100);
+		"level is client-limited when the client's own part is over %.3g%% of what "
+		"it bounds.\n", limit_share * 100);
 	for (i = 0; i < run->n_levels; i++) {
 		char cell[24];
 

@@ -14,9 +14,14 @@
 #include "analyze/report.h"
 #include "lib/table.h"
 
+/* The share of a level's TTFT over which the client's own part of its
+ * bound marks it client-limited, for every report of this process
+ * (analyze report --client-limit); <= 0 sets CLIENTBOUND_DEFAULT_SHARE. */
+void report_client_limit(double share);
+
 /* Fills the client_* fields of run's levels (lib/summary.h) from run
- * 'label''s host records, judged at CLIENTBOUND_DEFAULT_SHARE. Returns 0,
- * or a DB_ERR_* code with err set. */
+ * 'label''s host records, judged at that share. Returns 0, or a DB_ERR_*
+ * code with err set. */
 int report_client_fill(struct db *db, const char *label, struct report_run *run, char *err,
 		       size_t errlen);
 

@@ -144,6 +144,27 @@ if have taskset && have nice; then
 	check "starved: ... and in JSON" test $? -eq 0
 	note=$(grep "^tracebench replay: note: C=4 is client-limited: client's own " "$WORK/starved.err")
 	check "starved: replay said so after the level's row: '$note'" test -n "$note"
+	# the limit is the user's: twice the level's share passes it, half of it not
+	share=$(echo "$why" | sed -n 's/.* = \([0-9.]*\)% of TTFT.*/\1/p')
+	hi=$(awk -v s="$share" 'BEGIN { print s * 2 }')
+	lo=$(awk -v s="$share" 'BEGIN { print s / 2 }')
+	tb analyze report --db "$WORK/starved.db" --format csv --client-limit "$hi" >"$WORK/hi.csv"
+	tb analyze report --db "$WORK/starved.db" --format csv --client-limit "$lo" >"$WORK/lo.csv"
+	tb analyze report --db "$WORK/starved.db" --client-limit "$hi" >"$WORK/hi.txt"
+	lim_hi=$(csv_field "$WORK/hi.csv" client_limited 1)
+	lim_lo=$(csv_field "$WORK/lo.csv" client_limited 1)
+	check "--client-limit: at twice the level's share ($hi%) not client-limited ($lim_hi), at half ($lo%) it is ($lim_lo)" \
+		sh -c "test '$lim_hi' = 0 && test '$lim_lo' = 1 &&
+		       grep -q 'own part is over $hi% of what it bounds' '$WORK/hi.txt'"
 else
 	skip "starved: the level is marked client-limited" "taskset or nice is missing"
 fi
+tb analyze report --db "$WORK/w.db" --client-limit 0 >/dev/null 2>"$WORK/bad.err"
+rc=$?
+check "--client-limit 0 is refused in one line (exit $rc)" \
+	sh -c "test $rc -eq 2 && test \$(wc -l <'$WORK/bad.err') -eq 1 && grep -q 'bad --client-limit' '$WORK/bad.err'"
+tb analyze export --db "$WORK/w.db" --client-limit 5 >/dev/null 2>"$WORK/bad.err"
+rc=$?
+check "... and export refuses it (exit $rc)" \
+	sh -c "test $rc -eq 2 && grep -q 'client-limit is an option of report' '$WORK/bad.err'"
+
