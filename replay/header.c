@@ -135,6 +135,8 @@ static void add_load(cJSON *params, const struct replay_options *o)
 		for (i = 0; i < o->n_levels; i++)
 			cJSON_AddItemToArray(levels, cJSON_CreateNumber((double)o->levels[i]));
 		add_number_or_null(params, "requests", (double)o->requests);
+		if (o->waves)
+			cJSON_AddNumberToObject(params, "waves", (double)o->waves);
 		cJSON_AddNumberToObject(params, "repeat", (double)o->repeat);
 		return;
 	}

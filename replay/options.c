@@ -134,7 +134,8 @@ static void replay_options_usage(FILE *out)
 		"\n"
 		"closed loop (the default):\n"
 		"  -c, --concurrency LIST    levels, e.g. 1,2,4,8,16 (default 1)\n"
-		"  -n, --requests N          requests per level (default max(4, 2*C))\n"
+		"  -n, --requests N          requests per level (default max(4, 2*C)); Kx: K*C,\n"
+		"                            K waves of the level's C (every level as long)\n"
 		"      --repeat R            run every level R times (default 1)\n"
 		"\n"
 		"open loop (latency counts from each request's scheduled time):\n"
@@ -274,6 +275,15 @@ static void replay_options_usage(FILE *out)
 		"  OPENAI_API_KEY=... tracebench replay -e https://host -c 4 --label tuned -o tuned.jsonl.gz trace.jsonl.gz\n"
 		"  tracebench replay -e http://gpu1:8000 -e http://gpu2:8000 --label-a main --label-b tuned \\\n"
 		"      -c 1,4,16 --repeat 3 -o main.jsonl.gz -o tuned.jsonl.gz trace.jsonl.gz\n");
+}
+
+long replay_level_requests(const struct replay_options *o, long c)
+{
+	if (o->requests)
+		return o->requests;
+	if (o->waves)
+		return o->waves * c;
+	return c * 2 > 4 ? c * 2 : 4;
 }
 
 size_t replay_header_name_len(const char *h)
@@ -426,7 +436,17 @@ static int parse_closed_loop_option(struct replay_options *o, int c, const char 
 		o->n_levels = cli_parse_long_list(arg, 1, 100000, o->levels, REPLAY_MAX_LEVELS);
 		o->concurrency_given = 1;
 		return o->n_levels < 0 ? OPT_BAD : OPT_TAKEN;
-	case 'n': return taken(cli_parse_long(arg, 1, 100000000, &o->requests));
+	case 'n':
+		if (*arg && (arg[strlen(arg) - 1] == 'x' || arg[strlen(arg) - 1] == 'X')) {
+			char k[24];
+
+			snprintf(k, sizeof(k), "%.*s", (int)strlen(arg) - 1, arg);
+			o->requests = 0;
+			return taken(strlen(arg) < sizeof(k) ?
+				     cli_parse_long(k, 1, 100000, &o->waves) : -1);
+		}
+		o->waves = 0;
+		return taken(cli_parse_long(arg, 1, 100000000, &o->requests));
 	case OPT_REPEAT: return taken(cli_parse_long(arg, 1, 10000, &o->repeat));
 	default: return OPT_NOT_MINE;
 	}
@@ -782,6 +802,9 @@ static int check_options(struct replay_options *o)
 			curl_version_info(CURLVERSION_NOW)->version);
 		return CLI_EXIT_USAGE;
 	}
+	if (o->waves && (o->open_loop || o->find_capacity))
+		return usage_error("-n Kx counts waves of a level's C: a closed-loop sweep's "
+				   "(give -n N with --rate, --timing or --find-capacity)", 0);
 	if (o->open_loop && (o->concurrency_given || o->repeat > 1))
 		return usage_error("--concurrency and --repeat are closed-loop options; "
 				   "with --rate or --timing use --max-concurrency", 0);

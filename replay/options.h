@@ -40,7 +40,8 @@ struct replay_options {
 	long levels[REPLAY_MAX_LEVELS];
 	int n_levels;
 	int concurrency_given;    /* -c was given: refused with the open loop */
-	long requests;            /* per level; 0 = max(4, 2C) */
+	long requests;            /* per level; 0 = waves x C, else max(4, 2C) */
+	long waves;               /* -n Kx: K x C requests a level; 0: not given */
 	long warmup;
 	const char *label;        /* given, or run-YYYYmmdd-HHMMSS-XXXX */
 	const char *output;
@@ -136,6 +137,10 @@ int replay_option_id(const char *arg, int *takes_value);
  * option of replay's.
  */
 int replay_option_value(const char *arg, const char **attached);
+
+/* The requests a closed-loop level of concurrency c sends: -n N, else
+ * -n Kx's K x c, else max(4, 2c). */
+long replay_level_requests(const struct replay_options *o, long c);
 
 /* Length of the name part of the header "Name: value". */
 size_t replay_header_name_len(const char *h);

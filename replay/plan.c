@@ -346,7 +346,7 @@ void plan_say_passes(const struct replay *rp)
 		if (rp->sched_index[k] + 1 > most)
 			most = rp->sched_index[k] + 1;
 	for (i = 0; !o->open_loop && i < o->n_levels; i++) {
-		long n = o->requests ? o->requests : (o->levels[i] * 2 > 4 ? o->levels[i] * 2 : 4);
+		long n = replay_level_requests(o, o->levels[i]);
 
 		if ((size_t)n > most)
 			most = (size_t)n;
@@ -381,8 +381,7 @@ void plan_size_level(struct replay *rp, struct level_run *lr, long batch)
 	else if (batch > 0)
 		lr->n = (size_t)batch;
 	else
-		lr->n = plan_worker_share(o, o->requests ? (size_t)o->requests :
-					  (size_t)(lr->level * 2 > 4 ? lr->level * 2 : 4));
+		lr->n = plan_worker_share(o, (size_t)replay_level_requests(o, lr->level));
 	if (lr->sessions && o->open_loop) {
 		size_t j;
 
