@@ -224,10 +224,11 @@ static int read_ids(struct result *r, const cJSON *obj, char *err, size_t errlen
 		snprintf(err, errlen, "fields 'session' and 'turn' go together");
 		return -1;
 	}
-	/* a rate level (results version 4) says its rate */
+	/* a rate level (results version 4) says its rate (level is in int's
+	 * range: checked above) */
 	rate = cJSON_GetObjectItemCaseSensitive(obj, "rate");
-	r->rate = metric_level_rate(level) && cJSON_IsNumber(rate) ? rate->valuedouble : 0;
-	if (metric_level_rate(level) && !(r->rate > 0 && r->rate <= 1e7)) {
+	r->rate = metric_level_rate((int)level) && cJSON_IsNumber(rate) ? rate->valuedouble : 0;
+	if (metric_level_rate((int)level) && !(r->rate > 0 && r->rate <= 1e7)) {
 		snprintf(err, errlen, "a rate level (negative 'level') needs its 'rate', "
 			 "above 0 and at most 1e7 req/s");
 		return -1;

@@ -146,7 +146,7 @@ if have taskset && have nice; then
 	check "starved: replay said so after the level's row: '$note'" test -n "$note"
 	# the limit is the user's: twice the level's share passes it, half of it not
 	share=$(echo "$why" | sed -n 's/.* = \([0-9.]*\)% of TTFT.*/\1/p')
-	hi=$(awk -v s="$share" 'BEGIN { print s * 2 }')
+	hi=$(awk -v s="$share" 'BEGIN { h = int(s * 2) + 1; print (h > 999 ? 999 : h) }')
 	lo=$(awk -v s="$share" 'BEGIN { print s / 2 }')
 	tb analyze report --db "$WORK/starved.db" --format csv --client-limit "$hi" >"$WORK/hi.csv"
 	tb analyze report --db "$WORK/starved.db" --format csv --client-limit "$lo" >"$WORK/lo.csv"
