@@ -70,9 +70,9 @@ t50=$(csv_field "$WORK/free.csv" p50_rest_ttft_ms 1)
 t99=$(csv_field "$WORK/free.csv" p99_rest_ttft_ms 1)
 check "free: the bound is stated (TTFT P50 $b50, P99 $b99, gap P99 $g99 ms)" \
 	awk -v a="$b50" -v b="$b99" -v g="$g99" 'BEGIN { exit !(a > 0 && b >= a && g > 0) }'
-# Coverage is a rate, not a certainty (BENCHMARKS.md section 14: 92% of
-# level percentiles on a loaded host; the P50 missed by 0.012 ms once with
-# the host 21% busy): one run checks it in the timing tier, on a quiet host.
+# Coverage is a rate, not a certainty (BENCHMARKS.md section 14: TTFT 96%
+# of level percentiles; the P50 missed by 0.012 ms once with the host 21%
+# busy): one run checks it in the timing tier, on a quiet host.
 if [ -n "$TIMING" ]; then
 	check "free: the TTFT P50 bound $b50 ms covers the true client and network share $t50 ms" \
 		ge "$b50" "$t50"
