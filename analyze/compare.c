@@ -181,13 +181,14 @@ static int compare_has(const struct compare_side *s, int m, size_t i)
 }
 
 /*
- * The figure a row shows, of the requests of s in repeat rep (-1: all of
- * them): the p-th percentile of metric m (its gaps for ITL), or with m < 0
- * the aggregate tok/s. buf has room for every value of s (s->n plus its
- * gaps). NaN when there is none.
+ * The figure a row shows, of the requests of s in block 'block' (-1: all
+ * of them), a block being 'per' repeats (an A/B run's halves): the p-th
+ * percentile of metric m (its gaps for ITL), or with m < 0 the aggregate
+ * tok/s. buf has room for every value of s (s->n plus its gaps). NaN when
+ * there is none.
  */
-static double compare_figure(const struct compare_side *s, int m, double p, int rep,
-			     double *buf)
+static double compare_figure(const struct compare_side *s, int m, double p, int block,
+			     int per, double *buf)
 {
 	size_t i, j, n = 0;
 
@@ -195,7 +196,7 @@ static double compare_figure(const struct compare_side *s, int m, double p, int 
 		double tok = 0, wall = 0;
 
 		for (i = 0; i < s->n_repeats; i++) {
-			if (rep >= 0 && (size_t)rep != i)
+			if (block >= 0 && (size_t)block != i / (size_t)per)
 				continue;
 			tok += s->rep_tok[i];
 			wall += s->rep_wall[i];
@@ -203,7 +204,7 @@ static double compare_figure(const struct compare_side *s, int m, double p, int 
 		return wall > 0 ? tok / wall : NAN;
 	}
 	for (i = 0; i < s->n; i++) {
-		if (rep >= 0 && s->repeat[i] != rep)
+		if (block >= 0 && block != s->repeat[i] / per)
 			continue;
 		if (m == M_ITL) {
 			for (j = s->itl_start[i]; j < s->itl_start[i + 1]; j++)
@@ -283,7 +284,8 @@ struct compare_ctx {
 	const size_t *pa, *pb;          /* pairs of requests, NULL: unpaired */
 	size_t n_pairs;
 	uint64_t seed;
-	int ab;                         /* the two sides of one A/B run */
+	int ab;                         /* the two sides of one A/B run: the
+					 * repeats of a block (its halves), else 0 */
 	const struct compare_history *history;  /* NULL: none */
 };
 
@@ -410,6 +412,15 @@ double compare_min_effect(double given, int noise_measured)
 	return noise_measured ? VERDICT_MIN_EFFECT_REPEATS : VERDICT_MIN_EFFECT;
 }
 
+/* The blocks of an A/B run's level (ab: the repeats a block holds) when
+ * both sides have them alike, else 0. */
+static size_t compare_blocks(int ab, const struct compare_side *a, const struct compare_side *b)
+{
+	if (!ab || a->n_repeats != b->n_repeats)
+		return 0;
+	return (a->n_repeats + (size_t)ab - 1) / (size_t)ab;
+}
+
 /*
  * The run-to-run noise of the rows w[0 .. n) of a level, on the log scale:
  * sd[i] the standard deviation of row i's figure over the history's runs
@@ -442,7 +453,7 @@ static int compare_history_sd(struct db *db, const struct compare_history *h, in
 		if (!(buf = malloc(compare_figure_room(&s) * sizeof(double))))
 			goto cleanup;
 		for (i = 0; s.ok && i < n; i++) {
-			f = compare_figure(&s, w[i].m, w[i].p, -1, buf);
+			f = compare_figure(&s, w[i].m, w[i].p, -1, 1, buf);
 			if (f > 0 && isfinite(f)) {
 				sum[i] += log(f);
 				sq[i] += log(f) * log(f);
@@ -488,10 +499,10 @@ static int compare_noise(struct db *db, const struct compare_ctx *c, int level,
 {
 	struct verdict_opts vo = { c->min_effect, VERDICT_LEVEL, c->o->resamples, 0 };
 	double *buf = NULL, *sa = NULL, *sb = NULL, *sd = NULL;
-	size_t i, r, blocks = c->a->n_repeats, df = 0;
+	size_t i, r, blocks = compare_blocks(c->ab, c->a, c->b), df = 0;
 	int rc = DB_ERR_WORK;
 
-	if (c->ab && blocks >= 2 && c->b->n_repeats == blocks) {
+	if (blocks >= 2) {
 		buf = malloc((compare_figure_room(c->a) + compare_figure_room(c->b)) *
 			     sizeof(double));
 		sa = malloc(blocks * sizeof(double));
@@ -503,8 +514,8 @@ static int compare_noise(struct db *db, const struct compare_ctx *c, int level,
 			if (w[i].v.outcome == VERDICT_NA)
 				continue;
 			for (r = 0; r < blocks; r++) {
-				sa[r] = compare_figure(c->a, w[i].m, w[i].p, (int)r, buf);
-				sb[r] = compare_figure(c->b, w[i].m, w[i].p, (int)r, buf);
+				sa[r] = compare_figure(c->a, w[i].m, w[i].p, (int)r, c->ab, buf);
+				sb[r] = compare_figure(c->b, w[i].m, w[i].p, (int)r, c->ab, buf);
 			}
 			if (!verdict_blocks(sa, sb, blocks, &vo, w[i].higher_is_better, &w[i].v))
 				verdict_hold(&w[i].v);
@@ -592,7 +603,7 @@ static int compare_level(struct db *db, const struct db_run *before, const struc
 	c.ab = ab;
 	c.history = history;
 	lv->min_effect = c.min_effect = compare_min_effect(o->min_effect,
-		(ab && a.n_repeats >= 2 && a.n_repeats == b.n_repeats) || o->noise_pct >= 0 ||
+		compare_blocks(ab, &a, &b) >= 2 || o->noise_pct >= 0 ||
 		(history && history->n >= COMPARE_HISTORY_MIN_RUNS));
 	if (!a.ok || !b.ok)
 		goto cleanup;   /* no verdict: the printer says why */
@@ -707,11 +718,14 @@ static int compare_warn_diff(struct compare_result *r, const struct db_run *a,
 	return rc;
 }
 
-/* Are a and b the two sides of one A/B run (params.ab.labels)? */
+/* Are a and b the two sides of one A/B run (params.ab.labels)? The
+ * repeats a block of it holds (params.ab.halves), else 0. */
 static int compare_ab_sides(const struct db_run *a, const struct db_run *b)
 {
-	return run_params_ab_side(&a->param, a->label) && run_params_ab_side(&a->param, b->label) &&
-	       !compare_str_differ(a->params, b->params);
+	if (run_params_ab_side(&a->param, a->label) && run_params_ab_side(&a->param, b->label) &&
+	    !compare_str_differ(a->params, b->params))
+		return a->param.ab_halves;
+	return 0;
 }
 
 static void compare_history_release(struct compare_history *h)

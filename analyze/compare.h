@@ -98,7 +98,9 @@ struct compare_result {
 	char **warnings;        /* owned: different traces, parameters, levels */
 	size_t n_warnings;
 	double min_effect;      /* as given, or < 0: each level's default */
-	int ab;                 /* the runs are the two sides of one A/B run */
+	int ab;                 /* the runs are the two sides of one A/B run: the
+				 * repeats a block holds (2: its halves; 1 in
+				 * files before them), else 0 */
 	size_t history_runs;    /* runs of before's experiment (after not counted) */
 	struct compare_model_row *models;   /* owned: per level and model, when a
 					     * run sent to several models */

@@ -343,7 +343,8 @@ static void compare_print_noise(FILE *out, const struct compare_result *r, size_
 	}
 	if (count[VERDICT_NOISE_BLOCKS])
 		fprintf(out, "Run-to-run noise: an A/B run's %zu interleaved blocks, paired block by "
-			"block%s.\n", min_rep, count[VERDICT_NOISE_BLOCKS] < r->n_levels ?
+			"block%s.\n", (min_rep + (size_t)r->ab - 1) / (size_t)r->ab,
+			count[VERDICT_NOISE_BLOCKS] < r->n_levels ?
 			" where both sides have two or more" : "");
 	if (count[VERDICT_NOISE_GIVEN])
 		fputs("Run-to-run noise: as given (--noise).\n", out);

@@ -159,6 +159,7 @@ int run_params_read(const char *json, struct run_params *p)
 	read_capacity(j, p);
 	read_cancel(j, p);
 	read_efficiency(j, p);
+	p->ab_halves = number_in(member(j, "ab"), "halves", 2, 2) == 2 ? 2 : 1;
 	rc = read_strings(member(j, "ab"), "labels", &p->ab_labels, &p->n_ab_labels) ||
 	     read_strings(j, "notes", &p->notes, &p->n_notes) ? -1 : 0;
 	cJSON_Delete(j);

@@ -51,9 +51,13 @@ struct run_params {
 	int has_cancel;
 	double cancel_share, cancel_seed;
 	char cancel_after[RESULT_CANCEL_MAX];
-	/* "ab": the labels of an A/B run's sides (owned), else none */
+	/* "ab": the labels of an A/B run's sides (owned), else none; and
+	 * "ab.halves": the file's repeats a block of the run holds (each side
+	 * ran it in halves, replay/schedule.h), 1 when absent (older files:
+	 * a repeat was a block) */
 	char **ab_labels;
 	size_t n_ab_labels;
+	int ab_halves;
 	/* "notes": what a capture's or another tool's run lacks (owned) */
 	char **notes;
 	size_t n_notes;

@@ -71,22 +71,25 @@ static void add_ab(cJSON *params, const struct replay_options *o, const unsigned
 {
 	cJSON *ab = cJSON_AddObjectToObject(params, "ab");
 	cJSON *labels = cJSON_AddArrayToObject(ab, "labels");
-	char *order = malloc(2 * n_blocks + 1);
-	size_t k;
+	int halves = replay_ab_halves(o, NULL);
+	size_t k, len = halves > 1 ? 4 : 2;
+	char *order = malloc(len * n_blocks + 1);
 
-	for (k = 0; order && k < n_blocks; k++) {
-		order[2 * k] = ab_order[k] ? 'B' : 'A';
-		order[2 * k + 1] = ab_order[k] ? 'A' : 'B';
-	}
+	for (k = 0; order && k < n_blocks; k++)
+		memcpy(order + len * k, ab_order[k] ? "BAAB" : "ABBA", len);
 	if (order)
-		order[2 * n_blocks] = '\0';
+		order[len * n_blocks] = '\0';
 	cJSON_AddItemToArray(labels, cJSON_CreateString(o->label_a));
 	cJSON_AddItemToArray(labels, cJSON_CreateString(o->label_b));
 	cJSON_AddNumberToObject(ab, "seed", (double)o->sched.seed);
-	/* "ABBA...": who went first in each level and repeat, in run order */
+	/* the sides in each level and repeat, in run order: "ABBA" or "BAAB"
+	 * with halves (half h of repeat r is the files' repeat 2r + h), else
+	 * "AB" or "BA" */
 	if (order)
 		cJSON_AddStringToObject(ab, "order", order);
 	free(order);
+	if (halves > 1)
+		cJSON_AddNumberToObject(ab, "halves", halves);
 }
 
 /* params.model_mix: the mix each request's model was drawn from, its

@@ -227,8 +227,10 @@ static void replay_options_usage(FILE *out)
 		"  -e URL_A -e URL_B         give --endpoint twice and -o twice (A's file, then B's):\n"
 		"                            every level and repeat runs against A and against B in\n"
 		"                            turn, the same trace requests, in a balanced order from\n"
-		"                            --seed (AB BA or BA AB in each two), so that drift of the\n"
-		"                            host falls on both; analyze compare pairs the two runs\n"
+		"                            --seed, so that drift of the host falls on both; each\n"
+		"                            side in two halves, A B B A (the files' repeats 2r and\n"
+		"                            2r+1), when every level makes two waves a half (-n 4x\n"
+		"                            or more); analyze compare pairs the two runs\n"
 		"      --label-a NAME        label of A's run (default run-YYYYmmdd-HHMMSS-a)\n"
 		"      --label-b NAME        label of B's run (default run-YYYYmmdd-HHMMSS-b)\n"
 		"\n"
@@ -284,6 +286,20 @@ long replay_level_requests(const struct replay_options *o, long c)
 	if (o->waves)
 		return o->waves * c;
 	return c * 2 > 4 ? c * 2 : 4;
+}
+
+int replay_ab_halves(const struct replay_options *o, long *short_c)
+{
+	int i;
+
+	for (i = 0; i < o->n_levels; i++) {
+		if (replay_level_requests(o, o->levels[i]) < 2 * SCHEDULE_AB_HALVES * o->levels[i]) {
+			if (short_c)
+				*short_c = o->levels[i];
+			return 1;
+		}
+	}
+	return SCHEDULE_AB_HALVES;
 }
 
 size_t replay_header_name_len(const char *h)

@@ -142,6 +142,11 @@ int replay_option_value(const char *arg, const char **attached);
  * -n Kx's K x c, else max(4, 2c). */
 long replay_level_requests(const struct replay_options *o, long c);
 
+/* An A/B run's halves (replay/schedule.h): SCHEDULE_AB_HALVES when every
+ * level's requests make two waves a half (N >= 4 C), else 1, the first
+ * level that does not in *short_c (may be NULL). */
+int replay_ab_halves(const struct replay_options *o, long *short_c);
+
 /* Length of the name part of the header "Name: value". */
 size_t replay_header_name_len(const char *h);
 

@@ -180,6 +180,19 @@ static int chains(const struct replay *rp)
 	return 0;
 }
 
+/* An A/B run whose levels are too short for halves says so, of the
+ * first such level. */
+static void note_no_halves(const struct replay_options *o)
+{
+	long c = 0;
+
+	if (replay_ab_halves(o, &c) == 1)
+		fprintf(stderr, "tracebench replay: note: an A/B run runs each side's level in "
+			"two halves, A B B A, so that a drift of the host divides out, when each "
+			"half holds two waves; C=%ld's %ld requests do not: each block runs A B "
+			"(-n 8x gives four waves a half)\n", c, replay_level_requests(o, c));
+}
+
 /* What is about to run, on stderr. */
 static void print_start(const struct replay *rp)
 {
@@ -192,6 +205,8 @@ static void print_start(const struct replay *rp)
 	else
 		fprintf(stderr, "tracebench replay: %zu requests in '%s', endpoint %s, run '%s'\n",
 			rp->n_reqs, rp->o.trace_path, a->shown, a->label);
+	if (rp->n_sides == 2)
+		note_no_halves(&rp->o);
 	if (rp->o.previous_response_id && !chains(rp))
 		fprintf(stderr, "tracebench replay: warning: --previous-response-id: '%s' holds no "
 			"session of Responses API requests: nothing is chained\n", rp->o.trace_path);
@@ -223,7 +238,7 @@ int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_
 	lr->level = level;
 	lr->cap = plan_worker_share(o, (size_t)lr->level);
 	lr->repeat = rep;
-	lr->first = o->find_capacity ? rp->cursor : 0;
+	lr->first = o->find_capacity ? rp->cursor : rp->from;
 	plan_size_level(rp, lr, batch);
 	peak = lr->peak_in_flight;
 	sides_set_salts(rp, sd, lr->level, rep);
@@ -251,7 +266,7 @@ int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_
 		*good += metric_within_slo(&lr->results[k], &o->slo) ? 1 : 0;
 	}
 	live_set_scaling(rp, sd, &s);
-	if (o->repeat > 1)
+	if (o->repeat > 1 || rp->ab_halves > 1)
 		s.repeat = rep;
 	if ((s.requests || s.warmup) && live_keep_row(rp, sd, &s) < 0) {
 		fprintf(stderr, "tracebench replay: out of memory\n");
@@ -330,10 +345,11 @@ static int run_levels(struct replay *rp)
 	/* An A/B run's rows name their side; --repeat's, their repeat. The
 	 * header waits for the first row (live_begin). */
 	summary_table_init(&rp->live, stdout, o->format,
-			   (o->repeat > 1 ? SUMMARY_GROUP_REPEAT : 0) |
+			   (o->repeat > 1 || rp->ab_halves > 1 ? SUMMARY_GROUP_REPEAT : 0) |
 			   (o->cancel.share > 0 ? SUMMARY_GROUP_CANCEL : 0) |
 			   (rp->n_sides == 2 ? SUMMARY_GROUP_RUN : 0));
-	rp->rows_cap = (size_t)(o->open_loop ? 1 : o->n_levels) * (size_t)o->repeat * rp->n_sides;
+	rp->rows_cap = (size_t)(o->open_loop ? 1 : o->n_levels) * (size_t)o->repeat * rp->n_sides *
+		       (size_t)rp->ab_halves;
 	rp->rows = calloc(rp->rows_cap + 1, sizeof(*rp->rows));   /* never 0 bytes */
 	if (!rp->rows) {
 		fprintf(stderr, "tracebench replay: out of memory\n");

@@ -54,12 +54,14 @@ struct replay {
 	size_t *sched_index, n_sched;
 	size_t rate_connections;  /* a rate search: the most connections it keeps */
 	size_t cursor;            /* a capacity search: position its next look starts at */
+	size_t from;              /* else: the level's first position (an A/B half's) */
 	int64_t busy_ns;          /* ... its probe's E2E summed over its requests */
 	double peak_rate;         /* ... the rate at which lr.peak_in_flight was reached */
 	struct run_side side[2];
 	size_t n_sides;
 	unsigned char *ab_order;  /* per level and repeat: B goes first */
 	size_t n_blocks;          /* levels times repeats */
+	int ab_halves;            /* the halves of a side's block (replay_ab_halves) */
 	size_t warmups;           /* warm-up requests this process sends */
 	int anchored;             /* one schedule for all shards, from --start-at */
 	int scrapers_started;     /* start_scrapers ran (before the anchor, or the levels) */
@@ -203,8 +205,10 @@ void sides_use(struct replay *rp, struct run_side *sd);
 void sides_set_salts(struct replay *rp, const struct run_side *sd, int level, int rep);
 
 /* Runs level 'level', repeat rep, against each side in the order of
- * block k ('first' as replay_run_one's). Returns 0 or the exit status. */
+ * block k ('first' as replay_run_one's); an A/B run's block in
+ * rp->ab_halves halves (replay/schedule.h). Returns 0 or the exit status. */
 int sides_run_block(struct replay *rp, int level, int first, int rep, size_t k);
+
 
 /* Closes each side's results file; 0, or the exit status after saying why. */
 int sides_close(struct replay *rp);

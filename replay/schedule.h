@@ -43,13 +43,28 @@ size_t schedule_build(const struct schedule_options *o, const int64_t *trace_arr
 
 /*
  * The order of an A/B run (replay with two endpoints): its n blocks, one
- * per level and repeat, each run once against A and once against B. Sets
- * b_first[k] to 1 when B goes first in block k. Blocks go in twos of
- * opposite orders (AB BA or BA AB, a coin from 'seed' choosing), so each
- * side goes first equally often (an odd last block aside) and a drift of
- * the host that is linear over two blocks falls on both sides alike. The
- * same seed gives the same order.
+ * per level and repeat, each run against A and against B. Sets b_first[k]
+ * to 1 when B goes first in block k. Blocks go in twos of opposite orders
+ * (AB BA or BA AB, a coin from 'seed' choosing), so each side goes first
+ * equally often (an odd last block aside). The same seed gives the same
+ * order.
  */
 void schedule_ab_order(size_t n, uint64_t seed, unsigned char *b_first);
+
+/*
+ * Inside a block each side runs its level in SCHEDULE_AB_HALVES halves, in
+ * the order X Y Y X (X the side that goes first): a drift of the host's
+ * speed that is linear over the block falls on both sides alike and
+ * divides out of the block's ratio, as it does not when each side runs
+ * once, X Y (on the noisy mock: a drift's SD of 1.6% between two halves
+ * 1.5 s apart against 0.3% for X Y Y X). Half h of block r is the
+ * results files' repeat 2r + h: the level's first N/2 requests, then the
+ * rest. A half starts as a level does, C transfers at once, so a run is
+ * halved only when every level makes two waves a half (N >= 4 C,
+ * replay_ab_halves): a half of one wave is all burst, and on the
+ * deterministic mock its client noise cost more than the drift it saved
+ * (BENCHMARKS.md section 8). Else X Y, and a repeat is a block.
+ */
+#define SCHEDULE_AB_HALVES 2
 
 #endif

@@ -1,7 +1,9 @@
 /*
  * sides.c - the sides of a replay (replay/run.h): each side is a server,
  * the run's label and its results file; an A/B run has two and runs every
- * level and repeat against both, in a balanced order (schedule_ab_order).
+ * level and repeat against both, in a balanced order (schedule_ab_order),
+ * each side's in two halves when the levels are long enough for them
+ * (SCHEDULE_AB_HALVES, replay_ab_halves).
  * This file asks each server what it is, opens and closes each side's
  * results file, points the level run at a side, gives each side, level
  * and repeat its salts, and runs a block of the A/B order.
@@ -103,6 +105,7 @@ int sides_plan_order(struct replay *rp)
 	const struct replay_options *o = &rp->o;
 
 	rp->n_blocks = o->open_loop ? 1 : (size_t)o->n_levels * (size_t)o->repeat;
+	rp->ab_halves = rp->n_sides == 2 ? replay_ab_halves(o, NULL) : 1;
 	rp->ab_order = calloc(rp->n_blocks + 1, 1);
 	if (!rp->ab_order) {
 		fprintf(stderr, "tracebench replay: out of memory\n");
@@ -155,17 +158,31 @@ int sides_open(struct replay *rp)
 
 int sides_run_block(struct replay *rp, int level, int first, int rep, size_t k)
 {
-	size_t t;
-	int rc;
+	long n = replay_level_requests(&rp->o, level), half = n / 2;
+	size_t h, t, side;
+	int rc = 0;
 
-	for (t = 0; t < rp->n_sides && !level_stop; t++) {
-		size_t side = rp->ab_order[k] ? rp->n_sides - 1 - t : t;
-
-		rc = replay_run_one(rp, level, first, rep, &rp->side[side], 0, NULL, NULL);
-		if (rc)
-			return rc;
+	if (rp->n_sides == 1)
+		return replay_run_one(rp, level, first, rep, &rp->side[0], 0, NULL, NULL);
+	if (rp->ab_halves == 1) {       /* X Y */
+		for (t = 0; t < 2 && !level_stop && !rc; t++) {
+			side = rp->ab_order[k] ? 1 - t : t;
+			rc = replay_run_one(rp, level, first, rep, &rp->side[side], 0, NULL, NULL);
+		}
+		return rc;
 	}
-	return 0;
+	/* X Y Y X: step h runs side X at h 0 and 3, Y at 1 and 2; half h / 2 */
+	for (h = 0; h < 4 && !level_stop && !rc; h++) {
+		size_t part = h / 2;
+
+		t = h == 0 || h == 3 ? 0 : 1;
+		side = rp->ab_order[k] ? 1 - t : t;
+		rp->from = part ? (size_t)half : 0;
+		rc = replay_run_one(rp, level, first, rep * SCHEDULE_AB_HALVES + (int)part,
+				    &rp->side[side], part ? n - half : half, NULL, NULL);
+	}
+	rp->from = 0;
+	return rc;
 }
 
 int sides_close(struct replay *rp)

@@ -1,6 +1,9 @@
 #!/bin/sh
 # An A/B run: replay with two endpoints alternates them level by level and
-# repeat by repeat in a balanced, seeded order, writes two results files of
+# repeat by repeat in a balanced, seeded order, each side's level in two
+# halves when every level makes two waves a half (A B B A or B A A B: the
+# files' repeats 2r and 2r + 1 are block r's halves), writes two results
+# files of
 # the same trace requests, and analyze compare pairs them: a mock with a
 # 50% longer TTFT is "slower" and fails the gate, with no warning.
 . tests/cli/lib.sh
@@ -13,14 +16,14 @@ start_mock --ttft-ms 30 --itl-ms 5
 B=$ENDPOINT
 
 tb record synth -n 16 --input-tokens 16 --output-tokens 4 -o "$WORK/trace.jsonl.gz" 2>/dev/null
-tb replay -e "$A" -e "$B" --label-a fast --label-b slow -c 1,2 --repeat 2 --quiet \
+tb replay -e "$A" -e "$B" --label-a fast --label-b slow -c 1,2 -n 8 --repeat 2 --quiet \
 	-o "$WORK/a.jsonl.gz" -o "$WORK/b.jsonl.gz" "$WORK/trace.jsonl.gz" >"$WORK/table" 2>"$WORK/err"
 check "an A/B replay exits 0" test $? -eq 0
 check "it says which endpoint is which run" \
 	grep -q "A/B run: endpoint $A as 'fast', endpoint $B as 'slow'" "$WORK/err"
-check "a table row per level, repeat and side, each named by its run" \
-	test "$(grep -c '^fast  *[12]  *[01] ' "$WORK/table")" -eq 4 -a \
-	     "$(grep -c '^slow  *[12]  *[01] ' "$WORK/table")" -eq 4
+check "a table row per level, half of a repeat and side, each named by its run" \
+	test "$(grep -c '^fast  *[12]  *[0-3] ' "$WORK/table")" -eq 8 -a \
+	     "$(grep -c '^slow  *[12]  *[0-3] ' "$WORK/table")" -eq 8
 
 zcat "$WORK/a.jsonl.gz" | head -1 >"$WORK/ha"
 zcat "$WORK/b.jsonl.gz" | head -1 >"$WORK/hb"
@@ -30,9 +33,10 @@ check "each file names its own endpoint and label" \
 check "the two runs have the same params" \
 	test "$(sed 's/.*"params"://' "$WORK/ha")" = "$(sed 's/.*"params"://' "$WORK/hb")"
 order=$(sed -n 's/.*"order":"\([AB]*\)".*/\1/p' "$WORK/ha")
-check "the order is recorded, two letters per level and repeat ($order)" test ${#order} -eq 8
-check "balanced: AB BA or BA AB in each two blocks" \
-	sh -c "echo '$order' | grep -Eq '^((ABBA)|(BAAB))((ABBA)|(BAAB))$'"
+check "the order is recorded, four letters per level and repeat ($order)" test ${#order} -eq 16
+check "each block in halves, A B B A or B A A B; balanced: each two blocks of opposite orders" \
+	sh -c "echo '$order' | grep -Eq '^((ABBABAAB)|(BAABABBA)){2}$'"
+check "the header says a block is two halves" grep -q '"halves":2' "$WORK/ha"
 check "the table's rows come in that order" \
 	test "$(awk '$1 == "fast" { printf "A" } $1 == "slow" { printf "B" }' "$WORK/table")" = "$order"
 
@@ -57,10 +61,11 @@ cut -d' ' -f1-3 "$WORK/fa" | sort >"$WORK/ka"
 cut -d' ' -f1-3 "$WORK/fb" | sort >"$WORK/kb"
 check "both sides replayed the same trace requests in each level and repeat" \
 	sh -c "test -s '$WORK/ka' && cmp -s '$WORK/ka' '$WORK/kb'"
-check "16 measured requests a side (4 at C=1, 4 at C=2, twice)" test "$(wc -l <"$WORK/ka")" -eq 16
+check "32 measured requests a side (8 at C=1, 8 at C=2, twice)" test "$(wc -l <"$WORK/ka")" -eq 32
 
-# Interleaved as the order says: the side going first ends its block
-# before the other starts it (offsets from one shared start).
+# Interleaved as the order says: in each half of a block the side going
+# first in it ends its half before the other starts it (offsets from one
+# shared start).
 span() {  # FIELDS LEVEL REPEAT -> "first_start last_end"
 	awk -v l="$2" -v r="$3" '$1 == l && $2 == r {
 		if (!seen++ || $4 < lo) lo = $4; if ($4 + $5 > hi) hi = $4 + $5 }
@@ -69,7 +74,7 @@ span() {  # FIELDS LEVEL REPEAT -> "first_start last_end"
 k=0
 inorder=1
 for level in 1 2; do
-	for rep in 0 1; do
+	for rep in 0 1 2 3; do
 		first=$(echo "$order" | cut -c$((2 * k + 1)))
 		sa=$(span "$WORK/fa" $level $rep)
 		sb=$(span "$WORK/fb" $level $rep)
@@ -83,7 +88,7 @@ for level in 1 2; do
 done
 check "the blocks ran in the recorded order" test $inorder -eq 1
 
-tb replay -e "$A" -e "$B" -c 1,2 --repeat 2 --quiet -o "$WORK/a2.jsonl.gz" -o "$WORK/b2.jsonl.gz" \
+tb replay -e "$A" -e "$B" -c 1,2 -n 8 --repeat 2 --quiet -o "$WORK/a2.jsonl.gz" -o "$WORK/b2.jsonl.gz" \
 	"$WORK/trace.jsonl.gz" >/dev/null 2>&1
 check "the same seed gives the same order" \
 	test "$(zcat "$WORK/a2.jsonl.gz" | head -1 | sed -n 's/.*"order":"\([AB]*\)".*/\1/p')" = "$order"
@@ -135,6 +140,35 @@ else
 	check "no slower verdict (a busy host's noise): no regression line" \
 		sh -c "! grep -q 'regression:' '$WORK/cmp.err'"
 fi
+
+# Files from before the halves (no params.ab.halves): a repeat was a block,
+# and compare reads them so.
+for side in a b; do
+	zcat "$WORK/$side.jsonl.gz" | sed '1s/,"halves":2//' | gzip >"$WORK/old-$side.jsonl.gz"
+done
+tb analyze load --db "$WORK/old.db" "$WORK/old-a.jsonl.gz" "$WORK/old-b.jsonl.gz" >/dev/null 2>&1
+tb analyze compare --db "$WORK/old.db" fast slow >"$WORK/old-cmp" 2>/dev/null
+check "an A/B pair without halves: each repeat a block (4)" \
+	grep -q "Run-to-run noise: an A/B run's 4 interleaved blocks" "$WORK/old-cmp"
+
+# A level of fewer than two waves a half (N < 4 C) is not halved: a half
+# starts with a burst of C transfers, as a level does. Said; each block A
+# B, a repeat a block.
+tb replay -e "$A" -e "$B" -c 1,4 -n 12 --repeat 2 --warmup 0 --quiet -o "$WORK/h-a.jsonl.gz" \
+	-o "$WORK/h-b.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>"$WORK/h.err"
+check "-n 12 at C=4: no halves, said" \
+	grep -q "when each half holds two waves; C=4's 12 requests do not: each block runs A B" "$WORK/h.err"
+zcat "$WORK/h-a.jsonl.gz" | head -1 >"$WORK/hh"
+check "... the order two letters a block, no halves in the header" \
+	sh -c "grep -Eq '\"order\":\"((ABBA)|(BAAB)){2}\"' '$WORK/hh' && ! grep -q halves '$WORK/hh'"
+check "... every request run, 12 in each of the two repeats at C=4" \
+	test "$(zcat "$WORK/h-a.jsonl.gz" | sed 1d | grep -v '"type"' | grep -c '"level":4,')" -eq 24 -a \
+	     "$(zcat "$WORK/h-a.jsonl.gz" | sed 1d | grep -v '"type"' | grep '"level":4,' | grep -c '"repeat":1,')" -eq 12
+tb analyze load --db "$WORK/h.db" "$WORK/h-a.jsonl.gz" "$WORK/h-b.jsonl.gz" >/dev/null 2>&1
+tb analyze compare --db "$WORK/h.db" "$(sed -n 's/.*"label":"\([^"]*\)".*/\1/p' "$WORK/hh")" \
+	"$(zcat "$WORK/h-b.jsonl.gz" | head -1 | sed -n 's/.*"label":"\([^"]*\)".*/\1/p')" >"$WORK/h-cmp" 2>/dev/null
+check "... compare: two blocks, a repeat each" \
+	grep -q "Run-to-run noise: an A/B run's 2 interleaved blocks" "$WORK/h-cmp"
 
 # Bad input: one line, exit 2.
 tb replay -e "$A" -e "$B" -o "$WORK/x.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>"$WORK/e1"

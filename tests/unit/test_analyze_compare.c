@@ -257,6 +257,7 @@ TEST(compare_pairs_an_ab_run_block_by_block)
 {
 	static const char ab[] = "{\"ab\":{\"labels\":[\"ab-a\",\"ab-b\"]}}";
 	static const char ab0[] = "{\"ab\":{\"labels\":[\"ab0-a\",\"ab0-b\"]}}";
+	static const char abh[] = "{\"ab\":{\"labels\":[\"abh-a\",\"abh-b\"],\"halves\":2}}";
 	const char *file = path_of("ab.jsonl.gz");
 	struct db *db = fresh_db("ab.db");
 	struct compare_opts o = cmp_opts;
@@ -288,6 +289,20 @@ TEST(compare_pairs_an_ab_run_block_by_block)
 	w = find_row(&res, "TTFT", "P50");
 	CHECK(w && w->v.outcome == VERDICT_SLOWER && w->v.noise == VERDICT_NOISE_BLOCKS);
 	CHECK(w && w->v.lo > 3 && w->v.hi < 20);
+	CHECK(w && w->v.noise_n == 4);          /* no halves (older files): a repeat a block */
+	compare_result_release(&res);
+	/* the same with params.ab.halves 2: repeats 2r and 2r + 1 are block r */
+	g = (struct gen_run){ 1, 99, 0, 20, 4, 30, abh };
+	write_run(file, "abh-a", "abh-a", &g);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	g.seed = 2;
+	g.shift_ms = 10;
+	write_run(file, "abh-b", "abh-b", &g);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	CHECK_EQ_INT(compare_runs(db, "abh-a", "abh-b", &o, &res, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(res.ab, 2);
+	w = find_row(&res, "TTFT", "P50");
+	CHECK(w && w->v.noise == VERDICT_NOISE_BLOCKS && w->v.noise_n == 2 && w->v.noise_df == 1);
 	compare_result_release(&res);
 	/* an unchanged A/B pair stays quiet: nothing faster or slower */
 	CHECK_EQ_INT(compare_runs(db, "ab0-a", "ab0-b", &o, &res, err, sizeof(err)), DB_OK);
