@@ -104,7 +104,8 @@ judge() {  # KIND REP PAIR BEFORE AFTER
 		{ m = $c["metric"]; sub(/ /, "_", m); s = $c["stat"] == "" ? "-" : $c["stat"]
 		  lo = $c["ci_lo"] == "" ? "nan" : $c["ci_lo"]; hi = $c["ci_hi"] == "" ? "nan" : $c["ci_hi"]
 		  ch = $c["change_pct"] == "" ? "nan" : $c["change_pct"]
-		  print k, r, p, $c["concurrency"], m, s, lo, hi, ch, $c["verdict"], $c["noise"] }' "$W/c.csv" >>"$W/rows"
+		  print k, r, p, $c["concurrency"], m, s, lo, hi, ch, $c["verdict"], $c["noise"],
+			$c["client_limited"] }' "$W/c.csv" >>"$W/rows"
 }
 
 "$TB" analyze load --db "$W/c.db" "$W"/[abtlpq]*-r*.jsonl.gz "$W"/[ns]*-[ab].jsonl.gz >/dev/null 2>&1
@@ -125,7 +126,9 @@ done
 
 # Each row with its verdict at --min-effect M, or at compare's default
 # when M is "default" (1% where the run-to-run noise was measured, 3%
-# where not; then a faster or slower is held back as inconclusive):
+# where not; then a faster or slower is held back as inconclusive, as it
+# is at every threshold where the change lies within the two runs' client
+# bounds, compare's client_limited):
 # "KIND REP M C metric stat verdict change PAIR".
 classify() {  # M
 	awk -v mm="$1" 'function near(x, t) { return x - t < 0.0006 && t - x < 0.0006 }
@@ -141,7 +144,8 @@ classify() {  # M
 			else if ($7 > m) v = up ? "faster" : "slower"
 			else if ($8 < -m) v = up ? "slower" : "faster"
 			else v = "inconclusive"
-			if ($11 == "none" && (v == "faster" || v == "slower")) v = "inconclusive"
+			if (($11 == "none" || $12 == 1) && (v == "faster" || v == "slower"))
+				v = "inconclusive"      # noise not measured, or client-limited
 		}
 		print $1, $2, mm, $4, $5, $6, v, $9, $3 }' "$W/rows"
 }
@@ -149,7 +153,7 @@ classify() {  # M
 for m in $EFFECTS default; do classify "$m" >>"$W/verdicts"; done
 classify default | awk '{ print $7 }' >"$W/reread"
 awk '{ print $10 }' "$W/rows" | paste -d' ' - "$W/reread" | paste -d' ' "$W/rows" - |
-	awk '$12 != $13' >"$W/differ"
+	awk '$13 != $14' >"$W/differ"
 [ ! -s "$W/differ" ] ||
 	{ say "bench-compare: the verdicts read from the intervals differ from compare's:"
 	  head -5 "$W/differ" >&2; exit 1; }
