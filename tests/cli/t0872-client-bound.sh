@@ -82,8 +82,19 @@ else
 fi
 grep -q "the client's own error" "$WORK/free.txt" && grep -q "the client's own error" "$WORK/free.md"
 check "free: report shows the bound in text and Markdown" test $? -eq 0
-busy=$(awk '/^the host replay ran on/ { h = 1; next } h && $1 == "4" { sub(/%/, "", $2); print $2; exit }' "$WORK/free.txt")
-lim=$(csv_field "$WORK/free.csv" client_limited 1)
+# Whether a level is client-limited depends on what else the host did in
+# its few seconds: a burst of other work (a busy CI host) can mark a free
+# run. Up to three free runs: one unmarked shows the client does not mark
+# itself; a client that marks every level fails all three.
+try=free
+k=1
+while [ "$SLACK" -le 1 ] && [ "$(csv_field "$WORK/$try.csv" client_limited 1)" != 0 ] && [ $k -lt 3 ]; do
+	k=$((k + 1))
+	try=free$k
+	run "$try"
+done
+busy=$(awk '/^the host replay ran on/ { h = 1; next } h && $1 == "4" { sub(/%/, "", $2); print $2; exit }' "$WORK/$try.txt")
+lim=$(csv_field "$WORK/$try.csv" client_limited 1)
 # Under the sanitizers or valgrind (SLACK > 1) the client itself runs
 # several times slower: its own share may truly reach 5% of a TTFT there.
 if [ "$SLACK" -gt 1 ]; then
@@ -94,10 +105,10 @@ elif awk -v b="$busy" 'BEGIN { exit !(b != "" && b < 50) }'; then
 		check "free: the TTFT P99 bound $b99 ms covers the truth $t99 ms (host ${busy}% busy)" \
 			ge "$b99" "$t99"
 	fi
-	check "free: the level is not client-limited on a quiet host (host ${busy}% busy)" \
+	check "free: the level is not client-limited on a quiet host (host ${busy}% busy, run $k of up to 3)" \
 		test "$lim" = 0
 	check "free: ... and replay said nothing of it" \
-		sh -c "! grep -q 'is client-limited' '$WORK/free.err'"
+		sh -c "! grep -q 'is client-limited' '$WORK/$try.err'"
 else
 	skip "free: the P99 bound covers the truth, and the level is not client-limited" \
 		"the host was ${busy:-?}% busy: other work may delay the client or the mock"
