@@ -602,8 +602,9 @@ static int compare_level(struct db *db, const struct db_run *before, const struc
 	attribution_compute(rb, nb, &lv->att_after);
 	c.ab = ab;
 	c.history = history;
+	lv->blocks = compare_blocks(ab, &a, &b);
 	lv->min_effect = c.min_effect = compare_min_effect(o->min_effect,
-		compare_blocks(ab, &a, &b) >= 2 || o->noise_pct >= 0 ||
+		lv->blocks >= 2 || o->noise_pct >= 0 ||
 		(history && history->n >= COMPARE_HISTORY_MIN_RUNS));
 	if (!a.ok || !b.ok)
 		goto cleanup;   /* no verdict: the printer says why */

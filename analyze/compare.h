@@ -65,6 +65,7 @@ struct compare_level {
 	int estimated_before, estimated_after;
 	double min_effect;      /* percent: the threshold its verdicts used */
 	enum verdict_noise noise;   /* where its run-to-run noise came from */
+	size_t blocks;          /* an A/B run's blocks both sides have, else 0 */
 	size_t history_runs;    /* runs the history's noise was measured over */
 	/* where each side's time went, by the server's own timings
 	 * (lib/attribution.h); n 0 where a server sent none */

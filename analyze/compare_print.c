@@ -329,22 +329,24 @@ static void compare_print_threshold(FILE *out, const struct compare_result *r)
 }
 
 /* The line saying where the run-to-run noise came from, level by level. */
-static void compare_print_noise(FILE *out, const struct compare_result *r, size_t min_rep,
-				size_t max_rep)
+static void compare_print_noise(FILE *out, const struct compare_result *r, size_t max_rep)
 {
-	size_t i, count[VERDICT_NOISE_GIVEN + 1] = { 0 }, runs = 0;
+	size_t i, count[VERDICT_NOISE_GIVEN + 1] = { 0 }, runs = 0, blocks = SIZE_MAX;
 
 	for (i = 0; i < r->n_levels; i++) {
-		if (!r->levels[i].compared)
+		const struct compare_level *lv = &r->levels[i];
+
+		if (!lv->compared)
 			continue;
-		count[r->levels[i].noise]++;
-		if (r->levels[i].noise == VERDICT_NOISE_HISTORY && r->levels[i].history_runs > runs)
-			runs = r->levels[i].history_runs;
+		count[lv->noise]++;
+		if (lv->noise == VERDICT_NOISE_HISTORY && lv->history_runs > runs)
+			runs = lv->history_runs;
+		if (lv->noise == VERDICT_NOISE_BLOCKS && lv->blocks < blocks)
+			blocks = lv->blocks;
 	}
 	if (count[VERDICT_NOISE_BLOCKS])
 		fprintf(out, "Run-to-run noise: an A/B run's %zu interleaved blocks, paired block by "
-			"block%s.\n", (min_rep + (size_t)r->ab - 1) / (size_t)r->ab,
-			count[VERDICT_NOISE_BLOCKS] < r->n_levels ?
+			"block%s.\n", blocks, count[VERDICT_NOISE_BLOCKS] < r->n_levels ?
 			" where both sides have two or more" : "");
 	if (count[VERDICT_NOISE_GIVEN])
 		fputs("Run-to-run noise: as given (--noise).\n", out);
@@ -365,20 +367,16 @@ static void compare_print_noise(FILE *out, const struct compare_result *r, size_
 static void compare_print_head(FILE *out, const char *before, const char *after,
 			       const struct compare_result *r, int md)
 {
-	size_t i, min_rep = SIZE_MAX, max_rep = 0, paired = 0, compared = 0, estimated = 0;
+	size_t i, max_rep = 0, paired = 0, compared = 0, estimated = 0;
 
 	for (i = 0; i < r->n_levels; i++) {
 		const struct compare_level *lv = &r->levels[i];
-		size_t lo = lv->repeats_before < lv->repeats_after ? lv->repeats_before
-								   : lv->repeats_after;
 
 		if (!lv->compared)
 			continue;
 		compared++;
 		paired += (size_t)lv->paired;
 		estimated += (size_t)(lv->estimated_before || lv->estimated_after);
-		if (lo < min_rep)
-			min_rep = lo;
 		if (lv->repeats_before > max_rep)
 			max_rep = lv->repeats_before;
 		if (lv->repeats_after > max_rep)
@@ -394,7 +392,7 @@ static void compare_print_head(FILE *out, const char *before, const char *after,
 		fputs("requests paired by trace id where both runs replayed the same ones.\n", out);
 	else
 		fputs("unpaired (the runs replayed different requests).\n", out);
-	compare_print_noise(out, r, min_rep, max_rep);
+	compare_print_noise(out, r, max_rep);
 	if (estimated)
 		fputs("*: token counts estimated from the stream (the server reported no usage).\n",
 		      out);

@@ -209,7 +209,6 @@ void sides_set_salts(struct replay *rp, const struct run_side *sd, int level, in
  * rp->ab_halves halves (replay/schedule.h). Returns 0 or the exit status. */
 int sides_run_block(struct replay *rp, int level, int first, int rep, size_t k);
 
-
 /* Closes each side's results file; 0, or the exit status after saying why. */
 int sides_close(struct replay *rp);
 

@@ -56,8 +56,10 @@ void schedule_ab_order(size_t n, uint64_t seed, unsigned char *b_first);
  * the order X Y Y X (X the side that goes first): a drift of the host's
  * speed that is linear over the block falls on both sides alike and
  * divides out of the block's ratio, as it does not when each side runs
- * once, X Y (on the noisy mock: a drift's SD of 1.6% between two halves
- * 1.5 s apart against 0.3% for X Y Y X). Half h of block r is the
+ * once, X Y (computed from the noisy mock's drift function: an SD of 1.6%
+ * between two halves 1.5 s apart against 0.3% for X Y Y X; replayed, a
+ * 10% TPOT change at C=4 seen 19 of 20 times against 16, BENCHMARKS.md
+ * section 11). Half h of block r is the
  * results files' repeat 2r + h: the level's first N/2 requests, then the
  * rest. A half starts as a level does, C transfers at once, so a run is
  * halved only when every level makes two waves a half (N >= 4 C,

@@ -159,27 +159,19 @@ int sides_open(struct replay *rp)
 int sides_run_block(struct replay *rp, int level, int first, int rep, size_t k)
 {
 	long n = replay_level_requests(&rp->o, level), half = n / 2;
-	size_t h, t, side;
+	size_t h, steps = rp->n_sides * (size_t)rp->ab_halves;
 	int rc = 0;
 
-	if (rp->n_sides == 1)
-		return replay_run_one(rp, level, first, rep, &rp->side[0], 0, NULL, NULL);
-	if (rp->ab_halves == 1) {       /* X Y */
-		for (t = 0; t < 2 && !level_stop && !rc; t++) {
-			side = rp->ab_order[k] ? 1 - t : t;
-			rc = replay_run_one(rp, level, first, rep, &rp->side[side], 0, NULL, NULL);
-		}
-		return rc;
-	}
-	/* X Y Y X: step h runs side X at h 0 and 3, Y at 1 and 2; half h / 2 */
-	for (h = 0; h < 4 && !level_stop && !rc; h++) {
-		size_t part = h / 2;
+	/* Step h runs side t, half h / 2 when halved: X Y, or X Y Y X (t the
+	 * Gray code of h), Y being the side after X in block k's order. */
+	for (h = 0; h < steps && !level_stop && !rc; h++) {
+		size_t t = (h ^ (h >> 1)) & 1, part = rp->ab_halves > 1 ? h / 2 : 0;
+		size_t side = rp->ab_order[k] ? rp->n_sides - 1 - t : t;
+		long batch = rp->ab_halves == 1 ? 0 : part ? n - half : half;
 
-		t = h == 0 || h == 3 ? 0 : 1;
-		side = rp->ab_order[k] ? 1 - t : t;
 		rp->from = part ? (size_t)half : 0;
-		rc = replay_run_one(rp, level, first, rep * SCHEDULE_AB_HALVES + (int)part,
-				    &rp->side[side], part ? n - half : half, NULL, NULL);
+		rc = replay_run_one(rp, level, first, rep * rp->ab_halves + (int)part,
+				    &rp->side[side], batch, NULL, NULL);
 	}
 	rp->from = 0;
 	return rc;

@@ -247,6 +247,23 @@ TEST(compare_uses_repeats_for_the_noise_between_runs)
 	db_close(db);
 }
 
+/* Loads the two sides of an A/B run, NAME-a from g and NAME-b from g with
+ * b's seed and shift. */
+static void load_ab(struct db *db, const char *file, const char *name, struct gen_run g,
+		    uint64_t b_seed, double b_shift_ms)
+{
+	char a[32], b[32];
+
+	snprintf(a, sizeof(a), "%s-a", name);
+	snprintf(b, sizeof(b), "%s-b", name);
+	write_run(file, a, a, &g);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	g.seed = b_seed;
+	g.shift_ms = b_shift_ms;
+	write_run(file, b, b, &g);
+	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+}
+
 /*
  * An A/B run's sides drift alike, block by block, by far more than a 10 ms
  * change (SD 20 ms on a TTFT of 100): paired block by block the drift
@@ -267,18 +284,8 @@ TEST(compare_pairs_an_ab_run_block_by_block)
 	struct gen_run g = { 1, 99, 0, 20, 4, 30, ab };
 
 	o.noise_pct = -1;
-	write_run(file, "ab-a", "ab-a", &g);
-	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
-	g.seed = 2;
-	g.shift_ms = 10;
-	write_run(file, "ab-b", "ab-b", &g);
-	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
-	g = (struct gen_run){ 3, 77, 0, 20, 4, 30, ab0 };
-	write_run(file, "ab0-a", "ab0-a", &g);
-	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
-	g.seed = 4;
-	write_run(file, "ab0-b", "ab0-b", &g);
-	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	load_ab(db, file, "ab", g, 2, 10);
+	load_ab(db, file, "ab0", (struct gen_run){ 3, 77, 0, 20, 4, 30, ab0 }, 4, 0);
 	g = (struct gen_run){ 2, 98, 10, 20, 4, 30, NULL };
 	write_run(file, "lone", "lone", &g);
 	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
@@ -292,13 +299,7 @@ TEST(compare_pairs_an_ab_run_block_by_block)
 	CHECK(w && w->v.noise_n == 4);          /* no halves (older files): a repeat a block */
 	compare_result_release(&res);
 	/* the same with params.ab.halves 2: repeats 2r and 2r + 1 are block r */
-	g = (struct gen_run){ 1, 99, 0, 20, 4, 30, abh };
-	write_run(file, "abh-a", "abh-a", &g);
-	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
-	g.seed = 2;
-	g.shift_ms = 10;
-	write_run(file, "abh-b", "abh-b", &g);
-	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
+	load_ab(db, file, "abh", (struct gen_run){ 1, 99, 0, 20, 4, 30, abh }, 2, 10);
 	CHECK_EQ_INT(compare_runs(db, "abh-a", "abh-b", &o, &res, err, sizeof(err)), DB_OK);
 	CHECK_EQ_INT(res.ab, 2);
 	w = find_row(&res, "TTFT", "P50");
