@@ -9,6 +9,7 @@
 #include "analyze/db.h"
 #include "analyze/db_sql.h"
 #include "lib/errmsg.h"
+#include "lib/result_field.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -82,6 +83,24 @@ int64_t db_column_opt_int64(sqlite3_stmt *st, int i)
 	if (sqlite3_column_type(st, i) == SQLITE_NULL)
 		return -1;
 	return sqlite3_column_int64(st, i);
+}
+
+/* Adds to requests each column of lib/result_field.c that came after
+ * version. */
+static int db_add_request_columns(struct db *db, int version, char *err, size_t errlen)
+{
+	char sql[160];
+	size_t i;
+	int rc = DB_OK;
+
+	for (i = 0; !rc && i < result_n_fields; i++) {
+		if (result_fields[i].since <= version)
+			continue;
+		snprintf(sql, sizeof(sql), "ALTER TABLE requests ADD COLUMN %s %s",
+			 result_fields[i].name, result_fields[i].decl);
+		rc = db_exec(db, sql, err, errlen);
+	}
+	return rc;
 }
 
 /* Reads PRAGMA user_version into *version. */
@@ -163,42 +182,21 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 		rc = db_check_version(db, version, err, errlen);
 	if (!rc && version == 0)
 		rc = db_check_foreign(db, err, errlen);
-	/* Version 1 -> 2: the repeat column; 2 -> 3: the clock and streamed columns. */
-	if (!rc && version == 1)
-		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN repeat INTEGER NOT NULL DEFAULT 0",
-			     err, errlen);
-	if (!rc && version >= 1 && version < 3)
-		rc = db_exec(db, "ALTER TABLE runs ADD COLUMN clock TEXT; "
-			     "ALTER TABLE requests ADD COLUMN streamed INTEGER NOT NULL DEFAULT 1",
-			     err, errlen);
-	/* Version 3 -> 4: where tokens came from, the prefix cache, the salt,
-	 * the connection; a request loaded before says nothing of them. */
+	/* The requests' columns that came after the database's version, as
+	 * lib/result_field.c declares them (a request loaded before says
+	 * nothing of what they hold), and tokens_source (3 -> 4) said for
+	 * the requests before from tokens_estimated. */
+	if (!rc && version >= 1)
+		rc = db_add_request_columns(db, version, err, errlen);
 	if (!rc && version >= 1 && version < 4)
-		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN tokens_source TEXT;"
-			     "UPDATE requests SET tokens_source = CASE WHEN tokens_estimated"
-			     " THEN 'events' ELSE 'usage' END;"
-			     "ALTER TABLE requests ADD COLUMN token_events INTEGER;"
-			     "ALTER TABLE requests ADD COLUMN cached_tokens INTEGER;"
-			     "ALTER TABLE requests ADD COLUMN salt TEXT;"
-			     "ALTER TABLE requests ADD COLUMN new_connection INTEGER NOT NULL DEFAULT 0;"
-			     "ALTER TABLE requests ADD COLUMN connect_ns INTEGER;"
-			     "ALTER TABLE requests ADD COLUMN tls_ns INTEGER", err, errlen);
-	/* 5 -> 6: a session's turn. */
-	if (!rc && version >= 1 && version < 6)
-		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN session INTEGER;"
-			     "ALTER TABLE requests ADD COLUMN turn INTEGER", err, errlen);
-	/* 6 -> 7: a rate level's offered rate; the runs before have none. */
-	if (!rc && version >= 1 && version < 7)
-		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN rate REAL", err, errlen);
+		rc = db_exec(db, "UPDATE requests SET tokens_source = CASE WHEN tokens_estimated"
+			     " THEN 'events' ELSE 'usage' END", err, errlen);
+	/* 2 -> 3: the run's clock. */
+	if (!rc && version >= 1 && version < 3)
+		rc = db_exec(db, "ALTER TABLE runs ADD COLUMN clock TEXT", err, errlen);
 	/* 7 -> 8: a run's provenance; the runs before have none. */
 	if (!rc && version >= 1 && version < 8)
 		rc = db_exec(db, "ALTER TABLE runs ADD COLUMN provenance TEXT", err, errlen);
-	/* 8 -> 9: the server's own timings of a request; those before have none. */
-	if (!rc && version >= 1 && version < 9)
-		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN server_timings TEXT;"
-			     "ALTER TABLE requests ADD COLUMN server_queue_ns INTEGER;"
-			     "ALTER TABLE requests ADD COLUMN server_prefill_ns INTEGER;"
-			     "ALTER TABLE requests ADD COLUMN server_decode_ns INTEGER", err, errlen);
 	/* 9 -> 10: where a scrape stands against its level (replay's scrapes
 	 * at a level's start and end); the scrapes before say nothing. The
 	 * table came with version 5: an older database gets it whole below. */
@@ -212,19 +210,6 @@ static int db_apply_schema(struct db *db, char *err, size_t errlen)
 	 * have a CRC-32 as their digest and need none. */
 	if (!rc && version >= 1 && version < 12)
 		rc = db_exec(db, "ALTER TABLE runs ADD COLUMN trace_crc32 TEXT", err, errlen);
-	/* 12 -> 13: the point replay --cancel chose a request to be cut at;
-	 * the requests before were never chosen. */
-	if (!rc && version >= 1 && version < 13)
-		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN cancel TEXT", err, errlen);
-	/* 13 -> 14: the model a --model-mix sent each request to; the requests
-	 * before went to the run's one model. */
-	if (!rc && version >= 1 && version < 14)
-		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN model TEXT", err, errlen);
-	/* 14 -> 15: the client's own delays of each request; the requests
-	 * before were loaded without them. */
-	if (!rc && version >= 1 && version < 15)
-		rc = db_exec(db, "ALTER TABLE requests ADD COLUMN client_issue_ns INTEGER;"
-			     "ALTER TABLE requests ADD COLUMN client_read_ns INTEGER", err, errlen);
 	/* The views hold no data: recreate them, so they follow this build's SQL. */
 	if (!rc)
 		rc = db_exec(db, "DROP VIEW IF EXISTS v_summary; DROP VIEW IF EXISTS v_requests",

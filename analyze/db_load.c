@@ -8,6 +8,7 @@
 #include "analyze/db_sql.h"
 #include "lib/errmsg.h"
 #include "lib/metric.h"
+#include "lib/result_field.h"
 #include "lib/tracefile.h"
 
 #include <math.h>
@@ -359,62 +360,83 @@ static int db_itl_format(struct itl_text *t, const struct result *r)
 	return 0;
 }
 
-/* Binds one record to the prepared INSERT INTO requests statement. */
+/* Binds one record to the prepared INSERT of db_insert_request_sql:
+ * run_id is ?1, the field result_fields[i] ?(i + 2). */
 static void db_bind_result(sqlite3_stmt *st, const char *run_id, const struct result *r,
 			   const char *itl_json)
 {
+	size_t i;
+
 	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, r->seq);
-	sqlite3_bind_int(st, 3, r->level);
-	sqlite3_bind_int64(st, 4, r->trace_id);
-	sqlite3_bind_int(st, 5, r->warmup);
-	sqlite3_bind_int(st, 6, r->status);
-	db_bind_text(st, 7, r->error[0] ? r->error : NULL);
-	db_bind_text(st, 8, r->error[0] ? r->error_detail : NULL);
-	sqlite3_bind_int64(st, 9, r->sched_ns);
-	sqlite3_bind_int64(st, 10, r->send_ns);
-	db_bind_opt_int64(st, 11, r->ttft_ns);
-	db_bind_opt_int64(st, 12, r->ttfa_ns);
-	sqlite3_bind_int64(st, 13, r->e2e_ns);
-	db_bind_opt_int64(st, 14, r->input_tokens);
-	sqlite3_bind_int64(st, 15, r->output_tokens);
-	sqlite3_bind_int(st, 16, r->tokens_estimated);
-	sqlite3_bind_text(st, 17, itl_json, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 18, r->repeat);
-	sqlite3_bind_int(st, 19, !r->unstreamed);
-	sqlite3_bind_text(st, 20, result_tokens_name(r->tokens_source), -1, SQLITE_STATIC);
-	db_bind_opt_int64(st, 21, r->token_events);
-	db_bind_opt_int64(st, 22, r->cached_tokens);
-	db_bind_text(st, 23, r->salt[0] ? r->salt : NULL);
-	sqlite3_bind_int(st, 24, r->new_connection);
-	db_bind_opt_int64(st, 25, r->connect_ns);
-	db_bind_opt_int64(st, 26, r->tls_ns);
-	db_bind_opt_int64(st, 27, r->session);
-	db_bind_opt_int64(st, 28, r->turn);
-	if (metric_level_rate(r->level) && r->rate > 0)
-		sqlite3_bind_double(st, 29, r->rate);
-	else
-		sqlite3_bind_null(st, 29);
-	db_bind_text(st, 30, srvtiming_shape_name(r->server.shape));
-	db_bind_opt_int64(st, 31, r->server.queue_ns);
-	db_bind_opt_int64(st, 32, r->server.prefill_ns);
-	db_bind_opt_int64(st, 33, r->server.decode_ns);
-	db_bind_text(st, 34, r->cancel[0] ? r->cancel : NULL);
-	db_bind_text(st, 35, r->model[0] ? r->model : NULL);
-	db_bind_opt_int64(st, 36, r->issue_ns);
-	db_bind_opt_int64(st, 37, r->read_ns);
+	for (i = 0; i < result_n_fields; i++) {
+		const struct result_field *f = &result_fields[i];
+		int k = (int)i + 2;
+		int64_t v = result_field_get(r, f);
+		const char *text = result_field_text(r, f);
+		switch (f->type) {
+		case RESULT_FIELD_I64:
+		case RESULT_FIELD_LONG:
+		case RESULT_FIELD_INT:
+		case RESULT_FIELD_BOOL:
+			if (f->optional)
+				db_bind_opt_int64(st, k, v);
+			else
+				sqlite3_bind_int64(st, k, v);
+			break;
+		case RESULT_FIELD_TEXT:
+			db_bind_text(st, k, text[0] ? text : NULL);
+			break;
+		case RESULT_FIELD_ERROR:
+			db_bind_text(st, k, r->error[0] ? r->error : NULL);
+			break;
+		case RESULT_FIELD_ERROR_DETAIL:
+			db_bind_text(st, k, r->error[0] ? r->error_detail : NULL);
+			break;
+		case RESULT_FIELD_RATE:
+			if (metric_level_rate(r->level) && r->rate > 0)
+				sqlite3_bind_double(st, k, r->rate);
+			else
+				sqlite3_bind_null(st, k);
+			break;
+		case RESULT_FIELD_TOKENS_SOURCE:
+			sqlite3_bind_text(st, k, result_tokens_name(r->tokens_source), -1,
+					  SQLITE_STATIC);
+			break;
+		case RESULT_FIELD_STREAMED:
+			sqlite3_bind_int(st, k, !r->unstreamed);
+			break;
+		case RESULT_FIELD_SERVER_TIMINGS:
+			db_bind_text(st, k, srvtiming_shape_name(r->server.shape));
+			break;
+		case RESULT_FIELD_GAPS:
+			sqlite3_bind_text(st, k, itl_json, -1, SQLITE_TRANSIENT);
+			break;
+		}
+	}
 }
 
-static const char db_insert_request_sql[] =
-	"INSERT INTO requests (run_id, seq, level, trace_id, warmup, status,"
-	" error, error_detail, sched_ns, send_ns, ttft_ns, ttfa_ns, e2e_ns,"
-	" input_tokens, output_tokens, tokens_estimated, itl_us, repeat, streamed,"
-	" tokens_source, token_events, cached_tokens, salt, new_connection,"
-	" connect_ns, tls_ns, session, turn, rate, server_timings, server_queue_ns,"
-	" server_prefill_ns, server_decode_ns, cancel, model, client_issue_ns, client_read_ns)"
-	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-	" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29,"
-	" ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37)";
+/* Prepares "INSERT INTO requests (run_id, <every field>) VALUES (?1,
+ * ...)", which db_bind_result binds. */
+static int db_prepare_insert_request(struct db *db, sqlite3_stmt **st, char *err, size_t errlen)
+{
+	char sql[2048];
+	size_t len, i;
+
+	len = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO requests (run_id");
+	for (i = 0; i < result_n_fields && len < sizeof(sql); i++)
+		len += (size_t)snprintf(sql + len, sizeof(sql) - len, ", %s", result_fields[i].name);
+	if (len < sizeof(sql))
+		len += (size_t)snprintf(sql + len, sizeof(sql) - len, ") VALUES (?1");
+	for (i = 0; i < result_n_fields && len < sizeof(sql); i++)
+		len += (size_t)snprintf(sql + len, sizeof(sql) - len, ", ?%zu", i + 2);
+	if (len < sizeof(sql))
+		len += (size_t)snprintf(sql + len, sizeof(sql) - len, ")");
+	if (len >= sizeof(sql)) {
+		errmsg_set(err, errlen, "the requests' INSERT does not fit %zu bytes", sizeof(sql));
+		return DB_ERR_WORK;
+	}
+	return db_prepare(db, sql, st, err, errlen);
+}
 
 /* The statements a metrics record is inserted with. */
 struct metrics_insert {
@@ -538,7 +560,7 @@ static int db_insert_records(struct db *db, struct tracefile_reader *rd, const c
 	int rc;
 
 	result_init(&r);
-	rc = db_prepare(db, db_insert_request_sql, &st, err, errlen);
+	rc = db_prepare_insert_request(db, &st, err, errlen);
 	if (!rc)
 		rc = db_prepare(db, db_insert_scrape_sql, &mi.scrape, err, errlen);
 	if (!rc)
@@ -674,7 +696,7 @@ static int db_insert_results(struct db *db, const char *path, const char *run_id
 	int step;
 	int rc;
 
-	rc = db_prepare(db, db_insert_request_sql, &st, err, errlen);
+	rc = db_prepare_insert_request(db, &st, err, errlen);
 	for (i = 0; !rc && i < imp->n; i++) {
 		const struct result *r = &imp->results[i];
 

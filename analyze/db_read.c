@@ -8,6 +8,7 @@
 #include "analyze/db_sql.h"
 #include "lib/errmsg.h"
 #include "lib/metric.h"
+#include "lib/result_field.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -688,80 +689,72 @@ cleanup:
 	return rc;
 }
 
-/* Fills r (initialized) from a row of db_results' query. Returns 0 or -1. */
+/* Fills r (initialized) from a row of db_results' query, whose column i
+ * is result_fields[i] (NULL where the database's version lacks it).
+ * Returns 0, or -1 when its gaps do not read or out of memory. */
 static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 {
-	const char *error = (const char *)sqlite3_column_text(st, 5);
-	const char *detail = (const char *)sqlite3_column_text(st, 6);
+	const char *text;
+	size_t i;
+	int k, shape;
 
-	r->level = sqlite3_column_int(st, 0);
-	r->seq = (long)sqlite3_column_int64(st, 1);
-	r->trace_id = (long)sqlite3_column_int64(st, 2);
-	r->warmup = sqlite3_column_int(st, 3) != 0;
-	r->status = sqlite3_column_int(st, 4);
-	if (error) {
-		snprintf(r->error, sizeof(r->error), "%s", error);
-		if (detail && !(r->error_detail = strndup(detail, RESULT_DETAIL_MAX)))
-			return -1;
-	}
-	r->sched_ns = sqlite3_column_int64(st, 7);
-	r->send_ns = sqlite3_column_int64(st, 8);
-	r->ttft_ns = db_column_opt_int64(st, 9);
-	r->ttfa_ns = db_column_opt_int64(st, 10);
-	r->e2e_ns = sqlite3_column_int64(st, 11);
-	r->input_tokens = db_column_opt_int64(st, 12);
-	r->output_tokens = sqlite3_column_int64(st, 13);
-	r->tokens_estimated = sqlite3_column_int(st, 14) != 0;
-	r->repeat = sqlite3_column_int(st, 16);
-	r->unstreamed = sqlite3_column_int(st, 17) == 0;
-	if (sqlite3_column_count(st) > 18) {
-		const char *source = (const char *)sqlite3_column_text(st, 18);
-		const char *salt = (const char *)sqlite3_column_text(st, 21);
+	for (i = 0; i < result_n_fields; i++) {
+		const struct result_field *f = &result_fields[i];
 
-		if (source && strcmp(source, "tokenize") == 0)
-			r->tokens_source = RESULT_TOKENS_TOKENIZE;
-		else if (source && strcmp(source, "events") == 0)
-			r->tokens_source = RESULT_TOKENS_EVENTS;
-		else if (source)
-			r->tokens_source = RESULT_TOKENS_USAGE;
-		else
-			r->tokens_source = r->tokens_estimated ? RESULT_TOKENS_EVENTS :
-					   RESULT_TOKENS_USAGE;
-		r->token_events = db_column_opt_int64(st, 19);
-		r->cached_tokens = db_column_opt_int64(st, 20);
-		if (salt)
-			snprintf(r->salt, sizeof(r->salt), "%s", salt);
-		r->new_connection = sqlite3_column_int(st, 22) != 0;
-		r->connect_ns = db_column_opt_int64(st, 23);
-		r->tls_ns = db_column_opt_int64(st, 24);
-		if (sqlite3_column_count(st) > 26) {
-			r->session = (long)db_column_opt_int64(st, 25);
-			r->turn = (long)db_column_opt_int64(st, 26);
-		}
-		if (sqlite3_column_count(st) > 27 &&
-		    sqlite3_column_type(st, 27) != SQLITE_NULL && metric_level_rate(r->level))
-			r->rate = sqlite3_column_double(st, 27);
-		if (sqlite3_column_count(st) > 31) {
-			int shape = srvtiming_shape_parse((const char *)sqlite3_column_text(st, 28));
-
+		k = (int)i;
+		text = (const char *)sqlite3_column_text(st, k);
+		switch (f->type) {
+		case RESULT_FIELD_I64:
+		case RESULT_FIELD_LONG:
+		case RESULT_FIELD_INT:
+		case RESULT_FIELD_BOOL:
+			result_field_set(r, f, f->optional ? db_column_opt_int64(st, k) :
+					 sqlite3_column_int64(st, k));
+			break;
+		case RESULT_FIELD_TEXT:
+			if (text)
+				result_field_set_text(r, f, text);
+			break;
+		case RESULT_FIELD_ERROR:
+			if (text)
+				snprintf(r->error, sizeof(r->error), "%s", text);
+			break;
+		case RESULT_FIELD_ERROR_DETAIL:
+			if (r->error[0] && text && !(r->error_detail = strndup(text, RESULT_DETAIL_MAX)))
+				return -1;
+			break;
+		case RESULT_FIELD_RATE:
+			if (sqlite3_column_type(st, k) != SQLITE_NULL && metric_level_rate(r->level))
+				r->rate = sqlite3_column_double(st, k);
+			break;
+		case RESULT_FIELD_TOKENS_SOURCE:
+			/* before version 4, tokens_estimated alone */
+			if (text && strcmp(text, "tokenize") == 0)
+				r->tokens_source = RESULT_TOKENS_TOKENIZE;
+			else if (text && strcmp(text, "events") == 0)
+				r->tokens_source = RESULT_TOKENS_EVENTS;
+			else if (text)
+				r->tokens_source = RESULT_TOKENS_USAGE;
+			else
+				r->tokens_source = r->tokens_estimated ? RESULT_TOKENS_EVENTS :
+						   RESULT_TOKENS_USAGE;
+			break;
+		case RESULT_FIELD_STREAMED:
+			/* before version 3 every request was streamed */
+			r->unstreamed = sqlite3_column_type(st, k) != SQLITE_NULL &&
+					sqlite3_column_int(st, k) == 0;
+			break;
+		case RESULT_FIELD_SERVER_TIMINGS:
+			shape = text ? srvtiming_shape_parse(text) : 0;
 			r->server.shape = shape > 0 ? (enum srvtiming_shape)shape : SRVTIMING_NONE;
-			r->server.queue_ns = db_column_opt_int64(st, 29);
-			r->server.prefill_ns = db_column_opt_int64(st, 30);
-			r->server.decode_ns = db_column_opt_int64(st, 31);
+			break;
+		case RESULT_FIELD_GAPS:
+			if (db_itl_parse(r, text) != 0)
+				return -1;
+			break;
 		}
-		if (sqlite3_column_count(st) > 32 && sqlite3_column_text(st, 32))
-			snprintf(r->cancel, sizeof(r->cancel), "%s",
-				 (const char *)sqlite3_column_text(st, 32));
-		if (sqlite3_column_count(st) > 33 && sqlite3_column_text(st, 33))
-			result_set_model(r, (const char *)sqlite3_column_text(st, 33));
-		if (sqlite3_column_count(st) > 35) {
-			r->issue_ns = db_column_opt_int64(st, 34);
-			r->read_ns = db_column_opt_int64(st, 35);
-		}
-	} else {
-		r->tokens_source = r->tokens_estimated ? RESULT_TOKENS_EVENTS : RESULT_TOKENS_USAGE;
 	}
-	return db_itl_parse(r, (const char *)sqlite3_column_text(st, 15));
+	return 0;
 }
 
 static int db_result_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
@@ -788,57 +781,28 @@ static void db_result_release(void *row)
 int db_results(struct db *db, const char *label, int level, struct result **out,
 	       size_t *n, char *err, size_t errlen)
 {
-	/* A version 1 database has no repeat column: every request is repeat 0. */
-	/* a version 2 one has no streamed column: every request was streamed;
-	 * one before version 4 none of the columns from tokens_source on, one
-	 * before version 6 no session or turn, one before version 7 no rate,
-	 * one before version 9 no server timings, one before version 13 no
-	 * cancel, one before 14 no model, one before 15 no client delays. */
-#define DB_RESULTS_SQL(repeat, streamed) \
-		"SELECT q.level, q.seq, q.trace_id, q.warmup, q.status, q.error," \
-		" q.error_detail, q.sched_ns, q.send_ns, q.ttft_ns, q.ttfa_ns, q.e2e_ns," \
-		" q.input_tokens, q.output_tokens, q.tokens_estimated, q.itl_us, " repeat \
-		", " streamed " FROM requests q" \
-		" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND q.level = ?2" \
-		" ORDER BY q.run_id, q.rowid"
-	const char *sql = db->version >= 15 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
-				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
-				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn, q.rate,"
-				" q.server_timings, q.server_queue_ns, q.server_prefill_ns,"
-				" q.server_decode_ns, q.cancel, q.model, q.client_issue_ns,"
-				" q.client_read_ns") :
-			  db->version >= 14 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
-				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
-				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn, q.rate,"
-				" q.server_timings, q.server_queue_ns, q.server_prefill_ns,"
-				" q.server_decode_ns, q.cancel, q.model") :
-			  db->version >= 13 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
-				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
-				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn, q.rate,"
-				" q.server_timings, q.server_queue_ns, q.server_prefill_ns,"
-				" q.server_decode_ns, q.cancel") :
-			  db->version >= 9 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
-				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
-				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn, q.rate,"
-				" q.server_timings, q.server_queue_ns, q.server_prefill_ns,"
-				" q.server_decode_ns") :
-			  db->version >= 7 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
-				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
-				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn, q.rate") :
-			  db->version >= 6 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
-				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
-				" q.new_connection, q.connect_ns, q.tls_ns, q.session, q.turn") :
-			  db->version >= 4 ? DB_RESULTS_SQL("q.repeat", "q.streamed,"
-				" q.tokens_source, q.token_events, q.cached_tokens, q.salt,"
-				" q.new_connection, q.connect_ns, q.tls_ns") :
-			  db->version >= 3 ? DB_RESULTS_SQL("q.repeat", "q.streamed") :
-			  db->version >= 2 ? DB_RESULTS_SQL("q.repeat", "1") :
-			  DB_RESULTS_SQL("0", "1");
-#undef DB_RESULTS_SQL
+	/* The table's fields, each its column, or NULL where this database's
+	 * version has none (it came later). */
+	char sql[2048];
+	size_t len, i;
 	sqlite3_stmt *st = NULL;
 	void *v;
-	int rc = db_query(db, sql, label, &st, err, errlen);
+	int rc;
 
+	len = (size_t)snprintf(sql, sizeof(sql), "SELECT");
+	for (i = 0; i < result_n_fields && len < sizeof(sql); i++)
+		len += (size_t)snprintf(sql + len, sizeof(sql) - len, "%s %s%s", i ? "," : "",
+					db->version >= result_fields[i].since ? "q." : "NULL AS ",
+					result_fields[i].name);
+	if (len < sizeof(sql))
+		len += (size_t)snprintf(sql + len, sizeof(sql) - len, " FROM requests q"
+					" WHERE q.run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
+					" AND q.level = ?2 ORDER BY q.run_id, q.rowid");
+	if (len >= sizeof(sql)) {
+		errmsg_set(err, errlen, "the requests' SELECT does not fit %zu bytes", sizeof(sql));
+		return DB_ERR_WORK;
+	}
+	rc = db_query(db, sql, label, &st, err, errlen);
 	if (rc)
 		return rc;
 	sqlite3_bind_int(st, 2, level);

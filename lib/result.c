@@ -3,6 +3,7 @@
  * result.h and schema/FORMAT.md ("Results files").
  */
 #include "result.h"
+#include "result_field.h"
 #include "json.h"
 #include "metric.h"
 #include "redact.h"
@@ -87,71 +88,88 @@ void result_set_http_error(struct result *r, int status, const char *body, size_
 	result_set_error(r, RESULT_ERR_HTTP, detail);   /* finds nothing more */
 }
 
+/* Writes one of the fields with code of their own. Returns 0, -1 when
+ * out of memory. */
+static int own_to_json(cJSON *o, const struct result *r, const struct result_field *f)
+{
+	const char *n = f->name;
+
+	switch (f->type) {
+	case RESULT_FIELD_RATE:
+		if (metric_level_rate(r->level))
+			cJSON_AddNumberToObject(o, n, r->rate);
+		break;
+	case RESULT_FIELD_ERROR:
+		if (result_ok(r))
+			cJSON_AddNullToObject(o, n);
+		else
+			cJSON_AddStringToObject(o, n, r->error);
+		break;
+	case RESULT_FIELD_ERROR_DETAIL:
+		if (!result_ok(r) && r->error_detail)
+			cJSON_AddStringToObject(o, n, r->error_detail);
+		break;
+	case RESULT_FIELD_TOKENS_SOURCE:
+		/* one that says it estimated and names no source counted events */
+		cJSON_AddStringToObject(o, n, result_tokens_name(
+			r->tokens_estimated && r->tokens_source == RESULT_TOKENS_USAGE ?
+			RESULT_TOKENS_EVENTS : r->tokens_source));
+		break;
+	case RESULT_FIELD_STREAMED:
+		if (r->unstreamed)
+			cJSON_AddFalseToObject(o, n);
+		break;
+	case RESULT_FIELD_SERVER_TIMINGS:
+		cJSON_AddStringToObject(o, n, srvtiming_shape_name(r->server.shape));
+		break;
+	case RESULT_FIELD_GAPS:
+		/* whole microseconds, rounded */
+		return json_add_int64_array(o, n, r->itl_ns, r->n_itl, 1000);
+	default:
+		break;
+	}
+	return 0;
+}
+
 cJSON *result_to_json(const struct result *r)
 {
 	cJSON *o = cJSON_CreateObject();
+	size_t i;
 
 	if (!o)
 		return NULL;
-	cJSON_AddNumberToObject(o, "level", r->level);
-	if (metric_level_rate(r->level))
-		cJSON_AddNumberToObject(o, "rate", r->rate);
-	if (r->repeat)
-		cJSON_AddNumberToObject(o, "repeat", r->repeat);
-	cJSON_AddNumberToObject(o, "seq", (double)r->seq);
-	cJSON_AddNumberToObject(o, "trace_id", (double)r->trace_id);
-	if (r->session >= 0) {
-		cJSON_AddNumberToObject(o, "session", (double)r->session);
-		cJSON_AddNumberToObject(o, "turn", (double)r->turn);
-	}
-	cJSON_AddBoolToObject(o, "warmup", r->warmup);
-	cJSON_AddNumberToObject(o, "status", r->status);
-	if (result_ok(r)) {
-		cJSON_AddNullToObject(o, "error");
-	} else {
-		cJSON_AddStringToObject(o, "error", r->error);
-		if (r->error_detail)
-			cJSON_AddStringToObject(o, "error_detail", r->error_detail);
-	}
-	json_add_int64(o, "sched_ns", r->sched_ns, 0);
-	json_add_int64(o, "send_ns", r->send_ns, 0);
-	json_add_int64(o, "ttft_ns", r->ttft_ns, 1);
-	json_add_int64(o, "ttfa_ns", r->ttfa_ns, 1);
-	json_add_int64(o, "e2e_ns", r->e2e_ns, 0);
-	json_add_int64(o, "input_tokens", r->input_tokens, 1);
-	json_add_int64(o, "output_tokens", r->output_tokens, 0);
-	cJSON_AddBoolToObject(o, "tokens_estimated", r->tokens_estimated);
-	/* one that says it estimated and names no source counted events */
-	cJSON_AddStringToObject(o, "tokens_source", result_tokens_name(
-		r->tokens_estimated && r->tokens_source == RESULT_TOKENS_USAGE ?
-		RESULT_TOKENS_EVENTS : r->tokens_source));
-	json_add_int64(o, "token_events", r->token_events, 1);
-	json_add_int64(o, "cached_tokens", r->cached_tokens, 1);
-	if (r->salt[0])
-		cJSON_AddStringToObject(o, "salt", r->salt);
-	if (r->cancel[0])
-		cJSON_AddStringToObject(o, "cancel", r->cancel);
-	if (r->model[0])
-		cJSON_AddStringToObject(o, "model", r->model);
-	cJSON_AddBoolToObject(o, "new_connection", r->new_connection);
-	json_add_int64(o, "connect_ns", r->connect_ns, 1);
-	json_add_int64(o, "tls_ns", r->tls_ns, 1);
-	if (r->unstreamed)
-		cJSON_AddFalseToObject(o, "streamed");
-	if (r->issue_ns >= 0)
-		json_add_int64(o, "client_issue_ns", r->issue_ns, 0);
-	if (r->read_ns >= 0)
-		json_add_int64(o, "client_read_ns", r->read_ns, 0);
-	if (r->server.shape != SRVTIMING_NONE) {
-		cJSON_AddStringToObject(o, "server_timings", srvtiming_shape_name(r->server.shape));
-		json_add_int64(o, "server_queue_ns", r->server.queue_ns, 1);
-		json_add_int64(o, "server_prefill_ns", r->server.prefill_ns, 1);
-		json_add_int64(o, "server_decode_ns", r->server.decode_ns, 1);
-	}
-	/* whole microseconds, rounded */
-	if (json_add_int64_array(o, "itl_us", r->itl_ns, r->n_itl, 1000) < 0) {
-		cJSON_Delete(o);
-		return NULL;
+	for (i = 0; i < result_n_fields; i++) {
+		const struct result_field *f = &result_fields[i];
+		int64_t v = result_field_get(r, f);
+		const char *text = result_field_text(r, f);
+
+		if (f->server && r->server.shape == SRVTIMING_NONE)
+			continue;
+		switch (f->type) {
+		case RESULT_FIELD_I64:
+			if (!(f->json == RESULT_JSON_OMIT && v < 0))
+				json_add_int64(o, f->name, v, f->json == RESULT_JSON_NULL);
+			break;
+		case RESULT_FIELD_LONG:
+		case RESULT_FIELD_INT:
+			if (!(f->json == RESULT_JSON_OMIT && v < 0) &&
+			    !(f->json == RESULT_JSON_ZERO && v == 0))
+				cJSON_AddNumberToObject(o, f->name, (double)v);
+			break;
+		case RESULT_FIELD_BOOL:
+			cJSON_AddBoolToObject(o, f->name, v != 0);
+			break;
+		case RESULT_FIELD_TEXT:
+			if (text[0])
+				cJSON_AddStringToObject(o, f->name, text);
+			break;
+		default:
+			if (own_to_json(o, r, f) < 0) {
+				cJSON_Delete(o);
+				return NULL;
+			}
+			break;
+		}
 	}
 	return o;
 }
@@ -178,68 +196,75 @@ static int get_int(const cJSON *obj, const char *key, int req, int64_t lo, int64
 	return 0;
 }
 
-/* The 64-bit fields, each with its range. sched_ns and send_ns are offsets
- * from the run's start: a warm-up sent before an anchored start
- * (--start-at) has a negative one. -1 stands for "unknown". */
-static const struct {
-	const char *key;
-	int req;
-	int64_t lo, hi;
-	size_t off;
-} int64_fields[] = {
-	{ "sched_ns",      0, -RESULT_MAX_NS, RESULT_MAX_NS,  offsetof(struct result, sched_ns) },
-	{ "send_ns",       1, -RESULT_MAX_NS, RESULT_MAX_NS,  offsetof(struct result, send_ns) },
-	{ "ttft_ns",       0, -1, RESULT_MAX_NS,              offsetof(struct result, ttft_ns) },
-	{ "ttfa_ns",       0, -1, RESULT_MAX_NS,              offsetof(struct result, ttfa_ns) },
-	{ "e2e_ns",        1, 0, RESULT_MAX_NS,               offsetof(struct result, e2e_ns) },
-	{ "connect_ns",    0, -1, RESULT_MAX_NS,              offsetof(struct result, connect_ns) },
-	{ "tls_ns",        0, -1, RESULT_MAX_NS,              offsetof(struct result, tls_ns) },
-	{ "input_tokens",  0, -1, RESULT_MAX_TOKENS,          offsetof(struct result, input_tokens) },
-	{ "output_tokens", 1, 0, RESULT_MAX_TOKENS,           offsetof(struct result, output_tokens) },
-	{ "token_events",  0, -1, RESULT_MAX_TOKENS,          offsetof(struct result, token_events) },
-	{ "cached_tokens", 0, -1, RESULT_MAX_TOKENS,          offsetof(struct result, cached_tokens) },
-	{ "client_issue_ns", 0, -1, RESULT_MAX_NS,   offsetof(struct result, issue_ns) },
-	{ "client_read_ns", 0, -1, RESULT_MAX_NS,    offsetof(struct result, read_ns) },
-	{ "server_queue_ns", 0, -1, RESULT_MAX_NS,   offsetof(struct result, server.queue_ns) },
-	{ "server_prefill_ns", 0, -1, RESULT_MAX_NS, offsetof(struct result, server.prefill_ns) },
-	{ "server_decode_ns", 0, -1, RESULT_MAX_NS,  offsetof(struct result, server.decode_ns) },
-};
-
-/* level (and a rate level's rate), seq, trace id, status, repeat, session
- * and turn. */
-static int read_ids(struct result *r, const cJSON *obj, char *err, size_t errlen)
+/* A string field: absent or null is none, a longer one than fits is
+ * refused. */
+static int read_text(struct result *r, const struct result_field *f, const cJSON *obj,
+		     char *err, size_t errlen)
 {
-	int64_t level, repeat, seq, trace_id, status, session, turn;
-	const cJSON *rate;
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(obj, f->name);
 
-	if (get_int(obj, "level", 1, -RESULT_MAX_RATE_LEVELS, 1000000, &level, err, errlen) ||
-	    get_int(obj, "seq", 1, 0, INT64_MAX, &seq, err, errlen) ||
-	    get_int(obj, "repeat", 0, INT64_MIN, INT64_MAX, &repeat, err, errlen) ||
-	    get_int(obj, "trace_id", 0, INT64_MIN, INT64_MAX, &trace_id, err, errlen) ||
-	    get_int(obj, "status", 0, INT64_MIN, INT64_MAX, &status, err, errlen) ||
-	    get_int(obj, "session", 0, -1, 0x7fffffffL, &session, err, errlen) ||
-	    get_int(obj, "turn", 0, -1, 0x7fffffffL, &turn, err, errlen))
+	if (!s || cJSON_IsNull(s))
+		return 0;
+	if (!cJSON_IsString(s) || strlen(s->valuestring) >= f->size) {
+		snprintf(err, errlen, "field '%s' is not a string of at most %zu bytes", f->name,
+			 f->size - 1);
 		return -1;
-	if ((session >= 0) != (turn >= 0)) {
+	}
+	result_field_set_text(r, f, s->valuestring);
+	return 0;
+}
+
+/* The fields the table reads alone: integers in their ranges, booleans
+ * and strings. */
+static int read_fields(struct result *r, const cJSON *obj, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < result_n_fields; i++) {
+		const struct result_field *f = &result_fields[i];
+		int64_t v;
+
+		switch (f->type) {
+		case RESULT_FIELD_I64:
+		case RESULT_FIELD_LONG:
+		case RESULT_FIELD_INT:
+			if (get_int(obj, f->name, f->required, f->lo, f->hi, &v, err, errlen))
+				return -1;
+			result_field_set(r, f, v);
+			break;
+		case RESULT_FIELD_BOOL:
+			result_field_set(r, f, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj,
+											       f->name)));
+			break;
+		case RESULT_FIELD_TEXT:
+			if (read_text(r, f, obj, err, errlen))
+				return -1;
+			break;
+		default:        /* read below, each by its own code */
+			break;
+		}
+	}
+	/* what no server says reads as none: a repeat out of 0 to 999,999
+	 * as 0, a status out of 0 to 999 as no response */
+	if (r->repeat < 0 || r->repeat >= 1000000)
+		r->repeat = 0;
+	if (r->status < 0 || r->status > 999)
+		r->status = 0;
+	if ((r->session >= 0) != (r->turn >= 0)) {
 		snprintf(err, errlen, "fields 'session' and 'turn' go together");
 		return -1;
 	}
-	/* a rate level (results version 4) says its rate (level is in int's
-	 * range: checked above) */
-	rate = cJSON_GetObjectItemCaseSensitive(obj, "rate");
-	r->rate = metric_level_rate((int)level) && cJSON_IsNumber(rate) ? rate->valuedouble : 0;
-	if (metric_level_rate((int)level) && !(r->rate > 0 && r->rate <= 1e7)) {
-		snprintf(err, errlen, "a rate level (negative 'level') needs its 'rate', "
-			 "above 0 and at most 1e7 req/s");
-		return -1;
+	/* a rate level (results version 4) says its rate */
+	if (metric_level_rate(r->level)) {
+		const cJSON *rate = cJSON_GetObjectItemCaseSensitive(obj, "rate");
+
+		r->rate = cJSON_IsNumber(rate) ? rate->valuedouble : 0;
+		if (!(r->rate > 0 && r->rate <= 1e7)) {
+			snprintf(err, errlen, "a rate level (negative 'level') needs its 'rate', "
+				 "above 0 and at most 1e7 req/s");
+			return -1;
+		}
 	}
-	r->level = (int)level;
-	r->repeat = repeat > 0 && repeat < 1000000 ? (int)repeat : 0;
-	r->seq = (long)seq;
-	r->trace_id = (long)trace_id;
-	r->status = status < 0 || status > 999 ? 0 : (int)status;
-	r->session = (long)session;
-	r->turn = (long)turn;
 	return 0;
 }
 
@@ -318,60 +343,16 @@ void result_set_model(struct result *r, const char *model)
 	snprintf(r->model, sizeof(r->model), "%s", model ? model : "");
 }
 
-/* "model": the one a --model-mix sent the request to, when it names one. */
-static int read_model(struct result *r, const cJSON *obj, char *err, size_t errlen)
-{
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(obj, "model");
-
-	if (!m || cJSON_IsNull(m))
-		return 0;
-	if (!cJSON_IsString(m) || !m->valuestring[0] || strlen(m->valuestring) >= sizeof(r->model)) {
-		snprintf(err, errlen, "field 'model' is not a name of 1 to %zu bytes",
-			 sizeof(r->model) - 1);
-		return -1;
-	}
-	snprintf(r->model, sizeof(r->model), "%s", m->valuestring);
-	return 0;
-}
-
 int result_from_json(struct result *r, const cJSON *obj, char *err, size_t errlen)
 {
 	const cJSON *error;
-	const char *salt;
-	size_t i;
 
-	for (i = 0; i < sizeof(int64_fields) / sizeof(int64_fields[0]); i++)
-		if (get_int(obj, int64_fields[i].key, int64_fields[i].req, int64_fields[i].lo,
-			    int64_fields[i].hi, (int64_t *)((char *)r + int64_fields[i].off),
-			    err, errlen))
-			return -1;
-	if (read_ids(r, obj, err, errlen) || read_tokens_source(r, obj, err, errlen))
+	if (read_fields(r, obj, err, errlen) || read_tokens_source(r, obj, err, errlen) ||
+	    read_server_timings(r, obj, err, errlen))
 		return -1;
 	if (r->sched_ns < 0)
 		r->sched_ns = r->send_ns;
-	r->warmup = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "warmup"));
-	salt = json_get_string(obj, "salt");
-	if (salt && strlen(salt) >= sizeof(r->salt)) {
-		snprintf(err, errlen, "field 'salt' is longer than %zu bytes", sizeof(r->salt) - 1);
-		return -1;
-	}
-	if (salt)
-		snprintf(r->salt, sizeof(r->salt), "%s", salt);
-	salt = json_get_string(obj, "cancel");
-	if (salt && strlen(salt) >= sizeof(r->cancel)) {
-		snprintf(err, errlen, "field 'cancel' is longer than %zu bytes",
-			 sizeof(r->cancel) - 1);
-		return -1;
-	}
-	if (salt)
-		snprintf(r->cancel, sizeof(r->cancel), "%s", salt);
-	if (read_model(r, obj, err, errlen))
-		return -1;
-	r->new_connection = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "new_connection"));
 	r->unstreamed = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(obj, "streamed"));
-	if (read_server_timings(r, obj, err, errlen))
-		return -1;
-
 	error = cJSON_GetObjectItemCaseSensitive(obj, "error");
 	if (cJSON_IsString(error) && error->valuestring[0]) {
 		result_set_error(r, error->valuestring, json_get_string(obj, "error_detail"));

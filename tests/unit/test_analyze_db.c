@@ -1,11 +1,13 @@
 /*
  * test_analyze_db.c - db.c: the analysis database on real files: loading
  * (twice, under another label, truncated, malformed), the itl_us text, the
- * schema version and the version 1 migration, repeats stored.
+ * schema version and the version 1 migration, the requests table against
+ * lib/result_field.c's fields, repeats stored.
  */
 #define _XOPEN_SOURCE 700   /* nftw */  /* NOLINT(bugprone-reserved-identifier): POSIX's own name */
 #include "harness.h"
 #include "analyze_fixture.h"
+#include "lib/result_field.h"
 
 TEST(load_twice_does_not_double_rows)
 {
@@ -176,6 +178,47 @@ static const char schema_v1[] =
 	" 600000000, 300000000, 300000000, 800000000, 10, 11, 0, '[50000]');"
 	"PRAGMA user_version = 1;";
 
+/* The requests table of the database at path has one column for each
+ * field of lib/result_field.c, of the type and nullability it declares
+ * (an older database's columns are added from those declarations), and
+ * run_id besides. */
+static void requests_columns_are_the_fields(const char *path)
+{
+	sqlite3 *s = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+
+	CHECK_EQ_INT(sqlite3_open(path, &s), SQLITE_OK);
+	CHECK_EQ_INT(sqlite3_prepare_v2(s, "SELECT name, type, \"notnull\" FROM"
+					" pragma_table_info('requests') WHERE name != 'run_id'",
+					-1, &st, NULL), SQLITE_OK);
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *type = (const char *)sqlite3_column_text(st, 1);
+		const struct result_field *f = result_field_find(name);
+
+		n++;
+		CHECK(f != NULL);
+		if (!f) {
+			fprintf(stderr, "  column %s is no field\n", name);
+			continue;
+		}
+		CHECK(strncmp(f->decl, type, strlen(type)) == 0);
+		CHECK_EQ_INT(sqlite3_column_int(st, 2), strstr(f->decl, "NOT NULL") != NULL);
+	}
+	CHECK_EQ_INT(n, result_n_fields);
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+}
+
+TEST(every_field_is_a_column_of_its_declared_type)
+{
+	struct db *db = fresh_db("fields.db");
+
+	db_close(db);
+	requests_columns_are_the_fields(path_of("fields.db"));
+}
+
 TEST(version_1_database_reads_and_migrates)
 {
 	const char *path = path_of("v1.db");
@@ -231,6 +274,7 @@ TEST(version_1_database_reads_and_migrates)
 	sqlite3_close(s);
 	CHECK_EQ_INT(count_rows(path, "metric_scrapes"), 0);
 	CHECK_EQ_INT(count_rows(path, "metric_samples"), 0);
+	requests_columns_are_the_fields(path);
 }
 
 /* Version 10 (issue 35): a database of version 9, its metric_scrapes
@@ -503,6 +547,7 @@ int main(void)
 	RUN(malformed_record_rolls_back);
 	RUN(truncated_file_loads_complete_records);
 	RUN(newer_schema_is_refused);
+	RUN(every_field_is_a_column_of_its_declared_type);
 	RUN(version_1_database_reads_and_migrates);
 	RUN(version_9_metric_scrapes_migrate);
 	RUN(version_10_metric_scrapes_migrate);
