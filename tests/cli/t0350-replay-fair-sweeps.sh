@@ -104,8 +104,10 @@ check "--no-salt: the header says salt false" sh -c "zcat '$WORK/p2.jsonl.gz' | 
 
 # A base URL ending in /v1, as OpenAI's clients take it.
 tb replay -e "$ENDPOINT/v1" -c 1 -n 2 -q -o "$WORK/v1.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>"$WORK/v1.err"
-check "--endpoint .../v1 works" test $? -eq 0
+rc=$?
+check "--endpoint .../v1 works" test $rc -eq 0
 check "--endpoint .../v1: every request succeeded" test "$(field "$WORK/v1.jsonl.gz" status | sort -u)" = 200
+[ $rc -eq 0 ] || sed 's/^/    replay said: /' "$WORK/v1.err"
 zcat "$WORK/trace.jsonl.gz" | sed 's#"/v1/chat/completions"#"/chat/completions"#' | gzip >"$WORK/nov1.jsonl.gz"
 tb replay -e "$ENDPOINT/v1" -c 1 -n 2 -q -o "$WORK/nov1r.jsonl.gz" "$WORK/nov1.jsonl.gz" >/dev/null 2>"$WORK/nov1.err"
 check "--endpoint .../v1 before paths without /v1: exit 2" test $? -eq 2
