@@ -16,30 +16,12 @@ int64_t clock_now_ns(void)
 	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
-/* The test-only skew of the wall clock, in ns: read once. */
-static int64_t wall_skew_ns(void)
-{
-	static int64_t skew;
-	static int read;
-
-	if (!read) {
-		const char *s = getenv("TRACEBENCH_TEST_CLOCK_SKEW_MS");
-		char *end;
-		double ms = s ? strtod(s, &end) : 0;
-
-		if (s && *s && !*end && fabs(ms) < 1e9)
-			skew = (int64_t)(ms * 1e6);
-		read = 1;
-	}
-	return skew;
-}
-
 int64_t clock_wall_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec + wall_skew_ns();
+	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
 void clock_sleep_until_ns(int64_t when_ns)

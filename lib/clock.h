@@ -20,8 +20,7 @@ int64_t clock_now_ns(void);
 /*
  * Wall-clock time in nanoseconds since 1970 (CLOCK_REALTIME): only for
  * agreeing on an instant with other hosts (replay --start-at), never for a
- * duration. Test-only: TRACEBENCH_TEST_CLOCK_SKEW_MS=X makes this host's
- * wall clock read X ms ahead, as a host with a wrong clock would.
+ * duration.
  */
 int64_t clock_wall_ns(void);
 

@@ -17,8 +17,9 @@ case "${1:-}" in
 # Slurm cluster (slurmctld, slurmd, srun; munge authenticates them) and GNU
 # parallel to run replay's shards as the README's recipes do; a headless
 # browser and an HTML checker for the HTML report; curl and jq to talk to
-# servers and read their answers, python3 for a test tokenizer.
---tests) PACKAGES="$PACKAGES nghttp2-proxy openssl slurm-wlm munge parallel chromium-headless-shell tidy texlive-latex-base texlive-latex-recommended curl jq python3" ;;
+# servers and read their answers, python3 for a test tokenizer, and
+# libfaketime to give one replay a wall clock that is wrong.
+--tests) PACKAGES="$PACKAGES libfaketime nghttp2-proxy openssl slurm-wlm munge parallel chromium-headless-shell tidy texlive-latex-base texlive-latex-recommended curl jq python3" ;;
 # wrk (request rate), nginx (proxy overhead), gzip -9 (file size), and
 # taskset to pin processes.
 --bench) PACKAGES="$PACKAGES wrk nginx gzip util-linux" ;;
