@@ -110,57 +110,57 @@ static int read_error(struct meter *m, const cJSON *obj)
 	return 1;
 }
 
-/* Appends answer text to the result's kept answer (keep_answer); past
- * RESULT_MAX_ANSWER the request fails as malformed. */
+/* Appends answer text to the kept answer (m->keep); past
+ * METER_MAX_ANSWER the request fails as malformed. */
 static void keep_answer(struct meter *m, const cJSON *text)
 {
-	struct result *r = m->result;
+	struct meter_answer *a = m->keep;
 	size_t len;
 
-	if (!r->keep_answer || !cJSON_IsString(text) || !result_ok(r))
+	if (!a || !cJSON_IsString(text) || !result_ok(m->result))
 		return;
 	len = strlen(text->valuestring);
-	if (len > RESULT_MAX_ANSWER - r->answer_len - r->tool_calls.bytes) {
-		result_set_error(r, RESULT_ERR_MALFORMED, "answer longer than a session's "
+	if (len > METER_MAX_ANSWER - a->len - a->calls.bytes) {
+		result_set_error(m->result, RESULT_ERR_MALFORMED, "answer longer than a session's "
 				 "history keeps (16 MiB)");
 		return;
 	}
-	if (strbuf_append(&r->answer, &r->answer_len, &m->answer_cap, text->valuestring, len) < 0)
-		result_set_error(r, RESULT_ERR_MALFORMED, "out of memory keeping the answer");
+	if (strbuf_append(&a->content, &a->len, &a->cap, text->valuestring, len) < 0)
+		result_set_error(m->result, RESULT_ERR_MALFORMED, "out of memory keeping the answer");
 }
 
-/* Keeps the response's id (keep_answer) when it is one a later request can
+/* Keeps the response's id (m->keep) when it is one a later request can
  * name: short, of the characters ids are made of; another is not kept (a
  * session's next turn then sends its history). The latest one given wins. */
 static void keep_response_id(struct meter *m, const char *id)
 {
-	struct result *r = m->result;
+	struct meter_answer *a = m->keep;
 	size_t len;
 
-	if (!r->keep_answer || !id || !result_ok(r))
+	if (!a || !id || !result_ok(m->result))
 		return;
 	len = strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-");
-	if (len == 0 || id[len] || len >= RESULT_RESPONSE_ID_MAX)
+	if (len == 0 || id[len] || len >= METER_RESPONSE_ID_MAX)
 		return;
-	if (r->response_id && strcmp(r->response_id, id) == 0)
+	if (a->response_id && strcmp(a->response_id, id) == 0)
 		return;
-	free(r->response_id);
-	r->response_id = strdup(id);   /* out of memory: none, the history is sent */
+	free(a->response_id);
+	a->response_id = strdup(id);   /* out of memory: none, the history is sent */
 }
 
-/* Folds a tool_calls array of choice 0 into the kept answer (keep_answer):
+/* Folds a tool_calls array of choice 0 into the kept answer (m->keep):
  * its calls share the answer's cap; a server breaking toolcall.h's rules
  * fails the request as malformed. */
 static void keep_tool_calls(struct meter *m, const cJSON *arr)
 {
-	struct result *r = m->result;
+	struct meter_answer *a = m->keep;
 	const char *why;
 
-	if (!r->keep_answer || !arr || !result_ok(r))
+	if (!a || !arr || !result_ok(m->result))
 		return;
-	r->tool_calls.max_bytes = RESULT_MAX_ANSWER - r->answer_len;
-	if (toolcalls_feed(&r->tool_calls, arr, &why) < 0)
-		result_set_error(r, RESULT_ERR_MALFORMED, why);
+	a->calls.max_bytes = METER_MAX_ANSWER - a->len;
+	if (toolcalls_feed(&a->calls, arr, &why) < 0)
+		result_set_error(m->result, RESULT_ERR_MALFORMED, why);
 }
 
 /*
@@ -209,7 +209,7 @@ static int scan_chunk(struct meter *m, const char *data, size_t len)
 {
 	struct chunk c;
 
-	if (m->full_parse || m->result->keep_answer || chunk_scan(data, len, &c) != CHUNK_OK)
+	if (m->full_parse || m->keep || chunk_scan(data, len, &c) != CHUNK_OK)
 		return -1;
 	fold_usage(m, c.has_completion ? &c.completion : NULL, c.has_prompt ? &c.prompt : NULL,
 		   c.has_cached ? &c.cached : NULL);
@@ -261,7 +261,7 @@ static int type_is(const cJSON *obj, const char *t)
 }
 
 /*
- * A Messages stream's tool use (keep_answer), folded into the answer's
+ * A Messages stream's tool use (m->keep), folded into the answer's
  * calls as chat's delta.tool_calls would bring them: a tool_use block's
  * start gives the call of the block's index its id and name, each
  * input_json_delta a piece of its arguments (the input's JSON).
@@ -274,7 +274,7 @@ static void keep_messages_call(struct meter *m, const cJSON *obj)
 	int start = type_is(obj, "content_block_start") && type_is(block, "tool_use");
 	cJSON *arr, *call, *fn;
 
-	if (!m->result->keep_answer || !cJSON_IsNumber(index) ||
+	if (!m->keep || !cJSON_IsNumber(index) ||
 	    !(start || (type_is(obj, "content_block_delta") && type_is(delta, "input_json_delta"))))
 		return;
 	call = cJSON_CreateObject();
@@ -394,6 +394,14 @@ void meter_set_kind(struct meter *m, const char *kind)
 {
 	m->plain = !trace_kind_is_inference(kind);
 	m->api = typed_api_of_kind(kind);
+}
+
+void meter_answer_release(struct meter_answer *a)
+{
+	free(a->content);
+	toolcalls_release(&a->calls);
+	free(a->response_id);
+	memset(a, 0, sizeof(*a));
 }
 
 void meter_release(struct meter *m)

@@ -21,10 +21,38 @@
 
 #include "result.h"
 #include "sse.h"
+#include "toolcall.h"
 #include "typed.h"
+
+/* The longest answer kept (text and tool calls together), and the
+ * longest response id kept, with its NUL. */
+#define METER_MAX_ANSWER (16u << 20)
+#define METER_RESPONSE_ID_MAX 128
+
+/*
+ * A response's answer, kept for a session's next turn to send back as
+ * its history: the text of choice 0 (streamed content deltas, or a
+ * body's message content), its tool calls (streamed delta.tool_calls, a
+ * body's message.tool_calls, a Messages stream's tool_use blocks), and
+ * the id the server gave the response (Responses API; replay
+ * --previous-response-id names it instead of sending the history).
+ */
+struct meter_answer {
+	char *content;            /* owned, NUL-terminated; NULL as "" */
+	size_t len, cap;
+	struct toolcalls calls;   /* owned */
+	char *response_id;        /* owned: at most METER_RESPONSE_ID_MAX - 1
+				   * bytes of [A-Za-z0-9_.:-]; NULL when none
+				   * or another */
+};
+
+/* Frees what a owns and zeroes it. */
+void meter_answer_release(struct meter_answer *a);
 
 struct meter {
 	struct result *result;   /* filled in place; owned by the caller */
+	struct meter_answer *keep;   /* where the answer is kept (set after
+				      * meter_init; not owned), or NULL */
 	int64_t start_ns;        /* latencies count from this instant */
 	int64_t now_ns;          /* arrival of the bytes being parsed */
 	int64_t last_token_ns;
@@ -39,7 +67,6 @@ struct meter {
 	int have_usage;
 	int64_t usage_completion, usage_prompt;
 	int64_t usage_cached;    /* prompt_tokens_details.cached_tokens, -1 none */
-	size_t answer_cap;       /* of result->answer (keep_answer) */
 	int full_parse;          /* parse every chunk with cJSON, without
 				  * lib/chunk.h's lean scan first (set after
 				  * meter_init; the fuzzers compare the two) */

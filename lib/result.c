@@ -38,9 +38,6 @@ void result_release(struct result *r)
 {
 	free(r->error_detail);
 	free(r->itl_ns);
-	free(r->answer);
-	free(r->response_id);
-	toolcalls_release(&r->tool_calls);
 	result_init(r);
 }
 

@@ -16,7 +16,6 @@
 #include <cjson/cJSON.h>
 
 #include "srvtiming.h"
-#include "toolcall.h"
 
 /* Error classes; "" means the request succeeded. */
 #define RESULT_ERR_HTTP       "http"        /* non-2xx status */
@@ -34,12 +33,6 @@
 #define RESULT_MAX_TOKENS 1000000000LL          /* per request */
 #define RESULT_MAX_RATE_LEVELS 100000           /* rate levels of one run */
 #define RESULT_MAX_NS     (100LL * 86400 * 1000000000LL)  /* 100 days */
-
-/* The longest answer kept for a session's history (keep_answer). */
-#define RESULT_MAX_ANSWER (16u << 20)
-
-/* The longest response id kept (keep_answer), and its NUL. */
-#define RESULT_RESPONSE_ID_MAX 128
 
 #define RESULT_ERROR_MAX 16
 #define RESULT_DETAIL_MAX 512
@@ -103,24 +96,6 @@ struct result {
 	char cancel[RESULT_CANCEL_MAX];
 	long session;            /* the trace record's session, or -1 */
 	long turn;               /* ... and its turn, or -1 */
-	/* Asked for by the caller, never written: with keep_answer the meter
-	 * keeps the answer of choice 0, which a session's next turn sends
-	 * back: its text (streamed content deltas, or a body's message
-	 * content) in 'answer' (owned, NUL-terminated) and its tool calls
-	 * (streamed delta.tool_calls, or the body's message.tool_calls) in
-	 * 'tool_calls' (owned), at most RESULT_MAX_ANSWER bytes together. */
-	bool keep_answer;
-	/* ... and with 'cancel' chosen, the point as the client acts on it:
-	 * from the request's start, or after this many token events (0: no) */
-	int64_t cancel_after_ns;
-	int64_t cancel_tokens;
-	char *answer;
-	size_t answer_len;
-	struct toolcalls tool_calls;
-	/* ... and the response's id the server gave (Responses API), for
-	 * replay --previous-response-id: owned, at most RESULT_RESPONSE_ID_MAX
-	 * - 1 bytes of [A-Za-z0-9_.:-]; NULL when none or another */
-	char *response_id;
 	/* not owned, never written: credentials the request sent (the API
 	 * key), scrubbed from every error detail by result_set_error */
 	const char *const *secrets;

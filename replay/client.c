@@ -290,20 +290,19 @@ static void on_cancel_timer(evutil_socket_t fd, short what, void *arg)
 	finish(q, CURLE_ABORTED_BY_CALLBACK);
 }
 
-/* Arms what cancels q (result->cancel_*), if anything: a timer at its
- * start plus the time, or the meter's stop after N token events.
- * Returns 0, or -1 when out of memory. */
-static int arm_cancel(struct client_request *q, int64_t now)
+/* Arms what cancels q as ask says, if anything: a timer at its start
+ * plus the time, or the meter's stop after N token events. Returns 0,
+ * or -1 when out of memory. */
+static int arm_cancel(struct client_request *q, const struct client_ask *ask, int64_t now)
 {
-	const struct result *r = q->t.result;
 	int64_t wait;
 	struct timeval tv;
 
-	if (r->cancel_tokens > 0)
-		q->t.meter.stop_tokens = (long)r->cancel_tokens;
-	if (r->cancel_after_ns <= 0)
+	if (ask->cancel_tokens > 0)
+		q->t.meter.stop_tokens = ask->cancel_tokens;
+	if (ask->cancel_after_ns <= 0)
 		return 0;
-	wait = q->due_ns + r->cancel_after_ns - now;
+	wait = q->due_ns + ask->cancel_after_ns - now;
 	if (wait < 0)
 		wait = 0;
 	tv.tv_sec = (time_t)(wait / NS_PER_S);
@@ -544,8 +543,9 @@ static int add_auth(struct client *c, struct transfer *t, const char *kind,
 int client_start(struct client *c, const char *method, const char *path,
 		 char *const *headers, size_t n_headers, const char *body, size_t body_len,
 		 struct result *result, int64_t origin_ns, int64_t start_ns,
-		 client_done_fn done, void *ctx)
+		 const struct client_ask *ask, client_done_fn done, void *ctx)
 {
+	static const struct client_ask none = { 0, 0, NULL };
 	struct client_request *q = calloc(1, sizeof(*q));
 	int64_t now = clock_now_ns();
 	size_t i;
@@ -558,6 +558,8 @@ int client_start(struct client *c, const char *method, const char *path,
 	result->n_secrets = c->n_secrets;
 	q->done = done;
 	q->ctx = ctx;
+	if (!ask)
+		ask = &none;
 	if (start_ns < 0)
 		start_ns = now;
 	q->due_ns = start_ns;
@@ -573,13 +575,14 @@ int client_start(struct client *c, const char *method, const char *path,
 		 * recorded Accept-Encoding: libcurl's list is what it reads). */
 		curl_easy_setopt(q->t.easy, CURLOPT_ACCEPT_ENCODING, "");
 		meter_set_kind(&q->t.meter, trace_kind_of(method, path));
+		q->t.meter.keep = ask->keep;
 		curl_easy_setopt(q->t.easy, CURLOPT_PREREQFUNCTION, on_prereq);
 		curl_easy_setopt(q->t.easy, CURLOPT_PREREQDATA, q);
 	}
 	if (rc == 0 && c->warm_fresh)
 		curl_easy_setopt(q->t.easy, CURLOPT_FRESH_CONNECT, 1L);
 	if (rc == 0)
-		rc = arm_cancel(q, now);
+		rc = arm_cancel(q, ask, now);
 	result->sched_ns = start_ns - origin_ns;
 	result->send_ns = now - origin_ns;
 	q->shard = pick_shard(c);
@@ -698,7 +701,7 @@ static void warm_round(struct client *c, struct warm *w, size_t n, int fresh)
 	for (i = 0; i < n; i++) {
 		result_init(&scratch[i]);
 		c->warm_fresh = fresh;
-		if (client_start(c, "GET", "/v1/models", NULL, 0, NULL, 0, &scratch[i], 0, -1,
+		if (client_start(c, "GET", "/v1/models", NULL, 0, NULL, 0, &scratch[i], 0, -1, NULL,
 				 on_warm_done, w) == 0)
 			w->left++;
 	}

@@ -36,6 +36,20 @@ struct client_options {
 };
 
 /*
+ * What a request asks of the client besides its measurements. A request
+ * chosen by replay --cancel is cut at its point: cancel_after_ns after
+ * its start, or once cancel_tokens token events are in (0: not so); it
+ * ends then as class "cancelled", its connection closed, with what it
+ * received so far, and done is called at once. A session's turn has its
+ * answer kept in 'keep' (lib/meter.h), which its next turn sends back.
+ */
+struct client_ask {
+	int64_t cancel_after_ns;
+	long cancel_tokens;
+	struct meter_answer *keep;   /* not owned; NULL: keep nothing */
+};
+
+/*
  * Called when a request ends, successfully or not; 'result' is the one given
  * to client_start, now filled. The callback may start more requests.
  */
@@ -75,16 +89,13 @@ enum {
  * valid until then; its sched_ns/send_ns are set relative to 'origin_ns'.
  * 'start_ns' is the instant latencies are measured from (the send time for
  * closed loop, the scheduled time for open loop); pass -1 for "now".
- * A result with result->cancel chosen is cut at its point (replay
- * --cancel): cancel_after_ns after start_ns, or once cancel_tokens token
- * events are in; it ends then as class "cancelled", its connection
- * closed, with what it received so far, and done is called at once.
+ * 'ask' (NULL: nothing) says what else the request wants of the client.
  * Returns 0, or -1 when libcurl refuses the request (nothing started).
  */
 int client_start(struct client *c, const char *method, const char *path,
 		 char *const *headers, size_t n_headers, const char *body, size_t body_len,
 		 struct result *result, int64_t origin_ns, int64_t start_ns,
-		 client_done_fn done, void *ctx);
+		 const struct client_ask *ask, client_done_fn done, void *ctx);
 
 /*
  * Sends the requests started from now on to 'endpoint' (a base URL, not

@@ -461,8 +461,6 @@ void level_choose_cancel(const struct level_run *lr, struct result *r, size_t pa
 	if (!c || r->warmup || !cancel_chosen(c, lr->cancel_seed, r->trace_id, pass))
 		return;
 	cancel_after_text(c, r->cancel, sizeof(r->cancel));
-	r->cancel_after_ns = c->after_ns;
-	r->cancel_tokens = c->tokens;
 }
 
 struct result *level_begin_request(struct level_run *lr, const struct prepared *p, size_t pass,
@@ -502,10 +500,19 @@ int level_salted_body(const struct level_run *lr, const struct prepared *p, int 
 }
 
 int level_send(struct level_run *lr, const struct prepared *p, struct result *r, const char *why,
-	       const char *body, size_t len, int64_t start_ns, client_done_fn done, void *ctx)
+	       const char *body, size_t len, struct meter_answer *keep, int64_t start_ns,
+	       client_done_fn done, void *ctx)
 {
+	/* --cancel chose it (level_begin_request): its point */
+	int cut = r->cancel[0] && lr->cancel;
+	struct client_ask ask = {
+		.cancel_after_ns = cut ? lr->cancel->after_ns : 0,
+		.cancel_tokens = cut ? (long)lr->cancel->tokens : 0,
+		.keep = keep,
+	};
+
 	if (!why && client_start(lr->client, p->req.method, p->req.path, p->headers,
-				 p->n_headers, body, len, r, lr->origin_ns, start_ns, done,
+				 p->n_headers, body, len, r, lr->origin_ns, start_ns, &ask, done,
 				 ctx) == 0)
 		return 0;
 	result_set_error(r, RESULT_ERR_TRANSFER, why ? why : "libcurl refused the request");
@@ -539,7 +546,7 @@ void level_issue(struct level_run *lr)
 		int salted = level_salted_body(lr, p, warmup, pass, r, b, &body_len);
 
 		level_send(lr, p, r, salted < 0 ? "out of memory" : NULL, *b ? *b : p->body,
-			   body_len, start_ns, level_on_done, lr);
+			   body_len, NULL, start_ns, level_on_done, lr);
 	}
 	if (lr->in_flight == 0 && (lr->issued == total || level_stop))
 		event_base_loopbreak(client_base(lr->client));

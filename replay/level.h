@@ -39,7 +39,7 @@ struct session_run {
 	struct level_run *lr;
 	const struct session_entry *e;
 	size_t next;              /* the turn to send next */
-	struct session_answer *answers;  /* the server's to turns 0 .. next-1 */
+	struct meter_answer *answers;  /* the server's to turns 0 .. next-1 */
 	char *body;               /* the filled body of the turn in flight, or NULL */
 	struct event *timer;      /* the think time before the next turn */
 	int64_t due_ns;           /* when the next turn is due (monotonic) */
@@ -161,8 +161,10 @@ void level_choose_cancel(const struct level_run *lr, struct result *r, size_t pa
  * salt (level_request_salt) in front of its prompt into *out (malloc'd,
  * the caller frees; NULL: unsalted, p's own body goes) and *len, the salt
  * noted in r; 0, or -1 when out of memory. level_send: sends r (p's
- * method, path and headers, 'body' of len bytes), its latencies counted
- * from start_ns (-1: the send), done(ctx, r) when it ends; 0, or -1 after
+ * method, path and headers, 'body' of len bytes), cut at its --cancel
+ * point if chosen, its answer kept in 'keep' (NULL: not kept), its
+ * latencies counted from start_ns (-1: the send), done(ctx, r) when it
+ * ends; 0, or -1 after
  * recording r as failed ('why', or libcurl's refusal when NULL) without
  * calling done (a caller in a loop of refusals would go a level deeper
  * each time).
@@ -172,7 +174,8 @@ struct result *level_begin_request(struct level_run *lr, const struct prepared *
 int level_salted_body(const struct level_run *lr, const struct prepared *p, int warmup,
 		      size_t pass, struct result *r, char **out, size_t *len);
 int level_send(struct level_run *lr, const struct prepared *p, struct result *r, const char *why,
-	       const char *body, size_t len, int64_t start_ns, client_done_fn done, void *ctx);
+	       const char *body, size_t len, struct meter_answer *keep, int64_t start_ns,
+	       client_done_fn done, void *ctx);
 
 /* Sends what the level may send now (closed loop: up to its cap; open
  * loop: what is due), or the sessions engine's (sessions_issue); breaks

@@ -388,7 +388,7 @@ static int fill_blocks(cJSON *content, const char *text)
 /* Placeholder m gets answer a: its text (null when empty and m keeps tool
  * calls; in a list of blocks, fill_blocks), the server's tool calls, no
  * reasoning. Returns 0, or -1 when out of memory. */
-static int fill_message(cJSON *m, const struct session_answer *a)
+static int fill_message(cJSON *m, const struct meter_answer *a)
 {
 	const char *text = a->content ? a->content : "";
 	cJSON *content;
@@ -415,7 +415,7 @@ static int fill_message(cJSON *m, const struct session_answer *a)
 	return 0;
 }
 
-int session_fill_body(const char *body, size_t len, const struct session_answer *answers,
+int session_fill_body(const char *body, size_t len, const struct meter_answer *answers,
 		      size_t n_answers, char **out, size_t *out_len)
 {
 	cJSON *root, *msgs, *m;
@@ -496,13 +496,4 @@ int session_chain_body(const char *body, size_t len, const char *previous_id, ch
 cleanup:
 	cJSON_Delete(root);
 	return rc;
-}
-
-void session_answer_release(struct session_answer *a)
-{
-	free(a->content);
-	a->content = NULL;
-	free(a->response_id);
-	a->response_id = NULL;
-	toolcalls_release(&a->calls);
 }

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/toolcall.h"
+#include "lib/meter.h"
 
 /* What the grouping needs of one trace record. */
 struct session_key {
@@ -60,13 +60,6 @@ enum {
 	SESSION_ASIS = 1,      /* nothing to fill: send the body as recorded */
 };
 
-/* What the server answered to one turn: its text and its tool calls. */
-struct session_answer {
-	char *content;            /* owned; NULL as "" */
-	struct toolcalls calls;   /* owned */
-	char *response_id;        /* owned: the Responses API's id of it, or NULL */
-};
-
 /*
  * The body of turn k (k = n_answers) of a chat session: 'body' (len bytes,
  * one JSON object with a "messages" array, as chat and Anthropic's
@@ -95,7 +88,7 @@ struct session_answer {
  * body is no such object or holds fewer than k assistant messages (a
  * completions prompt, a foreign body); SESSION_ENOMEM.
  */
-int session_fill_body(const char *body, size_t len, const struct session_answer *answers,
+int session_fill_body(const char *body, size_t len, const struct meter_answer *answers,
 		      size_t n_answers, char **out, size_t *out_len);
 
 /*
@@ -111,8 +104,5 @@ int session_fill_body(const char *body, size_t len, const struct session_answer 
  */
 int session_chain_body(const char *body, size_t len, const char *previous_id, char **out,
 		       size_t *out_len);
-
-/* Frees what a owns. */
-void session_answer_release(struct session_answer *a);
 
 #endif

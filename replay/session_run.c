@@ -34,7 +34,7 @@ void session_end(struct session_run *sr)
 	size_t i;
 
 	for (i = 0; sr->answers && i < sr->next; i++)
-		session_answer_release(&sr->answers[i]);
+		meter_answer_release(&sr->answers[i]);
 	free(sr->answers);
 	sr->answers = NULL;
 	free(sr->body);
@@ -64,11 +64,11 @@ static int session_send(struct session_run *sr, int64_t start_ns)
 	char *salted = NULL;
 	size_t salted_len = p->body_len, body_len = p->body_len;
 	const char *body = p->body;
+	struct meter_answer *keep;
 	int fill = SESSION_ENOMEM;
 
 	r->session = sr->e->id;
 	r->turn = sr->e->id >= 0 ? (long)sr->next : -1;
-	r->keep_answer = sr->next + 1 < sr->e->n_turns;
 	if (level_salted_body(lr, p, 0, sr->pass, r, &salted, &salted_len) == 0) {
 		const char *src = salted ? salted : p->body;
 		int chain = lr->chain && typed_api_of_kind(p->req.kind) == TYPED_RESPONSES;
@@ -89,9 +89,11 @@ static int session_send(struct session_run *sr, int64_t start_ns)
 			body_len = salted_len;
 		}
 	}
+	/* its answer is kept where the next turn's history reads it */
+	keep = sr->next + 1 < sr->e->n_turns ? &sr->answers[sr->next] : NULL;
 	sr->next++;
 	if (level_send(lr, p, r, fill == SESSION_ENOMEM ? "out of memory filling the history" :
-		       NULL, body, body_len, start_ns, on_turn_done, sr) == 0)
+		       NULL, body, body_len, keep, start_ns, on_turn_done, sr) == 0)
 		return 0;
 	session_end(sr);
 	return -1;
@@ -140,7 +142,6 @@ static void on_turn_done(void *ctx, struct result *r)
 {
 	struct session_run *sr = ctx;
 	struct level_run *lr = sr->lr;
-	struct session_answer *a;
 	int64_t think;
 	struct timeval tv;
 
@@ -152,13 +153,6 @@ static void on_turn_done(void *ctx, struct result *r)
 		level_issue(lr);
 		return;
 	}
-	a = &sr->answers[sr->next - 1];
-	a->content = r->answer;        /* NULL: an empty answer */
-	a->calls = r->tool_calls;
-	a->response_id = r->response_id;
-	r->answer = NULL;
-	r->response_id = NULL;
-	toolcalls_init(&r->tool_calls, 0);
 	think = session_turn(lr, sr->e, sr->next)->req.think_ns;
 	/*
 	 * Counted from now, not from the loop pass's cached time: libevent adds
@@ -228,7 +222,7 @@ void sessions_issue(struct level_run *lr)
 		int salted = level_salted_body(lr, p, 1, pass, r, b, &len);
 
 		if (level_send(lr, p, r, salted < 0 ? "out of memory" : NULL, *b ? *b : p->body, len,
-			       -1, level_on_done, lr) == 0)
+			       NULL, -1, level_on_done, lr) == 0)
 			return;
 	}
 	if (lr->finished < lr->warmup && !level_stop)

@@ -32,13 +32,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* True when the kept tool calls are within their caps and 'bytes' is
  * what they hold. */
-static int calls_in_caps(const struct result *r)
+static int calls_in_caps(const struct meter_answer *a)
 {
-	const struct toolcalls *t = &r->tool_calls;
+	const struct toolcalls *t = &a->calls;
 	size_t i, bytes = 0;
 
-	if (t->n > TOOLCALLS_MAX || t->bytes > RESULT_MAX_ANSWER ||
-	    r->answer_len + t->bytes > RESULT_MAX_ANSWER)
+	if (t->n > TOOLCALLS_MAX || t->bytes > METER_MAX_ANSWER ||
+	    a->len + t->bytes > METER_MAX_ANSWER)
 		return 0;
 	for (i = 0; i < t->n; i++) {
 		const struct toolcall *c = &t->c[i];
@@ -69,6 +69,7 @@ static int known_class(const char *e)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct result r;
+	struct meter_answer kept = { 0 };
 	struct meter m;
 	int64_t now = 1000;
 	size_t off = 0, max_event;
@@ -88,8 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data += 2;
 	size -= 2;
 	result_init(&r);
-	r.keep_answer = (data[-2] & 4) != 0;
 	meter_init(&m, &r, 0, max_event);
+	m.keep = data[-2] & 4 ? &kept : NULL;
 	meter_set_kind(&m, kinds[(data[-2] >> 3) & 3]);
 	if (mode == 0) {
 		while (off < size) {
@@ -118,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	     r.server.prefill_ns != -1 || r.server.decode_ns != -1)) ||
 	    (r.ttft_ns >= 0 && r.ttfa_ns >= 0 && r.ttfa_ns < r.ttft_ns) ||
 	    (r.ttft_ns >= 0 && r.e2e_ns < r.ttft_ns) ||
-	    (r.error_detail && strlen(r.error_detail) > RESULT_DETAIL_MAX) || !calls_in_caps(&r)) {
+	    (r.error_detail && strlen(r.error_detail) > RESULT_DETAIL_MAX) || !calls_in_caps(&kept)) {
 		fprintf(stderr, "fuzz_meter: error '%s', tokens %lld/%lld (cached %lld), ttft %lld "
 			"ttfa %lld e2e %lld\n", r.error, (long long)r.input_tokens,
 			(long long)r.output_tokens, (long long)r.cached_tokens,
@@ -126,6 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	meter_release(&m);
+	meter_answer_release(&kept);
 	result_release(&r);
 	return 0;
 }

@@ -46,7 +46,7 @@ static int role_is(const cJSON *m, const char *role)
 
 /* Answer i: a text (the third one empty) and, when asked, one tool call
  * as a server streams it. */
-static void make_answer(struct session_answer *a, size_t i, int calls)
+static void make_answer(struct meter_answer *a, size_t i, int calls)
 {
 	static const char *const texts[] = { "The first answer.", "Second, with \"quotes\"", "" };
 	const char *why;
@@ -124,7 +124,7 @@ static int blocks_hold(const cJSON *in, const cJSON *out, const char *text)
 	return texts == (text[0] != '\0');
 }
 
-static void check_filled(const cJSON *in, const char *out, const struct session_answer *answers,
+static void check_filled(const cJSON *in, const char *out, const struct meter_answer *answers,
 			 size_t k)
 {
 	cJSON *o = cJSON_Parse(out);
@@ -139,7 +139,7 @@ static void check_filled(const cJSON *in, const char *out, const struct session_
 		assistants += role_is(mi, "assistant");
 	for (mi = msgs_in->child, mo = msgs_out->child; mi && mo; mi = mi->next, mo = mo->next) {
 		if (role_is(mi, "assistant") && seen++ >= assistants - k) {
-			const struct session_answer *a = &answers[seen - 1 - (assistants - k)];
+			const struct meter_answer *a = &answers[seen - 1 - (assistants - k)];
 			const cJSON *c = cJSON_GetObjectItemCaseSensitive(mo, "content");
 
 			if (!role_is(mo, "assistant") ||
@@ -207,7 +207,7 @@ static void check_chain(const cJSON *in, const char *body, size_t len, const cha
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct session_answer answers[3];
+	struct meter_answer answers[3];
 	size_t k, i, out_len = 0, assistants = 0;
 	char *out = NULL;
 	cJSON *in, *m;
@@ -237,6 +237,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(out);
 	cJSON_Delete(in);
 	for (i = 0; i < k; i++)
-		session_answer_release(&answers[i]);
+		meter_answer_release(&answers[i]);
 	return 0;
 }

@@ -630,11 +630,12 @@ TEST(the_answer_is_kept_when_asked_and_cached_tokens_read)
 		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":3,"
 		"\"prompt_tokens_details\":{\"cached_tokens\":8}}}\n\n";
 	struct result r, plain;
+	struct meter_answer kept = { 0 };
 	struct meter m;
 
 	result_init(&r);
-	r.keep_answer = true;
 	meter_init(&m, &r, MS(0), 0);
+	m.keep = &kept;
 	feed(&m, role, 1);
 	feed(&m, reasoning, 2);         /* reasoning is not the answer */
 	feed(&m, answer, 3);
@@ -645,29 +646,30 @@ TEST(the_answer_is_kept_when_asked_and_cached_tokens_read)
 	feed(&m, done, 7);
 	meter_end_stream(&m, MS(8));
 	CHECK(result_ok(&r));
-	CHECK_STR(r.answer, " yes yes");
-	CHECK_EQ_INT((long)r.answer_len, 8);
+	CHECK_STR(kept.content, " yes yes");
+	CHECK_EQ_INT((long)kept.len, 8);
 	CHECK_EQ_INT(r.cached_tokens, 8);
 	meter_release(&m);
+	meter_answer_release(&kept);
 	result_release(&r);
-	/* not asked: nothing kept; no details: cached tokens unknown */
+	/* not asked (no keep): no details, cached tokens unknown */
 	result_init(&plain);
 	meter_init(&m, &plain, MS(0), 0);
 	feed(&m, answer, 1);
 	feed(&m, usage, 2);
 	feed(&m, done, 2);
 	meter_end_stream(&m, MS(3));
-	CHECK(plain.answer == NULL);
 	CHECK_EQ_INT(plain.cached_tokens, -1);
 	meter_release(&m);
 	result_release(&plain);
 	/* a non-streamed body: its message's content */
 	result_init(&r);
-	r.keep_answer = true;
 	meter_init(&m, &r, MS(0), 0);
+	m.keep = &kept;
 	meter_end_body(&m, "{\"choices\":[{\"message\":{\"content\":\"whole\"}}]}", 45, MS(5));
-	CHECK_STR(r.answer, "whole");
+	CHECK_STR(kept.content, "whole");
 	meter_release(&m);
+	meter_answer_release(&kept);
 	result_release(&r);
 }
 
@@ -686,38 +688,41 @@ TEST(tool_calls_are_assembled_from_their_fragments_when_asked)
 		"data: {\"choices\":[{\"finish_reason\":\"tool_calls\",\"index\":0,\"delta\":{}}]}\n\n",
 	};
 	struct result r;
+	struct meter_answer kept = { 0 };
 	struct meter m;
 	size_t i;
 
 	result_init(&r);
-	r.keep_answer = true;
 	meter_init(&m, &r, MS(0), 0);
+	m.keep = &kept;
 	for (i = 0; i < sizeof(chunks) / sizeof(*chunks); i++)
 		feed(&m, chunks[i], (int64_t)i + 1);
 	feed(&m, done, 8);
 	meter_end_stream(&m, MS(9));
 	CHECK(result_ok(&r));
-	CHECK(r.answer == NULL);
+	CHECK(kept.content == NULL);
 	CHECK_EQ_INT(r.token_events, 5);        /* the role and finish chunks carry none */
-	CHECK_EQ_INT((long)r.tool_calls.n, 2);
-	CHECK_STR(r.tool_calls.c[0].id, "v2dh");
-	CHECK_STR(r.tool_calls.c[0].name, "run_command");
-	CHECK_STR(r.tool_calls.c[0].args, "{\"command\":\"pwd\"}");
-	CHECK_STR(r.tool_calls.c[1].id, "chatcmpl-tool-9");
-	CHECK(r.tool_calls.c[1].args == NULL);
+	CHECK_EQ_INT((long)kept.calls.n, 2);
+	CHECK_STR(kept.calls.c[0].id, "v2dh");
+	CHECK_STR(kept.calls.c[0].name, "run_command");
+	CHECK_STR(kept.calls.c[0].args, "{\"command\":\"pwd\"}");
+	CHECK_STR(kept.calls.c[1].id, "chatcmpl-tool-9");
+	CHECK(kept.calls.c[1].args == NULL);
 	meter_release(&m);
+	meter_answer_release(&kept);
 	result_release(&r);
-	/* not asked: none kept */
+	/* not asked: none kept, the request measured alike */
 	result_init(&r);
 	meter_init(&m, &r, MS(0), 0);
 	feed(&m, chunks[1], 1);
-	CHECK_EQ_INT((long)r.tool_calls.n, 0);
+	CHECK(result_ok(&r));
+	CHECK_EQ_INT((long)kept.calls.n, 0);
 	meter_release(&m);
 	result_release(&r);
 	/* a whole body's message.tool_calls */
 	result_init(&r);
-	r.keep_answer = true;
 	meter_init(&m, &r, MS(0), 0);
+	m.keep = &kept;
 	{
 		static const char body[] = "{\"choices\":[{\"message\":{\"content\":null,\"tool_calls\":["
 			"{\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}},"
@@ -727,19 +732,21 @@ TEST(tool_calls_are_assembled_from_their_fragments_when_asked)
 		meter_end_body(&m, body, sizeof(body) - 1, MS(5));
 	}
 	CHECK(result_ok(&r));
-	CHECK_EQ_INT((long)r.tool_calls.n, 2);
-	CHECK_STR(r.tool_calls.c[1].id, "b");
-	CHECK_STR(r.tool_calls.c[1].args, "[]");
+	CHECK_EQ_INT((long)kept.calls.n, 2);
+	CHECK_STR(kept.calls.c[1].id, "b");
+	CHECK_STR(kept.calls.c[1].args, "[]");
 	meter_release(&m);
+	meter_answer_release(&kept);
 	result_release(&r);
 	/* a hostile index fails the request as malformed */
 	result_init(&r);
-	r.keep_answer = true;
 	meter_init(&m, &r, MS(0), 0);
+	m.keep = &kept;
 	feed(&m, "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1e9}]}}]}\n\n", 1);
 	CHECK_STR(r.error, RESULT_ERR_MALFORMED);
 	CHECK_STR(r.error_detail, "a tool call's index is not an integer from 0 to 127");
 	meter_release(&m);
+	meter_answer_release(&kept);
 	result_release(&r);
 }
 

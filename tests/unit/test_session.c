@@ -119,7 +119,7 @@ TEST(a_think_time_out_of_range_skips_the_session)
 }
 
 /* The filled body (static, overwritten by the next call), or "(as is)". */
-static const char *fill_calls(const char *body, const struct session_answer *answers, size_t n)
+static const char *fill_calls(const char *body, const struct meter_answer *answers, size_t n)
 {
 	static char last[4096];
 	char *out = NULL;
@@ -138,7 +138,7 @@ static const char *fill_calls(const char *body, const struct session_answer *ans
 /* fill_calls with text answers alone. */
 static const char *fill(const char *body, char *const *texts, size_t n)
 {
-	struct session_answer a[4];
+	struct meter_answer a[4];
 	size_t i;
 
 	memset(a, 0, sizeof(a));
@@ -149,7 +149,7 @@ static const char *fill(const char *body, char *const *texts, size_t n)
 
 /* answer a with the calls that the streamed deltas 'json' (a JSON array of
  * tool_calls arrays, one per chunk) assemble. */
-static void stream_calls(struct session_answer *a, const char *json)
+static void stream_calls(struct meter_answer *a, const char *json)
 {
 	cJSON *chunks = cJSON_Parse(json), *c;
 	const char *why;
@@ -252,7 +252,7 @@ TEST(a_tool_call_round_trip_gets_the_servers_calls_and_ids)
 		"{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":["
 		"{\"id\":\"r1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},"
 		"{\"role\":\"tool\",\"tool_call_id\":\"r1\",\"content\":\"out3\"}]}";
-	struct session_answer a[2];
+	struct meter_answer a[2];
 
 	memset(a, 0, sizeof(a));
 	/* llama.cpp's shape: id and name first, then the arguments in pieces;
@@ -276,7 +276,7 @@ TEST(a_tool_call_round_trip_gets_the_servers_calls_and_ids)
 		"{\"role\":\"assistant\",\"content\":\"let me look\",\"tool_calls\":["
 		"{\"id\":\"L3\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\":2}\"}}]},"
 		"{\"role\":\"tool\",\"tool_call_id\":\"L3\",\"content\":\"out3\"}]}");
-	session_answer_release(&a[0]);
+	meter_answer_release(&a[0]);
 	toolcalls_release(&a[1].calls);
 }
 
@@ -289,7 +289,7 @@ TEST(calls_the_trace_did_not_record_or_did_not_get_stay_out_or_as_recorded)
 		"{\"role\":\"assistant\",\"content\":\"a0\"},{\"role\":\"user\",\"content\":\"u1\"},"
 		"{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"r\",\"function\":{\"name\":\"f\"}}]},"
 		"{\"role\":\"tool\",\"tool_call_id\":\"r\",\"content\":\"o\"}]}";
-	struct session_answer a[2];
+	struct meter_answer a[2];
 
 	memset(a, 0, sizeof(a));
 	stream_calls(&a[0], "[[{\"id\":\"L\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]]");
@@ -411,7 +411,7 @@ TEST(a_messages_placeholder_with_tool_use_keeps_its_blocks_for_the_tool_result)
 	/* the server's own call: its id, name and input in the block, and the
 	 * tool_result after it names the live id */
 	{
-		struct session_answer a;
+		struct meter_answer a;
 
 		memset(&a, 0, sizeof(a));
 		stream_calls(&a, "[[{\"index\":1,\"id\":\"toolu_L\",\"function\":{\"name\":\"w2\"}}],"

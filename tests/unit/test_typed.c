@@ -20,10 +20,11 @@
  * Feeds fixture 'name' to a meter for requests of kind 'kind', event i at
  * 100 + 10 i ms, leaving out the last 'drop' events; the stream ends 20 ms
  * after the last event fed. With 'whole', the fixture is a body instead,
- * arriving at 100 ms. r is initialized by the caller (keep_answer set or
- * not).
+ * arriving at 100 ms. r is initialized by the caller; the answer is kept
+ * in 'keep' (NULL: not kept).
  */
-static void run(const char *name, const char *kind, int whole, int drop, struct result *r)
+static void run(const char *name, const char *kind, int whole, int drop, struct result *r,
+		struct meter_answer *keep)
 {
 	size_t len, n = 0, i;
 	char *data = harness_slurp("tests/unit/fixtures", name, &len);
@@ -36,6 +37,7 @@ static void run(const char *name, const char *kind, int whole, int drop, struct 
 		return;
 	meter_init(&m, r, 0, 0);
 	meter_set_kind(&m, kind);
+	m.keep = keep;
 	if (whole) {
 		meter_end_body(&m, data, len, MS(100));
 		goto done;
@@ -91,10 +93,10 @@ TEST(messages_text_stream)
 {
 	static const int itl[] = { 10, 10 };
 	struct result r;
+	struct meter_answer kept = { 0 };
 
 	result_init(&r);
-	r.keep_answer = true;
-	run("anthropic-messages-stream.sse", TRACE_KIND_MESSAGES, 0, 0, &r);
+	run("anthropic-messages-stream.sse", TRACE_KIND_MESSAGES, 0, 0, &r, &kept);
 	CHECK(result_ok(&r));
 	CHECK_EQ_INT(r.ttft_ns, MS(130));
 	CHECK_EQ_INT(r.ttfa_ns, MS(130));
@@ -105,7 +107,8 @@ TEST(messages_text_stream)
 	CHECK_EQ_INT(r.token_events, 3);
 	CHECK_EQ_INT(r.input_tokens, 41);
 	CHECK_EQ_INT(r.cached_tokens, 16);
-	CHECK(r.answer && strcmp(r.answer, "Hello there!") == 0);
+	CHECK(kept.content && strcmp(kept.content, "Hello there!") == 0);
+	meter_answer_release(&kept);
 	result_release(&r);
 }
 
@@ -122,20 +125,22 @@ TEST(responses_id_kept_only_when_fit)
 	for (i = 0; i < 5; i++) {
 		const char *id = ids[i] ? ids[i] : longid;
 		struct result r;
+		struct meter_answer kept = { 0 };
 		struct meter m;
 		int n;
 
 		result_init(&r);
-		r.keep_answer = true;
 		meter_init(&m, &r, 0, 0);
 		meter_set_kind(&m, TRACE_KIND_RESPONSES);
+		m.keep = &kept;
 		n = snprintf(ev, sizeof(ev), "event: response.created\ndata: {\"type\":"
 			     "\"response.created\",\"response\":{\"id\":\"%s\"}}\n\n",
 			     ids[i] && strchr(id, '"') ? "resp\\\"1" : id);
 		CHECK_EQ_INT(meter_feed(&m, ev, (size_t)n, MS(1)), SSE_OK);
-		CHECK(i == 0 ? r.response_id && strcmp(r.response_id, "resp-1") == 0 :
-		      r.response_id == NULL);
+		CHECK(i == 0 ? kept.response_id && strcmp(kept.response_id, "resp-1") == 0 :
+		      kept.response_id == NULL);
 		meter_release(&m);
+		meter_answer_release(&kept);
 		result_release(&r);
 	}
 }
@@ -147,10 +152,10 @@ TEST(messages_thinking_text_and_tool_use)
 {
 	static const int itl[] = { 10, 40, 20, 20 };
 	struct result r;
+	struct meter_answer kept = { 0 };
 
 	result_init(&r);
-	r.keep_answer = true;
-	run("anthropic-messages-thinking-tools.sse", TRACE_KIND_MESSAGES, 0, 0, &r);
+	run("anthropic-messages-thinking-tools.sse", TRACE_KIND_MESSAGES, 0, 0, &r, &kept);
 	CHECK(result_ok(&r));
 	CHECK_EQ_INT(r.ttft_ns, MS(120));
 	CHECK_EQ_INT(r.ttfa_ns, MS(170));
@@ -161,12 +166,13 @@ TEST(messages_thinking_text_and_tool_use)
 	CHECK_EQ_INT(r.cached_tokens, -1);
 	/* kept for a session's next turn: the tool_use as a call, its input
 	 * the input_json_delta pieces joined */
-	CHECK_EQ_INT((long)r.tool_calls.n, 1);
-	if (r.tool_calls.n == 1) {
-		CHECK_STR(r.tool_calls.c[0].id, "toolu_01");
-		CHECK_STR(r.tool_calls.c[0].name, "get_weather");
-		CHECK_STR(r.tool_calls.c[0].args, "{\"location\": \"Paris\"}");
+	CHECK_EQ_INT((long)kept.calls.n, 1);
+	if (kept.calls.n == 1) {
+		CHECK_STR(kept.calls.c[0].id, "toolu_01");
+		CHECK_STR(kept.calls.c[0].name, "get_weather");
+		CHECK_STR(kept.calls.c[0].args, "{\"location\": \"Paris\"}");
 	}
+	meter_answer_release(&kept);
 	result_release(&r);
 }
 
@@ -175,7 +181,7 @@ TEST(messages_error_event_is_a_server_error_with_its_message)
 	struct result r;
 
 	result_init(&r);
-	run("anthropic-messages-error.sse", TRACE_KIND_MESSAGES, 0, 0, &r);
+	run("anthropic-messages-error.sse", TRACE_KIND_MESSAGES, 0, 0, &r, NULL);
 	CHECK_STR(r.error, RESULT_ERR_SERVER);
 	CHECK_STR(r.error_detail, "overloaded_error: Overloaded");
 	CHECK_EQ_INT(r.ttft_ns, MS(120));
@@ -189,7 +195,7 @@ TEST(messages_without_message_stop_is_incomplete)
 	struct result r;
 
 	result_init(&r);
-	run("anthropic-messages-stream.sse", TRACE_KIND_MESSAGES, 0, 1, &r);
+	run("anthropic-messages-stream.sse", TRACE_KIND_MESSAGES, 0, 1, &r, NULL);
 	CHECK_STR(r.error, RESULT_ERR_INCOMPLETE);
 	CHECK_STR(r.error_detail, "stream ended without message_stop");
 	CHECK_EQ_INT(r.output_tokens, 4);       /* message_delta came */
@@ -199,10 +205,10 @@ TEST(messages_without_message_stop_is_incomplete)
 TEST(messages_body)
 {
 	struct result r;
+	struct meter_answer kept = { 0 };
 
 	result_init(&r);
-	r.keep_answer = true;
-	run("anthropic-messages-nostream.json", TRACE_KIND_MESSAGES, 1, 0, &r);
+	run("anthropic-messages-nostream.json", TRACE_KIND_MESSAGES, 1, 0, &r, &kept);
 	CHECK(result_ok(&r));
 	CHECK(r.unstreamed);
 	CHECK_EQ_INT(r.ttft_ns, MS(100));
@@ -210,7 +216,8 @@ TEST(messages_body)
 	CHECK_EQ_INT(r.output_tokens, 4);
 	CHECK_EQ_INT(r.input_tokens, 44);
 	CHECK_EQ_INT(r.cached_tokens, 32);
-	CHECK(r.answer && strcmp(r.answer, "Hello there!") == 0);
+	CHECK(kept.content && strcmp(kept.content, "Hello there!") == 0);
+	meter_answer_release(&kept);
 	result_release(&r);
 }
 
@@ -237,10 +244,10 @@ TEST(responses_text_stream)
 {
 	static const int itl[] = { 10, 10 };
 	struct result r;
+	struct meter_answer kept = { 0 };
 
 	result_init(&r);
-	r.keep_answer = true;
-	run("openai-responses-stream.sse", TRACE_KIND_RESPONSES, 0, 0, &r);
+	run("openai-responses-stream.sse", TRACE_KIND_RESPONSES, 0, 0, &r, &kept);
 	CHECK(result_ok(&r));
 	CHECK_EQ_INT(r.ttft_ns, MS(140));
 	CHECK_EQ_INT(r.ttfa_ns, MS(140));
@@ -249,9 +256,10 @@ TEST(responses_text_stream)
 	CHECK_EQ_INT(r.output_tokens, 4);
 	CHECK_EQ_INT(r.input_tokens, 37);
 	CHECK_EQ_INT(r.cached_tokens, 32);
-	CHECK(r.answer && strcmp(r.answer, "Hello there!") == 0);
+	CHECK(kept.content && strcmp(kept.content, "Hello there!") == 0);
 	/* kept with the answer: the id a chained next turn names */
-	CHECK(r.response_id && strcmp(r.response_id, "resp_01") == 0);
+	CHECK(kept.response_id && strcmp(kept.response_id, "resp_01") == 0);
+	meter_answer_release(&kept);
 	result_release(&r);
 }
 
@@ -264,7 +272,7 @@ TEST(responses_reasoning_tools_and_incomplete)
 	struct result r;
 
 	result_init(&r);
-	run("openai-responses-reasoning-tools.sse", TRACE_KIND_RESPONSES, 0, 0, &r);
+	run("openai-responses-reasoning-tools.sse", TRACE_KIND_RESPONSES, 0, 0, &r, NULL);
 	CHECK(result_ok(&r));
 	CHECK_EQ_INT(r.ttft_ns, MS(120));
 	CHECK_EQ_INT(r.ttfa_ns, MS(190));
@@ -281,7 +289,7 @@ TEST(responses_failed_is_a_server_error_with_its_message)
 	struct result r;
 
 	result_init(&r);
-	run("openai-responses-failed.sse", TRACE_KIND_RESPONSES, 0, 0, &r);
+	run("openai-responses-failed.sse", TRACE_KIND_RESPONSES, 0, 0, &r, NULL);
 	CHECK_STR(r.error, RESULT_ERR_SERVER);
 	CHECK_STR(r.error_detail, "server_error: The model failed to generate a response.");
 	result_release(&r);
@@ -305,7 +313,7 @@ TEST(responses_error_event_and_missing_end)
 	result_release(&r);
 
 	result_init(&r);
-	run("openai-responses-stream.sse", TRACE_KIND_RESPONSES, 0, 1, &r);
+	run("openai-responses-stream.sse", TRACE_KIND_RESPONSES, 0, 1, &r, NULL);
 	CHECK_STR(r.error, RESULT_ERR_INCOMPLETE);
 	CHECK_STR(r.error_detail, "stream ended without response.completed");
 	CHECK_EQ_INT(r.tokens_source, RESULT_TOKENS_EVENTS);
@@ -316,16 +324,17 @@ TEST(responses_error_event_and_missing_end)
 TEST(responses_body)
 {
 	struct result r;
+	struct meter_answer kept = { 0 };
 
 	result_init(&r);
-	r.keep_answer = true;
-	run("openai-responses-nostream.json", TRACE_KIND_RESPONSES, 1, 0, &r);
+	run("openai-responses-nostream.json", TRACE_KIND_RESPONSES, 1, 0, &r, &kept);
 	CHECK(result_ok(&r));
 	CHECK(r.unstreamed);
 	CHECK_EQ_INT(r.output_tokens, 30);
 	CHECK_EQ_INT(r.input_tokens, 20);
 	CHECK_EQ_INT(r.cached_tokens, 0);
-	CHECK(r.answer && strcmp(r.answer, "Hello there!") == 0);
+	CHECK(kept.content && strcmp(kept.content, "Hello there!") == 0);
+	meter_answer_release(&kept);
 	result_release(&r);
 }
 
