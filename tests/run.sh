@@ -7,7 +7,8 @@
 # Each unit binary and each script prints "PASS name" / "FAIL name" lines,
 # and "SKIP name: reason" for a check that cannot run here (a program not
 # installed, ...); a binary or script that dies without saying FAIL counts
-# as one failure.
+# as one failure, and so does a script that exits 0 before its last line's
+# 'finish' (tests/cli/lib.sh).
 #
 # The tests run TB_TEST_JOBS at a time (3 by default): each script makes
 # its own folder and finds its own free ports, and most of their time is

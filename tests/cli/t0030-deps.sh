@@ -30,3 +30,4 @@ TEST_UID=1000 PATH="$WORK/bin:$PATH" sh scripts/deps.sh --tests >"$WORK/out" 2>"
 check "not root: exit 1" test $? -eq 1
 check "... prints the line to run" grep -q "^  sudo apt-get install -y munge parallel$" "$WORK/err"
 check "... and installs nothing" test ! -e "$WORK/apt.log"
+finish

@@ -53,3 +53,4 @@ refused "invalid value '-5' for --think-time" record synth --turns 2 --think-tim
 refused "--think-time needs --turns T (T > 1)" record synth --think-time 100 -o "$WORK/t"
 refused "bad --fail-on-regression 'x'" analyze compare --db x.db -F x a b
 refused "unexpected argument 'extra'" mock extra
+finish

@@ -37,3 +37,4 @@ tb record nonsense 2>/dev/null
 check "unknown source is exit 2" test $? -eq 2
 tb --version >"$WORK/out"
 check "--version prints the version" grep -q "^tracebench [0-9]" "$WORK/out"
+finish

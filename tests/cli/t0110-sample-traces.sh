@@ -41,3 +41,4 @@ check "sample results: the v_summary view works in the plain sqlite3 shell" \
 	test "$(sqlite3 "$WORK/s.db" 'select group_concat(concurrency) from v_summary')" = "1,2,4"
 check "sample trace: 8 requests replayable" \
 	test "$(requests_of "$S/synth-8.jsonl.gz" | wc -l)" -eq 8
+finish

@@ -71,3 +71,4 @@ check "--burstiness without gamma is refused" sh -c "test $? -eq 2 && grep -q 'n
 check "no file was written by refused commands" test ! -e "$WORK/x.jsonl.gz"
 tb record synth --help >"$WORK/out"
 check "--help documents the distributions" grep -q "uniform:A:B, normal:MU:SD or lognormal:MU:SD" "$WORK/out"
+finish

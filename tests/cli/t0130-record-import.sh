@@ -165,3 +165,4 @@ check "an imported trace replays: exit 0, a result for each of its 13 requests, 
 tb record import --help >"$WORK/help" 2>&1
 check "--help says ShareGPT keeps every turn, as a session (it said the first only)" sh -c \
 	"tr '\n' ' ' <'$WORK/help' | grep -q 'ShareGPT keeps every turn of a conversation, as a session'"
+finish

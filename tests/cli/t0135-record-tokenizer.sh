@@ -153,3 +153,4 @@ check "without --tokenizer-url records carry no input_tokens_source, as before" 
 	"! zcat '$WORK/w.jsonl.gz' | grep -q input_tokens_source"
 tb record synth -n 5 --tokenizer-fallback words -o "$WORK/g.jsonl.gz" 2>/dev/null
 check "--tokenizer-fallback without --tokenizer-url: usage error" test $? -eq 2
+finish

@@ -73,3 +73,4 @@ tb record info "$WORK/esc.jsonl.gz" >"$WORK/out" 2>&1
 check "info: a trace's model and source are shown without ESC or BEL bytes" sh -c \
 	"grep -q 'pwned' '$WORK/out' && grep -q '^source *synth' '$WORK/out' &&
 	 ! grep -q \"\$(printf '\\033')\" '$WORK/out' && ! grep -q \"\$(printf '\\007')\" '$WORK/out'"
+finish

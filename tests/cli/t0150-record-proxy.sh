@@ -271,3 +271,4 @@ stop_mock
 
 check "no proxy run reported a memory error (sanitizers, valgrind)" sh -c \
 	"! grep -E -q 'AddressSanitizer|LeakSanitizer|runtime error|^==[0-9]+==' '$WORK/proxy.err'"
+finish

@@ -41,3 +41,4 @@ check "the mock exits cleanly" stop_mock
 
 check "no proxy run reported a memory error (sanitizers, valgrind)" sh -c \
 	"! grep -E -q 'AddressSanitizer|LeakSanitizer|runtime error|^==[0-9]+==' '$WORK/proxy.err'"
+finish

@@ -55,3 +55,4 @@ check "... with the proxy's JSON error naming the certificate" \
 	grep -q '"message":"upstream failed: SSL certificate problem.*"type":"proxy_error"' "$WORK/v.jsonl.gz.sse"
 check "... and the trace records a 'connect' error naming the certificate" \
 	recorded "$WORK/v.jsonl.gz" '"error":"connect","error_detail":"SSL certificate problem'
+finish

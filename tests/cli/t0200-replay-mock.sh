@@ -82,3 +82,4 @@ check "progress: the warm-up apart (warm-up 0/1), the level's total its 2 measur
 check "progress: tok/s counts the streams in flight: above 0 with 2 in flight and none done" \
 	awk '/^C=2  0\/2 done .* 2 in flight/ { for (i = 1; i < NF; i++) if ($(i + 1) == "tok/s" && $i > 0) ok = 1 }
 	     END { exit !ok }' "$WORK/progress.err"
+finish

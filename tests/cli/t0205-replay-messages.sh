@@ -25,3 +25,4 @@ tb replay --endpoint "$ENDPOINT" -c 1 -n 2 --warmup 0 --quiet -o "$WORK/cut.json
 check "without message_stop a Messages stream is incomplete" \
 	zgrep -q '"error":"incomplete","error_detail":"stream ended without message_stop"' "$WORK/cut.jsonl.gz"
 stop_mock
+finish

@@ -25,3 +25,4 @@ tb replay --endpoint "$ENDPOINT" -c 1 -n 2 --warmup 0 --quiet -o "$WORK/cut.json
 check "without response.completed a Responses stream is incomplete" \
 	zgrep -q '"error":"incomplete","error_detail":"stream ended without response.completed"' "$WORK/cut.jsonl.gz"
 stop_mock
+finish

@@ -66,3 +66,4 @@ check "import --endpoint-kind responses: each turn a Responses request, its hist
 tb record synth -n 1 --endpoint-kind anthropic -o "$WORK/bad.jsonl.gz" 2>"$WORK/bad.err"
 check "an unknown --endpoint-kind: exit 2, one line naming it" sh -c \
 	"test $? -eq 2 && test \$(wc -l <'$WORK/bad.err') -eq 1 && grep -q \"'anthropic' for --endpoint-kind\" '$WORK/bad.err'"
+finish

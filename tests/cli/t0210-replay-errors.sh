@@ -57,3 +57,4 @@ check "... leaving a complete gzip stream" gzip -t "$WORK/int.jsonl.gz"
 check "... holding the 2 requests that were in flight, finished" \
 	test "$(zcat "$WORK/int.jsonl.gz" | grep -c '"error":null')" -eq 2
 check "... and prints the partial table row" test "$(table_ok_err "$WORK/table" 2)" = "2 0"
+finish

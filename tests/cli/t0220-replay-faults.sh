@@ -49,3 +49,4 @@ worst=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 check "the first of them waited about the whole stall: TTFT $worst ms >= 900 ms" \
 	within_time "$worst" 900 $((1100 * SLACK))
 stop_mock
+finish

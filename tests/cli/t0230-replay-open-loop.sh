@@ -123,3 +123,4 @@ tb replay -e "$ENDPOINT" --rate 50 -n 2 --start-at $(($(date +%s) - 200 * 86400)
 	-o "$WORK/old.jsonl.gz" "$WORK/trace.jsonl.gz" >/dev/null 2>"$WORK/old.err"
 check "--start-at 200 days ago: exit 2, said, nothing written" sh -c \
 	"test $? -eq 2 && grep -q 'start-at is more than a day in the past' '$WORK/old.err' && test ! -e '$WORK/old.jsonl.gz'"
+finish

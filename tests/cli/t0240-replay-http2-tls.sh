@@ -75,3 +75,4 @@ running() { curl -s "$ENDPOINT/metrics" | awk '/^vllm:num_requests_running/ { pr
 i=0
 while [ "$(running)" != 0 ] && [ $i -lt $((50 * SLACK)) ]; do sleep 0.1; i=$((i + 1)); done
 check "... and the server behind the proxy runs nothing afterwards ($(running))" test "$(running)" = 0
+finish

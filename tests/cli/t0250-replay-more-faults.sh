@@ -129,3 +129,4 @@ end_mock "close after response"
 
 check "no replay run reported a memory error (sanitizers, valgrind)" sh -c \
 	"! cat '$WORK'/*.err | grep -E -q 'AddressSanitizer|LeakSanitizer|runtime error|^==[0-9]+=='"
+finish

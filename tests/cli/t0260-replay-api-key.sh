@@ -66,3 +66,4 @@ tb replay --endpoint "http://127.0.0.1:$port" -c 1 -n 1 --warmup 0 --quiet \
 log_lines 9
 check "without a key no Authorization header is sent" \
 	test "$(tail -n 2 "$WORK/access.log" | sort | tr '\n' ' ')" = "GET auth=- POST auth=- "
+finish

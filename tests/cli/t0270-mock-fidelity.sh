@@ -177,3 +177,4 @@ for body in '{"model":"mock","prompt":"a b","max_tokens":-1e300}' \
 	check "out-of-range number refused with 400: $body" test "$(status "$body")" = 400
 done
 check "... and the mock still serves" test "$(status '{"model":"mock","prompt":[5, 6],"max_tokens":2}')" = 200
+finish

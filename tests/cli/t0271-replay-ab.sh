@@ -183,3 +183,4 @@ tb replay -e "$A" -e "$B" --rate 5 -o "$WORK/x.jsonl.gz" -o "$WORK/y.jsonl.gz" "
 check "an open-loop A/B run: exit 2, closed loop only" \
 	sh -c "test $? -eq 2 && grep -q 'closed loop' '$WORK/e4'"
 check "no results file was written by a refused run" test ! -e "$WORK/x.jsonl.gz"
+finish

@@ -77,3 +77,4 @@ long=$(awk '$1 >= 950000' "$WORK/gaps" | wc -l)
 check "a stall holds back the tokens due inside it ($long gaps of 0.95 s or more)" \
 	test "$long" -ge 2
 check "... the stream is whole (399 gaps)" test "$(wc -l <"$WORK/gaps")" -eq 399
+finish

@@ -99,3 +99,4 @@ check "the results header records the model actually sent" sh -c \
 	"zcat '$WORK/m.jsonl.gz' | head -n 1 | grep -q '\"model\":\"renamed\"'"
 check "... which the mock, serving 'mock', refuses with 404" sh -c \
 	"requests_of '$WORK/m.jsonl.gz' | sed -n 1p | grep -q '\"status\":404'"
+finish

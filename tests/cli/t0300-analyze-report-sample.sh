@@ -38,3 +38,4 @@ for row in 1 2 3; do
 	got=$(sqlite3 "$WORK/s.db" "select printf('%.3f', agg_tok_s) from v_summary where concurrency = $c")
 	check "v_summary's agg tok/s at C=$c ($got) is the report's ($want)" test "$got" = "$want"
 done
+finish

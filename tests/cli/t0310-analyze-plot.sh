@@ -176,3 +176,4 @@ else
 fi
 tb analyze plot --db "$WORK/r.db" --out "$WORK/one" >/dev/null 2>&1
 check "one run: no forest plot" test ! -e "$WORK/one/compare_forest.dat"
+finish

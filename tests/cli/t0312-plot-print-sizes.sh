@@ -7,12 +7,10 @@
 . tests/cli/lib.sh
 
 if ! have gnuplot; then
-	skip "figures at their printed size" "gnuplot not installed"
-	exit 0
+	skip_all "figures at their printed size" "gnuplot not installed"
 fi
 if ! have python3; then
-	skip "figures at their printed size" "python3 not installed (scripts/deps.sh --tests)"
-	exit 0
+	skip_all "figures at their printed size" "python3 not installed (scripts/deps.sh --tests)"
 fi
 
 # The sample run, an open-loop run (four panels, a page wide) and three
@@ -128,3 +126,4 @@ check "... its key entries the label's first 11 and last 10 characters around '.
 height() { sed -n 's/^ width="[0-9]*" height="\([0-9]*\)"$/\1/p' "$1"; }
 check "... the figure grows with its key: three runs' scaling taller than one's" \
 	test "$(height "$WORK/abc-svg/scaling.svg")" -gt "$(height "$WORK/svg/scaling.svg")"
+finish

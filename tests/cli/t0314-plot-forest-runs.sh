@@ -97,3 +97,4 @@ if have gnuplot; then
 else
 	skip "... rendered" "gnuplot not installed"
 fi
+finish

@@ -59,3 +59,4 @@ else
 fi
 check "... no figure by concurrency for runs without one" \
 	test ! -e "$WORK/plots/scaling.dat"
+finish

@@ -46,3 +46,4 @@ if have gnuplot; then
 else
 	skip "the overlay rendered" "gnuplot is not installed"
 fi
+finish

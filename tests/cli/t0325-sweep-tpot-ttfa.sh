@@ -111,3 +111,4 @@ c1_ttft=$(table_cell "$WORK/mixed-report.txt" 1 "P50 TTFT (ms)")
 check "mixed: the report decides from the whole run: C=1 has a TTFA cell too, its TTFT ($c1_ttft ms)" \
 	test "$(headers "$WORK/mixed-report.txt")" -eq 1 -a -n "$c1_ttft" -a \
 	     "$(table_cell "$WORK/mixed-report.txt" 1 "P50 TTFA (ms)")" = "$c1_ttft"
+finish

@@ -42,3 +42,4 @@ tb analyze export --db "$WORK/d.db" --intervals >/dev/null 2>"$WORK/err"
 rc=$?
 check "export refuses --intervals (exit $rc), naming it" \
 	sh -c "test $rc -eq 2 && grep -q -- '--intervals is an option of report' '$WORK/err'"
+finish

@@ -137,3 +137,4 @@ sed 's/"start_times": \[183245.118666/"start_times": [-Infinity/' "$F/vllm-detai
 refused "a vllm start time of -Infinity" "$WORK/st.json" "an element of 'start_times' is not a number"
 sed 's/"start_times": \[183245.118666/"start_times": [-1e300/' "$F/vllm-detailed.json" >"$WORK/st2.json"
 refused "vllm start times 1e300 s apart" "$WORK/st2.json" "'start_times' spans more than a month"
+finish

@@ -218,3 +218,4 @@ sqlite3 "$WORK/c.db" "UPDATE requests SET itl_us = '[1,,2]' WHERE seq = 0"
 tb analyze export --db "$WORK/c.db" --run plain --format jsonl --gaps >"$WORK/z.jsonl"
 check "a hand-edited itl_us that is no JSON array goes out as a string" \
 	test "$(valid_lines "$WORK/z.jsonl")" -eq 8 -a "$(grep -c '"itl_us":"\[1,,2\]"' "$WORK/z.jsonl")" -eq 1
+finish

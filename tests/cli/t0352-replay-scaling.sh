@@ -43,3 +43,4 @@ check "a capacity search: looks at C=1 and C=2, their Scaling empty" sh -c \
 	 test \$(awk '\$1 == 2' '$WORK/c.cols' | wc -l) -ge 1 &&
 	 test \$(awk '\$5 != \"none\"' '$WORK/c.cols' | wc -l) -eq 0"
 stop_mock
+finish

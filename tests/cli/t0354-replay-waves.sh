@@ -40,3 +40,4 @@ for bad in "--rate 5 -n 3x" "-c 2 -n 0x" "-c 2 -n x" "-c 2 -n 3y" "--find-capaci
 		sh -c "test $rc -eq 2 && test \$(wc -l <'$WORK/bad.err') -eq 1 && test ! -e '$WORK/bad.jsonl.gz'"
 done
 stop_mock
+finish

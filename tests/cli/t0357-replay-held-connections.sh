@@ -85,3 +85,4 @@ check "... one capped warm-up, A's second block: B's blocks open all 8" \
 	test "$(grep -c 'connections were not opened before the level' "$WORK/ab.err")" -eq 1
 check "... the other side's connections all opened before its clock (no request opened one)" \
 	test "$(zcat "$WORK/b.jsonl.gz" | jq -s '[.[] | select(.level == 8 and .warmup == false and .new_connection == true)] | length')" -eq 0
+finish

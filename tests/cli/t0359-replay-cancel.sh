@@ -139,3 +139,4 @@ for spec in 0:200ms 1.5:200ms 0.1:200 0.1:5min 0.1:tokens:0 0.1:tokens:2.5 0.1 x
 		"[ $rc -eq 2 ] && [ \$(wc -l <'$WORK/bad.err') -eq 1 ] &&
 		 grep -qF \"invalid value '$spec' for --cancel: \" '$WORK/bad.err' && [ ! -e '$WORK/bad.jsonl.gz' ]"
 done
+finish

@@ -87,3 +87,4 @@ head -c $((size * 3 / 4)) "$WORK/r.jsonl.gz" >"$WORK/mid.jsonl.gz"
 tb analyze load --db "$WORK/mid.db" "$WORK/mid.jsonl.gz" >/dev/null 2>"$WORK/err"
 check "a cut mid-record: the warning names the record dropped and its line" \
 	grep -Eq "'$WORK/mid.jsonl.gz': damaged or truncated gzip stream \(unexpected end of file\): dropped 1 incomplete record \([0-9]+ bytes\) after line [0-9]+" "$WORK/err"
+finish

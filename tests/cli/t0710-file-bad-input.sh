@@ -68,3 +68,4 @@ rc=$?
 check "record info, future format version: exit 2" test $rc -eq 2
 check "record info, future format version: one line naming the file" \
 	one_line "$S/broken/future-version.jsonl.gz" "has format version 3"
+finish

@@ -115,3 +115,4 @@ check "record synth --force replaces it" sh -c "gzip -dc '$WORK/exists.jsonl.gz'
 tb replay --endpoint "$ENDPOINT" -c 1 -n 1 --warmup 0 --force -o "$WORK/exists.jsonl.gz" \
 	"$WORK/trace.jsonl.gz" >/dev/null 2>&1
 check "replay --force replaces it" sh -c "gzip -dc '$WORK/exists.jsonl.gz' | grep -q tracebench-results"
+finish

@@ -45,3 +45,4 @@ tb analyze load --db "$DB" "$WORK/big.jsonl.gz" >/dev/null 2>&1
 check "loading the file again works (nothing half-loaded stands in its way)" test $? -eq 0
 check "... and adds all $N requests" \
 	test "$(sqlite3 "$DB" "select count(*) from requests r join runs u using (run_id) where u.label = 'big'")" -eq $N
+finish

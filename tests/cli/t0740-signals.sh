@@ -403,3 +403,4 @@ check "replay SIGKILL x$RUNS: exit 137, the prefix loads, no finished request ol
 	test "$(failures replay.KILL)" -eq 0
 check "proxy SIGKILL x$RUNS: the prefix reads, no client's [DONE] older than $BOUND s lost ($(tested proxy) runs killed later than that; $ploss)" \
 	test "$(failures proxy.KILL)" -eq 0
+finish

@@ -50,3 +50,4 @@ run ab '^[ab]  *1 ' -e "$ENDPOINT" -e "$ENDPOINT" --label-a a --label-b b \
 side=$(cut -c1 "$WORK/ab.row" 2>/dev/null)
 check "A/B, killed after the first row, side '${side:-?}' at C=1 (exit 137): both of its requests are in its file ($(records "$WORK/${side:-a}.jsonl.gz" 1) found)" \
 	test "$(cat "$WORK/ab.rc")" = 137 -a -n "$side" -a "$(records "$WORK/${side:-a}.jsonl.gz" 1)" -eq 2
+finish

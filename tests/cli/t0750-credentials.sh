@@ -104,3 +104,4 @@ tb replay -e "$ENDPOINT/?api_key=ep-secret-5151" -n 2 --warmup 0 --quiet \
 check "replay to an endpoint with a query: both requests answered 200" \
 	test "$(requests_of "$WORK/eq2.jsonl.gz" | grep -c '"status":200')" -eq 2
 stop_mock
+finish

@@ -70,3 +70,4 @@ OPENAI_API_KEY=$KEY tb replay -e "http://127.0.0.1:$port" -c 1 -n 3 --warmup 0 -
 	-o "$WORK/p.jsonl.gz" "$WORK/promote.jsonl.gz" >/dev/null 2>"$WORK/perr"
 check "a trace's kind 'chat' on GET /admin/shutdown or 'completions' on POST /admin/drop is not inference: neither reaches the server" \
 	sh -c "! grep -q '/admin' '$WORK/access.log' && grep -q '^POST /v1/chat/completions' '$WORK/access.log'"
+finish

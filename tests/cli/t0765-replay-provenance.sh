@@ -196,3 +196,4 @@ check "two runs of one second both load" \
 	tb analyze load --db "$WORK/db2" "$WORK/b.jsonl.gz" "$WORK/c.jsonl.gz"
 
 stop_mock
+finish

@@ -86,3 +86,4 @@ check "... said loudly, naming the file" sh -c \
 check "... exit 1 at the end (got $rc)" test "$rc" -eq 1
 check "... the trace is a readable prefix" sh -c \
 	"test \$(gzip -dc '$WORK/full.jsonl.gz' 2>/dev/null | tail -n +2 | wc -l) -gt 0"
+finish

@@ -115,3 +115,4 @@ tb analyze report --db "$WORK/i.db" --format json >"$WORK/i.json" 2>&1
 check "... and its JSON: \"planned_requests\": 40, \"interrupted\": true" sh -c \
 	"test \$(grep -c '\"planned_requests\": 40, \"interrupted\": true' '$WORK/i.json') -ge 1"
 stop_mock
+finish

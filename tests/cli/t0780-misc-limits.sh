@@ -110,3 +110,4 @@ else
 	(ulimit -v 200000; exec "$TB" analyze report --db "$WORK/v.db") >/dev/null 2>&1
 	check "analyze report under ulimit -v 200000: works" test $? -eq 0
 fi
+finish

@@ -21,3 +21,4 @@ tb replay -e "http://127.0.0.1:$port" -n 1 --warmup 0 --quiet -o "$WORK/r.jsonl.
 zcat "$WORK/r.jsonl.gz" >"$WORK/r.jsonl"
 check "a 110 KB response header: recorded as malformed, naming libcurl's 100 KB limit" sh -c \
 	"grep -q '\"error\":\"malformed\",\"error_detail\":\"a response header longer than libcurl' '$WORK/r.jsonl'"
+finish

@@ -24,3 +24,4 @@ check "... and valid JSON (sqlite's json_valid)" \
 tb analyze report --db "$WORK/e.db" --format csv >"$WORK/csv" 2>&1
 check "csv report: the label's cell does not start a formula" sh -c \
 	"test -s '$WORK/csv' && ! grep -qE '(^|,)\"?[=+@-]HYPERLINK' '$WORK/csv'"
+finish

@@ -12,12 +12,10 @@ for p in munged mungekey slurmctld slurmd srun sinfo; do
 	command -v $p >/dev/null 2>&1 || need="$need $p"
 done
 if [ -n "$need" ]; then
-	skip "shards under a one-node Slurm cluster" "no$need; Debian: slurm-wlm and munge, sh scripts/deps.sh --tests"
-	exit 0
+	skip_all "shards under a one-node Slurm cluster" "no$need; Debian: slurm-wlm and munge, sh scripts/deps.sh --tests"
 fi
 if [ "$(id -u)" -ne 0 ]; then
-	skip "shards under a one-node Slurm cluster" "slurmd runs jobs as their user and must be started as root"
-	exit 0
+	skip_all "shards under a one-node Slurm cluster" "slurmd runs jobs as their user and must be started as root"
 fi
 
 S=$WORK/slurm
@@ -136,3 +134,4 @@ pids=$DAEMONS
 slurm_stop
 check "munged, slurmctld and slurmd stop with the test" sh -c \
 	"for p in $pids; do kill -0 \$p 2>/dev/null && exit 1; done; exit 0"
+finish

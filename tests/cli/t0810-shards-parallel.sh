@@ -5,8 +5,7 @@
 . tests/cli/lib.sh
 
 if ! command -v parallel >/dev/null 2>&1; then
-	skip "shards under GNU parallel" "GNU parallel is not installed; Debian: parallel, sh scripts/deps.sh --tests"
-	exit 0
+	skip_all "shards under GNU parallel" "GNU parallel is not installed; Debian: parallel, sh scripts/deps.sh --tests"
 fi
 
 start_mock --ttft-ms 2 --itl-ms 1
@@ -34,3 +33,4 @@ spread=$(sed -n 's/.*start spread \([0-9.]*\) ms.*/\1/p' report.txt)
 check "... started within 5 ms of each other (spread ${spread:-?} ms)$UPPER_NOTE" \
 	within_time "${spread:-x}" 0 $((5 * SLACK))
 check "... no shard missing, no clock warning" sh -c "! grep -q 'warning' report.txt load.err"
+finish

@@ -53,3 +53,4 @@ tb analyze load --db "$WORK/k8s.db" "$WORK"/data/big-*.jsonl.gz 2>"$WORK/load.er
 check "... and load as one run holding every request once" \
 	test "$(sqlite3 "$WORK/k8s.db" "select count(distinct label) || ',' || count(distinct trace_id) || ',' || count(*) from requests join runs using (run_id) where warmup = 0")" = "1,30,30"
 check "... complete: no shard missing" sh -c "! grep -q 'missing' '$WORK/load.err'"
+finish

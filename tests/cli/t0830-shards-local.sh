@@ -148,3 +148,4 @@ else
 	check "... the start spread shows the 40 ms (over 35, under $spread_max)" sh -c \
 		"sed -n 's/.*start spread \([0-9.]*\) ms.*/\1/p' '$WORK/skew.txt' | awk '{ exit !(\$1 > 35 && \$1 < $spread_max) }'"
 fi
+finish

@@ -42,3 +42,4 @@ tb replay -e "$ENDPOINT" -c 2 --workers 2 --quiet -o "$WORK/w.jsonl.gz" "$WORK/t
 	>/dev/null 2>"$WORK/exists.err"
 check "an existing results file is kept without --force (exit 2)" sh -c \
 	"test $? -eq 2 && grep -q 'exists; give --force' '$WORK/exists.err'"
+finish

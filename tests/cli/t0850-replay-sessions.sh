@@ -257,3 +257,4 @@ tb replay -e "$ENDPOINT" -c 1 -n 1 --warmup 0 --quiet -o "$WORK/cap2-run.jsonl.g
 check "replay takes that session whole: its two turns, no session skipped" sh -c \
 	"! grep -q skipped '$WORK/cap2-run.err' &&
 	 test \"\$(zcat '$WORK/cap2-run.jsonl.gz' | grep -c '\"session\":0,\"turn\":[01],')\" -eq 2"
+finish

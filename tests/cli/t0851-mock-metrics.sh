@@ -79,3 +79,4 @@ check "--metrics-fault slow:800: a 0.2 s client times out (curl exit $rc), the n
 check "the mock still serves after a client gave up on a held reply" \
 	sh -c "curl -sS '$ENDPOINT/health' | grep -q ok"
 stop_mock
+finish

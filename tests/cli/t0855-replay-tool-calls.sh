@@ -85,3 +85,4 @@ tb replay -e "$ENDPOINT" -c 1 -n 1 --warmup 0 --quiet --no-salt -o "$WORK/s.json
 check "a tool message answering no call: turn 2 refused (http), no turn 3" sh -c \
 	"test \"\$(requests_of '$WORK/s.jsonl.gz' | wc -l)\" -eq 2 &&
 	 requests_of '$WORK/s.jsonl.gz' | grep '\"turn\":1' | grep -q '\"error\":\"http\".*rec-zz'"
+finish

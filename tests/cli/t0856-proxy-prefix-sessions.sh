@@ -61,3 +61,4 @@ stop_proxy
 fields "$WORK/br.jsonl.gz" session turn >"$WORK/br"
 check "a second continuation of one turn, or one of nothing, starts a session (0 0, 0 1, 1 0, 2 0, 0 2)" \
 	test "$(tr '\n' ',' <"$WORK/br")" = "0 0,0 1,1 0,2 0,0 2,"
+finish

@@ -68,3 +68,4 @@ check "--sessions prefix on an Azure trace (no ids, no content): usage error (ex
 tb record import --format mooncake sample_traces/mooncake-conversation-sample.jsonl -o "$WORK/plain.jsonl.gz" 2>/dev/null
 check "without --sessions, Mooncake rows stay requests of their own (version 1)" sh -c \
 	"zcat '$WORK/plain.jsonl.gz' | head -1 | grep -q '\"version\":1' && ! zcat '$WORK/plain.jsonl.gz' | grep -q '\"session\"'"
+finish

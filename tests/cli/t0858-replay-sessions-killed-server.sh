@@ -51,3 +51,4 @@ tb analyze load --db "$WORK/k.db" "$WORK/r.jsonl.gz" >/dev/null 2>"$WORK/load.er
 check "the results file reads back whole (analyze load: 8 requests, 5 failed, nothing dropped)" sh -c \
 	"test \"\$(sqlite3 '$WORK/k.db' 'select count(*) || \",\" || sum(error is not null) from requests')\" = '8,5' &&
 	 ! grep -qi 'drop\|truncat\|damage' '$WORK/load.err'"
+finish

@@ -9,8 +9,7 @@
 . tests/cli/lib.sh
 
 if ! have sqlite3; then
-	skip "a level's counters and histograms over its window" "sqlite3 not installed"
-	exit 0
+	skip_all "a level's counters and histograms over its window" "sqlite3 not installed"
 fi
 tb record synth -n 16 --input-tokens 32 --output-tokens 32 --seed 3 -o "$WORK/t.jsonl.gz" 2>/dev/null
 start_mock --ttft-ms 50 --itl-ms 10
@@ -98,3 +97,4 @@ if have jq; then
 else
 	skip "server metrics in report's JSON" "jq not installed"
 fi
+finish

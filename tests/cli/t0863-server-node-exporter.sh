@@ -9,8 +9,7 @@
 . tests/cli/lib.sh
 
 if ! have python3 || ! have jq || ! have sqlite3; then
-	skip "a node_exporter's CPU shares in the server table" "python3, jq or sqlite3 not installed"
-	exit 0
+	skip_all "a node_exporter's CPU shares in the server table" "python3, jq or sqlite3 not installed"
 fi
 python3 tests/fixtures/node_exporter.py "$WORK/nport" &
 NODE=$!
@@ -72,3 +71,4 @@ waited=$(awk '/^# server metrics of run 1/ { on = 1; next } on && /^[0-9]/ && $3
 	"$WORK/plots/ttft_timeline.dat")
 check "... whose queue shows (one slot, four clients: $waited points with requests waiting)" \
 	[ "$waited" -gt 0 ]
+finish

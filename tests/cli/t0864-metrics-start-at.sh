@@ -9,8 +9,7 @@
 . tests/cli/lib.sh
 
 if ! have sqlite3; then
-	skip "a --start-at level's metrics window" "sqlite3 not installed"
-	exit 0
+	skip_all "a --start-at level's metrics window" "sqlite3 not installed"
 fi
 tb record synth -n 16 --input-tokens 16 --output-tokens 16 --seed 4 -o "$WORK/t.jsonl.gz" 2>/dev/null
 start_mock --ttft-ms 20 --itl-ms 5
@@ -46,3 +45,4 @@ else
 	check "the server's generated tokens over the window (the start scrape answered late): at most the client's ($server <= $client)" \
 		[ "$server" -le "$client" ]
 fi
+finish

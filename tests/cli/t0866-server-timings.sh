@@ -188,3 +188,4 @@ if have gnuplot; then
 else
 	skip "the time_split figure" "gnuplot is not installed"
 fi
+finish

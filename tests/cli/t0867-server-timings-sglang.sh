@@ -121,3 +121,4 @@ for shape in llama vllm; do
 		"! grep -q '\"timings\"\\|\"metrics\"\\|meta_info' '$WORK/$shape'-messages-* '$WORK/$shape'-responses-*"
 	check "--timings $shape: a chat body has them" grep -q '"timings"\|"metrics"' "$WORK/$shape-chat.out"
 done
+finish

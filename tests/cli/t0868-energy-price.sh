@@ -10,8 +10,7 @@
 . tests/cli/lib.sh
 
 if ! have sqlite3; then
-	skip "tokens per joule and cost per million tokens" "sqlite3 not installed"
-	exit 0
+	skip_all "tokens per joule and cost per million tokens" "sqlite3 not installed"
 fi
 W=250
 P=3.6
@@ -159,3 +158,4 @@ tb analyze report --db "$WORK/p.db" --energy-metric 'bad name' >/dev/null 2>"$WO
 rc=$?
 check "a bad counter name: exit 2, one line naming it" \
 	sh -c "[ $rc = 2 ] && [ \$(wc -l <'$WORK/x.err') = 1 ] && grep -q \"energy-metric 'bad name'\" '$WORK/x.err'"
+finish

@@ -93,3 +93,4 @@ check "compare: 'loaded' ran on a busier host, 95% against 10%, named with its l
 	grep -q "^warning: 'loaded' ran on a busier host: its CPUs 95% busy against 10% at C=[12] " "$WORK/cmp.txt"
 tb analyze compare --db "$WORK/c.db" quiet quiet >"$WORK/same.txt" 2>&1
 check "... and nothing of the host when both hosts were alike" sh -c "! grep -q 'busier host' '$WORK/same.txt'"
+finish

@@ -177,3 +177,4 @@ if have gnuplot; then
 else
 	skip "... rendered by gnuplot" "gnuplot not installed"
 fi
+finish

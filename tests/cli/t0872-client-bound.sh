@@ -178,4 +178,4 @@ tb analyze export --db "$WORK/w.db" --client-limit 5 >/dev/null 2>"$WORK/bad.err
 rc=$?
 check "... and export refuses it (exit $rc)" \
 	sh -c "test $rc -eq 2 && grep -q 'client-limit is an option of report' '$WORK/bad.err'"
-
+finish

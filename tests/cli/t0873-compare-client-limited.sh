@@ -83,3 +83,4 @@ tb analyze compare --db "$WORK/d.db" --noise 1 --fail-on-regression 5 --gate-cli
 rc=$?
 check "... --gate-client-limited fails it, naming it (exit $rc)" sh -c \
 	"[ $rc -eq 1 ] && grep -q 'regression: TTFT P50 at C=2 +[0-9.]*%' '$WORK/gate2.err'"
+finish

@@ -52,3 +52,4 @@ rc=$?
 check "an unopenable --truth file fails with status 1 ($rc)" test "$rc" -eq 1
 check "... in one line naming the file" sh -c "test \$(wc -l <'$WORK/bad.err') -eq 1 &&
 	grep -q \"cannot open '$WORK/no/such/dir/truth'\" '$WORK/bad.err'"
+finish

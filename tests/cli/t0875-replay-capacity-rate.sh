@@ -207,3 +207,4 @@ if have gnuplot; then
 else
 	skip "... rendered by gnuplot" "gnuplot not installed"
 fi
+finish

@@ -168,3 +168,4 @@ check "--model with --model-mix is refused in one line" sh -c \
 tb mock --models 'a,,b' >/dev/null 2>"$WORK/bad.err"
 check "mock --models refuses a bad list in one line" sh -c \
 	"test $? -eq 2 && test \"\$(wc -l <'$WORK/bad.err')\" -eq 1 && grep -q 'invalid --models' '$WORK/bad.err'"
+finish

@@ -62,3 +62,4 @@ tb replay -e "$ENDPOINT" -c 2 -n 3 --warmup 0 --quiet --previous-response-id \
 check "a trace without Responses sessions: exit 0, a warning that nothing is chained" sh -c \
 	"test $? -eq 0 && grep -q 'previous-response-id: .* holds no session of Responses API requests: nothing is chained' '$WORK/chat.err'"
 stop_mock
+finish

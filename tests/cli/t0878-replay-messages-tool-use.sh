@@ -30,3 +30,4 @@ code=$(curl -s -o "$WORK/bad.json" -w '%{http_code}' "$ENDPOINT/v1/messages" \
 check "mock: a tool_result without its tool_use is a 400 naming it ($code)" sh -c \
 	"test '$code' = 400 && grep -q 'unexpected .tool_use_id. found in .tool_result. blocks: toolu_01' '$WORK/bad.json'"
 stop_mock
+finish

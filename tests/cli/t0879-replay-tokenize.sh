@@ -57,3 +57,4 @@ rc=$?
 check "an endpoint without a tokenizer: exit 2, one line naming --tokenize, no results file" sh -c \
 	"test $rc -eq 2 && test \$(wc -l <'$WORK/none.err') -eq 1 && grep -q -- '--tokenize: .*127.0.0.1:$port/tokenize' '$WORK/none.err' &&
 	 test ! -e '$WORK/none.jsonl.gz'"
+finish

@@ -123,3 +123,4 @@ done
 rc=0
 tb analyze plan --db "$WORK/n.db" --effect 5 aa-a >/dev/null 2>"$WORK/bad.err" || rc=$?
 check "plan of one run: exit 2 ($rc), and it asks for two" sh -c "test $rc -eq 2 && grep -q 'give two runs' '$WORK/bad.err'"
+finish

@@ -39,3 +39,4 @@ check "zero requests is a usage error" test $? -eq 2
 check "which says how to call it" grep -q "^usage: bench_floor stream" "$WORK/err"
 "$FLOOR" 4 20 2000 180 >/dev/null 2>&1
 check "the old call without a mode is a usage error" test $? -eq 2
+finish

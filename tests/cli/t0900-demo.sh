@@ -27,3 +27,4 @@ check "the plot has its gnuplot script and data beside it" \
 	test -s "$WORK/demo/plots/scaling.gp" -a -s "$WORK/demo/plots/scaling.dat"
 check "the HTML report is there, one page with its figures inline" sh -c \
 	"head -n 1 '$WORK/demo/report.html' | grep -qx '<!DOCTYPE html>' && grep -q 'id=\"fig-scaling\"' '$WORK/demo/report.html'"
+finish

@@ -149,3 +149,4 @@ if have gnuplot; then
 else
 	skip "the forest plot of two runs in the page" "gnuplot not installed"
 fi
+finish

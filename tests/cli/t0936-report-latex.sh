@@ -52,3 +52,4 @@ if have pdflatex; then
 else
 	skip "a real pdflatex typesets the tables" "pdflatex is not installed (scripts/deps.sh --tests)"
 fi
+finish

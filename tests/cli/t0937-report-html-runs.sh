@@ -38,8 +38,7 @@ check "the run with no common level: said under its heading, no table" sh -c \
 check "... the others' verdict tables (two)" \
 	test "$(grep -c '<th>Verdict</th>' "$WORK/cmp")" -eq 2
 if ! have gnuplot; then
-	skip "the forest plot of every run against the first" "gnuplot not installed"
-	exit 0
+	skip_all "the forest plot of every run against the first" "gnuplot not installed"
 fi
 sed -n '/^<figure id="fig-compare_forest">/,/^<\/figure>/p' "$WORK/r.html" >"$WORK/forest"
 check "the forest plot of every run against the first, inline" sh -c \
@@ -65,3 +64,4 @@ if [ -n "$browser" ]; then
 else
 	skip "the forest plot in a real browser" "no chromium-headless-shell (scripts/deps.sh --tests)"
 fi
+finish

@@ -23,4 +23,4 @@ fi
 check "its structure as the golden file has it ($(wc -l <"$WORK/skeleton") lines)" \
 	cmp -s "$WORK/want" "$WORK/skeleton"
 [ -n "${TB_GOLDEN_SHOW:-}" ] && diff "$WORK/want" "$WORK/skeleton"
-exit 0
+finish

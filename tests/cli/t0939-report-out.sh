@@ -39,3 +39,4 @@ check "a folder that does not exist: exit 1, one line naming the file" sh -c \
 	"test $rc -eq 1 && test \$(wc -l <'$WORK/e2') -eq 1 && grep -q \"cannot write '$WORK/none/r.md'\" '$WORK/e2'"
 tb analyze report --db "$WORK/d.db" --out "" >/dev/null 2>"$WORK/e3"
 check "--out with no name: exit 2" test $? -eq 2
+finish

@@ -113,3 +113,4 @@ check "$API: a model name of 1,100 bytes: every streamed event is whole JSON, na
 	"sed -n 's/^data: //p' '$WORK/long-true.out' | jq -e -s 'length > 3' >/dev/null &&
 	 grep -q '$long' '$WORK/long-true.out'"
 check "... and the whole answer is one JSON object" sh -c "jq -e . '$WORK/long-false.out' >/dev/null"
+finish
