@@ -10,14 +10,30 @@ metric() {  # file name: the value of the first sample of that name
 	awk -v n="$2" 'index($1, n "{") == 1 || $1 == n { print $2; exit }' "$1"
 }
 
-start_mock --ttft-ms 400 --itl-ms 10 --stall-at-ms 50 --stall-ms 800
+# wait_metric NAME VALUE FILE: polls /metrics (into FILE) until NAME has
+# VALUE, for up to 10 s; a slow host moves the instants, not the states.
+wait_metric() {
+	i=0
+	while [ $i -lt 200 ]; do
+		curl -sS -i "$ENDPOINT/metrics" >"$3" 2>/dev/null
+		[ "$(metric "$3" "$1")" = "$2" ] && return 0
+		sleep 0.05
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# The first request runs 1.5 s to its first token; the second, sent once
+# the first is running, arrives inside the stall (2 s from 50 ms after
+# the first) and waits in it.
+start_mock --ttft-ms 1500 --itl-ms 10 --stall-at-ms 50 --stall-ms 2000
 curl -sS -N -d "$body" "$ENDPOINT/v1/completions" >/dev/null &
 c1=$!
-sleep 0.15
+wait_metric vllm:num_requests_running 1 "$WORK/during"
+sleep 0.1
 curl -sS -N -d "$body" "$ENDPOINT/v1/completions" >/dev/null &
 c2=$!
-sleep 0.15
-curl -sS -i "$ENDPOINT/metrics" >"$WORK/during"
+wait_metric vllm:num_requests_waiting 1 "$WORK/during"
 wait $c1 $c2
 curl -sS "$ENDPOINT/metrics" >"$WORK/after"
 check "text/plain in the exposition format's version" \
@@ -40,17 +56,19 @@ check "KV-cache use is the cache's fill: 1 block of 4096" \
 check "every sample has its TYPE line (a histogram's buckets, sum and count one)" sh -c \
 	"[ $(grep -c '^# TYPE vllm:' "$WORK/after") = $(grep '^vllm:' "$WORK/after" |
 	   grep -Ecv '_(bucket|sum|count)[{]' | awk '{ print $1 - 1 + 3 }') ]"
-# the histograms hold the two requests' true times: 400 ms to the first
-# token (the second held 800 ms by the stall on top), so one first token
-# in (0.25, 0.5] s and one in (1, 2.5], one request queued in (0.8, 1]
+# the histograms hold the two requests' true times: 1.5 s to the first
+# token, the second held by the stall on top (from 0.5 s to 2 s: sent
+# 0.1 s after the first began, the first still running), so no first
+# token by 1 s and both by 5 s, one request queued (the second) past
+# 0.3 s and both within 2.5 s
 check "histograms with vLLM's bounds: TTFT, E2E and queue time of both requests" sh -c \
-	"grep -q '^vllm:time_to_first_token_seconds_bucket{le=\"0.25\",model_name=\"mock\"} 0$' '$WORK/after' &&
-	 grep -q '^vllm:time_to_first_token_seconds_bucket{le=\"0.5\",model_name=\"mock\"} 1$' '$WORK/after' &&
-	 grep -q '^vllm:time_to_first_token_seconds_bucket{le=\"2.5\",model_name=\"mock\"} 2$' '$WORK/after' &&
+	"grep -q '^vllm:time_to_first_token_seconds_bucket{le=\"1\",model_name=\"mock\"} 0$' '$WORK/after' &&
+	 grep -q '^vllm:time_to_first_token_seconds_bucket{le=\"2.5\",model_name=\"mock\"} [12]$' '$WORK/after' &&
+	 grep -q '^vllm:time_to_first_token_seconds_bucket{le=\"5\",model_name=\"mock\"} 2$' '$WORK/after' &&
 	 grep -q '^vllm:time_to_first_token_seconds_count{model_name=\"mock\"} 2$' '$WORK/after' &&
 	 grep -q '^vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\",model_name=\"mock\"} 2$' '$WORK/after' &&
 	 grep -q '^vllm:request_queue_time_seconds_bucket{le=\"0.3\",model_name=\"mock\"} 1$' '$WORK/after' &&
-	 grep -q '^vllm:request_queue_time_seconds_bucket{le=\"1\",model_name=\"mock\"} 2$' '$WORK/after'"
+	 grep -q '^vllm:request_queue_time_seconds_bucket{le=\"2.5\",model_name=\"mock\"} 2$' '$WORK/after'"
 stop_mock
 
 start_mock --prefix-cache-blocks 0
