@@ -7,6 +7,7 @@
 #include "analyze/db.h"
 #include "analyze/db_sql.h"
 #include "lib/errmsg.h"
+#include "lib/gaps.h"
 #include "lib/metric.h"
 #include "lib/result_field.h"
 #include "lib/tracefile.h"
@@ -303,62 +304,12 @@ cleanup:
 	return rc;
 }
 
-/* A reusable text buffer for the itl_us JSON array of each row. */
+/* A reusable text buffer for the itl_us JSON array of each row
+ * (lib/gaps.h's exact form). */
 struct itl_text {
 	char *buf;
 	size_t cap;
 };
-
-/* Formats r's gaps as a JSON array of microseconds into t: whole ones as
- * integers (tracebench's own, timed in us), a gap with a fraction of a us
- * (another tool's file, timed in ns) with three decimals, not rounded
- * away. Returns 0 or -1 (ENOMEM). */
-static int db_itl_format(struct itl_text *t, const struct result *r)
-{
-	/* "[" + n * (20 digits + "." + 3 decimals + ",") + "]" + NUL */
-	size_t need = r->n_itl * 25 + 3;
-	size_t len = 0;
-	size_t i;
-
-	if (!t->buf || need > t->cap) {
-		char *p = realloc(t->buf, need);
-
-		if (!p)
-			return -1;
-		t->buf = p;
-		t->cap = need;
-	}
-	t->buf[len++] = '[';
-	for (i = 0; i < r->n_itl; i++) {
-		/* By hand, not snprintf: this is the loader's innermost loop. */
-		int64_t ns = r->itl_ns[i];
-		uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-		unsigned frac = (unsigned)(u % 1000);
-		char digits[24];
-		int nd = 0;
-
-		u /= 1000;
-		if (i)
-			t->buf[len++] = ',';
-		if (ns < 0)
-			t->buf[len++] = '-';
-		do {
-			digits[nd++] = (char)('0' + u % 10);
-			u /= 10;
-		} while (u);
-		while (nd)
-			t->buf[len++] = digits[--nd];
-		if (frac) {
-			t->buf[len++] = '.';
-			t->buf[len++] = (char)('0' + frac / 100);
-			t->buf[len++] = (char)('0' + frac / 10 % 10);
-			t->buf[len++] = (char)('0' + frac % 10);
-		}
-	}
-	t->buf[len++] = ']';
-	t->buf[len] = '\0';
-	return 0;
-}
 
 /* Binds one record to the prepared INSERT of db_insert_request_sql:
  * run_id is ?1, the field result_fields[i] ?(i + 2). */
@@ -590,7 +541,7 @@ static int db_insert_records(struct db *db, struct tracefile_reader *rd, const c
 		}
 		cJSON_Delete(rec);
 		rec = NULL;
-		if (db_itl_format(&itl, &r) != 0) {
+		if (gaps_format(r.itl_ns, r.n_itl, GAPS_EXACT, &itl.buf, &itl.cap) != 0) {
 			errmsg_set(err, errlen, "'%s': out of memory", path);
 			rc = DB_ERR_WORK;
 			goto cleanup;
@@ -700,7 +651,7 @@ static int db_insert_results(struct db *db, const char *path, const char *run_id
 	for (i = 0; !rc && i < imp->n; i++) {
 		const struct result *r = &imp->results[i];
 
-		if (db_itl_format(&itl, r) != 0) {
+		if (gaps_format(r->itl_ns, r->n_itl, GAPS_EXACT, &itl.buf, &itl.cap) != 0) {
 			errmsg_set(err, errlen, "'%s': out of memory", path);
 			rc = DB_ERR_WORK;
 			break;

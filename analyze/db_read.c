@@ -7,6 +7,7 @@
 #include "analyze/db.h"
 #include "analyze/db_sql.h"
 #include "lib/errmsg.h"
+#include "lib/gaps.h"
 #include "lib/metric.h"
 #include "lib/result_field.h"
 
@@ -617,78 +618,6 @@ void db_results_free(struct result *r, size_t n)
 	db_rows_free(&db_result_rows, r, n);
 }
 
-/*
- * The array as db_itl_format writes it ("[12,340,5]": digits and commas
- * only), parsed without cJSON: a report reads millions of them. Returns 0,
- * or 1 when json is not in that form (then nothing is changed).
- */
-static int db_itl_parse_fast(struct result *r, const char *json)
-{
-	const char *p = json + 1;
-	size_t n = 0, i = 0;
-	int64_t v;
-
-	if (json[0] != '[')
-		return 1;
-	for (; *p && *p != ']'; p++) {
-		if (*p == ',')
-			n++;
-		else if (*p < '0' || *p > '9')
-			return 1;
-	}
-	if (*p != ']' || p[1] || (p > json + 1 && (p[-1] == ',' || json[1] == ',')))
-		return 1;
-	if (p == json + 1)
-		return 0;
-	n++;
-	r->itl_ns = malloc(n * sizeof(*r->itl_ns));
-	if (!r->itl_ns)
-		return 1;
-	for (p = json + 1; i < n; p++) {
-		for (v = 0; *p >= '0' && *p <= '9' && v < INT64_MAX / 10000; p++)
-			v = v * 10 + (*p - '0');
-		if (*p != ',' && *p != ']') {
-			free(r->itl_ns);
-			r->itl_ns = NULL;
-			return 1;
-		}
-		r->itl_ns[i++] = v * 1000;
-	}
-	r->n_itl = n;
-	return 0;
-}
-
-/* Parses the itl_us JSON array text into r->itl_ns. Returns 0 or -1. */
-static int db_itl_parse(struct result *r, const char *json)
-{
-	cJSON *arr, *item;
-	size_t i = 0;
-	int rc = -1;
-
-	if (!json || db_itl_parse_fast(r, json) == 0)
-		return 0;
-	arr = cJSON_Parse(json);
-	if (!cJSON_IsArray(arr))
-		goto cleanup;
-	r->n_itl = (size_t)cJSON_GetArraySize(arr);
-	if (r->n_itl) {
-		r->itl_ns = malloc(r->n_itl * sizeof(*r->itl_ns));
-		if (!r->itl_ns) {
-			r->n_itl = 0;
-			goto cleanup;
-		}
-	}
-	cJSON_ArrayForEach(item, arr) {
-		if (!cJSON_IsNumber(item) || i >= r->n_itl || !r->itl_ns)
-			goto cleanup;
-		r->itl_ns[i++] = llround(item->valuedouble * 1000);   /* 12.345 us: 12345 ns */
-	}
-	rc = 0;
-cleanup:
-	cJSON_Delete(arr);
-	return rc;
-}
-
 /* Fills r (initialized) from a row of db_results' query, whose column i
  * is result_fields[i] (NULL where the database's version lacks it).
  * Returns 0, or -1 when its gaps do not read or out of memory. */
@@ -749,7 +678,7 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 			r->server.shape = shape > 0 ? (enum srvtiming_shape)shape : SRVTIMING_NONE;
 			break;
 		case RESULT_FIELD_GAPS:
-			if (db_itl_parse(r, text) != 0)
+			if (text && gaps_parse(text, &r->itl_ns, &r->n_itl) != 0)
 				return -1;
 			break;
 		}

@@ -46,49 +46,6 @@ void json_add_int64(cJSON *obj, const char *key, int64_t v, int null_if_negative
 	cJSON_AddRawToObject(obj, key, digits);
 }
 
-/* Writes v's digits at p; returns the end. */
-static char *put_int64(char *p, int64_t v)
-{
-	char tmp[24];
-	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-	size_t n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*p++ = '-';
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-int json_add_int64_array(cJSON *obj, const char *key, const int64_t *v, size_t n, int64_t div)
-{
-	/* 20 digits and a sign, or a comma, an element; brackets and NUL */
-	char *text = malloc(n * 22 + 3), *p;
-	size_t i;
-	int rc;
-
-	if (!text)
-		return -1;
-	p = text;
-	*p++ = '[';
-	for (i = 0; i < n; i++) {
-		if (i)
-			*p++ = ',';
-		/* the division truncates, as the contract says */
-		/* NOLINTNEXTLINE(bugprone-integer-division) */
-		p = put_int64(p, (v[i] + div / 2) / div);
-	}
-	*p++ = ']';
-	*p = '\0';
-	rc = cJSON_AddRawToObject(obj, key, text) ? 0 : -1;
-	free(text);
-	return rc;
-}
-
 size_t json_escaped_len(const char *s, size_t len)
 {
 	size_t i, n = 0;

@@ -25,12 +25,6 @@ const char *json_get_string(const cJSON *obj, const char *key);
  * is a raw item (cJSON_IsRaw): print the object before reading it. */
 void json_add_int64(cJSON *obj, const char *key, int64_t v, int null_if_negative);
 
-/* Adds key: [a0,a1,...] with a_i = (v[i] + div / 2) / div (C's integer
- * division; div > 0), written as digits into one raw item (as
- * json_add_int64's): no cJSON node per element. Returns 0, or -1 when
- * out of memory (nothing added). */
-int json_add_int64_array(cJSON *obj, const char *key, const int64_t *v, size_t n, int64_t div);
-
 /* Bytes s[0, len) take inside a JSON string as cJSON prints it (quotes
  * excluded): 2 for '"', '\\' and \b \f \n \r \t, 6 for other control
  * bytes, 1 for the rest. */

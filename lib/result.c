@@ -4,6 +4,7 @@
  */
 #include "result.h"
 #include "result_field.h"
+#include "gaps.h"
 #include "json.h"
 #include "metric.h"
 #include "redact.h"
@@ -119,9 +120,15 @@ static int own_to_json(cJSON *o, const struct result *r, const struct result_fie
 	case RESULT_FIELD_SERVER_TIMINGS:
 		cJSON_AddStringToObject(o, n, srvtiming_shape_name(r->server.shape));
 		break;
-	case RESULT_FIELD_GAPS:
-		/* whole microseconds, rounded */
-		return json_add_int64_array(o, n, r->itl_ns, r->n_itl, 1000);
+	case RESULT_FIELD_GAPS: {
+		char *text = NULL;
+		size_t cap = 0;
+		int rc = gaps_format(r->itl_ns, r->n_itl, GAPS_WHOLE, &text, &cap) < 0 ||
+			 !cJSON_AddRawToObject(o, n, text) ? -1 : 0;
+
+		free(text);
+		return rc;
+	}
 	default:
 		break;
 	}
@@ -289,30 +296,15 @@ static int read_tokens_source(struct result *r, const cJSON *obj, char *err, siz
 
 static int read_itl(struct result *r, const cJSON *obj, char *err, size_t errlen)
 {
-	const cJSON *itl = cJSON_GetObjectItemCaseSensitive(obj, "itl_us"), *v;
-	size_t n = (size_t)cJSON_GetArraySize(itl), i = 0;
+	const cJSON *itl = cJSON_GetObjectItemCaseSensitive(obj, "itl_us");
+	int rc = itl ? gaps_from_json(itl, &r->itl_ns, &r->n_itl) : 0;
 
-	if (itl && !cJSON_IsArray(itl)) {
-		snprintf(err, errlen, "field 'itl_us' is not an array");
-		return -1;
-	}
-	if (n == 0)
-		return 0;
-	r->itl_ns = malloc(n * sizeof(*r->itl_ns));
-	if (!r->itl_ns) {
+	if (rc == -1)
+		snprintf(err, errlen, "field 'itl_us' %s", cJSON_IsArray(itl) ?
+			 "holds a non-number or one out of range" : "is not an array");
+	else if (rc < 0)
 		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	cJSON_ArrayForEach(v, itl) {
-		/* |gap| up to ~100 days: the conversion to int64 ns is defined */
-		if (!cJSON_IsNumber(v) || fabs(v->valuedouble) > 9e12) {
-			snprintf(err, errlen, "field 'itl_us' holds a non-number or one out of range");
-			return -1;
-		}
-		r->itl_ns[i++] = (int64_t)v->valuedouble * 1000;
-	}
-	r->n_itl = n;
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 /* server_timings names the shape the server_*_ns fields came in (results

@@ -4,6 +4,7 @@
  * whole microseconds, and a field out of its range is refused by name.
  */
 #include "harness.h"
+#include "lib/gaps.h"
 #include "lib/json.h"
 #include "lib/result.h"
 
@@ -86,19 +87,44 @@ TEST(a_result_reads_back_as_written)
 	result_release(&r);
 }
 
-TEST(an_int64_array_is_written_as_digits)
+TEST(gaps_are_written_whole_or_exact_and_read_back)
 {
-	static const int64_t v[] = { 0, -1, 42, INT64_MAX, INT64_MIN + 1 };
-	cJSON *o = cJSON_CreateObject();
-	char *text;
+	static const int64_t v[] = { 0, 499, 500, 1499, 12345, -2500, -2501, 9000000000000000LL };
+	int64_t *back = NULL;
+	char *text = NULL;
+	size_t cap = 0, n = 0;
+	cJSON *arr;
 
-	CHECK_EQ_INT(json_add_int64_array(o, "a", v, 5, 1), 0);
-	CHECK_EQ_INT(json_add_int64_array(o, "empty", v, 0, 1000), 0);
-	text = cJSON_PrintUnformatted(o);
-	CHECK(text && strcmp(text, "{\"a\":[0,-1,42,9223372036854775807,"
-			     "-9223372036854775807],\"empty\":[]}") == 0);
+	CHECK_EQ_INT(gaps_format(v, 8, GAPS_WHOLE, &text, &cap), 0);
+	CHECK_STR(text, "[0,0,1,1,12,-2,-3,9000000000000]");
+	CHECK_EQ_INT(gaps_format(v, 8, GAPS_EXACT, &text, &cap), 0);
+	CHECK_STR(text, "[0,0.499,0.500,1.499,12.345,-2.500,-2.501,9000000000000]");
+	/* the exact form reads back to the nanosecond, by cJSON */
+	CHECK_EQ_INT(gaps_parse(text, &back, &n), 0);
+	CHECK_EQ_INT((long)n, 8);
+	CHECK(back && memcmp(back, v, sizeof(v)) == 0);
+	free(back);
+	/* the whole form without cJSON, the same as through it */
+	CHECK_EQ_INT(gaps_parse("[12,340,5]", &back, &n), 0);
+	CHECK(n == 3 && back && back[0] == 12000 && back[1] == 340000 && back[2] == 5000);
+	free(back);
+	arr = cJSON_Parse("[12,340,5]");
+	CHECK_EQ_INT(gaps_from_json(arr, &back, &n), 0);
+	CHECK(n == 3 && back && back[0] == 12000 && back[1] == 340000 && back[2] == 5000);
+	cJSON_Delete(arr);
+	free(back);
+	CHECK_EQ_INT(gaps_format(v, 0, GAPS_WHOLE, &text, &cap), 0);
+	CHECK_STR(text, "[]");
+	CHECK_EQ_INT(gaps_parse(text, &back, &n), 0);
+	CHECK(n == 0 && back == NULL);
+	/* past about 100 days, or no array of numbers: refused, by either path */
+	CHECK_EQ_INT(gaps_parse("[90000000000000]", &back, &n), -1);
+	CHECK_EQ_INT(gaps_parse("[1e14]", &back, &n), -1);
+	CHECK_EQ_INT(gaps_parse("[1,\"2\"]", &back, &n), -1);
+	CHECK_EQ_INT(gaps_parse("{}", &back, &n), -1);
+	CHECK_EQ_INT(gaps_parse("[1,", &back, &n), -1);
+	CHECK(back == NULL && n == 0);
 	free(text);
-	cJSON_Delete(o);
 }
 
 TEST(a_field_out_of_range_is_refused_by_name)
@@ -138,7 +164,7 @@ TEST(a_field_out_of_range_is_refused_by_name)
 int main(void)
 {
 	RUN(a_result_reads_back_as_written);
-	RUN(an_int64_array_is_written_as_digits);
+	RUN(gaps_are_written_whole_or_exact_and_read_back);
 	RUN(a_field_out_of_range_is_refused_by_name);
 	return harness_done();
 }
