@@ -9,8 +9,9 @@
  * analyze/db_load.c builds its INSERT and binds by it, analyze/db.c adds
  * the columns an older database lacks by it, and analyze/db_read.c builds
  * the SELECT of any schema version and reads the row by it. A new field is
- * a row here, its column in the schema, and its line in FORMAT.md
- * (test_result checks the table against the schema's columns).
+ * a row here, its column in the schema, and its row in FORMAT.md
+ * (test_analyze_db holds the table to the schema's columns, test_result
+ * to FORMAT.md's rows).
  */
 #ifndef TB_RESULT_FIELD_H
 #define TB_RESULT_FIELD_H

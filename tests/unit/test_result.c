@@ -1,12 +1,15 @@
 /*
  * test_result.c - a result's JSON form (lib/result.c): what result_to_json
  * writes reads back the same through result_from_json, gaps rounded to
- * whole microseconds, and a field out of its range is refused by name.
+ * whole microseconds (lib/gaps.c, and exact as the database keeps them),
+ * every field of lib/result_field.c in schema/FORMAT.md, and a field out
+ * of its range is refused by name.
  */
 #include "harness.h"
 #include "lib/gaps.h"
 #include "lib/json.h"
 #include "lib/result.h"
+#include "lib/result_field.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -127,6 +130,23 @@ TEST(gaps_are_written_whole_or_exact_and_read_back)
 	free(text);
 }
 
+/* Every field of the table has its row in schema/FORMAT.md's record
+ * table: the format's reader finds each one there. */
+TEST(every_field_is_in_the_format)
+{
+	size_t len = 0, i;
+	char *doc = harness_slurp("schema", "FORMAT.md", &len), row[64];
+
+	CHECK(doc != NULL);
+	for (i = 0; doc && i < result_n_fields; i++) {
+		snprintf(row, sizeof(row), "\n| `%s` |", result_fields[i].name);
+		CHECK(strstr(doc, row) != NULL);
+		if (!strstr(doc, row))
+			fprintf(stderr, "  FORMAT.md has no row for '%s'\n", result_fields[i].name);
+	}
+	free(doc);
+}
+
 TEST(a_field_out_of_range_is_refused_by_name)
 {
 	static const char *const bad[][2] = {
@@ -165,6 +185,7 @@ int main(void)
 {
 	RUN(a_result_reads_back_as_written);
 	RUN(gaps_are_written_whole_or_exact_and_read_back);
+	RUN(every_field_is_in_the_format);
 	RUN(a_field_out_of_range_is_refused_by_name);
 	return harness_done();
 }
