@@ -98,39 +98,62 @@ int gaps_from_json(const cJSON *arr, int64_t **ns, size_t *n)
 	return 0;
 }
 
-/* The form gaps_format writes of whole microseconds ("[12,340,5]":
- * digits and commas only). Returns 0, 1 when text is not in that form
- * (nothing kept), -2 when out of memory. */
-static int parse_whole(const char *text, int64_t **ns, size_t *n)
+/* One gap as gaps_format writes it at *p: an optional '-', digits, and
+ * optionally '.' and one to three more; its nanoseconds in *v, the end in
+ * *end. Returns 0, or 1 when it is not in that form or past GAPS_MAX_US. */
+static int parse_gap(const char *p, int64_t *v, const char **end)
+{
+	int neg = *p == '-', k;
+	int64_t us = 0, frac = 0;
+
+	p += neg;
+	if (*p < '0' || *p > '9')
+		return 1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		us = us * 10 + (*p - '0');
+		if (us > (int64_t)GAPS_MAX_US)
+			return 1;     /* out of range: the other path refuses it */
+	}
+	if (*p == '.') {
+		for (p++, k = 0; k < 3 && *p >= '0' && *p <= '9'; p++, k++)
+			frac = frac * 10 + (*p - '0');
+		if (k == 0 || (*p >= '0' && *p <= '9'))
+			return 1;
+		for (; k < 3; k++)
+			frac *= 10;
+	}
+	if (us * 1000 + frac > (int64_t)(GAPS_MAX_US * 1000))
+		return 1;
+	*v = (us * 1000 + frac) * (neg ? -1 : 1);
+	*end = p;
+	return 0;
+}
+
+/* The form gaps_format writes ("[12,340.500,-5]"), read exactly and
+ * without cJSON. Returns 0, 1 when text is not in that form (nothing
+ * kept), -2 when out of memory. */
+static int parse_own(const char *text, int64_t **ns, size_t *n)
 {
 	const char *p = text + 1;
-	size_t count = 0, i = 0;
-	int64_t v, *out;
+	size_t count = 1, i = 0;
+	int64_t *out;
 
 	if (text[0] != '[')
 		return 1;
-	for (; *p && *p != ']'; p++) {
-		if (*p == ',')
-			count++;
-		else if (*p < '0' || *p > '9')
-			return 1;
-	}
-	if (*p != ']' || p[1] || (p > text + 1 && (p[-1] == ',' || text[1] == ',')))
-		return 1;
-	if (p == text + 1)
+	if (p[0] == ']' && !p[1])
 		return 0;
-	count++;
+	for (; *p && *p != ']'; p++)
+		count += *p == ',';
+	if (*p != ']' || p[1])
+		return 1;
 	out = malloc(count * sizeof(*out));
 	if (!out)
 		return -2;
 	for (p = text + 1; i < count; p++) {
-		for (v = 0; *p >= '0' && *p <= '9' && v <= (int64_t)GAPS_MAX_US; p++)
-			v = v * 10 + (*p - '0');
-		if (v > (int64_t)GAPS_MAX_US) {
+		if (parse_gap(p, &out[i++], &p) || *p != (i < count ? ',' : ']')) {
 			free(out);
-			return 1;    /* out of range: the other path refuses it */
+			return 1;
 		}
-		out[i++] = v * 1000;
 	}
 	*ns = out;
 	*n = count;
@@ -144,7 +167,7 @@ int gaps_parse(const char *text, int64_t **ns, size_t *n)
 
 	*ns = NULL;
 	*n = 0;
-	rc = parse_whole(text, ns, n);
+	rc = parse_own(text, ns, n);
 	if (rc <= 0)
 		return rc;
 	arr = cJSON_Parse(text);

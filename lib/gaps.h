@@ -32,9 +32,9 @@ int gaps_format(const int64_t *ns, size_t n, enum gaps_form form, char **buf, si
  * Reads a JSON array of microseconds (parsed: arr; or text) into *ns
  * (malloc'd, the caller frees; NULL when empty) and *n. Returns 0; -1
  * when it is not an array of numbers each within GAPS_MAX_US (nothing
- * is kept); -2 when out of memory. gaps_parse reads the form
- * gaps_format writes without cJSON (a report reads millions), any
- * other JSON array through it.
+ * is kept); -2 when out of memory. gaps_parse reads either form
+ * gaps_format writes exactly and without cJSON (a report reads
+ * millions), any other JSON array through cJSON, to the nearest ns.
  */
 int gaps_from_json(const cJSON *arr, int64_t **ns, size_t *n);
 int gaps_parse(const char *text, int64_t **ns, size_t *n);

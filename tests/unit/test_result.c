@@ -107,6 +107,10 @@ TEST(gaps_are_written_whole_or_exact_and_read_back)
 	CHECK_EQ_INT((long)n, 8);
 	CHECK(back && memcmp(back, v, sizeof(v)) == 0);
 	free(back);
+	/* exact past a double's three decimals (about 51 days), as written */
+	CHECK_EQ_INT(gaps_parse("[4444444222222.901,-0.5]", &back, &n), 0);
+	CHECK(n == 2 && back && back[0] == 4444444222222901LL && back[1] == -500);
+	free(back);
 	/* the whole form without cJSON, the same as through it */
 	CHECK_EQ_INT(gaps_parse("[12,340,5]", &back, &n), 0);
 	CHECK(n == 3 && back && back[0] == 12000 && back[1] == 340000 && back[2] == 5000);
