@@ -76,8 +76,12 @@ for row in 1 2; do
 		test -z "$(csv_field "$WORK/r.csv" p50_rest_ttft_ms $row)"
 done
 queue=$(csv_field "$WORK/r.csv" p50_server_queue_ms 2)
-check "C=64: 8 slots, 64 requests at once: the median waits 3 services of 34 ms or more ($queue ms)" \
-	within "$queue" 100 1e9
+# 8 waves of 34 ms: sent at once, the median request waits 3 or 4 services
+# (119 ms). A slow client (a busy host, the sanitizers) spreads its sends
+# and the queue shortens: outside the timing tier 2 services will do.
+qmin=$([ -n "$TIMING" ] && echo 100 || echo 68)
+check "C=64: 8 slots, 64 requests at once: the median waits ${qmin} ms or more ($queue ms)" \
+	within "$queue" "$qmin" 1e9
 check "C=1: no queue ($(csv_field "$WORK/r.csv" p50_server_queue_ms 1) ms)$UPPER_NOTE" \
 	within_time "$(csv_field "$WORK/r.csv" p50_server_queue_ms 1)" 0 0.5 1000
 check "the report names SGLang's shape" \
