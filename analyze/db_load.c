@@ -324,6 +324,7 @@ static void db_bind_result(sqlite3_stmt *st, const char *run_id, const struct re
 		int k = (int)i + 2;
 		int64_t v = result_field_get(r, f);
 		const char *text = result_field_text(r, f);
+
 		switch (f->type) {
 		case RESULT_FIELD_I64:
 		case RESULT_FIELD_LONG:

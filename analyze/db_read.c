@@ -618,20 +618,37 @@ void db_results_free(struct result *r, size_t n)
 	db_rows_free(&db_result_rows, r, n);
 }
 
+/* A field read as text: asked for a number's text, SQLite would make one
+ * (millions of rows in a report). */
+static int column_is_text(enum result_field_type t)
+{
+	switch (t) {
+	case RESULT_FIELD_I64:
+	case RESULT_FIELD_LONG:
+	case RESULT_FIELD_INT:
+	case RESULT_FIELD_BOOL:
+	case RESULT_FIELD_RATE:
+	case RESULT_FIELD_STREAMED:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 /* Fills r (initialized) from a row of db_results' query, whose column i
  * is result_fields[i] (NULL where the database's version lacks it).
  * Returns 0, or -1 when its gaps do not read or out of memory. */
 static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 {
-	const char *text;
 	size_t i;
 	int k, shape;
 
 	for (i = 0; i < result_n_fields; i++) {
 		const struct result_field *f = &result_fields[i];
+		const char *text = column_is_text(f->type) ?
+				   (const char *)sqlite3_column_text(st, (int)i) : NULL;
 
 		k = (int)i;
-		text = (const char *)sqlite3_column_text(st, k);
 		switch (f->type) {
 		case RESULT_FIELD_I64:
 		case RESULT_FIELD_LONG:

@@ -113,18 +113,14 @@ else
 	start=$(($(date +%s) + 6 * SLACK))
 	pids=""
 	for k in 0 1 2; do
-		if [ $k -eq 2 ]; then
-			# (a sanitized binary wants its runtime first: not so here)
-			env LD_PRELOAD="$faketime" FAKETIME=+0.040 FAKETIME_DONT_FAKE_MONOTONIC=1 \
-				ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
-				$VG "$TB" replay -e "$ENDPOINT" --rate 20 --shard $k/3 \
-				--start-at $start --quiet --label skew -o "$WORK/skew$k.jsonl.gz" \
-				"$WORK/trace.jsonl.gz" >/dev/null 2>"$WORK/skew$k.err" &
-		else
-			$VG "$TB" replay -e "$ENDPOINT" --rate 20 --shard $k/3 \
-				--start-at $start --quiet --label skew -o "$WORK/skew$k.jsonl.gz" \
-				"$WORK/trace.jsonl.gz" >/dev/null 2>"$WORK/skew$k.err" &
-		fi
+		# (a sanitized binary wants its runtime first: not so here)
+		skewed=""
+		[ $k -eq 2 ] && skewed="LD_PRELOAD=$faketime FAKETIME=+0.040 FAKETIME_DONT_FAKE_MONOTONIC=1
+			ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+		# shellcheck disable=SC2086 # the words of $skewed
+		env $skewed $VG "$TB" replay -e "$ENDPOINT" --rate 20 --shard $k/3 \
+			--start-at $start --quiet --label skew -o "$WORK/skew$k.jsonl.gz" \
+			"$WORK/trace.jsonl.gz" >/dev/null 2>"$WORK/skew$k.err" &
 		pids="$pids $!"
 	done
 	wait $pids
