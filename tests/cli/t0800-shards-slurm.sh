@@ -122,8 +122,13 @@ check "... and one warm-up, shard 0's" \
 check "... on one schedule: request k of the merged run due k * 50 ms after --start-at" sh -c \
 	"test \"\$(sqlite3 '$WORK/big.db' 'select count(*) from (select sched_ns, row_number() over (order by sched_ns) - 1 as k from requests where warmup = 0) where sched_ns = k * 50000000')\" = 60"
 tb analyze report --db "$WORK/big.db" >"$WORK/report.txt" 2>&1
-check "... at the rate asked: target 20, scheduled 20.00, achieved 20 +- 0.2 req/s" sh -c \
-	"grep -Eq 'target 20.00 req/s, scheduled 20.00 req/s, achieved (19\.[89][0-9]|20\.[01][0-9]) req/s' '$WORK/report.txt'"
+# The schedule is exact; what was achieved depends on the host: within
+# 1% in the timing tier, 5% elsewhere (a sanitized shard starting 30 ms
+# late read outside 1% in a CI run).
+achieved=$(sed -n 's/.*target 20.00 req\/s, scheduled 20.00 req\/s, achieved \([0-9.]*\) req\/s.*/\1/p' "$WORK/report.txt" | head -1)
+if [ -n "$TIMING" ]; then rate_lo=19.8 rate_hi=20.2; else rate_lo=19 rate_hi=21; fi
+check "... at the rate asked: target 20, scheduled 20.00, achieved $rate_lo to $rate_hi req/s (${achieved:-none})" \
+	within "${achieved:-0}" "$rate_lo" "$rate_hi"
 check "... all shards loaded, on one host" grep -q "shards: 3 of 3 on 1 host" "$WORK/report.txt"
 spread=$(sed -n 's/.*start spread \([0-9.]*\) ms.*/\1/p' "$WORK/report.txt")
 check "... started within 5 ms of each other (spread ${spread:-?} ms)$UPPER_NOTE" \
