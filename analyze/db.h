@@ -212,7 +212,7 @@ struct db_metric_level {
 	char source[160];           /* the endpoint (redacted; cut to fit), "" when
 				     * the scrapes name none (one --metrics-url,
 				     * or a database before schema version 11) */
-	long source_order;          /* the sources in the order they first scraped */
+	long source_order;          /* the sources' rank: db_metric_levels */
 	int level;
 	long scrapes, failed;       /* scrapes recorded, of which not ok */
 	long bad_lines;             /* lines the ok ones skipped */

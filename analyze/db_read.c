@@ -446,12 +446,33 @@ static int db_metric_sample_add(void *ctx, sqlite3_stmt *st, char *err, size_t e
 	return DB_OK;
 }
 
+/*
+ * The WITH clause naming a run's scraped sources, "src": each source
+ * ("client (worker N)" aside: db_client_levels reads those) and its rank,
+ * "first" — the run's --metrics-url order (its header's "sources": their
+ * first scrapes, started together, land in any order), then any other in
+ * the order it first scraped. Before version 11 a scrape names no source.
+ */
+static void metric_sources_cte(const struct db *db, char *buf, size_t len)
+{
+	static const char sql[] =
+		"WITH src AS (SELECT %s AS source, row_number() OVER (ORDER BY"
+		" coalesce((SELECT min(j.key) FROM runs r, json_each(CASE WHEN json_valid(r.params)"
+		" THEN r.params END, '$.metrics.sources') j WHERE r.label = ?1 AND j.value IS %s),"
+		" 1e9), min(rowid)) AS first FROM metric_scrapes"
+		" WHERE run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
+		" AND coalesce(%s, '') NOT LIKE 'client (%%' GROUP BY 1) ";
+	const char *source = db->version >= 11 ? "metric_scrapes.source" : "NULL";
+
+	snprintf(buf, len, sql, source, source, source);
+}
+
 int db_metric_levels(struct db *db, const char *label, const struct energy_counter *c,
 		     struct db_metric_level **out, size_t *n, char *err, size_t errlen)
 {
 	/*
-	 * The sources in the order they first scraped (the --metrics-url
-	 * order); before version 11 every scrape is of the one source, and
+	 * The sources in their rank (metric_sources_cte); before version 11
+	 * every scrape is of the one source, and
 	 * before version 10 none is marked between levels (those of version
 	 * 10 on belong to none). The shards of a run scrape one server:
 	 * their scrapes in time order, each one's samples in the order the
@@ -459,10 +480,6 @@ int db_metric_levels(struct db *db, const char *label, const struct energy_count
 	 * ("client (worker N)") carry their bound on replay's own error
 	 * alone: db_client_levels reads them, these tables do not.
 	 */
-	static const char src_sql[] =
-		"WITH src AS (SELECT %s AS source, min(rowid) AS first FROM metric_scrapes"
-		" WHERE run_id IN (SELECT run_id FROM runs WHERE label = ?1)"
-		" AND coalesce(%s, '') NOT LIKE 'client (%%' GROUP BY 1) ";
 	static const char levels_sql[] =
 		"SELECT src.source, src.first, c.level, count(*), sum(NOT c.ok), sum(c.bad_lines)"
 		" FROM metric_scrapes c JOIN src ON src.source IS %s"
@@ -477,12 +494,11 @@ int db_metric_levels(struct db *db, const char *label, const struct energy_count
 	static const struct db_rows levels = {
 		sizeof(struct db_metric_level), db_metric_level_fill, NULL
 	};
-	const char *source = db->version >= 11 ? "source" : "NULL";
 	const char *c_source = db->version >= 11 ? "c.source" : "NULL";
 	const char *at = db->version >= 10 ? "c.at" : "NULL";
 	const char *not_between = db->version >= 10 ? " AND c.at IS NOT 'between'" : "";
 	struct metric_add ma = { NULL, 0, 0 };
-	char sql[1152], with[384], body[768];
+	char sql[1536], with[640], body[768];
 	sqlite3_stmt *st = NULL;
 	void *v;
 	size_t i;
@@ -492,7 +508,7 @@ int db_metric_levels(struct db *db, const char *label, const struct energy_count
 	*n = 0;
 	if (db->version < 5)
 		return DB_OK;
-	snprintf(with, sizeof(with), src_sql, source, source);
+	metric_sources_cte(db, with, sizeof(with));
 	snprintf(body, sizeof(body), levels_sql, c_source, not_between);
 	snprintf(sql, sizeof(sql), "%s%s", with, body);
 	rc = db_query(db, sql, label, &st, err, errlen);
@@ -548,8 +564,9 @@ static int db_timeline_add(void *ctx, sqlite3_stmt *st, char *err, size_t errlen
 	    srvmetric_lookup(name, &kind, &family) < 0 ||
 	    (kind != SRVMETRIC_RUNNING && kind != SRVMETRIC_WAITING && kind != SRVMETRIC_KV_USAGE))
 		return DB_OK;
-	/* one server's gauges: those of the first source to report any (two
-	 * engines' points interleaved would draw neither) */
+	/* one server's gauges: those of the first source (in rank:
+	 * metric_sources_cte) to report any; two engines' points
+	 * interleaved would draw neither */
 	if (!source)
 		source = "";
 	if (!tl->has_source) {
@@ -581,10 +598,12 @@ int db_metric_timeline(struct db *db, const char *label, struct db_metric_point 
 {
 	static const char sql[] =
 		"SELECT c.t_ns, c.rowid, s.name, s.value, %s FROM metric_scrapes c"
+		" JOIN src ON src.source IS %s"
 		" JOIN metric_samples s ON s.run_id = c.run_id AND s.scrape = c.scrape"
 		" WHERE c.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND c.ok"
-		" ORDER BY c.t_ns, c.rowid";
-	char q[sizeof(sql) + 16];
+		" ORDER BY src.first, c.t_ns, c.rowid";
+	const char *c_source = db->version >= 11 ? "c.source" : "NULL";
+	char q[sizeof(sql) + 640 + 32], with[640];
 	struct timeline tl = { NULL, 0, 0, -1, "", 0 };
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -593,8 +612,9 @@ int db_metric_timeline(struct db *db, const char *label, struct db_metric_point 
 	*n = 0;
 	if (db->version < 5)
 		return DB_OK;
-	/* metric_scrapes.source from version 11 */
-	snprintf(q, sizeof(q), sql, db->version >= 11 ? "c.source" : "NULL");
+	metric_sources_cte(db, with, sizeof(with));
+	snprintf(q, sizeof(q), "%s", with);
+	snprintf(q + strlen(q), sizeof(q) - strlen(q), sql, c_source, c_source);
 	rc = db_query(db, q, label, &st, err, errlen);
 	if (!rc)
 		rc = db_each_row(db, st, db_timeline_add, &tl, err, errlen);

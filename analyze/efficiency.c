@@ -80,7 +80,7 @@ int efficiency_fill(struct db *db, const char *label, const struct run_params *p
 	rc = db_metric_levels(db, label, &c, &lv, &n_lv, err, errlen);
 	if (rc)
 		return rc;
-	/* lv runs source by source, each in the order they first scraped */
+	/* lv runs source by source, in their --metrics-url order */
 	for (k = 0; k < n_lv; k++)
 		for (i = 0; i < n; i++)
 			if (levels[i].level == lv[k].level)

@@ -457,7 +457,7 @@ int report_server_fill(struct db *db, const char *label, struct report_run *run,
 
 	report_energy_counter(db, label, &c);
 	rc = db_metric_levels(db, label, &c, &lv, &n, err, errlen);
-	/* lv runs source by source, in the order they first scraped */
+	/* lv runs source by source, in their --metrics-url order */
 	for (k = 0; !rc && k < n; k++)
 		for (i = 0; i < run->n_levels; i++)
 			if (run->levels[i].level == lv[k].level)

@@ -50,8 +50,20 @@ want=$(echo "$client" | awk '{ printf "%s 0.25 0.125 true %s\n", $1, $2 }')
 check "JSON: the CPU shares from the node_exporter, the engine named as the source, its tokens: $(echo $got | tr '\n' ' ')" \
 	[ "$got" = "$want" ]
 
+# the sources rank in their --metrics-url order, not in the order their
+# first scrapes landed: a slow host can write the node_exporter's first
+zcat "$WORK/r.jsonl.gz" | awk -v nx="\"source\":\"$NX\"" 'NR == 1 { print; next }
+	index($0, nx) { print; next } { rest[++n] = $0 } END { for (i = 1; i <= n; i++) print rest[i] }' |
+	gzip >"$WORK/swapped.jsonl.gz"
+tb analyze load --db "$WORK/s.db" "$WORK/swapped.jsonl.gz" >/dev/null 2>&1
+first=$(sqlite3 "$WORK/s.db" "SELECT source FROM metric_scrapes ORDER BY rowid LIMIT 1")
+tb analyze report --db "$WORK/s.db" --format json >"$WORK/s.json"
+got=$(jq -r '.[] | "\(.concurrency) \(.server_cpu_busy) \(.server_cpu_steal) \(.server_source == "'"$ENDPOINT/metrics"'") \(.server_generation_tokens)"' "$WORK/s.json")
+check "... the same when the node_exporter's scrapes come first in the file ($first first)" \
+	[ "$got" = "$want" -a "$first" = "$NX" ]
+
 # two engines scraped: the timeline's lower panel draws one server's
-# gauges (the first to report any), not both interleaved into one line
+# gauges (the first --metrics-url to report any), not both interleaved
 start_mock --ttft-ms 5 --itl-ms 2
 OTHER=$ENDPOINT
 OTHER_PID=$MOCK_PID
@@ -70,5 +82,15 @@ check "the timeline draws the served engine's $ok scrapes, not the idle one's to
 waited=$(awk '/^# server metrics of run 1/ { on = 1; next } on && /^[0-9]/ && $3 > 0 { n++ } END { print n + 0 }' \
 	"$WORK/plots/ttft_timeline.dat")
 check "... whose queue shows (one slot, four clients: $waited points with requests waiting)" \
+	[ "$waited" -gt 0 ]
+zcat "$WORK/two.jsonl.gz" | awk -v o="\"source\":\"$OTHER/metrics\"" 'NR == 1 { print; next }
+	index($0, o) && !moved { moved = 1; sub(/"t_ns":[0-9]+/, "\"t_ns\":1"); print; next }
+	{ rest[++n] = $0 } END { for (i = 1; i <= n; i++) print rest[i] }' |
+	gzip >"$WORK/two-swapped.jsonl.gz"
+tb analyze load --db "$WORK/two-swapped.db" "$WORK/two-swapped.jsonl.gz" >/dev/null 2>&1
+tb analyze plot --db "$WORK/two-swapped.db" --out "$WORK/plots2" >/dev/null 2>&1
+waited=$(awk '/^# server metrics of run 1/ { on = 1; next } on && /^[0-9]/ && $3 > 0 { n++ } END { print n + 0 }' \
+	"$WORK/plots2/ttft_timeline.dat")
+check "... the first --metrics-url's when the idle one's first scrape is the run's first ($waited points with requests waiting)" \
 	[ "$waited" -gt 0 ]
 finish
