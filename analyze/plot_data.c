@@ -180,39 +180,38 @@ static int plot_repeat_range(struct plot_level *lv, const struct result *r, size
 	return 0;
 }
 
-/* Reads every request of the run into s: its levels, timeline and turns. */
-static int plot_load_requests(struct db *db, const char *label, struct plot_series *s,
-			      char *err, size_t errlen)
+/* A level's requests (report_summarize_each) into s: its plot_level, its
+ * points of the timeline and its turns. */
+static int plot_take_level(void *ctx, int level, const struct result *r, size_t n)
 {
-	struct result *r = NULL;
-	int *levels = NULL;
-	size_t n_levels = 0, n = 0, i, cap = 0;
+	struct plot_series *s = ctx;
+	struct plot_level *lv;
 	void *p;
+
+	if (!(p = realloc(s->lv, (s->n_lv + 1) * sizeof(*s->lv))))
+		return -1;
+	s->lv = p;
+	lv = &s->lv[s->n_lv++];
+	memset(lv, 0, sizeof(*lv));
+	lv->level = level;
+	if (!(p = realloc(s->pts, (s->n_pts + n + 1) * sizeof(*s->pts))))
+		return -1;
+	s->pts = p;
+	if (!(p = realloc(s->turns, (s->n_turns + n + 1) * sizeof(*s->turns))))
+		return -1;
+	s->turns = p;
+	return plot_take_requests(s, lv, r, n) != 0 || plot_repeat_range(lv, r, n) != 0 ? -1 : 0;
+}
+
+/* Summarizes the run into s, reading its requests once: its levels,
+ * timeline and turns. */
+static int plot_load_run(struct db *db, const char *label, struct plot_series *s,
+			 char *err, size_t errlen)
+{
 	int rc;
 
-	rc = db_levels(db, label, &levels, &n_levels, err, errlen);
-	if (!rc && !(s->lv = calloc(n_levels + 1, sizeof(*s->lv)))) {
-		errmsg_set(err, errlen, "run '%s': out of memory", label);
-		rc = DB_ERR_WORK;
-	}
-	for (i = 0; !rc && i < n_levels; i++) {
-		struct plot_level *lv = &s->lv[s->n_lv++];
-
-		lv->level = levels[i];
-		rc = db_results(db, label, levels[i], &r, &n, err, errlen);
-		if (rc)
-			break;
-		cap += n;
-		if (!(p = realloc(s->pts, (cap + 1) * sizeof(*s->pts))) || !(s->pts = p) ||
-		    !(p = realloc(s->turns, (cap + 1) * sizeof(*s->turns))) || !(s->turns = p) ||
-		    plot_take_requests(s, lv, r, n) != 0 || plot_repeat_range(lv, r, n) != 0) {
-			errmsg_set(err, errlen, "run '%s': out of memory", label);
-			rc = DB_ERR_WORK;
-		}
-		db_results_free(r, n);
-		r = NULL;
-	}
-	free(levels);
+	rc = report_summarize_each(db, label, s->is_cap ? &s->slo : NULL, plot_take_level,
+					   s, &s->run, err, errlen);
 	if (rc)
 		return rc;
 	if (s->n_pts > 1)
@@ -244,9 +243,7 @@ static int plot_add_series(struct plot_data *d, struct db *db, const char *label
 	s->is_cap = param->is_capacity;
 	s->cap = param->capacity;
 	s->slo = param->slo;
-	rc = report_summarize(db, label, s->is_cap ? &s->slo : NULL, &s->run, err, errlen);
-	if (!rc)
-		rc = plot_load_requests(db, label, s, err, errlen);
+	rc = plot_load_run(db, label, s, err, errlen);
 	if (!rc)
 		rc = db_metric_timeline(db, label, &s->srv, &s->n_srv, err, errlen);
 	if (!rc)

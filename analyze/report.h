@@ -46,6 +46,17 @@ double report_level_load(const struct capacity_options *k, const struct level_su
 
 int report_summarize(struct db *db, const char *label, const struct metric_slo *slo,
 		     struct report_run *out, char *err, size_t errlen);
+
+/*
+ * report_summarize, handing each level's requests (its warm-ups among
+ * them) to visit as they are read, so a caller that wants them too (analyze
+ * plot) reads a run once; 'level' is the level as the summary names it
+ * (shards_level). A non-zero return from visit stops it: out of memory.
+ */
+typedef int (*report_level_visit)(void *ctx, int level, const struct result *r, size_t n);
+int report_summarize_each(struct db *db, const char *label, const struct metric_slo *slo,
+			  report_level_visit visit, void *ctx, struct report_run *out,
+			  char *err, size_t errlen);
 void report_run_release(struct report_run *r);
 
 /* The summary of level 'level' (its C; lib/metric.h) in run, or NULL when

@@ -4,7 +4,8 @@
  * lib/summary.c, its sessions, its warm-up, its scaling efficiency, its
  * energy and price, and each level's C as the server saw it when the run
  * was merged from shards. report, compare's energy and cost, and plot read
- * runs through report_summarize.
+ * runs through report_summarize (plot with each level's requests handed to
+ * it on the way: report_summarize_each).
  */
 #include "analyze/report.h"
 #include "analyze/report_parts.h"
@@ -72,19 +73,15 @@ static void report_scaling(struct report_run *run)
  * efficiency, which compares each shard's levels with its own C=1 and is
  * the same either way.
  */
-static int report_shard_levels(struct db *db, const char *label, struct report_run *run,
-			       char *err, size_t errlen)
+static void report_shard_levels(struct report_run *run, int factor)
 {
 	size_t i;
-	int factor, rc;
 
-	rc = shards_level_factor(db, label, &factor, err, errlen);
-	if (rc || factor < 2)
-		return rc;
+	if (factor < 2)
+		return;
 	run->shards = (size_t)factor;
 	for (i = 0; i < run->n_levels; i++)
 		run->levels[i].level = shards_level(run->levels[i].level, factor);
-	return DB_OK;
 }
 
 /* A run of requests without start times (run_params.timeless): no
@@ -122,14 +119,23 @@ static int report_efficiency(struct db *db, const char *label, struct report_run
 int report_summarize(struct db *db, const char *label, const struct metric_slo *slo,
 		     struct report_run *out, char *err, size_t errlen)
 {
+	return report_summarize_each(db, label, slo, NULL, NULL, out, err, errlen);
+}
+
+int report_summarize_each(struct db *db, const char *label, const struct metric_slo *slo,
+			  report_level_visit visit, void *ctx, struct report_run *out,
+			  char *err, size_t errlen)
+{
 	struct report_run run = { NULL, 0, 0, NAN, "", 0, NULL };
 	struct result *res = NULL;
 	int *levels = NULL;
 	size_t n_levels = 0, n_res = 0, i;
 	long cold_seq = 0;
-	int rc;
+	int factor, rc;
 
-	rc = db_levels(db, label, &levels, &n_levels, err, errlen);
+	rc = shards_level_factor(db, label, &factor, err, errlen);
+	if (!rc)
+		rc = db_levels(db, label, &levels, &n_levels, err, errlen);
 	if (rc)
 		goto cleanup;
 	if (n_levels && (!(run.levels = calloc(n_levels, sizeof(*run.levels))) ||
@@ -144,7 +150,8 @@ int report_summarize(struct db *db, const char *label, const struct metric_slo *
 			goto cleanup;
 		report_note_warmups(&run, res, n_res, &cold_seq);
 		summary_compute(res, n_res, levels[i], slo, &run.levels[run.n_levels]);
-		if (turns_compute(res, n_res, &run.turns[run.n_levels]) < 0) {
+		if (turns_compute(res, n_res, &run.turns[run.n_levels]) < 0 ||
+		    (visit && visit(ctx, shards_level(levels[i], factor), res, n_res) != 0)) {
 			errmsg_set(err, errlen, "run '%s': out of memory", label);
 			rc = DB_ERR_WORK;
 			goto cleanup;
@@ -168,13 +175,12 @@ int report_summarize(struct db *db, const char *label, const struct metric_slo *
 	rc = report_client_fill(db, label, &run, err, errlen);
 	if (rc)
 		goto cleanup;
-	rc = report_shard_levels(db, label, &run, err, errlen);
-	if (rc)
-		goto cleanup;
+	report_shard_levels(&run, factor);
 	*out = run;
 	run.levels = NULL;
 	run.turns = NULL;
 cleanup:
+	db_results_free(res, n_res);
 	free(run.levels);
 	free(run.turns);
 	free(levels);
