@@ -132,9 +132,10 @@ else
 fi
 check "no warning (but a busier host's, which tells the hour): same trace, same params" sh -c "! grep -h warning '$WORK/cmp' '$WORK/cmp.err' | grep -qv 'ran on a busier host'"
 # (on a busy host the slower figure may be a throughput, which falls:
-# "Per-req tok/s at C=2 -31.2% [-40.1, -20.3]")
+# "Per-req tok/s at C=2 -31.2% [-40.1, -20.3]", or an E2E, a digit in
+# its name: "E2E P50 at C=1 +8.0% [+5.0, +11.0]")
 if [ $gate -eq 1 ]; then
-	line_re="regression: [A-Za-z/ -]+ P?[0-9]* ?at C=[12] [+-][0-9.]+%( \[[+-][0-9.]+, [+-][0-9.]+\])? > 5%"
+	line_re="regression: [A-Za-z0-9/ -]+ at C=[12] [+-][0-9.]+%( \[[+-][0-9.]+, [+-][0-9.]+\])? > 5%"
 	check "the regression line names metric, statistic and level" grep -Eq "$line_re" "$WORK/cmp.err"
 	grep -Eq "$line_re" "$WORK/cmp.err" || sed -n 's/^.*regression/    compare said: &/p' "$WORK/cmp.err"
 else
