@@ -17,7 +17,7 @@
 int compare_efficiency_fill(struct db *db, const char *before, const char *after,
 			    struct compare_result *r, char *err, size_t errlen)
 {
-	struct report_run a, b;
+	struct run a, b;
 	size_t i;
 	int rc;
 
@@ -26,18 +26,18 @@ int compare_efficiency_fill(struct db *db, const char *before, const char *after
 
 		lv->tpj_before = lv->tpj_after = lv->cost_out_before = lv->cost_out_after = NAN;
 	}
-	rc = report_summarize(db, before, NULL, &a, err, errlen);
+	rc = run_read(db, before, NULL, &a, err, errlen);
 	if (rc)
 		return rc;
-	rc = report_summarize(db, after, NULL, &b, err, errlen);
+	rc = run_read(db, after, NULL, &b, err, errlen);
 	if (rc) {
-		report_run_release(&a);
+		run_release(&a);
 		return rc;
 	}
 	for (i = 0; i < r->n_levels; i++) {
 		struct compare_level *lv = &r->levels[i];
-		const struct level_summary *sa = report_run_level(&a, lv->level);
-		const struct level_summary *sb = report_run_level(&b, lv->level);
+		const struct level_summary *sa = run_level(&a, lv->level);
+		const struct level_summary *sb = run_level(&b, lv->level);
 
 		if (sa) {
 			lv->tpj_before = sa->tokens_per_joule;
@@ -48,8 +48,8 @@ int compare_efficiency_fill(struct db *db, const char *before, const char *after
 			lv->cost_out_after = sb->cost_per_m_out;
 		}
 	}
-	report_run_release(&a);
-	report_run_release(&b);
+	run_release(&a);
+	run_release(&b);
 	return DB_OK;
 }
 

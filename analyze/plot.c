@@ -1,7 +1,7 @@
 /*
  * plot.c - `tracebench analyze plot`; see plot.h.
  *
- * The numbers come from report_summarize (lib/summary.c underneath), the
+ * The numbers come from run_read (lib/summary.c underneath), the
  * same as the report's table (plot_data.c). Each figure writes its data
  * and script (plot_figures.h); this file puts them in the directory,
  * through temporary files renamed into place, and has gnuplot render

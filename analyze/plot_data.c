@@ -27,7 +27,7 @@ static void plot_series_release(struct plot_series *s)
 	free(s->srv);
 	free(s->models);
 	free(s->model_rows);
-	report_run_release(&s->run);
+	run_release(&s->run);
 }
 
 void plot_data_release(struct plot_data *d)
@@ -180,7 +180,7 @@ static int plot_repeat_range(struct plot_level *lv, const struct result *r, size
 	return 0;
 }
 
-/* A level's requests (report_summarize_each) into s: its plot_level, its
+/* A level's requests (run_read_each) into s: its plot_level, its
  * points of the timeline and its turns. */
 static int plot_take_level(void *ctx, int level, const struct result *r, size_t n)
 {
@@ -210,7 +210,7 @@ static int plot_load_run(struct db *db, const char *label, struct plot_series *s
 {
 	int rc;
 
-	rc = report_summarize_each(db, label, s->is_cap ? &s->slo : NULL, plot_take_level,
+	rc = run_read_each(db, label, s->is_cap ? &s->slo : NULL, plot_take_level,
 					   s, &s->run, err, errlen);
 	if (rc)
 		return rc;
@@ -415,7 +415,7 @@ double plot_offered_rps(const struct level_summary *l)
 
 const char *plot_level_label(const struct plot_series *s, int level, char *buf, size_t len)
 {
-	const struct level_summary *l = report_run_level(&s->run, level);
+	const struct level_summary *l = run_level(&s->run, level);
 
 	return metric_load_name(level, l && metric_level_rate(level) ? plot_offered_rps(l) : 0,
 				buf, len);

@@ -1,6 +1,6 @@
 /*
  * plot_data.h - what the figures of analyze plot are drawn from: each run's
- * summarized levels (report_summarize, the numbers of the report's tables)
+ * summarized levels (run_read, the numbers of the report's tables)
  * and its requests, read once from the database. Internal to analyze plot.
  */
 #ifndef TB_ANALYZE_PLOT_DATA_H
@@ -50,7 +50,7 @@ struct plot_level {
 /* One run: its summarized levels and its requests. */
 struct plot_series {
 	char *label;              /* owned */
-	struct report_run run;
+	struct run run;
 	struct plot_level *lv;    /* owned: its levels, in the database's order */
 	size_t n_lv;
 	struct plot_point *pts;   /* owned: every request with a TTFT, sending order */

@@ -62,8 +62,7 @@ static void plot_latency_dat(FILE *f, const struct plot_data *d, const struct pl
 	for (i = 0; i < d->n_levels; i++) {
 		fprintf(f, "%d", d->levels[i]);
 		for (j = 0; j < d->n_series; j++) {
-			const struct level_summary *s = report_run_level(&d->series[j].run,
-									d->levels[i]);
+			const struct level_summary *s = run_level(&d->series[j].run, d->levels[i]);
 			const struct plot_level *x = plot_find_extra(&d->series[j], d->levels[i]);
 			const struct stats_dist *dist = s ? plot_dist(s, p->m) : NULL;
 

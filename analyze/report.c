@@ -4,8 +4,8 @@
  * This file decides the structure of a report: which runs, the SLO each is
  * judged against, the sweep table (its columns are lib/summary.c's,
  * rendered by lib/table.c) and, in text and Markdown, the order of what
- * surrounds it. The parts live beside it (report_parts.h): each run
- * summarized (report_summary.c), the lines around the table
+ * surrounds it. Each run is read once (analyze/run.h); the parts live
+ * beside it (report_parts.h): the lines around the table
  * (report_notes.c), the plan a stopped run fell short of (report_plan.c),
  * the server's own metrics (report_server.c), a capacity search's load
  * curve (report_capacity.c) and a model mix's rows by model
@@ -35,7 +35,7 @@ int report_check_output(FILE *out, char *err, size_t errlen)
 /* The optional columns of a run's table: goodput with an SLO, the
  * spread across repeats when a level has several, TTFA when a level's
  * requests reasoned. */
-static unsigned report_groups(const struct report_run *run, const struct metric_slo *slo)
+static unsigned report_groups(const struct run *run, const struct metric_slo *slo)
 {
 	unsigned g = (slo ? SUMMARY_GROUP_SLO : 0) | summary_groups(run->levels, run->n_levels);
 	size_t i;
@@ -47,7 +47,7 @@ static unsigned report_groups(const struct report_run *run, const struct metric_
 }
 
 /* Prints the rows of one run into t. */
-static void report_rows(struct table *t, const char *label, const struct report_run *run)
+static void report_rows(struct table *t, const char *label, const struct run *run)
 {
 	size_t i;
 
@@ -71,7 +71,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 {
 	const char *para = fmt == TABLE_MARKDOWN ? "\n" : "";
 	struct report_slo_choice sc;
-	struct report_run run;
+	struct run run;
 	struct table t;
 	size_t i;
 	int sharded, sessions, cut, cancels;
@@ -79,10 +79,10 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 
 	for (i = 0; i < n; i++) {
 		report_choose_slo(&runs[i].param, slo, &sc);
-		rc = report_summarize(db, runs[i].label, sc.use, &run, err, errlen);
+		rc = run_read(db, runs[i].label, sc.use, &run, err, errlen);
 		if (rc)
 			return rc;
-		report_plan_mark(&run, &runs[i].param);
+		report_plan_mark(&run);
 		if (i > 0)
 			fputc('\n', out);
 		report_notes_heading(out, fmt, &runs[i]);
@@ -93,7 +93,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		report_rows(&t, runs[i].label, &run);
 		table_end(&t);
 		summary_print_notes(out, fmt, run.levels, run.n_levels);
-		report_notes_efficiency(out, &run, &runs[i].param);
+		report_notes_efficiency(out, &run);
 		fputs(para, out);
 		if (sc.use) {
 			report_notes_slo(out, sc.use);
@@ -101,9 +101,9 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		}
 		report_notes_warmup(out, &run);
 		report_notes_errors(out, &run);
-		cancels = report_notes_cancel(out, &run, &runs[i].param);
-		cut = report_plan_interrupted(out, &run, &runs[i].param);
-		report_notes_open_loop(out, &run, &runs[i].param);
+		cancels = report_notes_cancel(out, &run);
+		cut = report_plan_interrupted(out, &run);
+		report_notes_open_loop(out, &run);
 		sessions = report_notes_sessions(out, fmt, &run);
 		rc = shards_print(out, db, runs[i].label, &run, &sharded, err, errlen);
 		if (!rc && (run.warmups || report_notes_has_errors(&run) || report_notes_has_open_loop(&run) ||
@@ -122,7 +122,7 @@ static int report_print_per_run(struct db *db, const struct db_run *runs, size_t
 		if (!rc)
 			rc = report_server_metrics(out, fmt, db, runs[i].label, &run, &sharded, err,
 						   errlen);
-		report_run_release(&run);
+		run_release(&run);
 		if (rc)
 			return rc;
 	}
@@ -136,7 +136,7 @@ static int report_print_one_table(struct db *db, const struct db_run *runs, size
 				  FILE *out, char *err, size_t errlen)
 {
 	struct report_slo_choice sc;
-	struct report_run run;
+	struct run run;
 	struct table t;
 	unsigned groups = 0;
 	size_t i;
@@ -163,13 +163,13 @@ static int report_print_one_table(struct db *db, const struct db_run *runs, size
 	table_begin(&t);
 	for (i = 0; i < n; i++) {
 		report_choose_slo(&runs[i].param, slo, &sc);
-		rc = report_summarize(db, runs[i].label, sc.use, &run, err, errlen);
+		rc = run_read(db, runs[i].label, sc.use, &run, err, errlen);
 		if (rc)
 			return rc;
-		report_plan_mark(&run, &runs[i].param);
+		report_plan_mark(&run);
 		report_rows(&t, runs[i].label, &run);
-		report_plan_unreached_rows(&t, runs[i].label, &run, &runs[i].param);
-		report_run_release(&run);
+		report_plan_unreached_rows(&t, runs[i].label, &run);
+		run_release(&run);
 	}
 	table_end(&t);
 	return DB_OK;

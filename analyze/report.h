@@ -2,8 +2,8 @@
  * report.h - `tracebench analyze report` and `export`: the sweep table of
  * every run, and one CSV row per request, read from the analysis database.
  *
- * The table rows are computed by lib/summary.c from struct result arrays
- * (db_results), the code replay uses for its live table, so a report shows
+ * The table rows are a run's (analyze/run.h: lib/summary.c from its
+ * requests, the code replay uses for its live table), so a report shows
  * the numbers replay printed, in the same columns. Every table is printed
  * by lib/table.c. Output goes to a FILE * so tests can read it. The code
  * is in the report*.c files, a concern each (report.c says which).
@@ -14,54 +14,16 @@
 
 #include <stdio.h>
 #include "analyze/db.h"
+#include "analyze/run.h"
 #include "lib/capacity.h"
 #include "lib/metric.h"
 #include "lib/result.h"
 #include "lib/summary.h"
 #include "lib/turns.h"
 
-/* One run summarized: its levels and its warm-up (cold start). */
-struct report_run {
-	struct level_summary *levels;  /* owned; ascending; levels with measured requests */
-	size_t n_levels;
-	size_t warmups;                /* warm-up requests of the run */
-	double cold_ttft_ms;           /* TTFT of the first warm-up, NaN if it had none */
-	char cold_error[RESULT_ERROR_MAX]; /* error class of the first warm-up, "" if ok */
-	size_t shards;                 /* closed loop merged from shards: their number,
-					* each level's C multiplied by it; else 0 */
-	struct turns_summary *turns;   /* owned; per level: its sessions (sessions 0:
-					* none), first turns apart from later ones */
-};
-
-/*
- * Summarizes every level of the run 'label' with summary_compute, with
- * goodput against slo (NULL: none), and sets each level's scaling
- * efficiency when the run has a level C=1. A closed-loop run merged from S
- * shards reports C as the total in flight, S x C. On success fills *out
- * (release with report_run_release).
- */
 /* The load of level s in the search k: its C, or for a search over rates
  * its offered rate (NaN for a level that is not a rate level). */
 double report_level_load(const struct capacity_options *k, const struct level_summary *s);
-
-int report_summarize(struct db *db, const char *label, const struct metric_slo *slo,
-		     struct report_run *out, char *err, size_t errlen);
-
-/*
- * report_summarize, handing each level's requests (its warm-ups among
- * them) to visit as they are read, so a caller that wants them too (analyze
- * plot) reads a run once; 'level' is the level as the summary names it
- * (shards_level). A non-zero return from visit stops it: out of memory.
- */
-typedef int (*report_level_visit)(void *ctx, int level, const struct result *r, size_t n);
-int report_summarize_each(struct db *db, const char *label, const struct metric_slo *slo,
-			  report_level_visit visit, void *ctx, struct report_run *out,
-			  char *err, size_t errlen);
-void report_run_release(struct report_run *r);
-
-/* The summary of level 'level' (its C; lib/metric.h) in run, or NULL when
- * the run measured none there. */
-struct level_summary *report_run_level(const struct report_run *run, int level);
 
 /*
  * Prints the sweep table of each run (only 'label' when not NULL) to out,

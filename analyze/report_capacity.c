@@ -136,7 +136,7 @@ static void report_capacity_line(FILE *out, const struct capacity_options *k,
  * the lowest that does not, and the evidence of both. A search over rates
  * shows each level's offered rate beside its achieved one.
  */
-static void report_capacity(FILE *out, enum table_format fmt, const struct report_run *run,
+static void report_capacity(FILE *out, enum table_format fmt, const struct run *run,
 			    const struct capacity_options *k, const char *spec)
 {
 	enum { NCOLS = sizeof(report_curve_cols) / sizeof(report_curve_cols[0]) };
@@ -193,21 +193,21 @@ static int slo_equal(const struct metric_slo *a, const struct metric_slo *b)
 /* The load curve of a capacity search, from run when its goodput was
  * judged against the search's SLO, else from the run judged again. */
 int report_capacity_curve(FILE *out, enum table_format fmt, struct db *db,
-			  const char *label, const struct report_run *run,
+			  const char *label, const struct run *run,
 			  const struct report_slo_choice *c, char *err, size_t errlen)
 {
 	const struct run_params *p = c->param;
-	struct report_run own;
+	struct run own;
 	int rc;
 
 	if (c->use == &p->slo || slo_equal(c->use, &p->slo)) {
 		report_capacity(out, fmt, run, &p->capacity, p->slo_spec);
 		return DB_OK;
 	}
-	rc = report_summarize(db, label, &p->slo, &own, err, errlen);
+	rc = run_read(db, label, &p->slo, &own, err, errlen);
 	if (rc)
 		return rc;
 	report_capacity(out, fmt, &own, &p->capacity, p->slo_spec);
-	report_run_release(&own);
+	run_release(&own);
 	return DB_OK;
 }

@@ -19,7 +19,7 @@ void report_client_limit(double share)
 	limit_share = share > 0 ? share : CLIENTBOUND_DEFAULT_SHARE;
 }
 
-int report_client_fill(struct db *db, const char *label, struct report_run *run, char *err,
+int report_client_fill(struct db *db, const char *label, struct run *run, char *err,
 		       size_t errlen)
 {
 	struct db_client_level *cl = NULL;
@@ -120,7 +120,7 @@ static const struct table_col client_cols[] = {
 };
 #undef F
 
-void report_client_print(FILE *out, enum table_format fmt, const struct report_run *run)
+void report_client_print(FILE *out, enum table_format fmt, const struct run *run)
 {
 	struct table t;
 	size_t i, shown = 0;

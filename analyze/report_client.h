@@ -22,11 +22,11 @@ void report_client_limit(double share);
 /* Fills the client_* fields of run's levels (lib/summary.h) from run
  * 'label''s host records, judged at that share. Returns 0, or a DB_ERR_*
  * code with err set. */
-int report_client_fill(struct db *db, const char *label, struct report_run *run, char *err,
+int report_client_fill(struct db *db, const char *label, struct run *run, char *err,
 		       size_t errlen);
 
 /* Text and Markdown: the table of the levels' bounds and the reasons of
  * those marked client-limited; nothing when no level has a bound. */
-void report_client_print(FILE *out, enum table_format fmt, const struct report_run *run);
+void report_client_print(FILE *out, enum table_format fmt, const struct run *run);
 
 #endif

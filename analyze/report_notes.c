@@ -102,7 +102,7 @@ void report_notes_input_lengths(FILE *out, enum table_format fmt, const char *tr
 }
 
 /* "warm-up: 1 request, cold-start TTFT 1012.3 ms", when the run had warm-ups. */
-void report_notes_warmup(FILE *out, const struct report_run *run)
+void report_notes_warmup(FILE *out, const struct run *run)
 {
 	if (!run->warmups)
 		return;
@@ -154,7 +154,7 @@ static void report_turn_group(FILE *out, const char *item, const char *which, co
  * then its first and its later turns, then the cached-prompt share by
  * turn. Nothing for a run without sessions; returns whether it printed.
  */
-int report_notes_sessions(FILE *out, enum table_format fmt, const struct report_run *run)
+int report_notes_sessions(FILE *out, enum table_format fmt, const struct run *run)
 {
 	const char *item = fmt == TABLE_MARKDOWN ? "- " : "";
 	char name[32];
@@ -188,7 +188,7 @@ int report_notes_sessions(FILE *out, enum table_format fmt, const struct report_
 /* "errors by class: C=2: 1 http (HTTP 429 x1), 2 timeout; C=4: ..." when
  * the run had errors: each class, and the HTTP statuses of those that had
  * one, so a 429 storm does not read as a 404. */
-void report_notes_errors(FILE *out, const struct report_run *run)
+void report_notes_errors(FILE *out, const struct run *run)
 {
 	char name[32], why[512];
 	size_t i;
@@ -208,8 +208,9 @@ void report_notes_errors(FILE *out, const struct report_run *run)
 		fputc('\n', out);
 }
 
-int report_notes_cancel(FILE *out, const struct report_run *run, const struct run_params *param)
+int report_notes_cancel(FILE *out, const struct run *run)
 {
+	const struct run_params *param = &run->row->param;
 	char name[32];
 	size_t i;
 
@@ -231,7 +232,7 @@ int report_notes_cancel(FILE *out, const struct report_run *run, const struct ru
 	return 1;
 }
 
-int report_notes_has_errors(const struct report_run *run)
+int report_notes_has_errors(const struct run *run)
 {
 	size_t i;
 
@@ -247,10 +248,9 @@ int report_notes_has_errors(const struct report_run *run)
  * user waited, the table's numbers) beside counted from the actual send
  * (the server's service time).
  */
-void report_notes_open_loop(FILE *out, const struct report_run *run,
-			    const struct run_params *param)
+void report_notes_open_loop(FILE *out, const struct run *run)
 {
-	double target = param->rate;
+	double target = run->row->param.rate;
 	size_t i;
 
 	for (i = 0; i < run->n_levels; i++) {
@@ -272,7 +272,7 @@ void report_notes_open_loop(FILE *out, const struct report_run *run,
 	}
 }
 
-int report_notes_has_open_loop(const struct report_run *run)
+int report_notes_has_open_loop(const struct run *run)
 {
 	size_t i;
 
@@ -299,9 +299,9 @@ void report_notes_slo(FILE *out, const struct metric_slo *slo)
 
 /* Text and Markdown: what the energy and cost columns mean, under the
  * sweep table, when it has them. */
-void report_notes_efficiency(FILE *out, const struct report_run *run,
-			     const struct run_params *param)
+void report_notes_efficiency(FILE *out, const struct run *run)
 {
+	const struct run_params *param = &run->row->param;
 	struct energy_counter c;
 	struct metric_price p;
 	const char *why = NULL, *source = NULL;

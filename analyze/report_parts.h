@@ -1,6 +1,8 @@
 /*
  * report_parts.h - the parts analyze/report.c puts together into a report,
- * for the report*.c files only (the public functions are in report.h).
+ * for the report*.c files only (the public functions are in report.h),
+ * and analyze/run.c, which fills each level's server figures with
+ * report_server_fill.
  *
  * Each part prints to out in the format asked; those of text and Markdown
  * print nothing when they have nothing to say. None allocates anything
@@ -32,34 +34,30 @@ void report_notes_input_lengths(FILE *out, enum table_format fmt, const char *tr
 /* Under it: what the energy and cost columns mean; the SLO of goodput;
  * the warm-up; the errors by class; the open-loop levels' rates and lag;
  * per level of a run of sessions its figures (returns whether it printed). */
-void report_notes_efficiency(FILE *out, const struct report_run *run,
-			     const struct run_params *param);
+void report_notes_efficiency(FILE *out, const struct run *run);
 void report_notes_slo(FILE *out, const struct metric_slo *slo);
-void report_notes_warmup(FILE *out, const struct report_run *run);
-void report_notes_errors(FILE *out, const struct report_run *run);
-void report_notes_open_loop(FILE *out, const struct report_run *run,
-			    const struct run_params *param);
-int report_notes_sessions(FILE *out, enum table_format fmt, const struct report_run *run);
+void report_notes_warmup(FILE *out, const struct run *run);
+void report_notes_errors(FILE *out, const struct run *run);
+void report_notes_open_loop(FILE *out, const struct run *run);
+int report_notes_sessions(FILE *out, enum table_format fmt, const struct run *run);
 
 /* Whether a level of run had errors; whether one ran open loop. */
-int report_notes_has_errors(const struct report_run *run);
+int report_notes_has_errors(const struct run *run);
 
 /* "cancelled by replay --cancel 0.25:tokens:16 (seed 3): C=1: 6 cut; ..."
  * when the run's params have a cancel: how many each level cut and how
  * many it chose that ended first. Returns 1 when it printed the line. */
-int report_notes_cancel(FILE *out, const struct report_run *run, const struct run_params *param);
-int report_notes_has_open_loop(const struct report_run *run);
+int report_notes_cancel(FILE *out, const struct run *run);
+int report_notes_has_open_loop(const struct run *run);
 
 /* ---- report_plan.c: a closed-loop run's plan against what it measured - */
 
 /* Sets each measured level's planned requests where params tell them. */
-void report_plan_mark(struct report_run *run, const struct run_params *param);
+void report_plan_mark(struct run *run);
 /* Text and Markdown: the "interrupted: ..." line; returns 1 when printed. */
-int report_plan_interrupted(FILE *out, const struct report_run *run,
-			    const struct run_params *param);
+int report_plan_interrupted(FILE *out, const struct run *run);
 /* CSV and JSON: a row into t for each planned level that measured nothing. */
-void report_plan_unreached_rows(struct table *t, const char *label,
-				const struct report_run *run, const struct run_params *param);
+void report_plan_unreached_rows(struct table *t, const char *label, const struct run *run);
 
 /* ---- report_server.c: the server's own metrics ------------------------ */
 
@@ -70,15 +68,16 @@ void report_plan_unreached_rows(struct table *t, const char *label,
  * scraped any. DB_OK or a DB_ERR_* code with a message in err.
  */
 int report_server_metrics(FILE *out, enum table_format fmt, struct db *db,
-			  const char *label, const struct report_run *run, int *printed,
+			  const char *label, const struct run *run, int *printed,
 			  char *err, size_t errlen);
 
 /*
  * CSV and JSON: each level's server metrics and host figures (struct
  * summary_server) of the run 'label' into run's levels, each figure from
- * the first source that has it at the level. DB_OK or a DB_ERR_* code.
+ * the first source, in --metrics-url order, that has it at the level.
+ * DB_OK or a DB_ERR_* code.
  */
-int report_server_fill(struct db *db, const char *label, struct report_run *run, char *err,
+int report_server_fill(struct db *db, const char *label, struct run *run, char *err,
 		       size_t errlen);
 
 /* ---- report_capacity.c: a capacity search's load curve --------------- */
@@ -100,7 +99,7 @@ struct report_slo_choice {
  * else from the run summarized again. DB_OK or a DB_ERR_* code.
  */
 int report_capacity_curve(FILE *out, enum table_format fmt, struct db *db,
-			  const char *label, const struct report_run *run,
+			  const char *label, const struct run *run,
 			  const struct report_slo_choice *c, char *err, size_t errlen);
 
 /* ---- report_models.c: a run's requests by model ---------------------- */

@@ -16,7 +16,7 @@
  * be recomputed from the params (open loop, shards, sessions, capacity
  * searches, other tools' files).
  */
-static size_t report_plan(const struct report_run *run, const struct run_params *param,
+static size_t report_plan(const struct run *run, const struct run_params *param,
 			  int *levels, size_t *planned)
 {
 	size_t i;
@@ -38,15 +38,16 @@ static size_t report_plan(const struct report_run *run, const struct run_params 
 }
 
 /* Sets each measured level's planned requests where the plan is known. */
-void report_plan_mark(struct report_run *run, const struct run_params *param)
+void report_plan_mark(struct run *run)
 {
+	const struct run_params *param = &run->row->param;
 	int levels[RUN_PARAMS_MAX_LEVELS];
 	size_t planned[RUN_PARAMS_MAX_LEVELS], n, i;
 	struct level_summary *l;
 
 	n = report_plan(run, param, levels, planned);
 	for (i = 0; i < n; i++)
-		if ((l = report_run_level(run, levels[i])))
+		if ((l = run_level(run, levels[i])))
 			l->planned = planned[i];
 }
 
@@ -56,9 +57,9 @@ void report_plan_mark(struct report_run *run, const struct run_params *param)
  * stopped replay keeps what it measured; a killed one, what it flushed).
  * Returns 1 when it printed a line.
  */
-int report_plan_interrupted(FILE *out, const struct report_run *run,
-			    const struct run_params *param)
+int report_plan_interrupted(FILE *out, const struct run *run)
 {
+	const struct run_params *param = &run->row->param;
 	int levels[RUN_PARAMS_MAX_LEVELS];
 	size_t planned[RUN_PARAMS_MAX_LEVELS], n, i;
 	const struct level_summary *l;
@@ -67,14 +68,14 @@ int report_plan_interrupted(FILE *out, const struct report_run *run,
 
 	n = report_plan(run, param, levels, planned);
 	for (i = 0; i < n; i++) {
-		l = report_run_level(run, levels[i]);
+		l = run_level(run, levels[i]);
 		if (l && l->requests < planned[i])
 			fprintf(out, "%s %s has %zu of %zu requests", cut++ ? "," : "interrupted:",
 				metric_level_name(levels[i], name, sizeof(name)), l->requests,
 				planned[i]);
 	}
 	for (i = 0; i < n; i++)
-		if (!report_run_level(run, levels[i]))
+		if (!run_level(run, levels[i]))
 			fprintf(out, "%s %s", missing++ ? "," : cut ? "; nothing measured:" :
 				"nothing measured:", metric_level_name(levels[i], name, sizeof(name)));
 	if (cut || missing)
@@ -84,16 +85,16 @@ int report_plan_interrupted(FILE *out, const struct report_run *run,
 
 /* CSV and JSON: a row for each planned level that measured nothing, its
  * requests 0 of those planned, "interrupted" true. */
-void report_plan_unreached_rows(struct table *t, const char *label,
-				const struct report_run *run, const struct run_params *param)
+void report_plan_unreached_rows(struct table *t, const char *label, const struct run *run)
 {
+	const struct run_params *param = &run->row->param;
 	int levels[RUN_PARAMS_MAX_LEVELS];
 	size_t planned[RUN_PARAMS_MAX_LEVELS], n, i;
 	struct level_summary s;
 
 	n = report_plan(run, param, levels, planned);
 	for (i = 0; i < n; i++) {
-		if (report_run_level(run, levels[i]))
+		if (run_level(run, levels[i]))
 			continue;
 		summary_compute(NULL, 0, levels[i], NULL, &s);
 		s.planned = planned[i];

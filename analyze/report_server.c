@@ -210,7 +210,7 @@ static void srv_estimate_cell(const struct srvmetric_hist *h, size_t q, char *bu
 }
 
 /* The client's q-th percentile of kind h at level, ms; NaN: none. */
-static double srv_client_value(const struct report_run *run, int level,
+static double srv_client_value(const struct run *run, int level,
 			       enum srvmetric_hist_kind h, size_t q)
 {
 	const struct stats_dist *d;
@@ -235,7 +235,7 @@ static double srv_client_value(const struct report_run *run, int level,
  */
 static int report_server_latency(FILE *out, enum table_format fmt,
 				 const struct db_metric_level *lv, size_t n,
-				 const struct report_run *run)
+				 const struct run *run)
 {
 	static const char *const names[SRVMETRIC_H_N] = { "TTFT", "Queue", "E2E", "ITL" };
 	struct srv_latency_row *rows = calloc(n * SRVMETRIC_H_N + 1, sizeof(*rows));
@@ -303,7 +303,7 @@ static void report_energy_notes(FILE *out, const struct db_metric_level *lv, siz
  */
 static int report_server_source(FILE *out, enum table_format fmt,
 				const struct db_metric_level *lv, size_t n, int several,
-				const struct report_run *run)
+				const struct run *run)
 {
 	const char *family = NULL;
 	unsigned groups = 0;
@@ -360,7 +360,7 @@ static void report_energy_counter(struct db *db, const char *label, struct energ
 }
 
 int report_server_metrics(FILE *out, enum table_format fmt, struct db *db,
-			  const char *label, const struct report_run *run, int *printed,
+			  const char *label, const struct run *run, int *printed,
 			  char *err, size_t errlen)
 {
 	struct db_metric_level *lv = NULL;
@@ -447,7 +447,7 @@ static void server_fill_level(struct summary_server *s, const struct db_metric_l
 			 l->source[0] ? l->source : "the run's endpoint");
 }
 
-int report_server_fill(struct db *db, const char *label, struct report_run *run, char *err,
+int report_server_fill(struct db *db, const char *label, struct run *run, char *err,
 		       size_t errlen)
 {
 	struct db_metric_level *lv = NULL;

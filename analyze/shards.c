@@ -153,7 +153,7 @@ static void shards_disagree(const struct db_shard *sh, size_t n, struct shards_v
 }
 
 /* Fills v and si (one per shard) from the shards of a run. */
-static void shards_compute(const struct db_shard *sh, size_t n, const struct report_run *run,
+static void shards_compute(const struct db_shard *sh, size_t n, const struct run *run,
 			   int open, struct shards_view *v, struct shard_info *si)
 {
 	int64_t first = INT64_MAX, last = INT64_MIN;
@@ -196,7 +196,7 @@ static void shards_compute(const struct db_shard *sh, size_t n, const struct rep
 
 /* Reads the shards of 'label' and computes v (and si, when not NULL:
  * one a results file, freed by the caller). */
-static int shards_read(struct db *db, const char *label, const struct report_run *run,
+static int shards_read(struct db *db, const char *label, const struct run *run,
 		       int with_lags, struct shards_view *v, struct db_shard **sh, size_t *n,
 		       struct shard_info **si, char *err, size_t errlen)
 {
@@ -226,7 +226,7 @@ static int shards_read(struct db *db, const char *label, const struct report_run
 	return DB_OK;
 }
 
-int shards_view(struct db *db, const char *label, const struct report_run *run,
+int shards_view(struct db *db, const char *label, const struct run *run,
 		struct shards_view *v, char *err, size_t errlen)
 {
 	struct db_shard *sh;
@@ -292,7 +292,7 @@ static void shards_print_clocks(FILE *out, const struct shards_view *v,
 	}
 }
 
-int shards_print(FILE *out, struct db *db, const char *label, const struct report_run *run,
+int shards_print(FILE *out, struct db *db, const char *label, const struct run *run,
 		 int *printed, char *err, size_t errlen)
 {
 	struct shards_view v;

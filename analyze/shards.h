@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "analyze/db.h"
-#include "analyze/report.h"
+#include "analyze/run.h"
 
 /* What the shards of one run say about it. */
 struct shards_view {
@@ -40,7 +40,7 @@ struct shards_view {
  * Looks at the shards of 'label'. 'run' (may be NULL: no tolerance) gives
  * the closed loop's E2E. Returns DB_OK with *v filled, or a DB_ERR_* code.
  */
-int shards_view(struct db *db, const char *label, const struct report_run *run,
+int shards_view(struct db *db, const char *label, const struct run *run,
 		struct shards_view *v, char *err, size_t errlen);
 
 /*
@@ -64,7 +64,7 @@ int shards_level(int level, int factor);
  * more than the schedule tolerates). Nothing for a run that is no shards.
  * Sets *printed to 1 when it printed something.
  */
-int shards_print(FILE *out, struct db *db, const char *label, const struct report_run *run,
+int shards_print(FILE *out, struct db *db, const char *label, const struct run *run,
 		 int *printed, char *err, size_t errlen);
 
 #endif

@@ -222,7 +222,7 @@ TEST(every_field_is_a_column_of_its_declared_type)
 TEST(version_1_database_reads_and_migrates)
 {
 	const char *path = path_of("v1.db");
-	struct report_run run;
+	struct run run;
 	char err[DB_ERRLEN];
 	struct db *db = NULL;
 	sqlite3 *s = NULL;
@@ -234,13 +234,13 @@ TEST(version_1_database_reads_and_migrates)
 	sqlite3_close(s);
 	/* Read as it is: every request is repeat 0. */
 	CHECK_EQ_INT(db_open(path, DB_READ, &db, err, sizeof(err)), DB_OK);
-	CHECK_EQ_INT(report_summarize(db, "old", NULL, &run, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(run_read(db, "old", NULL, &run, err, sizeof(err)), DB_OK);
 	CHECK_EQ_INT(run.n_levels, 1);
 	if (run.n_levels == 1) {
 		CHECK_NEAR(run.levels[0].ttft.p50, 200, 1e-9);
 		CHECK_NEAR(run.levels[0].wall_s, 1.4, 1e-9);
 	}
-	report_run_release(&run);
+	run_release(&run);
 	db_close(db);
 	/* Opened for writing (analyze load): migrated to this version, rows kept,
 	 * every old request streamed, its token source told by tokens_estimated, the metrics tables
@@ -411,7 +411,7 @@ TEST(repeats_are_stored_and_their_walls_summed)
 {
 	const char *file = path_of("rep.jsonl.gz");
 	struct db *db = fresh_db("rep.db");
-	struct report_run run;
+	struct run run;
 	struct tracefile_writer *w;
 	char err[DB_ERRLEN], terr[TRACEFILE_ERRLEN];
 	cJSON *h = cJSON_CreateObject(), *rec;
@@ -435,14 +435,14 @@ TEST(repeats_are_stored_and_their_walls_summed)
 	}
 	CHECK_EQ_INT(tracefile_writer_close(w, terr, sizeof(terr)), 0);
 	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
-	CHECK_EQ_INT(report_summarize(db, "rep", NULL, &run, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(run_read(db, "rep", NULL, &run, err, sizeof(err)), DB_OK);
 	CHECK_EQ_INT(run.n_levels, 1);
 	if (run.n_levels == 1) {
 		CHECK_EQ_INT(run.levels[0].repeats, 2);
 		CHECK_NEAR(run.levels[0].wall_s, 4.0, 1e-9);    /* 2 s + 2 s, not 12 s */
 		CHECK_NEAR(run.levels[0].agg_tps, 200 / 4.0, 1e-9);
 	}
-	report_run_release(&run);
+	run_release(&run);
 	db_close(db);
 }
 
@@ -456,7 +456,7 @@ TEST(rate_levels_keep_their_rates_in_order_of_rate)
 {
 	const char *file = path_of("rates.jsonl.gz");
 	struct db *db = fresh_db("rates.db");
-	struct report_run run;
+	struct run run;
 	struct tracefile_writer *w;
 	char err[DB_ERRLEN], terr[TRACEFILE_ERRLEN];
 	cJSON *h = cJSON_CreateObject(), *rec;
@@ -480,14 +480,14 @@ TEST(rate_levels_keep_their_rates_in_order_of_rate)
 	}
 	CHECK_EQ_INT(tracefile_writer_close(w, terr, sizeof(terr)), 0);
 	CHECK_EQ_INT(load(db, file, NULL, NULL), DB_OK);
-	CHECK_EQ_INT(report_summarize(db, "rates", NULL, &run, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(run_read(db, "rates", NULL, &run, err, sizeof(err)), DB_OK);
 	CHECK_EQ_INT(run.n_levels, 3);
 	for (i = 0; i < 3 && run.n_levels == 3; i++) {
 		CHECK_NEAR(run.levels[i].offered_rps, 20.0 + 10 * i, 1e-12);
 		CHECK_EQ_INT(run.levels[i].level, i == 0 ? -1 : i == 1 ? -3 : -2);
 		CHECK_EQ_INT((long)run.levels[i].requests, 2);
 	}
-	report_run_release(&run);
+	run_release(&run);
 	db_close(db);
 	/* no rate: refused where it enters */
 	set_result(&r, -1, 0, 0, 0, 100 * MS, S, 50);

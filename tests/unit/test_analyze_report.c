@@ -147,7 +147,7 @@ TEST(files_under_one_label_report_as_one_run)
 {
 	const char *a = path_of("shard0.jsonl.gz"), *b = path_of("shard1.jsonl.gz");
 	struct db *db = fresh_db("shards.db");
-	struct report_run run;
+	struct run run;
 	char err[DB_ERRLEN];
 	char *out;
 	int rc;
@@ -156,7 +156,7 @@ TEST(files_under_one_label_report_as_one_run)
 	write_results_shard(b, "5a1", "shard-b", "1/2", NULL);
 	CHECK_EQ_INT(load(db, a, "sweep", NULL), DB_OK);
 	CHECK_EQ_INT(load(db, b, "sweep", NULL), DB_OK);
-	CHECK_EQ_INT(report_summarize(db, "sweep", NULL, &run, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(run_read(db, "sweep", NULL, &run, err, sizeof(err)), DB_OK);
 	CHECK_EQ_INT(run.n_levels, 2);
 	CHECK_EQ_INT(run.warmups, 2);
 	if (run.n_levels == 2) {
@@ -165,7 +165,7 @@ TEST(files_under_one_label_report_as_one_run)
 		CHECK_NEAR(run.levels[0].agg_tps, 500.0 / 9.5, 1e-9);
 		CHECK_NEAR(run.levels[0].ttft.p50, 300.0, 1e-9);
 	}
-	report_run_release(&run);
+	run_release(&run);
 	out = report_to_string(db, NULL, TABLE_TEXT, 0, &rc);
 	CHECK_EQ_INT(rc, DB_OK);
 	CHECK(strstr(out, "merged from 2 results files\n") != NULL);

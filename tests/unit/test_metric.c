@@ -263,18 +263,18 @@ static int same(double a, double b)
 	return (isnan(a) && isnan(b)) || fabs(a - b) <= 1e-9 * (fabs(a) > 1 ? fabs(a) : 1);
 }
 
-/* v_summary's row of each level of label against report_summarize's. */
+/* v_summary's row of each level of label against run_read's. */
 static void check_levels(struct db *db, sqlite3 *s, const char *label)
 {
 	static const char sql[] =
 		"SELECT requests, ok, errors, tokens, wall_s, agg_tok_s, per_req_tok_s, "
 		"avg_ttft_ms, avg_e2e_ms, avg_tpot_ms, repeats FROM v_summary "
 		"WHERE run = ?1 AND concurrency = ?2";
-	struct report_run run;
+	struct run run;
 	char err[DB_ERRLEN];
 	size_t i;
 
-	CHECK_EQ_INT(report_summarize(db, label, NULL, &run, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(run_read(db, label, NULL, &run, err, sizeof(err)), DB_OK);
 	CHECK(run.n_levels >= 2);
 	for (i = 0; i < run.n_levels; i++) {
 		const struct level_summary *l = &run.levels[i];
@@ -294,7 +294,7 @@ static void check_levels(struct db *db, sqlite3 *s, const char *label)
 			CHECK(same(got, want[c]));
 		}
 	}
-	report_run_release(&run);
+	run_release(&run);
 }
 
 /* v_requests' metrics of each request of label against metric.c's. */

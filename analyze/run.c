@@ -1,17 +1,13 @@
 /*
- * report_summary.c - one run of the database summarized for a report
- * (struct report_run, report.h): each level's sweep-table row from
- * lib/summary.c, its sessions, its warm-up, its scaling efficiency, its
- * energy and price, and each level's C as the server saw it when the run
- * was merged from shards. report, compare's energy and cost, and plot read
- * runs through report_summarize (plot with each level's requests handed to
- * it on the way: report_summarize_each).
+ * run.c - one run of the database read once (run.h): its runs row, each
+ * level's summary and sessions, its warm-up, scaling, energy and price,
+ * the server's and the client's figures, and its levels' C when merged
+ * from shards.
  */
-#include "analyze/report.h"
+#include "analyze/run.h"
 #include "analyze/report_parts.h"
 #include "analyze/efficiency.h"
 #include "analyze/report_client.h"
-#include "analyze/foreign.h"
 #include "analyze/shards.h"
 #include "lib/errmsg.h"
 #include "lib/metric.h"
@@ -20,14 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-void report_run_release(struct report_run *r)
+void run_release(struct run *r)
 {
+	db_runs_free(r->row, r->n_rows);
 	free(r->levels);
 	free(r->turns);
 	memset(r, 0, sizeof(*r));
 }
 
-struct level_summary *report_run_level(const struct report_run *run, int level)
+struct level_summary *run_level(const struct run *run, int level)
 {
 	size_t i;
 
@@ -38,7 +35,7 @@ struct level_summary *report_run_level(const struct report_run *run, int level)
 }
 
 /* Remembers the earliest warm-up (lowest seq) of the run: the cold start. */
-static void report_note_warmups(struct report_run *run, const struct result *r, size_t n,
+static void run_note_warmups(struct run *run, const struct result *r, size_t n,
 				long *cold_seq)
 {
 	size_t i;
@@ -55,7 +52,7 @@ static void report_note_warmups(struct report_run *run, const struct result *r, 
 }
 
 /* Scaling efficiency of each level against the run's C=1 level, if any. */
-static void report_scaling(struct report_run *run)
+static void run_scaling(struct run *run)
 {
 	double base = NAN;
 	size_t i;
@@ -73,7 +70,7 @@ static void report_scaling(struct report_run *run)
  * efficiency, which compares each shard's levels with its own C=1 and is
  * the same either way.
  */
-static void report_shard_levels(struct report_run *run, int factor)
+static void run_shard_levels(struct run *run, int factor)
 {
 	size_t i;
 
@@ -86,54 +83,34 @@ static void report_shard_levels(struct report_run *run, int factor)
 
 /* A run of requests without start times (run_params.timeless): no
  * level's wall time, nor any rate over it, is known. */
-static int report_forget_walls(struct db *db, const char *label, struct report_run *run,
-			       char *err, size_t errlen)
+static void run_forget_walls(struct run *run)
 {
-	struct db_run *runs = NULL;
-	size_t n = 0, i;
-	int rc = db_runs(db, label, &runs, &n, err, errlen);
+	size_t i;
 
-	if (!rc && n && runs[0].param.timeless)
+	if (run->row->param.timeless)
 		for (i = 0; i < run->n_levels; i++)
 			summary_forget_wall(&run->levels[i]);
-	db_runs_free(runs, n);
-	return rc;
 }
 
-/* Each level's energy and price figures (analyze/efficiency.h), by the
- * counter and price the run's first file names. */
-static int report_efficiency(struct db *db, const char *label, struct report_run *run,
-			     char *err, size_t errlen)
+int run_read(struct db *db, const char *label, const struct metric_slo *slo, struct run *out,
+	     char *err, size_t errlen)
 {
-	struct db_run *runs = NULL;
-	size_t n = 0;
-	int rc = db_runs(db, label, &runs, &n, err, errlen);
-
-	if (!rc)
-		rc = efficiency_fill(db, label, n ? &runs[0].param : NULL, run->levels,
-				     run->n_levels, err, errlen);
-	db_runs_free(runs, n);
-	return rc;
+	return run_read_each(db, label, slo, NULL, NULL, out, err, errlen);
 }
 
-int report_summarize(struct db *db, const char *label, const struct metric_slo *slo,
-		     struct report_run *out, char *err, size_t errlen)
+int run_read_each(struct db *db, const char *label, const struct metric_slo *slo,
+		  run_level_visit visit, void *ctx, struct run *out, char *err, size_t errlen)
 {
-	return report_summarize_each(db, label, slo, NULL, NULL, out, err, errlen);
-}
-
-int report_summarize_each(struct db *db, const char *label, const struct metric_slo *slo,
-			  report_level_visit visit, void *ctx, struct report_run *out,
-			  char *err, size_t errlen)
-{
-	struct report_run run = { NULL, 0, 0, NAN, "", 0, NULL };
+	struct run run = { NULL, 0, NULL, 0, 0, NAN, "", 0, NULL };
 	struct result *res = NULL;
 	int *levels = NULL;
 	size_t n_levels = 0, n_res = 0, i;
 	long cold_seq = 0;
 	int factor, rc;
 
-	rc = shards_level_factor(db, label, &factor, err, errlen);
+	rc = db_runs(db, label, &run.row, &run.n_rows, err, errlen);
+	if (!rc)
+		rc = shards_level_factor(db, label, &factor, err, errlen);
 	if (!rc)
 		rc = db_levels(db, label, &levels, &n_levels, err, errlen);
 	if (rc)
@@ -148,7 +125,7 @@ int report_summarize_each(struct db *db, const char *label, const struct metric_
 		rc = db_results(db, label, levels[i], &res, &n_res, err, errlen);
 		if (rc)
 			goto cleanup;
-		report_note_warmups(&run, res, n_res, &cold_seq);
+		run_note_warmups(&run, res, n_res, &cold_seq);
 		summary_compute(res, n_res, levels[i], slo, &run.levels[run.n_levels]);
 		if (turns_compute(res, n_res, &run.turns[run.n_levels]) < 0 ||
 		    (visit && visit(ctx, shards_level(levels[i], factor), res, n_res) != 0)) {
@@ -162,11 +139,9 @@ int report_summarize_each(struct db *db, const char *label, const struct metric_
 		db_results_free(res, n_res);
 		res = NULL;
 	}
-	rc = report_forget_walls(db, label, &run, err, errlen);
-	if (rc)
-		goto cleanup;
-	report_scaling(&run);
-	rc = report_efficiency(db, label, &run, err, errlen);
+	run_forget_walls(&run);
+	run_scaling(&run);
+	rc = efficiency_fill(db, label, &run.row->param, run.levels, run.n_levels, err, errlen);
 	if (rc)
 		goto cleanup;
 	rc = report_server_fill(db, label, &run, err, errlen);
@@ -175,14 +150,12 @@ int report_summarize_each(struct db *db, const char *label, const struct metric_
 	rc = report_client_fill(db, label, &run, err, errlen);
 	if (rc)
 		goto cleanup;
-	report_shard_levels(&run, factor);
+	run_shard_levels(&run, factor);
 	*out = run;
-	run.levels = NULL;
-	run.turns = NULL;
+	memset(&run, 0, sizeof(run));
 cleanup:
 	db_results_free(res, n_res);
-	free(run.levels);
-	free(run.turns);
+	run_release(&run);
 	free(levels);
 	return rc;
 }
