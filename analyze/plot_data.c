@@ -210,8 +210,8 @@ static int plot_load_run(struct db *db, const char *label, struct plot_series *s
 {
 	int rc;
 
-	rc = run_read_each(db, label, s->is_cap ? &s->slo : NULL, plot_take_level,
-					   s, &s->run, err, errlen);
+	rc = run_read_each(db, label, s->is_cap ? &s->slo : NULL, plot_take_level, s, &s->run,
+			   err, errlen);
 	if (rc)
 		return rc;
 	if (s->n_pts > 1)

@@ -35,8 +35,7 @@ struct level_summary *run_level(const struct run *run, int level)
 }
 
 /* Remembers the earliest warm-up (lowest seq) of the run: the cold start. */
-static void run_note_warmups(struct run *run, const struct result *r, size_t n,
-				long *cold_seq)
+static void run_note_warmups(struct run *run, const struct result *r, size_t n, long *cold_seq)
 {
 	size_t i;
 
