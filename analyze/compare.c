@@ -959,7 +959,7 @@ int compare_runs(struct db *db, const char *before, const char *after,
 		}
 	}
 	if (r.n_levels)
-		rc = compare_efficiency_fill(db, before, after, &r, err, errlen);
+		rc = compare_efficiency_fill(db, &ra[0], &rb[0], &r, err, errlen);
 	if (!rc && r.n_levels)
 		rc = compare_client_fill(db, before, after, &r, err, errlen);
 	if (!rc && r.n_levels)

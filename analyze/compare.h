@@ -167,8 +167,9 @@ int compare_print_split(FILE *out, enum table_format fmt, const struct compare_r
  * tokens of both runs, as report shows them (analyze/compare_efficiency.c).
  * Returns DB_OK or a DB_ERR_* code with why in err.
  */
-int compare_efficiency_fill(struct db *db, const char *before, const char *after,
-			    struct compare_result *r, char *err, size_t errlen);
+int compare_efficiency_fill(struct db *db, const struct db_run *before,
+			    const struct db_run *after, struct compare_result *r, char *err,
+			    size_t errlen);
 
 /*
  * Text and Markdown: a row per level with either figure in both runs,

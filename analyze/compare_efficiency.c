@@ -1,23 +1,55 @@
 /*
  * compare_efficiency.c - what the tokens cost before and after: each
  * level's output tokens per joule and cost per million output tokens of
- * both runs, taken from their report summaries (analyze/efficiency.h), so
- * compare shows the figures report shows; see compare.h.
+ * both runs, taken from their report summaries (analyze/run.h), so
+ * compare shows the figures report shows — read only for a run with a
+ * price or an energy counter's samples, as a summary reads every request;
+ * see compare.h.
  *
  * No verdict: one energy reading per level and run has no spread to set a
  * change against (the repeats' windows are summed), so the change is
  * shown as it is.
  */
 #include "analyze/compare.h"
-#include "analyze/report.h"
+#include "analyze/efficiency.h"
+#include "analyze/run.h"
 
 #include <math.h>
 #include <stdio.h>
 
-int compare_efficiency_fill(struct db *db, const char *before, const char *after,
-			    struct compare_result *r, char *err, size_t errlen)
+/* One side's figures into each compared level: before's, or after's. */
+static int side_fill(struct db *db, const struct db_run *run, int after,
+		     struct compare_result *r, char *err, size_t errlen)
 {
-	struct run a, b;
+	struct run sum;
+	size_t i;
+	int yes, rc = efficiency_possible(db, run->label, &run->param, &yes, err, errlen);
+
+	if (rc || !yes)
+		return rc;      /* no price, no counter: its figures stay NaN */
+	rc = run_read(db, run->label, NULL, &sum, err, errlen);
+	if (rc)
+		return rc;
+	for (i = 0; i < r->n_levels; i++) {
+		struct compare_level *lv = &r->levels[i];
+		const struct level_summary *s = run_level(&sum, lv->level);
+
+		if (s && after) {
+			lv->tpj_after = s->tokens_per_joule;
+			lv->cost_out_after = s->cost_per_m_out;
+		} else if (s) {
+			lv->tpj_before = s->tokens_per_joule;
+			lv->cost_out_before = s->cost_per_m_out;
+		}
+	}
+	run_release(&sum);
+	return DB_OK;
+}
+
+int compare_efficiency_fill(struct db *db, const struct db_run *before,
+			    const struct db_run *after, struct compare_result *r, char *err,
+			    size_t errlen)
+{
 	size_t i;
 	int rc;
 
@@ -26,31 +58,8 @@ int compare_efficiency_fill(struct db *db, const char *before, const char *after
 
 		lv->tpj_before = lv->tpj_after = lv->cost_out_before = lv->cost_out_after = NAN;
 	}
-	rc = run_read(db, before, NULL, &a, err, errlen);
-	if (rc)
-		return rc;
-	rc = run_read(db, after, NULL, &b, err, errlen);
-	if (rc) {
-		run_release(&a);
-		return rc;
-	}
-	for (i = 0; i < r->n_levels; i++) {
-		struct compare_level *lv = &r->levels[i];
-		const struct level_summary *sa = run_level(&a, lv->level);
-		const struct level_summary *sb = run_level(&b, lv->level);
-
-		if (sa) {
-			lv->tpj_before = sa->tokens_per_joule;
-			lv->cost_out_before = sa->cost_per_m_out;
-		}
-		if (sb) {
-			lv->tpj_after = sb->tokens_per_joule;
-			lv->cost_out_after = sb->cost_per_m_out;
-		}
-	}
-	run_release(&a);
-	run_release(&b);
-	return DB_OK;
+	rc = side_fill(db, before, 0, r, err, errlen);
+	return rc ? rc : side_fill(db, after, 1, r, err, errlen);
 }
 
 struct eff_row {

@@ -221,13 +221,18 @@ struct db_metric_level {
 };
 
 /*
- * Per source (in the order they first scraped) and level (ascending) of
+ * Per source (in the run's --metrics-url order) and level (ascending) of
  * the run 'label', its scrapes folded, energy as counter c says. On
  * success sets *out (free() it; NULL when *n is 0: no scrapes, or a
  * database from before schema version 5) and *n.
  */
 int db_metric_levels(struct db *db, const char *label, const struct energy_counter *c,
 		     struct db_metric_level **out, size_t *n, char *err, size_t errlen);
+
+/* Whether a scrape of the run 'label' holds a sample named 'name': *yes 1
+ * or 0 (0 in a database from before schema version 5). */
+int db_run_has_sample(struct db *db, const char *label, const char *name, int *yes,
+		      char *err, size_t errlen);
 
 /* A level's bound on the client's own error (lib/clientbound.h), from
  * its host records at level end: the largest of each figure over the

@@ -538,6 +538,32 @@ int db_metric_levels(struct db *db, const char *label, const struct energy_count
 	return DB_OK;
 }
 
+static int db_flag_fill(void *ctx, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	*(int *)ctx = sqlite3_column_int(st, 0) != 0;
+	return DB_OK;
+}
+
+int db_run_has_sample(struct db *db, const char *label, const char *name, int *yes,
+		      char *err, size_t errlen)
+{
+	static const char sql[] =
+		"SELECT EXISTS (SELECT 1 FROM metric_samples s"
+		" WHERE s.run_id IN (SELECT run_id FROM runs WHERE label = ?1) AND s.name = ?2)";
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*yes = 0;
+	if (db->version < 5)
+		return DB_OK;
+	rc = db_query(db, sql, label, &st, err, errlen);
+	if (rc)
+		return rc;
+	db_bind_text(st, 2, name);
+	return db_each_row(db, st, db_flag_fill, yes, err, errlen);
+}
+
 struct timeline {
 	struct db_metric_point *v;
 	size_t len, cap;

@@ -63,6 +63,17 @@ static void efficiency_apply_energy(struct level_summary *s, const struct db_met
 	s->joules_per_request = metric_joules_per_request(l->e.joules, (double)s->requests);
 }
 
+int efficiency_possible(struct db *db, const char *label, const struct run_params *param,
+			int *yes, char *err, size_t errlen)
+{
+	struct energy_counter c;
+	struct metric_price p;
+
+	efficiency_of(param, &c, &p);
+	*yes = p.per_hour > 0;
+	return *yes ? DB_OK : db_run_has_sample(db, label, c.name, yes, err, errlen);
+}
+
 int efficiency_fill(struct db *db, const char *label, const struct run_params *param,
 		    struct level_summary *levels, size_t n, char *err, size_t errlen)
 {

@@ -40,6 +40,12 @@ void efficiency_override(const struct energy_counter *c, const struct metric_pri
  * has the energy and cost columns. */
 int efficiency_overridden(void);
 
+/* Whether efficiency_fill can give the run 'label' (param as there) any
+ * figure: *yes 1 when it has a price or a sample of its energy counter.
+ * Returns DB_OK or a DB_ERR_* code with why in err. */
+int efficiency_possible(struct db *db, const char *label, const struct run_params *param,
+			int *yes, char *err, size_t errlen);
+
 /*
  * Fills the energy and price fields of the n level summaries of the run
  * 'label' (param its first file's header params, NULL: none). Returns DB_OK or a

@@ -346,6 +346,7 @@ TEST(version_10_metric_scrapes_migrate)
 				   " 'DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\"}'";
 	struct db_metric_level *lv = NULL;
 	struct energy_counter c;
+	int yes;
 	char err[DB_ERRLEN], sql[1024];
 	struct db *db = fresh_db("v10.db");
 	sqlite3 *s = NULL;
@@ -404,6 +405,15 @@ TEST(version_10_metric_scrapes_migrate)
 		CHECK_EQ_INT(lv[1].e.rc, ENERGY_BAD_VALUE);   /* -1 mJ: no figure */
 	}
 	free(lv);
+	/* what compare asks before it reads a run for its energy figures */
+	yes = -1;
+	CHECK_EQ_INT(db_run_has_sample(db, "r10", c.name, &yes, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(yes, 1);
+	CHECK_EQ_INT(db_run_has_sample(db, "r10", "vllm:num_requests_running", &yes, err,
+				       sizeof(err)), DB_OK);
+	CHECK_EQ_INT(yes, 0);
+	CHECK_EQ_INT(db_run_has_sample(db, "no-such-run", c.name, &yes, err, sizeof(err)), DB_OK);
+	CHECK_EQ_INT(yes, 0);
 	db_close(db);
 }
 
