@@ -472,9 +472,8 @@ int db_metric_levels(struct db *db, const char *label, const struct energy_count
 {
 	/*
 	 * The sources in their rank (metric_sources_cte); before version 11
-	 * every scrape is of the one source, and
-	 * before version 10 none is marked between levels (those of version
-	 * 10 on belong to none). The shards of a run scrape one server:
+	 * every scrape is of the one source, and before version 10 none is
+	 * marked between levels (those of version 10 on belong to none). The shards of a run scrape one server:
 	 * their scrapes in time order, each one's samples in the order the
 	 * server gave them. A --workers run's later workers' records
 	 * ("client (worker N)") carry their bound on replay's own error
