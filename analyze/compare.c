@@ -228,6 +228,7 @@ struct compare_sample {
 	size_t *start;
 	int *repeat;
 	struct verdict_side side;
+	struct verdict_sorted sorted;   /* for the side's four percentiles */
 };
 
 static void compare_sample_release(struct compare_sample *x)
@@ -235,6 +236,7 @@ static void compare_sample_release(struct compare_sample *x)
 	free(x->v);
 	free(x->start);
 	free(x->repeat);
+	verdict_sorted_release(&x->sorted);
 }
 
 /* The sample of metric m of requests idx[0 .. n) of s, in that order. */
@@ -266,7 +268,10 @@ static int compare_sample_init(struct compare_sample *x, const struct compare_si
 	}
 	if (x->start)
 		x->start[n] = values;
-	x->side = (struct verdict_side){ x->v, x->start, n, x->repeat, s->n_repeats };
+	x->side = (struct verdict_side){ x->v, x->start, n, x->repeat, s->n_repeats, NULL };
+	if (verdict_sorted_init(&x->sorted, &x->side))
+		return -1;
+	x->side.sorted = &x->sorted;
 	return 0;
 }
 

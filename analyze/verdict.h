@@ -101,7 +101,25 @@ struct verdict_side {
 	size_t n;               /* requests */
 	const int *repeat;
 	size_t n_repeats;       /* >= 1 */
+	const struct verdict_sorted *sorted;    /* NULL: each call sorts */
 };
+
+/*
+ * A side's values in ascending order, v[i] belonging to request req[i]: a
+ * resample's percentile is read off them by weighting each request by its
+ * draws (lib/stats.h's stats_percentile_weighted), no resample written out.
+ * verdict_percentile sorts a side that comes without; a caller judging
+ * several percentiles of one sample sorts it once (side.sorted).
+ */
+struct verdict_sorted {
+	double *v;
+	size_t *req;
+	size_t n;
+};
+
+/* Returns 0, or -1 when memory runs out (*o released). */
+int verdict_sorted_init(struct verdict_sorted *o, const struct verdict_side *s);
+void verdict_sorted_release(struct verdict_sorted *o);
 
 /*
  * Where the run-to-run noise of a verdict came from. A run's figure moves

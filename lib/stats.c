@@ -21,26 +21,44 @@ void stats_sort(double *v, size_t n)
 }
 
 /*
- * numpy.percentile's default ("linear"): the rank p/100 * (n - 1) falls
- * between two closest ranks; interpolate linearly between their values.
+ * numpy.percentile's default ("linear"): the rank p/100 * (n - 1) of n > 0
+ * values falls between two closest ranks, *k and *k + 1 (0-based), the
+ * returned fraction of the way; at the top rank, *k = n - 1 and 0. Every
+ * percentile here takes its ranks from this.
  */
+static double stats_rank(double p, size_t n, size_t *k)
+{
+	double rank;
+
+	if (!(p > 0))           /* NaN too: (size_t)NaN is undefined */
+		p = 0;
+	if (p > 100)
+		p = 100;
+	rank = p / 100.0 * (double)(n - 1);
+	*k = (size_t)rank;
+	if (*k >= n - 1) {
+		*k = n - 1;
+		return 0;
+	}
+	return rank - (double)*k;
+}
+
+/* The value frac of the way from lo to hi, as every percentile here
+ * interpolates between its two closest ranks. */
+static double stats_between(double lo, double hi, double frac)
+{
+	return frac == 0 ? lo : lo + (hi - lo) * frac;
+}
+
 double stats_percentile(const double *sorted, size_t n, double p)
 {
-	double rank, frac;
-	size_t lo;
+	double frac;
+	size_t k;
 
 	if (n == 0)
 		return NAN;
-	if (!(p > 0))           /* NaN too: (size_t)NaN is undefined */
-		return sorted[0];
-	if (p >= 100)
-		return sorted[n - 1];
-	rank = p / 100.0 * (double)(n - 1);
-	lo = (size_t)rank;
-	frac = rank - (double)lo;
-	if (lo >= n - 1)
-		return sorted[n - 1];
-	return sorted[lo] + (sorted[lo + 1] - sorted[lo]) * frac;
+	frac = stats_rank(p, n, &k);
+	return stats_between(sorted[k], frac == 0 ? sorted[k] : sorted[k + 1], frac);
 }
 
 double stats_mean(const double *v, size_t n)
@@ -235,23 +253,79 @@ static void stats_select_rank(double *v, size_t n, size_t from, size_t k)
 
 static double stats_select_from(double *v, size_t n, size_t from, double p, size_t *at)
 {
-	double rank = p / 100.0 * (double)(n - 1), frac, next;
-	size_t k = (size_t)rank, i;
+	double frac, next;
+	size_t k, i;
 
-	if (k >= n - 1)
-		k = n - 1;
-	frac = rank - (double)k;
+	frac = stats_rank(p, n, &k);
 	stats_select_rank(v, n, from, k);
 	if (at)
 		*at = k;
-	if (frac == 0 || k + 1 >= n)
+	if (frac == 0)
 		return v[k];
 	/* v[k+1..] are all >= v[k]; the upper closest rank is their least. */
 	next = v[k + 1];
 	for (i = k + 2; i < n; i++)
 		if (v[i] < next)
 			next = v[i];
-	return v[k] + (next - v[k]) * frac;
+	return stats_between(v[k], next, frac);
+}
+
+/*
+ * The values of ranks k and k + 1 (k + 1 < total when want_next) of the
+ * multiset of stats_percentile_weighted, walking from the nearer end.
+ */
+static void stats_weighted_ranks(const double *v, const size_t *group, const unsigned *weight,
+				 size_t n, size_t total, size_t k, int want_next,
+				 double *at, double *next)
+{
+	size_t j, seen = 0, t, c;
+	double above = NAN;
+
+	if (k < total / 2) {
+		/* up from the bottom: the first entry that takes the count
+		 * past k holds rank k; rank k + 1 is it again or the next
+		 * entry counted */
+		for (j = 0; j < n; j++) {
+			seen += weight[group ? group[j] : j];
+			if (seen > k)
+				break;
+		}
+		*at = v[j];
+		if (want_next) {
+			if (seen == k + 1)
+				do
+					j++;
+				while (!weight[group ? group[j] : j]);
+			*next = v[j];
+		}
+		return;
+	}
+	/* down from the top: rank k is the (total - 1 - k)-th from it */
+	t = total - 1 - k;
+	for (j = n; j-- > 0;) {
+		c = weight[group ? group[j] : j];
+		if (!c)
+			continue;
+		if (seen + c > t)
+			break;
+		seen += c;
+		above = v[j];
+	}
+	*at = v[j];
+	*next = seen == t ? above : v[j];
+}
+
+double stats_percentile_weighted(const double *v, const size_t *group, const unsigned *weight,
+				 size_t n, size_t total, double p)
+{
+	double frac, at, next = NAN;
+	size_t k;
+
+	if (total == 0)
+		return NAN;
+	frac = stats_rank(p, total, &k);
+	stats_weighted_ranks(v, group, weight, n, total, k, frac != 0, &at, &next);
+	return stats_between(at, next, frac);
 }
 
 /*

@@ -79,4 +79,16 @@ int stats_welch_ci95(const double *a, size_t na, const double *b, size_t nb,
  */
 double stats_select_percentile(double *v, size_t n, double p);
 
+/*
+ * The p-th percentile of a multiset given by its entries in ascending order
+ * v[0..n), entry j counted weight[group[j]] times (group NULL: weight[j]
+ * times), total the sum of those counts (NaN when 0). Equal to
+ * stats_percentile of the multiset written out, without writing it: it
+ * walks from the nearer end, so a tail percentile reads few entries. For a
+ * bootstrap of grouped values: v sorted once, group the request each value
+ * belongs to, weight how often a resample drew each request.
+ */
+double stats_percentile_weighted(const double *v, const size_t *group, const unsigned *weight,
+				 size_t n, size_t total, double p);
+
 #endif

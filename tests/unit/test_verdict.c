@@ -35,7 +35,7 @@ static void fill(double *v, size_t n, double mu, double rel, double shift, uint6
 
 static struct verdict_side side_of(const double *v, size_t n)
 {
-	return (struct verdict_side){ v, NULL, n, NULL, 1 };
+	return (struct verdict_side){ v, NULL, n, NULL, 1, NULL };
 }
 
 TEST(classify_at_the_edges_of_min_effect)
@@ -218,7 +218,7 @@ TEST(the_p99_rule_counts_requests_not_gaps)
 {
 	static double a[250 * 63], b[250 * 63];
 	static size_t sa_start[251], sb_start[251];
-	struct verdict_side sa = { a, sa_start, 8, NULL, 1 }, sb = { b, sb_start, 8, NULL, 1 };
+	struct verdict_side sa = { a, sa_start, 8, NULL, 1, NULL }, sb = { b, sb_start, 8, NULL, 1, NULL };
 	struct verdict w;
 
 	fill_itl(a, sa_start, 8, 63, 1.0, 21);
@@ -251,7 +251,7 @@ TEST(repeats_make_the_spread_between_runs_noise)
 	static double a[300], b[300];
 	static int ra[300], rb[300];
 	static const double drift_a[3] = { 0, 4, -3 }, drift_b[3] = { 5, -2, 1 };
-	struct verdict_side sa = { a, NULL, 300, ra, 3 }, sb = { b, NULL, 300, rb, 3 };
+	struct verdict_side sa = { a, NULL, 300, ra, 3, NULL }, sb = { b, NULL, 300, rb, 3, NULL };
 	struct verdict w;
 	size_t i;
 
