@@ -21,7 +21,7 @@
 #include <cjson/cJSON.h>
 
 
-/* Columns db_export_rows hands out; see its SQL. */
+/* Columns db_export_rows hands out, at most; see db_export_cols. */
 #define DB_EXPORT_MAX_COLS 48
 
 /*
@@ -809,58 +809,90 @@ int db_results(struct db *db, const char *label, int level, struct result **out,
 	return rc;
 }
 
+/*
+ * The columns of analyze export, in order. TPOT and the millisecond columns
+ * come from the schema's v_requests, so the sqlite3 shell and the export
+ * agree. A column came in with schema version 'since' (of the table, or of
+ * the view: a database read as it is keeps the view of its version); an
+ * older database exports 'before' in its place - "NULL", an expression of
+ * the columns it has, or (NULL here) nothing: the column is left out.
+ */
+static const struct db_export_col {
+	const char *name, *expr;
+	int since;
+	const char *before;
+} db_export_cols[] = {
+	{ "run", "v.run", 1, NULL },
+	{ "concurrency", "v.concurrency", 1, NULL },
+	{ "seq", "v.seq", 1, NULL },
+	{ "trace_id", "q.trace_id", 1, NULL },
+	{ "warmup", "v.warmup", 1, NULL },
+	{ "status", "v.status", 1, NULL },
+	{ "error", "v.error", 1, NULL },
+	{ "ttft_ms", "v.ttft_ms", 1, NULL },
+	{ "ttfa_ms", "v.ttfa_ms", 1, NULL },
+	{ "e2e_ms", "v.e2e_ms", 1, NULL },
+	{ "tpot_ms", "v.tpot_ms", 1, NULL },
+	{ "input_tokens", "v.input_tokens", 1, NULL },
+	{ "output_tokens", "v.output_tokens", 1, NULL },
+	{ "tokens_estimated", "v.tokens_estimated", 1, NULL },
+	{ "run_id", "v.run_id", 1, NULL },
+	{ "error_detail", "q.error_detail", 1, NULL },
+	{ "repeat", "q.repeat", 4, "NULL" },
+	{ "sched_ms", "v.sched_ms", 4, "q.sched_ns / 1e6" },
+	{ "send_ms", "v.send_ms", 4, "q.send_ns / 1e6" },
+	{ "tokens_source", "v.tokens_source", 4, "NULL" },
+	{ "token_events", "v.token_events", 4, "NULL" },
+	{ "cached_tokens", "v.cached_tokens", 4, "NULL" },
+	{ "salt", "v.salt", 4, "NULL" },
+	{ "new_connection", "v.new_connection", 4, "NULL" },
+	{ "connect_ms", "v.connect_ms", 4, "NULL" },
+	{ "tls_ms", "v.tls_ms", 4, "NULL" },
+	{ "session", "q.session", 6, "NULL" },
+	{ "turn", "q.turn", 6, "NULL" },
+	{ "server_timings", "v.server_timings", 9, NULL },
+	{ "server_queue_ms", "v.server_queue_ms", 9, NULL },
+	{ "server_prefill_ms", "v.server_prefill_ms", 9, NULL },
+	{ "server_decode_ms", "v.server_decode_ms", 9, NULL },
+	{ "rest_ttft_ms", "v.rest_ttft_ms", 9, NULL },
+	{ "rest_e2e_ms", "v.rest_e2e_ms", 9, NULL },
+	{ "cancel", "v.cancel", 13, NULL },
+	{ "model", "q.model", 14, NULL },
+	{ "client_issue_ms", "v.client_issue_ms", 15, NULL },
+	{ "client_read_ms", "v.client_read_ms", 15, NULL },
+	{ "itl_us", "q.itl_us", 1, NULL },      /* with gaps only */
+};
+
+#define DB_EXPORT_N_COLS (sizeof(db_export_cols) / sizeof(db_export_cols[0]))
+
+/* The export's SELECT for db's schema version into sql; -1 when it does not fit. */
+static int db_export_sql(const struct db *db, int gaps, char *sql, size_t size)
+{
+	size_t i, len = 0;
+	int n = 0;
+
+	len += (size_t)snprintf(sql, size, "SELECT");
+	for (i = 0; i < DB_EXPORT_N_COLS && len < size; i++) {
+		const struct db_export_col *c = &db_export_cols[i];
+		const char *expr = db->version >= c->since ? c->expr : c->before;
+
+		if (!expr || (!gaps && strcmp(c->name, "itl_us") == 0))
+			continue;
+		len += (size_t)snprintf(sql + len, size - len, "%s %s AS %s", n++ ? "," : "",
+					expr, c->name);
+	}
+	if (len < size)
+		len += (size_t)snprintf(sql + len, size - len,
+					" FROM v_requests v JOIN requests q ON q.run_id = v.run_id"
+					" AND q.seq = v.seq JOIN runs r ON r.run_id = v.run_id"
+					" WHERE v.run = ?1 ORDER BY r.created, v.run_id, v.seq");
+	return len < size ? 0 : -1;
+}
+
 int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, void *ctx,
 		   char *err, size_t errlen)
 {
-	/* TPOT and the millisecond columns come from the schema's v_requests,
-	 * so the sqlite3 shell and this export agree. A database before
-	 * version 4 has none of the columns from repeat on, one before 6 no
-	 * session and turn: they export empty; one before 9 has no server
-	 * timings, one before 13 no cancel, one before 14 no model, one before
-	 * 15 no client delays: those columns are left out. */
-#define DB_EXPORT_SQL(more, gaps) \
-		"SELECT v.run, v.concurrency, v.seq, q.trace_id, v.warmup, v.status," \
-		" v.error, v.ttft_ms, v.ttfa_ms, v.e2e_ms, v.tpot_ms, v.input_tokens," \
-		" v.output_tokens, v.tokens_estimated, v.run_id, q.error_detail, " more gaps \
-		" FROM v_requests v JOIN requests q ON q.run_id = v.run_id AND q.seq = v.seq" \
-		" JOIN runs r ON r.run_id = v.run_id" \
-		" WHERE v.run = ?1" \
-		" ORDER BY r.created, v.run_id, v.seq"
-#define DB_EXPORT_V3 "q.repeat, v.sched_ms, v.send_ms, v.tokens_source, v.token_events," \
-		" v.cached_tokens, v.salt, v.new_connection, v.connect_ms, v.tls_ms"
-#define DB_EXPORT_OLD "NULL AS repeat, q.sched_ns / 1e6 AS sched_ms, q.send_ns / 1e6 AS" \
-		" send_ms, NULL AS tokens_source, NULL AS token_events, NULL AS cached_tokens," \
-		" NULL AS salt, NULL AS new_connection, NULL AS connect_ms, NULL AS tls_ms"
-#define DB_EXPORT_V6 DB_EXPORT_V3 ", q.session, q.turn"
-#define DB_EXPORT_NO_TURNS ", NULL AS session, NULL AS turn"
-#define DB_EXPORT_V9 DB_EXPORT_V6 ", v.server_timings, v.server_queue_ms," \
-		" v.server_prefill_ms, v.server_decode_ms, v.rest_ttft_ms, v.rest_e2e_ms"
-#define DB_EXPORT_V13 DB_EXPORT_V9 ", v.cancel"
-#define DB_EXPORT_V14 DB_EXPORT_V13 ", q.model"
-#define DB_EXPORT_V15 DB_EXPORT_V14 ", v.client_issue_ms, v.client_read_ms"
-	static const char *const sqls[7][2] = {
-		{ DB_EXPORT_SQL(DB_EXPORT_OLD DB_EXPORT_NO_TURNS, ""),
-		  DB_EXPORT_SQL(DB_EXPORT_OLD DB_EXPORT_NO_TURNS, ", q.itl_us") },
-		{ DB_EXPORT_SQL(DB_EXPORT_V3 DB_EXPORT_NO_TURNS, ""),
-		  DB_EXPORT_SQL(DB_EXPORT_V3 DB_EXPORT_NO_TURNS, ", q.itl_us") },
-		{ DB_EXPORT_SQL(DB_EXPORT_V6, ""), DB_EXPORT_SQL(DB_EXPORT_V6, ", q.itl_us") },
-		{ DB_EXPORT_SQL(DB_EXPORT_V9, ""), DB_EXPORT_SQL(DB_EXPORT_V9, ", q.itl_us") },
-		{ DB_EXPORT_SQL(DB_EXPORT_V13, ""), DB_EXPORT_SQL(DB_EXPORT_V13, ", q.itl_us") },
-		{ DB_EXPORT_SQL(DB_EXPORT_V14, ""), DB_EXPORT_SQL(DB_EXPORT_V14, ", q.itl_us") },
-		{ DB_EXPORT_SQL(DB_EXPORT_V15, ""), DB_EXPORT_SQL(DB_EXPORT_V15, ", q.itl_us") },
-	};
-#undef DB_EXPORT_SQL
-#undef DB_EXPORT_V3
-#undef DB_EXPORT_OLD
-#undef DB_EXPORT_V6
-#undef DB_EXPORT_V9
-#undef DB_EXPORT_V13
-#undef DB_EXPORT_V14
-#undef DB_EXPORT_V15
-#undef DB_EXPORT_NO_TURNS
-	const char *sql = sqls[db->version >= 15 ? 6 : db->version >= 14 ? 5 : db->version >= 13 ? 4 :
-			       db->version >= 9 ? 3 : db->version >= 6 ? 2 :
-			       db->version >= 4][gaps != 0];
+	char sql[2048];
 	const char *names[DB_EXPORT_MAX_COLS];
 	const char *cells[DB_EXPORT_MAX_COLS];
 	char num[DB_EXPORT_MAX_COLS][32];
@@ -868,6 +900,10 @@ int db_export_rows(struct db *db, const char *label, int gaps, db_row_fn fn, voi
 	int ncols, i, step;
 	int rc;
 
+	if (db_export_sql(db, gaps, sql, sizeof(sql))) {
+		errmsg_set(err, errlen, "the export's SELECT does not fit %zu bytes", sizeof(sql));
+		return DB_ERR_WORK;
+	}
 	rc = db_prepare(db, sql, &st, err, errlen);
 	if (rc)
 		goto cleanup;
