@@ -102,14 +102,23 @@ $(O)/bench/%: tests/bench/%.c Makefile $(O)/libtracebench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(O)/libtracebench.a $(LIBS)
 
+# Libraries the CLI tests preload into a program (tests/shim/): built
+# without the sanitizers, which a preloaded library cannot come before.
+SHIM_SRC = $(wildcard tests/shim/*.c)
+SHIMS    = $(SHIM_SRC:tests/shim/%.c=$(O)/tests/%.so)
+
+$(O)/tests/%.so: tests/shim/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
+
 # The bench helpers are built with the tests so that they keep compiling.
-test: $(BIN) $(TESTS) $(BENCH_SRC:tests/bench/%.c=$(O)/bench/%)
+test: $(BIN) $(TESTS) $(SHIMS) $(BENCH_SRC:tests/bench/%.c=$(O)/bench/%)
 	@sh scripts/deps.sh --tests
 	@O=$(O) sh tests/run.sh
 
 # The tight timing bounds too (tests/cli/lib.sh), one test at a time: for a
 # quiet machine; make test checks what a busy host cannot break.
-test-timing: $(BIN) $(TESTS) $(BENCH_SRC:tests/bench/%.c=$(O)/bench/%)
+test-timing: $(BIN) $(TESTS) $(SHIMS) $(BENCH_SRC:tests/bench/%.c=$(O)/bench/%)
 	@sh scripts/deps.sh --tests
 	@O=$(O) TB_TEST_TIMING=1 sh tests/run.sh
 
@@ -123,7 +132,7 @@ deps:
 asan:
 	TB_SLOW=1 $(MAKE) O=build-asan SAN='-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all' CFLAGS='-O1 -g -fno-omit-frame-pointer' test
 
-valgrind: $(BIN) $(TESTS)
+valgrind: $(BIN) $(TESTS) $(SHIMS)
 	@O=$(O) TB_VALGRIND=1 sh tests/run.sh
 
 bench: tracebench
@@ -182,7 +191,7 @@ $(O)/fuzz_%: tests/fuzz/fuzz_%.c Makefile $(FUZZ_OBJ)
 # clang-tidy 14's analyzer reports va_list misuse that is not there) and
 # prints a file's output only when it has findings.
 LINT_SRC  = $(wildcard lib/*.c record/*.c replay/*.c analyze/*.c mock/*.c) tracebench.c \
-            $(TEST_SRC) $(FUZZ_SRC) $(BENCH_SRC)
+            $(TEST_SRC) $(FUZZ_SRC) $(BENCH_SRC) $(SHIM_SRC)
 LINT_DEFS = -D_DEFAULT_SOURCE -DTB_VERSION='"$(VERSION)"' -I.
 
 lint:

@@ -45,6 +45,7 @@ int report_client_fill(struct db *db, const char *label, struct run *run, char *
 		s->client_ttft_p99 = cl[k].b.ttft_p99 * 1e3;
 		s->client_gap_p50 = cl[k].b.gap_p50 * 1e3;
 		s->client_gap_p99 = cl[k].b.gap_p99 * 1e3;
+		s->client_blind = cl[k].w.run_wait_unread == 1;
 		{
 			struct clientbound_level m = {
 				s->ttft.p50 / 1e3, s->ttft.p99 / 1e3,
@@ -148,4 +149,19 @@ void report_client_print(FILE *out, enum table_format fmt, const struct run *run
 				level_name(run->levels[i].level, cell, sizeof(cell)),
 				run->levels[i].client_why);
 	}
+	for (i = 0, shown = 0; i < run->n_levels; i++) {
+		char cell[24];
+
+		if (!run->levels[i].client_blind)
+			continue;
+		fprintf(out, "%s%s", shown++ ? ", " : fmt == TABLE_MARKDOWN ?
+			"\nreplay could not read its measuring thread's wait to run"
+			" (/proc/thread-self/schedstat) at " :
+			"replay could not read its measuring thread's wait to run"
+			" (/proc/thread-self/schedstat) at ",
+			level_name(run->levels[i].level, cell, sizeof(cell)));
+	}
+	if (shown)
+		fprintf(out, ": there the bound sees the kernel not running it only as its"
+			" timers' lateness, and may fall short.\n");
 }

@@ -17,7 +17,7 @@ void clientbound_watch_init(struct clientbound_watch *w)
 	w->issue_p50 = w->issue_p99 = w->read_p50 = w->read_p99 = NAN;
 	w->tokread_p50 = w->tokread_p99 = w->gapread_p50 = w->gapread_p99 = NAN;
 	w->sum_p50 = w->sum_p99 = w->lag_p50 = w->lag_p99 = NAN;
-	w->thread_busy = w->transport = NAN;
+	w->thread_busy = w->transport = w->run_wait_unread = NAN;
 }
 
 /* The known (non-negative) of the n values into out, scaled; their count. */
@@ -232,6 +232,7 @@ static const struct {
 	{ "tracebench_client_timer_lag_p99_seconds",  W(lag_p99) },
 	{ "tracebench_client_thread_busy_ratio",      W(thread_busy) },
 	{ "tracebench_client_transport_seconds",      W(transport) },
+	{ "tracebench_client_run_wait_unread",        W(run_wait_unread) },
 };
 #undef W
 #undef B

@@ -76,6 +76,11 @@ struct clientbound_watch {
 	double lag_p50, lag_p99;         /* the probe timer's lateness */
 	double thread_busy;              /* measuring thread CPU / level wall, 0..1+ */
 	double transport;                /* fastest warm-up round trip; NaN: none */
+	/* 1: the measuring thread's schedstat could not be read, and the
+	 * bound sees a thread the kernel did not run only as timer lag; 0:
+	 * the read delays include its wait to run; NaN: not known (files
+	 * before it). 1 is the worse, as clientbound_merge_max takes it. */
+	double run_wait_unread;
 };
 
 /* The bound, in seconds (NaN where an input is). */

@@ -150,6 +150,7 @@ struct level_summary {
 	double client_ttft_p50, client_ttft_p99, client_gap_p50, client_gap_p99;
 	int client_limited;       /* 1 client-limited, 0 not, -1 not judged */
 	char client_why[200];     /* the reason in words, "" none */
+	int client_blind;         /* 1: replay could not read its thread's wait to run */
 };
 
 /* Summarizes the n results of one level (warm-ups included in r, counted

@@ -491,7 +491,7 @@ void client_pass_mark(struct client *c, int64_t now_ns)
 	pass_mark(c, now_ns);
 }
 
-void client_watch_reads(struct client *c, struct clientbound_hist *h)
+int client_watch_reads(struct client *c, struct clientbound_hist *h)
 {
 	c->token_reads = h;
 	if (h && c->schedstat_fd < 0)
@@ -502,6 +502,7 @@ void client_watch_reads(struct client *c, struct clientbound_hist *h)
 	}
 	c->run_delay_ns = c->schedstat_fd >= 0 ? run_delay_ns(c->schedstat_fd) : -1;
 	c->pass_wait_ns = 0;
+	return c->run_delay_ns >= 0;
 }
 
 struct event_base *client_base(struct client *c)

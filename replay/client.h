@@ -69,8 +69,10 @@ void client_free(struct client *c);
 struct event_base *client_base(struct client *c);
 
 /* From now on, counts in h (NULL: nowhere) the read delay of every read
- * that brings token events (lib/clientbound.h); h outlives the counting. */
-void client_watch_reads(struct client *c, struct clientbound_hist *h);
+ * that brings token events (lib/clientbound.h); h outlives the counting.
+ * Returns 1 when the delays include the thread's wait to run (its
+ * /proc/thread-self/schedstat read), 0 when they cannot (or h is NULL). */
+int client_watch_reads(struct client *c, struct clientbound_hist *h);
 
 /* Notes that the loop ran a pass at now_ns (lib/clock.h; the watch's
  * probe timer): bytes read in a later pass came after this one began, so

@@ -151,13 +151,21 @@ void live_note_held_connections(const struct level_run *lr, const struct level_s
  * A level the client distorted (lib/clientbound.h): one line after its
  * row, the reason in words, as analyze report judges it (the host's busy
  * and steal shares are the report's to add: they need both edges' records
- * read back).
+ * read back). And once a run, that the bound is blind to the thread's
+ * wait to run, when its schedstat could not be read.
  */
 void live_note_client_limited(const struct level_run *lr, const struct level_summary *s)
 {
+	static int said_unread;
 	struct clientbound_level m = { s->ttft.p50 / 1e3, s->ttft.p99 / 1e3, NAN, NAN };
 	char name[32], why[200];
 
+	if (lr->client_known && lr->client_w.run_wait_unread == 1 && !said_unread) {
+		fprintf(stderr, "tracebench replay: note: cannot read this thread's wait to run"
+			" (/proc/thread-self/schedstat): the client's bound sees the kernel not"
+			" running it only as its timers' lateness\n");
+		said_unread = 1;
+	}
 	if (!lr->client_known ||
 	    clientbound_judge(&lr->client_b, &lr->client_w, &m, CLIENTBOUND_DEFAULT_SHARE, why,
 			      sizeof(why)) != 1)

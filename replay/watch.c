@@ -65,7 +65,7 @@ int watch_start(struct watch *w, struct client *client)
 		return -1;
 	}
 	w->client = client;
-	client_watch_reads(client, w->token_reads);
+	w->run_wait_read = client_watch_reads(client, w->token_reads);
 	w->wall0_ns = clock_now_ns();
 	w->cpu0_ns = thread_cpu_ns();
 	arm(w, w->wall0_ns);
@@ -93,6 +93,7 @@ int watch_stop(struct watch *w, const struct result *r, size_t n, int64_t transp
 		clientbound_observe_tokens(out, w->token_reads);
 		if (wall > 0 && cpu >= 0 && w->cpu0_ns >= 0)
 			out->thread_busy = (double)(cpu - w->cpu0_ns) / (double)wall;
+		out->run_wait_unread = !w->run_wait_read;
 	}
 	if (issue && read && tmp) {
 		for (i = 0; i < n; i++) {

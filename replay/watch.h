@@ -29,6 +29,7 @@ struct watch {
 	int64_t wall0_ns, cpu0_ns;  /* the level's start: clock, thread CPU */
 	struct client *client;      /* whose token reads are counted ... */
 	struct clientbound_hist *token_reads;   /* owned: ... here */
+	int run_wait_read;          /* client_watch_reads' answer */
 };
 
 /* Starts watching client's loop and its token reads (w zeroed before, or

@@ -114,6 +114,31 @@ else
 		"the host was ${busy:-?}% busy: other work may delay the client or the mock"
 fi
 
+# A host whose /proc withholds the thread's schedstat: the read delays
+# cannot hold the thread's wait to run, and replay and report say so (a
+# library preloaded into replay fails its open). A sanitizer's runtime must
+# be the first library loaded, before any preloaded one: skipped there.
+shim=$(dirname "$TB")/tests/no_schedstat.so
+if ldd "$TB" 2>/dev/null | grep -q libasan; then
+	skip "schedstat withheld: replay and report say the bound cannot see the wait to run" \
+		"a sanitizer's runtime cannot follow a preloaded library"
+elif [ ! -f "$shim" ]; then
+	skip "schedstat withheld: replay and report say the bound cannot see the wait to run" \
+		"$shim is not built (make test builds it)"
+else
+	run blind env LD_PRELOAD="$shim"
+	n=$(zcat "$WORK/blind.jsonl.gz" | grep '"at":"level_end"' | grep -c '"tracebench_client_run_wait_unread":1')
+	check "schedstat withheld: the level's host record says so ($n)" test "$n" -eq 1
+	check "... replay says so once, as a note" \
+		test "$(grep -c 'cannot read this thread.s wait to run' "$WORK/blind.err")" -eq 1
+	check "... and report, in text and Markdown, naming the level" \
+		sh -c "grep -q 'could not read its measuring thread.s wait to run (/proc/thread-self/schedstat) at C=4:' '$WORK/blind.txt' &&
+		       grep -q 'could not read its measuring thread.s wait to run' '$WORK/blind.md'"
+	n=$(zcat "$WORK/free.jsonl.gz" | grep '"at":"level_end"' | grep -c '"tracebench_client_run_wait_unread":0')
+	check "schedstat readable (the free run): its record says it was read ($n), and neither replay nor report says otherwise" \
+		sh -c "test '$n' -eq 1 && ! grep -q 'wait to run' '$WORK/free.err' '$WORK/free.txt'"
+fi
+
 # --workers 2: each worker watches itself; the later one's bound goes on
 # a record of its own at the level's end ("client (worker 1)", no host
 # counters: the first worker's are the host's), and the level's bound is
