@@ -682,11 +682,11 @@ static int column_is_text(enum result_field_type t)
 
 /* Fills r (initialized) from a row of db_results' query, whose column i
  * is result_fields[i] (NULL where the database's version lacks it).
- * Returns 0, or -1 when its gaps do not read or out of memory. */
+ * Returns 0, -1 when its gaps do not read, -2 when out of memory. */
 static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 {
 	size_t i;
-	int k, shape;
+	int k, shape, rc;
 
 	for (i = 0; i < result_n_fields; i++) {
 		const struct result_field *f = &result_fields[i];
@@ -740,8 +740,9 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 			r->server.shape = shape > 0 ? (enum srvtiming_shape)shape : SRVTIMING_NONE;
 			break;
 		case RESULT_FIELD_GAPS:
-			if (text && gaps_parse(text, &r->itl_ns, &r->n_itl) != 0)
-				return -1;
+			rc = text ? gaps_parse(text, &r->itl_ns, &r->n_itl) : 0;
+			if (rc)
+				return rc;
 			break;
 		}
 	}
@@ -752,8 +753,13 @@ static int db_result_fill(void *row, sqlite3_stmt *st, char *err, size_t errlen)
 {
 	struct result *r = row;
 
+	int rc;
+
 	result_init(r);
-	if (db_row_to_result(st, r) != 0) {
+	rc = db_row_to_result(st, r);
+	if (rc == -2)
+		return DB_ERR_WORK;     /* db_each_row says so */
+	if (rc) {
 		errmsg_set(err, errlen, "bad itl_us in request %ld", r->seq);
 		return DB_ERR_INPUT;
 	}
