@@ -154,12 +154,13 @@ void report_client_print(FILE *out, enum table_format fmt, const struct run *run
 
 		if (!run->levels[i].client_blind)
 			continue;
-		fprintf(out, "%s%s", shown++ ? ", " : fmt == TABLE_MARKDOWN ?
-			"\nreplay could not read its measuring thread's wait to run"
-			" (/proc/thread-self/schedstat) at " :
-			"replay could not read its measuring thread's wait to run"
-			" (/proc/thread-self/schedstat) at ",
-			level_name(run->levels[i].level, cell, sizeof(cell)));
+		if (!shown++)
+			fprintf(out, "%sreplay could not read its measuring thread's wait to run"
+				" (/proc/thread-self/schedstat) at ",
+				fmt == TABLE_MARKDOWN ? "\n" : "");
+		else
+			fputs(", ", out);
+		fputs(level_name(run->levels[i].level, cell, sizeof(cell)), out);
 	}
 	if (shown)
 		fprintf(out, ": there the bound sees the kernel not running it only as its"

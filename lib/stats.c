@@ -166,9 +166,10 @@ static void stats_describe_intervals(double *v, size_t n, const size_t cut[4],
 			slot[j - 1] = ps;
 		}
 	for (i = 0; i < m; i++) {
-		while (c < 4 && cut[c] <= rank[i])
-			if (cut[c++] > from)
-				from = cut[c - 1];
+		/* its block: from the last cut at or below it to the next */
+		for (; c < 4 && cut[c] <= rank[i]; c++)
+			if (cut[c] > from)
+				from = cut[c];
 		stats_select_rank(v, c < 4 ? cut[c] : n, from, rank[i]);
 		*slot[i] = v[rank[i]];
 		from = rank[i];
