@@ -45,7 +45,7 @@ int report_client_fill(struct db *db, const char *label, struct run *run, char *
 		s->client_ttft_p99 = cl[k].b.ttft_p99 * 1e3;
 		s->client_gap_p50 = cl[k].b.gap_p50 * 1e3;
 		s->client_gap_p99 = cl[k].b.gap_p99 * 1e3;
-		s->client_blind = cl[k].w.run_wait_unread == 1;
+		s->client_blind = isnan(cl[k].w.run_wait_unread) ? -1 : cl[k].w.run_wait_unread == 1;
 		{
 			struct clientbound_level m = {
 				s->ttft.p50 / 1e3, s->ttft.p99 / 1e3,
@@ -152,7 +152,7 @@ void report_client_print(FILE *out, enum table_format fmt, const struct run *run
 	for (i = 0, shown = 0; i < run->n_levels; i++) {
 		char cell[24];
 
-		if (!run->levels[i].client_blind)
+		if (run->levels[i].client_blind != 1)
 			continue;
 		if (!shown++)
 			fprintf(out, "%sreplay could not read its measuring thread's wait to run"

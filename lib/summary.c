@@ -462,7 +462,7 @@ void summary_compute(const struct result *r, size_t n, int level,
 	s->cost_per_m_in = s->cost_per_m_out = NAN;
 	s->client_ttft_p50 = s->client_ttft_p99 = s->client_gap_p50 = s->client_gap_p99 = NAN;
 	s->client_limited = -1;
-	s->client_blind = 0;
+	s->client_blind = -1;
 	s->energy_rc = ENERGY_NOT_SCRAPED;
 	summary_server_init(&s->srv);
 	for (i = 0; i < n; i++) {

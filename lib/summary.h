@@ -150,7 +150,9 @@ struct level_summary {
 	double client_ttft_p50, client_ttft_p99, client_gap_p50, client_gap_p99;
 	int client_limited;       /* 1 client-limited, 0 not, -1 not judged */
 	char client_why[200];     /* the reason in words, "" none */
-	int client_blind;         /* 1: replay could not read its thread's wait to run */
+	/* 1: replay could not read its thread's wait to run (the bound sees
+	 * it only as timer lag), 0: it could, -1: not known */
+	int client_blind;
 };
 
 /* Summarizes the n results of one level (warm-ups included in r, counted

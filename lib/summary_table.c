@@ -147,6 +147,7 @@ SUMMARY_EXPR(col_new_conn, s->new_connections)
 SUMMARY_EXPR(col_planned, s->planned ? (double)s->planned : NAN)
 SUMMARY_EXPR(col_interrupted, s->planned ? s->requests < s->planned : NAN)
 SUMMARY_EXPR(col_client_limited, s->client_limited < 0 ? NAN : s->client_limited)
+SUMMARY_EXPR(col_client_blind, s->client_blind < 0 ? NAN : s->client_blind)
 
 static const char *col_client_why(const void *row, size_t arg)
 {
@@ -356,6 +357,7 @@ static const struct table_col summary_cols[] = {
 	CSV("client_bound_ttft_p99_ms", 3, col_double, F(client_ttft_p99)),
 	CSV("client_bound_gap_p50_ms", 3, col_double, F(client_gap_p50)),
 	CSV("client_bound_gap_p99_ms", 3, col_double, F(client_gap_p99)),
+	{ .key = "client_run_wait_unread", .flags = TABLE_BOOL, .num = col_client_blind },
 	{ .key = "client_limited", .flags = TABLE_BOOL, .num = col_client_limited },
 	{ .key = "client_limited_reason", .str = col_client_why },
 };

@@ -131,6 +131,9 @@ else
 	check "schedstat withheld: the level's host record says so ($n)" test "$n" -eq 1
 	check "... replay says so once, as a note" \
 		test "$(grep -c 'cannot read this thread.s wait to run' "$WORK/blind.err")" -eq 1
+	check "... CSV's client_run_wait_unread true ($(csv_field "$WORK/blind.csv" client_run_wait_unread 1)), the free run's false ($(csv_field "$WORK/free.csv" client_run_wait_unread 1))" \
+		sh -c "test '$(csv_field "$WORK/blind.csv" client_run_wait_unread 1)' = 1 &&
+		       test '$(csv_field "$WORK/free.csv" client_run_wait_unread 1)' = 0"
 	check "... and report, in text and Markdown, naming the level" \
 		sh -c "grep -q 'could not read its measuring thread.s wait to run (/proc/thread-self/schedstat) at C=4:' '$WORK/blind.txt' &&
 		       grep -q 'could not read its measuring thread.s wait to run' '$WORK/blind.md'"
