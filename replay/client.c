@@ -641,24 +641,32 @@ static void on_warm_done(void *ctx, struct result *r)
  * A server that holds a fixed number of connections (one thread of a pool
  * each, kept by an idle connection until its keep-alive timeout, as
  * llama.cpp's server does) answers the first of the round at once and
- * leaves the rest unread. No answer for CLIENT_WARM_HELD_NS, and for 20
- * times the first answer took, while some came back: the rest are held
- * back, and the round gives them up rather than wait for the server's
- * timeout. (A server that answers one at a time answers the next within
- * about the time the first took. Not the slowest answer: on a busy host
- * the client reads the last of a round late, and 20 times that outgrew
- * a 4-s keep-alive timeout, so the round waited for it after all.)
+ * leaves the rest unread. No answer for 20 times the first answer took,
+ * but for at least CLIENT_WARM_HELD_NS and at most CLIENT_WARM_HELD_MAX_NS,
+ * while some came back: the rest are held back, and the round gives them
+ * up rather than wait for the server's timeout. (A server that answers one
+ * at a time answers the next within about the time the first took. Not
+ * the slowest answer: on a busy host the client reads the last of a round
+ * late, and 20 times that outgrew a 4-s keep-alive timeout. Nor the first
+ * alone: read 200 ms late by a stalled client, it did too — hence the
+ * ceiling, below the servers' keep-alive timeouts, 5 s in llama.cpp's.)
  */
-#define CLIENT_WARM_HELD_NS (1000 * NS_PER_MS)
+#define CLIENT_WARM_HELD_NS     (1000 * NS_PER_MS)
+#define CLIENT_WARM_HELD_MAX_NS (2000 * NS_PER_MS)
 
 static void on_warm_check(evutil_socket_t fd, short what, void *arg)
 {
 	struct warm *w = arg;
 	int64_t quiet = clock_now_ns() - w->last_end_ns;
+	int64_t enough = 20 * w->first_ns;
 
 	(void)fd;
 	(void)what;
-	if (w->ended && w->left && quiet >= CLIENT_WARM_HELD_NS && quiet >= 20 * w->first_ns) {
+	if (enough < CLIENT_WARM_HELD_NS)
+		enough = CLIENT_WARM_HELD_NS;
+	if (enough > CLIENT_WARM_HELD_MAX_NS)
+		enough = CLIENT_WARM_HELD_MAX_NS;
+	if (w->ended && w->left && quiet >= enough) {
 		w->held = 1;
 		event_base_loopbreak(w->base);
 	}
