@@ -486,9 +486,10 @@ int client_set_endpoint(struct client *c, const char *endpoint)
 	return client_endpoint_secrets(c, endpoint);
 }
 
-void client_pass_mark(struct client *c, int64_t now_ns)
+int64_t client_pass_mark(struct client *c, int64_t now_ns)
 {
 	pass_mark(c, now_ns);
+	return read_delay(c);
 }
 
 int client_watch_reads(struct client *c, struct clientbound_hist *h)

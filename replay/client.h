@@ -76,8 +76,10 @@ int client_watch_reads(struct client *c, struct clientbound_hist *h);
 
 /* Notes that the loop ran a pass at now_ns (lib/clock.h; the watch's
  * probe timer): bytes read in a later pass came after this one began, so
- * the thread's waits to run before it are not theirs. */
-void client_pass_mark(struct client *c, int64_t now_ns);
+ * the thread's waits to run before it are not theirs. Returns the read
+ * delay of bytes stamped now (lib/clientbound.h: the pass's age, the busy
+ * span of the pass before, the thread's wait to run since), -1 unknown. */
+int64_t client_pass_mark(struct client *c, int64_t now_ns);
 
 enum {
 	CLIENT_PRIORITY_IO = 1,     /* libevent's default with 3 priorities */

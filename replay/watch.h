@@ -1,7 +1,8 @@
 /*
  * watch.h - replay watching itself while a level runs (issue 34): a probe
  * timer on the loop, every CLIENTBOUND_PROBE_MS, whose lateness shows a
- * loop held by work or a thread the kernel did not run, and the measuring
+ * loop held by work or a thread the kernel did not run (and the timer's
+ * own way to the thread, which a socket's data does not take), and the measuring
  * thread's CPU time over the level's wall time. With the requests' own
  * issue and read delays (replay/client.c) they give the level's bound on
  * the client's share of its TTFT and gaps (lib/clientbound.h), written
@@ -24,7 +25,9 @@
 struct watch {
 	struct event *probe;      /* NULL when not watching */
 	int64_t due_ns;           /* when the probe should fire next */
-	double *lag_us;           /* owned: each probe's lateness */
+	double *lag_us;           /* owned: each probe's lateness ... */
+	double *loop_us;          /* owned: ... and the part of it the loop
+				   * and its thread account for */
 	size_t n, cap;
 	int64_t wall0_ns, cpu0_ns;  /* the level's start: clock, thread CPU */
 	struct client *client;      /* whose token reads are counted ... */

@@ -6,6 +6,7 @@
  *   bench_floor stream C EVENTS PERIOD_US BYTES
  *   bench_floor loop C REQUESTS TTFT_US ITL_US EVENTS
  *   bench_floor curl C REQUESTS TTFT_US ITL_US EVENTS [SERVER]
+ *   bench_floor wake N
  *
  * Two processes joined by C loopback TCP connections, as the mock and
  * replay are. Neither parses, formats or allocates: what they spend is the
@@ -44,6 +45,15 @@
  * connection, re-added for its next request, and a write callback that
  * only counts bytes. Prints what loop prints. The distance from loop is
  * libcurl's share; the distance from here to replay's figures, replay's.
+ *
+ * wake: how late a thread blocked in epoll wakes, for a timer and for a
+ * socket's data (section 14: why replay's bound counts the loop's part of
+ * its probe timer's lateness alone). One epoll loop waits on a timerfd
+ * re-armed 2 ms ahead each time it fires (replay's probe, libevent's
+ * precise timer) and on one end of a socket pair, into whose other end a
+ * child writes its clock N times, 2 to 4 ms apart. Prints "timer_p50_ms A
+ * timer_p99_ms B socket_p50_ms C socket_p99_ms D": the timer's lateness
+ * and the data's wait from its write to the loop's wake-up.
  *
  * Exit status 0, 1 on a failure, 2 on a usage error.
  */
@@ -868,9 +878,134 @@ cleanup:
 	return rc;
 }
 
+/* The child of wake: n stamps of its clock into fd, 2 to 4 ms apart. */
+static int wake_writer(int fd, long n)
+{
+	unsigned long long x = 88172645463325252ULL;     /* xorshift64 */
+	long i;
+
+	for (i = 0; i < n; i++) {
+		struct timespec pause;
+		long long now;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		pause.tv_sec = 0;
+		pause.tv_nsec = 2000000 + (long)(x % 2000000);
+		while (nanosleep(&pause, &pause) < 0 && errno == EINTR)
+			;
+		now = mono_ns();
+		if (write(fd, &now, sizeof(now)) != (ssize_t)sizeof(now))
+			return 1;
+	}
+	return 0;
+}
+
+/* Arms the timerfd tfd to fire at 'at' (CLOCK_MONOTONIC, ns). */
+static int wake_arm(int tfd, long long at)
+{
+	struct itimerspec its = { { 0, 0 }, { (time_t)(at / 1000000000LL), (long)(at % 1000000000LL) } };
+
+	return timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static int wake_main(long n)
+{
+	double *timer = malloc((size_t)n * 4 * sizeof(double));
+	double *sock = malloc((size_t)n * sizeof(double));
+	int sv[2] = { -1, -1 }, ep = -1, tfd = -1, rc = 1, status;
+	size_t nt = 0, ns = 0;
+	long long due;
+	pid_t child = -1;
+
+	if (!timer || !sock || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
+		floor_fail("wake");
+		goto out;
+	}
+	child = fork();
+	if (child == 0) {
+		close(sv[0]);
+		_exit(wake_writer(sv[1], n));
+	}
+	ep = epoll_create1(0);
+	tfd = timerfd_create(CLOCK_MONOTONIC, 0);
+	due = mono_ns() + 2000000;
+	if (child < 0 || ep < 0 || tfd < 0 || wake_arm(tfd, due) < 0) {
+		floor_fail("wake");
+		goto out;
+	}
+	{
+		struct epoll_event a = { .events = EPOLLIN, .data.fd = sv[0] };
+		struct epoll_event b = { .events = EPOLLIN, .data.fd = tfd };
+
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, sv[0], &a) < 0 ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &b) < 0) {
+			floor_fail("epoll_ctl");
+			goto out;
+		}
+	}
+	while (ns < (size_t)n) {
+		struct epoll_event ev[2];
+		int k = epoll_wait(ep, ev, 2, 1000), i;
+		long long now = mono_ns();
+
+		if (k <= 0) {
+			if (k < 0 && errno == EINTR)
+				continue;
+			floor_fail("epoll_wait");
+			goto out;
+		}
+		for (i = 0; i < k; i++) {
+			if (ev[i].data.fd == tfd) {
+				unsigned long long fired;
+
+				if (read(tfd, &fired, sizeof(fired)) > 0 && nt < (size_t)n * 4)
+					timer[nt++] = (double)(now - due) / 1e6;
+				due = now + 2000000;
+				if (wake_arm(tfd, due) < 0) {
+					floor_fail("timerfd_settime");
+					goto out;
+				}
+			} else {
+				long long sent;
+
+				if (read(sv[0], &sent, sizeof(sent)) != (ssize_t)sizeof(sent)) {
+					floor_fail("read");
+					goto out;
+				}
+				sock[ns++] = (double)(now - sent) / 1e6;
+			}
+		}
+	}
+	stats_sort(timer, nt);
+	stats_sort(sock, ns);
+	printf("timer_p50_ms %.3f timer_p99_ms %.3f socket_p50_ms %.3f socket_p99_ms %.3f\n",
+	       stats_percentile(timer, nt, 50), stats_percentile(timer, nt, 99),
+	       stats_percentile(sock, ns, 50), stats_percentile(sock, ns, 99));
+	rc = 0;
+out:
+	if (child > 0 && waitpid(child, &status, 0) == child && (!WIFEXITED(status) || WEXITSTATUS(status)))
+		rc = 1;
+	if (tfd >= 0)
+		close(tfd);
+	if (ep >= 0)
+		close(ep);
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	free(timer);
+	free(sock);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	long c, a, b, d, e;
+
+	if (argc == 3 && strcmp(argv[1], "wake") == 0 && !parse_long(argv[2], 1, 1000000, &a))
+		return wake_main(a);
 
 	if (argc == 6 && strcmp(argv[1], "stream") == 0 && !parse_long(argv[2], 1, 20000, &c) &&
 	    !parse_long(argv[3], 1, 1000000, &a) && !parse_long(argv[4], 1, 10000000, &b) &&
@@ -894,6 +1029,7 @@ int main(int argc, char **argv)
 				 c, a, b, d, e);
 	fprintf(stderr, "usage: bench_floor stream C EVENTS PERIOD_US BYTES\n"
 			"       bench_floor loop C REQUESTS TTFT_US ITL_US EVENTS\n"
-			"       bench_floor curl C REQUESTS TTFT_US ITL_US EVENTS [SERVER]\n");
+			"       bench_floor curl C REQUESTS TTFT_US ITL_US EVENTS [SERVER]\n"
+			"       bench_floor wake N\n");
 	return 2;
 }
