@@ -58,10 +58,11 @@ static int keep(struct watch *w, double lag_us, double loop_us)
  * The probe fired 'lag' late. Of that, the loop and its thread account
  * for the read delay of bytes stamped now (the pass's age, the pass
  * before busy, the thread's wait to run since): what the reads of a
- * socket's data would have waited too. The rest is the timer's own way
- * to the thread (a virtual machine's timer interrupt: 1.8-2.0 ms at P99
- * on a quiet 2-core one, where a socket's data woke the thread within
- * 0.06-0.07 ms), which data read from a socket never waits for.
+ * socket's data would have waited too, the client's own part. The rest
+ * is the host's own wake-up of the thread for the timer (an idle virtual
+ * CPU's: 1.6 ms at P99 on a quiet 2-core machine, 0.09 ms beside busy
+ * loops, where a socket's data woke a thread within 0.12-0.14 ms; section
+ * 14 of BENCHMARKS.md), which stays in the bound, not in the own part.
  */
 static void on_probe(evutil_socket_t fd, short what, void *arg)
 {

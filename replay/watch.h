@@ -1,8 +1,9 @@
 /*
  * watch.h - replay watching itself while a level runs (issue 34): a probe
  * timer on the loop, every CLIENTBOUND_PROBE_MS, whose lateness shows a
- * loop held by work or a thread the kernel did not run (and the timer's
- * own way to the thread, which a socket's data does not take), and the measuring
+ * loop held by work or a thread the kernel did not run (and the host's
+ * own wake-up of the thread for the timer, which the read delay at each
+ * firing tells apart: the loop's part), and the measuring
  * thread's CPU time over the level's wall time. With the requests' own
  * issue and read delays (replay/client.c) they give the level's bound on
  * the client's share of its TTFT and gaps (lib/clientbound.h), written
