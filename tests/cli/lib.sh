@@ -144,6 +144,22 @@ have() {
 	command -v "$1" >/dev/null 2>&1
 }
 
+# preload NAME WHAT: sets SHIM to tests/shim/NAME.c's library, built
+# beside $TB (make test builds them), to be preloaded into a program. Where
+# it cannot be (a sanitizer's runtime must be the first library loaded; not
+# built), skips the check WHAT with the reason and returns 1.
+preload() {
+	SHIM=$(dirname "$TB")/tests/$1.so
+	if ldd "$TB" 2>/dev/null | grep -q libasan; then
+		skip "$2" "a sanitizer's runtime cannot follow a preloaded library"
+		return 1
+	fi
+	if [ ! -f "$SHIM" ]; then
+		skip "$2" "$SHIM is not built (make test builds it)"
+		return 1
+	fi
+}
+
 # Starts the mock on a free loopback port and waits until it listens.
 start_mock() {
 	rm -f "$WORK/port"

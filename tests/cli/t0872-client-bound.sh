@@ -116,17 +116,9 @@ fi
 
 # A host whose /proc withholds the thread's schedstat: the read delays
 # cannot hold the thread's wait to run, and replay and report say so (a
-# library preloaded into replay fails its open). A sanitizer's runtime must
-# be the first library loaded, before any preloaded one: skipped there.
-shim=$(dirname "$TB")/tests/no_schedstat.so
-if ldd "$TB" 2>/dev/null | grep -q libasan; then
-	skip "schedstat withheld: replay and report say the bound cannot see the wait to run" \
-		"a sanitizer's runtime cannot follow a preloaded library"
-elif [ ! -f "$shim" ]; then
-	skip "schedstat withheld: replay and report say the bound cannot see the wait to run" \
-		"$shim is not built (make test builds it)"
-else
-	run blind env LD_PRELOAD="$shim"
+# library preloaded into replay fails its open; not under the sanitizers).
+if preload no_schedstat "schedstat withheld: replay and report say the bound cannot see the wait to run"; then
+	run blind env LD_PRELOAD="$SHIM"
 	n=$(zcat "$WORK/blind.jsonl.gz" | grep '"at":"level_end"' | grep -c '"tracebench_client_run_wait_unread":1')
 	check "schedstat withheld: the level's host record says so ($n)" test "$n" -eq 1
 	check "... replay says so once, as a note" \
