@@ -3,7 +3,8 @@
 # over real loopback connections and reports what it measured; the closed
 # loop's timing obeys causality (no event before its due time, so no
 # negative TTFT error and no P99 gap under the ITL), with the raw reader,
-# with libcurl as the reader, and with libcurl against a real mock.
+# with libcurl as the reader, and with libcurl against a real mock; and
+# the wake-ups of a thread for a timer and for a socket's data.
 . tests/cli/lib.sh
 
 FLOOR=$(pwd)/${O:-build}/bench/bench_floor
@@ -33,6 +34,18 @@ stop_mock
 "$FLOOR" curl 2 2 20000 5000 10 "http://127.0.0.1:$(free_port)" >/dev/null 2>"$WORK/err"
 check "curl against no server fails" test $? -eq 1
 check "and says why" grep -q "^bench_floor: Couldn't connect to server" "$WORK/err"
+
+# wake: a timer's lateness and a socket's data's wait, from a child's
+# writes 2 to 4 ms apart; a timer cannot fire early, nor data be read
+# before it was written
+"$FLOOR" wake 50 >"$WORK/wake" 2>"$WORK/err"
+check "wake exits 0" test $? -eq 0
+check "wake prints a timer's and a socket's P50 and P99 ($(cat "$WORK/wake"))" \
+	grep -q "^timer_p50_ms [0-9.]* timer_p99_ms [0-9.]* socket_p50_ms [0-9.]* socket_p99_ms [0-9.]*$" "$WORK/wake"
+check "wake: no timer early, no data read before its write, each P99 at least its P50" \
+	awk '{ exit !($2 >= 0 && $6 >= 0 && $4 >= $2 && $8 >= $6) }' "$WORK/wake"
+"$FLOOR" wake 0 >/dev/null 2>&1
+check "wake of no writes is a usage error" test $? -eq 2
 
 "$FLOOR" loop 8 0 20000 5000 10 >/dev/null 2>"$WORK/err"
 check "zero requests is a usage error" test $? -eq 2
