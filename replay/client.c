@@ -614,7 +614,8 @@ struct warm {
 	int64_t start_ns, last_end_ns;   /* the round's start, its last answer */
 	int64_t first_ns;               /* its first answer came this long after
 					 * the start: the server's pace, least
-					 * delayed by a busy client */
+					 * delayed by a busy client (the round
+					 * before's until one came) */
 	size_t ended;
 	int held;               /* the rest were held back: given up */
 	int64_t fastest_ns;     /* the fastest answer, send to end; -1 none */
@@ -651,6 +652,11 @@ static void on_warm_done(void *ctx, struct result *r)
  * late, and 20 times that outgrew a 4-s keep-alive timeout. Nor the first
  * alone: read 200 ms late by a stalled client, it did too — hence the
  * ceiling, below the servers' keep-alive timeouts, 5 s in llama.cpp's.)
+ * A round of fresh connections may get no answer at all: the round before
+ * ran on fewer connections than it had requests (one that ended lent its
+ * connection to one not yet sent, as a slow client's do), and those, idle
+ * now, hold every thread of the server. Some answers of the warm-up are
+ * enough: the round before's.
  */
 #define CLIENT_WARM_HELD_NS     (1000 * NS_PER_MS)
 #define CLIENT_WARM_HELD_MAX_NS (2000 * NS_PER_MS)
@@ -667,7 +673,7 @@ static void on_warm_check(evutil_socket_t fd, short what, void *arg)
 		enough = CLIENT_WARM_HELD_NS;
 	if (enough > CLIENT_WARM_HELD_MAX_NS)
 		enough = CLIENT_WARM_HELD_MAX_NS;
-	if (w->ended && w->left && quiet >= enough) {
+	if ((w->ended || w->n_socks) && w->left && quiet >= enough) {
 		w->held = 1;
 		event_base_loopbreak(w->base);
 	}
@@ -707,7 +713,6 @@ static void warm_round(struct client *c, struct warm *w, size_t n, int fresh)
 	}
 	w->start_ns = w->last_end_ns = clock_now_ns();
 	w->ended = 0;
-	w->first_ns = 0;
 	for (i = 0; i < n; i++) {
 		result_init(&scratch[i]);
 		c->warm_fresh = fresh;
