@@ -100,7 +100,8 @@ void live_set_scaling(struct replay *rp, const struct run_side *sd, struct level
  * fixed pool of connection threads, each kept by an idle connection until
  * its keep-alive timeout): one line after the level's row, with how many
  * it served at once and what the measured requests on new connections,
- * held back in turn, waited beyond the others' TTFT at the median.
+ * held back in turn, waited beyond the others' TTFT at the median; or
+ * that the level opened no more than the server served before; or both.
  */
 void live_note_held_connections(const struct level_run *lr, const struct level_summary *s)
 {
@@ -133,6 +134,17 @@ void live_note_held_connections(const struct level_run *lr, const struct level_s
 			 stats_select_percentile(v + n_new, n_old, 50));
 	free(v);
 	metric_level_name(s->level, name, sizeof(name));
+	/* both when the connections it did open were held back again (a
+	 * server's keep-alive closing some of them meanwhile): what the
+	 * requests waited goes with the last line */
+	if (w->capped)
+		fprintf(stderr, "tracebench replay: note: at %s %zu connections were not opened "
+			"before the level: the server served only %zu at once before", name,
+			w->capped, lr->connections - w->capped);
+	if (w->capped && !w->held)
+		fprintf(stderr, "; %zu measured requests waited for a connection%s\n", n_new, wait);
+	else if (w->capped)
+		fputc('\n', stderr);
 	if (w->held)
 		fprintf(stderr, "tracebench replay: note: at %s the server served only %zu "
 			"connections at once: %zu more waited %.1f s unanswered before the level "
@@ -140,11 +152,6 @@ void live_note_held_connections(const struct level_run *lr, const struct level_s
 			"each held by an idle kept-alive connection until its timeout); %zu "
 			"measured requests waited for a connection%s\n", name, w->served, w->held,
 			w->waited_s, n_new, wait);
-	else
-		fprintf(stderr, "tracebench replay: note: at %s %zu connections were not opened "
-			"before the level: the server served only %zu at once before; %zu "
-			"measured requests waited for a connection%s\n", name, w->capped,
-			lr->connections - w->capped, n_new, wait);
 }
 
 /*
