@@ -17,8 +17,8 @@
 # --no-client-watch: what the watch costs, the true error with it and
 # without it. Beside it, bench_floor wake (tests/bench/bench_floor.c): how
 # late a thread blocked in epoll wakes for a timer and for a socket's data,
-# quiet and busy, the reason the bound counts the loop's part of its probe
-# timer's lateness alone.
+# quiet and busy, the reason the client's own part of the bound counts only
+# the loop's part of its probe timer's lateness.
 #
 #   LEVELS   "C:N ..." (default "1:100 10:200 100:400 1000:2000"; QUICK:
 #            "1:40 10:100 100:200 1000:1000")

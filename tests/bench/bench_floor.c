@@ -47,8 +47,9 @@
  * libcurl's share; the distance from here to replay's figures, replay's.
  *
  * wake: how late a thread blocked in epoll wakes, for a timer and for a
- * socket's data (section 14: why replay's bound counts the loop's part of
- * its probe timer's lateness alone). One epoll loop waits on a timerfd
+ * socket's data (section 14: why the client's own part of replay's bound
+ * counts only the loop's part of its probe timer's lateness). One epoll
+ * loop waits on a timerfd
  * re-armed 2 ms ahead each time it fires (replay's probe, libevent's
  * precise timer) and on one end of a socket pair, into whose other end a
  * child writes its clock N times, 2 to 4 ms apart. Prints "timer_p50_ms A
@@ -58,6 +59,7 @@
  * Exit status 0, 1 on a failure, 2 on a usage error.
  */
 #include "lib/curlev.h"
+#include "lib/random.h"
 #include "lib/stats.h"
 
 #include <errno.h>
@@ -881,18 +883,16 @@ cleanup:
 /* The child of wake: n stamps of its clock into fd, 2 to 4 ms apart. */
 static int wake_writer(int fd, long n)
 {
-	unsigned long long x = 88172645463325252ULL;     /* xorshift64 */
+	struct rng r;
 	long i;
 
+	rng_init(&r, 1);
 	for (i = 0; i < n; i++) {
 		struct timespec pause;
 		long long now;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
 		pause.tv_sec = 0;
-		pause.tv_nsec = 2000000 + (long)(x % 2000000);
+		pause.tv_nsec = 2000000 + (long)rng_below(&r, 2000000);
 		while (nanosleep(&pause, &pause) < 0 && errno == EINTR)
 			;
 		now = mono_ns();
