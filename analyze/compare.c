@@ -516,7 +516,8 @@ static int compare_noise(struct db *db, const struct compare_ctx *c, int level,
 			goto nomem;
 		lv->noise = VERDICT_NOISE_BLOCKS;
 		for (i = 0; i < n; i++) {
-			if (w[i].v.outcome == VERDICT_NA)
+			if ((w[i].m >= 0 && verdict_blocks_too_few(&w[i].v, blocks)) ||
+			    w[i].v.outcome == VERDICT_NA)
 				continue;
 			for (r = 0; r < blocks; r++) {
 				sa[r] = compare_figure(c->a, w[i].m, w[i].p, (int)r, c->ab, buf);

@@ -503,7 +503,7 @@ static void verdict_log_interval(struct verdict *w, double h_lo, double h_hi)
 int verdict_blocks(const double *sa, const double *sb, size_t n, const struct verdict_opts *o,
 		   int higher_is_better, struct verdict *w)
 {
-	double sum = 0, sq = 0, mean, sd, h;
+	double sum = 0, sq = 0, mean, sd, h, l;
 	size_t r, k = 0;
 
 	if (isnan(w->change_pct) || w->change_pct <= -100.0)
@@ -522,7 +522,10 @@ int verdict_blocks(const double *sa, const double *sb, size_t n, const struct ve
 	mean = sum / (double)k;
 	sd = sqrt(fmax(0.0, (sq - (double)k * mean * mean) / (double)(k - 1)));
 	h = stats_t975((double)(k - 1)) * sd / sqrt((double)k);
-	verdict_log_interval(w, h, h);
+	/* around the change shown, and widened to the blocks' own centre where
+	 * it lies elsewhere (a tail the pooled figure sees otherwise) */
+	l = log1p(w->change_pct / 100.0);
+	verdict_log_interval(w, h + fmax(0.0, l - mean), h + fmax(0.0, mean - l));
 	w->noise = VERDICT_NOISE_BLOCKS;
 	w->noise_sd = sd;
 	w->noise_t = stats_t975((double)(k - 1));
@@ -530,6 +533,16 @@ int verdict_blocks(const double *sa, const double *sb, size_t n, const struct ve
 	w->noise_df = k - 1;
 	w->held = 0;
 	w->outcome = verdict_classify(w->lo, w->hi, o->min_effect, higher_is_better);
+	return 1;
+}
+
+int verdict_blocks_too_few(struct verdict *w, size_t n)
+{
+	if (!w->needed || (w->n_before >= n * w->needed && w->n_after >= n * w->needed))
+		return 0;
+	w->needed *= n;
+	w->outcome = VERDICT_NA;
+	w->lo = w->hi = NAN;
 	return 1;
 }
 

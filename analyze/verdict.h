@@ -206,13 +206,24 @@ int verdict_rate(const struct verdict_rate_side *a, const struct verdict_rate_si
  * An A/B run's verdict: sa[r] and sb[r] are the statistic of block r of
  * each side (its r-th interleaved repeat). The interval of w's change
  * (w->before and w->after set) is Student's t over the n blocks' log
- * ratios, around the change shown: the noise between blocks spread over
- * the run, with the slow drift both sides shared divided out. Fewer than
+ * ratios, around the change shown and reaching to the blocks' mean ratio
+ * where that lies elsewhere (a pooled tail can move apart from the
+ * blocks'): the noise between blocks spread over the run, with the slow
+ * drift both sides shared divided out. Fewer than
  * two usable blocks leave w as it was and return 0; else sets w->lo, hi,
  * outcome and noise and returns 1.
  */
 int verdict_blocks(const double *sa, const double *sb, size_t n, const struct verdict_opts *o,
 		   int higher_is_better, struct verdict *w);
+
+/*
+ * Each of n blocks judges its own figure, so a percentile needs its
+ * requests (w->needed) in every block: a P99 of a block of 128 requests is
+ * their second largest, and three such figures scatter too far for a t
+ * interval. When a side has fewer than n times w->needed, w becomes n/a
+ * (if it was not) needing that many and 1 is returned; else 0.
+ */
+int verdict_blocks_too_few(struct verdict *w, size_t n);
 
 /*
  * Adds a run-to-run noise to w's interval: one run's figure has the
