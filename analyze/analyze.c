@@ -422,8 +422,8 @@ static int analyze_compare(int argc, char **argv)
 
 		if (!lv->compared && lv->ok_before && !lv->ok_after) {
 			analyze_say("tracebench analyze compare: regression: no successful "
-				    "request at C=%d in '%s' (%zu failed: %s)", lv->level,
-				    after, lv->failed_after, lv->errors_after);
+				    "request at C=%d in '%s' (%zu failed: %s)",
+				    load_code(lv->level), after, lv->failed_after, lv->errors_after);
 			n_bad++;
 		}
 	}

@@ -3,7 +3,9 @@
  */
 #include "analyze/capture.h"
 #include "lib/errmsg.h"
+#include "lib/load.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +98,7 @@ static int capture_record(struct capture_run *out, size_t *cap, const cJSON *rec
 		goto cleanup;
 	}
 	/* What a client saw: one open-loop level, from its arrival. */
-	r->level = 0;
+	r->level = load_code(load_open(NAN));
 	r->repeat = 0;
 	r->warmup = false;
 	r->seq = r->trace_id = t.id;

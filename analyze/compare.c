@@ -565,11 +565,11 @@ cleanup:
 	return rc;
 }
 
-/* Compares one level, stored as level_a in before and level_b in after,
- * shown as level (shards_level); appends its rows to out->rows (room
- * reserved). */
+/* Compares one level, stored as code level_a in before and level_b in
+ * after, shown as load (shards_load); appends its rows to out->rows (room
+ * reserved). Its code keys the seed of its resampling. */
 static int compare_level(struct db *db, const struct db_run *before, const struct db_run *after,
-			 int level_a, int level_b, int level, const struct compare_opts *o,
+			 int level_a, int level_b, struct load load, const struct compare_opts *o,
 			 int ab, const struct compare_history *history,
 			 struct compare_result *out, struct compare_level *lv, char *err,
 			 size_t errlen)
@@ -577,8 +577,8 @@ static int compare_level(struct db *db, const struct db_run *before, const struc
 	struct result *ra = NULL, *rb = NULL;
 	struct compare_side a, b;
 	struct compare_row *w = &out->rows[out->n_rows];
-	struct compare_ctx c = { o, 0, &a, &b, NULL, NULL, 0, o->seed + (uint64_t)level * 1000,
-				 0, NULL };
+	struct compare_ctx c = { o, 0, &a, &b, NULL, NULL, 0,
+				 o->seed + (uint64_t)load_code(load) * 1000, 0, NULL };
 	size_t na = 0, nb = 0, *pa = NULL, *pb = NULL, m, rows;
 	int rc, p;
 
@@ -634,7 +634,7 @@ static int compare_level(struct db *db, const struct db_run *before, const struc
 		if (compare_latency_rows(&c, (int)m, &w[rows]))
 			goto nomem;
 	for (m = 0; m < rows; m++)
-		w[m].level = level;
+		w[m].level = load;
 	rc = compare_noise(db, &c, level_a, w, rows, lv, err, errlen);
 	if (rc)
 		goto cleanup;
@@ -643,7 +643,7 @@ static int compare_level(struct db *db, const struct db_run *before, const struc
 	goto cleanup;
 nomem:
 	errmsg_set(err, errlen, "comparing '%s' and '%s' at C=%d: out of memory",
-		   before->label, after->label, level);
+		   before->label, after->label, load_code(load));
 	rc = DB_ERR_WORK;
 cleanup:
 	free(pa);
@@ -815,25 +815,26 @@ static size_t compare_drop_rate_levels(int *l, size_t n)
 	size_t i, k = 0;
 
 	for (i = 0; i < n; i++)
-		if (l[i] >= 0)
+		if (load_of_code(l[i], NAN).kind != LOAD_RATE)
 			l[k++] = l[i];
 	return k;
 }
 
 /* Warns once about the levels only one run has. */
-static int compare_level_warning(struct compare_result *r, const char *label, const int *l,
-				 size_t n, const int *other, size_t n_other)
+static int compare_level_warning(struct compare_result *r, const char *label,
+				 const struct load *l, size_t n, const struct load *other,
+				 size_t n_other)
 {
 	char list[512];
 	size_t i, j, used = 0;
 
 	list[0] = '\0';
 	for (i = 0; i < n; i++) {
-		for (j = 0; j < n_other && other[j] != l[i]; j++)
+		for (j = 0; j < n_other && !load_same(other[j], l[i]); j++)
 			;
-		if (j == n_other && used < sizeof(list))
+		if (j == n_other && used < sizeof(list))   /* by code: an open loop is "0" */
 			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d",
-						 used ? ", " : "", l[i]);
+						 used ? ", " : "", load_code(l[i]));
 	}
 	if (!used)
 		return 0;
@@ -869,7 +870,7 @@ static int compare_warn_host(struct db *db, struct compare_result *r, const char
 
 		if (!report_host_source(la[i].source) || isnan(a))
 			continue;
-		b = report_host_busy(lb, nb, la[i].level);
+		b = report_host_busy(lb, nb, load_of_code(la[i].level, NAN));
 		if (!isnan(b) && fabs(a - b) > worst) {
 			worst = fabs(a - b);
 			wa = a;
@@ -884,7 +885,7 @@ static int compare_warn_host(struct db *db, struct compare_result *r, const char
 					 "server: the verdicts may be the host's",
 					 wa > wb ? before : after, 100 * fmax(wa, wb),
 					 100 * fmin(wa, wb),
-					 metric_level_cell(level, cell, sizeof(cell)));
+					 load_cell(load_of_code(level, NAN), cell, sizeof(cell)));
 done:
 	free(la);
 	free(lb);
@@ -898,7 +899,8 @@ int compare_runs(struct db *db, const char *before, const char *after,
 	struct compare_result r = { 0 };
 	struct compare_history history = { 0 };
 	struct db_run *ra = NULL, *rb = NULL;
-	int *la = NULL, *lb = NULL, *sa = NULL, *sb = NULL, ab;
+	int *la = NULL, *lb = NULL, ab;
+	struct load *sa = NULL, *sb = NULL;
 	size_t nra = 0, nrb = 0, nla = 0, nlb = 0, i, j;
 	int rc, fa = 1, fb = 1;
 
@@ -932,9 +934,9 @@ int compare_runs(struct db *db, const char *before, const char *after,
 	if (!sa || !sb)
 		goto nomem;
 	for (i = 0; i < nla; i++)
-		sa[i] = shards_level(la[i], fa);
+		sa[i] = shards_load(load_of_code(la[i], NAN), fa);
 	for (j = 0; j < nlb; j++)
-		sb[j] = shards_level(lb[j], fb);
+		sb[j] = shards_load(load_of_code(lb[j], NAN), fb);
 	if (compare_warnings(&r, &ra[0], &rb[0]) ||
 	    compare_warn_host(db, &r, before, after) ||
 	    compare_level_warning(&r, before, sa, nla, sb, nlb) ||
@@ -945,9 +947,11 @@ int compare_runs(struct db *db, const char *before, const char *after,
 	if (!r.rows || !r.levels)
 		goto nomem;
 	for (i = 0, j = 0; i < nla && j < nlb;) {
-		if (sa[i] < sb[j]) {
+		int order = load_cmp(sa[i], sb[j]);
+
+		if (order < 0) {
 			i++;
-		} else if (sa[i] > sb[j]) {
+		} else if (order > 0) {
 			j++;
 		} else {
 			struct compare_level *lv = &r.levels[r.n_levels++];

@@ -18,6 +18,7 @@
 #include "analyze/db.h"
 #include "analyze/verdict.h"
 #include "lib/clientbound.h"
+#include "lib/load.h"
 #include "lib/summary.h"
 #include "lib/table.h"
 
@@ -34,7 +35,7 @@ struct compare_opts {
 
 /* One verdict: a statistic of a metric at a level. */
 struct compare_row {
-	int level;
+	struct load level;      /* as report shows it (shards_load), no rate */
 	const char *metric;     /* "TTFT", "TTFA", "TPOT", "ITL", "E2E", "Agg tok/s" (static) */
 	const char *stat;       /* "P50", "P99"; "" for throughput (static) */
 	const char *unit;       /* "ms", "tok/s" (static) */
@@ -50,8 +51,9 @@ struct compare_row {
 
 /* What compare found at one level besides its rows. */
 struct compare_level {
-	int level;
-	int level_before, level_after;  /* as stored: a sharded run's per shard */
+	struct load level;      /* as report shows it (shards_load), no rate */
+	int level_before, level_after;  /* the codes stored (lib/load.h): a
+					 * sharded run's per shard */
 	int compared;           /* rows were made (both sides had successes) */
 	size_t repeats_before, repeats_after;
 	int paired;             /* both sides replayed the same trace requests */
@@ -83,7 +85,7 @@ struct compare_level {
  * its requests and medians, ms, before and after; each "after" follows its
  * "before" (the change column reads the pair). */
 struct compare_model_row {
-	int level;
+	struct load level;
 	char model[RESULT_MODEL_MAX];
 	size_t n_before, n_after;
 	double ttft_before, ttft_after;

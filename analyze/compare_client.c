@@ -79,7 +79,7 @@ int compare_client_fill(struct db *db, const char *before, const char *after,
 			struct compare_row *w = &r->rows[k];
 			double bound = compare_client_side(w, ba) + compare_client_side(w, bb);
 
-			if (w->level != lv->level || !isfinite(bound))
+			if (!load_same(w->level, lv->level) || !isfinite(bound))
 				continue;
 			w->client_bound_ms = bound * 1e3;
 			if (fabs(w->v.after - w->v.before) <= w->client_bound_ms)

@@ -123,7 +123,7 @@ int compare_print_efficiency(FILE *out, enum table_format fmt, const struct comp
 		if (!(isfinite(lv->tpj_before) && isfinite(lv->tpj_after)) &&
 		    !(isfinite(lv->cost_out_before) && isfinite(lv->cost_out_after)))
 			continue;
-		metric_level_cell(lv->level, row.level, sizeof(row.level));
+		load_cell(lv->level, row.level, sizeof(row.level));
 		row.v[0] = lv->tpj_before;
 		row.v[1] = lv->tpj_after;
 		row.v[2] = change_pct(lv->tpj_before, lv->tpj_after);

@@ -18,7 +18,7 @@
 #include <string.h>
 
 /* The medians of the requests of r (n) sent to 'model', into *s. */
-static int model_summary(const struct result *r, size_t n, int level, const char *model,
+static int model_summary(const struct result *r, size_t n, struct load load, const char *model,
 			 struct level_summary *s)
 {
 	struct result *sub = malloc((n ? n : 1) * sizeof(*sub));
@@ -29,7 +29,7 @@ static int model_summary(const struct result *r, size_t n, int level, const char
 	for (i = 0; i < n; i++)
 		if (strcmp(r[i].model, model) == 0)
 			sub[k++] = r[i];   /* shallow: read, never released */
-	summary_compute(sub, k, level, NULL, s);
+	summary_compute(sub, k, load, NULL, s);
 	free(sub);
 	return 0;
 }
@@ -134,7 +134,7 @@ static const char *col_level(const void *row, size_t arg)
 	static char buf[32];
 
 	(void)arg;
-	return metric_level_cell(((const struct compare_model_row *)row)->level, buf, sizeof(buf));
+	return load_cell(((const struct compare_model_row *)row)->level, buf, sizeof(buf));
 }
 
 static double col_num(const void *row, size_t off)

@@ -29,7 +29,7 @@ void compare_describe(const struct compare_row *w, char *buf, size_t len)
 {
 	char level[16], change[64];
 
-	metric_level_cell(w->level, level, sizeof(level));
+	load_cell(w->level, level, sizeof(level));
 	compare_change_cell(change, sizeof(change), &w->v);
 	snprintf(buf, len, "%s%s%s at C=%s %s", w->metric, w->stat[0] ? " " : "", w->stat, level,
 		 change);
@@ -113,7 +113,7 @@ static double col_cmp_num(const void *row, size_t arg)
 	const struct compare_level *lv = CMP_ROW(row)->lv;
 
 	switch (arg) {
-	case 0: return w->level;
+	case 0: return load_code(w->level);
 	case 1: return (double)w->v.n_before;
 	case 2: return (double)w->v.n_after;
 	case 3: return lv ? (double)lv->repeats_before : 1;
@@ -175,7 +175,8 @@ static double col_lv_num(const void *row, size_t arg)
 {
 	const struct compare_level *lv = row;
 	const double v[] = {
-		lv->level, lv->compared, (double)lv->repeats_before, (double)lv->repeats_after,
+		load_code(lv->level), lv->compared, (double)lv->repeats_before,
+		(double)lv->repeats_after,
 		lv->paired, (double)lv->ok_before, (double)lv->ok_after,
 		(double)lv->failed_before, (double)lv->failed_after, lv->min_effect,
 		(double)lv->history_runs, lv->tpj_before, lv->tpj_after, lv->cost_out_before,
@@ -224,7 +225,7 @@ static void compare_level_line(FILE *out, const struct compare_level *lv, const 
 {
 	char level[16];
 
-	metric_level_cell(lv->level, level, sizeof(level));
+	load_cell(lv->level, level, sizeof(level));
 	fprintf(out, "C=%s: no successful request in ", level);
 	if (!lv->ok_before && !lv->ok_after) {
 		fputs("either run", out);
@@ -246,7 +247,7 @@ static int compare_failed_lines(FILE *out, const struct compare_level *lv, const
 	char level[16];
 	int side, any = 0;
 
-	metric_level_cell(lv->level, level, sizeof(level));
+	load_cell(lv->level, level, sizeof(level));
 	for (side = 0; side < 2; side++) {
 		size_t failed = side ? lv->failed_after : lv->failed_before;
 		size_t ok = side ? lv->ok_after : lv->ok_before;
@@ -478,9 +479,9 @@ static void compare_table_row(struct compare_table_row *row, const struct compar
 	row->w = w;
 	row->lv = NULL;
 	for (c = 0; c < r->n_levels; c++)
-		if (r->levels[c].level == w->level)
+		if (load_same(r->levels[c].level, w->level))
 			row->lv = &r->levels[c];
-	metric_level_cell(w->level, row->level, sizeof(row->level));
+	load_cell(w->level, row->level, sizeof(row->level));
 	snprintf(row->metric, sizeof(row->metric), "%s%s", w->metric, w->estimated ? "*" : "");
 	compare_change_cell(row->change, sizeof(row->change), &w->v);
 	compare_verdict_cell(row->verdict, sizeof(row->verdict), w);

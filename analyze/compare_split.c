@@ -73,7 +73,7 @@ int compare_print_split(FILE *out, enum table_format fmt, const struct compare_r
 
 		if (!a->n || !b->n)
 			continue;
-		metric_level_cell(r->levels[i].level, row.level, sizeof(row.level));
+		load_cell(r->levels[i].level, row.level, sizeof(row.level));
 		row.v[S_TTFT_A] = a->ttft.n ? a->ttft.p50 : NAN;
 		row.v[S_TTFT_B] = b->ttft.n ? b->ttft.p50 : NAN;
 		row.v[S_TTFT] = split_change(&a->ttft, &b->ttft);

@@ -345,7 +345,7 @@ static void db_bind_result(sqlite3_stmt *st, const char *run_id, const struct re
 			db_bind_text(st, k, r->error[0] ? r->error_detail : NULL);
 			break;
 		case RESULT_FIELD_RATE:
-			if (metric_level_rate(r->level) && r->rate > 0)
+			if (load_of_code(r->level, 0).kind == LOAD_RATE && r->rate > 0)
 				sqlite3_bind_double(st, k, r->rate);
 			else
 				sqlite3_bind_null(st, k);

@@ -715,7 +715,8 @@ static int db_row_to_result(sqlite3_stmt *st, struct result *r)
 				return -1;
 			break;
 		case RESULT_FIELD_RATE:
-			if (sqlite3_column_type(st, k) != SQLITE_NULL && metric_level_rate(r->level))
+			if (sqlite3_column_type(st, k) != SQLITE_NULL &&
+			    load_of_code(r->level, 0).kind == LOAD_RATE)
 				r->rate = sqlite3_column_double(st, k);
 			break;
 		case RESULT_FIELD_TOKENS_SOURCE:

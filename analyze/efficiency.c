@@ -94,7 +94,7 @@ int efficiency_fill(struct db *db, const char *label, const struct run_params *p
 	/* lv runs source by source, in their --metrics-url order */
 	for (k = 0; k < n_lv; k++)
 		for (i = 0; i < n; i++)
-			if (levels[i].level == lv[k].level)
+			if (load_same(levels[i].level, load_of_code(lv[k].level, NAN)))
 				efficiency_apply_energy(&levels[i], &lv[k]);
 	free(lv);
 	return DB_OK;

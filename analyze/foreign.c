@@ -6,6 +6,7 @@
  */
 #include "analyze/foreign.h"
 #include "lib/errmsg.h"
+#include "lib/load.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -283,14 +284,15 @@ static int foreign_gaps(struct foreign_reader *fr, const cJSON *gaps, struct res
 	return 0;
 }
 
-/* The level of an object: its max_concurrency, or 0 (open loop). */
+/* The level code (lib/load.h) of an object: its max_concurrency, or the
+ * open loop's. */
 static int foreign_level(const cJSON *o)
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "max_concurrency");
 
 	if (cJSON_IsNumber(c) && c->valuedouble >= 1 && c->valuedouble <= 1000000)
-		return (int)c->valuedouble;
-	return 0;
+		return load_code(load_closed((int)c->valuedouble));
+	return load_code(load_open(NAN));
 }
 
 /* Copies the tool's own run-level numbers into params.levels. */
@@ -476,7 +478,8 @@ static int foreign_describe(struct foreign_reader *fr, const cJSON *first, uLong
 	}
 	out->model = dup_string(first, "model_id");
 	out->endpoint = dup_string(first, "backend");
-	out->mode = strdup(foreign_level(first) ? "closed" : "open");
+	out->mode = strdup(load_of_code(foreign_level(first), NAN).kind == LOAD_CLOSED ? "closed" :
+			   "open");
 	if (!params || !out->run_id || !out->tool || !out->label || !out->mode)
 		goto oom;
 	cJSON_AddStringToObject(params, "mode", out->mode);

@@ -77,7 +77,7 @@ static double col_plan_num(const void *row, size_t arg)
 	const struct plan_row *p = PLAN_ROW(row);
 
 	switch (arg) {
-	case 0: return p->w->level;
+	case 0: return load_code(p->w->level);
 	case 1: return p->sd_pct;
 	case 2: return p->now_pct;
 	case 3: return p->blocks;
@@ -140,7 +140,7 @@ static void plan_row_fill(struct plan_row *p, const struct compare_row *w,
 	memset(p, 0, sizeof(*p));
 	p->w = w;
 	p->sd_pct = p->now_pct = p->detectable_pct = p->blocks = p->requests = NAN;
-	metric_level_cell(w->level, p->level, sizeof(p->level));
+	load_cell(w->level, p->level, sizeof(p->level));
 	snprintf(p->metric, sizeof(p->metric), "%s%s%s", w->metric, w->stat[0] ? " " : "", w->stat);
 	snprintf(p->noise, sizeof(p->noise), "%s", v->outcome == VERDICT_NA ? "" :
 		 verdict_noise_name(v->noise));
@@ -199,7 +199,8 @@ size_t plan_print(FILE *out, enum table_format fmt, const char *before, const ch
 		plan_key(&r->rows[i], key, sizeof(key));
 		if (o->metric && strcmp(o->metric, key) != 0)
 			continue;
-		for (c = 0; c < r->n_levels && r->levels[c].level != r->rows[i].level; c++)
+		for (c = 0; c < r->n_levels &&
+			    !load_same(r->levels[c].level, r->rows[i].level); c++)
 			;
 		plan_row_fill(&row, &r->rows[i], c < r->n_levels ? &r->levels[c] : NULL, o);
 		table_fit(&t, &row);
@@ -209,7 +210,8 @@ size_t plan_print(FILE *out, enum table_format fmt, const char *before, const ch
 		plan_key(&r->rows[i], key, sizeof(key));
 		if (o->metric && strcmp(o->metric, key) != 0)
 			continue;
-		for (c = 0; c < r->n_levels && r->levels[c].level != r->rows[i].level; c++)
+		for (c = 0; c < r->n_levels &&
+			    !load_same(r->levels[c].level, r->rows[i].level); c++)
 			;
 		plan_row_fill(&row, &r->rows[i], c < r->n_levels ? &r->levels[c] : NULL, o);
 		table_row(&t, &row);

@@ -221,7 +221,7 @@ static void plot_curve_gp(FILE *f, const struct plot_data *d)
 			fprintf(f, "set arrow %d from %.4f, graph 0 to %.4f, graph 1 nohead lc %zu lw 2\n"
 				"set label %d 'capacity %s' at %.4f, graph 0.95 right offset -0.5,0\n",
 				marks, plot_level_rps(pass), plot_level_rps(pass), i + 1, marks,
-				metric_load_name(pass->level, pass->offered_rps, name, sizeof(name)),
+				load_name(pass->level, name, sizeof(name)),
 				plot_level_rps(pass));
 		}
 		if (fail && (!pass || report_level_load(&s->cap, fail) >
@@ -230,7 +230,7 @@ static void plot_curve_gp(FILE *f, const struct plot_data *d)
 			fprintf(f, "set arrow %d from %.4f, graph 0 to %.4f, graph 1 nohead lc %zu dt 2\n"
 				"set label %d 'fails %s' at %.4f, graph 0.88 left offset 0.5,0\n",
 				marks, plot_level_rps(fail), plot_level_rps(fail), i + 1, marks,
-				metric_load_name(fail->level, fail->offered_rps, name, sizeof(name)),
+				load_name(fail->level, name, sizeof(name)),
 				plot_level_rps(fail));
 		}
 	}

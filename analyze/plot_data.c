@@ -65,8 +65,8 @@ static int plot_collect_levels(struct plot_data *d)
 		return -1;
 	for (i = 0; i < d->n_series; i++)
 		for (j = 0; j < d->series[i].run.n_levels; j++)
-			if (metric_level_closed(d->series[i].run.levels[j].level))
-				d->levels[n++] = d->series[i].run.levels[j].level;
+			if (d->series[i].run.levels[j].level.kind == LOAD_CLOSED)
+				d->levels[n++] = d->series[i].run.levels[j].level.concurrency;
 	qsort(d->levels, n, sizeof(*d->levels), plot_int_cmp);
 	for (i = 0, j = 0; i < n; i++)
 		if (j == 0 || d->levels[j - 1] != d->levels[i])
@@ -182,7 +182,7 @@ static int plot_repeat_range(struct plot_level *lv, const struct result *r, size
 
 /* A level's requests (run_read_each) into s: its plot_level, its
  * points of the timeline and its turns. */
-static int plot_take_level(void *ctx, int level, const struct result *r, size_t n)
+static int plot_take_level(void *ctx, struct load load, const struct result *r, size_t n)
 {
 	struct plot_series *s = ctx;
 	struct plot_level *lv;
@@ -193,7 +193,7 @@ static int plot_take_level(void *ctx, int level, const struct result *r, size_t 
 	s->lv = p;
 	lv = &s->lv[s->n_lv++];
 	memset(lv, 0, sizeof(*lv));
-	lv->level = level;
+	lv->level = load;
 	if (!(p = realloc(s->pts, (s->n_pts + n + 1) * sizeof(*s->pts))))
 		return -1;
 	s->pts = p;
@@ -321,7 +321,7 @@ int plot_series_closed(const struct plot_series *s)
 	size_t i;
 
 	for (i = 0; i < s->run.n_levels; i++)
-		if (metric_level_closed(s->run.levels[i].level))
+		if (s->run.levels[i].level.kind == LOAD_CLOSED)
 			return 1;
 	return 0;
 }
@@ -355,7 +355,7 @@ int plot_has_models(const struct plot_data *d)
 
 	for (i = 0; i < d->n_series; i++)
 		for (k = 0; k < d->series[i].n_model_rows; k++)
-			if (metric_level_closed(d->series[i].model_rows[k].s.level))
+			if (d->series[i].model_rows[k].s.level.kind == LOAD_CLOSED)
 				return 1;
 	return 0;
 }
@@ -392,33 +392,40 @@ int plot_has_open(const struct plot_data *d)
 
 	for (i = 0; i < d->n_series; i++)
 		for (k = 0; k < d->series[i].run.n_levels; k++)
-			if (!metric_level_closed(d->series[i].run.levels[k].level) &&
+			if (d->series[i].run.levels[k].level.kind != LOAD_CLOSED &&
 			    d->series[i].run.levels[k].ok)
 				return 1;
 	return 0;
 }
 
-const struct plot_level *plot_find_extra(const struct plot_series *s, int level)
+const struct plot_level *plot_find_extra(const struct plot_series *s, struct load load)
 {
 	size_t i;
 
 	for (i = 0; i < s->n_lv; i++)
-		if (s->lv[i].level == level)
+		if (load_same(s->lv[i].level, load))
 			return &s->lv[i];
 	return NULL;
 }
 
 double plot_offered_rps(const struct level_summary *l)
 {
-	return isnan(l->offered_rps) ? l->sched_rps : l->offered_rps;
+	return isnan(l->level.rate) ? l->sched_rps : l->level.rate;
 }
 
-const char *plot_level_label(const struct plot_series *s, int level, char *buf, size_t len)
+struct load plot_load(const struct level_summary *l)
 {
-	const struct level_summary *l = run_level(&s->run, level);
+	if (l->level.kind == LOAD_RATE)
+		return load_probe(l->level.probe, plot_offered_rps(l));
+	return l->level;
+}
 
-	return metric_load_name(level, l && metric_level_rate(level) ? plot_offered_rps(l) : 0,
-				buf, len);
+const char *plot_level_label(const struct plot_series *s, struct load load, char *buf,
+			     size_t len)
+{
+	const struct level_summary *l = run_level(&s->run, load);
+
+	return load_name(l ? plot_load(l) : load_unrated(load), buf, len);
 }
 
 const struct level_summary **plot_open_levels(const struct plot_series *s, size_t *n)
@@ -430,7 +437,7 @@ const struct level_summary **plot_open_levels(const struct plot_series *s, size_
 	v = calloc(s->run.n_levels + 1, sizeof(const struct level_summary *));
 	for (i = 0; v && i < s->run.n_levels; i++) {
 		l = &s->run.levels[i];
-		if (metric_level_closed(l->level) || !l->ok)
+		if (l->level.kind == LOAD_CLOSED || !l->ok)
 			continue;
 		/* insertion by offered rate, unknown rates last: a few levels */
 		for (j = (*n)++; j > 0 && !(plot_offered_rps(v[j - 1]) <= plot_offered_rps(l)); j--)

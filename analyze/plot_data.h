@@ -37,7 +37,7 @@ const struct stats_dist *plot_dist(const struct level_summary *s, enum plot_metr
 /* What a level of a run adds to its summary: the samples of its CDF, where
  * it starts on the timeline and how its P50s vary across repeats. */
 struct plot_level {
-	int level;                /* as level_summary.level */
+	struct load level;        /* as level_summary.level, no rate */
 	double *ttft, *e2e;       /* owned, sorted: successful non-warm-up requests */
 	size_t n_ttft, n_e2e;
 	double t_start_s;         /* its first send (warm-ups too), s from the run's start */
@@ -91,8 +91,8 @@ int plot_load_data(struct db *db, const char *const *labels, size_t n_labels,
 void plot_data_release(struct plot_data *d);
 
 
-/* The plot_level of 'level' in s, or NULL. */
-const struct plot_level *plot_find_extra(const struct plot_series *s, int level);
+/* The plot_level of load 'load' in s (load_same), or NULL. */
+const struct plot_level *plot_find_extra(const struct plot_series *s, struct load load);
 
 /* The levels of s that are not concurrencies (open loop, rates), in order
  * of their offered rate; the caller frees the array. *n is their number
@@ -102,8 +102,14 @@ const struct level_summary **plot_open_levels(const struct plot_series *s, size_
 /* A level's offered rate: its records' rate, else its schedule's. */
 double plot_offered_rps(const struct level_summary *l);
 
-/* Names 'level' of s for a key: "C=4", "open loop", "5 req/s". */
-const char *plot_level_label(const struct plot_series *s, int level, char *buf, size_t len);
+/* The load of level l as a plot names it: a rate probe's rate is
+ * plot_offered_rps. */
+struct load plot_load(const struct level_summary *l);
+
+/* Names the level of load 'load' of s for a key: "C=4", "open loop",
+ * "5 req/s" (plot_load; "rate level 3" when s has no such level). */
+const char *plot_level_label(const struct plot_series *s, struct load load, char *buf,
+			     size_t len);
 
 /* Has s a concurrency level (closed loop)? A run without one (open loop)
  * has no curve in the figures by concurrency. */

@@ -56,7 +56,7 @@ static const char *plot_forest_name(const struct compare_row *r, char *buf, size
 	char level[32];
 
 	snprintf(buf, len, "%s%s%s %s", r->metric, r->stat[0] ? " " : "", r->stat,
-		 metric_level_name(r->level, level, sizeof(level)));
+		 load_name(r->level, level, sizeof(level)));
 	return buf;
 }
 
@@ -110,7 +110,7 @@ static void plot_forest_thresholds(FILE *f, const struct plot_data *d, size_t n)
 		for (i = 0, y = n; i < d->cmp[0].n_rows; i++) {
 			if (!plot_forest_drawn(&d->cmp[0].rows[i]))
 				continue;
-			if (d->cmp[0].rows[i].level == lv->level) {
+			if (load_same(d->cmp[0].rows[i].level, lv->level)) {
 				if (!top)
 					top = y;
 				bottom = y;
@@ -236,22 +236,24 @@ static const struct {
 
 /* One row of the figure: a judged number at a level. */
 struct plot_forest_key {
-	int level;
+	struct load level;
 	const char *metric, *stat;   /* compare's static strings */
 	size_t seq;                  /* order of first appearance */
 };
 
 static int plot_forest_key_is(const struct plot_forest_key *k, const struct compare_row *r)
 {
-	return k->level == r->level && !strcmp(k->metric, r->metric) && !strcmp(k->stat, r->stat);
+	return load_same(k->level, r->level) && !strcmp(k->metric, r->metric) &&
+	       !strcmp(k->stat, r->stat);
 }
 
 static int plot_forest_key_cmp(const void *a, const void *b)
 {
 	const struct plot_forest_key *x = a, *y = b;
+	int order = load_cmp(x->level, y->level);
 
-	if (x->level != y->level)
-		return x->level < y->level ? -1 : 1;
+	if (order)
+		return order;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
@@ -390,17 +392,18 @@ static void plot_forest_many_thresholds(FILE *f, const struct plot_data *d,
 	size_t r = 0, top, j, l;
 
 	while (r < n) {
-		int level = keys[r].level, agree = 1;
+		struct load level = keys[r].level;
+		int agree = 1;
 		double me = -1;
 
 		top = r;
-		while (r < n && keys[r].level == level)
+		while (r < n && load_same(keys[r].level, level))
 			r++;
 		for (j = 0; j + 1 < d->n_series; j++) {
 			for (l = 0; d->compared[j] && l < d->cmp[j].n_levels; l++) {
 				const struct compare_level *lv = &d->cmp[j].levels[l];
 
-				if (lv->level != level || !lv->compared)
+				if (!load_same(lv->level, level) || !lv->compared)
 					continue;
 				if (me >= 0 && lv->min_effect != me)
 					agree = 0;

@@ -62,8 +62,9 @@ static void plot_latency_dat(FILE *f, const struct plot_data *d, const struct pl
 	for (i = 0; i < d->n_levels; i++) {
 		fprintf(f, "%d", d->levels[i]);
 		for (j = 0; j < d->n_series; j++) {
-			const struct level_summary *s = run_level(&d->series[j].run, d->levels[i]);
-			const struct plot_level *x = plot_find_extra(&d->series[j], d->levels[i]);
+			struct load c = load_closed(d->levels[i]);
+			const struct level_summary *s = run_level(&d->series[j].run, c);
+			const struct plot_level *x = plot_find_extra(&d->series[j], c);
 			const struct stats_dist *dist = s ? plot_dist(s, p->m) : NULL;
 
 			plot_put_value(f, dist && dist->n ? dist->p50 : NAN);
@@ -96,7 +97,7 @@ static void plot_latency_axis(FILE *f, const struct plot_data *d, enum plot_metr
 					     x ? x->p50_min[m] : NAN, x ? x->p50_max[m] : NAN };
 			size_t j;
 
-			if (!metric_level_closed(s->level) || !dist->n)
+			if (s->level.kind != LOAD_CLOSED || !dist->n)
 				continue;
 			for (j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
 				/* as the .dat has them: 3 decimals */
@@ -164,7 +165,7 @@ static int plot_latency_any(const struct plot_data *d, enum plot_metric m)
 
 	for (i = 0; i < d->n_series; i++)
 		for (k = 0; k < d->series[i].run.n_levels; k++)
-			if (metric_level_closed(d->series[i].run.levels[k].level) &&
+			if (d->series[i].run.levels[k].level.kind == LOAD_CLOSED &&
 			    plot_dist(&d->series[i].run.levels[k], m)->n)
 				return 1;
 	return 0;
@@ -182,7 +183,7 @@ static int plot_ttfa_differs(const struct plot_data *d)
 		for (k = 0; k < d->series[i].run.n_levels; k++) {
 			const struct level_summary *s = &d->series[i].run.levels[k];
 
-			if (metric_level_closed(s->level) && s->ttfa.n &&
+			if (s->level.kind == LOAD_CLOSED && s->ttfa.n &&
 			    s->ttfa.max > s->ttft.max + 1e-3)
 				return 1;
 		}

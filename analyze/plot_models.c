@@ -16,14 +16,15 @@
 
 #include "analyze/plot_script.h"
 
-/* The row of model m at concurrency 'level' in s, or NULL. */
+/* The row of model m at concurrency c in s, or NULL. */
 static const struct report_model_row *model_row(const struct plot_series *s,
-						const struct db_model *m, int level)
+						const struct db_model *m, int c)
 {
 	size_t k;
 
 	for (k = 0; k < s->n_model_rows; k++)
-		if (s->model_rows[k].s.level == level && s->model_rows[k].model == m->name)
+		if (load_same(s->model_rows[k].s.level, load_closed(c)) &&
+		    s->model_rows[k].model == m->name)
 			return &s->model_rows[k];
 	return NULL;
 }

@@ -28,7 +28,7 @@ static int plot_pareto_drawn(const struct plot_data *d, const struct plot_series
 	size_t k;
 
 	for (k = 0; k < d->n_levels; k++)
-		if (plot_pareto_point(run_level(&s->run, d->levels[k])))
+		if (plot_pareto_point(run_level(&s->run, load_closed(d->levels[k]))))
 			return 1;
 	return 0;
 }
@@ -56,13 +56,14 @@ static void plot_pareto_dat(FILE *f, const struct plot_data *d)
 			continue;
 		fprintf(f, "# run %zu\n", i + 1);
 		for (k = 0; k < d->n_levels; k++) {
-			const struct level_summary *l = run_level(&s->run, d->levels[k]);
+			const struct level_summary *l = run_level(&s->run,
+								  load_closed(d->levels[k]));
 
 			if (!plot_pareto_point(l))
 				continue;
 			plot_put_value(f, l->per_req_tps);
 			plot_put_value(f, l->agg_tps / d->gpus);
-			fprintf(f, " %d", l->level);
+			fprintf(f, " %d", l->level.concurrency);
 			plot_put_value(f, l->tokens_per_joule);
 			plot_put_value(f, l->cost_per_m_out);
 			fputc('\n', f);

@@ -283,7 +283,7 @@ void plot_level_table(FILE *f, const struct plot_data *d, size_t nvals,
 	for (i = 0; i < d->n_levels; i++) {
 		fprintf(f, "%d", d->levels[i]);
 		for (j = 0; j < d->n_series; j++) {
-			s = run_level(&d->series[j].run, d->levels[i]);
+			s = run_level(&d->series[j].run, load_closed(d->levels[i]));
 			for (k = 0; k < nvals; k++)
 				v[k] = NAN;
 			if (s)

@@ -146,9 +146,7 @@ static void plot_split_gp(FILE *f, const struct plot_data *d)
 	      "set xtics nomirror (", f);
 	for (j = 0; j < n; j++) {
 		fputs(j ? ", " : "", f);
-		plot_put_gp_string(f, metric_load_name(b[j].l->level, metric_level_rate(b[j].l->level) ?
-							plot_offered_rps(b[j].l) : 0,
-							name, sizeof(name)));
+		plot_put_gp_string(f, load_name(plot_load(b[j].l), name, sizeof(name)));
 		fprintf(f, " %zu", b[j].x);
 	}
 	fprintf(f, ")\nset xrange [0.3:%.1f]\n", n ? (double)b[n - 1].x + 0.7 : 1.0);

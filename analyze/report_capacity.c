@@ -23,11 +23,13 @@ struct report_curve_row {
 	size_t judged;          /* its requests but replay --cancel's, as replay judged */
 };
 
-/* The load of level s in the search k: its C, or its offered rate. */
+/* The load of level s in the search k: its C, or its offered rate; NaN
+ * when s is no level of the search. */
 double report_level_load(const struct capacity_options *k, const struct level_summary *s)
 {
-	return k->by_rate ? (metric_level_rate(s->level) && s->offered_rps > 0 ? s->offered_rps : NAN) :
-	       (double)s->level;
+	if (k->by_rate)
+		return s->level.kind == LOAD_RATE && s->level.rate > 0 ? s->level.rate : NAN;
+	return s->level.kind == LOAD_CLOSED ? (double)s->level.concurrency : NAN;
 }
 
 static int by_load(const void *a, const void *b)
@@ -102,9 +104,9 @@ static void report_capacity_line(FILE *out, const struct capacity_options *k,
 	const char *unit = k->by_rate ? " req/s" : "";
 
 	if (pass)
-		metric_load_name(pass->s->level, pass->s->offered_rps, p, sizeof(p));
+		load_name(pass->s->level, p, sizeof(p));
 	if (fail)
-		metric_load_name(fail->s->level, fail->s->offered_rps, f, sizeof(f));
+		load_name(fail->s->level, f, sizeof(f));
 	if (pass && fail && pass->load < fail->load && fail->v == CAPACITY_UNDECIDED)
 		fprintf(out, "capacity: %s meets the SLO (%.1f%% good or more at %.0f%% confidence: "
 			"%zu of %zu); %s is undecided (%.1f%%..%.1f%%: %zu of %zu, an interrupted or "

@@ -37,7 +37,7 @@ int report_client_fill(struct db *db, const char *label, struct run *run, char *
 	for (i = 0; i < run->n_levels; i++) {
 		struct level_summary *s = &run->levels[i];
 
-		for (k = 0; k < n_cl && cl[k].level != s->level; k++)
+		for (k = 0; k < n_cl && !load_same(load_of_code(cl[k].level, NAN), s->level); k++)
 			;
 		if (k == n_cl)
 			continue;
@@ -54,7 +54,8 @@ int report_client_fill(struct db *db, const char *label, struct run *run, char *
 			size_t j;
 
 			for (j = 0; j < n_lv; j++)
-				if (report_host_source(lv[j].source) && lv[j].level == s->level)
+				if (report_host_source(lv[j].source) &&
+				    load_same(load_of_code(lv[j].level, NAN), s->level))
 					m.host_steal = lv[j].m.cpu_steal;
 			s->client_limited = clientbound_judge(&cl[k].b, &cl[k].w, &m,
 							      limit_share, s->client_why,
@@ -74,12 +75,12 @@ cleanup:
  * search's second probe), so that its rows are not taken for the sweep
  * table's, which name a level by its bare number or "open".
  */
-static const char *level_name(int level, char *buf, size_t len)
+static const char *level_name(struct load load, char *buf, size_t len)
 {
-	if (metric_level_closed(level))
-		snprintf(buf, len, "C=%d", level);
-	else if (metric_level_rate(level))
-		snprintf(buf, len, "rate %d", metric_rate_index(level));
+	if (load.kind == LOAD_CLOSED)
+		snprintf(buf, len, "C=%d", load.concurrency);
+	else if (load.kind == LOAD_RATE)
+		snprintf(buf, len, "rate %d", load.probe);
 	else
 		snprintf(buf, len, "open loop");
 	return buf;

@@ -17,7 +17,8 @@ static const char *col_level(const void *row, size_t arg)
 	static char buf[24];
 
 	(void)arg;
-	return metric_level_cell(((const struct db_metric_level *)row)->level, buf, sizeof(buf));
+	return load_cell(load_of_code(((const struct db_metric_level *)row)->level, NAN), buf,
+			 sizeof(buf));
 }
 
 static double col_busy(const void *row, size_t arg)
@@ -66,12 +67,13 @@ int report_host_table(FILE *out, enum table_format fmt, const struct db_metric_l
 	return 0;
 }
 
-double report_host_busy(const struct db_metric_level *lv, size_t n, int level)
+double report_host_busy(const struct db_metric_level *lv, size_t n, struct load load)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (report_host_source(lv[i].source) && lv[i].level == level)
+		if (report_host_source(lv[i].source) &&
+		    load_same(load_of_code(lv[i].level, NAN), load))
 			return lv[i].m.cpu_busy;
 	return NAN;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "analyze/db.h"
+#include "lib/load.h"
 #include "lib/table.h"
 
 /* Whether a metrics source is a replaying host's own ("host", or
@@ -21,8 +22,9 @@ int report_host_source(const char *source);
 int report_host_table(FILE *out, enum table_format fmt, const struct db_metric_level *lv,
 		      size_t n);
 
-/* A level's CPU busy share (0..1) of the run's first host source, NaN
- * when it recorded none; lv and n as db_metric_levels gives them. */
-double report_host_busy(const struct db_metric_level *lv, size_t n, int level);
+/* The CPU busy share (0..1) of the level of load 'load' of the run's first
+ * host source, NaN when it recorded none; lv and n as db_metric_levels
+ * gives them. */
+double report_host_busy(const struct db_metric_level *lv, size_t n, struct load load);
 
 #endif

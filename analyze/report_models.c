@@ -26,7 +26,8 @@ static const char *col_level(const void *row, size_t arg)
 	static char buf[32];
 
 	(void)arg;
-	return metric_level_cell(((const struct report_model_row *)row)->s.level, buf, sizeof(buf));
+	return load_cell(load_unrated(((const struct report_model_row *)row)->s.level), buf,
+			 sizeof(buf));
 }
 
 static double col_count(const void *row, size_t off)
@@ -64,7 +65,7 @@ static const struct table_col model_cols[] = {
 
 /* The rows of one level's results r (n), a row per model that has some,
  * appended to rows (*k so far); scratch holds n. */
-static void level_rows(const struct result *r, size_t n, int level,
+static void level_rows(const struct result *r, size_t n, struct load load,
 		       const struct db_model *models, size_t n_models, struct result *scratch,
 		       struct report_model_row *rows, size_t *k)
 {
@@ -75,7 +76,7 @@ static void level_rows(const struct result *r, size_t n, int level,
 		for (i = sub = 0; i < n; i++)
 			if (strcmp(r[i].model, models[m].name) == 0)
 				scratch[sub++] = r[i];   /* shallow: read, never released */
-		summary_compute(scratch, sub, level, NULL, &rows[*k].s);
+		summary_compute(scratch, sub, load, NULL, &rows[*k].s);
 		if (rows[*k].s.requests == 0)
 			continue;
 		rows[*k].model = models[m].name;
@@ -86,8 +87,9 @@ static void level_rows(const struct result *r, size_t n, int level,
 		rows[i].share = (double)rows[i].s.requests / (double)measured;
 }
 
-/* One level's rows of the run 'label' appended to rows (*n so far). */
-static int model_level(struct db *db, const char *label, int stored, int level,
+/* One level's rows of the run 'label' appended to rows (*n so far): the
+ * level stored as 'stored' (its code), shown as load. */
+static int model_level(struct db *db, const char *label, int stored, struct load load,
 		       const struct db_model *models, size_t n_models, struct report_model_row *rows,
 		       size_t *n, char *err, size_t errlen)
 {
@@ -99,7 +101,7 @@ static int model_level(struct db *db, const char *label, int stored, int level,
 		return rc;
 	scratch = malloc((n_res ? n_res : 1) * sizeof(*scratch));
 	if (scratch)
-		level_rows(res, n_res, level, models, n_models, scratch, rows, n);
+		level_rows(res, n_res, load, models, n_models, scratch, rows, n);
 	else
 		errmsg_set(err, errlen, "run '%s': out of memory", label);
 	free(scratch);
@@ -129,7 +131,8 @@ int report_model_rows(struct db *db, const char *label, struct db_model **models
 		rc = DB_ERR_WORK;
 	}
 	for (i = 0; !rc && i < n_levels; i++)
-		rc = model_level(db, label, levels[i], shards_level(levels[i], factor > 1 ? factor : 1),
+		rc = model_level(db, label, levels[i],
+				 shards_load(load_of_code(levels[i], NAN), factor > 1 ? factor : 1),
 				 *models, *n_models, *rows, n, err, errlen);
 	free(levels);
 	if (rc) {

@@ -167,7 +167,7 @@ int report_notes_sessions(FILE *out, enum table_format fmt, const struct run *ru
 		if (!ts->sessions)
 			continue;
 		any = 1;
-		metric_level_name(run->levels[i].level, name, sizeof(name));
+		load_name(load_unrated(run->levels[i].level), name, sizeof(name));
 		fprintf(out, "%ssessions %s: %zu, %.1f turns each, duration P50 %.2f s, %.0f output "
 			"tokens and a context of %.0f prompt tokens each; %zu ended by a failed turn\n",
 			item, name, ts->sessions, ts->turns_mean, ts->duration_p50_s,
@@ -201,7 +201,7 @@ void report_notes_errors(FILE *out, const struct run *run)
 			continue;
 		summary_errors_format(&l->failed, why, sizeof(why));
 		fprintf(out, "%s %s: %s", any ? ";" : "errors by class:",
-			metric_level_name(l->level, name, sizeof(name)), why);
+			load_name(load_unrated(l->level), name, sizeof(name)), why);
 		any = 1;
 	}
 	if (any)
@@ -224,7 +224,7 @@ int report_notes_cancel(FILE *out, const struct run *run)
 		const struct level_summary *l = &run->levels[i];
 
 		fprintf(out, "%s %s: %zu cut", i ? ";" : ":",
-			metric_level_name(l->level, name, sizeof(name)), l->cancelled);
+			load_name(load_unrated(l->level), name, sizeof(name)), l->cancelled);
 		if (l->cancel_ended)
 			fprintf(out, ", %zu ended first", l->cancel_ended);
 	}
@@ -259,8 +259,8 @@ void report_notes_open_loop(FILE *out, const struct run *run)
 		if (!s->open_loop)
 			continue;
 		fputs("open loop: ", out);
-		if (metric_level_rate(s->level) && s->offered_rps > 0)     /* a rate level: its own */
-			fprintf(out, "target %.2f req/s, ", s->offered_rps);
+		if (s->level.kind == LOAD_RATE && s->level.rate > 0)     /* a rate level: its own */
+			fprintf(out, "target %.2f req/s, ", s->level.rate);
 		else if (!isnan(target))
 			fprintf(out, "target %.2f req/s, ", target);
 		fprintf(out, "scheduled %.2f req/s, achieved %.2f req/s, send lag P50 %.1f ms "

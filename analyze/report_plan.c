@@ -9,15 +9,15 @@
 #include "lib/metric.h"
 
 /*
- * The plan of a closed-loop run from its params: its levels in order into
- * levels[] (RUN_PARAMS_MAX_LEVELS at most) and the requests each was to
- * measure into planned[] (-n, or replay's default of twice C and at least
- * 4, times --repeat). Returns how many levels, or 0 when the plan cannot
- * be recomputed from the params (open loop, shards, sessions, capacity
- * searches, other tools' files).
+ * The plan of a closed-loop run from its params: its levels' loads in
+ * order into loads[] (RUN_PARAMS_MAX_LEVELS at most) and the requests
+ * each was to measure into planned[] (-n, or replay's default of twice C
+ * and at least 4, times --repeat). Returns how many levels, or 0 when the
+ * plan cannot be recomputed from the params (open loop, shards, sessions,
+ * capacity searches, other tools' files).
  */
 static size_t report_plan(const struct run *run, const struct run_params *param,
-			  int *levels, size_t *planned)
+			  struct load *loads, size_t *planned)
 {
 	size_t i;
 
@@ -31,7 +31,7 @@ static size_t report_plan(const struct run *run, const struct run_params *param,
 		double want = param->requests > 0 ? param->requests : level * 2 > 4 ? level * 2 : 4;
 
 		want *= param->repeat;
-		levels[i] = param->levels[i];
+		loads[i] = load_closed(param->levels[i]);
 		planned[i] = want < 1e12 ? (size_t)want : 0;
 	}
 	return param->n_levels;
@@ -41,13 +41,13 @@ static size_t report_plan(const struct run *run, const struct run_params *param,
 void report_plan_mark(struct run *run)
 {
 	const struct run_params *param = &run->row->param;
-	int levels[RUN_PARAMS_MAX_LEVELS];
+	struct load loads[RUN_PARAMS_MAX_LEVELS];
 	size_t planned[RUN_PARAMS_MAX_LEVELS], n, i;
 	struct level_summary *l;
 
-	n = report_plan(run, param, levels, planned);
+	n = report_plan(run, param, loads, planned);
 	for (i = 0; i < n; i++)
-		if ((l = run_level(run, levels[i])))
+		if ((l = run_level(run, loads[i])))
 			l->planned = planned[i];
 }
 
@@ -60,24 +60,24 @@ void report_plan_mark(struct run *run)
 int report_plan_interrupted(FILE *out, const struct run *run)
 {
 	const struct run_params *param = &run->row->param;
-	int levels[RUN_PARAMS_MAX_LEVELS];
+	struct load loads[RUN_PARAMS_MAX_LEVELS];
 	size_t planned[RUN_PARAMS_MAX_LEVELS], n, i;
 	const struct level_summary *l;
 	char name[32];
 	int cut = 0, missing = 0;
 
-	n = report_plan(run, param, levels, planned);
+	n = report_plan(run, param, loads, planned);
 	for (i = 0; i < n; i++) {
-		l = run_level(run, levels[i]);
+		l = run_level(run, loads[i]);
 		if (l && l->requests < planned[i])
 			fprintf(out, "%s %s has %zu of %zu requests", cut++ ? "," : "interrupted:",
-				metric_level_name(levels[i], name, sizeof(name)), l->requests,
+				load_name(loads[i], name, sizeof(name)), l->requests,
 				planned[i]);
 	}
 	for (i = 0; i < n; i++)
-		if (!run_level(run, levels[i]))
+		if (!run_level(run, loads[i]))
 			fprintf(out, "%s %s", missing++ ? "," : cut ? "; nothing measured:" :
-				"nothing measured:", metric_level_name(levels[i], name, sizeof(name)));
+				"nothing measured:", load_name(loads[i], name, sizeof(name)));
 	if (cut || missing)
 		fputs(" (the replay was stopped)\n", out);
 	return cut || missing;
@@ -88,15 +88,15 @@ int report_plan_interrupted(FILE *out, const struct run *run)
 void report_plan_unreached_rows(struct table *t, const char *label, const struct run *run)
 {
 	const struct run_params *param = &run->row->param;
-	int levels[RUN_PARAMS_MAX_LEVELS];
+	struct load loads[RUN_PARAMS_MAX_LEVELS];
 	size_t planned[RUN_PARAMS_MAX_LEVELS], n, i;
 	struct level_summary s;
 
-	n = report_plan(run, param, levels, planned);
+	n = report_plan(run, param, loads, planned);
 	for (i = 0; i < n; i++) {
-		if (run_level(run, levels[i]))
+		if (run_level(run, loads[i]))
 			continue;
-		summary_compute(NULL, 0, levels[i], NULL, &s);
+		summary_compute(NULL, 0, loads[i], NULL, &s);
 		s.planned = planned[i];
 		summary_table_row(t, label, &s);
 	}

@@ -23,7 +23,7 @@ static const char *col_srv_level(const void *row, size_t arg)
 	const struct db_metric_level *m = row;
 
 	(void)arg;
-	return metric_level_cell(m->level, buf, sizeof(buf));   /* "4", "open", "r3" */
+	return load_cell(load_of_code(m->level, NAN), buf, sizeof(buf));   /* "4", "open", "r3" */
 }
 
 static double col_srv_count(const void *row, size_t off)
@@ -134,7 +134,7 @@ static const struct table_col report_srv_cols[] = {
  * beside the client's of the same level.
  */
 struct srv_latency_row {
-	int level;
+	struct load level;
 	const char *metric;                 /* "TTFT", "Queue", "E2E", "ITL" */
 	double count;                       /* observations in the window */
 	char est[SRVMETRIC_NQ][64];         /* "48.2 (40-60 bucket)", "refused", "" */
@@ -146,7 +146,7 @@ static const char *col_lat_level(const void *row, size_t arg)
 	static char buf[24];
 
 	(void)arg;
-	return metric_level_cell(((const struct srv_latency_row *)row)->level, buf, sizeof(buf));
+	return load_cell(((const struct srv_latency_row *)row)->level, buf, sizeof(buf));
 }
 
 static const char *col_lat_metric(const void *row, size_t arg)
@@ -209,15 +209,15 @@ static void srv_estimate_cell(const struct srvmetric_hist *h, size_t q, char *bu
 	}
 }
 
-/* The client's q-th percentile of kind h at level, ms; NaN: none. */
-static double srv_client_value(const struct run *run, int level,
+/* The client's q-th percentile of kind h at load 'load', ms; NaN: none. */
+static double srv_client_value(const struct run *run, struct load load,
 			       enum srvmetric_hist_kind h, size_t q)
 {
 	const struct stats_dist *d;
 	size_t i;
 
 	for (i = 0; run && i < run->n_levels; i++)
-		if (run->levels[i].level == level)
+		if (load_same(run->levels[i].level, load))
 			break;
 	if (!run || i == run->n_levels)
 		return NAN;
@@ -252,12 +252,12 @@ static int report_server_latency(FILE *out, enum table_format fmt,
 
 			if (!h->name)
 				continue;
-			r->level = lv[i].level;
+			r->level = load_of_code(lv[i].level, NAN);
 			r->metric = names[k];
 			r->count = h->rc[0] == 0 ? h->q[0].count : NAN;
 			for (q = 0; q < SRVMETRIC_NQ; q++) {
 				srv_estimate_cell(h, q, r->est[q], sizeof(r->est[q]), &refused);
-				r->client[q] = srv_client_value(run, lv[i].level,
+				r->client[q] = srv_client_value(run, r->level,
 								(enum srvmetric_hist_kind)k, q);
 			}
 			nr++;
@@ -292,7 +292,7 @@ static void report_energy_notes(FILE *out, const struct db_metric_level *lv, siz
 	for (i = 0; i < n; i++)
 		if (lv[i].e.rc && lv[i].e.rc != ENERGY_NOT_SCRAPED)
 			fprintf(out, "no energy figure at %s: %s.\n",
-				metric_level_name(lv[i].level, name, sizeof(name)),
+				load_name(load_of_code(lv[i].level, NAN), name, sizeof(name)),
 				energy_strerror(lv[i].e.rc));
 }
 
@@ -460,7 +460,7 @@ int report_server_fill(struct db *db, const char *label, struct run *run, char *
 	/* lv runs source by source, in their --metrics-url order */
 	for (k = 0; !rc && k < n; k++)
 		for (i = 0; i < run->n_levels; i++)
-			if (run->levels[i].level == lv[k].level)
+			if (load_same(run->levels[i].level, load_of_code(lv[k].level, NAN)))
 				server_fill_level(&run->levels[i].srv, &lv[k]);
 	free(lv);
 	return rc;

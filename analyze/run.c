@@ -24,12 +24,12 @@ void run_release(struct run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-struct level_summary *run_level(const struct run *run, int level)
+struct level_summary *run_level(const struct run *run, struct load load)
 {
 	size_t i;
 
 	for (i = 0; i < run->n_levels; i++)
-		if (run->levels[i].level == level)
+		if (load_same(run->levels[i].level, load))
 			return &run->levels[i];
 	return NULL;
 }
@@ -57,7 +57,7 @@ static void run_scaling(struct run *run)
 	size_t i;
 
 	for (i = 0; i < run->n_levels; i++)
-		if (run->levels[i].level == 1)
+		if (load_same(run->levels[i].level, load_closed(1)))
 			base = run->levels[i].agg_tps;
 	for (i = 0; i < run->n_levels; i++)
 		summary_set_scaling(&run->levels[i], base);
@@ -77,7 +77,7 @@ static void run_shard_levels(struct run *run, int factor)
 		return;
 	run->shards = (size_t)factor;
 	for (i = 0; i < run->n_levels; i++)
-		run->levels[i].level = shards_level(run->levels[i].level, factor);
+		run->levels[i].level = shards_load(run->levels[i].level, factor);
 }
 
 /* A run of requests without start times (run_params.timeless): no
@@ -121,13 +121,16 @@ int run_read_each(struct db *db, const char *label, const struct metric_slo *slo
 		goto cleanup;
 	}
 	for (i = 0; i < n_levels; i++) {
+		struct load load;
+
 		rc = db_results(db, label, levels[i], &res, &n_res, err, errlen);
 		if (rc)
 			goto cleanup;
 		run_note_warmups(&run, res, n_res, &cold_seq);
-		summary_compute(res, n_res, levels[i], slo, &run.levels[run.n_levels]);
+		load = load_of_code(levels[i], NAN);
+		summary_compute(res, n_res, load, slo, &run.levels[run.n_levels]);
 		if (turns_compute(res, n_res, &run.turns[run.n_levels]) < 0 ||
-		    (visit && visit(ctx, shards_level(levels[i], factor), res, n_res) != 0)) {
+		    (visit && visit(ctx, shards_load(load, factor), res, n_res) != 0)) {
 			errmsg_set(err, errlen, "run '%s': out of memory", label);
 			rc = DB_ERR_WORK;
 			goto cleanup;

@@ -4,7 +4,7 @@
  * row (lib/summary.c, the code replay prints its live table with), its
  * sessions, its warm-up, its scaling efficiency, its energy and price,
  * the server's and the client's figures per level, and each level's C as
- * the server saw it when the run was merged from shards (shards_level).
+ * the server saw it when the run was merged from shards (shards_load).
  * report, compare's energy and cost, the capacity search's table and plot
  * read runs through run_read; plot takes each level's requests on the way
  * (run_read_each), so every reader names a level alike.
@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include "analyze/db.h"
+#include "lib/load.h"
 #include "lib/metric.h"
 #include "lib/result.h"
 #include "lib/summary.h"
@@ -50,17 +51,18 @@ int run_read(struct db *db, const char *label, const struct metric_slo *slo, str
 /*
  * run_read, handing each level's requests (its warm-ups among them) to
  * visit as they are read, so a caller that wants them too (analyze plot)
- * reads a run once; 'level' is the level as the summary names it
- * (shards_level). A non-zero return from visit stops it: out of memory.
+ * reads a run once; 'load' is the level's as the summary names it
+ * (shards_load, no rate). A non-zero return from visit stops it: out of
+ * memory.
  */
-typedef int (*run_level_visit)(void *ctx, int level, const struct result *r, size_t n);
+typedef int (*run_level_visit)(void *ctx, struct load load, const struct result *r, size_t n);
 int run_read_each(struct db *db, const char *label, const struct metric_slo *slo,
 		  run_level_visit visit, void *ctx, struct run *out, char *err, size_t errlen);
 
 void run_release(struct run *r);
 
-/* The summary of level 'level' (its C; lib/metric.h) in run, or NULL when
- * the run measured none there. */
-struct level_summary *run_level(const struct run *run, int level);
+/* The summary of the level of load 'load' in run (load_same), or NULL
+ * when the run measured none there. */
+struct level_summary *run_level(const struct run *run, struct load load);
 
 #endif

@@ -259,9 +259,11 @@ int shards_level_factor(struct db *db, const char *label, int *factor, char *err
 	return rc;
 }
 
-int shards_level(int level, int factor)
+struct load shards_load(struct load load, int factor)
 {
-	return metric_level_closed(level) ? level * factor : level;
+	if (load.kind == LOAD_CLOSED)
+		load.concurrency *= factor;
+	return load;
 }
 
 /* "clocks agree within ..." or the warning that they do not. */
@@ -346,7 +348,8 @@ int shards_print(FILE *out, struct db *db, const char *label, const struct run *
 		fprintf(out, "closed loop: C is the concurrency of all %zu shards together, "
 			"%zu x each shard's C (", run->shards, run->shards);
 		for (i = 0; i < run->n_levels; i++)
-			fprintf(out, "%s%zu", i ? ", " : "", (size_t)run->levels[i].level / run->shards);
+			fprintf(out, "%s%zu", i ? ", " : "",
+				(size_t)run->levels[i].level.concurrency / run->shards);
 		fputs(")\n", out);
 	}
 	if (v.n_missing)

@@ -47,15 +47,15 @@ int shards_view(struct db *db, const char *label, const struct run *run,
  * The one place that says which C a sharded run's level stands for:
  * each of S shards (S >= 2 loaded) of a closed loop ran C at a time, so
  * the server saw S x C. Sets *factor to S for such a run, else 1, for
- * shards_level to apply; report, plot and compare all label levels so.
+ * shards_load to apply; report, plot and compare all label levels so.
  * Returns DB_OK or a DB_ERR_* code.
  */
 int shards_level_factor(struct db *db, const char *label, int *factor, char *err,
 			size_t errlen);
 
-/* A stored level as the server saw it: a closed-loop level times factor
- * (shards_level_factor), any other level as it is. */
-int shards_level(int level, int factor);
+/* A stored level's load as the server saw it: a concurrency times factor
+ * (shards_level_factor), any other load as it is. */
+struct load shards_load(struct load load, int factor);
 
 /*
  * Text and Markdown: the shard lines of a merged run under its report (a

@@ -2,7 +2,7 @@
  * attribution.c - where a level's time went; see attribution.h.
  */
 #include "attribution.h"
-#include "metric.h"
+#include "load.h"
 #include "summary.h"
 
 #include <math.h>
@@ -159,8 +159,7 @@ int attribution_print(FILE *out, enum table_format fmt, const struct level_summa
 
 		if (!a->n)
 			continue;
-		metric_load_cell(levels[i].level, levels[i].offered_rps, rows[k].level,
-				 sizeof(rows[k].level));
+		load_cell(levels[i].level, rows[k].level, sizeof(rows[k].level));
 		rows[k].a = a;
 		no_queue |= a->queue.n == 0;
 		if (attribution_flagged(a)) {

@@ -259,65 +259,9 @@ void metric_cost_per_mtok(const struct metric_price *p, double wall_s, double in
 	*per_m_in = *per_m_out / p->ratio;
 }
 
-double metric_scaling(int level, double agg_tps, double base_tps)
+double metric_scaling(struct load load, double agg_tps, double base_tps)
 {
-	if (!metric_level_closed(level) || !(base_tps > 0))
+	if (load.kind != LOAD_CLOSED || !(base_tps > 0))
 		return NAN;
-	return agg_tps / ((double)level * base_tps);
-}
-
-int metric_level_closed(int level)
-{
-	return level > METRIC_OPEN_LOOP_LEVEL;
-}
-
-int metric_level_rate(int level)
-{
-	return level < METRIC_OPEN_LOOP_LEVEL;
-}
-
-int metric_rate_level(int k)
-{
-	return METRIC_OPEN_LOOP_LEVEL - k;
-}
-
-int metric_rate_index(int level)
-{
-	return METRIC_OPEN_LOOP_LEVEL - level;
-}
-
-const char *metric_load_cell(int level, double rate, char *buf, size_t len)
-{
-	if (metric_level_closed(level))
-		snprintf(buf, len, "%d", level);
-	else if (level == METRIC_OPEN_LOOP_LEVEL)
-		snprintf(buf, len, "open");
-	else if (rate > 0)
-		snprintf(buf, len, "%.4g/s", rate);
-	else
-		snprintf(buf, len, "r%d", metric_rate_index(level));
-	return buf;
-}
-
-const char *metric_level_cell(int level, char *buf, size_t len)
-{
-	return metric_load_cell(level, 0, buf, len);
-}
-
-const char *metric_load_name(int level, double rate, char *buf, size_t len)
-{
-	if (metric_level_closed(level))
-		snprintf(buf, len, "C=%d", level);
-	else if (level == METRIC_OPEN_LOOP_LEVEL)
-		snprintf(buf, len, "open loop");
-	else if (rate > 0)
-		snprintf(buf, len, "%.4g req/s", rate);
-	else
-		snprintf(buf, len, "rate level %d", metric_rate_index(level));
-	return buf;
-}
-
-const char *metric_level_name(int level, char *buf, size_t len)
-{
-	return metric_load_name(level, 0, buf, len);
+	return agg_tps / ((double)load.concurrency * base_tps);
 }

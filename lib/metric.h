@@ -31,15 +31,15 @@
  *   SLO               see struct metric_slo
  *
  * "None" is NaN throughout (a table prints "-", CSV an empty field, JSON
- * null). Level 0 is an open-loop run (replay --rate or --timing; runs.mode
- * "open"), which has no concurrency: metric_level_closed decides it, and
- * metric_level_cell and metric_level_name name a level, for every table.
+ * null). A level's load (a concurrency, an open loop, a rate probe) and
+ * its integer encoding live in lib/load.h.
  */
 #ifndef TB_METRIC_H
 #define TB_METRIC_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "load.h"
 #include "result.h"
 
 /* ns to ms. */
@@ -146,34 +146,7 @@ void metric_cost_per_mtok(const struct metric_price *p, double wall_s, double in
 			  double out_tokens, double *per_m_in, double *per_m_out);
 
 /* Scaling efficiency of a level of aggregate agg_tps against base_tps at
- * C=1; NaN for an open-loop level or without a base. */
-double metric_scaling(int level, double agg_tps, double base_tps);
-
-/* The level of an open-loop run of one rate. The levels of a search over
- * rates (replay --find-capacity) are -1, -2, ..., each its rate. */
-#define METRIC_OPEN_LOOP_LEVEL 0
-
-/* True when level is a concurrency (closed loop), false for open loop. */
-int metric_level_closed(int level);
-
-/* True when level is a rate of a search over rates (-k for its k-th). The
- * level of the k-th (k >= 1) is metric_rate_level(k), and k of a rate
- * level metric_rate_index(level). These, metric_level_closed and
- * METRIC_OPEN_LOOP_LEVEL are the one place the three kinds of level are
- * told apart: nothing else compares a level with 0. */
-int metric_level_rate(int level);
-int metric_rate_level(int k);
-int metric_rate_index(int level);
-
-/* The C cell of a table: "4", "open" for open loop, "12.5/s" for a rate
- * level of rate 12.5 ("r3" for level -3 when the rate is not known, 0).
- * Returns buf. */
-const char *metric_load_cell(int level, double rate, char *buf, size_t len);
-const char *metric_level_cell(int level, char *buf, size_t len);
-
-/* A level in a sentence: "C=4", "open loop", "12.5 req/s" ("rate level 3").
- * Returns buf. */
-const char *metric_load_name(int level, double rate, char *buf, size_t len);
-const char *metric_level_name(int level, char *buf, size_t len);
+ * C=1; NaN for a load that is not a concurrency or without a base. */
+double metric_scaling(struct load load, double agg_tps, double base_tps);
 
 #endif

@@ -6,7 +6,7 @@
 #include "result_field.h"
 #include "gaps.h"
 #include "json.h"
-#include "metric.h"
+#include "load.h"
 #include "redact.h"
 
 #include <math.h>
@@ -94,7 +94,7 @@ static int own_to_json(cJSON *o, const struct result *r, const struct result_fie
 
 	switch (f->type) {
 	case RESULT_FIELD_RATE:
-		if (metric_level_rate(r->level))
+		if (load_of_code(r->level, 0).kind == LOAD_RATE)
 			cJSON_AddNumberToObject(o, n, r->rate);
 		break;
 	case RESULT_FIELD_ERROR:
@@ -259,7 +259,7 @@ static int read_fields(struct result *r, const cJSON *obj, char *err, size_t err
 		return -1;
 	}
 	/* a rate level (results version 4) says its rate */
-	if (metric_level_rate(r->level)) {
+	if (load_of_code(r->level, 0).kind == LOAD_RATE) {
 		const cJSON *rate = cJSON_GetObjectItemCaseSensitive(obj, "rate");
 
 		r->rate = cJSON_IsNumber(rate) ? rate->valuedouble : 0;

@@ -180,10 +180,12 @@ static void summary_take(struct level_summary *s, struct summary_acc *a, const s
 			 const struct metric_slo *slo)
 {
 	struct summary_samples *x = &a->x;
+	struct load ql;
 
 	s->requests++;
-	if (metric_level_rate(q->level) && q->rate > 0)
-		s->offered_rps = q->rate;
+	ql = load_of_code(q->level, q->rate);
+	if (ql.kind == LOAD_RATE && ql.rate > 0)
+		s->level.rate = ql.rate;
 	a->first_send = q->send_ns < a->first_send ? q->send_ns : a->first_send;
 	a->last_send = q->send_ns > a->last_send ? q->send_ns : a->last_send;
 	a->first_sched = q->sched_ns < a->first_sched ? q->sched_ns : a->first_sched;
@@ -442,7 +444,7 @@ static void summary_server_init(struct summary_server *s)
 	s->host_busy = s->host_steal = s->host_replay = NAN;
 }
 
-void summary_compute(const struct result *r, size_t n, int level,
+void summary_compute(const struct result *r, size_t n, struct load load,
 		     const struct metric_slo *slo, struct level_summary *s)
 {
 	struct summary_acc a;
@@ -455,8 +457,8 @@ void summary_compute(const struct result *r, size_t n, int level,
 	a.have = summary_samples_alloc(&a.x, r, n) == 0;
 	a.first_send = a.first_sched = INT64_MAX;
 	a.last_send = a.last_sched = INT64_MIN;
-	s->level = level;
-	s->offered_rps = NAN;
+	s->level = load;
+	s->level.rate = NAN;
 	s->scaling_eff = NAN;
 	s->energy_j = s->energy_window_s = s->tokens_per_joule = s->joules_per_request = NAN;
 	s->cost_per_m_in = s->cost_per_m_out = NAN;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include "attribution.h"
 #include "srvmetric.h"
+#include "load.h"
 #include "metric.h"
 #include "result.h"
 #include "stats.h"
@@ -73,8 +74,8 @@ struct summary_spread {
 };
 
 struct level_summary {
-	int level;             /* concurrency; METRIC_OPEN_LOOP_LEVEL for open loop, -k a rate level */
-	double offered_rps;    /* a rate level's offered rate (its records'), else NaN */
+	struct load level;     /* the level's load; a rate probe's rate is its
+				* records' (NaN when they carry none) */
 	size_t requests;       /* non-warm-up requests */
 	size_t planned;        /* requests the run's parameters planned at this
 				* level, 0 unknown: analyze report sets it, and a
@@ -155,9 +156,10 @@ struct level_summary {
 	int client_blind;
 };
 
-/* Summarizes the n results of one level (warm-ups included in r, counted
- * apart), with goodput against slo when slo is not NULL. */
-void summary_compute(const struct result *r, size_t n, int level,
+/* Summarizes the n results of one level of load load (warm-ups included
+ * in r, counted apart), with goodput against slo when slo is not NULL.
+ * load's rate is not used: out->level's is the records'. */
+void summary_compute(const struct result *r, size_t n, struct load load,
 		     const struct metric_slo *slo, struct level_summary *out);
 
 /* For requests without start times (another tool's file): s's wall time

@@ -134,7 +134,7 @@ static double col_err_class(const void *row, size_t k)
 		return (double)(expr); \
 	}
 
-SUMMARY_EXPR(col_level, s->level)
+SUMMARY_EXPR(col_level, load_code(s->level))
 SUMMARY_EXPR(col_tokens, s->tokens)
 SUMMARY_EXPR(col_input_tokens, s->input_tokens)
 SUMMARY_EXPR(col_repeats, s->repeats)
@@ -307,7 +307,7 @@ static const struct table_col summary_cols[] = {
 	CSV("repeats", 0, col_repeats, 0),
 	CSV("sched_req_s", 3, col_sched_rps, 0),
 	CSV("achieved_req_s", 3, col_achieved_rps, 0),
-	CSV("offered_req_s", 3, col_double, F(offered_rps)),   /* a rate level's */
+	CSV("offered_req_s", 3, col_double, F(level.rate)),   /* a rate level's */
 	{ .key = "good", .group = SUMMARY_GROUP_SLO, .num = col_size, .arg = F(good) },
 	{ .key = "slo", .group = SUMMARY_GROUP_SLO, .str = col_slo },
 	DIST_N(ttft, "ttft"), DIST_AT(ttft, "ttft", "p90", p90), DIST_AT(ttft, "ttft", "max", max),
@@ -444,7 +444,7 @@ void summary_table_row(struct table *t, const char *run, const struct level_summ
 	memset(&row, 0, sizeof(row));
 	row.run = run;
 	row.s = s;
-	metric_load_cell(s->level, s->offered_rps, row.level, sizeof(row.level));
+	load_cell(s->level, row.level, sizeof(row.level));
 	if (s->repeat >= 0)
 		snprintf(row.rep, sizeof(row.rep), "%d", s->repeat);
 	if (s->tokens_events)
@@ -590,8 +590,7 @@ void summary_print_latency(FILE *out, enum table_format fmt,
 	for (m = 0; m < 5; m++) {
 		for (i = 0; i < n; i++) {
 			row.metric = metrics[m].name;
-			metric_load_cell(levels[i].level, levels[i].offered_rps, row.level,
-					 sizeof(row.level));
+			load_cell(levels[i].level, row.level, sizeof(row.level));
 			row.d = (const struct stats_dist *)((const char *)&levels[i] + metrics[m].off);
 			row.rep = (const struct summary_spread *)((const char *)&levels[i] +
 								  metrics[m].rep);
@@ -662,10 +661,10 @@ void summary_print_notes(FILE *out, enum table_format fmt, const struct level_su
 		fprintf(out, "%stokens per event above 1 (\"Tok/ev\"): an inter-token gap spans "
 			"several tokens;", fmt == TABLE_MARKDOWN ? "\n" : "");
 		for (i = 0; i < n; i++)
-			if ((i == 0 || levels[i].level != levels[i - 1].level) &&
+			if ((i == 0 || !load_same(levels[i].level, levels[i - 1].level)) &&
 			    levels[i].tokens_per_event > 1.05)
-				fprintf(out, "%s %s %.2f", sep, metric_load_name(levels[i].level,
-					levels[i].offered_rps, name, sizeof(name)),
+				fprintf(out, "%s %s %.2f", sep,
+					load_name(levels[i].level, name, sizeof(name)),
 					levels[i].tokens_per_event), sep = ",";
 		fputc('\n', out);
 	}
@@ -676,10 +675,11 @@ void summary_print_notes(FILE *out, enum table_format fmt, const struct level_su
 		for (i = 0; i < n; i++) {
 			const struct level_summary *l = &levels[i];
 
-			if ((i > 0 && l->level == levels[i - 1].level) || !summary_row_marked(l, ttfa))
+			if ((i > 0 && load_same(l->level, levels[i - 1].level)) ||
+			    !summary_row_marked(l, ttfa))
 				continue;
-			fprintf(out, "%s %s n=%zu", sep, metric_load_name(l->level, l->offered_rps,
-				name, sizeof(name)), l->ttft.n);
+			fprintf(out, "%s %s n=%zu", sep, load_name(l->level, name, sizeof(name)),
+				l->ttft.n);
 			/* TPOT and TTFA count other requests than TTFT's */
 			if (summary_p50_marked(&l->tpot))
 				fprintf(out, " (TPOT n=%zu)", l->tpot.n);

@@ -3,10 +3,10 @@
  * an SLO. Each probe is an ordinary level of the run (replay_run_one), its
  * looks the level's repeats, each look going on in the trace where the
  * last one ended; lib/capacity.c judges each look and chooses the next
- * load. A concurrency probe is level C; the k-th rate probe is the
- * open-loop level -k, its rate on each of its records, each look a
- * schedule of its own. What it finds is said on stderr; analyze report
- * draws the load curve from the results file.
+ * load. A concurrency probe is a closed-loop level of its C; the k-th rate
+ * probe an open-loop level of its own (lib/load.h), its rate on each of
+ * its records, each look a schedule of its own. What it finds is said on
+ * stderr; analyze report draws the load curve from the results file.
  */
 #include "replay/run.h"
 #include "lib/capacity.h"
@@ -17,8 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* A load in a sentence: "C=4" or "12.5 req/s". Returns buf. */
-static const char *load_name(const struct capacity_options *k, double x, char *buf, size_t len)
+/* The search's load x in a sentence: "C=4" or "12.5 req/s". Returns buf. */
+static const char *search_load_name(const struct capacity_options *k, double x, char *buf,
+				    size_t len)
 {
 	if (k->by_rate)
 		snprintf(buf, len, "%.4g req/s", x);
@@ -35,7 +36,7 @@ static void print_probe(const struct capacity_options *k, double x, long good, l
 
 	fprintf(stderr, "tracebench replay: capacity: %s: %ld of %ld requests within the SLO "
 		"(%.1f%%; %.0f%% bounds %.1f%%..%.1f%%): %s the %.1f%% asked\n",
-		load_name(k, x, name, sizeof(name)), good, n,
+		search_load_name(k, x, name, sizeof(name)), good, n,
 		n ? 100.0 * (double)good / (double)n : 0.0, 100 * k->confidence, 100 * lo, 100 * hi,
 		v == CAPACITY_PASS ? "meets" : v == CAPACITY_FAIL ? "below" : "undecided on",
 		100 * k->share);
@@ -77,18 +78,19 @@ static void print_capacity(const struct capacity_options *k, const struct capaci
 
 	if (s->pass > 0 && s->fail > 0)
 		fprintf(stderr, "tracebench replay: capacity: %s meets the SLO, %s %s "
-			"(%ld probes, %ld requests, %.1f s)\n", load_name(k, s->pass, a, sizeof(a)),
-			load_name(k, s->fail, b, sizeof(b)),
+			"(%ld probes, %ld requests, %.1f s)\n",
+			search_load_name(k, s->pass, a, sizeof(a)),
+			search_load_name(k, s->fail, b, sizeof(b)),
 			fail_v == CAPACITY_FAIL ? "does not" : "is undecided (counted as not)",
 			probes, sent, secs);
 	else if (s->pass > 0)
 		fprintf(stderr, "tracebench replay: capacity: every %s searched meets the SLO, up to "
 			"%s (%ld probes, %ld requests, %.1f s)\n", k->by_rate ? "rate" : "C",
-			load_name(k, s->pass, a, sizeof(a)), probes, sent, secs);
+			search_load_name(k, s->pass, a, sizeof(a)), probes, sent, secs);
 	else if (s->fail > 0)
 		fprintf(stderr, "tracebench replay: capacity: no %s meets the SLO, not even %s "
 			"(%ld probes, %ld requests, %.1f s)\n", k->by_rate ? "rate" : "C",
-			load_name(k, s->fail, a, sizeof(a)), probes, sent, secs);
+			search_load_name(k, s->fail, a, sizeof(a)), probes, sent, secs);
 }
 
 /*
@@ -112,7 +114,8 @@ static int ran_alone(const struct replay *rp, double x, int64_t span_ns)
 	fprintf(stderr, "tracebench replay: capacity: lower rates not tried: at %s the requests "
 		"averaged %.2f in flight, under %.1f (they ran mostly alone), so a lower rate takes "
 		"little load off the server and the SLO is beyond it\n",
-		load_name(&rp->o.capacity, x, name, sizeof(name)), in_flight, CAPACITY_ALONE);
+		search_load_name(&rp->o.capacity, x, name, sizeof(name)), in_flight,
+		CAPACITY_ALONE);
 	return 1;
 }
 
@@ -131,14 +134,14 @@ static void say_capacity_time(const struct replay *rp)
 		fprintf(stderr, "tracebench replay: capacity: a rate is found to meet the SLO after "
 			"%ld requests or more: %.0f s at %s; a --capacity-range that starts nearer "
 			"the capacity spends less\n", need, (double)need / k->start,
-			load_name(k, k->start, name, sizeof(name)));
+			search_load_name(k, k->start, name, sizeof(name)));
 }
 
 /*
  * --find-capacity: each probe is an ordinary level, judged and the next
  * load chosen by lib/capacity.h; its looks are the level's repeats. A
- * concurrency probe is level C; the k-th rate probe is the open-loop level
- * -k, its rate on each of its records, each look a schedule of its own. An
+ * concurrency probe is a closed-loop level of its C, the k-th rate probe
+ * load_probe(k, rate); each look is a schedule of its own. An
  * interrupted search keeps the levels it finished. Returns 0 or the exit
  * status.
  */
@@ -159,10 +162,10 @@ int find_capacity_run(struct replay *rp)
 		long good = 0, n = 0;
 		double lo = 0, hi = 1;
 		int look;
-		int level = k->by_rate ? metric_rate_level((int)(probes + 1)) : (int)x;
+		struct load load = k->by_rate ? load_probe((int)(probes + 1), x) :
+				   load_closed((int)x);
 		int64_t span = 0;
 
-		rp->lr.rate = k->by_rate ? x : 0;
 		rp->busy_ns = 0;
 		for (look = 0; v == CAPACITY_UNDECIDED && n < k->max_requests && !level_stop;
 		     look++) {
@@ -173,7 +176,7 @@ int find_capacity_run(struct replay *rp)
 			if (k->by_rate && (rc = plan_rate_look(rp, x, batch, probes * 64 + look)))
 				return rc;
 			span -= clock_now_ns();
-			rc = replay_run_one(rp, level, first, look, &rp->side[0], batch, &good, &n);
+			rc = replay_run_one(rp, load, first, look, &rp->side[0], batch, &good, &n);
 			span += clock_now_ns();
 			if (rc)
 				return rc;

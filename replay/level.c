@@ -91,7 +91,7 @@ static void print_progress(struct level_run *lr, int final)
 	if (lr->sched)
 		fprintf(stderr, "%sopen loop", tty ? "\r\033[K" : "");
 	else
-		fprintf(stderr, "%sC=%d", tty ? "\r\033[K" : "", lr->level);
+		fprintf(stderr, "%sC=%d", tty ? "\r\033[K" : "", lr->level.concurrency);
 	if (lr->finished < lr->warmup)
 		fprintf(stderr, "  warm-up %zu/%zu", lr->finished, lr->warmup);
 	else
@@ -354,12 +354,12 @@ static int window_edge(struct level_run *lr, enum scrape_at at, scrape_done_fn d
 }
 
 /* Every scraper's level, repeat and whether its interval scrapes are in it. */
-static void scrapes_set_level(struct level_run *lr, long level, long repeat, int inside)
+static void scrapes_set_level(struct level_run *lr, struct load load, long repeat, int inside)
 {
 	size_t i;
 
 	for (i = 0; i < lr->n_scrapes; i++)
-		scrape_set_level(lr->scrapes[i], level, repeat, inside);
+		scrape_set_level(lr->scrapes[i], load_code(load), repeat, inside);
 }
 
 /* The start scrape asked ahead of the anchor is in: until the level
@@ -372,10 +372,10 @@ static void on_window_ahead(void *ctx)
 		scrapes_set_level(lr, lr->ahead_level, 0, 0);
 }
 
-void level_window_ahead(struct level_run *lr, long level)
+void level_window_ahead(struct level_run *lr, struct load load)
 {
-	lr->ahead_level = level;
-	scrapes_set_level(lr, level, 0, 0);
+	lr->ahead_level = load;
+	scrapes_set_level(lr, load, 0, 0);
 	lr->window_ahead = window_edge(lr, SCRAPE_AT_LEVEL_START, on_window_ahead) == 0;
 }
 
@@ -444,8 +444,8 @@ static void host_edge(struct level_run *lr, enum scrape_at at)
 			return;
 		}
 	}
-	rec = scrape_record(lr->host_source, t0 - lr->origin_ns, lr->level, lr->repeat, at,
-			    clock_now_ns() - t0, n < 0 ? 0 : 200,
+	rec = scrape_record(lr->host_source, t0 - lr->origin_ns, load_code(lr->level), lr->repeat,
+			    at, clock_now_ns() - t0, n < 0 ? 0 : 200,
 			    n < 0 ? "cannot read /proc/stat" : NULL, n < 0 ? "" : text,
 			    n < 0 ? 0 : (size_t)n);
 	if (rec)
@@ -468,8 +468,8 @@ struct result *level_begin_request(struct level_run *lr, const struct prepared *
 {
 	struct result *r = &lr->results[lr->issued++];
 
-	r->level = lr->level;
-	r->rate = lr->rate;
+	r->level = load_code(lr->level);
+	r->rate = lr->level.kind == LOAD_RATE ? lr->level.rate : 0;
 	r->repeat = lr->repeat;
 	r->seq = (*lr->seq)++;
 	r->trace_id = p->req.id;

@@ -23,6 +23,7 @@
 #include "replay/scrape.h"
 #include "replay/session.h"
 #include "replay/watch.h"
+#include "lib/load.h"
 #include "lib/result.h"
 #include "lib/summary.h"
 
@@ -82,8 +83,7 @@ struct level_run {
 	struct clientbound_watch client_w;
 	struct clientbound client_b;
 	int client_known;
-	int level;                /* recorded: the C of the level, -k a rate level */
-	double rate;              /* recorded: a rate level's offered req/s, else 0 */
+	struct load level;        /* recorded (load_code, a probe's rate beside it) */
 	size_t cap;               /* closed loop: requests in flight here (C / workers) */
 	int repeat;
 	char salt[RESULT_SALT_MAX];        /* tag of the level's measured requests, "" none */
@@ -132,7 +132,7 @@ struct level_run {
 	size_t edge_pending;      /* boundary scrapes asked for, not yet in */
 	int window_ahead;         /* the next level's start scrape was asked for
 				   * ahead of its anchor (level_window_ahead) */
-	long ahead_level;         /* ... that level */
+	struct load ahead_level;  /* ... that level */
 	scrape_done_fn edge_done; /* ... then called, once all are */
 };
 
@@ -206,11 +206,11 @@ void level_on_tick(evutil_socket_t fd, short events, void *arg);
 void level_on_signal(evutil_socket_t sig, short events, void *arg);
 /*
  * --start-at, open loop: asks every scraper for the level-start scrape of
- * the level about to run (level 'level', repeat 0) now, ahead of its
+ * the level about to run (load 'load', repeat 0) now, ahead of its
  * anchor, so that the level neither waits for it nor starts its counters
  * late; that level's window then opens at once.
  */
-void level_window_ahead(struct level_run *lr, long level);
+void level_window_ahead(struct level_run *lr, struct load load);
 
 /* The results file's writer when the loop is idle (arg: the level run),
  * and a scrape's record to write (ctx: the level run). */

@@ -85,7 +85,7 @@ void live_set_scaling(struct replay *rp, const struct run_side *sd, struct level
 		summary_set_scaling(s, NAN);
 		return;
 	}
-	if (s->level == 1 && s->wall_s > 0) {
+	if (load_same(s->level, load_closed(1)) && s->wall_s > 0) {
 		rp->base_tokens[side] += s->tokens;
 		rp->base_wall_s[side] += s->wall_s;
 		summary_set_scaling(s, s->agg_tps);
@@ -133,7 +133,7 @@ void live_note_held_connections(const struct level_run *lr, const struct level_s
 			 "it held", stats_select_percentile(v, n_new, 50),
 			 stats_select_percentile(v + n_new, n_old, 50));
 	free(v);
-	metric_level_name(s->level, name, sizeof(name));
+	load_name(load_unrated(s->level), name, sizeof(name));
 	/* both when the connections it did open were held back again (a
 	 * server's keep-alive closing some of them meanwhile): what the
 	 * requests waited goes with the last line */
@@ -178,5 +178,5 @@ void live_note_client_limited(const struct level_run *lr, const struct level_sum
 			      sizeof(why)) != 1)
 		return;
 	fprintf(stderr, "tracebench replay: note: %s is client-limited: %s\n",
-		metric_level_name(s->level, name, sizeof(name)), why);
+		load_name(load_unrated(s->level), name, sizeof(name)), why);
 }

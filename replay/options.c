@@ -279,6 +279,11 @@ static void replay_options_usage(FILE *out)
 		"      -c 1,4,16 --repeat 3 -o main.jsonl.gz -o tuned.jsonl.gz trace.jsonl.gz\n");
 }
 
+struct load replay_level_load(const struct replay_options *o, int i)
+{
+	return o->open_loop ? load_open(NAN) : load_closed((int)o->levels[i]);
+}
+
 long replay_level_requests(const struct replay_options *o, long c)
 {
 	if (o->requests)

@@ -14,6 +14,7 @@
 
 #include "lib/capacity.h"
 #include "lib/energy.h"
+#include "lib/load.h"
 #include "lib/metric.h"
 #include "lib/modelmix.h"
 #include "lib/table.h"
@@ -137,6 +138,9 @@ int replay_option_id(const char *arg, int *takes_value);
  * option of replay's.
  */
 int replay_option_value(const char *arg, const char **attached);
+
+/* The load of level i of a sweep (-c's i-th C), or of the open-loop run. */
+struct load replay_level_load(const struct replay_options *o, int i);
 
 /* The requests a closed-loop level of concurrency c sends: -n N, else
  * -n Kx's K x c, else max(4, 2c). */

@@ -367,9 +367,10 @@ void plan_size_level(struct replay *rp, struct level_run *lr, long batch)
 	lr->connections = o->open_loop ? (size_t)o->max_concurrency : lr->cap;
 	/* a rate probe: twice the most requests in flight so far, open before
 	 * its clock (an open loop has no C to open them for) */
-	if (lr->rate > 0 && !o->max_concurrency) {
-		double want = 2 * (double)lr->peak_in_flight *
-			      (rp->peak_rate > 0 && lr->rate > rp->peak_rate ? lr->rate / rp->peak_rate : 1) + 4;
+	if (lr->level.kind == LOAD_RATE && lr->level.rate > 0 && !o->max_concurrency) {
+		double rate = lr->level.rate;
+		double grow = rp->peak_rate > 0 && rate > rp->peak_rate ? rate / rp->peak_rate : 1;
+		double want = 2 * (double)lr->peak_in_flight * grow + 4;
 
 		lr->connections = want < (double)rp->rate_connections ? (size_t)want :
 				  rp->rate_connections;
@@ -381,7 +382,8 @@ void plan_size_level(struct replay *rp, struct level_run *lr, long batch)
 	else if (batch > 0)
 		lr->n = (size_t)batch;
 	else
-		lr->n = plan_worker_share(o, (size_t)replay_level_requests(o, lr->level));
+		lr->n = plan_worker_share(o, (size_t)replay_level_requests(o,
+									   lr->level.concurrency));
 	if (lr->sessions && o->open_loop) {
 		size_t j;
 

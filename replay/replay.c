@@ -220,13 +220,13 @@ static void print_start(const struct replay *rp)
 }
 
 /*
- * Runs level 'level', repeat rep against side sd, a table row after it;
- * 'first': the run's first level, which sends the warm-ups; 'batch': its
- * requests, 0 for the usual count. With --find-capacity *good and
- * *measured count the level's requests within the SLO and all of them
- * (warm-ups left out). Returns 0 or the exit status.
+ * Runs a level of load 'load', repeat rep against side sd, a table row
+ * after it; 'first': the run's first level, which sends the warm-ups;
+ * 'batch': its requests, 0 for the usual count. With --find-capacity
+ * *good and *measured count the level's requests within the SLO and all
+ * of them (warm-ups left out). Returns 0 or the exit status.
  */
-int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_side *sd,
+int replay_run_one(struct replay *rp, struct load load, int first, int rep, struct run_side *sd,
 		   long batch, long *good, long *measured)
 {
 	const struct replay_options *o = &rp->o;
@@ -235,8 +235,9 @@ int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_
 	size_t k, peak;
 
 	sides_use(rp, sd);
-	lr->level = level;
-	lr->cap = plan_worker_share(o, (size_t)lr->level);
+	lr->level = load;
+	/* a closed loop's share of C (an open loop has no cap) */
+	lr->cap = plan_worker_share(o, (size_t)lr->level.concurrency);
 	lr->repeat = rep;
 	lr->first = o->find_capacity ? rp->cursor : rp->from;
 	plan_size_level(rp, lr, batch);
@@ -251,7 +252,7 @@ int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_
 		return CLI_EXIT_FAILED;
 	}
 	if (lr->peak_in_flight > peak)
-		rp->peak_rate = lr->rate;
+		rp->peak_rate = lr->level.rate;
 	/* the next look goes on from here: an open loop's schedule of 'batch'
 	 * places (every shard's), a closed loop's requests or sessions */
 	rp->cursor += o->open_loop ? (size_t)o->sched.max_requests :
@@ -294,7 +295,7 @@ int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_
 		rp->said_closes = 1;
 		fprintf(stderr, "tracebench replay: note: the server closes kept connections: at %s "
 			"%zu of %zu requests opened a new one (connect %.2f ms on average, inside "
-			"their TTFT)\n", metric_level_name(s.level, name, sizeof(name)),
+			"their TTFT)\n", load_name(load_unrated(s.level), name, sizeof(name)),
 			s.new_connections, s.requests, s.connect_ms);
 	}
 	level_free_results(lr);
@@ -320,8 +321,7 @@ int replay_start_scrapers(struct replay *rp)
 				err, sizeof(err));
 		if (sc) {   /* the first scrape, now, is before the first level */
 			rp->lr.scrapes[rp->lr.n_scrapes++] = sc;
-			scrape_set_level(sc, o->open_loop ? METRIC_OPEN_LOOP_LEVEL : o->levels[0], 0,
-					 0);
+			scrape_set_level(sc, load_code(replay_level_load(o, 0)), 0, 0);
 		}
 		if (!sc || scrape_start(sc) < 0) {
 			fprintf(stderr, "tracebench replay: %s\n", sc ? "cannot set up "
@@ -359,8 +359,7 @@ static int run_levels(struct replay *rp)
 		return rc;
 	for (i = 0, k = 0; !o->find_capacity && i < (o->open_loop ? 1 : o->n_levels) && !level_stop; i++)
 		for (rep = 0; rep < (int)o->repeat && !level_stop; rep++, k++)
-			if ((rc = sides_run_block(rp, o->open_loop ? METRIC_OPEN_LOOP_LEVEL :
-						  (int)o->levels[i], i == 0, rep, k)))
+			if ((rc = sides_run_block(rp, replay_level_load(o, i), i == 0, rep, k)))
 				return rc;
 	if (rp->table) {
 		live_begin(rp, NULL);
@@ -445,7 +444,8 @@ static int finish_run(struct replay *rp)
 
 		fprintf(stderr, "tracebench replay: stopped by signal %d during %s: '%s' holds a "
 			"partial run (analyze report marks the levels cut short)\n", level_stop,
-			metric_level_name(rp->lr.level, name, sizeof(name)), rp->side[0].output);
+			load_name(load_unrated(rp->lr.level), name, sizeof(name)),
+			rp->side[0].output);
 	}
 	if (rp->lr.write_failed || level_stop == LEVEL_STOP_OWN)   /* said why where it failed */
 		return CLI_EXIT_FAILED;

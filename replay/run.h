@@ -56,7 +56,8 @@ struct replay {
 	size_t cursor;            /* a capacity search: position its next look starts at */
 	size_t from;              /* else: the level's first position (an A/B half's) */
 	int64_t busy_ns;          /* ... its probe's E2E summed over its requests */
-	double peak_rate;         /* ... the rate at which lr.peak_in_flight was reached */
+	double peak_rate;         /* ... the rate at which lr.peak_in_flight was reached
+				   * (0 or NaN: none yet) */
 	struct run_side side[2];
 	size_t n_sides;
 	unsigned char *ab_order;  /* per level and repeat: B goes first */
@@ -90,13 +91,13 @@ struct replay {
 /* ---- replay/replay.c ---- */
 
 /*
- * Runs level 'level', repeat rep against side sd, a table row after it;
- * 'first': the run's first level, which sends the warm-ups; 'batch': its
- * requests, 0 for the usual count. With --find-capacity *good and
- * *measured count the level's requests within the SLO and all of them
- * (warm-ups left out). Returns 0 or the exit status.
+ * Runs a level of load 'load', repeat rep against side sd, a table row
+ * after it; 'first': the run's first level, which sends the warm-ups;
+ * 'batch': its requests, 0 for the usual count. With --find-capacity
+ * *good and *measured count the level's requests within the SLO and all
+ * of them (warm-ups left out). Returns 0 or the exit status.
  */
-int replay_run_one(struct replay *rp, int level, int first, int rep, struct run_side *sd,
+int replay_run_one(struct replay *rp, struct load load, int first, int rep, struct run_side *sd,
 		   long batch, long *good, long *measured);
 
 /* A scraper per --metrics-url, its first scrape now (before the first
@@ -201,13 +202,13 @@ int sides_open(struct replay *rp);
 /* Points the level run at side sd: its file, numbering, server. */
 void sides_use(struct replay *rp, struct run_side *sd);
 
-/* The salts of level (its C), repeat rep against side sd into rp->lr. */
-void sides_set_salts(struct replay *rp, const struct run_side *sd, int level, int rep);
+/* The salts of a level of load 'load', repeat rep against side sd into rp->lr. */
+void sides_set_salts(struct replay *rp, const struct run_side *sd, struct load load, int rep);
 
-/* Runs level 'level', repeat rep, against each side in the order of
- * block k ('first' as replay_run_one's); an A/B run's block in
+/* Runs a level of load 'load', repeat rep, against each side in the
+ * order of block k ('first' as replay_run_one's); an A/B run's block in
  * rp->ab_halves halves (replay/schedule.h). Returns 0 or the exit status. */
-int sides_run_block(struct replay *rp, int level, int first, int rep, size_t k);
+int sides_run_block(struct replay *rp, struct load load, int first, int rep, size_t k);
 
 /* Closes each side's results file; 0, or the exit status after saying why. */
 int sides_close(struct replay *rp);

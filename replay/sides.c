@@ -15,7 +15,7 @@
 #include "replay/server_info.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
-#include "lib/metric.h"
+#include "lib/load.h"
 #include "lib/redact.h"
 #include "lib/tracefile.h"
 
@@ -26,7 +26,7 @@
 /*
  * The tag of a level's salts (level_request_salt puts a key before it): which
  * level and repeat, "c4r1"; "o" for an open-loop run, "o3r1" for look 1
- * of a rate search's probe 3 (level -3); "w" for the warm-ups.
+ * of a rate search's probe 3; "w" for the warm-ups (sides_set_salts).
  *
  * Positions: a level sends the trace's requests (in a session trace, its
  * sessions) in order from position lr->first, position q being unit q % n
@@ -38,14 +38,14 @@
  * cached. Distinct within a run by construction, the same for the same
  * --salt-seed, and different across runs by default.
  */
-static void make_salt(char *buf, size_t len, const char *what, int level, int repeat)
+static void make_salt(char *buf, size_t len, int open_loop, struct load load, int repeat)
 {
-	if (strcmp(what, "c") == 0)
-		snprintf(buf, len, "c%dr%d", level, repeat);
-	else if (strcmp(what, "o") == 0 && metric_level_rate(level))
-		snprintf(buf, len, "o%dr%d", metric_rate_index(level), repeat);
+	if (!open_loop)
+		snprintf(buf, len, "c%dr%d", load.concurrency, repeat);
+	else if (load.kind == LOAD_RATE)
+		snprintf(buf, len, "o%dr%d", load.probe, repeat);
 	else
-		snprintf(buf, len, "%s", what);
+		snprintf(buf, len, "o");
 }
 
 /* Points the level run at side sd: its file, numbering, server. Each
@@ -61,10 +61,10 @@ void sides_use(struct replay *rp, struct run_side *sd)
 }
 
 /*
- * The salts of level (its C), repeat rep against side sd: "" for both
+ * The salts of a level of load 'load', repeat rep against side sd: "" for both
  * with --no-salt. The sides of an A/B run, maybe one server, salt apart.
  */
-void sides_set_salts(struct replay *rp, const struct run_side *sd, int level, int rep)
+void sides_set_salts(struct replay *rp, const struct run_side *sd, struct load load, int rep)
 {
 	const struct replay_options *o = &rp->o;
 	uint64_t seed = o->salt_seed + (uint64_t)(sd - rp->side);
@@ -73,8 +73,8 @@ void sides_set_salts(struct replay *rp, const struct run_side *sd, int level, in
 	rp->lr.salt_seed = seed;
 	if (o->no_salt)
 		return;
-	make_salt(rp->lr.salt, sizeof(rp->lr.salt), o->open_loop ? "o" : "c", level, rep);
-	make_salt(rp->lr.warmup_salt, sizeof(rp->lr.warmup_salt), "w", 0, 0);
+	make_salt(rp->lr.salt, sizeof(rp->lr.salt), o->open_loop, load, rep);
+	snprintf(rp->lr.warmup_salt, sizeof(rp->lr.warmup_salt), "w");
 }
 
 /*
@@ -156,9 +156,9 @@ int sides_open(struct replay *rp)
 	return 0;
 }
 
-int sides_run_block(struct replay *rp, int level, int first, int rep, size_t k)
+int sides_run_block(struct replay *rp, struct load load, int first, int rep, size_t k)
 {
-	long n = replay_level_requests(&rp->o, level), half = n / 2;
+	long n = replay_level_requests(&rp->o, load.concurrency), half = n / 2;
 	size_t h, steps = rp->n_sides * (size_t)rp->ab_halves;
 	int rc = 0;
 
@@ -170,7 +170,7 @@ int sides_run_block(struct replay *rp, int level, int first, int rep, size_t k)
 		long batch = rp->ab_halves == 1 ? 0 : part ? n - half : half;
 
 		rp->from = part ? (size_t)half : 0;
-		rc = replay_run_one(rp, level, first, rep * rp->ab_halves + (int)part,
+		rc = replay_run_one(rp, load, first, rep * rp->ab_halves + (int)part,
 				    &rp->side[side], batch, NULL, NULL);
 	}
 	rp->from = 0;

@@ -12,6 +12,7 @@
 #include "lib/clock.h"
 #include "lib/redact.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,7 +200,7 @@ int start_anchored(struct replay *rp)
 		struct level_summary s;
 
 		sides_use(rp, &rp->side[t]);
-		lr->level = o->open_loop ? METRIC_OPEN_LOOP_LEVEL : (int)o->levels[0];
+		lr->level = replay_level_load(o, 0);
 		sides_set_salts(rp, &rp->side[t], lr->level, 0);
 		lr->connections = 1;
 		lr->cap = 1;
@@ -240,7 +241,7 @@ int start_anchored(struct replay *rp)
 		sides_use(rp, &rp->side[0]);
 		if ((rc = replay_start_scrapers(rp)) != 0)
 			return rc;
-		level_window_ahead(lr, METRIC_OPEN_LOOP_LEVEL);
+		level_window_ahead(lr, load_open(NAN));
 	}
 	wait_until(client_base(rp->client), origin);
 	late = clock_now_ns() - origin;

@@ -271,8 +271,8 @@ static int print_table(FILE *table, enum table_format fmt, const char *label,
 
 		for (j = i; j < n && res[j].level == res[i].level; j++)
 			;
-		summary_compute(res + i, j - i, res[i].level, NULL, s);
-		if (s->level == 1)
+		summary_compute(res + i, j - i, load_of_code(res[i].level, res[i].rate), NULL, s);
+		if (load_same(s->level, load_closed(1)))
 			base_tps = s->agg_tps;
 		summary_set_scaling(s, base_tps);
 		n_rows += s->requests > 0;

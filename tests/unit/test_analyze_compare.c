@@ -491,7 +491,7 @@ TEST(compare_judges_throughput_on_tokens_over_wall_time)
 	w = find_row(&res, "Agg tok/s", "");
 	CHECK(w != NULL);
 	CHECK_EQ_INT(db_results(db, "slow-last", 4, &rr, &n, err, sizeof(err)), DB_OK);
-	summary_compute(rr, n, 4, NULL, &sum);
+	summary_compute(rr, n, load_closed(4), NULL, &sum);
 	db_results_free(rr, n);
 	if (w) {
 		CHECK_NEAR(w->v.after, sum.agg_tps, 1e-9);      /* the number report shows */

@@ -547,8 +547,8 @@ TEST(rate_levels_keep_their_rates_in_order_of_rate)
 	CHECK_EQ_INT(run_read(db, "rates", NULL, &run, err, sizeof(err)), DB_OK);
 	CHECK_EQ_INT(run.n_levels, 3);
 	for (i = 0; i < 3 && run.n_levels == 3; i++) {
-		CHECK_NEAR(run.levels[i].offered_rps, 20.0 + 10 * i, 1e-12);
-		CHECK_EQ_INT(run.levels[i].level, i == 0 ? -1 : i == 1 ? -3 : -2);
+		CHECK_NEAR(run.levels[i].level.rate, 20.0 + 10 * i, 1e-12);
+		CHECK_EQ_INT(load_code(run.levels[i].level), i == 0 ? -1 : i == 1 ? -3 : -2);
 		CHECK_EQ_INT((long)run.levels[i].requests, 2);
 	}
 	run_release(&run);

@@ -361,10 +361,10 @@ TEST(a_flat_figure_gets_a_range_around_its_value)
 	memset(&x, 0, sizeof(x));
 	memset(&s, 0, sizeof(s));
 	memset(&d, 0, sizeof(d));
-	l.level = level;
+	l.level = load_closed(level);
 	l.tpot.n = 4;
 	l.tpot.p50 = l.tpot.p90 = l.tpot.p95 = l.tpot.p99 = 5.0;
-	x.level = level;
+	x.level = load_closed(level);
 	for (k = 0; k < PLOT_N_METRICS; k++)
 		x.p50_min[k] = x.p50_max[k] = NAN;
 	s.label = (char *)"flat";

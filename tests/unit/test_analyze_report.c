@@ -35,7 +35,7 @@ TEST(levels_summarize_like_numpy)
 		CHECK_EQ_INT(r[1].input_tokens, 512);
 		CHECK_EQ_INT(r[1].n_itl, 2);
 		CHECK_EQ_INT(r[1].itl_ns[1], 12 * MS);
-		summary_compute(r, n, 1, NULL, &s);
+		summary_compute(r, n, load_closed(1), NULL, &s);
 		CHECK_EQ_INT(s.requests, 5);
 		CHECK_EQ_INT(s.warmup, 1);
 		CHECK_NEAR(s.ttft.mean, 400.0, 1e-9);
@@ -53,7 +53,7 @@ TEST(levels_summarize_like_numpy)
 		CHECK_STR(r[3].error, "http");
 		CHECK_STR(r[3].error_detail, "upstream said \"no\", retry later");
 		CHECK_EQ_INT(r[3].ttft_ns, -1);
-		summary_compute(r, n, 2, NULL, &s);
+		summary_compute(r, n, load_closed(2), NULL, &s);
 		CHECK_EQ_INT(s.ok, 3);
 		CHECK_EQ_INT(s.errors, 1);
 		CHECK_NEAR(s.agg_tps, 120.0 / 1.65, 1e-9);

@@ -2,7 +2,7 @@
  * test_metric.c - the metric definitions of lib/metric.h: TPOT and
  * per-request tok/s and when a request has none (a non-streamed response
  * measured from a real llama.cpp body), wall time over repeats, aggregate
- * tok/s, scaling, the SLO check and its parser, the open-loop level; and
+ * tok/s, scaling (a concurrency's alone), the SLO check and its parser; and
  * that the SQL views of schema/tracebench.sql, read with plain SQLite, give
  * the numbers of the C definitions on real results.
  */
@@ -124,30 +124,13 @@ TEST(wall_time_sums_the_repeats_spans)
 		result_release(&v[i]);
 }
 
-TEST(scaling_and_the_open_loop_level)
+/* Scaling is a concurrency's alone (lib/load.h's test names the loads). */
+TEST(scaling_is_a_concurrencys_alone)
 {
-	char buf[16];
-
-	CHECK_NEAR(metric_scaling(4, 300, 100), 0.75, 1e-12);
-	CHECK(isnan(metric_scaling(METRIC_OPEN_LOOP_LEVEL, 300, 100)));
-	CHECK(isnan(metric_scaling(4, 300, NAN)));
-	CHECK(!metric_level_closed(METRIC_OPEN_LOOP_LEVEL));
-	CHECK(metric_level_closed(1));
-	CHECK_STR(metric_level_cell(0, buf, sizeof(buf)), "open");
-	CHECK_STR(metric_level_cell(16, buf, sizeof(buf)), "16");
-	CHECK_STR(metric_level_name(0, buf, sizeof(buf)), "open loop");
-	CHECK_STR(metric_level_name(2, buf, sizeof(buf)), "C=2");
-	/* the rate levels of a search over rates: named by their rate */
-	CHECK(!metric_level_closed(-3));
-	CHECK(metric_level_rate(-3) && !metric_level_rate(METRIC_OPEN_LOOP_LEVEL) &&
-	      !metric_level_rate(1));
-	CHECK_EQ_INT(metric_rate_level(3), -3);
-	CHECK_EQ_INT(metric_rate_index(metric_rate_level(7)), 7);
-	CHECK_STR(metric_load_cell(-3, 187.5, buf, sizeof(buf)), "187.5/s");
-	CHECK_STR(metric_load_name(-3, 187.5, buf, sizeof(buf)), "187.5 req/s");
-	CHECK_STR(metric_level_cell(-3, buf, sizeof(buf)), "r3");
-	CHECK_STR(metric_level_name(-3, buf, sizeof(buf)), "rate level 3");
-	CHECK_STR(metric_load_cell(4, 187.5, buf, sizeof(buf)), "4");
+	CHECK_NEAR(metric_scaling(load_closed(4), 300, 100), 0.75, 1e-12);
+	CHECK(isnan(metric_scaling(load_open(NAN), 300, 100)));
+	CHECK(isnan(metric_scaling(load_probe(3, 187.5), 300, 100)));
+	CHECK(isnan(metric_scaling(load_closed(4), 300, NAN)));
 }
 
 TEST(slo_limits_pass_a_missing_tpot_and_fail_a_missing_ttft)
@@ -286,11 +269,11 @@ static void check_levels(struct db *db, sqlite3 *s, const char *label)
 		int c;
 
 		for (c = 0; c < 11; c++) {
-			double got = sql_value(s, sql, label, l->level, c);
+			double got = sql_value(s, sql, label, load_code(l->level), c);
 
 			if (!same(got, want[c]))
 				printf("  %s C=%d column %d: v_summary %.9g, C %.9g\n", label,
-				       l->level, c, got, want[c]);
+				       load_code(l->level), c, got, want[c]);
 			CHECK(same(got, want[c]));
 		}
 	}
@@ -369,7 +352,7 @@ int main(void)
 	RUN(tpot_needs_two_tokens_a_ttft_and_time_between);
 	RUN(a_non_streamed_response_has_an_e2e_only);
 	RUN(wall_time_sums_the_repeats_spans);
-	RUN(scaling_and_the_open_loop_level);
+	RUN(scaling_is_a_concurrencys_alone);
 	RUN(slo_limits_pass_a_missing_tpot_and_fail_a_missing_ttft);
 	RUN(slo_parser_refuses_nonsense);
 	RUN(sql_views_agree_with_the_c_definitions_on_real_results);

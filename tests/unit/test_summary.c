@@ -285,7 +285,7 @@ TEST(level_summary_counts_errors_pools_itl_and_describes_each_metric)
 	char buf[128];
 	size_t n = handmade(v), i;
 
-	summary_compute(v, n, 2, NULL, &s);
+	summary_compute(v, n, load_closed(2), NULL, &s);
 	CHECK_EQ_INT(s.requests, 6);
 	CHECK_EQ_INT(s.ok, 4);
 	CHECK_EQ_INT(s.errors, 2);
@@ -332,17 +332,17 @@ TEST(goodput_counts_requests_within_every_slo)
 
 	/* TTFT <= 300 keeps seq 1, 2, 4; E2E <= 1s drops seq 1 -> 2 of 6 */
 	CHECK_EQ_INT(metric_slo_parse("ttft=300ms,e2e=1s", &slo, err, sizeof(err)), 0);
-	summary_compute(v, n, 2, &slo, &s);
+	summary_compute(v, n, load_closed(2), &slo, &s);
 	CHECK_EQ_INT(s.good, 2);
 	CHECK_NEAR(s.goodput_share, 2.0 / 6.0, 1e-12);
 	CHECK_NEAR(s.good_rps, 2 / 2.6, 1e-9);
 	/* TPOT <= 99 ms fails every multi-token request; the one-token passes */
 	CHECK_EQ_INT(metric_slo_parse("tpot=99", &slo, err, sizeof(err)), 0);
-	summary_compute(v, n, 2, &slo, &s);
+	summary_compute(v, n, load_closed(2), &slo, &s);
 	CHECK_EQ_INT(s.good, 1);
 	CHECK_EQ_INT(metric_slo_parse("tpot=100000us", &slo, err, sizeof(err)), 0);
 	CHECK_NEAR(slo.tpot_ms, 100, 1e-12);
-	summary_compute(v, n, 2, &slo, &s);
+	summary_compute(v, n, load_closed(2), &slo, &s);
 	CHECK_EQ_INT(s.good, 4);   /* failed requests are never good */
 	for (i = 0; i < n; i++)
 		result_release(&v[i]);
@@ -360,7 +360,7 @@ TEST(repeats_add_their_walls_not_the_gaps_between)
 	ok_result(&v[2], 2, 0, 6000, 100, 500, 10, NULL, 0);
 	ok_result(&v[3], 3, 0, 6000, 100, 400, 10, NULL, 0);
 	v[2].repeat = v[3].repeat = 1;
-	summary_compute(v, 4, 2, NULL, &s);
+	summary_compute(v, 4, load_closed(2), NULL, &s);
 	CHECK_EQ_INT(s.repeats, 2);
 	CHECK_NEAR(s.wall_s, 1.5, 1e-12);
 	CHECK_NEAR(s.agg_tps, 40 / 1.5, 1e-9);
@@ -385,7 +385,7 @@ TEST(open_loop_shows_rates_and_service_latency)
 		v[i].send_ns += lag[i] * MS;
 		v[i].level = 0;
 	}
-	summary_compute(v, 5, 0, NULL, &s);
+	summary_compute(v, 5, load_open(NAN), NULL, &s);
 	CHECK(s.open_loop);
 	CHECK_NEAR(s.sched_rps, 4 / 0.4, 1e-9);
 	CHECK_NEAR(s.achieved_rps, 4 / 0.4, 1e-9);    /* first and last sent on time */
@@ -423,7 +423,7 @@ TEST(unstreamed_requests_count_in_e2e_only)
 	r[2].unstreamed = true;
 	r[2].output_tokens = 0;
 	r[2].send_ns = r[2].sched_ns = 270 * MS;
-	summary_compute(r, 3, 1, NULL, &s);
+	summary_compute(r, 3, load_closed(1), NULL, &s);
 	CHECK_EQ_INT(s.ok, 3);
 	CHECK_EQ_INT(s.ttft.n, 2);
 	CHECK_NEAR(s.ttft.mean, 45, 1e-9);
@@ -496,7 +496,7 @@ TEST(attribution_splits_ttft_and_e2e_by_the_servers_timings)
 	r[5].ttft_ns = r[5].ttfa_ns = r[5].e2e_ns = 300 * MS;
 	r[5].server.queue_ns = 2 * MS;
 	r[5].server.decode_ns = 200 * MS;
-	summary_compute(r, 7, 4, NULL, &s);
+	summary_compute(r, 7, load_closed(4), NULL, &s);
 	CHECK_EQ_INT(s.att.n, 4);
 	CHECK_EQ_INT(s.att.shape, SRVTIMING_VLLM);
 	CHECK_NEAR(s.att.queue.p50, 12.5, 1e-9);      /* 2, 10, 15, 20 */
@@ -521,7 +521,7 @@ TEST(attribution_splits_ttft_and_e2e_by_the_servers_timings)
 			r[i].server.shape = SRVTIMING_LLAMACPP;
 		r[i].server.queue_ns = -1;
 	}
-	summary_compute(r, 7, 4, NULL, &s);
+	summary_compute(r, 7, load_closed(4), NULL, &s);
 	CHECK_EQ_INT(s.att.queue.n, 0);
 	CHECK_NEAR(s.att.rest_ttft.p50, 22, 1e-9);   /* 15, 30, 22 */
 	CHECK(attribution_flagged(&s.att));           /* 22 of 70 ms */
@@ -539,7 +539,7 @@ TEST(sweep_table_has_the_seed_columns_first_in_every_format)
 	cJSON *j;
 	char *out;
 
-	summary_compute(v, n, 2, &slo, &s);
+	summary_compute(v, n, load_closed(2), &slo, &s);
 	summary_set_scaling(&s, 39 / 2.6 / 4);   /* half of 2 x the C=1 rate */
 	out = sweep(TABLE_TEXT, &s, SUMMARY_GROUP_SLO);
 	CHECK(strstr(out, "   C  Agg tok/s  Per-req tok/s  Avg TTFT (ms)   Tokens  Wall(s)    Ok"
@@ -612,7 +612,7 @@ TEST(sweep_row_says_where_its_numbers_came_from)
 	}
 	v[3].new_connection = true;
 	v[3].connect_ns = 2 * MS;
-	summary_compute(v, 8, 2, NULL, &s);
+	summary_compute(v, 8, load_closed(2), NULL, &s);
 	CHECK_EQ_INT(s.tokens_events, 2);
 	CHECK_EQ_INT(s.tokens_usage, 6);
 	CHECK_NEAR(s.tokens_per_event, 64.0 / 28.0, 1e-9);
@@ -680,16 +680,16 @@ TEST(ttfa_column_only_where_a_request_reasoned)
 	size_t n = handmade(v), i, len = 0;
 	FILE *f;
 
-	summary_compute(v, n, 2, NULL, &s[0]);
+	summary_compute(v, n, load_closed(2), NULL, &s[0]);
 	CHECK_EQ_INT(s[0].ttfa.n, 4);
 	CHECK_EQ_INT(s[0].reasoned, 0);
 	CHECK_EQ_INT(summary_groups(s, 1), 0);
 	v[0].ttfa_ns = 9000 * MS;   /* a warm-up's reasoning is not measured */
-	summary_compute(v, n, 2, NULL, &s[0]);
+	summary_compute(v, n, load_closed(2), NULL, &s[0]);
 	CHECK_EQ_INT(s[0].reasoned, 0);
 	v[1].ttfa_ns = 400 * MS;
 	v[3].ttfa_ns = 900 * MS;
-	summary_compute(v, n, 4, NULL, &s[1]);
+	summary_compute(v, n, load_closed(4), NULL, &s[1]);
 	CHECK_EQ_INT(s[1].reasoned, 2);
 	/* one level that reasoned shows the column for both */
 	CHECK_EQ_INT(summary_groups(s, 2), SUMMARY_GROUP_TTFA);
@@ -714,7 +714,7 @@ TEST(ttfa_column_only_where_a_request_reasoned)
 	 * of its row is marked, and the note gives each one's count. */
 	ok_result(&one, 0, 0, 0, 100, 300, 2, NULL, 0);
 	one.ttfa_ns = 200 * MS;
-	summary_compute(&one, 1, 1, NULL, &s[0]);
+	summary_compute(&one, 1, load_closed(1), NULL, &s[0]);
 	out = sweep(TABLE_MARKDOWN, &s[0], summary_groups(s, 1));
 	CHECK(strstr(out, "| 1 | 200.0* | 200.0* | 100.0* |") != NULL);
 	free(out);
