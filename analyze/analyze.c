@@ -421,9 +421,12 @@ static int analyze_compare(int argc, char **argv)
 		const struct compare_level *lv = &res.levels[i];
 
 		if (!lv->compared && lv->ok_before && !lv->ok_after) {
+			char name[32];
+
 			analyze_say("tracebench analyze compare: regression: no successful "
-				    "request at C=%d in '%s' (%zu failed: %s)",
-				    load_code(lv->level), after, lv->failed_after, lv->errors_after);
+				    "request at %s in '%s' (%zu failed: %s)",
+				    load_name(lv->level, name, sizeof(name)), after,
+				    lv->failed_after, lv->errors_after);
 			n_bad++;
 		}
 	}

@@ -442,6 +442,7 @@ static int compare_history_sd(struct db *db, const struct compare_history *h, in
 	struct result *r = NULL;
 	struct compare_side s;
 	double *buf = NULL, f;
+	char name[32];
 	int rc = DB_ERR_WORK;
 
 	memset(&s, 0, sizeof(s));
@@ -483,7 +484,8 @@ static int compare_history_sd(struct db *db, const struct compare_history *h, in
 	rc = DB_OK;
 cleanup:
 	if (rc == DB_ERR_WORK)
-		errmsg_set(err, errlen, "measuring the noise at C=%d: out of memory", level);
+		errmsg_set(err, errlen, "measuring the noise at %s: out of memory",
+			   load_name(load_of_code(level, NAN), name, sizeof(name)));
 	compare_side_release(&s);
 	db_results_free(r, nr);
 	free(buf);
@@ -504,6 +506,7 @@ static int compare_noise(struct db *db, const struct compare_ctx *c, int level,
 {
 	struct verdict_opts vo = { c->min_effect, VERDICT_LEVEL, c->o->resamples, 0 };
 	double *buf = NULL, *sa = NULL, *sb = NULL, *sd = NULL;
+	char name[32];
 	size_t i, r, blocks = compare_blocks(c->ab, c->a, c->b), df = 0;
 	int rc = DB_ERR_WORK;
 
@@ -556,7 +559,8 @@ static int compare_noise(struct db *db, const struct compare_ctx *c, int level,
 	rc = DB_OK;
 	goto cleanup;
 nomem:
-	errmsg_set(err, errlen, "measuring the noise at C=%d: out of memory", level);
+	errmsg_set(err, errlen, "measuring the noise at %s: out of memory",
+			   load_name(load_of_code(level, NAN), name, sizeof(name)));
 cleanup:
 	free(buf);
 	free(sa);
@@ -580,6 +584,7 @@ static int compare_level(struct db *db, const struct db_run *before, const struc
 	struct compare_ctx c = { o, 0, &a, &b, NULL, NULL, 0,
 				 o->seed + (uint64_t)load_code(load) * 1000, 0, NULL };
 	size_t na = 0, nb = 0, *pa = NULL, *pb = NULL, m, rows;
+	char name[32];
 	int rc, p;
 
 	memset(&a, 0, sizeof(a));
@@ -642,8 +647,8 @@ static int compare_level(struct db *db, const struct db_run *before, const struc
 	lv->compared = 1;
 	goto cleanup;
 nomem:
-	errmsg_set(err, errlen, "comparing '%s' and '%s' at C=%d: out of memory",
-		   before->label, after->label, load_code(load));
+	errmsg_set(err, errlen, "comparing '%s' and '%s' at %s: out of memory",
+		   before->label, after->label, load_name(load, name, sizeof(name)));
 	rc = DB_ERR_WORK;
 cleanup:
 	free(pa);
@@ -825,20 +830,21 @@ static int compare_level_warning(struct compare_result *r, const char *label,
 				 const struct load *l, size_t n, const struct load *other,
 				 size_t n_other)
 {
-	char list[512];
+	char list[512], name[32];
 	size_t i, j, used = 0;
 
 	list[0] = '\0';
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < n_other && !load_same(other[j], l[i]); j++)
 			;
-		if (j == n_other && used < sizeof(list))   /* by code: an open loop is "0" */
-			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d",
-						 used ? ", " : "", load_code(l[i]));
+		if (j == n_other && used < sizeof(list))
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+						 used ? ", " : "",
+						 load_name(l[i], name, sizeof(name)));
 	}
 	if (!used)
 		return 0;
-	return compare_add_warning(r, "C=%s only in '%s': not compared", list, label);
+	return compare_add_warning(r, "%s only in '%s': not compared", list, label);
 }
 
 /*

@@ -9,6 +9,7 @@
 #include "analyze/report_parts.h"
 #include "analyze/efficiency.h"
 #include "analyze/report_host.h"
+#include "analyze/shards.h"
 #include "lib/errmsg.h"
 #include "lib/metric.h"
 
@@ -376,6 +377,11 @@ int report_server_metrics(FILE *out, enum table_format fmt, struct db *db,
 		free(lv);
 		return rc;
 	}
+	/* a run merged from shards: each level as the server saw it, as the
+	 * sweep table shows it (shards_load) */
+	for (i = 0; run && run->shards >= 2 && i < n; i++)
+		lv[i].level = load_code(shards_load(load_of_code(lv[i].level, NAN),
+						    (int)run->shards));
 	/* several servers' sources, not counting the host's own */
 	for (several = 0, first = -1, i = 0; i < n; i++)
 		if (!report_host_source(lv[i].source)) {

@@ -70,6 +70,7 @@ static void print_progress(struct level_run *lr, int final)
 	size_t done = lr->finished > lr->warmup ? lr->finished - lr->warmup : 0;
 	double req_s, tok_s, eta = -1, since;
 	int tty = isatty(STDERR_FILENO);
+	char name[32];
 
 	if (!lr->show_progress)
 		return;
@@ -91,7 +92,8 @@ static void print_progress(struct level_run *lr, int final)
 	if (lr->sched)
 		fprintf(stderr, "%sopen loop", tty ? "\r\033[K" : "");
 	else
-		fprintf(stderr, "%sC=%d", tty ? "\r\033[K" : "", lr->level.concurrency);
+		fprintf(stderr, "%s%s", tty ? "\r\033[K" : "",
+			load_name(lr->level, name, sizeof(name)));
 	if (lr->finished < lr->warmup)
 		fprintf(stderr, "  warm-up %zu/%zu", lr->finished, lr->warmup);
 	else

@@ -93,6 +93,10 @@ tb analyze report --db "$WORK/closed.db" --format csv >"$WORK/closed.csv"
 check "closed-loop shards report C = 3 x 2 = 6" test "$(csv_field "$WORK/closed.csv" concurrency 1)" = 6
 tb analyze report --db "$WORK/closed.db" >"$WORK/closed.txt"
 check "... and each shard's C" grep -q "closed loop: C is the concurrency of all 3 shards together, 3 x each shard's C (2)" "$WORK/closed.txt"
+# the host's table (each shard's) names the level as the sweep does
+check "... and so do the hosts' tables ($(grep -c '^C CPU busy' "$WORK/closed.txt") of them)" \
+	awk '/^C CPU busy/ { t++; getline; if ($1 != 6) bad++ } END { exit !(t >= 1 && !bad) }' \
+	"$WORK/closed.txt"
 # plot names the level as report does: its CDF block is C=6's
 tb analyze plot --db "$WORK/closed.db" --out "$WORK/closed-plots" --run closed >/dev/null 2>&1
 check "... and so does plot (its CDF's level: $(sed -n 's/^# run 1, //p' "$WORK/closed-plots/latency_cdf.dat" 2>/dev/null))" \
